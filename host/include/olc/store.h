@@ -1,0 +1,365 @@
+/*
+ * olc/store.h - the calibration profile store.
+ *
+ * A C rendering of CalibrationProfileStore (calibration-profile-store.rst).
+ * Backends describe a workload by a key, hand in their measurements and a
+ * serializer for their opaque policy, and the store keeps the records in
+ * memory and, unless persistence is disabled, in one version-1 text file
+ * shared safely between processes.
+ *
+ * Thread safety: one olc_store handle may be used from any number of threads
+ * at once.  Lookup results and record lists are independent objects owned by
+ * the caller.
+ */
+#ifndef OLC_STORE_H
+#define OLC_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "olc/error.h"
+#include "olc/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct olc_store olc_store;
+typedef struct olc_lookup_result olc_lookup_result;
+typedef struct olc_record_list olc_record_list;
+
+/* Which identity a record carries. */
+typedef enum olc_level {
+  OLC_LEVEL_EXACT = 0,   /* backend, operator, implementation, model, processor, threads */
+  OLC_LEVEL_PORTABLE = 1 /* backend, operator, implementation, sorted structure */
+} olc_level;
+
+/* Where a record came from. */
+typedef enum olc_origin {
+  OLC_ORIGIN_CALIBRATED = 0, /* measured and saved by olc_store_save */
+  OLC_ORIGIN_OVERRIDE = 1    /* installed by a user */
+} olc_origin;
+
+/* Lookup precedence, 1 = highest. */
+typedef enum olc_precedence {
+  OLC_PRECEDENCE_EXACT_OVERRIDE = 1,
+  OLC_PRECEDENCE_PORTABLE_OVERRIDE = 2,
+  OLC_PRECEDENCE_EXACT_CALIBRATED = 3,
+  OLC_PRECEDENCE_PORTABLE_CALIBRATED = 4
+} olc_precedence;
+
+/* Bit masks of levels, for saving and removing. */
+#define OLC_LEVELS_DEFAULT 0u /* exact, plus portable when the key has structure */
+#define OLC_LEVEL_BIT_EXACT 1u
+#define OLC_LEVEL_BIT_PORTABLE 2u
+
+/* A structural property ("dtype" = "float16"). */
+typedef struct olc_property {
+  const char *name;
+  const char *value;
+} olc_property;
+
+/* A named measurement: a finite value with its unit ("median_latency", 2.5, "us"). */
+typedef struct olc_measurement {
+  const char *name;
+  double value;
+  const char *unit;
+} olc_measurement;
+
+/*
+ * A key.  backend, operator_name and implementation are always required.
+ * The exact identity adds model_digest, processor and thread_count; the
+ * portable identity is the structure, which need not be sorted (the store
+ * sorts it) but must not repeat a name.  All strings are UTF-8 without NUL
+ * bytes and are borrowed for the duration of the call.
+ */
+typedef struct olc_key {
+  const char *backend;
+  const char *operator_name;
+  const char *implementation;
+  const char *model_digest;
+  const char *processor;
+  int64_t thread_count;
+  const olc_property *structure;
+  size_t structure_count;
+} olc_key;
+
+/*
+ * A read-only view of a stored record.  For an exact record structure_count
+ * is 0; for a portable record model_digest and processor are NULL and
+ * thread_count is 0.  policy may contain any byte, NUL included; it is also
+ * followed by a terminating NUL that is not counted in policy_len.  Every
+ * pointer is owned by the object the record was obtained from.
+ */
+typedef struct olc_record {
+  olc_level level;
+  olc_origin origin;
+  const char *backend;
+  const char *operator_name;
+  const char *implementation;
+  const char *model_digest;
+  const char *processor;
+  int64_t thread_count;
+  const olc_property *structure;
+  size_t structure_count;
+  const olc_measurement *measurements;
+  size_t measurement_count;
+  const unsigned char *policy;
+  size_t policy_len;
+} olc_record;
+
+/* Precedence of a record (1..4). */
+OLC_API olc_precedence olc_record_precedence(const olc_record *record);
+/* "exact" / "portable", "calibrated" / "override". */
+OLC_API const char *olc_level_str(olc_level level);
+OLC_API const char *olc_origin_str(olc_origin origin);
+
+/*
+ * Appends bytes to the output of a serializer.  Returns OLC_OK or
+ * OLC_E_NOMEM / OLC_E_LIMIT.
+ */
+typedef struct olc_bytes olc_bytes;
+OLC_API olc_status olc_bytes_append(olc_bytes *out, const void *data, size_t len);
+
+/*
+ * Serializer callback: writes the policy with olc_bytes_append.  Returns
+ * OLC_OK, or any failure (reported as OLC_E_SERIALIZE with the message the
+ * callback wrote into message, message_size bytes including the NUL).
+ */
+typedef olc_status (*olc_serialize_fn)(olc_bytes *out, void *payload, char *message,
+                                       size_t message_size);
+
+/*
+ * Validator callback (validates, and may deserialize for its own use):
+ * returns OLC_OK when the policy is usable, anything else when not, with a
+ * one-line reason written into message (message_size bytes including the
+ * NUL).  It may be called from any thread that uses the store.
+ */
+typedef olc_status (*olc_validate_fn)(const unsigned char *policy, size_t policy_len,
+                                      void *payload, char *message, size_t message_size);
+
+/* Options for olc_store_open. Initialize with OLC_STORE_OPTIONS_INIT. */
+typedef struct olc_store_options {
+  uint32_t version;            /* OLC_STORE_OPTIONS_VERSION */
+  const char *path;            /* NULL: olc_store_default_path() */
+  int persistence_enabled;     /* 0: no file-system call at all */
+  int64_t lock_timeout_ms;     /* < 0: wait forever */
+  int check_for_changes;       /* re-read when another process replaced the file */
+  uint32_t tmp_grace_seconds;  /* age before a leftover *.tmp is deleted */
+  uint32_t file_mode;          /* mode of a newly created store file */
+  size_t max_file_size;        /* refuse larger files (0: the default, 64 MiB) */
+} olc_store_options;
+
+#define OLC_STORE_OPTIONS_VERSION 1u
+#define OLC_STORE_OPTIONS_INIT {OLC_STORE_OPTIONS_VERSION, NULL, 1, 10000, 1, 3600u, 0600u, 0}
+
+/*
+ * Opens a store.  With persistence enabled the file is read once now; a
+ * missing file is an empty store, and an unreadable one leaves the store
+ * empty and is reported by olc_store_load_status() and olc_store_reload(),
+ * not here (so that repair and override commands keep working).  Nothing is
+ * created on disk until the first write.
+ *
+ * Returns OLC_OK, OLC_E_INVALID, OLC_E_NOMEM, OLC_E_NOT_FOUND (no default
+ * path can be determined).  *out is freed with olc_store_free.
+ */
+OLC_API olc_status olc_store_open(olc_store **out, const olc_store_options *options,
+                                  olc_error *err);
+
+/* Frees a store handle. NULL is fine. Not concurrent with other calls on it. */
+OLC_API void olc_store_free(olc_store *store);
+
+/* The resolved path of the store file (borrowed; NULL when persistence is off). */
+OLC_API const char *olc_store_path(const olc_store *store);
+
+/*
+ * Writes the default store path into buf: %LOCALAPPDATA%\onnx-light\... on
+ * Windows; $XDG_CACHE_HOME/onnx-light/calibration_profiles.txt when that is
+ * set and absolute; else $HOME/.cache/onnx-light/...; with HOME unset, the
+ * home directory of the passwd entry.  Returns OLC_OK, OLC_E_LIMIT (buf too
+ * small), OLC_E_NOT_FOUND (no home directory).
+ */
+OLC_API olc_status olc_store_default_path(char *buf, size_t buf_size, olc_error *err);
+
+/*
+ * Re-reads the file now.  Returns OLC_OK (also for a missing file), or the
+ * parse/I-O failure; on failure the in-memory snapshot is unchanged.
+ */
+OLC_API olc_status olc_store_reload(olc_store *store, olc_error *err);
+
+/* Result of the last load attempt (OLC_OK when none failed). */
+OLC_API olc_status olc_store_load_status(olc_store *store, olc_error *err);
+
+/* What to save.  Initialize with OLC_SAVE_REQUEST_INIT. */
+typedef struct olc_save_request {
+  uint32_t version; /* OLC_SAVE_REQUEST_VERSION */
+  const olc_key *key;
+  const olc_measurement *measurements;
+  size_t measurement_count;
+  /* The policy: from serialize when it is set, else the bytes below. */
+  olc_serialize_fn serialize;
+  void *serialize_payload;
+  const void *policy;
+  size_t policy_len;
+  /* Optional; run on the serialized policy before anything is written. */
+  olc_validate_fn validate;
+  void *validate_payload;
+  /* OLC_LEVELS_DEFAULT, or a mask of OLC_LEVEL_BIT_*. */
+  unsigned levels;
+} olc_save_request;
+
+#define OLC_SAVE_REQUEST_VERSION 1u
+#define OLC_SAVE_REQUEST_INIT {OLC_SAVE_REQUEST_VERSION, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL, NULL, OLC_LEVELS_DEFAULT}
+
+/*
+ * Saves a calibrated profile (the .rst's Store): the exact record, and the
+ * portable record when the key carries structural properties.  Replaces any
+ * calibrated record with the same identity.  With persistence enabled the
+ * change is merged into the file under the inter-process lock.
+ *
+ * Returns OLC_OK, OLC_COMMITTED_UNSYNCED, OLC_E_INVALID (bad key, duplicate
+ * property name, non-finite measurement), OLC_E_SERIALIZE, OLC_E_VALIDATION,
+ * OLC_E_LIMIT, OLC_E_NOMEM, and the write failures: OLC_E_LOCK_TIMEOUT,
+ * OLC_E_LOCK, OLC_E_IO, OLC_E_NOSPC, OLC_E_MALFORMED, OLC_E_VERSION (the file
+ * on disk is unreadable; it is never overwritten).  On failure nothing
+ * changed, in memory or on disk.
+ */
+OLC_API olc_status olc_store_save(olc_store *store, const olc_save_request *request,
+                                  olc_error *err);
+
+/* The same as olc_store_save for a user override. */
+OLC_API olc_status olc_store_install_override(olc_store *store,
+                                              const olc_save_request *request,
+                                              olc_error *err);
+
+/*
+ * Removes the overrides of a key at the given levels (OLC_LEVELS_DEFAULT:
+ * exact, plus portable when the key has structure).  Returns OLC_OK,
+ * OLC_E_NOT_FOUND when there was none, or a write failure.
+ */
+OLC_API olc_status olc_store_remove_override(olc_store *store, const olc_key *key,
+                                             unsigned levels, olc_error *err);
+
+/* Why a candidate was not selected.  Append-only. */
+typedef enum olc_reason {
+  OLC_REASON_OUTDATED_IMPLEMENTATION = 1, /* the record's implementation is older */
+  OLC_REASON_NEWER_IMPLEMENTATION = 2,    /* the record's implementation is newer */
+  OLC_REASON_DIFFERENT_MODEL = 3,
+  OLC_REASON_DIFFERENT_PROCESSOR = 4,
+  OLC_REASON_DIFFERENT_THREAD_COUNT = 5,
+  OLC_REASON_DIFFERENT_STRUCTURE = 6,
+  OLC_REASON_FORCE_PORTABLE = 7,          /* exact level skipped by force_portable */
+  OLC_REASON_SHADOWED = 8,                /* a higher level was selected */
+  OLC_REASON_VALIDATION_FAILED = 9,       /* the backend's validator said no */
+  OLC_REASON_DIFFERENT_IDENTITY = 10      /* differs in several fields (all_candidates) */
+} olc_reason;
+
+/* "outdated_implementation", ... (stable identifiers, used in JSON). */
+OLC_API const char *olc_reason_str(olc_reason reason);
+
+/* One rejected candidate; owned by the lookup result. */
+typedef struct olc_rejection {
+  olc_reason reason;
+  const char *message; /* one line, e.g. "processor differs: \"a\" != \"b\"" */
+  const olc_record *record;
+} olc_rejection;
+
+/* What to look up.  Initialize with OLC_LOOKUP_OPTIONS_INIT. */
+typedef struct olc_lookup_options {
+  uint32_t version; /* OLC_LOOKUP_OPTIONS_VERSION */
+  /* backend, operator, implementation required; the exact fields and the
+   * structure are each optional (a level whose identity is missing is not
+   * searched). */
+  const olc_key *key;
+  int force_portable; /* skip both exact levels */
+  int all_candidates; /* report every record of the backend and operator */
+  olc_validate_fn validate;
+  void *validate_payload;
+} olc_lookup_options;
+
+#define OLC_LOOKUP_OPTIONS_VERSION 1u
+#define OLC_LOOKUP_OPTIONS_INIT {OLC_LOOKUP_OPTIONS_VERSION, NULL, 0, 0, NULL, NULL}
+
+/*
+ * Looks up the best profile: exact override, portable override, exact
+ * calibrated, portable calibrated; the first whose policy the validator
+ * accepts wins.  Sees what other processes saved since the last look (unless
+ * check_for_changes is off).  *out always receives a result on OLC_OK and on
+ * OLC_E_NOT_FOUND (nothing selected; the rejections are still there).
+ *
+ * Returns OLC_OK, OLC_E_NOT_FOUND, OLC_E_INVALID, OLC_E_NOMEM.  A file that
+ * changed on disk but cannot be read is not an error here: the previous
+ * snapshot is used and olc_store_load_status() reports it.
+ */
+OLC_API olc_status olc_store_lookup(olc_lookup_result **out, olc_store *store,
+                                    const olc_lookup_options *options, olc_error *err);
+
+/* The selected record, or NULL. Borrowed from the result. */
+OLC_API const olc_record *olc_lookup_result_selected(const olc_lookup_result *result);
+OLC_API size_t olc_lookup_result_rejected_count(const olc_lookup_result *result);
+/* The i-th rejection (i < count), or NULL. Borrowed from the result. */
+OLC_API const olc_rejection *olc_lookup_result_rejected(const olc_lookup_result *result,
+                                                        size_t i);
+OLC_API void olc_lookup_result_free(olc_lookup_result *result);
+
+/*
+ * A copy of every record, in canonical order (the order of the file).
+ * Sees other processes' changes like a lookup does.
+ */
+OLC_API olc_status olc_store_list(olc_record_list **out, olc_store *store, olc_error *err);
+OLC_API size_t olc_record_list_count(const olc_record_list *list);
+OLC_API const olc_record *olc_record_list_get(const olc_record_list *list, size_t i);
+OLC_API void olc_record_list_free(olc_record_list *list);
+
+/*
+ * Predicate for olc_store_remove_if: return 1 to remove the record.
+ */
+typedef int (*olc_record_predicate_fn)(const olc_record *record, void *payload);
+
+/*
+ * Removes every record the predicate selects, in one locked write.  The
+ * predicate sees the records as merged from the file under the lock.
+ * *removed (may be NULL) receives the count.  Returns OLC_OK or a write
+ * failure.
+ */
+OLC_API olc_status olc_store_remove_if(olc_store *store, olc_record_predicate_fn predicate,
+                                       void *payload, size_t *removed, olc_error *err);
+
+/*
+ * Merges every record of a version-1 file into the store (records with the
+ * same identity are replaced) in one locked write.  *imported (may be NULL)
+ * receives the count.  A malformed input file changes nothing.
+ */
+OLC_API olc_status olc_store_import_file(olc_store *store, const char *path, size_t *imported,
+                                         olc_error *err);
+
+/*
+ * Writes the records (all, or only portable ones) to path as a valid
+ * version-1 file, atomically (temporary sibling, fsync, rename).
+ */
+OLC_API olc_status olc_store_export_file(olc_store *store, const char *path, int portable_only,
+                                         olc_error *err);
+
+/*
+ * Checks that path holds a valid version-1 file.  On failure err names the
+ * line, column and reason.  *records (may be NULL) receives the count.
+ */
+OLC_API olc_status olc_store_check_file(const char *path, size_t *records, olc_error *err);
+
+/*
+ * Moves an unreadable store file aside to PATH.corrupt-<UTC time>.<random>
+ * under the lock, so the next write starts empty.  moved_to (may be NULL)
+ * receives the new name.  Returns OLC_OK, OLC_E_NOT_FOUND (no file),
+ * OLC_E_BUSY (the file is valid: nothing to repair), or an I/O failure.
+ */
+OLC_API olc_status olc_store_repair(olc_store *store, char *moved_to, size_t moved_to_size,
+                                    olc_error *err);
+
+/* Library version, "MAJOR.MINOR.PATCH". */
+OLC_API const char *olc_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OLC_STORE_H */

@@ -1,0 +1,161 @@
+/*
+ * persist/persist.h - the only module that touches the file system.
+ *
+ * Readers take no lock and read the whole file through one descriptor.
+ * Writers follow DURABILITY.md section 2: permanent sibling P.lock with an
+ * OFD lock (classic fcntl fallback; LockFileEx on Windows), reload the
+ * latest file under the lock, let the caller merge, write a unique
+ * temporary sibling created O_EXCL|O_NOFOLLOW 0600, fchmod, fsync, close,
+ * rename over P, fsync the directory.  The format is not known here: the
+ * caller's transform turns the bytes on disk into the bytes to write.
+ *
+ * Implementations: persist_posix.c, persist_win32.c; shared code in
+ * persist_common.c.
+ */
+#ifndef OLC_PERSIST_PERSIST_H
+#define OLC_PERSIST_PERSIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "olc/error.h"
+#include "util/buf.h"
+
+/* Identity of the file at a path, for cheap change detection. */
+typedef struct olc_file_id {
+  int exists;
+  uint64_t dev;  /* st_dev, or the volume serial on Windows */
+  uint64_t ino;  /* st_ino, or the file index on Windows */
+  uint64_t size;
+  int64_t mtime_ns;
+} olc_file_id;
+
+/* 1 when both describe the same file content (or both are absent). */
+int olc_file_id__equal(const olc_file_id *a, const olc_file_id *b);
+
+/* The named steps of the write path, in order.  Each can be made to fail
+ * (or to kill the process) from a test build. */
+typedef enum olc_step {
+  OLC_STEP_NONE = 0,
+  OLC_STEP_MKDIR,     /* create missing parent directories (0700) */
+  OLC_STEP_LOCK_OPEN, /* open/create P.lock */
+  OLC_STEP_LOCK,      /* acquire the lock */
+  OLC_STEP_RELOAD,    /* read P under the lock */
+  OLC_STEP_MERGE,     /* the caller's transform */
+  OLC_STEP_GC,        /* delete stale P.*.tmp */
+  OLC_STEP_TMP_CREATE,
+  OLC_STEP_WRITE,     /* the hook also fires after half of the bytes */
+  OLC_STEP_FSYNC,
+  OLC_STEP_CLOSE,
+  OLC_STEP_RENAME,    /* commit point */
+  OLC_STEP_DIR_FSYNC,
+  OLC_STEP_UNLOCK,
+  OLC_STEP_COUNT
+} olc_step;
+
+/* "lock", "fsync", ...; NULL for an unknown step. */
+const char *olc_step__name(olc_step step);
+/* Inverse of olc_step__name; OLC_STEP_NONE when unknown. */
+olc_step olc_step__from_name(const char *name);
+
+typedef struct olc_persist_options {
+  int64_t lock_timeout_ms;    /* < 0: forever */
+  uint32_t tmp_grace_seconds; /* age before leftover temporaries are deleted */
+  uint32_t file_mode;         /* mode for a new file (an existing file keeps its own) */
+  size_t max_file_size;       /* refuse to read larger files */
+} olc_persist_options;
+
+/*
+ * Reads the whole file at path into out (out is reset first) and records
+ * its identity in id (may be NULL).  Returns OLC_OK, OLC_E_NOT_FOUND (no
+ * file: id->exists = 0), OLC_E_LIMIT (larger than max_file_size; nothing
+ * allocated), OLC_E_IO.
+ */
+olc_status olc_persist__read(olc_buf *out, olc_file_id *id, const char *path,
+                             size_t max_file_size, olc_error *err);
+
+/* Identity of the file at path without reading it (absent: exists = 0). */
+olc_status olc_persist__stat(olc_file_id *id, const char *path, olc_error *err);
+
+/*
+ * The caller's merge.  base/base_len are the bytes read under the lock
+ * (base_exists = 0 when there was no file).  It appends the new content to
+ * out, or sets *unchanged = 1 to skip the write.  Any failure aborts the
+ * write with nothing changed (a malformed base must fail here).
+ */
+typedef olc_status (*olc_persist_transform_fn)(olc_buf *out, int *unchanged,
+                                               const unsigned char *base, size_t base_len,
+                                               int base_exists, void *payload,
+                                               olc_error *err);
+
+/*
+ * The locked reload-merge-replace of DURABILITY.md.  new_id (may be NULL)
+ * receives the identity of the file after the call (unchanged file: its
+ * current identity).  *written (may be NULL) says whether a new file was
+ * renamed into place.
+ *
+ * Returns OLC_OK, OLC_COMMITTED_UNSYNCED (renamed, directory fsync failed),
+ * OLC_E_LOCK_TIMEOUT, OLC_E_LOCK, OLC_E_IO (err->where names the step),
+ * OLC_E_NOSPC, OLC_E_LIMIT, OLC_E_NOMEM, or the transform's failure.  On any
+ * failure before the rename the old file is byte-identical, the temporary is
+ * removed and the lock released.
+ */
+olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *path,
+                               const olc_persist_options *options,
+                               olc_persist_transform_fn transform, void *payload,
+                               olc_error *err);
+
+/*
+ * Under the lock, renames path to path.corrupt-<YYYYmmddTHHMMSSZ>.<8 hex>
+ * when check(bytes) fails (check returns non-OLC_OK for an unreadable
+ * file).  Returns OLC_OK, OLC_E_NOT_FOUND, OLC_E_BUSY (check passed), or a
+ * lock/I-O failure.
+ */
+typedef olc_status (*olc_persist_check_fn)(const unsigned char *bytes, size_t len,
+                                           void *payload);
+olc_status olc_persist__repair(char *moved_to, size_t moved_to_size, const char *path,
+                               const olc_persist_options *options, olc_persist_check_fn check,
+                               void *payload, olc_error *err);
+
+/*
+ * Makes path absolute and resolves symlinks in its directory and in the
+ * file itself when it is a symlink (a missing file is fine; missing
+ * directories are kept as written).  *out is malloc'ed.
+ */
+olc_status olc_persist__resolve(char **out, const char *path, olc_error *err);
+
+/* The default store path (see olc_store_default_path). */
+olc_status olc_persist__default_path(char *buf, size_t size, olc_error *err);
+
+/* Number of file-system calls made by this module since start (tests). */
+uint64_t olc_persist__call_count(void);
+
+/*
+ * Test hooks, compiled in only with OLC_TEST_HOOKS (the olc_testhooks
+ * library used by the tests; the shipped library has none).  Also read from
+ * the environment at the first write:
+ *   OLC_TEST_FAIL_AT=<step>[:<errno>]  the step fails with errno (default EIO)
+ *   OLC_TEST_CRASH_AT=<step>           raise(SIGKILL) right after the step
+ *                                      ("write-half": after half the bytes)
+ *   OLC_TEST_DISABLE=<safety>[,...]    negative controls: "lock" (no lock),
+ *                                      "fsync" (no fsync of the temporary),
+ *                                      "rename" (write P in place, O_TRUNC),
+ *                                      "dirsync" (no directory fsync)
+ */
+#ifdef OLC_TEST_HOOKS
+#define OLC_SAFETY_LOCK 1u
+#define OLC_SAFETY_FSYNC 2u
+#define OLC_SAFETY_RENAME 4u
+#define OLC_SAFETY_DIRSYNC 8u
+typedef struct olc_persist_hooks {
+  olc_step fail_step;
+  int fail_errno;
+  olc_step crash_step;
+  int crash_half_write;
+  unsigned disabled_safety; /* OLC_SAFETY_* */
+} olc_persist_hooks;
+/* Replaces the hooks (NULL: none). Not thread-safe; set before use. */
+void olc_persist__set_hooks(const olc_persist_hooks *hooks);
+#endif
+
+#endif

@@ -1,0 +1,273 @@
+/*
+ * olc/plugin.h - the onnx-light calibration host plugin ABI, version 1.
+ *
+ * Self-contained C99 (also valid C++); no host header is needed, and a
+ * plugin never links the host library: everything it gets from the host
+ * comes through the olc_plugin_host table.
+ *
+ * A plugin is a shared library exporting one function, olc_plugin_entry.
+ * The host calls it with the ABI major it speaks; the plugin answers with a
+ * pointer to its static const olc_plugin table, or OLC_PLUGIN_E_ABI.
+ *
+ * Versioning rules
+ * - abi_major changes only for incompatible changes; host and plugin must
+ *   agree on it.
+ * - abi_minor grows when fields are appended.  Every struct that crosses the
+ *   boundary starts with {struct_size, abi_minor}; a reader touches a field
+ *   only when it lies inside struct_size (OLC_PLUGIN_HAS_FIELD).  The host
+ *   never rejects a plugin for a newer minor.
+ * - A NULL function pointer means "not implemented"; the required ones are
+ *   checked when the plugin is loaded.
+ * - The layouts below are frozen for major 1 (checked by static assertions at
+ *   the end of this file); new fields are only ever appended.
+ *
+ * What crosses the boundary: fixed-width integers, doubles, pointers and
+ * NUL-terminated UTF-8 strings.  No bool, enum, long, FILE * or C-runtime
+ * memory.  Whoever allocates frees: plugin output goes through host-owned
+ * sink callbacks that copy what they are given; inputs are borrowed for the
+ * duration of the call.
+ *
+ * Threading: create/destroy are serialized by the host.  key, candidates,
+ * validate, serialize and release_policy may be called concurrently on one
+ * instance.  run/prepare/unprepare are never called concurrently on one
+ * instance.
+ *
+ * Plugins contain no file-system code: persistence belongs to the host
+ * (store_lookup / store_save below).
+ */
+#ifndef OLC_PLUGIN_H
+#define OLC_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OLC_PLUGIN_ABI_MAJOR 1u
+#define OLC_PLUGIN_ABI_MINOR 0u
+
+/* Name of the one exported symbol. */
+#define OLC_PLUGIN_ENTRY_SYMBOL "olc_plugin_entry"
+
+#if defined(_WIN32)
+#define OLC_PLUGIN_EXPORT __declspec(dllexport)
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#define OLC_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define OLC_PLUGIN_EXPORT
+#endif
+
+/* True when struct s (whose struct_size says how big it is) has field f. */
+#define OLC_PLUGIN_HAS_FIELD(s, type, f)                                                      \
+  ((s) != NULL && (size_t)(s)->struct_size >= offsetof(type, f) + sizeof(((type *)0)->f))
+
+/*
+ * Status codes (int32_t).  Append-only.  0 is success, negative values are
+ * failures; details go through host->set_error.
+ */
+#define OLC_PLUGIN_OK 0
+#define OLC_PLUGIN_E_FAILED (-1)      /* generic failure */
+#define OLC_PLUGIN_E_INVALID (-2)     /* bad argument, policy or workload */
+#define OLC_PLUGIN_E_NOMEM (-3)       /* out of memory */
+#define OLC_PLUGIN_E_ABI (-4)         /* incompatible ABI major */
+#define OLC_PLUGIN_E_UNAVAILABLE (-5) /* not usable here (no device, ISA missing): skip */
+#define OLC_PLUGIN_E_UNSUPPORTED (-6) /* this workload/operator is not served */
+#define OLC_PLUGIN_E_LIMIT (-7)       /* a sink refused: a host cap was reached */
+#define OLC_PLUGIN_E_NOT_FOUND (-8)   /* nothing found (store_lookup) */
+
+/* Log levels for host->log. */
+#define OLC_PLUGIN_LOG_ERROR 0
+#define OLC_PLUGIN_LOG_WARN 1
+#define OLC_PLUGIN_LOG_INFO 2
+#define OLC_PLUGIN_LOG_DEBUG 3
+
+/* A key/value pair: ini entries, structural properties. */
+typedef struct olc_plugin_kv {
+  const char *key;
+  const char *value;
+} olc_plugin_kv;
+
+/* A named measurement, for host->store_save. */
+typedef struct olc_plugin_measurement {
+  const char *name;
+  double value;
+  const char *unit;
+} olc_plugin_measurement;
+
+/*
+ * One workload: an operator and its structural properties as configured
+ * (e.g. dtype=float32, m=512, n=512, k=512).  Borrowed for the call.
+ */
+typedef struct olc_plugin_workload {
+  uint32_t struct_size;
+  uint32_t abi_minor;
+  const char *name;          /* the workload's name in the config */
+  const char *operator_name; /* e.g. "MatMul" */
+  const olc_plugin_kv *properties;
+  uint32_t property_count;
+  uint32_t reserved0;
+  const char *model_digest; /* "sha256:<hex>" or NULL when none is configured */
+} olc_plugin_workload;
+
+/*
+ * Where `key` writes its answer.  Each call copies its arguments.  Returns
+ * OLC_PLUGIN_OK, or OLC_PLUGIN_E_LIMIT / OLC_PLUGIN_E_INVALID when a cap is
+ * exceeded or a string is not valid UTF-8 (the plugin should then fail).
+ */
+typedef struct olc_plugin_key_sink {
+  uint32_t struct_size;
+  uint32_t abi_minor;
+  void *ctx;
+  /* The processor identity: one canonical, stable string. Required. */
+  int32_t (*set_processor)(void *ctx, const char *processor);
+  /* The effective thread count the measurements depend on. Required. */
+  int32_t (*set_thread_count)(void *ctx, uint32_t thread_count);
+  /* A structural property of the workload (portable identity). */
+  int32_t (*add_structure)(void *ctx, const char *name, const char *value);
+} olc_plugin_key_sink;
+
+/* Where `serialize` writes bytes.  Copies.  OLC_PLUGIN_OK or an error. */
+typedef struct olc_plugin_byte_sink {
+  uint32_t struct_size;
+  uint32_t abi_minor;
+  void *ctx;
+  int32_t (*write)(void *ctx, const void *bytes, uint64_t len);
+} olc_plugin_byte_sink;
+
+/*
+ * Where `candidates` emits policies, best guess first.  Ownership of the
+ * policy passes to the host with the call, whatever it returns (the host
+ * calls release_policy).  A non-OK return asks the plugin to stop emitting.
+ */
+typedef struct olc_plugin_policy_sink {
+  uint32_t struct_size;
+  uint32_t abi_minor;
+  void *ctx;
+  int32_t (*emit)(void *ctx, void *policy);
+} olc_plugin_policy_sink;
+
+/*
+ * Services the host hands to the plugin.  Valid from the entry call until
+ * the process ends.  Every function is thread-safe.
+ */
+typedef struct olc_plugin_host {
+  uint32_t struct_size;
+  uint32_t abi_minor;
+  void *ctx; /* pass to every function below */
+  /* A one-line message at OLC_PLUGIN_LOG_*. */
+  void (*log)(void *ctx, int32_t level, const char *message);
+  /* Detail for the failure the current call is about to return (per thread;
+   * the last call before returning wins).  code is the plugin's own status. */
+  void (*set_error)(void *ctx, int32_t code, const char *message);
+  /* Monotonic clock in nanoseconds. */
+  uint64_t (*now_ns)(void *ctx);
+  /*
+   * Lazy calibration at run time: looks up the stored policy for a workload
+   * of this plugin's instance (the host asks the plugin for the key and
+   * validates with the plugin's validate) and writes its bytes to out.
+   * OLC_PLUGIN_OK, OLC_PLUGIN_E_NOT_FOUND, or an error.
+   */
+  int32_t (*store_lookup)(void *ctx, void *instance, const olc_plugin_workload *workload,
+                          const olc_plugin_byte_sink *out);
+  /* Saves a calibrated policy (serialized bytes) with its measurements. */
+  int32_t (*store_save)(void *ctx, void *instance, const olc_plugin_workload *workload,
+                        const void *policy, uint64_t policy_len,
+                        const olc_plugin_measurement *measurements, uint32_t measurement_count);
+} olc_plugin_host;
+
+/*
+ * The plugin's table: static const, valid until the process ends.
+ * Required: name, implementation_version, operators, create, destroy, key,
+ * candidates, validate, serialize, release_policy, run.
+ */
+typedef struct olc_plugin {
+  uint32_t struct_size; /* sizeof(olc_plugin) as the plugin was compiled */
+  uint32_t abi_minor;   /* OLC_PLUGIN_ABI_MINOR as the plugin was compiled */
+  uint32_t abi_major;   /* OLC_PLUGIN_ABI_MAJOR */
+  uint32_t reserved0;
+  const char *name;                   /* unique, [a-z0-9_]+ */
+  const char *implementation_version; /* changes whenever policies change meaning */
+  const char *description;            /* one line, may be NULL */
+  const char *const *operators;       /* operator names served */
+  uint32_t operator_count;
+  uint32_t reserved1;
+
+  /*
+   * Creates an instance.  config: the [plugin.NAME] entries of the ini
+   * file (borrowed for the call).  thread_count: the effective thread count
+   * the host wants used (>= 1).  Returns OLC_PLUGIN_OK and sets *instance,
+   * OLC_PLUGIN_E_UNAVAILABLE (skip this plugin on this machine), or a failure.
+   */
+  int32_t (*create)(const olc_plugin_host *host, const olc_plugin_kv *config,
+                    uint32_t config_count, uint32_t thread_count, void **instance);
+  /* Destroys an instance (joins its threads, frees its memory). */
+  void (*destroy)(void *instance);
+
+  /* The key of a workload: processor identity, thread count, structure.
+   * OLC_PLUGIN_E_UNSUPPORTED when the workload is not one it serves. */
+  int32_t (*key)(void *instance, const olc_plugin_workload *workload,
+                 const olc_plugin_key_sink *sink);
+  /* The policies worth measuring for a workload, best guess first. */
+  int32_t (*candidates)(void *instance, const olc_plugin_workload *workload,
+                        const olc_plugin_policy_sink *sink);
+  /*
+   * Validates serialized policy bytes (borrowed; not NUL-terminated) and,
+   * when policy is not NULL, deserializes them into a new policy the host
+   * later releases.  A rejection returns OLC_PLUGIN_E_INVALID with a reason
+   * through host->set_error.
+   */
+  int32_t (*validate)(void *instance, const void *bytes, uint64_t len, void **policy);
+  /* Writes the serialized form of a policy. */
+  int32_t (*serialize)(void *instance, const void *policy, const olc_plugin_byte_sink *out);
+  /* Frees a policy made by candidates or validate. NULL is fine. */
+  void (*release_policy)(void *instance, void *policy);
+  /*
+   * Executes the workload once with the policy, synchronously.  state is
+   * what prepare returned (NULL when prepare is not implemented).  The host
+   * times this call.
+   */
+  int32_t (*run)(void *instance, const olc_plugin_workload *workload, void *state,
+                 const void *policy);
+
+  /* Optional: allocate and fill the workload's buffers once before runs. */
+  int32_t (*prepare)(void *instance, const olc_plugin_workload *workload, void **state);
+  /* Optional: free what prepare made. */
+  void (*unprepare)(void *instance, void *state);
+  /* Optional: floating-point operations of one run (for GFLOP/s). */
+  int32_t (*flops)(void *instance, const olc_plugin_workload *workload, double *flops);
+} olc_plugin;
+
+/*
+ * The entry point every plugin exports:
+ *
+ *   OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major,
+ *                                              const olc_plugin_host *host,
+ *                                              const olc_plugin **plugin);
+ *
+ * Returns OLC_PLUGIN_OK and *plugin, or OLC_PLUGIN_E_ABI when it does not
+ * speak host_abi_major.  host stays valid until the process ends.
+ */
+typedef int32_t (*olc_plugin_entry_fn)(uint32_t host_abi_major, const olc_plugin_host *host,
+                                       const olc_plugin **plugin);
+
+/* Frozen layouts of ABI major 1 (C99-compatible static assertions). */
+#define OLC_PLUGIN__ASSERT(name, cond) typedef char olc_plugin__assert_##name[(cond) ? 1 : -1]
+OLC_PLUGIN__ASSERT(kv_size, sizeof(olc_plugin_kv) == 2 * sizeof(void *));
+OLC_PLUGIN__ASSERT(workload_name, offsetof(olc_plugin_workload, name) == 8);
+OLC_PLUGIN__ASSERT(workload_props,
+                   offsetof(olc_plugin_workload, properties) == 8 + 2 * sizeof(void *));
+OLC_PLUGIN__ASSERT(key_sink_ctx, offsetof(olc_plugin_key_sink, ctx) == 8);
+OLC_PLUGIN__ASSERT(host_ctx, offsetof(olc_plugin_host, ctx) == 8);
+OLC_PLUGIN__ASSERT(host_log, offsetof(olc_plugin_host, log) == 8 + sizeof(void *));
+OLC_PLUGIN__ASSERT(plugin_name, offsetof(olc_plugin, name) == 16);
+OLC_PLUGIN__ASSERT(plugin_create, offsetof(olc_plugin, create) == 16 + 4 * sizeof(void *) + 8);
+OLC_PLUGIN__ASSERT(plugin_run, offsetof(olc_plugin, run) == 16 + 11 * sizeof(void *) + 8);
+OLC_PLUGIN__ASSERT(plugin_flops, offsetof(olc_plugin, flops) == 16 + 14 * sizeof(void *) + 8);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OLC_PLUGIN_H */

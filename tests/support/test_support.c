@@ -1,0 +1,136 @@
+/* tests/support/test_support.c - shared helpers for the CUnit tests. */
+#include "test_support.h"
+
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef _WIN32
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+void olc_test_print_error(const char *call, olc_status got, olc_status expected,
+                          const olc_error *err) {
+  fprintf(stderr, "\n  %s returned %s (%d), expected %s (%d)\n", call, olc_status_name(got),
+          (int)got, olc_status_name(expected), (int)expected);
+  if (err != NULL && err->code != OLC_OK)
+    fprintf(stderr, "  error: where=%s line=%u column=%u errno=%d: %s\n", err->where,
+            (unsigned)err->line, (unsigned)err->column, err->sys_errno, err->message);
+}
+
+char *olc_test_path(const char *dir, const char *name) {
+  size_t n = strlen(dir) + strlen(name) + 2;
+  char *p = malloc(n);
+  if (p != NULL)
+    snprintf(p, n, "%s/%s", dir, name);
+  return p;
+}
+
+#ifndef _WIN32
+char *olc_test_tmpdir(const char *tag) {
+  const char *base = getenv("TMPDIR");
+  char tmpl[4096];
+  if (base == NULL || base[0] == 0)
+    base = "/tmp";
+  snprintf(tmpl, sizeof tmpl, "%s/olc-test-%s-XXXXXX", base, tag ? tag : "t");
+  if (mkdtemp(tmpl) == NULL)
+    return NULL;
+  return strdup(tmpl);
+}
+
+void olc_test_rmtree(const char *path) {
+  DIR *d;
+  struct dirent *e;
+  struct stat st;
+  if (path == NULL)
+    return;
+  if (lstat(path, &st) != 0)
+    return;
+  if (!S_ISDIR(st.st_mode)) {
+    unlink(path);
+    return;
+  }
+  d = opendir(path);
+  if (d != NULL) {
+    while ((e = readdir(d)) != NULL) {
+      char *child;
+      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+        continue;
+      child = olc_test_path(path, e->d_name);
+      if (child != NULL) {
+        chmod(child, 0700);
+        olc_test_rmtree(child);
+        free(child);
+      }
+    }
+    closedir(d);
+  }
+  rmdir(path);
+}
+#endif
+
+unsigned char *olc_test_read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  unsigned char *buf = NULL;
+  size_t cap = 0, n = 0;
+  if (f == NULL)
+    return NULL;
+  for (;;) {
+    size_t got;
+    if (cap - n < 4096) {
+      unsigned char *p = realloc(buf, cap * 2 + 4096 + 1);
+      if (p == NULL) {
+        free(buf);
+        fclose(f);
+        return NULL;
+      }
+      buf = p;
+      cap = cap * 2 + 4096;
+    }
+    got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0)
+      break;
+  }
+  fclose(f);
+  buf[n] = 0;
+  if (len != NULL)
+    *len = n;
+  return buf;
+}
+
+int olc_test_write_file(const char *path, const void *data, size_t len) {
+  FILE *f = fopen(path, "wb");
+  int rc = 0;
+  if (f == NULL)
+    return -1;
+  if (len != 0 && fwrite(data, 1, len, f) != len)
+    rc = -1;
+  if (fclose(f) != 0)
+    rc = -1;
+  return rc;
+}
+
+int olc_test_run(int argc, char **argv) {
+  unsigned failures;
+  CU_basic_set_mode(CU_BRM_VERBOSE);
+  if (argc > 1) {
+    CU_pSuite s = CU_get_suite(argv[1]);
+    if (s == NULL) {
+      fprintf(stderr, "no suite named %s\n", argv[1]);
+      CU_cleanup_registry();
+      return 2;
+    }
+    CU_basic_run_suite(s);
+  } else {
+    CU_basic_run_tests();
+  }
+  failures = CU_get_number_of_tests_failed() + CU_get_number_of_failures();
+  if (CU_get_error() != CUE_SUCCESS)
+    failures++;
+  CU_cleanup_registry();
+  return failures == 0 ? 0 : 1;
+}
