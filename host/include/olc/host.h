@@ -1,0 +1,255 @@
+/*
+ * olc/host.h - the plugin host: configuration, plugin loading with a load
+ * report, and the calibrate-and-select loop.
+ *
+ *   olc_config   an ini file (or the embedded default) read with inih
+ *   olc_host     the plugins loaded from the configured directories, one
+ *                instance each, and the store they calibrate into
+ *   olc_host_calibrate  per workload: key -> lookup -> (measure -> save) ->
+ *                select, with a report that explains every selection
+ *
+ * Thread safety: an olc_config is immutable after loading.  An olc_host is
+ * used from one thread at a time.
+ */
+#ifndef OLC_HOST_H
+#define OLC_HOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "olc/error.h"
+#include "olc/export.h"
+#include "olc/store.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- config */
+
+typedef struct olc_config olc_config;
+
+/* [calibration] settings. */
+typedef struct olc_calibration_settings {
+  uint32_t warmup;                 /* untimed runs before measuring (default 1) */
+  uint32_t min_repetitions;        /* timed runs at least (default 5) */
+  double min_seconds;              /* and at least this long (default 0.05) */
+  double max_seconds_per_workload; /* budget for all candidates (default 30) */
+  double abandon_factor;           /* abandon when > factor x best (default 1.5) */
+} olc_calibration_settings;
+
+/* One [workload.NAME] section. */
+typedef struct olc_workload_config {
+  const char *name;
+  const char *backend;
+  const char *operator_name;
+  const char *model_digest;        /* "sha256:<hex>" (from model = PATH) or NULL */
+  const olc_property *properties;  /* structural properties, in file order */
+  size_t property_count;
+  uint32_t line;                   /* line of the section header */
+} olc_workload_config;
+
+/* One [plugin.NAME] section: passed through to the plugin's create. */
+typedef struct olc_plugin_config {
+  const char *name;
+  int enabled;  /* enabled = false disables the plugin */
+  int critical; /* critical = true makes its load failure fatal */
+  const olc_property *entries; /* every key = value, enabled/critical included */
+  size_t entry_count;
+} olc_plugin_config;
+
+/*
+ * Reads an ini file.  Unknown keys and bad values in the host's sections
+ * ([host], [store], [calibration], [workload.*]) are OLC_E_CONFIG with
+ * err->message "FILE:LINE: ..." and err->line set.  Relative paths resolve
+ * against the file's directory.  Returns OLC_OK, OLC_E_CONFIG, OLC_E_IO,
+ * OLC_E_NOMEM.
+ */
+OLC_API olc_status olc_config_load_file(olc_config **out, const char *path, olc_error *err);
+
+/*
+ * Parses ini text.  name is used in messages; base_dir resolves relative
+ * paths (NULL: the current directory).
+ */
+OLC_API olc_status olc_config_load_string(olc_config **out, const char *text, size_t len,
+                                          const char *name, const char *base_dir,
+                                          olc_error *err);
+
+/*
+ * The embedded default configuration (config/default.ini, built in).  Its
+ * plugin directories are searched relative to the running executable's
+ * build or install tree.
+ */
+OLC_API olc_status olc_config_load_default(olc_config **out, olc_error *err);
+
+OLC_API void olc_config_free(olc_config *config);
+
+/* Where the configuration came from ("<embedded default>" or the path). */
+OLC_API const char *olc_config_source(const olc_config *config);
+OLC_API size_t olc_config_plugin_dir_count(const olc_config *config);
+OLC_API const char *olc_config_plugin_dir(const olc_config *config, size_t i);
+/* Effective thread count: threads = 0 means the CPUs this process may use
+ * (affinity and cgroup quota). */
+OLC_API uint32_t olc_config_threads(const olc_config *config);
+/* Store options from [store] (path, persistence, lock_timeout_ms); the
+ * strings stay owned by config. */
+OLC_API void olc_config_store_options(const olc_config *config, olc_store_options *out);
+OLC_API int olc_config_force_portable(const olc_config *config);
+OLC_API const olc_calibration_settings *olc_config_calibration(const olc_config *config);
+OLC_API size_t olc_config_workload_count(const olc_config *config);
+OLC_API const olc_workload_config *olc_config_workload(const olc_config *config, size_t i);
+/* NULL when there is no such workload. */
+OLC_API const olc_workload_config *olc_config_find_workload(const olc_config *config,
+                                                            const char *name);
+/* NULL when the file has no [plugin.NAME] section. */
+OLC_API const olc_plugin_config *olc_config_plugin(const olc_config *config, const char *name);
+
+/* ------------------------------------------------------------------ host */
+
+typedef struct olc_host olc_host;
+
+/* Where loading a plugin file stopped.  Append-only. */
+typedef enum olc_load_stage {
+  OLC_LOAD_LOADED = 0,    /* loaded and instantiated */
+  OLC_LOAD_OPEN = 1,      /* dlopen failed (not a library, missing deps) */
+  OLC_LOAD_SYMBOL = 2,    /* no olc_plugin_entry */
+  OLC_LOAD_ABI = 3,       /* incompatible ABI major or entry failure */
+  OLC_LOAD_VALIDATE = 4,  /* the table is malformed (size, NULL function) */
+  OLC_LOAD_DUPLICATE = 5, /* another file already provides this name */
+  OLC_LOAD_CREATE = 6,    /* create failed or said unavailable */
+  OLC_LOAD_DISABLED = 7,  /* [plugin.NAME] enabled = false */
+  OLC_LOAD_PERMISSIONS = 8 /* file or directory writable by other users */
+} olc_load_stage;
+
+/* "loaded", "open", "symbol", "abi", "validate", "duplicate", "create",
+ * "disabled", "permissions". */
+OLC_API const char *olc_load_stage_str(olc_load_stage stage);
+
+/* One line of the load report. */
+typedef struct olc_load_entry {
+  const char *path;        /* absolute path of the file */
+  const char *plugin_name; /* NULL when not known */
+  const char *plugin_version;
+  olc_load_stage stage;
+  olc_status status;       /* OLC_OK, or why it was skipped */
+  int32_t plugin_status;   /* the plugin's own status, when it returned one */
+  int unavailable;         /* create said "unavailable here" (skip, not fail) */
+  const char *message;     /* one line */
+} olc_load_entry;
+
+/* Options for olc_host_open.  Initialize with OLC_HOST_OPTIONS_INIT. */
+typedef struct olc_host_options {
+  uint32_t version;           /* OLC_HOST_OPTIONS_VERSION */
+  int allow_insecure_plugins; /* load files/dirs writable by other users */
+  int ignore_env;             /* do not read OLC_PLUGIN_PATH */
+} olc_host_options;
+
+#define OLC_HOST_OPTIONS_VERSION 1u
+#define OLC_HOST_OPTIONS_INIT {OLC_HOST_OPTIONS_VERSION, 0, 0}
+
+/*
+ * Loads every plugin of the configured directories (and OLC_PLUGIN_PATH,
+ * read with secure_getenv) in sorted order and creates one instance of
+ * each with its [plugin.NAME] entries and the effective thread count.
+ * Files that fail are skipped and reported; the call fails only when a
+ * plugin marked critical fails (OLC_E_PLUGIN).  store is borrowed and must
+ * outlive the host.  options may be NULL.
+ */
+OLC_API olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *store,
+                                 const olc_host_options *options, olc_error *err);
+/* Destroys the instances.  The libraries stay mapped (never dlclose). */
+OLC_API void olc_host_free(olc_host *host);
+
+OLC_API size_t olc_host_report_count(const olc_host *host);
+OLC_API const olc_load_entry *olc_host_report(const olc_host *host, size_t i);
+
+/* ------------------------------------------------------------------ loop */
+
+typedef struct olc_calibration olc_calibration;
+
+/* One measured candidate. */
+typedef struct olc_candidate_result {
+  const unsigned char *policy; /* serialized */
+  size_t policy_len;
+  double median_us;    /* median latency of one run */
+  double spread_us;    /* median absolute deviation */
+  uint32_t samples;
+  int abandoned;       /* stopped early: clearly slower than the best */
+  olc_status status;   /* OLC_OK, or why it could not be measured */
+  const char *message; /* when status != OLC_OK or abandoned */
+} olc_candidate_result;
+
+/* The outcome for one workload. */
+typedef struct olc_workload_result {
+  const char *workload;
+  const char *backend;
+  const char *operator_name;
+  olc_status status;      /* OLC_OK, OLC_E_NOT_FOUND (nothing selected), ... */
+  const char *message;    /* why, when status != OLC_OK */
+  int calibrated_now;     /* measured in this call (else selected from the store) */
+  const olc_record *selected;              /* NULL when nothing was selected */
+  const olc_lookup_result *lookup;         /* the final lookup (rejections) */
+  const olc_candidate_result *candidates;  /* measured candidates, in order */
+  size_t candidate_count;
+  double seconds;         /* wall time spent on this workload */
+} olc_workload_result;
+
+/* Progress callback (workload i of n, candidate j of m, best so far in us;
+ * best_us < 0 when none yet). */
+typedef void (*olc_progress_fn)(void *payload, const char *workload, size_t workload_index,
+                                size_t workload_count, size_t candidate_index,
+                                size_t candidate_count, double best_us);
+
+/* Options for olc_host_calibrate.  Initialize with OLC_CALIBRATE_OPTIONS_INIT. */
+typedef struct olc_calibrate_options {
+  uint32_t version;             /* OLC_CALIBRATE_OPTIONS_VERSION */
+  const char *const *workloads; /* names to run; NULL: all configured */
+  size_t workload_count;
+  int recalibrate;              /* measure even when the store has a selection */
+  int force_portable;           /* in addition to the config's setting */
+  int select_only;              /* never measure (olc select) */
+  olc_progress_fn progress;
+  void *progress_payload;
+} olc_calibrate_options;
+
+#define OLC_CALIBRATE_OPTIONS_VERSION 1u
+#define OLC_CALIBRATE_OPTIONS_INIT {OLC_CALIBRATE_OPTIONS_VERSION, NULL, 0, 0, 0, 0, NULL, NULL}
+
+/*
+ * Runs the calibrate-and-select loop.  A failing workload does not stop the
+ * others; its result carries the status.  Returns OLC_OK when the loop ran
+ * (check each result), OLC_E_NOT_FOUND for an unknown workload name,
+ * OLC_E_INVALID, OLC_E_NOMEM.  *out is freed with olc_calibration_free.
+ */
+OLC_API olc_status olc_host_calibrate(olc_calibration **out, olc_host *host,
+                                      const olc_calibrate_options *options, olc_error *err);
+OLC_API size_t olc_calibration_count(const olc_calibration *calibration);
+OLC_API const olc_workload_result *olc_calibration_get(const olc_calibration *calibration,
+                                                       size_t i);
+OLC_API void olc_calibration_free(olc_calibration *calibration);
+
+/*
+ * Explains a workload: a lookup with every record of its backend and
+ * operator as a candidate, validated by the plugin.  *out is freed with
+ * olc_lookup_result_free.  Returns like olc_store_lookup, or
+ * OLC_E_NOT_FOUND / OLC_E_UNAVAILABLE when the workload or its plugin is
+ * missing.
+ */
+OLC_API olc_status olc_host_explain(olc_lookup_result **out, olc_host *host,
+                                    const char *workload, olc_error *err);
+
+/*
+ * Removes calibrated records (never overrides) that a loaded plugin rejects
+ * as outdated (older implementation) or invalid (its validate says no).
+ * Records of plugins that are not loaded are kept.  report, when set, is
+ * called for each record removed (or that would be, with dry_run).
+ */
+typedef void (*olc_prune_report_fn)(void *payload, const olc_record *record, const char *why);
+OLC_API olc_status olc_host_prune(olc_host *host, int dry_run, olc_prune_report_fn report,
+                                  void *payload, size_t *removed, olc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OLC_HOST_H */
