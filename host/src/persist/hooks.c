@@ -1,0 +1,133 @@
+/*
+ * persist/hooks.c - fault, crash and negative-control hooks of the write
+ * path.  Compiled to nothing in the shipped library (no OLC_TEST_HOOKS).
+ */
+#include "persist/persist_int.h"
+
+#ifdef OLC_TEST_HOOKS
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(_WIN32)
+#include <windows.h>
+#else
+#include <pthread.h>
+#include <signal.h>
+#endif
+
+static olc_persist_hooks hooks;
+static int hooks_explicit;
+static int hooks_loaded;
+
+static unsigned parse_safety(const char *s) {
+  unsigned bits = 0;
+  while (s != NULL && *s != 0) {
+    const char *end = strchr(s, ',');
+    size_t n = end ? (size_t)(end - s) : strlen(s);
+    if (n == 4 && strncmp(s, "lock", n) == 0)
+      bits |= OLC_SAFETY_LOCK;
+    else if (n == 5 && strncmp(s, "fsync", n) == 0)
+      bits |= OLC_SAFETY_FSYNC;
+    else if (n == 6 && strncmp(s, "rename", n) == 0)
+      bits |= OLC_SAFETY_RENAME;
+    else if (n == 7 && strncmp(s, "dirsync", n) == 0)
+      bits |= OLC_SAFETY_DIRSYNC;
+    else if (n == 3 && strncmp(s, "ofd", n) == 0)
+      bits |= OLC_PERSIST__SAFETY_CLASSIC;
+    s = end ? end + 1 : NULL;
+  }
+  return bits;
+}
+
+static void load_env(void) {
+  const char *v;
+  char name[32];
+  olc_persist_hooks h;
+  memset(&h, 0, sizeof h);
+  v = getenv("OLC_TEST_FAIL_AT");
+  if (v != NULL && *v != 0) {
+    const char *colon = strchr(v, ':');
+    size_t n = colon ? (size_t)(colon - v) : strlen(v);
+    if (n < sizeof name) {
+      memcpy(name, v, n);
+      name[n] = 0;
+      h.fail_step = olc_step__from_name(name);
+      h.fail_errno = colon ? atoi(colon + 1) : EIO;
+      if (h.fail_errno <= 0)
+        h.fail_errno = EIO;
+    }
+  }
+  v = getenv("OLC_TEST_CRASH_AT");
+  if (v != NULL && *v != 0) {
+    if (strcmp(v, "write-half") == 0)
+      h.crash_half_write = 1;
+    else
+      h.crash_step = olc_step__from_name(v);
+  }
+  h.disabled_safety = parse_safety(getenv("OLC_TEST_DISABLE"));
+  hooks = h;
+}
+
+#if !defined(_WIN32)
+static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+static void load_once(void) {
+  if (!hooks_explicit)
+    load_env();
+  hooks_loaded = 1;
+}
+void olc_persist__hooks_init(void) { pthread_once(&hooks_once, load_once); }
+#else
+static INIT_ONCE hooks_once = INIT_ONCE_STATIC_INIT;
+static BOOL CALLBACK load_once(PINIT_ONCE once, PVOID param, PVOID *ctx) {
+  (void)once;
+  (void)param;
+  (void)ctx;
+  if (!hooks_explicit)
+    load_env();
+  hooks_loaded = 1;
+  return TRUE;
+}
+void olc_persist__hooks_init(void) { InitOnceExecuteOnce(&hooks_once, load_once, NULL, NULL); }
+#endif
+
+void olc_persist__set_hooks(const olc_persist_hooks *h) {
+  hooks_explicit = 1;
+  if (h != NULL)
+    hooks = *h;
+  else
+    memset(&hooks, 0, sizeof hooks);
+  (void)hooks_loaded;
+}
+
+int olc_persist__hook_fail(olc_step step) {
+  if (step != OLC_STEP_NONE && hooks.fail_step == step)
+    return hooks.fail_errno ? hooks.fail_errno : EIO;
+  return 0;
+}
+
+static void die_now(void) {
+#if defined(_WIN32)
+  TerminateProcess(GetCurrentProcess(), 9);
+#else
+  raise(SIGKILL);
+#endif
+}
+
+void olc_persist__hook_crash(olc_step step) {
+  if (step != OLC_STEP_NONE && hooks.crash_step == step)
+    die_now();
+}
+
+void olc_persist__hook_crash_half(void) {
+  if (hooks.crash_half_write)
+    die_now();
+}
+
+int olc_persist__hook_disabled(unsigned safety) { return (hooks.disabled_safety & safety) != 0; }
+
+#else
+/* ISO C forbids an empty translation unit. */
+typedef int olc_persist_hooks_unused;
+#endif

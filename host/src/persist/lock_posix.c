@@ -1,0 +1,273 @@
+/*
+ * persist/lock_posix.c - directory, lock, read and GC helpers of the POSIX
+ * write path (DURABILITY.md 2.1, W1, W2, W3, W5, W13).
+ */
+#include "persist/posix_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/error.h"
+
+static pthread_mutex_t writer_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void olc_posix__mutex_lock(void) { pthread_mutex_lock(&writer_mutex); }
+void olc_posix__mutex_unlock(void) { pthread_mutex_unlock(&writer_mutex); }
+
+/* mkdir -p with mode 0700: creates the parent first when it is missing. */
+static int mkdir_p(char *dir) {
+  size_t n;
+  char *slash;
+  if (OLC_FS(mkdir(dir, 0700)) == 0 || errno == EEXIST)
+    return 0;
+  if (errno != ENOENT)
+    return -1;
+  slash = strrchr(dir, '/');
+  if (slash == NULL || slash == dir)
+    return -1;
+  n = (size_t)(slash - dir);
+  *slash = 0;
+  if (mkdir_p(dir) != 0) {
+    *slash = '/';
+    return -1;
+  }
+  *slash = '/';
+  (void)n;
+  if (OLC_FS(mkdir(dir, 0700)) == 0 || errno == EEXIST)
+    return 0;
+  return -1;
+}
+
+olc_status olc_posix__open_dir(int *dfd, const char *dir, int create, olc_error *err) {
+  int e = olc_persist__hook_fail(OLC_STEP_MKDIR);
+  *dfd = -1;
+  if (e == 0) {
+    *dfd = OLC_FS(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    e = *dfd < 0 ? errno : 0;
+    if (e == ENOENT && create) {
+      char *copy = strdup(dir);
+      if (copy == NULL)
+        return olc_error__set(err, OLC_E_NOMEM, "mkdir", "out of memory for '%s'", dir);
+      e = mkdir_p(copy) == 0 ? 0 : errno;
+      free(copy);
+      if (e == 0) {
+        *dfd = OLC_FS(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        e = *dfd < 0 ? errno : 0;
+      }
+    }
+  }
+  if (e == ENOENT && !create)
+    return olc_error__sys(err, OLC_E_NOT_FOUND, e, "mkdir", "no directory '%s'", dir);
+  if (e != 0)
+    return olc_error__sys(err, olc_persist__errno_status(e, OLC_E_IO), e, "mkdir",
+                          "cannot open or create directory '%s'", dir);
+  olc_persist__hook_crash(OLC_STEP_MKDIR);
+  return OLC_OK;
+}
+
+static int set_lock(int lfd, int cmd) {
+  struct flock fl;
+  memset(&fl, 0, sizeof fl); /* l_pid must be 0 for OFD locks */
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = 0;
+  fl.l_len = 0;
+  return OLC_FS(fcntl(lfd, cmd, &fl));
+}
+
+static olc_status acquire(int lfd, const char *path, int64_t timeout_ms, olc_error *err) {
+  int ofd = !olc_persist__hook_disabled(OLC_PERSIST__SAFETY_CLASSIC);
+  int64_t start = olc_persist__now_ms();
+  int64_t delay = 1;
+  for (;;) {
+    int cmd, e;
+    if (timeout_ms < 0)
+      cmd = ofd ? F_OFD_SETLKW : F_SETLKW;
+    else
+      cmd = ofd ? F_OFD_SETLK : F_SETLK;
+    e = olc_persist__hook_fail(OLC_STEP_LOCK);
+    if (e == 0)
+      e = set_lock(lfd, cmd) == 0 ? 0 : errno;
+    if (e == 0)
+      return OLC_OK;
+    if (e == EINTR)
+      continue;
+    if (e == EINVAL && ofd) {
+      ofd = 0; /* kernel without OFD locks (< 3.15, not Linux) */
+      continue;
+    }
+    if (e == EAGAIN || e == EACCES || e == EWOULDBLOCK) {
+      int64_t left = timeout_ms < 0 ? -1 : timeout_ms - (olc_persist__now_ms() - start);
+      if (timeout_ms >= 0 && left <= 0)
+        return olc_error__set(err, OLC_E_LOCK_TIMEOUT, "lock",
+                              "timed out after %lld ms waiting for the lock of '%s'",
+                              (long long)timeout_ms, path);
+      olc_persist__sleep_ms(olc_persist__backoff(&delay, left));
+      continue;
+    }
+    return olc_error__sys(err, OLC_E_LOCK, e, "lock", "cannot lock '%s.lock'", path);
+  }
+}
+
+olc_status olc_posix__lock(int *lfd, int dfd, const char *base, const char *path,
+                           uint32_t mode, int64_t timeout_ms, olc_error *err) {
+  char name[4096];
+  int e;
+  olc_status st;
+  *lfd = -1;
+  if (olc_persist__hook_disabled(OLC_SAFETY_LOCK))
+    return OLC_OK; /* negative control: no lock at all */
+  if ((size_t)snprintf(name, sizeof name, "%s.lock", base) >= sizeof name)
+    return olc_error__set(err, OLC_E_INVALID, "lock-open", "file name too long: '%s'", path);
+  e = olc_persist__hook_fail(OLC_STEP_LOCK_OPEN);
+  if (e == 0) {
+    *lfd = OLC_FS(openat(dfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, (mode_t)mode));
+    e = *lfd < 0 ? errno : 0;
+  }
+  if (e != 0)
+    return olc_error__sys(err, olc_persist__errno_status(e, OLC_E_IO), e, "lock-open",
+                          "cannot open the lock file '%s.lock'", path);
+  olc_persist__hook_crash(OLC_STEP_LOCK_OPEN);
+  st = acquire(*lfd, path, timeout_ms, err);
+  if (st != OLC_OK) {
+    OLC_FS(close(*lfd));
+    *lfd = -1;
+    return st;
+  }
+  olc_persist__hook_crash(OLC_STEP_LOCK);
+  return OLC_OK;
+}
+
+void olc_posix__unlock(int lfd) {
+  if (lfd >= 0) {
+    /* No explicit F_UNLCK: close() drops the OFD lock (and the classic one)
+     * atomically, and an unlock failure could not be acted upon anyway. */
+    OLC_FS(close(lfd));
+  }
+  olc_persist__hook_crash(OLC_STEP_UNLOCK);
+}
+
+olc_status olc_posix__read_fd(olc_buf *out, struct stat *st, int fd, size_t max,
+                              const char *path, const char *where, olc_error *err) {
+  size_t cap;
+  olc_status s;
+  if (OLC_FS(fstat(fd, st)) != 0)
+    return olc_error__sys(err, OLC_E_IO, errno, where, "cannot stat '%s'", path);
+  if (!S_ISREG(st->st_mode))
+    return olc_error__sys(err, OLC_E_IO, EINVAL, where, "'%s' is not a regular file", path);
+  if (max != 0 && (uint64_t)st->st_size > (uint64_t)max)
+    return olc_error__set(err, OLC_E_LIMIT, where, "'%s' is larger than %zu bytes", path, max);
+  cap = (size_t)st->st_size + 1; /* +1: EOF is seen without growing */
+  for (;;) {
+    ssize_t r;
+    s = olc_buf__reserve(out, cap);
+    if (s != OLC_OK)
+      return olc_error__set(err, s, where, "cannot hold '%s' in memory", path);
+    r = OLC_FS(read(fd, out->data + out->len, cap));
+    if (r < 0) {
+      if (errno == EINTR)
+        continue;
+      return olc_error__sys(err, olc_persist__errno_status(errno, OLC_E_IO), errno, where,
+                            "cannot read '%s'", path);
+    }
+    if (r == 0)
+      return OLC_OK;
+    out->len += (size_t)r;
+    if (max != 0 && out->len > max)
+      return olc_error__set(err, OLC_E_LIMIT, where, "'%s' is larger than %zu bytes", path,
+                            max);
+    cap = 4096; /* the file grew (a negative-control in-place writer) */
+  }
+}
+
+void olc_posix__gc(int dfd, const char *base, uint32_t grace_seconds) {
+  DIR *d;
+  struct dirent *e;
+  int fd;
+  time_t now = time(NULL);
+  if (olc_persist__hook_fail(OLC_STEP_GC) != 0)
+    return; /* an injected GC failure is ignored like a real one */
+  fd = OLC_FS(openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd < 0)
+    return;
+  d = fdopendir(fd);
+  if (d == NULL) {
+    OLC_FS(close(fd));
+    return;
+  }
+  for (;;) {
+    struct stat st;
+    errno = 0;
+    e = OLC_FS(readdir(d));
+    if (e == NULL)
+      break;
+    if (!olc_persist__is_tmp_name(e->d_name, base))
+      continue;
+    if (OLC_FS(fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW)) != 0 || !S_ISREG(st.st_mode))
+      continue;
+    if (now >= st.st_mtime && (uint64_t)(now - st.st_mtime) >= grace_seconds)
+      OLC_FS(unlinkat(dfd, e->d_name, 0));
+  }
+  OLC_FS(closedir(d));
+}
+
+/* "Umask:\t0022" in /proc/self/status (Linux >= 4.7). */
+static int umask_from_proc(mode_t *out) {
+  char buf[4096];
+  size_t len = 0;
+  const char *p;
+  int fd = OLC_FS(open("/proc/self/status", O_RDONLY | O_CLOEXEC));
+  if (fd < 0)
+    return -1;
+  for (;;) {
+    ssize_t r = OLC_FS(read(fd, buf + len, sizeof buf - 1 - len));
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      break;
+    len += (size_t)r;
+    if (len == sizeof buf - 1)
+      break;
+  }
+  OLC_FS(close(fd));
+  buf[len] = 0;
+  p = strstr(buf, "\nUmask:");
+  if (p == NULL)
+    return -1;
+  p += 7;
+  while (*p == ' ' || *p == '\t')
+    p++;
+  if (*p < '0' || *p > '7')
+    return -1;
+  *out = 0;
+  while (*p >= '0' && *p <= '7')
+    *out = (mode_t)((*out << 3) | (mode_t)(*p++ - '0'));
+  *out &= 0777;
+  return 0;
+}
+
+mode_t olc_posix__umask(void) {
+  mode_t m;
+  if (umask_from_proc(&m) == 0)
+    return m;
+  /* Fallback (no /proc): the classic read-by-setting, under the writer
+   * mutex; a thread creating files at this instant could see umask 077. */
+  m = umask(077);
+  umask(m);
+  return m;
+}
+
+void olc_posix__id_from_stat(olc_file_id *id, const struct stat *st) {
+  id->exists = 1;
+  id->dev = (uint64_t)st->st_dev;
+  id->ino = (uint64_t)st->st_ino;
+  id->size = (uint64_t)st->st_size;
+  id->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + (int64_t)st->st_mtim.tv_nsec;
+}

@@ -1,0 +1,81 @@
+/*
+ * persist/persist_int.h - shared between the files of the persist module
+ * (not used outside it).
+ */
+#ifndef OLC_PERSIST_PERSIST_INT_H
+#define OLC_PERSIST_PERSIST_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "persist/persist.h"
+
+/* Defaults used when the caller passes no options (or zero fields). */
+#define OLC_PERSIST__DEFAULT_TIMEOUT_MS 10000
+#define OLC_PERSIST__DEFAULT_GRACE_S 3600u
+#define OLC_PERSIST__DEFAULT_MODE 0600u
+#define OLC_PERSIST__TMP_TRIES 8
+
+/* Resolved options: NULL or zero fields replaced by the defaults. */
+void olc_persist__options(olc_persist_options *out, const olc_persist_options *in);
+
+/* Counts one file-system call (olc_persist__call_count). */
+void olc_persist__count(void);
+
+/* Fills buf with n cryptographically random bytes (best effort fallback). */
+void olc_persist__random(unsigned char *buf, size_t n);
+
+/* Next lock-poll delay in ms: doubles *delay_ms (1 .. 1000) and applies a
+ * 0.75-1.25 jitter, capped by the time left. */
+int64_t olc_persist__backoff(int64_t *delay_ms, int64_t left_ms);
+
+/* Monotonic clock in ms. */
+int64_t olc_persist__now_ms(void);
+void olc_persist__sleep_ms(int64_t ms);
+
+/* 1 when name is exactly "<base>.<decimal pid>.<16 lower hex>.tmp". */
+int olc_persist__is_tmp_name(const char *name, const char *base);
+
+/* Splits path into a directory (malloc'ed; "." when there is none) and a
+ * pointer to the base name inside path.  OLC_E_INVALID for an empty base. */
+olc_status olc_persist__split(char **dir, const char **base, const char *path, olc_error *err);
+
+/* Maps an errno of a step to its status: ENOSPC/EDQUOT -> OLC_E_NOSPC,
+ * ENOMEM -> OLC_E_NOMEM, else fallback. */
+olc_status olc_persist__errno_status(int sys_errno, olc_status fallback);
+
+/* ---- test hooks (no-ops in the shipped library) ---- */
+#define OLC_PERSIST__SAFETY_CLASSIC 16u /* force the classic fcntl lock */
+
+#ifdef OLC_TEST_HOOKS
+/* Loads OLC_TEST_* from the environment once (unless set_hooks was called). */
+void olc_persist__hooks_init(void);
+/* errno to fail step with, or 0. */
+int olc_persist__hook_fail(olc_step step);
+/* raise(SIGKILL) / TerminateProcess when step is the crash step. */
+void olc_persist__hook_crash(olc_step step);
+void olc_persist__hook_crash_half(void);
+/* 1 when the safety step (OLC_SAFETY_* or OLC_PERSIST__SAFETY_*) is off. */
+int olc_persist__hook_disabled(unsigned safety);
+#else
+/* The shipped library: every hook is a constant the compiler folds away. */
+#ifndef OLC_SAFETY_LOCK
+#define OLC_SAFETY_LOCK 1u
+#define OLC_SAFETY_FSYNC 2u
+#define OLC_SAFETY_RENAME 4u
+#define OLC_SAFETY_DIRSYNC 8u
+#endif
+static inline void olc_persist__hooks_init(void) {}
+static inline int olc_persist__hook_fail(olc_step step) {
+  (void)step;
+  return 0;
+}
+static inline void olc_persist__hook_crash(olc_step step) { (void)step; }
+static inline void olc_persist__hook_crash_half(void) {}
+static inline int olc_persist__hook_disabled(unsigned safety) {
+  (void)safety;
+  return 0;
+}
+#endif
+
+#endif

@@ -1,0 +1,264 @@
+/*
+ * persist/persist_posix.c - the locked reload-merge-replace of
+ * DURABILITY.md 2.1 (steps W0-W13) on POSIX.
+ */
+#include "persist/posix_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/error.h"
+
+/* State of one update, so that the abort path can undo exactly what was
+ * done. */
+typedef struct writer {
+  const char *path;
+  const char *base;
+  char *dir;
+  int dfd;
+  int lfd;
+  int tfd;
+  int tmp_created;
+  char tmp[4096];
+  olc_persist_options opt;
+  olc_buf old;
+  olc_buf next;
+  struct stat old_st;
+  int old_exists;
+} writer;
+
+static olc_status step_error(olc_error *err, olc_step step, int e, const char *what,
+                             const char *name) {
+  return olc_error__sys(err, olc_persist__errno_status(e, OLC_E_IO), e, olc_step__name(step),
+                        "%s '%s'", what, name);
+}
+
+/* W3: the file as it is now, read under the lock.  O_NOFOLLOW: the data
+ * file is never a symlink (the store resolves the path first). */
+static olc_status reload(writer *w, olc_error *err) {
+  int fd = -1;
+  int e = olc_persist__hook_fail(OLC_STEP_RELOAD);
+  olc_status st;
+  if (e == 0) {
+    fd = OLC_FS(openat(w->dfd, w->base, O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+    e = fd < 0 ? errno : 0;
+  }
+  if (e == ENOENT) {
+    w->old_exists = 0;
+    olc_persist__hook_crash(OLC_STEP_RELOAD);
+    return OLC_OK;
+  }
+  if (e != 0)
+    return step_error(err, OLC_STEP_RELOAD, e, "cannot open", w->path);
+  st = olc_posix__read_fd(&w->old, &w->old_st, fd, w->opt.max_file_size, w->path, "reload",
+                          err);
+  OLC_FS(close(fd));
+  if (st != OLC_OK)
+    return st;
+  w->old_exists = 1;
+  olc_persist__hook_crash(OLC_STEP_RELOAD);
+  return OLC_OK;
+}
+
+/* W6: a fresh, unique sibling (or, as a negative control, P itself). */
+static olc_status create_tmp(writer *w, olc_error *err) {
+  unsigned mode;
+  int tries, e = 0;
+  if (w->old_exists)
+    mode = (unsigned)w->old_st.st_mode & 0777u;
+  else
+    mode = w->opt.file_mode & ~(unsigned)olc_posix__umask() & 0777u;
+  if (olc_persist__hook_disabled(OLC_SAFETY_RENAME)) {
+    /* Negative control: in-place rewrite, the unsafe way. */
+    w->tfd = OLC_FS(openat(w->dfd, w->base, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
+    if (w->tfd < 0)
+      return step_error(err, OLC_STEP_TMP_CREATE, errno, "cannot open", w->path);
+    olc_persist__hook_crash(OLC_STEP_TMP_CREATE);
+    return OLC_OK;
+  }
+  for (tries = 0; tries < OLC_PERSIST__TMP_TRIES; tries++) {
+    unsigned char r[8];
+    int i, n;
+    olc_persist__random(r, sizeof r);
+    n = snprintf(w->tmp, sizeof w->tmp, "%s.%ld.", w->base, (long)getpid());
+    if (n < 0 || (size_t)n + 21 > sizeof w->tmp)
+      return olc_error__set(err, OLC_E_INVALID, "tmp-create", "file name too long: '%s'",
+                            w->path);
+    for (i = 0; i < 8; i++)
+      snprintf(w->tmp + n + 2 * i, 3, "%02x", r[i]);
+    memcpy(w->tmp + n + 16, ".tmp", 5);
+    e = olc_persist__hook_fail(OLC_STEP_TMP_CREATE);
+    if (e == 0) {
+      w->tfd = OLC_FS(openat(w->dfd, w->tmp,
+                             O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+      e = w->tfd < 0 ? errno : 0;
+    }
+    if (e != EEXIST)
+      break;
+  }
+  if (e != 0)
+    return step_error(err, OLC_STEP_TMP_CREATE, e, "cannot create a temporary file next to",
+                      w->path);
+  w->tmp_created = 1;
+  /* Created 0600 so nobody can open it before it has its final mode. */
+  if (OLC_FS(fchmod(w->tfd, (mode_t)mode)) != 0)
+    return step_error(err, OLC_STEP_TMP_CREATE, errno, "cannot set the mode of", w->tmp);
+  olc_persist__hook_crash(OLC_STEP_TMP_CREATE);
+  return OLC_OK;
+}
+
+static int write_all(int fd, const unsigned char *p, size_t n) {
+  while (n > 0) {
+    ssize_t r = OLC_FS(write(fd, p, n));
+    if (r < 0) {
+      if (errno == EINTR)
+        continue;
+      return errno;
+    }
+    p += r;
+    n -= (size_t)r;
+  }
+  return 0;
+}
+
+/* W7-W9: write everything, fsync once (never retried), close and check. */
+static olc_status write_tmp(writer *w, struct stat *new_st, olc_error *err) {
+  size_t half = w->next.len / 2;
+  int e = write_all(w->tfd, w->next.data, half);
+  olc_persist__hook_crash_half();
+  if (e == 0)
+    e = olc_persist__hook_fail(OLC_STEP_WRITE);
+  if (e == 0)
+    e = write_all(w->tfd, w->next.data + half, w->next.len - half);
+  if (e != 0)
+    return step_error(err, OLC_STEP_WRITE, e, "cannot write", w->path);
+  olc_persist__hook_crash(OLC_STEP_WRITE);
+  if (!olc_persist__hook_disabled(OLC_SAFETY_FSYNC)) {
+    e = olc_persist__hook_fail(OLC_STEP_FSYNC);
+    if (e == 0 && OLC_FS(fsync(w->tfd)) != 0)
+      e = errno;
+    if (e != 0)
+      return step_error(err, OLC_STEP_FSYNC, e, "cannot sync", w->path);
+  }
+  olc_persist__hook_crash(OLC_STEP_FSYNC);
+  if (OLC_FS(fstat(w->tfd, new_st)) != 0)
+    return step_error(err, OLC_STEP_CLOSE, errno, "cannot stat", w->path);
+  e = OLC_FS(close(w->tfd)) != 0 ? errno : 0;
+  w->tfd = -1;
+  if (e == 0)
+    e = olc_persist__hook_fail(OLC_STEP_CLOSE);
+  if (e != 0)
+    return step_error(err, OLC_STEP_CLOSE, e, "cannot close", w->path);
+  olc_persist__hook_crash(OLC_STEP_CLOSE);
+  return OLC_OK;
+}
+
+/* W11: after the commit point a failure is "committed, unsynced". */
+static olc_status sync_dir(writer *w, olc_error *err) {
+  int e;
+  if (olc_persist__hook_disabled(OLC_SAFETY_DIRSYNC))
+    return OLC_OK;
+  e = olc_persist__hook_fail(OLC_STEP_DIR_FSYNC);
+  if (e == 0 && OLC_FS(fsync(w->dfd)) != 0)
+    e = errno;
+  if (e == 0 || e == EINVAL || e == ENOTSUP || e == EOPNOTSUPP)
+    return OLC_OK; /* some file systems cannot sync a directory (SQLite) */
+  return olc_error__sys(err, OLC_COMMITTED_UNSYNCED, e, "dir-fsync",
+                        "'%s' was replaced but syncing its directory failed", w->path);
+}
+
+static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
+                             olc_persist_transform_fn transform, void *payload,
+                             olc_error *err) {
+  olc_status st;
+  int unchanged = 0, e;
+  struct stat new_st;
+  st = olc_posix__open_dir(&w->dfd, w->dir, 1, err);
+  if (st == OLC_OK)
+    st = olc_posix__lock(&w->lfd, w->dfd, w->base, w->path, w->opt.file_mode,
+                         w->opt.lock_timeout_ms, err);
+  if (st == OLC_OK)
+    st = reload(w, err);
+  if (st != OLC_OK)
+    return st;
+  /* W4: the caller merges into what is on disk now. */
+  e = olc_persist__hook_fail(OLC_STEP_MERGE);
+  if (e != 0)
+    return step_error(err, OLC_STEP_MERGE, e, "merge failed for", w->path);
+  st = transform(&w->next, &unchanged, w->old.data, w->old.len, w->old_exists, payload, err);
+  if (st != OLC_OK) {
+    if (err != NULL && err->code == OLC_OK)
+      olc_error__set(err, st, "merge", "merge failed for '%s'", w->path);
+    return st;
+  }
+  olc_persist__hook_crash(OLC_STEP_MERGE);
+  if (unchanged) {
+    if (new_id != NULL && w->old_exists)
+      olc_posix__id_from_stat(new_id, &w->old_st);
+    return OLC_OK;
+  }
+  olc_posix__gc(w->dfd, w->base, w->opt.tmp_grace_seconds); /* W5 */
+  olc_persist__hook_crash(OLC_STEP_GC);
+  st = create_tmp(w, err);
+  if (st == OLC_OK)
+    st = write_tmp(w, &new_st, err);
+  if (st != OLC_OK)
+    return st;
+  if (w->tmp_created) { /* W10: the commit point */
+    e = olc_persist__hook_fail(OLC_STEP_RENAME);
+    if (e == 0 && OLC_FS(renameat(w->dfd, w->tmp, w->dfd, w->base)) != 0)
+      e = errno;
+    if (e != 0)
+      return step_error(err, OLC_STEP_RENAME, e, "cannot replace", w->path);
+    w->tmp_created = 0;
+  }
+  olc_persist__hook_crash(OLC_STEP_RENAME);
+  if (written != NULL)
+    *written = 1;
+  if (new_id != NULL)
+    olc_posix__id_from_stat(new_id, &new_st);
+  st = sync_dir(w, err);
+  olc_persist__hook_crash(OLC_STEP_DIR_FSYNC);
+  return st;
+}
+
+olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *path,
+                               const olc_persist_options *options,
+                               olc_persist_transform_fn transform, void *payload,
+                               olc_error *err) {
+  writer w;
+  olc_status st;
+  if (written != NULL)
+    *written = 0;
+  if (new_id != NULL)
+    memset(new_id, 0, sizeof *new_id);
+  if (path == NULL || transform == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "update", "no path or no transform");
+  memset(&w, 0, sizeof w);
+  w.path = path;
+  w.dfd = w.lfd = w.tfd = -1;
+  olc_persist__options(&w.opt, options);
+  olc_persist__hooks_init();
+  st = olc_persist__split(&w.dir, &w.base, path, err);
+  if (st != OLC_OK)
+    return st;
+  olc_posix__mutex_lock(); /* W0 */
+  st = run_update(&w, new_id, written, transform, payload, err);
+  if (w.tfd >= 0)
+    OLC_FS(close(w.tfd));
+  if (w.tmp_created)
+    OLC_FS(unlinkat(w.dfd, w.tmp, 0)); /* abort before the commit point */
+  if (w.lfd >= 0 || st == OLC_OK || st == OLC_COMMITTED_UNSYNCED)
+    olc_posix__unlock(w.lfd); /* W13 */
+  if (w.dfd >= 0)
+    OLC_FS(close(w.dfd));
+  olc_posix__mutex_unlock();
+  olc_buf__free(&w.old);
+  olc_buf__free(&w.next);
+  free(w.dir);
+  return st;
+}

@@ -1,0 +1,51 @@
+/*
+ * persist/posix_int.h - POSIX helpers shared by the writer, the reader and
+ * repair (the *_posix.c files of persist only).
+ */
+#ifndef OLC_PERSIST_POSIX_INT_H
+#define OLC_PERSIST_POSIX_INT_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "persist/persist_int.h"
+#include "util/buf.h"
+
+/* Counts the call, then makes it: every file-system call goes through it. */
+#define OLC_FS(call) (olc_persist__count(), (call))
+
+/* The process-wide writer mutex (threads of one process are serialized
+ * before they reach the file lock; classic fcntl locks need it). */
+void olc_posix__mutex_lock(void);
+void olc_posix__mutex_unlock(void);
+
+/* Opens dir (O_DIRECTORY|O_CLOEXEC).  With create, missing directories are
+ * made first (mkdir -p, 0700).  Step "mkdir".  Missing without create:
+ * OLC_E_NOT_FOUND. */
+olc_status olc_posix__open_dir(int *dfd, const char *dir, int create, olc_error *err);
+
+/* Opens/creates "<base>.lock" in dfd and takes the whole-file write lock
+ * (steps "lock-open" and "lock").  *lfd = -1 when the lock is disabled by a
+ * test switch. */
+olc_status olc_posix__lock(int *lfd, int dfd, const char *base, const char *path,
+                           uint32_t mode, int64_t timeout_ms, olc_error *err);
+/* Releases and closes the lock (step "unlock"); errors cannot matter:
+ * close() releases the lock in any case. */
+void olc_posix__unlock(int lfd);
+
+/* fstat + read to EOF of an open file (regular files only; larger than
+ * max, 0 = no limit: OLC_E_LIMIT before allocating). */
+olc_status olc_posix__read_fd(olc_buf *out, struct stat *st, int fd, size_t max,
+                              const char *path, const char *where, olc_error *err);
+
+/* Deletes "<base>.<pid>.<16 hex>.tmp" regular files older than grace
+ * seconds; every failure is ignored. */
+void olc_posix__gc(int dfd, const char *base, uint32_t grace_seconds);
+
+/* The process umask, read without changing it where possible. */
+mode_t olc_posix__umask(void);
+
+void olc_posix__id_from_stat(olc_file_id *id, const struct stat *st);
+
+#endif

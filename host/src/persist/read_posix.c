@@ -1,0 +1,154 @@
+/*
+ * persist/read_posix.c - lock-free readers, change detection and the
+ * explicit repair (DURABILITY.md 3 and 2.3) on POSIX.
+ */
+#include "persist/posix_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/error.h"
+
+olc_status olc_persist__read(olc_buf *out, olc_file_id *id, const char *path,
+                             size_t max_file_size, olc_error *err) {
+  struct stat st;
+  olc_status s;
+  int fd;
+  if (id != NULL)
+    memset(id, 0, sizeof *id);
+  if (out == NULL || path == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "read", "no buffer or no path");
+  olc_buf__reset(out);
+  /* One open, read to EOF: P is never modified in place, so this is a
+   * consistent snapshot even when a writer renames a new version now. */
+  fd = OLC_FS(open(path, O_RDONLY | O_CLOEXEC));
+  if (fd < 0) {
+    int e = errno;
+    if (e == ENOENT)
+      return olc_error__sys(err, OLC_E_NOT_FOUND, e, "read", "no file '%s'", path);
+    return olc_error__sys(err, olc_persist__errno_status(e, OLC_E_IO), e, "read",
+                          "cannot open '%s'", path);
+  }
+  s = olc_posix__read_fd(out, &st, fd, max_file_size, path, "read", err);
+  OLC_FS(close(fd));
+  if (s != OLC_OK) {
+    olc_buf__reset(out);
+    return s;
+  }
+  if (id != NULL)
+    olc_posix__id_from_stat(id, &st);
+  return OLC_OK;
+}
+
+olc_status olc_persist__stat(olc_file_id *id, const char *path, olc_error *err) {
+  struct stat st;
+  if (id == NULL || path == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "stat", "no identity or no path");
+  memset(id, 0, sizeof *id);
+  if (OLC_FS(stat(path, &st)) != 0) {
+    int e = errno;
+    if (e == ENOENT || e == ENOTDIR)
+      return OLC_OK; /* absent */
+    return olc_error__sys(err, OLC_E_IO, e, "stat", "cannot stat '%s'", path);
+  }
+  olc_posix__id_from_stat(id, &st);
+  return OLC_OK;
+}
+
+/* "<base>.corrupt-YYYYmmddTHHMMSSZ.<8 hex>" */
+static int corrupt_name(char *buf, size_t size, const char *base) {
+  unsigned char r[4];
+  struct tm tm;
+  time_t now = time(NULL);
+  char stamp[32];
+  int n;
+  if (gmtime_r(&now, &tm) == NULL || strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm) == 0)
+    return -1;
+  olc_persist__random(r, sizeof r);
+  n = snprintf(buf, size, "%s.corrupt-%s.%02x%02x%02x%02x", base, stamp, r[0], r[1], r[2], r[3]);
+  return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+static olc_status repair_locked(char *moved_to, size_t moved_to_size, const char *path,
+                                const char *base, int dfd, const olc_persist_options *opt,
+                                olc_persist_check_fn check, void *payload, olc_error *err) {
+  olc_buf bytes = OLC_BUF_INIT;
+  struct stat st;
+  char name[4096];
+  olc_status s;
+  int fd = OLC_FS(openat(dfd, base, O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (fd < 0) {
+    int e = errno;
+    if (e == ENOENT)
+      return olc_error__sys(err, OLC_E_NOT_FOUND, e, "reload", "no file '%s'", path);
+    /* ELOOP: a symlink planted in place of P is moved aside too. */
+    if (e != ELOOP)
+      return olc_error__sys(err, OLC_E_IO, e, "reload", "cannot open '%s'", path);
+    s = OLC_E_MALFORMED;
+  } else {
+    s = olc_posix__read_fd(&bytes, &st, fd, opt->max_file_size, path, "reload", err);
+    OLC_FS(close(fd));
+    if (s == OLC_OK)
+      s = check(bytes.data, bytes.len, payload) == OLC_OK ? OLC_E_BUSY : OLC_E_MALFORMED;
+    else if (s != OLC_E_LIMIT)
+      goto done; /* an I/O error says nothing about the content */
+    olc_buf__free(&bytes);
+  }
+  if (s == OLC_E_BUSY) {
+    s = olc_error__set(err, OLC_E_BUSY, "repair", "'%s' is valid; nothing to repair", path);
+    goto done;
+  }
+  if (corrupt_name(name, sizeof name, base) != 0) {
+    s = olc_error__set(err, OLC_E_INVALID, "repair", "file name too long: '%s'", path);
+    goto done;
+  }
+  if (OLC_FS(renameat(dfd, base, dfd, name)) != 0) {
+    s = olc_error__sys(err, olc_persist__errno_status(errno, OLC_E_IO), errno, "rename",
+                       "cannot move '%s' aside", path);
+    goto done;
+  }
+  OLC_FS(fsync(dfd)); /* best effort: the quarantine is not data */
+  if (moved_to != NULL && moved_to_size > 0)
+    snprintf(moved_to, moved_to_size, "%.*s%s", (int)(base - path), path, name);
+  s = OLC_OK;
+done:
+  olc_buf__free(&bytes);
+  return s;
+}
+
+olc_status olc_persist__repair(char *moved_to, size_t moved_to_size, const char *path,
+                               const olc_persist_options *options, olc_persist_check_fn check,
+                               void *payload, olc_error *err) {
+  olc_persist_options opt;
+  char *dir = NULL;
+  const char *base = NULL;
+  int dfd = -1, lfd = -1;
+  olc_status s;
+  if (moved_to != NULL && moved_to_size > 0)
+    moved_to[0] = 0;
+  if (path == NULL || check == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "repair", "no path or no check");
+  olc_persist__options(&opt, options);
+  olc_persist__hooks_init();
+  s = olc_persist__split(&dir, &base, path, err);
+  if (s != OLC_OK)
+    return s;
+  olc_posix__mutex_lock();
+  s = olc_posix__open_dir(&dfd, dir, 0, err);
+  if (s == OLC_OK)
+    s = olc_posix__lock(&lfd, dfd, base, path, opt.file_mode, opt.lock_timeout_ms, err);
+  if (s == OLC_OK) {
+    s = repair_locked(moved_to, moved_to_size, path, base, dfd, &opt, check, payload, err);
+    olc_posix__unlock(lfd);
+  }
+  if (dfd >= 0)
+    OLC_FS(close(dfd));
+  olc_posix__mutex_unlock();
+  free(dir);
+  return s;
+}
