@@ -1,0 +1,223 @@
+/*
+ * host/cli/cli.h - shared pieces of the olc command-line tool.
+ *
+ * The tool uses only the public API (olc/olc.h).  Each command group lives
+ * in its own cmd_<group>.c file and is registered in commands.c; this
+ * header gives them what they share: the run context, the argument parser,
+ * strict number parsing, error printing with documented exit codes, a JSON
+ * writer and record printers.
+ */
+#ifndef OLC_CLI_H
+#define OLC_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "olc/olc.h"
+
+/* Exit codes (documented in olc.1 and README.md). */
+enum {
+  CLI_EXIT_OK = 0,          /* success */
+  CLI_EXIT_FAILURE = 1,     /* the operation failed; message on stderr */
+  CLI_EXIT_USAGE = 2,       /* bad, missing or unknown option or value */
+  CLI_EXIT_NOT_SELECTED = 3 /* a lookup selected nothing */
+};
+
+/* What every command gets: the global options and the output streams. */
+typedef struct cli_ctx {
+  const char *store_path; /* --store, else $OLC_STORE, else NULL (default path) */
+  const char *command;    /* "lookup", "override set": prefix of error lines */
+  FILE *out;
+  FILE *err;
+} cli_ctx;
+
+/* ---- argument parsing (cli_args.c) ------------------------------------ */
+
+#define CLI_OPT_REPEAT 1u /* may be given more than once */
+
+/* One long option of a command: "--name" or "--name VALUE". */
+typedef struct cli_option {
+  const char *name;       /* without the leading "--" */
+  const char *value_name; /* NULL: a flag without a value */
+  int id;                 /* returned by cli_parser_next */
+  unsigned flags;         /* CLI_OPT_* */
+} cli_option;
+
+/* Ids reserved by the parser itself. */
+#define CLI_ID_POSITIONAL (-1)
+#define CLI_ID_HELP (-2)
+
+#define CLI_MAX_OPTIONS 64
+
+typedef struct cli_parser {
+  cli_ctx *ctx; /* --store is accepted after the command too, into ctx */
+  const cli_option *options;
+  size_t option_count;
+  int argc;
+  char **argv;
+  int index;
+  int positional_only; /* after "--" */
+  unsigned char seen[CLI_MAX_OPTIONS];
+  char message[256]; /* the usage error, when cli_parser_next returns -1 */
+} cli_parser;
+
+void cli_parser_init(cli_parser *p, cli_ctx *ctx, const cli_option *options, size_t option_count,
+                     int argc, char **argv);
+
+/*
+ * Returns 1 with *id set (an option id, CLI_ID_POSITIONAL or CLI_ID_HELP)
+ * and *value (the option's value or the positional argument; NULL for a
+ * flag), 0 at the end, -1 on a usage error (message in p->message, naming
+ * the option).  Accepts "--name VALUE", "--name=VALUE", "-h" and "--".
+ */
+int cli_parser_next(cli_parser *p, int *id, const char **value);
+
+/* ---- strict values (cli_args.c) --------------------------------------- */
+
+/* A decimal integer in [min, max], nothing else (no sign on positive, no
+ * spaces, no trailing bytes).  Returns 0, or -1 with a message. */
+int cli_parse_int64(int64_t *out, const char *text, int64_t min, int64_t max, char *msg,
+                    size_t msg_size);
+
+/* A finite decimal number ("2.5", "-1e-7"); no hex, inf, nan, spaces or
+ * trailing bytes.  Returns 0, or -1 with a message. */
+int cli_parse_double(double *out, const char *text, char *msg, size_t msg_size);
+
+/* Shortest text of a finite double that reads back bit-identically, with
+ * '.' as decimal point whatever the locale.  buf needs 32 bytes. */
+void cli_format_double(char *buf, size_t size, double value);
+
+/* ---- reporting (cli_util.c) ------------------------------------------- */
+
+/* Prints "olc: <command>: <message>" and returns CLI_EXIT_USAGE. */
+int cli_usage_error(const cli_ctx *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Prints "olc: <where>: <message>" for a failed library call (where from
+ * err, else the command) and returns CLI_EXIT_FAILURE. */
+int cli_fail(const cli_ctx *ctx, olc_status status, const olc_error *err);
+
+/* Prints "olc: <command>: <message>" and returns CLI_EXIT_FAILURE. */
+int cli_failf(const cli_ctx *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Prints text to ctx->out for --help and returns CLI_EXIT_OK. */
+int cli_help(const cli_ctx *ctx, const char *text);
+
+/* Opens the store of ctx (persistence on).  Returns CLI_EXIT_OK or prints
+ * the failure and returns CLI_EXIT_FAILURE. */
+int cli_open_store(const cli_ctx *ctx, olc_store **out);
+
+/* Fails (prints, returns CLI_EXIT_FAILURE) when the store file could not be
+ * read, so that commands never present an unreadable file as empty. */
+int cli_require_loaded(const cli_ctx *ctx, olc_store *store);
+
+/* Flushes ctx->out; a write error (full disk, closed pipe) is a failure. */
+int cli_finish(const cli_ctx *ctx, int code);
+
+/* ---- JSON (cli_json.c) ------------------------------------------------ */
+
+#define CLI_JSON_MAX_DEPTH 32
+
+typedef struct cli_json {
+  FILE *out;
+  int depth;
+  unsigned char first[CLI_JSON_MAX_DEPTH]; /* no element written yet at that depth */
+  int after_key;
+} cli_json;
+
+void cli_json_init(cli_json *j, FILE *out);
+void cli_json_begin_object(cli_json *j);
+void cli_json_end_object(cli_json *j);
+void cli_json_begin_array(cli_json *j);
+void cli_json_end_array(cli_json *j);
+void cli_json_key(cli_json *j, const char *key);
+/* A string of len bytes; invalid UTF-8 becomes U+FFFD (use
+ * cli_utf8_valid first when that matters). */
+void cli_json_string_n(cli_json *j, const unsigned char *s, size_t len);
+void cli_json_string(cli_json *j, const char *s); /* NULL writes null */
+void cli_json_int(cli_json *j, int64_t v);
+void cli_json_double(cli_json *j, double v);
+void cli_json_bool(cli_json *j, int v);
+void cli_json_null(cli_json *j);
+/* Ends the top-level value with a newline. */
+void cli_json_newline(cli_json *j);
+
+/* 1 when s[0..len) is well-formed UTF-8 (NUL bytes allowed). */
+int cli_utf8_valid(const unsigned char *s, size_t len);
+/* Writes the standard base64 of s[0..len) as a JSON string. */
+void cli_json_base64(cli_json *j, const unsigned char *s, size_t len);
+
+/* ---- records (cli_print.c) -------------------------------------------- */
+
+/* The record as one JSON object (level, origin, key, structure,
+ * measurements, policy or policy_base64). */
+void cli_json_record(cli_json *j, const olc_record *record);
+
+/* The record in readable text, each line starting with indent. */
+void cli_print_record(FILE *out, const olc_record *record, const char *indent);
+
+/* Writes bytes quoted for a terminal: printable ASCII and valid UTF-8 as
+ * they are, '"' and '\\' escaped, everything else as \xHH. */
+void cli_print_quoted(FILE *out, const unsigned char *s, size_t len);
+
+/* ---- key options shared by lookup and override (cli_key.c) ----------- */
+
+enum {
+  CLI_KEY_BACKEND = 1000,
+  CLI_KEY_OPERATOR,
+  CLI_KEY_IMPLEMENTATION,
+  CLI_KEY_MODEL_DIGEST,
+  CLI_KEY_PROCESSOR,
+  CLI_KEY_THREADS,
+  CLI_KEY_STRUCTURE
+};
+
+/* The rows of the key options, for a command's cli_option table. */
+#define CLI_KEY_OPTIONS                                                                            \
+  {"backend", "B", CLI_KEY_BACKEND, 0}, {"operator", "O", CLI_KEY_OPERATOR, 0},                    \
+      {"implementation", "V", CLI_KEY_IMPLEMENTATION, 0},                                          \
+      {"model-digest", "D", CLI_KEY_MODEL_DIGEST, 0}, {"processor", "P", CLI_KEY_PROCESSOR, 0},    \
+      {"threads", "N", CLI_KEY_THREADS, 0}, {                                                      \
+    "structure", "NAME=VALUE", CLI_KEY_STRUCTURE, CLI_OPT_REPEAT                                   \
+  }
+
+/* Help lines of the key options. */
+#define CLI_KEY_HELP                                                                               \
+  "  --backend B            backend name (required)\n"                                             \
+  "  --operator O           operator name (required)\n"                                            \
+  "  --implementation V     implementation version (required)\n"                                   \
+  "  --model-digest D       model digest (exact identity)\n"                                       \
+  "  --processor P          processor description (exact identity)\n"                              \
+  "  --threads N            effective thread count, 1 to 2147483647 (exact identity)\n"            \
+  "  --structure NAME=VALUE structural property (portable identity; repeatable)\n"
+
+typedef struct cli_key_args {
+  olc_key key;
+  olc_property *props; /* key.structure */
+  char **owned;        /* copies of the NAME=VALUE arguments */
+  size_t cap;
+  int has_threads;
+} cli_key_args;
+
+void cli_key_init(cli_key_args *k);
+void cli_key_free(cli_key_args *k);
+
+/* Takes one parsed option.  Returns 0 when id is not a key option, 1 when
+ * it was taken, or -1 after printing why, with the exit code in *rc. */
+int cli_key_option(cli_key_args *k, const cli_ctx *ctx, int id, const char *value, int *rc);
+
+/* Checks that backend, operator and implementation are there; prints a
+ * usage error and returns CLI_EXIT_USAGE when not. */
+int cli_key_require_base(const cli_key_args *k, const cli_ctx *ctx);
+
+/* Prints the usage error of a parser and returns CLI_EXIT_USAGE. */
+int cli_parser_usage(const cli_ctx *ctx, const cli_parser *p);
+
+#endif /* OLC_CLI_H */

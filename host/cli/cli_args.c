@@ -1,0 +1,238 @@
+/*
+ * host/cli/cli_args.c - the argument parser and strict value parsing.
+ *
+ * Kept free of printing and of the store so that it can be driven directly
+ * by tests and by a fuzz target.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_parser_init(cli_parser *p, cli_ctx *ctx, const cli_option *options, size_t option_count,
+                     int argc, char **argv) {
+  memset(p, 0, sizeof *p);
+  p->ctx = ctx;
+  p->options = options;
+  p->option_count = option_count < CLI_MAX_OPTIONS ? option_count : CLI_MAX_OPTIONS;
+  p->argc = argc;
+  p->argv = argv;
+  p->index = 0;
+}
+
+/* Writes "<before><name><after>"; names come from the command line, so
+ * they are capped to keep the line short. */
+static int parser_error(cli_parser *p, const char *before, const char *name, size_t name_len,
+                        const char *after) {
+  int n = name_len > 64 ? 64 : (int)name_len;
+  snprintf(p->message, sizeof p->message, "%s%.*s%s", before, n, name, after);
+  return -1;
+}
+
+static const cli_option *parser_find(const cli_parser *p, const char *name, size_t len,
+                                     size_t *slot) {
+  size_t i;
+  for (i = 0; i < p->option_count; i++) {
+    const char *o = p->options[i].name;
+    if (strlen(o) == len && memcmp(o, name, len) == 0) {
+      *slot = i;
+      return &p->options[i];
+    }
+  }
+  return NULL;
+}
+
+/* Takes the value of an option: after '=' or the next argument. */
+static int parser_value(cli_parser *p, const char *name, size_t len, const char *eq,
+                        int wants_value, const char **value) {
+  *value = NULL;
+  if (!wants_value) {
+    if (eq != NULL)
+      return parser_error(p, "option '--", name, len, "' takes no value");
+    return 0;
+  }
+  if (eq != NULL) {
+    *value = eq + 1;
+    return 0;
+  }
+  if (p->index >= p->argc)
+    return parser_error(p, "option '--", name, len, "' needs a value");
+  *value = p->argv[p->index++];
+  return 0;
+}
+
+int cli_parser_next(cli_parser *p, int *id, const char **value) {
+  for (;;) {
+    const char *arg, *name, *eq;
+    size_t len, slot = 0;
+    const cli_option *opt;
+
+    if (p->index >= p->argc)
+      return 0;
+    arg = p->argv[p->index++];
+    if (p->positional_only || arg[0] != '-' || arg[1] == 0) {
+      *id = CLI_ID_POSITIONAL;
+      *value = arg;
+      return 1;
+    }
+    if (strcmp(arg, "--") == 0) {
+      p->positional_only = 1;
+      continue;
+    }
+    if (strcmp(arg, "-h") == 0) {
+      *id = CLI_ID_HELP;
+      *value = NULL;
+      return 1;
+    }
+    if (arg[1] != '-')
+      return parser_error(p, "unknown option '", arg, strlen(arg), "'");
+    name = arg + 2;
+    eq = strchr(name, '=');
+    len = eq != NULL ? (size_t)(eq - name) : strlen(name);
+    if (len == 4 && memcmp(name, "help", 4) == 0) {
+      if (eq != NULL)
+        return parser_error(p, "option '--", name, len, "' takes no value");
+      *id = CLI_ID_HELP;
+      *value = NULL;
+      return 1;
+    }
+    opt = parser_find(p, name, len, &slot);
+    if (opt == NULL && len == 5 && memcmp(name, "store", 5) == 0 && p->ctx != NULL) {
+      /* The global --store is also accepted after the command name. */
+      const char *path;
+      if (parser_value(p, name, len, eq, 1, &path) != 0)
+        return -1;
+      if (path[0] == 0)
+        return parser_error(p, "option '--", name, len, "' needs a non-empty value");
+      p->ctx->store_path = path;
+      continue;
+    }
+    if (opt == NULL)
+      return parser_error(p, "unknown option '--", name, len, "'");
+    if (p->seen[slot] && !(opt->flags & CLI_OPT_REPEAT))
+      return parser_error(p, "option '--", name, len, "' given more than once");
+    p->seen[slot] = 1;
+    if (parser_value(p, name, len, eq, opt->value_name != NULL, value) != 0)
+      return -1;
+    *id = opt->id;
+    return 1;
+  }
+}
+
+int cli_parse_int64(int64_t *out, const char *text, int64_t min, int64_t max, char *msg,
+                    size_t msg_size) {
+  const char *s = text;
+  int negative = 0;
+  uint64_t limit, v = 0;
+
+  if (*s == '-') {
+    negative = 1;
+    s++;
+  }
+  if (*s == 0) {
+    snprintf(msg, msg_size, "'%.64s' is not an integer", text);
+    return -1;
+  }
+  limit = negative ? (uint64_t)INT64_MAX + 1u : (uint64_t)INT64_MAX;
+  for (; *s != 0; s++) {
+    unsigned d;
+    if (*s < '0' || *s > '9') {
+      snprintf(msg, msg_size, "'%.64s' is not an integer", text);
+      return -1;
+    }
+    d = (unsigned)(*s - '0');
+    if (v > (limit - d) / 10u) {
+      snprintf(msg, msg_size, "'%.64s' is out of range", text);
+      return -1;
+    }
+    v = v * 10u + d;
+  }
+  {
+    /* Two's complement negation without overflowing INT64_MIN. */
+    int64_t r = negative ? (v == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)v) : (int64_t)v;
+    if (r < min || r > max) {
+      snprintf(msg, msg_size, "%.64s is out of range (%lld to %lld)", text, (long long)min,
+               (long long)max);
+      return -1;
+    }
+    *out = r;
+  }
+  return 0;
+}
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Checks the plain decimal grammar strtod would also accept hex, inf and
+ * nan for: [+-]? digits [. digits?] | . digits, then [eE][+-]?digits. */
+static int decimal_grammar(const char *s) {
+  int digits = 0;
+  if (*s == '+' || *s == '-')
+    s++;
+  while (is_digit(*s)) {
+    s++;
+    digits++;
+  }
+  if (*s == '.') {
+    s++;
+    while (is_digit(*s)) {
+      s++;
+      digits++;
+    }
+  }
+  if (digits == 0)
+    return 0;
+  if (*s == 'e' || *s == 'E') {
+    int exp_digits = 0;
+    s++;
+    if (*s == '+' || *s == '-')
+      s++;
+    while (is_digit(*s)) {
+      s++;
+      exp_digits++;
+    }
+    if (exp_digits == 0)
+      return 0;
+  }
+  return *s == 0;
+}
+
+int cli_parse_double(double *out, const char *text, char *msg, size_t msg_size) {
+  char *end = NULL;
+  double v;
+  if (!decimal_grammar(text)) {
+    snprintf(msg, msg_size, "'%.64s' is not a decimal number", text);
+    return -1;
+  }
+  /* The tool never calls setlocale, so strtod reads '.' as in the C locale. */
+  errno = 0;
+  v = strtod(text, &end);
+  if (end == NULL || *end != 0) {
+    snprintf(msg, msg_size, "'%.64s' is not a decimal number", text);
+    return -1;
+  }
+  if (!isfinite(v) || (errno == ERANGE && fabs(v) > 1.0)) {
+    snprintf(msg, msg_size, "'%.64s' is out of range", text);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+void cli_format_double(char *buf, size_t size, double value) {
+  int prec;
+  char *p;
+  for (prec = 1; prec <= 17; prec++) {
+    double back;
+    snprintf(buf, size, "%.*g", prec, value);
+    back = strtod(buf, NULL);
+    if (memcmp(&back, &value, sizeof back) == 0)
+      break;
+  }
+  /* Whatever the decimal point of the current locale, write '.'. */
+  for (p = buf; *p != 0; p++)
+    if (!is_digit(*p) && *p != '-' && *p != '+' && *p != 'e' && *p != 'E' && *p != 'i' &&
+        *p != 'n' && *p != 'f' && *p != 'a')
+      *p = '.';
+}

@@ -1,0 +1,133 @@
+/*
+ * host/cli/cli_print.c - records as JSON and as readable text.
+ */
+#include "cli.h"
+
+#include <string.h>
+
+void cli_json_record(cli_json *j, const olc_record *r) {
+  size_t i;
+  cli_json_begin_object(j);
+  cli_json_key(j, "level");
+  cli_json_string(j, olc_level_str(r->level));
+  cli_json_key(j, "origin");
+  cli_json_string(j, olc_origin_str(r->origin));
+  cli_json_key(j, "backend");
+  cli_json_string(j, r->backend);
+  cli_json_key(j, "operator");
+  cli_json_string(j, r->operator_name);
+  cli_json_key(j, "implementation");
+  cli_json_string(j, r->implementation);
+  cli_json_key(j, "model_digest");
+  cli_json_string(j, r->model_digest);
+  cli_json_key(j, "processor");
+  cli_json_string(j, r->processor);
+  cli_json_key(j, "thread_count");
+  if (r->level == OLC_LEVEL_EXACT)
+    cli_json_int(j, r->thread_count);
+  else
+    cli_json_null(j);
+  cli_json_key(j, "structure");
+  cli_json_begin_object(j);
+  for (i = 0; i < r->structure_count; i++) {
+    cli_json_key(j, r->structure[i].name);
+    cli_json_string(j, r->structure[i].value);
+  }
+  cli_json_end_object(j);
+  cli_json_key(j, "measurements");
+  cli_json_begin_array(j);
+  for (i = 0; i < r->measurement_count; i++) {
+    cli_json_begin_object(j);
+    cli_json_key(j, "name");
+    cli_json_string(j, r->measurements[i].name);
+    cli_json_key(j, "value");
+    cli_json_double(j, r->measurements[i].value);
+    cli_json_key(j, "unit");
+    cli_json_string(j, r->measurements[i].unit);
+    cli_json_end_object(j);
+  }
+  cli_json_end_array(j);
+  /* JSON strings hold text only: other bytes travel as base64. */
+  if (cli_utf8_valid(r->policy, r->policy_len)) {
+    cli_json_key(j, "policy");
+    cli_json_string_n(j, r->policy, r->policy_len);
+  } else {
+    cli_json_key(j, "policy_base64");
+    cli_json_base64(j, r->policy, r->policy_len);
+  }
+  cli_json_end_object(j);
+}
+
+void cli_print_quoted(FILE *out, const unsigned char *s, size_t len) {
+  size_t i = 0;
+  fputc('"', out);
+  while (i < len) {
+    unsigned c = s[i];
+    if (c == '"' || c == '\\') {
+      fputc('\\', out);
+      fputc((int)c, out);
+      i++;
+    } else if (c >= 0x20 && c < 0x7F) {
+      fputc((int)c, out);
+      i++;
+    } else if (c >= 0x80 && cli_utf8_valid(s + i, 1) == 0) {
+      /* Print a whole valid multi-byte sequence; anything else escaped. */
+      size_t n = 2;
+      while (n <= 4 && i + n <= len && !cli_utf8_valid(s + i, n))
+        n++;
+      if (n <= 4 && i + n <= len) {
+        fwrite(s + i, 1, n, out);
+        i += n;
+      } else {
+        fprintf(out, "\\x%02x", c);
+        i++;
+      }
+    } else {
+      fprintf(out, "\\x%02x", c);
+      i++;
+    }
+  }
+  fputc('"', out);
+}
+
+static void print_string(FILE *out, const char *s) {
+  cli_print_quoted(out, (const unsigned char *)s, strlen(s));
+}
+
+void cli_print_record(FILE *out, const olc_record *r, const char *indent) {
+  size_t i;
+  char num[40];
+  fprintf(out, "%sprofile %s %s\n", indent, olc_level_str(r->level), olc_origin_str(r->origin));
+  fprintf(out, "%s  backend ", indent);
+  print_string(out, r->backend);
+  fputs(" operator ", out);
+  print_string(out, r->operator_name);
+  fputs(" implementation ", out);
+  print_string(out, r->implementation);
+  fputc('\n', out);
+  if (r->level == OLC_LEVEL_EXACT) {
+    fprintf(out, "%s  model_digest ", indent);
+    print_string(out, r->model_digest != NULL ? r->model_digest : "");
+    fputs(" processor ", out);
+    print_string(out, r->processor != NULL ? r->processor : "");
+    fprintf(out, " thread_count %lld\n", (long long)r->thread_count);
+  }
+  for (i = 0; i < r->structure_count; i++) {
+    fprintf(out, "%s  structure ", indent);
+    print_string(out, r->structure[i].name);
+    fputc(' ', out);
+    print_string(out, r->structure[i].value);
+    fputc('\n', out);
+  }
+  for (i = 0; i < r->measurement_count; i++) {
+    cli_format_double(num, sizeof num, r->measurements[i].value);
+    fprintf(out, "%s  measurement ", indent);
+    print_string(out, r->measurements[i].name);
+    fprintf(out, " %s ", num);
+    print_string(out, r->measurements[i].unit);
+    fputc('\n', out);
+  }
+  fprintf(out, "%s  policy ", indent);
+  cli_print_quoted(out, r->policy, r->policy_len);
+  fputc('\n', out);
+}

@@ -1,0 +1,267 @@
+/*
+ * host/cli/cmd_store.c - path, list, check, import, export, repair.
+ */
+#include "commands.h"
+
+#include <string.h>
+
+enum { OPT_JSON = 1, OPT_PORTABLE_ONLY };
+
+/* Parses a command that takes only flags and up to max_positional
+ * arguments.  Returns -1 to go on, else the exit code (help, usage). */
+static int parse_simple(cli_ctx *ctx, const char *help, const cli_option *opts, size_t count,
+                        int argc, char **argv, int *flags, const char **positional,
+                        int max_positional) {
+  cli_parser p;
+  int id, r, n = 0;
+  const char *v;
+  cli_parser_init(&p, ctx, opts, count, argc, argv);
+  while ((r = cli_parser_next(&p, &id, &v)) > 0) {
+    if (id == CLI_ID_HELP)
+      return cli_help(ctx, help);
+    if (id == CLI_ID_POSITIONAL) {
+      if (n >= max_positional)
+        return cli_usage_error(ctx, "unexpected argument '%.64s'", v);
+      positional[n++] = v;
+      continue;
+    }
+    *flags |= 1 << id;
+  }
+  if (r < 0)
+    return cli_parser_usage(ctx, &p);
+  return -1;
+}
+
+/* Reports a write that committed without a confirmed directory sync. */
+static void warn_unsynced(const cli_ctx *ctx, olc_status st, const olc_error *err) {
+  if (st == OLC_COMMITTED_UNSYNCED)
+    fprintf(ctx->err, "olc: %s: warning: %s\n", ctx->command,
+            err->message[0] != 0 ? err->message : olc_status_str(st));
+}
+
+static const char path_help[] =
+    "usage: olc path\n\n"
+    "Prints the resolved path of the store file: --store, else $OLC_STORE, else\n"
+    "$XDG_CACHE_HOME/onnx-light/calibration_profiles.txt (when absolute), else\n"
+    "$HOME/.cache/onnx-light/calibration_profiles.txt.\n";
+
+int cli_cmd_path(cli_ctx *ctx, int argc, char **argv) {
+  int flags = 0, rc;
+  olc_store *store = NULL;
+  rc = parse_simple(ctx, path_help, NULL, 0, argc, argv, &flags, NULL, 0);
+  if (rc >= 0)
+    return rc;
+  rc = cli_open_store(ctx, &store);
+  if (rc == CLI_EXIT_OK)
+    fprintf(ctx->out, "%s\n", olc_store_path(store));
+  olc_store_free(store);
+  return rc;
+}
+
+static const char list_help[] =
+    "usage: olc list [--json]\n\n"
+    "Prints every record of the store in file order.\n\n"
+    "  --json   a JSON array of objects with level, origin, backend, operator,\n"
+    "           implementation, model_digest, processor, thread_count, structure,\n"
+    "           measurements ([{name, value, unit}]) and policy (or policy_base64\n"
+    "           when the policy bytes are not valid UTF-8)\n";
+
+int cli_cmd_list(cli_ctx *ctx, int argc, char **argv) {
+  static const cli_option opts[] = {{"json", NULL, OPT_JSON, 0}};
+  int flags = 0, rc;
+  olc_store *store = NULL;
+  olc_record_list *list = NULL;
+  olc_error err;
+  olc_status st;
+  size_t i, n;
+
+  rc = parse_simple(ctx, list_help, opts, 1, argc, argv, &flags, NULL, 0);
+  if (rc >= 0)
+    return rc;
+  olc_error_clear(&err);
+  rc = cli_open_store(ctx, &store);
+  if (rc == CLI_EXIT_OK)
+    rc = cli_require_loaded(ctx, store);
+  if (rc != CLI_EXIT_OK)
+    goto done;
+  st = olc_store_list(&list, store, &err);
+  if (st < 0) {
+    rc = cli_fail(ctx, st, &err);
+    goto done;
+  }
+  n = olc_record_list_count(list);
+  if (flags & (1 << OPT_JSON)) {
+    cli_json j;
+    cli_json_init(&j, ctx->out);
+    cli_json_begin_array(&j);
+    for (i = 0; i < n; i++) {
+      fputc('\n', ctx->out);
+      cli_json_record(&j, olc_record_list_get(list, i));
+    }
+    if (n != 0)
+      fputc('\n', ctx->out);
+    cli_json_end_array(&j);
+    cli_json_newline(&j);
+  } else {
+    fprintf(ctx->out, "# %s: %zu record%s\n", olc_store_path(store), n, n == 1 ? "" : "s");
+    for (i = 0; i < n; i++)
+      cli_print_record(ctx->out, olc_record_list_get(list, i), "");
+  }
+done:
+  olc_record_list_free(list);
+  olc_store_free(store);
+  return rc;
+}
+
+static const char check_help[] =
+    "usage: olc check [FILE]\n\n"
+    "Validates a version-1 store file (default: the store).  On error prints\n"
+    "FILE:LINE:COLUMN: message and exits 1.\n";
+
+/* The message without a leading "FILE:LINE:COLUMN: " the library may add. */
+static const char *strip_position(const char *message, const olc_error *err) {
+  char pos[48];
+  const char *p;
+  snprintf(pos, sizeof pos, ":%u:%u: ", (unsigned)err->line, (unsigned)err->column);
+  p = strstr(message, pos);
+  return p != NULL ? p + strlen(pos) : message;
+}
+
+int cli_cmd_check(cli_ctx *ctx, int argc, char **argv) {
+  int flags = 0, rc;
+  const char *file = NULL;
+  olc_store *store = NULL;
+  olc_error err;
+  olc_status st;
+  size_t records = 0;
+
+  rc = parse_simple(ctx, check_help, NULL, 0, argc, argv, &flags, &file, 1);
+  if (rc >= 0)
+    return rc;
+  if (file == NULL) {
+    rc = cli_open_store(ctx, &store);
+    if (rc != CLI_EXIT_OK)
+      return rc;
+    file = olc_store_path(store);
+  }
+  olc_error_clear(&err);
+  st = olc_store_check_file(file, &records, &err);
+  if (st >= 0) {
+    fprintf(ctx->out, "%s: ok, %zu record%s\n", file, records, records == 1 ? "" : "s");
+    rc = CLI_EXIT_OK;
+  } else if (err.line != 0) {
+    fprintf(ctx->err, "%s:%u:%u: %s\n", file, (unsigned)err.line, (unsigned)err.column,
+            strip_position(err.message[0] != 0 ? err.message : olc_status_str(st), &err));
+    rc = CLI_EXIT_FAILURE;
+  } else {
+    rc = cli_fail(ctx, st, &err);
+  }
+  olc_store_free(store);
+  return rc;
+}
+
+static const char import_help[] =
+    "usage: olc import FILE\n\n"
+    "Merges every record of the version-1 FILE into the store under the store\n"
+    "lock; records with the same identity are replaced.  A malformed FILE\n"
+    "changes nothing.\n";
+
+int cli_cmd_import(cli_ctx *ctx, int argc, char **argv) {
+  int flags = 0, rc;
+  const char *file = NULL;
+  olc_store *store = NULL;
+  olc_error err;
+  olc_status st;
+  size_t n = 0;
+
+  rc = parse_simple(ctx, import_help, NULL, 0, argc, argv, &flags, &file, 1);
+  if (rc >= 0)
+    return rc;
+  if (file == NULL)
+    return cli_usage_error(ctx, "missing FILE argument");
+  rc = cli_open_store(ctx, &store);
+  if (rc != CLI_EXIT_OK)
+    return rc;
+  olc_error_clear(&err);
+  st = olc_store_import_file(store, file, &n, &err);
+  if (st < 0) {
+    rc = cli_fail(ctx, st, &err);
+  } else {
+    warn_unsynced(ctx, st, &err);
+    fprintf(ctx->out, "imported %zu record%s from %s into %s\n", n, n == 1 ? "" : "s", file,
+            olc_store_path(store));
+  }
+  olc_store_free(store);
+  return rc;
+}
+
+static const char export_help[] =
+    "usage: olc export FILE [--portable-only]\n\n"
+    "Writes the records of the store to FILE as a version-1 file, atomically.\n\n"
+    "  --portable-only   only the portable records (they fit other machines)\n";
+
+int cli_cmd_export(cli_ctx *ctx, int argc, char **argv) {
+  static const cli_option opts[] = {{"portable-only", NULL, OPT_PORTABLE_ONLY, 0}};
+  int flags = 0, rc;
+  const char *file = NULL;
+  olc_store *store = NULL;
+  olc_error err;
+  olc_status st;
+
+  rc = parse_simple(ctx, export_help, opts, 1, argc, argv, &flags, &file, 1);
+  if (rc >= 0)
+    return rc;
+  if (file == NULL)
+    return cli_usage_error(ctx, "missing FILE argument");
+  rc = cli_open_store(ctx, &store);
+  if (rc == CLI_EXIT_OK)
+    rc = cli_require_loaded(ctx, store);
+  if (rc == CLI_EXIT_OK) {
+    olc_error_clear(&err);
+    st = olc_store_export_file(store, file, (flags & (1 << OPT_PORTABLE_ONLY)) != 0, &err);
+    if (st < 0) {
+      rc = cli_fail(ctx, st, &err);
+    } else {
+      warn_unsynced(ctx, st, &err);
+      fprintf(ctx->out, "exported %s to %s\n", olc_store_path(store), file);
+    }
+  }
+  olc_store_free(store);
+  return rc;
+}
+
+static const char repair_help[] =
+    "usage: olc repair\n\n"
+    "Moves an unreadable store file aside to PATH.corrupt-<UTC time>.<random>\n"
+    "under the store lock, so that the next write starts an empty store.  A\n"
+    "valid or missing store is left alone.\n";
+
+int cli_cmd_repair(cli_ctx *ctx, int argc, char **argv) {
+  int flags = 0, rc;
+  olc_store *store = NULL;
+  olc_error err;
+  olc_status st;
+  char moved[4096];
+
+  rc = parse_simple(ctx, repair_help, NULL, 0, argc, argv, &flags, NULL, 0);
+  if (rc >= 0)
+    return rc;
+  rc = cli_open_store(ctx, &store);
+  if (rc != CLI_EXIT_OK)
+    return rc;
+  olc_error_clear(&err);
+  moved[0] = 0;
+  st = olc_store_repair(store, moved, sizeof moved, &err);
+  if (st == OLC_E_NOT_FOUND) {
+    fprintf(ctx->out, "%s does not exist: nothing to repair\n", olc_store_path(store));
+  } else if (st == OLC_E_BUSY) {
+    fprintf(ctx->out, "%s is valid: nothing to repair\n", olc_store_path(store));
+  } else if (st < 0) {
+    rc = cli_fail(ctx, st, &err);
+  } else {
+    warn_unsynced(ctx, st, &err);
+    fprintf(ctx->out, "moved %s to %s; the store starts empty\n", olc_store_path(store), moved);
+  }
+  olc_store_free(store);
+  return rc;
+}

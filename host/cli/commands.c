@@ -1,0 +1,20 @@
+/*
+ * host/cli/commands.c - the one place where commands are registered.
+ * The order of the rows is the order of `olc --help`.
+ */
+#include "commands.h"
+
+const cli_command cli_commands[] = {
+    /* Store commands (cmd_store.c, cmd_lookup.c, cmd_override.c). */
+    {"path", NULL, "print the resolved store path", cli_cmd_path},
+    {"list", NULL, "print every record of the store", cli_cmd_list},
+    {"lookup", NULL, "run the store's lookup for a key and explain it", cli_cmd_lookup},
+    {"override", "set", "install a user override", cli_cmd_override_set},
+    {"override", "remove", "remove user overrides of a key", cli_cmd_override_remove},
+    {"check", NULL, "validate a store file", cli_cmd_check},
+    {"import", NULL, "merge the records of a file into the store", cli_cmd_import},
+    {"export", NULL, "write the store (or its portable records) to a file", cli_cmd_export},
+    {"repair", NULL, "move an unreadable store file aside", cli_cmd_repair},
+};
+
+const size_t cli_command_count = sizeof cli_commands / sizeof cli_commands[0];

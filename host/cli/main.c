@@ -1,0 +1,166 @@
+/*
+ * host/cli/main.c - olc: global options and command dispatch.
+ */
+#include "commands.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char main_usage[] = "usage: olc [--store PATH] COMMAND [OPTIONS]...\n"
+                                 "       olc --help | --version | help COMMAND\n";
+
+static const char main_help_tail[] =
+    "\nGlobal options:\n"
+    "  --store PATH   the store file (default: $OLC_STORE, else the per-user\n"
+    "                 cache path that `olc path` prints); also accepted after\n"
+    "                 the command\n"
+    "  --help, -h     show help (`olc COMMAND --help` for one command)\n"
+    "  --version      print the version\n"
+    "\nExit status: 0 success, 1 failure, 2 usage error, 3 lookup selected nothing.\n";
+
+static void print_main_help(FILE *out) {
+  size_t i;
+  fputs(main_usage, out);
+  fputs("\nManage the onnx-light calibration profile store.\n\nCommands:\n", out);
+  for (i = 0; i < cli_command_count; i++) {
+    char words[40];
+    const cli_command *c = &cli_commands[i];
+    snprintf(words, sizeof words, "%s%s%s", c->name, c->sub != NULL ? " " : "",
+             c->sub != NULL ? c->sub : "");
+    fprintf(out, "  %-16s %s\n", words, c->summary);
+  }
+  fputs(main_help_tail, out);
+}
+
+/* Help of a command group ("olc override --help"): its sub-commands. */
+static void print_group_help(FILE *out, const char *name) {
+  size_t i;
+  fprintf(out, "usage: olc %s SUBCOMMAND [OPTIONS]...\n\nSubcommands:\n", name);
+  for (i = 0; i < cli_command_count; i++)
+    if (strcmp(cli_commands[i].name, name) == 0 && cli_commands[i].sub != NULL)
+      fprintf(out, "  %-10s %s\n", cli_commands[i].sub, cli_commands[i].summary);
+  fprintf(out, "\nRun `olc %s SUBCOMMAND --help` for the options of one.\n", name);
+}
+
+static int is_group(const char *name) {
+  size_t i;
+  for (i = 0; i < cli_command_count; i++)
+    if (strcmp(cli_commands[i].name, name) == 0 && cli_commands[i].sub != NULL)
+      return 1;
+  return 0;
+}
+
+/* Finds the command named by argv[0] (and argv[1] for a group).  Returns
+ * the row, or NULL with *group set when argv[0] names a group. */
+static const cli_command *find_command(int argc, char **argv, int *group) {
+  size_t i;
+  *group = is_group(argv[0]);
+  for (i = 0; i < cli_command_count; i++) {
+    const cli_command *c = &cli_commands[i];
+    if (strcmp(c->name, argv[0]) != 0)
+      continue;
+    if (c->sub == NULL)
+      return c;
+    if (argc > 1 && strcmp(c->sub, argv[1]) == 0)
+      return c;
+  }
+  return NULL;
+}
+
+static const char *env_store(void) {
+  const char *v;
+#if defined(_WIN32)
+  v = getenv("OLC_STORE");
+#else
+  /* Not honoured in a set-uid or otherwise privileged process. */
+  v = secure_getenv("OLC_STORE");
+#endif
+  return v != NULL && v[0] != 0 ? v : NULL;
+}
+
+static int run_command(cli_ctx *ctx, int argc, char **argv) {
+  const cli_command *c;
+  int group = 0, words;
+  char label[40];
+
+  c = find_command(argc, argv, &group);
+  if (c == NULL && group) {
+    ctx->command = argv[0];
+    if (argc < 2)
+      return cli_usage_error(ctx, "missing subcommand (see 'olc %s --help')", argv[0]);
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+      print_group_help(ctx->out, argv[0]);
+      return CLI_EXIT_OK;
+    }
+    return cli_usage_error(ctx, "unknown subcommand '%.64s'", argv[1]);
+  }
+  if (c == NULL) {
+    ctx->command = "olc";
+    return cli_usage_error(ctx, "unknown command '%.64s' (see 'olc --help')", argv[0]);
+  }
+  words = c->sub != NULL ? 2 : 1;
+  snprintf(label, sizeof label, "%s%s%s", c->name, c->sub != NULL ? " " : "",
+           c->sub != NULL ? c->sub : "");
+  ctx->command = label;
+  return cli_finish(ctx, c->run(ctx, argc - words, argv + words));
+}
+
+int main(int argc, char **argv) {
+  cli_ctx ctx;
+  int i = 1;
+
+  memset(&ctx, 0, sizeof ctx);
+  ctx.out = stdout;
+  ctx.err = stderr;
+  ctx.command = "olc";
+  ctx.store_path = env_store();
+
+  for (; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      print_main_help(ctx.out);
+      return cli_finish(&ctx, CLI_EXIT_OK);
+    }
+    if (strcmp(a, "--version") == 0) {
+      fprintf(ctx.out, "olc %s\n", olc_version());
+      return cli_finish(&ctx, CLI_EXIT_OK);
+    }
+    if (strcmp(a, "--store") == 0) {
+      if (i + 1 >= argc || argv[i + 1][0] == 0)
+        return cli_usage_error(&ctx, "option '--store' needs a value");
+      ctx.store_path = argv[++i];
+      continue;
+    }
+    if (strncmp(a, "--store=", 8) == 0) {
+      if (a[8] == 0)
+        return cli_usage_error(&ctx, "option '--store' needs a value");
+      ctx.store_path = a + 8;
+      continue;
+    }
+    if (strcmp(a, "--") == 0) {
+      i++;
+      break;
+    }
+    if (a[0] == '-')
+      return cli_usage_error(&ctx, "unknown option '%.64s'", a);
+    break;
+  }
+  if (i >= argc) {
+    fputs(main_usage, ctx.err);
+    return cli_usage_error(&ctx, "missing command (see 'olc --help')");
+  }
+  if (strcmp(argv[i], "help") == 0) {
+    /* "olc help lookup" is "olc lookup --help". */
+    char help[] = "--help";
+    char *args[3];
+    if (i + 1 >= argc) {
+      print_main_help(ctx.out);
+      return cli_finish(&ctx, CLI_EXIT_OK);
+    }
+    args[0] = argv[i + 1];
+    args[1] = i + 2 < argc ? argv[i + 2] : help;
+    args[2] = help;
+    return run_command(&ctx, i + 2 < argc && is_group(argv[i + 1]) ? 3 : 2, args);
+  }
+  return run_command(&ctx, argc - i, argv + i);
+}

@@ -1,0 +1,17 @@
+/*
+ * olc/olc.h - the umbrella header of the onnx-light calibration host.
+ *
+ * Includes every public header of the library: status codes and the error
+ * record (error.h), the calibration profile store (store.h) and the plugin
+ * host: configuration, loader report and calibrate loop (host.h).  Link with
+ * olc::olc (CMake) or `pkg-config --libs olc`.
+ */
+#ifndef OLC_OLC_H
+#define OLC_OLC_H
+
+#include "olc/export.h"
+#include "olc/error.h"
+#include "olc/store.h"
+#include "olc/host.h"
+
+#endif /* OLC_OLC_H */
