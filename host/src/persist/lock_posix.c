@@ -116,8 +116,8 @@ static olc_status acquire(int lfd, const char *path, int64_t timeout_ms, olc_err
   }
 }
 
-olc_status olc_posix__lock(int *lfd, int dfd, const char *base, const char *path,
-                           uint32_t mode, int64_t timeout_ms, olc_error *err) {
+olc_status olc_posix__lock(int *lfd, int dfd, const char *base, const char *path, uint32_t mode,
+                           int64_t timeout_ms, olc_error *err) {
   char name[4096];
   int e;
   olc_status st;
@@ -154,8 +154,8 @@ void olc_posix__unlock(int lfd) {
   olc_persist__hook_crash(OLC_STEP_UNLOCK);
 }
 
-olc_status olc_posix__read_fd(olc_buf *out, struct stat *st, int fd, size_t max,
-                              const char *path, const char *where, olc_error *err) {
+olc_status olc_posix__read_fd(olc_buf *out, struct stat *st, int fd, size_t max, const char *path,
+                              const char *where, olc_error *err) {
   size_t cap;
   olc_status s;
   if (OLC_FS(fstat(fd, st)) != 0)
@@ -181,8 +181,7 @@ olc_status olc_posix__read_fd(olc_buf *out, struct stat *st, int fd, size_t max,
       return OLC_OK;
     out->len += (size_t)r;
     if (max != 0 && out->len > max)
-      return olc_error__set(err, OLC_E_LIMIT, where, "'%s' is larger than %zu bytes", path,
-                            max);
+      return olc_error__set(err, OLC_E_LIMIT, where, "'%s' is larger than %zu bytes", path, max);
     cap = 4096; /* the file grew (a negative-control in-place writer) */
   }
 }

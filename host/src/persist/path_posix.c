@@ -31,8 +31,8 @@ static const char *env_get(const char *name) {
 
 static olc_status put_path(char *buf, size_t size, const char *dir, const char *sub,
                            olc_error *err) {
-  int n = snprintf(buf, size, "%s%s%s", dir,
-                   dir[0] != 0 && dir[strlen(dir) - 1] == '/' ? "" : "/", sub);
+  int n = snprintf(buf, size, "%s%s%s", dir, dir[0] != 0 && dir[strlen(dir) - 1] == '/' ? "" : "/",
+                   sub);
   if (n < 0 || (size_t)n >= size)
     return olc_error__set(err, OLC_E_LIMIT, "default-path",
                           "the default store path under '%s' does not fit %zu bytes", dir, size);

@@ -54,8 +54,7 @@ static olc_status reload(writer *w, olc_error *err) {
   }
   if (e != 0)
     return step_error(err, OLC_STEP_RELOAD, e, "cannot open", w->path);
-  st = olc_posix__read_fd(&w->old, &w->old_st, fd, w->opt.max_file_size, w->path, "reload",
-                          err);
+  st = olc_posix__read_fd(&w->old, &w->old_st, fd, w->opt.max_file_size, w->path, "reload", err);
   OLC_FS(close(fd));
   if (st != OLC_OK)
     return st;
@@ -86,15 +85,14 @@ static olc_status create_tmp(writer *w, olc_error *err) {
     olc_persist__random(r, sizeof r);
     n = snprintf(w->tmp, sizeof w->tmp, "%s.%ld.", w->base, (long)getpid());
     if (n < 0 || (size_t)n + 21 > sizeof w->tmp)
-      return olc_error__set(err, OLC_E_INVALID, "tmp-create", "file name too long: '%s'",
-                            w->path);
+      return olc_error__set(err, OLC_E_INVALID, "tmp-create", "file name too long: '%s'", w->path);
     for (i = 0; i < 8; i++)
       snprintf(w->tmp + n + 2 * i, 3, "%02x", r[i]);
     memcpy(w->tmp + n + 16, ".tmp", 5);
     e = olc_persist__hook_fail(OLC_STEP_TMP_CREATE);
     if (e == 0) {
-      w->tfd = OLC_FS(openat(w->dfd, w->tmp,
-                             O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+      w->tfd = OLC_FS(
+          openat(w->dfd, w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
       e = w->tfd < 0 ? errno : 0;
     }
     if (e != EEXIST)
@@ -172,8 +170,7 @@ static olc_status sync_dir(writer *w, olc_error *err) {
 }
 
 static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
-                             olc_persist_transform_fn transform, void *payload,
-                             olc_error *err) {
+                             olc_persist_transform_fn transform, void *payload, olc_error *err) {
   olc_status st;
   int unchanged = 0, e;
   struct stat new_st;
@@ -228,8 +225,7 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
 
 olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *path,
                                const olc_persist_options *options,
-                               olc_persist_transform_fn transform, void *payload,
-                               olc_error *err) {
+                               olc_persist_transform_fn transform, void *payload, olc_error *err) {
   writer w;
   olc_status st;
   if (written != NULL)

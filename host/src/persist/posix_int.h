@@ -28,16 +28,16 @@ olc_status olc_posix__open_dir(int *dfd, const char *dir, int create, olc_error 
 /* Opens/creates "<base>.lock" in dfd and takes the whole-file write lock
  * (steps "lock-open" and "lock").  *lfd = -1 when the lock is disabled by a
  * test switch. */
-olc_status olc_posix__lock(int *lfd, int dfd, const char *base, const char *path,
-                           uint32_t mode, int64_t timeout_ms, olc_error *err);
+olc_status olc_posix__lock(int *lfd, int dfd, const char *base, const char *path, uint32_t mode,
+                           int64_t timeout_ms, olc_error *err);
 /* Releases and closes the lock (step "unlock"); errors cannot matter:
  * close() releases the lock in any case. */
 void olc_posix__unlock(int lfd);
 
 /* fstat + read to EOF of an open file (regular files only; larger than
  * max, 0 = no limit: OLC_E_LIMIT before allocating). */
-olc_status olc_posix__read_fd(olc_buf *out, struct stat *st, int fd, size_t max,
-                              const char *path, const char *where, olc_error *err);
+olc_status olc_posix__read_fd(olc_buf *out, struct stat *st, int fd, size_t max, const char *path,
+                              const char *where, olc_error *err);
 
 /* Deletes "<base>.<pid>.<16 hex>.tmp" regular files older than grace
  * seconds; every failure is ignored. */

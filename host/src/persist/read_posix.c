@@ -14,8 +14,8 @@
 
 #include "util/error.h"
 
-olc_status olc_persist__read(olc_buf *out, olc_file_id *id, const char *path,
-                             size_t max_file_size, olc_error *err) {
+olc_status olc_persist__read(olc_buf *out, olc_file_id *id, const char *path, size_t max_file_size,
+                             olc_error *err) {
   struct stat st;
   olc_status s;
   int fd;
