@@ -1,6 +1,6 @@
 /*
  * format/format.h - the version-1 text codec.  Bytes in, records out, and
- * back.  No file-system access, no locale dependence, no strto*/sscanf/strlen
+ * back.  No file-system access, no locale dependence, no strto* / sscanf / strlen
  * on file bytes.
  *
  *   onnx_light_calibration_profiles 1
