@@ -1,0 +1,368 @@
+/*
+ * bench_gemm.c - cpu_gemm against OpenBLAS, in one process, interleaved.
+ *
+ * For each thread count and shape: OpenBLAS cblas_sgemm, cpu_gemm with the
+ * selected ("calibrated") policy and cpu_gemm with its analytical default
+ * (its first candidate) are timed in turn, A/B/C/A/B/C..., and the medians
+ * reported in GFLOP/s, as ratios to OpenBLAS and as a share of the measured
+ * FMA peak.  cpu_gemm is driven through its plugin ABI, as the host drives
+ * it.  The selected policy comes from select_policy(): today an in-bench
+ * search over the plugin's candidates (median of a few runs each); later
+ * the host's store (see the hook there) or --policy TEXT.
+ *
+ * usage: bench_gemm [--json] [--quick] [--threads 1,2] [--reps N]
+ *                   [--shape MxNxK]... [--policy TEXT] [--plugin PATH]
+ */
+#include <cblas.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "olc/plugin.h"
+
+void openblas_set_num_threads(int num_threads);
+double bench_fma_peak_gflops(void);
+
+#define MAX_SHAPES 16
+#define MAX_CANDS 64
+
+typedef struct shape {
+  long m, n, k;
+} shape;
+
+static const shape default_shapes[] = {{256, 256, 256},    {512, 512, 512},   {1024, 1024, 1024},
+                                       {2048, 2048, 2048}, {2048, 2048, 256}, {64, 4096, 4096},
+                                       {4096, 64, 4096}};
+
+/* ---- minimal host table ---- */
+static _Thread_local char last_error[256];
+
+static void h_log(void *ctx, int32_t level, const char *msg) {
+  (void)ctx;
+  if (level <= OLC_PLUGIN_LOG_WARN)
+    fprintf(stderr, "cpu_gemm: %s\n", msg);
+}
+static void h_set_error(void *ctx, int32_t code, const char *msg) {
+  (void)ctx;
+  (void)code;
+  snprintf(last_error, sizeof(last_error), "%s", msg);
+}
+static uint64_t h_now(void *ctx) {
+  struct timespec ts;
+  (void)ctx;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+static int32_t h_lookup(void *ctx, void *inst, const olc_plugin_workload *w,
+                        const olc_plugin_byte_sink *out) {
+  (void)ctx, (void)inst, (void)w, (void)out;
+  return OLC_PLUGIN_E_NOT_FOUND;
+}
+static int32_t h_save(void *ctx, void *inst, const olc_plugin_workload *w, const void *p,
+                      uint64_t len, const olc_plugin_measurement *m, uint32_t count) {
+  (void)ctx, (void)inst, (void)w, (void)p, (void)len, (void)m, (void)count;
+  return OLC_PLUGIN_E_UNSUPPORTED;
+}
+static const olc_plugin_host host = {sizeof(olc_plugin_host),
+                                     OLC_PLUGIN_ABI_MINOR,
+                                     NULL,
+                                     h_log,
+                                     h_set_error,
+                                     h_now,
+                                     h_lookup,
+                                     h_save};
+
+static double now_s(void) { return (double)h_now(NULL) * 1e-9; }
+
+static void die(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "bench_gemm: ");
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "%s%s\n", last_error[0] ? ": " : "", last_error);
+  va_end(ap);
+  exit(1);
+}
+
+/* ---- policy sinks ---- */
+typedef struct cand_set {
+  void *p[MAX_CANDS];
+  int n;
+} cand_set;
+static int32_t emit_cand(void *ctx, void *policy) {
+  cand_set *s = ctx;
+  if (s->n >= MAX_CANDS)
+    return OLC_PLUGIN_E_LIMIT;
+  s->p[s->n++] = policy;
+  return OLC_PLUGIN_OK;
+}
+typedef struct text_buf {
+  char s[256];
+  size_t len;
+} text_buf;
+static int32_t write_text(void *ctx, const void *bytes, uint64_t len) {
+  text_buf *t = ctx;
+  if (t->len + len >= sizeof(t->s))
+    return OLC_PLUGIN_E_LIMIT;
+  memcpy(t->s + t->len, bytes, (size_t)len);
+  t->len += (size_t)len;
+  t->s[t->len] = '\0';
+  return OLC_PLUGIN_OK;
+}
+
+/* ---- one benchmark context ---- */
+typedef struct bench {
+  const olc_plugin *pl;
+  void *inst;
+  olc_plugin_workload wl;
+  olc_plugin_kv props[4];
+  char dims[3][24];
+  void *state;
+  shape s;
+  float *a, *b, *c; /* OpenBLAS's operands */
+  int iters;        /* runs per sample, so a sample lasts >= ~20 ms */
+} bench;
+
+static float *alloc_matrix(long count) {
+  size_t bytes = ((size_t)count * sizeof(float) + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+  void *p = NULL;
+  if (posix_memalign(&p, 2u << 20, bytes) != 0)
+    die("out of memory");
+  (void)madvise(p, bytes, MADV_HUGEPAGE); /* same treatment as the plugin's */
+  for (long i = 0; i < count; i++)
+    ((float *)p)[i] = (float)((i * 7919 % 2001) - 1000) * 1e-3f;
+  return p;
+}
+
+static void policy_text(bench *x, const void *policy, text_buf *t) {
+  olc_plugin_byte_sink sink = {sizeof(sink), OLC_PLUGIN_ABI_MINOR, t, write_text};
+  t->len = 0;
+  t->s[0] = '\0';
+  if (x->pl->serialize(x->inst, policy, &sink) != OLC_PLUGIN_OK)
+    die("serialize");
+}
+
+static double time_plugin(bench *x, const void *policy) {
+  double t0 = now_s();
+  for (int i = 0; i < x->iters; i++) {
+    if (x->pl->run(x->inst, &x->wl, x->state, policy) != OLC_PLUGIN_OK)
+      die("run");
+  }
+  return (now_s() - t0) / x->iters;
+}
+
+static double time_openblas(bench *x) {
+  double t0 = now_s();
+  for (int i = 0; i < x->iters; i++)
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)x->s.m, (int)x->s.n, (int)x->s.k,
+                1.0f, x->a, (int)x->s.k, x->b, (int)x->s.n, 0.0f, x->c, (int)x->s.n);
+  return (now_s() - t0) / x->iters;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof(double), cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/*
+ * The policy to benchmark as "calibrated".  Hook: once the host's loop and
+ * store exist, look the workload up with host.store_lookup and validate it
+ * here; until then search the candidates (median of `runs` samples each).
+ */
+static int select_policy(bench *x, cand_set *cands, const char *forced, void **forced_policy,
+                         int runs) {
+  int best = 0;
+  double best_t = INFINITY;
+  if (forced != NULL) {
+    if (x->pl->validate(x->inst, forced, strlen(forced), forced_policy) != OLC_PLUGIN_OK)
+      die("--policy '%s' rejected", forced);
+    return -1;
+  }
+  for (int i = 0; i < cands->n; i++) {
+    double t[5];
+    time_plugin(x, cands->p[i]); /* warm-up: buffers, caches */
+    for (int r = 0; r < runs; r++)
+      t[r] = time_plugin(x, cands->p[i]);
+    double med = median(t, runs);
+    if (med < best_t)
+      best_t = med, best = i;
+  }
+  return best;
+}
+
+static void set_dim(bench *x, int i, const char *key, long v) {
+  snprintf(x->dims[i], sizeof(x->dims[i]), "%ld", v);
+  x->props[i + 1].key = key;
+  x->props[i + 1].value = x->dims[i];
+}
+
+typedef struct result {
+  shape s;
+  int threads;
+  double ob, cal, def;
+  char cal_text[256], def_text[256];
+} result;
+
+static void run_shape(bench *x, int threads, int reps, int search_runs, const char *forced,
+                      result *res) {
+  cand_set cands = {{0}, 0};
+  olc_plugin_policy_sink sink = {sizeof(sink), OLC_PLUGIN_ABI_MINOR, &cands, emit_cand};
+  double flops = 2.0 * (double)x->s.m * (double)x->s.n * (double)x->s.k;
+  double *tob = calloc((size_t)reps, sizeof(double)), *tcal = calloc((size_t)reps, sizeof(double));
+  double *tdef = calloc((size_t)reps, sizeof(double));
+  void *forced_policy = NULL, *cal;
+  text_buf t;
+  int sel;
+  memset(&x->wl, 0, sizeof(x->wl));
+  x->wl.struct_size = sizeof(x->wl);
+  x->wl.abi_minor = OLC_PLUGIN_ABI_MINOR;
+  x->wl.name = "bench";
+  x->wl.operator_name = "MatMul";
+  x->props[0].key = "dtype";
+  x->props[0].value = "float32";
+  set_dim(x, 0, "m", x->s.m);
+  set_dim(x, 1, "n", x->s.n);
+  set_dim(x, 2, "k", x->s.k);
+  x->wl.properties = x->props;
+  x->wl.property_count = 4;
+  if (tob == NULL || tcal == NULL || tdef == NULL)
+    die("out of memory");
+  if (x->pl->prepare(x->inst, &x->wl, &x->state) != OLC_PLUGIN_OK)
+    die("prepare");
+  x->a = alloc_matrix(x->s.m * x->s.k);
+  x->b = alloc_matrix(x->s.k * x->s.n);
+  x->c = alloc_matrix(x->s.m * x->s.n);
+  if (x->pl->candidates(x->inst, &x->wl, &sink) != OLC_PLUGIN_OK || cands.n == 0)
+    die("candidates");
+  x->iters = 1;
+  {
+    double one = time_openblas(x);
+    one = time_openblas(x);
+    x->iters = one > 0.02 ? 1 : (int)(0.02 / (one > 1e-6 ? one : 1e-6)) + 1;
+  }
+  sel = select_policy(x, &cands, forced, &forced_policy, search_runs);
+  cal = sel >= 0 ? cands.p[sel] : forced_policy;
+  time_plugin(x, cands.p[0]);
+  for (int r = 0; r < reps; r++) {
+    tob[r] = time_openblas(x);
+    tcal[r] = time_plugin(x, cal);
+    tdef[r] = time_plugin(x, cands.p[0]);
+  }
+  res->s = x->s;
+  res->threads = threads;
+  res->ob = flops / median(tob, reps) * 1e-9;
+  res->cal = flops / median(tcal, reps) * 1e-9;
+  res->def = flops / median(tdef, reps) * 1e-9;
+  policy_text(x, cal, &t);
+  snprintf(res->cal_text, sizeof(res->cal_text), "%s", t.s);
+  policy_text(x, cands.p[0], &t);
+  snprintf(res->def_text, sizeof(res->def_text), "%s", t.s);
+  for (int i = 0; i < cands.n; i++)
+    x->pl->release_policy(x->inst, cands.p[i]);
+  x->pl->release_policy(x->inst, forced_policy);
+  x->pl->unprepare(x->inst, x->state);
+  x->state = NULL;
+  free(x->a), free(x->b), free(x->c), free(tob), free(tcal), free(tdef);
+}
+
+int main(int argc, char **argv) {
+  const char *plugin_path = CG_BENCH_PLUGIN, *forced = NULL;
+  int json = 0, reps = 7, search_runs = 3, nthreads = 0, threads[8], nshapes = 0;
+  shape shapes[MAX_SHAPES];
+  result results[MAX_SHAPES * 8];
+  int nres = 0;
+  double peak;
+  void *dl;
+  olc_plugin_entry_fn entry;
+  const olc_plugin *pl;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--json") == 0) {
+      json = 1;
+    } else if (strcmp(argv[i], "--quick") == 0) {
+      reps = 3, search_runs = 1;
+      if (nshapes == 0)
+        shapes[nshapes++] = (shape){256, 256, 256};
+    } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+      for (char *s = strtok(argv[++i], ","); s != NULL && nthreads < 8; s = strtok(NULL, ","))
+        threads[nthreads++] = atoi(s) > 0 ? atoi(s) : 1;
+    } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+      reps = atoi(argv[++i]);
+      reps = reps < 1 ? 1 : reps;
+    } else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc && nshapes < MAX_SHAPES) {
+      shape s;
+      if (sscanf(argv[++i], "%ldx%ldx%ld", &s.m, &s.n, &s.k) != 3 || s.m < 1 || s.n < 1 || s.k < 1)
+        die("bad --shape %s (want MxNxK)", argv[i]);
+      shapes[nshapes++] = s;
+    } else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc) {
+      forced = argv[++i];
+    } else if (strcmp(argv[i], "--plugin") == 0 && i + 1 < argc) {
+      plugin_path = argv[++i];
+    } else {
+      fprintf(stderr, "usage: bench_gemm [--json] [--quick] [--threads 1,2] [--reps N] "
+                      "[--shape MxNxK]... [--policy TEXT] [--plugin PATH]\n");
+      return 2;
+    }
+  }
+  if (nthreads == 0)
+    threads[nthreads++] = 1, threads[nthreads++] = 2;
+  if (nshapes == 0) {
+    for (size_t i = 0; i < sizeof(default_shapes) / sizeof(default_shapes[0]); i++)
+      shapes[nshapes++] = default_shapes[i];
+  }
+  dl = dlopen(plugin_path, RTLD_NOW | RTLD_LOCAL);
+  if (dl == NULL)
+    die("cannot load %s: %s", plugin_path, dlerror());
+  *(void **)&entry = dlsym(dl, OLC_PLUGIN_ENTRY_SYMBOL);
+  if (entry == NULL || entry(OLC_PLUGIN_ABI_MAJOR, &host, &pl) != OLC_PLUGIN_OK)
+    die("no usable entry in %s", plugin_path);
+  peak = bench_fma_peak_gflops();
+  for (int ti = 0; ti < nthreads; ti++) {
+    bench x;
+    memset(&x, 0, sizeof(x));
+    x.pl = pl;
+    if (pl->create(&host, NULL, 0, (uint32_t)threads[ti], &x.inst) != OLC_PLUGIN_OK)
+      die("create");
+    openblas_set_num_threads(threads[ti]);
+    for (int si = 0; si < nshapes; si++) {
+      x.s = shapes[si];
+      run_shape(&x, threads[ti], reps, search_runs, forced, &results[nres++]);
+      if (!json) {
+        const result *r = &results[nres - 1];
+        printf("%5ldx%5ldx%5ld t=%d  openblas %6.1f  cal %6.1f (%.2fx, %3.0f%% peak)  def %6.1f "
+               "(%.2fx)  [%s]\n",
+               r->s.m, r->s.n, r->s.k, r->threads, r->ob, r->cal, r->cal / r->ob,
+               peak > 0 ? 100.0 * r->cal / (peak * r->threads) : 0.0, r->def, r->def / r->ob,
+               r->cal_text);
+        fflush(stdout);
+      }
+    }
+    pl->destroy(x.inst);
+  }
+  if (json) {
+    printf("{\"fma_peak_gflops_per_thread\": %.2f, \"results\": [\n", peak);
+    for (int i = 0; i < nres; i++) {
+      const result *r = &results[i];
+      printf("  {\"m\": %ld, \"n\": %ld, \"k\": %ld, \"threads\": %d, \"openblas_gflops\": %.2f, "
+             "\"calibrated_gflops\": %.2f, \"default_gflops\": %.2f, \"calibrated_ratio\": %.3f, "
+             "\"default_ratio\": %.3f, \"calibrated_peak_pct\": %.1f, "
+             "\"calibrated_policy\": \"%s\", \"default_policy\": \"%s\"}%s\n",
+             r->s.m, r->s.n, r->s.k, r->threads, r->ob, r->cal, r->def, r->cal / r->ob,
+             r->def / r->ob, peak > 0 ? 100.0 * r->cal / (peak * r->threads) : 0.0, r->cal_text,
+             r->def_text, i + 1 < nres ? "," : "");
+    }
+    printf("]}\n");
+  } else {
+    printf("measured FMA peak: %.1f GFLOP/s per thread\n", peak);
+  }
+  return 0;
+}

@@ -1,0 +1,154 @@
+/*
+ * candidates.c - the analytical default policy and the bounded candidate
+ * set around it (kernels x blocking multiples x packing x splits).
+ *
+ * Default blocking, after the BLIS analytical model:
+ *   KC: the B micro-panel (KC x NR) takes about half of L1, leaving room for
+ *       the A micro-panel streaming through and the C tile;
+ *   MC: the packed A block (MC x KC) takes about half of L2;
+ *   NC: the packed B panel (KC x NC) takes about half of this thread's share
+ *       of L3.
+ * Every value is then clamped to the shape, so that candidates which
+ * differ only beyond the shape collapse into one.
+ */
+#include <string.h>
+
+#include "kernels/kernels.h"
+#include "policy.h"
+
+static uint32_t round_down(uint64_t v, uint32_t q) {
+  uint64_t r = v - v % q;
+  return (uint32_t)(r < q ? q : r);
+}
+
+static uint64_t round_up(uint64_t v, uint32_t q) { return (v + q - 1) / q * q; }
+
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* Clamps a policy to the shape and the validation limits. */
+static void clamp_policy(cg_policy *p, const cg_shape *s) {
+  const cg_kernel_info *ki = &cg_kernel_table[p->kernel];
+  uint64_t kc = min_u64(p->kc, (uint64_t)(s->k > 0 ? s->k : 1));
+  uint64_t mc = min_u64(p->mc, round_up((uint64_t)(s->m > 0 ? s->m : 1), ki->mr));
+  uint64_t nc = min_u64(p->nc, round_up((uint64_t)(s->n > 0 ? s->n : 1), ki->nr));
+  kc = kc < 1 ? 1 : kc > CG_KC_MAX ? CG_KC_MAX : kc;
+  mc = round_down(min_u64(mc, CG_MC_MAX), ki->mr);
+  nc = round_down(min_u64(nc, CG_NC_MAX), ki->nr);
+  while (mc * kc * 4u > CG_PANEL_BYTES_MAX && mc > ki->mr)
+    mc = round_down(mc / 2, ki->mr);
+  while (kc * nc * 4u > CG_PANEL_BYTES_MAX && nc > ki->nr)
+    nc = round_down(nc / 2, ki->nr);
+  p->kc = (uint32_t)kc;
+  p->mc = (uint32_t)mc;
+  p->nc = (uint32_t)nc;
+}
+
+/* The best kernel the ISA level allows. */
+static uint32_t best_kernel(uint32_t isa) {
+  for (uint32_t i = 0; i < cg_kernel_count; i++) {
+    if (cg_kernel_table[i].isa <= isa)
+      return i;
+  }
+  return cg_kernel_count - 1;
+}
+
+static void default_for_kernel(cg_policy *p, uint32_t kernel, const cg_cpu *cpu, uint32_t threads,
+                               const cg_shape *s) {
+  const cg_kernel_info *ki = &cg_kernel_table[kernel];
+  const cg_cache *l1 = cg_probe_data_cache(cpu, 1);
+  const cg_cache *l2 = cg_probe_data_cache(cpu, 2);
+  const cg_cache *l3 = cg_probe_data_cache(cpu, 3);
+  uint64_t s1 = l1 != NULL ? l1->size : 32u << 10;
+  uint64_t s2 = l2 != NULL ? l2->size : 512u << 10;
+  uint64_t s3 = l3 != NULL ? l3->size : 8u << 20;
+  uint64_t l3_users = 1;
+  uint64_t kc, mc, nc;
+  if (l2 != NULL && l2->sharing > 1)
+    s2 /= l2->sharing < threads ? l2->sharing : threads; /* threads sharing one L2 */
+  if (l3 != NULL)
+    l3_users = threads < l3->sharing ? threads : l3->sharing;
+  if (l3_users < 1)
+    l3_users = 1;
+  kc = (s1 / 2) / ((uint64_t)ki->nr * 4u);
+  kc = kc < 64 ? 64 : kc - kc % 8;
+  mc = (s2 / 2) / (kc * 4u);
+  nc = (s3 / 2 / l3_users) / (kc * 4u);
+  memset(p, 0, sizeof(*p));
+  p->kernel = kernel;
+  p->kc = (uint32_t)min_u64(kc, CG_KC_MAX);
+  p->mc = round_down(min_u64(mc, CG_MC_MAX), ki->mr);
+  p->nc = round_down(min_u64(nc, 8192), ki->nr);
+  p->pack = CG_PACK_A | CG_PACK_B;
+  /* Few columns: every element of A is used only n times, so packing A
+   * costs more than reading its rows in place. */
+  if (s->n <= 4 * (int64_t)ki->nr)
+    p->pack = CG_PACK_B;
+  p->split = CG_SPLIT_NONE;
+  if (threads > 1)
+    p->split = s->m >= s->n ? CG_SPLIT_IC : CG_SPLIT_JC;
+  clamp_policy(p, s);
+}
+
+void cg_policy_default(cg_policy *out, const cg_cpu *cpu, uint32_t isa, uint32_t threads,
+                       const cg_shape *shape) {
+  default_for_kernel(out, best_kernel(isa), cpu, threads, shape);
+}
+
+typedef struct cand_list {
+  cg_policy *out;
+  uint32_t cap, count;
+  const cg_shape *shape;
+} cand_list;
+
+static void cand_add(cand_list *l, cg_policy p) {
+  clamp_policy(&p, l->shape);
+  if (cg_policy_check(&p, CG_ISA_AVX512, NULL, 0) != 0)
+    return;
+  for (uint32_t i = 0; i < l->count; i++) {
+    if (memcmp(&l->out[i], &p, sizeof(p)) == 0)
+      return;
+  }
+  if (l->count < l->cap)
+    l->out[l->count++] = p;
+}
+
+static void cand_blocking(cand_list *l, const cg_policy *d) {
+  const cg_kernel_info *ki = &cg_kernel_table[d->kernel];
+  cg_policy p;
+  p = *d, p.kc = d->kc * 2, p.mc = round_down(d->mc / 2, ki->mr), cand_add(l, p);
+  p = *d, p.mc = d->mc * 2, cand_add(l, p);
+  p = *d, p.kc = d->kc / 2 < 32 ? 32 : d->kc / 2, cand_add(l, p);
+  p = *d, p.mc = round_down(d->mc / 2, ki->mr), cand_add(l, p);
+  p = *d, p.kc = d->kc * 2, cand_add(l, p);
+  p = *d, p.kc = d->kc + d->kc / 2, p.mc = round_down(d->mc * 2 / 3, ki->mr), cand_add(l, p);
+  p = *d, p.nc = round_down(d->nc / 2, ki->nr), cand_add(l, p);
+  p = *d, p.mc = round_down(d->mc * 4, ki->mr), cand_add(l, p);
+}
+
+uint32_t cg_policy_candidates(cg_policy *out, uint32_t cap, const cg_cpu *cpu, uint32_t isa,
+                              uint32_t threads, const cg_shape *shape) {
+  cand_list l = {out, cap < CG_CANDIDATES_MAX ? cap : CG_CANDIDATES_MAX, 0, shape};
+  cg_policy d, p;
+  uint32_t best = best_kernel(isa);
+  default_for_kernel(&d, best, cpu, threads, shape);
+  cand_add(&l, d);
+  /* The other packing choice for A comes next: it decides skinny shapes. */
+  p = d, p.pack = d.pack ^ CG_PACK_A, cand_add(&l, p);
+  cand_blocking(&l, &d);
+  if (threads > 1) {
+    p = d, p.split = d.split == CG_SPLIT_IC ? CG_SPLIT_JC : CG_SPLIT_IC, cand_add(&l, p);
+    p = d, p.split = CG_SPLIT_NONE, cand_add(&l, p);
+  }
+  /* Variants of the runner-up packing choice. */
+  p = d, p.pack = d.pack ^ CG_PACK_A, p.kc = d.kc * 2, cand_add(&l, p);
+  p = d, p.pack = d.pack ^ CG_PACK_A, p.mc = d.mc * 2, cand_add(&l, p);
+  /* Other SIMD kernels this CPU runs (the portable one only when alone). */
+  for (uint32_t i = 0; i < cg_kernel_count; i++) {
+    if (i == best || cg_kernel_table[i].isa > isa || cg_kernel_table[i].isa == CG_ISA_REF)
+      continue;
+    default_for_kernel(&p, i, cpu, threads, shape);
+    cand_add(&l, p);
+    cand_blocking(&l, &p);
+  }
+  return l.count;
+}

@@ -1,0 +1,249 @@
+/*
+ * gemm.c - the blocked driver.
+ *
+ * Loop order (per thread, over its share of C):
+ *   for jc in N step NC            B panel KC x NC packed -> L3
+ *     for pc in K step KC
+ *       pack B (or only its edge panel when B is read in place)
+ *       for ic in M step MC        A block MC x KC packed -> L2
+ *         pack A (or only its edge micro-panel)
+ *         for jr in NC step NR     B micro-panel -> L1
+ *           for ir in MC step MR   micro-kernel on one MR x NR tile of C
+ * The first KC slice overwrites C, later ones accumulate.  Edge tiles are
+ * computed into a small buffer and copied, so kernels stay full-tile only.
+ */
+#define _DEFAULT_SOURCE /* madvise */
+#include "gemm.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "kernels/kernels.h"
+#include "pack.h"
+
+#define CG_HUGE (2u << 20)
+
+float *cg_alloc_floats(size_t count) {
+  size_t bytes = count * sizeof(float);
+  size_t align = bytes >= CG_HUGE ? CG_HUGE : 64;
+  void *p = NULL;
+  if (count == 0 || count > SIZE_MAX / sizeof(float))
+    return NULL;
+  bytes = (bytes + align - 1) / align * align;
+  if (posix_memalign(&p, align, bytes) != 0)
+    return NULL;
+#ifdef MADV_HUGEPAGE
+  /* Packed panels and large matrices are walked with big strides; huge
+   * pages keep those walks out of the TLB-miss path.  Advice only. */
+  if (bytes >= CG_HUGE)
+    (void)madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+void cg_free_floats(float *p) { free(p); }
+
+static int ws_reserve(float **buf, size_t *cap, size_t need) {
+  float *nb;
+  if (*cap >= need)
+    return 0;
+  nb = cg_alloc_floats(need);
+  if (nb == NULL)
+    return -1;
+  cg_free_floats(*buf);
+  *buf = nb;
+  *cap = need;
+  return 0;
+}
+
+void cg_workspace_free(cg_workspace *ws) {
+  if (ws == NULL)
+    return;
+  cg_free_floats(ws->a_buf);
+  cg_free_floats(ws->b_buf);
+  cg_free_floats(ws->edge_a);
+  cg_free_floats(ws->edge_b);
+  cg_free_floats(ws->tile);
+  memset(ws, 0, sizeof(*ws));
+}
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+static size_t round_up_sz(int64_t v, uint32_t q) {
+  return (size_t)((v + (int64_t)q - 1) / (int64_t)q * (int64_t)q);
+}
+
+static int ws_prepare(cg_workspace *ws, const cg_gemm_args *g, const cg_policy *p) {
+  const cg_kernel_info *ki = &cg_kernel_table[p->kernel];
+  int64_t kc = min64(p->kc, g->k), mc = min64(p->mc, g->m), nc = min64(p->nc, g->n);
+  size_t a_need = round_up_sz(mc, ki->mr) * (size_t)kc;
+  size_t b_need = round_up_sz(nc, ki->nr) * (size_t)kc;
+  if ((p->pack & CG_PACK_A) && ws_reserve(&ws->a_buf, &ws->a_cap, a_need) != 0)
+    return -1;
+  if ((p->pack & CG_PACK_B) && ws_reserve(&ws->b_buf, &ws->b_cap, b_need) != 0)
+    return -1;
+  if (ws_reserve(&ws->edge_a, &ws->edge_a_cap, (size_t)ki->mr * (size_t)kc) != 0)
+    return -1;
+  if (ws_reserve(&ws->edge_b, &ws->edge_b_cap, (size_t)ki->nr * (size_t)kc) != 0)
+    return -1;
+  if (ws->tile == NULL && (ws->tile = cg_alloc_floats(32u * 32u)) == NULL)
+    return -1;
+  return 0;
+}
+
+/* The state of one (jc, pc, ic) block shared by the inner loops. */
+typedef struct blk {
+  const cg_kernel_info *ki;
+  const cg_gemm_args *g;
+  const cg_policy *p;
+  cg_workspace *ws;
+  int64_t pc, kcur;
+} blk;
+
+static void edge_tile(const blk *x, cg_ukernel_fn fn, const float *a, int64_t rs_a, int64_t cs_a,
+                      const float *b, int64_t rs_b, float *c, int64_t rows, int64_t cols) {
+  const uint32_t nr = x->ki->nr;
+  float *t = x->ws->tile;
+  fn(x->kcur, a, rs_a, cs_a, b, rs_b, t, nr, 0);
+  for (int64_t r = 0; r < rows; r++) {
+    float *cr = c + r * x->g->ldc;
+    const float *tr = t + r * nr;
+    if (x->pc == 0) {
+      memcpy(cr, tr, (size_t)cols * sizeof(float));
+    } else {
+      for (int64_t j = 0; j < cols; j++)
+        cr[j] += tr[j];
+    }
+  }
+}
+
+/* The jr/ir loops over one mcur x ncur block of C. */
+static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int64_t ncur) {
+  const cg_gemm_args *g = x->g;
+  const uint32_t mr = x->ki->mr, nr = x->ki->nr;
+  const int pack_a = (x->p->pack & CG_PACK_A) != 0, pack_b = (x->p->pack & CG_PACK_B) != 0;
+  const int64_t kc = x->kcur;
+  const int64_t full_n = ncur / nr * nr, full_m = mcur / mr * mr;
+  const int acc = x->pc > 0;
+  for (int64_t jr = 0; jr < ncur; jr += nr) {
+    int64_t cols = min64(nr, ncur - jr);
+    const float *b;
+    int64_t rs_b;
+    if (pack_b) {
+      b = x->ws->b_buf + jr * kc, rs_b = nr;
+    } else if (jr < full_n) {
+      b = g->b + x->pc * g->ldb + jc + jr, rs_b = g->ldb;
+    } else {
+      b = x->ws->edge_b, rs_b = nr;
+    }
+    for (int64_t ir = 0; ir < mcur; ir += mr) {
+      int64_t rows = min64(mr, mcur - ir);
+      float *c = g->c + (ic + ir) * g->ldc + jc + jr;
+      const float *a;
+      int64_t rs_a, cs_a;
+      cg_ukernel_fn fn;
+      if (pack_a) {
+        a = x->ws->a_buf + ir * kc, rs_a = 1, cs_a = mr;
+      } else if (ir < full_m) {
+        a = g->a + (ic + ir) * g->lda + x->pc, rs_a = g->lda, cs_a = 1;
+      } else {
+        a = x->ws->edge_a, rs_a = 1, cs_a = mr;
+      }
+      fn = (cs_a == (int64_t)mr && rs_b == (int64_t)nr) ? x->ki->packed : x->ki->general;
+      if (rows == (int64_t)mr && cols == (int64_t)nr)
+        fn(kc, a, rs_a, cs_a, b, rs_b, c, g->ldc, acc);
+      else
+        edge_tile(x, fn, a, rs_a, cs_a, b, rs_b, c, rows, cols);
+    }
+  }
+}
+
+/* One thread's share: rows [m0, m1) and columns [n0, n1) of C. */
+static void gemm_range(const cg_gemm_args *g, const cg_policy *p, cg_workspace *ws, int64_t m0,
+                       int64_t m1, int64_t n0, int64_t n1) {
+  blk x;
+  const uint32_t mr = cg_kernel_table[p->kernel].mr, nr = cg_kernel_table[p->kernel].nr;
+  x.ki = &cg_kernel_table[p->kernel];
+  x.g = g;
+  x.p = p;
+  x.ws = ws;
+  for (int64_t jc = n0; jc < n1; jc += p->nc) {
+    int64_t ncur = min64(p->nc, n1 - jc);
+    for (int64_t pc = 0; pc < g->k; pc += p->kc) {
+      x.pc = pc;
+      x.kcur = min64(p->kc, g->k - pc);
+      if (p->pack & CG_PACK_B)
+        cg_pack_b(ws->b_buf, g->b + pc * g->ldb + jc, g->ldb, x.kcur, ncur, nr);
+      else if (ncur % nr != 0)
+        cg_pack_b(ws->edge_b, g->b + pc * g->ldb + jc + ncur / nr * nr, g->ldb, x.kcur, ncur % nr,
+                  nr);
+      for (int64_t ic = m0; ic < m1; ic += p->mc) {
+        int64_t mcur = min64(p->mc, m1 - ic);
+        if (p->pack & CG_PACK_A)
+          cg_pack_a(ws->a_buf, g->a + ic * g->lda + pc, g->lda, mcur, x.kcur, mr);
+        else if (mcur % mr != 0)
+          cg_pack_a(ws->edge_a, g->a + (ic + mcur / mr * mr) * g->lda + pc, g->lda, mcur % mr,
+                    x.kcur, mr);
+        macro_block(&x, ic, mcur, jc, ncur);
+      }
+    }
+  }
+}
+
+typedef struct task {
+  const cg_gemm_args *g;
+  const cg_policy *p;
+  cg_workspace *ws;
+} task;
+
+/* Balanced split of `units` blocks of `q` elements of an extent. */
+static void split_range(int64_t extent, uint32_t q, uint32_t tid, uint32_t n, int64_t *lo,
+                        int64_t *hi) {
+  int64_t units = (extent + q - 1) / q;
+  int64_t u0 = units * tid / n, u1 = units * (tid + 1) / n;
+  *lo = min64(u0 * q, extent);
+  *hi = min64(u1 * q, extent);
+}
+
+static void gemm_task(void *arg, uint32_t tid, uint32_t n) {
+  const task *t = arg;
+  const cg_gemm_args *g = t->g;
+  const cg_kernel_info *ki = &cg_kernel_table[t->p->kernel];
+  int64_t lo, hi;
+  if (t->p->split == CG_SPLIT_JC) {
+    split_range(g->n, ki->nr, tid, n, &lo, &hi);
+    if (lo < hi)
+      gemm_range(g, t->p, &t->ws[tid], 0, g->m, lo, hi);
+  } else {
+    split_range(g->m, ki->mr, tid, n, &lo, &hi);
+    if (lo < hi)
+      gemm_range(g, t->p, &t->ws[tid], lo, hi, 0, g->n);
+  }
+}
+
+int cg_gemm(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t threads,
+            cg_workspace *ws) {
+  task t;
+  if (g->m <= 0 || g->n <= 0)
+    return 0;
+  if (g->k <= 0) {
+    for (int64_t i = 0; i < g->m; i++)
+      memset(g->c + i * g->ldc, 0, (size_t)g->n * sizeof(float));
+    return 0;
+  }
+  if (p->split == CG_SPLIT_NONE || pool == NULL)
+    threads = 1;
+  for (uint32_t i = 0; i < threads; i++) {
+    if (ws_prepare(&ws[i], g, p) != 0)
+      return -1;
+  }
+  t.g = g;
+  t.p = p;
+  t.ws = ws;
+  if (threads == 1)
+    gemm_task(&t, 0, 1);
+  else
+    cg_pool_run(pool, gemm_task, &t, threads);
+  return 0;
+}

@@ -1,0 +1,51 @@
+/*
+ * kernels.h - register-blocked micro-kernels (BLIS style).
+ *
+ * A micro-kernel computes one MR x NR tile of C from k steps:
+ *   C[r][j] (+)= sum_p A(r, p) * B(p, j)
+ * with A(r, p) at a[r * rs_a + p * cs_a] (packed panels: rs_a = 1,
+ * cs_a = MR; row-major source rows: rs_a = lda, cs_a = 1) and B(p, j) at
+ * b[p * rs_b + j] (packed panels: rs_b = NR; source rows: rs_b = ldb).
+ * C(r, j) is c[r * ldc + j]; accumulate = 0 overwrites it, 1 adds to it.
+ * Kernels always compute the full tile; the driver handles edges.
+ *
+ * Each kernel file is compiled with its own ISA flags and only called after
+ * the probe has seen that ISA (CPU and OS support).
+ */
+#ifndef CPU_GEMM_KERNELS_H
+#define CPU_GEMM_KERNELS_H
+
+#include <stdint.h>
+
+typedef void (*cg_ukernel_fn)(int64_t k, const float *a, int64_t rs_a, int64_t cs_a, const float *b,
+                              int64_t rs_b, float *c, int64_t ldc, int accumulate);
+
+typedef struct cg_kernel_info {
+  const char *name; /* as in the policy text: "avx2_6x16" */
+  uint32_t isa;     /* CG_ISA_* required */
+  uint32_t mr, nr;
+  cg_ukernel_fn packed; /* specialised for packed A (rs_a = 1, cs_a = MR) */
+  cg_ukernel_fn general;
+} cg_kernel_info;
+
+/* All kernels compiled in, best first within each ISA. */
+extern const cg_kernel_info cg_kernel_table[];
+extern const uint32_t cg_kernel_count;
+
+/* Index of a kernel by name, or -1. */
+int cg_kernel_find(const char *name, size_t len);
+
+void sgemm_ref_4x8(int64_t k, const float *a, int64_t rs_a, int64_t cs_a, const float *b,
+                   int64_t rs_b, float *c, int64_t ldc, int accumulate);
+void sgemm_ref_4x8_packed(int64_t k, const float *a, int64_t rs_a, int64_t cs_a, const float *b,
+                          int64_t rs_b, float *c, int64_t ldc, int accumulate);
+void sgemm_avx2_6x16(int64_t k, const float *a, int64_t rs_a, int64_t cs_a, const float *b,
+                     int64_t rs_b, float *c, int64_t ldc, int accumulate);
+void sgemm_avx2_6x16_packed(int64_t k, const float *a, int64_t rs_a, int64_t cs_a, const float *b,
+                            int64_t rs_b, float *c, int64_t ldc, int accumulate);
+void sgemm_avx512_12x32(int64_t k, const float *a, int64_t rs_a, int64_t cs_a, const float *b,
+                        int64_t rs_b, float *c, int64_t ldc, int accumulate);
+void sgemm_avx512_12x32_packed(int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
+                               const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate);
+
+#endif

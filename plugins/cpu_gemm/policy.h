@@ -1,0 +1,70 @@
+/*
+ * policy.h - a cpu_gemm policy: micro-kernel, cache blocking, thread split
+ * and packing, with its text codec and the candidate generator.
+ *
+ * Text form (version word first, keys in this order, single spaces):
+ *   v1 kernel=avx2_6x16 mc=96 kc=256 nc=4096 split=ic pack=ab
+ */
+#ifndef CPU_GEMM_POLICY_H
+#define CPU_GEMM_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "probe.h"
+
+/* Which loop the threads divide. */
+#define CG_SPLIT_NONE 0 /* one thread does everything */
+#define CG_SPLIT_IC 1   /* rows of C (MC/MR blocks), each thread packs its own B */
+#define CG_SPLIT_JC 2   /* columns of C (NR panels), each thread packs its own A */
+
+/* Which operands are packed; an unpacked operand is read in place. */
+#define CG_PACK_A 1u
+#define CG_PACK_B 2u
+
+/* Limits enforced by validation (also bound the packing buffers). */
+#define CG_MC_MAX 8192u
+#define CG_KC_MAX 8192u
+#define CG_NC_MAX 65536u
+#define CG_PANEL_BYTES_MAX (256u << 20) /* kc * nc * 4 and mc * kc * 4 */
+#define CG_POLICY_TEXT_MAX 128
+
+typedef struct cg_policy {
+  uint32_t kernel; /* index into cg_kernel_table */
+  uint32_t mc, kc, nc;
+  uint32_t split; /* CG_SPLIT_* */
+  uint32_t pack;  /* CG_PACK_* bits */
+} cg_policy;
+
+/* A GEMM shape. */
+typedef struct cg_shape {
+  int64_t m, n, k;
+} cg_shape;
+
+/*
+ * Parses policy text strictly.  max_isa: the best ISA the instance may use.
+ * Returns 0 and fills *out, or -1 with a one-line reason in why.
+ */
+int cg_policy_parse(cg_policy *out, const char *text, size_t len, uint32_t max_isa, char *why,
+                    size_t why_cap);
+
+/* Checks ranges and ISA; 0 or -1 with a reason. */
+int cg_policy_check(const cg_policy *p, uint32_t max_isa, char *why, size_t why_cap);
+
+/* Canonical text; returns its length (< cap) or 0 when cap is too small. */
+size_t cg_policy_format(char *out, size_t cap, const cg_policy *p);
+
+/* The analytical default for a shape from the probed caches. */
+void cg_policy_default(cg_policy *out, const cg_cpu *cpu, uint32_t isa, uint32_t threads,
+                       const cg_shape *shape);
+
+/*
+ * The bounded candidate list, analytical default first, duplicates removed.
+ * Returns how many were written (<= cap).
+ */
+uint32_t cg_policy_candidates(cg_policy *out, uint32_t cap, const cg_cpu *cpu, uint32_t isa,
+                              uint32_t threads, const cg_shape *shape);
+
+#define CG_CANDIDATES_MAX 24u
+
+#endif
