@@ -1,0 +1,133 @@
+/*
+ * egpu.h - internals of the example_gpu plugin (OpenCL 1.2 tiled SGEMM).
+ *
+ * Shared by the plugin's own files, and by its tests and benchmark, which
+ * load the plugin with dlopen and may look inside an instance or a prepared
+ * state (same compiler, same layout) to read results back or to share the
+ * device's queue.  Nothing here is exported from the shared object.
+ */
+#ifndef EGPU_H
+#define EGPU_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <CL/cl.h>
+
+#include "olc/plugin.h"
+
+#define EGPU_NAME "example_gpu"
+#define EGPU_IMPLEMENTATION "3"
+#define EGPU_OPERATOR "MatMul"
+#define EGPU_DTYPE "float32"
+
+/* Largest m, n or k served: keeps every index of the kernel in a cl_int. */
+#define EGPU_MAX_DIM 32768u
+#define EGPU_PROCESSOR_SIZE 1024
+#define EGPU_MESSAGE_SIZE 256
+
+/*
+ * A policy: the tiling of the SGEMM kernel.  One work-group computes a
+ * tm x tn tile of C; each work item computes wm x wn elements of it (rows
+ * strided by wgy, columns in vec-wide groups strided by wgx), so the
+ * work-group is wgx x wgy = (tn / wn) x (tm / wm) items.  tk is the depth of
+ * one step along k (the local-memory tile depth when local = 1, the unroll
+ * depth otherwise).
+ */
+typedef struct egpu_policy {
+  uint32_t tm, tn, tk;
+  uint32_t wm, wn;
+  uint32_t vec;   /* 1, 2 or 4 */
+  uint32_t local; /* 0 or 1 */
+  uint32_t wgx, wgy;
+} egpu_policy;
+
+/* What the device allows, read once at create. */
+typedef struct egpu_limits {
+  size_t max_work_group_size;
+  size_t max_work_item_sizes[3];
+  cl_ulong local_mem_size;
+  cl_ulong max_mem_alloc_size;
+  cl_uint compute_units;
+  cl_device_type type;
+  cl_device_local_mem_type local_mem_type;
+} egpu_limits;
+
+/* A program built for one policy, cached in the instance. */
+typedef struct egpu_program {
+  egpu_policy policy;
+  cl_program program;
+  cl_kernel kernel;
+  struct egpu_program *next;
+} egpu_program;
+
+typedef struct egpu_instance {
+  const olc_plugin_host *host;
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_context context;
+  cl_command_queue queue;
+  egpu_limits limits;
+  char processor[EGPU_PROCESSOR_SIZE];
+  char device_name[128];
+  /* Touched only by run/prepare, which the host never calls concurrently. */
+  egpu_program *programs;
+  uint32_t program_count;
+} egpu_instance;
+
+/* The shape of a MatMul workload. */
+typedef struct egpu_shape {
+  uint32_t m, n, k;
+} egpu_shape;
+
+/* What prepare makes: device buffers holding random A and B. */
+typedef struct egpu_state {
+  egpu_shape shape;
+  cl_mem a, b, c;
+  float *host_a; /* m x k, row-major, the values uploaded to a */
+  float *host_b; /* k x n */
+} egpu_state;
+
+/* egpu_plugin.c */
+#if defined(__GNUC__)
+#define EGPU_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define EGPU_PRINTF(f, a)
+#endif
+int32_t egpu_fail(const olc_plugin_host *host, int32_t code, const char *fmt, ...)
+    EGPU_PRINTF(3, 4);
+void egpu_log(const olc_plugin_host *host, int32_t level, const char *fmt, ...) EGPU_PRINTF(3, 4);
+/* Reads dtype, m, n, k of a MatMul workload; UNSUPPORTED or INVALID with a message. */
+int32_t egpu_parse_workload(const egpu_instance *inst, const olc_plugin_workload *workload,
+                            egpu_shape *shape);
+
+/* egpu_policy.c */
+/* Writes the text form ("v1 tm=64 ... wg=16x16") into buf; returns its length. */
+size_t egpu_policy_format(const egpu_policy *p, char *buf, size_t size);
+/* Strict parser; on failure writes a one-line reason into msg and returns -1. */
+int egpu_policy_parse(const char *text, size_t len, egpu_policy *out, char *msg, size_t msg_size);
+/* Checks a parsed policy against its own rules and the device's limits. */
+int egpu_policy_check(const egpu_policy *p, const egpu_limits *limits, char *msg, size_t msg_size);
+/* Local memory one work-group of the policy uses, in bytes. */
+uint64_t egpu_policy_local_bytes(const egpu_policy *p);
+/* The simplest policy: one element per work item, no local memory. */
+void egpu_policy_simplest(const egpu_limits *limits, egpu_policy *out);
+int32_t egpu_candidates(void *instance, const olc_plugin_workload *workload,
+                        const olc_plugin_policy_sink *sink);
+int32_t egpu_validate(void *instance, const void *bytes, uint64_t len, void **policy);
+int32_t egpu_serialize(void *instance, const void *policy, const olc_plugin_byte_sink *out);
+void egpu_release_policy(void *instance, void *policy);
+
+/* egpu_kernel.c */
+int32_t egpu_prepare(void *instance, const olc_plugin_workload *workload, void **state);
+void egpu_unprepare(void *instance, void *state);
+int32_t egpu_run(void *instance, const olc_plugin_workload *workload, void *state,
+                 const void *policy);
+/* Frees every cached program. */
+void egpu_programs_free(egpu_instance *inst);
+
+#endif /* EGPU_H */

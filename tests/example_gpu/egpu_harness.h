@@ -1,0 +1,187 @@
+/*
+ * egpu_harness.h - a minimal stand-in for the plugin host, for the
+ * example_gpu tests: an olc_plugin_host table (log to stderr, the last error
+ * kept, a monotonic clock, no store), sinks that collect what the plugin
+ * writes, and dlopen of the plugin.
+ */
+#ifndef EGPU_HARNESS_H
+#define EGPU_HARNESS_H
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "olc/plugin.h"
+
+/* Not every test uses every helper. */
+#define HARNESS_UNUSED __attribute__((unused))
+
+typedef struct harness_error {
+  int32_t code;
+  char message[512];
+} harness_error;
+
+HARNESS_UNUSED static harness_error harness_last_error;
+
+HARNESS_UNUSED static void harness_log(void *ctx, int32_t level, const char *message) {
+  (void)ctx;
+  fprintf(stderr, "[plugin %d] %s\n", (int)level, message);
+}
+
+HARNESS_UNUSED static void harness_set_error(void *ctx, int32_t code, const char *message) {
+  (void)ctx;
+  harness_last_error.code = code;
+  snprintf(harness_last_error.message, sizeof harness_last_error.message, "%s",
+           message != NULL ? message : "");
+}
+
+HARNESS_UNUSED static uint64_t harness_now_ns(void *ctx) {
+  struct timespec ts;
+  (void)ctx;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+HARNESS_UNUSED static int32_t harness_store_lookup(void *ctx, void *instance,
+                                                   const olc_plugin_workload *w,
+                                                   const olc_plugin_byte_sink *out) {
+  (void)ctx;
+  (void)instance;
+  (void)w;
+  (void)out;
+  return OLC_PLUGIN_E_NOT_FOUND;
+}
+
+HARNESS_UNUSED static int32_t harness_store_save(void *ctx, void *instance,
+                                                 const olc_plugin_workload *w, const void *policy,
+                                                 uint64_t len, const olc_plugin_measurement *m,
+                                                 uint32_t count) {
+  (void)ctx;
+  (void)instance;
+  (void)w;
+  (void)policy;
+  (void)len;
+  (void)m;
+  (void)count;
+  return OLC_PLUGIN_E_UNSUPPORTED;
+}
+
+HARNESS_UNUSED static const olc_plugin_host harness_host = {sizeof(olc_plugin_host),
+                                                            OLC_PLUGIN_ABI_MINOR,
+                                                            NULL,
+                                                            harness_log,
+                                                            harness_set_error,
+                                                            harness_now_ns,
+                                                            harness_store_lookup,
+                                                            harness_store_save};
+
+/* Loads the plugin and asks its entry for the table; NULL on failure. */
+HARNESS_UNUSED static const olc_plugin *harness_load(const char *path, void **handle) {
+  const olc_plugin *table = NULL;
+  olc_plugin_entry_fn entry;
+  void *sym;
+  *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (*handle == NULL) {
+    fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
+    return NULL;
+  }
+  sym = dlsym(*handle, OLC_PLUGIN_ENTRY_SYMBOL);
+  if (sym == NULL)
+    return NULL;
+  memcpy(&entry, &sym, sizeof entry);
+  if (entry(OLC_PLUGIN_ABI_MAJOR, &harness_host, &table) != OLC_PLUGIN_OK)
+    return NULL;
+  return table;
+}
+
+/* ---- sinks ------------------------------------------------------------- */
+
+#define HARNESS_MAX_STRUCT 8
+typedef struct harness_key {
+  char processor[1024];
+  uint32_t threads;
+  int structure_count;
+  char names[HARNESS_MAX_STRUCT][32];
+  char values[HARNESS_MAX_STRUCT][64];
+} harness_key;
+
+HARNESS_UNUSED static int32_t hk_processor(void *ctx, const char *p) {
+  harness_key *k = ctx;
+  snprintf(k->processor, sizeof k->processor, "%s", p);
+  return OLC_PLUGIN_OK;
+}
+HARNESS_UNUSED static int32_t hk_threads(void *ctx, uint32_t t) {
+  ((harness_key *)ctx)->threads = t;
+  return OLC_PLUGIN_OK;
+}
+HARNESS_UNUSED static int32_t hk_structure(void *ctx, const char *name, const char *value) {
+  harness_key *k = ctx;
+  if (k->structure_count >= HARNESS_MAX_STRUCT)
+    return OLC_PLUGIN_E_LIMIT;
+  snprintf(k->names[k->structure_count], sizeof k->names[0], "%s", name);
+  snprintf(k->values[k->structure_count], sizeof k->values[0], "%s", value);
+  k->structure_count++;
+  return OLC_PLUGIN_OK;
+}
+
+#define HARNESS_MAX_POLICIES 64
+typedef struct harness_policies {
+  void *items[HARNESS_MAX_POLICIES];
+  int count;
+} harness_policies;
+
+HARNESS_UNUSED static int32_t hp_emit(void *ctx, void *policy) {
+  harness_policies *p = ctx;
+  if (p->count >= HARNESS_MAX_POLICIES)
+    return OLC_PLUGIN_E_LIMIT; /* the policy is then lost: tests keep below the cap */
+  p->items[p->count++] = policy;
+  return OLC_PLUGIN_OK;
+}
+
+typedef struct harness_bytes {
+  char data[512];
+  size_t len;
+} harness_bytes;
+
+HARNESS_UNUSED static int32_t hb_write(void *ctx, const void *bytes, uint64_t len) {
+  harness_bytes *b = ctx;
+  if (b->len + len >= sizeof b->data)
+    return OLC_PLUGIN_E_LIMIT;
+  memcpy(b->data + b->len, bytes, (size_t)len);
+  b->len += (size_t)len;
+  b->data[b->len] = '\0';
+  return OLC_PLUGIN_OK;
+}
+
+/* A MatMul workload over a small static property table. */
+typedef struct harness_workload {
+  olc_plugin_workload w;
+  olc_plugin_kv props[4];
+  char m[16], n[16], k[16];
+} harness_workload;
+
+HARNESS_UNUSED static void harness_matmul(harness_workload *hw, const char *dtype, unsigned m,
+                                          unsigned n, unsigned k) {
+  memset(hw, 0, sizeof *hw);
+  snprintf(hw->m, sizeof hw->m, "%u", m);
+  snprintf(hw->n, sizeof hw->n, "%u", n);
+  snprintf(hw->k, sizeof hw->k, "%u", k);
+  hw->props[0].key = "dtype";
+  hw->props[0].value = dtype;
+  hw->props[1].key = "m";
+  hw->props[1].value = hw->m;
+  hw->props[2].key = "n";
+  hw->props[2].value = hw->n;
+  hw->props[3].key = "k";
+  hw->props[3].value = hw->k;
+  hw->w.struct_size = sizeof hw->w;
+  hw->w.abi_minor = OLC_PLUGIN_ABI_MINOR;
+  hw->w.name = "test";
+  hw->w.operator_name = "MatMul";
+  hw->w.properties = hw->props;
+  hw->w.property_count = 4;
+}
+
+#endif

@@ -1,0 +1,45 @@
+# Tests of the example_gpu plugin (plugins/example_gpu).  Only when the
+# plugin is built (OpenCL found).  Device-dependent tests exit 77 (skipped)
+# when no OpenCL device exists.
+if(TARGET example_gpu)
+  find_package(OpenCL QUIET) # imported targets are per directory
+  set(EGPU_DIR ${PROJECT_SOURCE_DIR}/plugins/example_gpu)
+  set(EGPU_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+  # Through dlopen, on the machine's device.
+  olc_add_test(NAME test_example_gpu
+    SOURCES ${EGPU_TEST_DIR}/test_example_gpu.c
+    LIBS OpenCL::OpenCL ${CMAKE_DL_LIBS} m
+    LABELS unit TIMEOUT 120)
+  target_include_directories(test_example_gpu PRIVATE ${EGPU_DIR} ${EGPU_TEST_DIR})
+  target_compile_definitions(test_example_gpu PRIVATE CL_TARGET_OPENCL_VERSION=120
+    EGPU_PLUGIN_PATH="$<TARGET_FILE:example_gpu>")
+  add_dependencies(test_example_gpu example_gpu)
+
+  # The policy codec, its rules and device limits, with made-up limits: no device needed.
+  olc_add_test(NAME test_example_gpu_policy
+    SOURCES ${EGPU_TEST_DIR}/test_example_gpu_policy.c ${EGPU_DIR}/egpu_policy.c
+            ${EGPU_DIR}/egpu_plugin.c ${EGPU_DIR}/egpu_kernel.c
+    LIBS OpenCL::OpenCL
+    LABELS unit)
+  target_include_directories(test_example_gpu_policy PRIVATE ${EGPU_DIR} ${EGPU_TEST_DIR})
+  target_compile_definitions(test_example_gpu_policy PRIVATE CL_TARGET_OPENCL_VERSION=120)
+
+  # No OpenCL platform (an empty vendors directory): create says unavailable.
+  olc_add_test(NAME test_example_gpu_unavailable
+    SOURCES ${EGPU_TEST_DIR}/test_example_gpu_unavailable.c
+    LIBS ${CMAKE_DL_LIBS}
+    LABELS unit)
+  target_include_directories(test_example_gpu_unavailable PRIVATE ${EGPU_TEST_DIR})
+  target_compile_definitions(test_example_gpu_unavailable PRIVATE
+    EGPU_PLUGIN_PATH="$<TARGET_FILE:example_gpu>")
+  add_dependencies(test_example_gpu_unavailable example_gpu)
+
+  # Imported symbols: no file-system call; exported: olc_plugin_entry only.
+  find_program(OLC_NM NAMES nm llvm-nm)
+  add_test(NAME test_example_gpu_symbols
+    COMMAND ${CMAKE_COMMAND} -DNM=${OLC_NM} -DPLUGIN=$<TARGET_FILE:example_gpu>
+            -P ${EGPU_TEST_DIR}/scripts/check_symbols.cmake)
+  set_tests_properties(test_example_gpu_symbols PROPERTIES LABELS unit SKIP_RETURN_CODE 77
+    TIMEOUT 60)
+endif()
