@@ -221,15 +221,24 @@ int cli_parse_double(double *out, const char *text, char *msg, size_t msg_size) 
 }
 
 void cli_format_double(char *buf, size_t size, double value) {
-  int prec;
+  int digits, exponent = 0;
   char *p;
-  for (prec = 1; prec <= 17; prec++) {
+  /* The fewest significant digits that read back bit-identically... */
+  for (digits = 1; digits <= 17; digits++) {
     double back;
-    snprintf(buf, size, "%.*g", prec, value);
+    snprintf(buf, size, "%.*e", digits - 1, value);
     back = strtod(buf, NULL);
     if (memcmp(&back, &value, sizeof back) == 0)
       break;
   }
+  if (digits > 17)
+    digits = 17;
+  p = strchr(buf, 'e');
+  if (p != NULL)
+    exponent = (int)strtol(p + 1, NULL, 10);
+  /* ...written plainly unless the exponent is far from zero ("1e-07"). */
+  if (exponent >= -4 && exponent < 17 && isfinite(value))
+    snprintf(buf, size, "%.*f", digits - 1 - exponent > 0 ? digits - 1 - exponent : 0, value);
   /* Whatever the decimal point of the current locale, write '.'. */
   for (p = buf; *p != 0; p++)
     if (!is_digit(*p) && *p != '-' && *p != '+' && *p != 'e' && *p != 'E' && *p != 'i' &&

@@ -1,0 +1,19 @@
+# The olc command-line tool: its parser and JSON writer compiled into a unit
+# test, and the built binary driven end to end (integration).
+if(TARGET olc_cli)
+  set(OLC_CLI_DIR ${PROJECT_SOURCE_DIR}/host/cli)
+  olc_add_test(NAME test_cli_args LABELS unit
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cli_args.c ${OLC_CLI_DIR}/cli_args.c
+            ${OLC_CLI_DIR}/cli_json.c)
+  target_include_directories(test_cli_args PRIVATE ${OLC_CLI_DIR})
+  if(OLC_LIBM)
+    target_link_libraries(test_cli_args PRIVATE ${OLC_LIBM})
+  endif()
+
+  if(NOT WIN32)
+    olc_add_test(NAME test_cli LABELS integration TIMEOUT 120
+      SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cli.c ${CMAKE_CURRENT_LIST_DIR}/cli_test_util.c)
+    target_compile_definitions(test_cli PRIVATE OLC_CLI_PATH="$<TARGET_FILE:olc_cli>")
+    add_dependencies(test_cli olc_cli)
+  endif()
+endif()

@@ -1,0 +1,207 @@
+/*
+ * tests/cli/cli_test_util.c - spawning olc and a strict JSON checker.
+ */
+#include "cli_test_util.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_support.h"
+
+extern char **environ;
+
+static char *env_entry(const char *name, const char *value) {
+  size_t n = strlen(name) + strlen(value) + 2;
+  char *s = malloc(n);
+  if (s != NULL)
+    snprintf(s, n, "%s=%s", name, value);
+  return s;
+}
+
+int cli_test_run(cli_run *r, const char *dir, const char *const *env, const char *const *argv) {
+  static const char *pass[] = {"ASAN_OPTIONS",    "UBSAN_OPTIONS", "LSAN_OPTIONS",
+                               "LD_LIBRARY_PATH", "PATH",          "TMPDIR"};
+  char *envp[64], *args[128];
+  char cache[4096];
+  char *out_path = olc_test_path(dir, "stdout.txt");
+  char *err_path = olc_test_path(dir, "stderr.txt");
+  posix_spawn_file_actions_t fa;
+  size_t ne = 0, na = 0, i;
+  pid_t pid;
+  int status, rc = -1;
+
+  memset(r, 0, sizeof *r);
+  r->code = -1;
+  snprintf(cache, sizeof cache, "%s/cache", dir);
+  envp[ne++] = env_entry("HOME", dir);
+  envp[ne++] = env_entry("XDG_CACHE_HOME", cache);
+  envp[ne++] = env_entry("LC_ALL", "C");
+  for (i = 0; i < sizeof pass / sizeof pass[0]; i++) {
+    const char *v = getenv(pass[i]);
+    if (v != NULL)
+      envp[ne++] = env_entry(pass[i], v);
+  }
+  for (i = 0; env != NULL && env[i] != NULL && ne < 60; i++) {
+    envp[ne] = malloc(strlen(env[i]) + 1);
+    if (envp[ne] != NULL)
+      strcpy(envp[ne], env[i]);
+    ne++;
+  }
+  envp[ne] = NULL;
+  args[na++] = (char *)OLC_CLI_PATH;
+  for (i = 0; argv[i] != NULL && na < 126; i++)
+    args[na++] = (char *)(uintptr_t)argv[i];
+  args[na] = NULL;
+
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (posix_spawn(&pid, OLC_CLI_PATH, &fa, NULL, args, envp) == 0 &&
+      waitpid(pid, &status, 0) == pid) {
+    r->code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r->out = (char *)olc_test_read_file(out_path, &r->out_len);
+    r->err = (char *)olc_test_read_file(err_path, NULL);
+    rc = r->out != NULL && r->err != NULL ? 0 : -1;
+  }
+  posix_spawn_file_actions_destroy(&fa);
+  for (i = 0; i < ne; i++)
+    free(envp[i]);
+  if (r->out == NULL)
+    r->out = calloc(1, 1);
+  if (r->err == NULL)
+    r->err = calloc(1, 1);
+  /* Shown by ctest --output-on-failure when an assertion fails. */
+  fprintf(stderr, "[olc");
+  for (i = 1; i < na; i++)
+    fprintf(stderr, " %s", args[i]);
+  fprintf(stderr, "] -> %d\n%s", r->code, r->err != NULL ? r->err : "");
+  free(out_path);
+  free(err_path);
+  return rc;
+}
+
+void cli_run_free(cli_run *r) {
+  free(r->out);
+  free(r->err);
+  memset(r, 0, sizeof *r);
+}
+
+size_t cli_test_lines(const char *s) {
+  size_t n = 0;
+  for (; *s != 0; s++)
+    if (*s == '\n' || s[1] == 0)
+      n++;
+  return n;
+}
+
+/* ---- a strict recursive-descent JSON checker ---- */
+
+static const char *js_ws(const char *p) {
+  while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+    p++;
+  return p;
+}
+
+static int js_hex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static const char *js_string(const char *p) {
+  if (*p != '"')
+    return NULL;
+  for (p++; *p != '"'; p++) {
+    if (*p == 0 || (unsigned char)*p < 0x20)
+      return NULL;
+    if (*p == '\\') {
+      p++;
+      if (*p == 'u') {
+        int k;
+        for (k = 1; k <= 4; k++)
+          if (!js_hex(p[k]))
+            return NULL;
+        p += 4;
+      } else if (*p == 0 || strchr("\"\\/bfnrt", *p) == NULL) {
+        return NULL;
+      }
+    }
+  }
+  return p + 1;
+}
+
+static const char *js_digits(const char *p) {
+  if (*p < '0' || *p > '9')
+    return NULL;
+  while (*p >= '0' && *p <= '9')
+    p++;
+  return p;
+}
+
+static const char *js_number(const char *p) {
+  if (*p == '-')
+    p++;
+  if (*p == '0')
+    p++;
+  else if ((p = js_digits(p)) == NULL)
+    return NULL;
+  if (*p == '.' && (p = js_digits(p + 1)) == NULL)
+    return NULL;
+  if (*p == 'e' || *p == 'E') {
+    p++;
+    if (*p == '+' || *p == '-')
+      p++;
+    if ((p = js_digits(p)) == NULL)
+      return NULL;
+  }
+  return p;
+}
+
+static const char *js_value(const char *p, int depth) {
+  if (depth > 64)
+    return NULL;
+  p = js_ws(p);
+  if (*p == '{' || *p == '[') {
+    char close = *p == '{' ? '}' : ']';
+    int object = *p == '{';
+    p = js_ws(p + 1);
+    if (*p == close)
+      return p + 1;
+    for (;;) {
+      if (object) {
+        if ((p = js_string(js_ws(p))) == NULL)
+          return NULL;
+        p = js_ws(p);
+        if (*p != ':')
+          return NULL;
+        p++;
+      }
+      if ((p = js_value(p, depth + 1)) == NULL)
+        return NULL;
+      p = js_ws(p);
+      if (*p == close)
+        return p + 1;
+      if (*p != ',')
+        return NULL;
+      p++;
+    }
+  }
+  if (*p == '"')
+    return js_string(p);
+  if (strncmp(p, "true", 4) == 0)
+    return p + 4;
+  if (strncmp(p, "false", 5) == 0)
+    return p + 5;
+  if (strncmp(p, "null", 4) == 0)
+    return p + 4;
+  return js_number(p);
+}
+
+int cli_test_json_valid(const char *text) {
+  const char *p = js_value(text, 0);
+  return p != NULL && *js_ws(p) == 0;
+}

@@ -1,0 +1,239 @@
+/*
+ * tests/cli/test_cli_args.c - the CLI's parser, strict numbers, double
+ * formatting and JSON writer, compiled in directly (no process).
+ */
+#include <CUnit/CUnit.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "test_support.h"
+
+static void test_int64(void) {
+  char msg[160];
+  int64_t v = 0;
+  CU_ASSERT_EQUAL(cli_parse_int64(&v, "8", 1, 100, msg, sizeof msg), 0);
+  CU_ASSERT_EQUAL(v, 8);
+  CU_ASSERT_EQUAL(cli_parse_int64(&v, "-5", -10, 10, msg, sizeof msg), 0);
+  CU_ASSERT_EQUAL(v, -5);
+  CU_ASSERT_EQUAL(cli_parse_int64(&v, "9223372036854775807", 0, INT64_MAX, msg, sizeof msg), 0);
+  CU_ASSERT_EQUAL(v, INT64_MAX);
+  CU_ASSERT_EQUAL(cli_parse_int64(&v, "-9223372036854775808", INT64_MIN, 0, msg, sizeof msg), 0);
+  CU_ASSERT_EQUAL(v, INT64_MIN);
+  CU_ASSERT_EQUAL(cli_parse_int64(&v, "9223372036854775808", 0, INT64_MAX, msg, sizeof msg), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "out of range"));
+  CU_ASSERT_EQUAL(cli_parse_int64(&v, "8x", 1, 100, msg, sizeof msg), -1);
+  CU_ASSERT_EQUAL(cli_parse_int64(&v, "", 1, 100, msg, sizeof msg), -1);
+  CU_ASSERT_EQUAL(cli_parse_int64(&v, " 8", 1, 100, msg, sizeof msg), -1);
+  CU_ASSERT_EQUAL(cli_parse_int64(&v, "+8", 1, 100, msg, sizeof msg), -1);
+  CU_ASSERT_EQUAL(cli_parse_int64(&v, "-", 1, 100, msg, sizeof msg), -1);
+  CU_ASSERT_EQUAL(cli_parse_int64(&v, "0", 1, 100, msg, sizeof msg), -1);
+  CU_ASSERT_EQUAL(cli_parse_int64(&v, "101", 1, 100, msg, sizeof msg), -1);
+  CU_ASSERT_EQUAL(v, INT64_MIN); /* untouched on failure */
+}
+
+static void test_double(void) {
+  static const char *good[] = {"2.5", "-1e-07", ".5", "5.", "1E3", "+0", "1e-400"};
+  static const char *bad[] = {"",      "1e", "0x10", "inf",   "nan", " 1", "1 ",
+                              "1e999", ".",  "-",    "1.2.3", "1,5", "e5"};
+  char msg[160];
+  double v;
+  size_t i;
+  for (i = 0; i < sizeof good / sizeof good[0]; i++)
+    CU_ASSERT_EQUAL(cli_parse_double(&v, good[i], msg, sizeof msg), 0);
+  CU_ASSERT_EQUAL(cli_parse_double(&v, "2.5", msg, sizeof msg), 0);
+  CU_ASSERT_EQUAL(v, 2.5);
+  for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    CU_ASSERT_EQUAL(cli_parse_double(&v, bad[i], msg, sizeof msg), -1);
+    if (cli_parse_double(&v, bad[i], msg, sizeof msg) == 0)
+      fprintf(stderr, "accepted bad number '%s'\n", bad[i]);
+  }
+}
+
+static void check_format(double value, const char *want) {
+  char buf[40];
+  cli_format_double(buf, sizeof buf, value);
+  if (want != NULL && strcmp(buf, want) != 0)
+    fprintf(stderr, "formatted '%s', expected '%s'\n", buf, want);
+  if (want != NULL) {
+    CU_ASSERT_STRING_EQUAL(buf, want);
+  }
+  {
+    double back = strtod(buf, NULL);
+    CU_ASSERT_EQUAL(memcmp(&back, &value, sizeof back), 0);
+  }
+}
+
+static void test_format_double(void) {
+  check_format(0.1, "0.1");
+  check_format(2.5, "2.5");
+  check_format(1e-7, "1e-07");
+  check_format(-0.0, "-0");
+  check_format(1000.0, "1000");
+  check_format(123456789.125, "123456789.125");
+  check_format(1.0 / 3.0, "0.3333333333333333");
+  check_format(DBL_MAX, "1.7976931348623157e+308");
+  check_format(5e-324, "5e-324");
+  check_format(0.30000000000000004, "0.30000000000000004");
+}
+
+enum { ID_A = 1, ID_FLAG, ID_MANY };
+
+static void test_parser(void) {
+  static const cli_option opts[] = {
+      {"alpha", "X", ID_A, 0}, {"flag", NULL, ID_FLAG, 0}, {"many", "M", ID_MANY, CLI_OPT_REPEAT}};
+  char a[][16] = {"--alpha", "1",       "pos", "--flag", "--many=a", "--many",
+                  "b",       "--store", "/s",  "--",     "--x"};
+  char *argv[11];
+  cli_ctx ctx;
+  cli_parser p;
+  int id;
+  const char *v;
+  size_t i;
+  for (i = 0; i < 11; i++)
+    argv[i] = a[i];
+  memset(&ctx, 0, sizeof ctx);
+  cli_parser_init(&p, &ctx, opts, 3, 11, argv);
+  CU_ASSERT_EQUAL(cli_parser_next(&p, &id, &v), 1);
+  CU_ASSERT_EQUAL(id, ID_A);
+  CU_ASSERT_STRING_EQUAL(v, "1");
+  CU_ASSERT_EQUAL(cli_parser_next(&p, &id, &v), 1);
+  CU_ASSERT_EQUAL(id, CLI_ID_POSITIONAL);
+  CU_ASSERT_STRING_EQUAL(v, "pos");
+  CU_ASSERT_EQUAL(cli_parser_next(&p, &id, &v), 1);
+  CU_ASSERT_EQUAL(id, ID_FLAG);
+  CU_ASSERT_PTR_NULL(v);
+  CU_ASSERT_EQUAL(cli_parser_next(&p, &id, &v), 1);
+  CU_ASSERT_EQUAL(id, ID_MANY);
+  CU_ASSERT_STRING_EQUAL(v, "a");
+  CU_ASSERT_EQUAL(cli_parser_next(&p, &id, &v), 1);
+  CU_ASSERT_STRING_EQUAL(v, "b");
+  /* --store is taken into the context; "--" ends the options. */
+  CU_ASSERT_EQUAL(cli_parser_next(&p, &id, &v), 1);
+  CU_ASSERT_EQUAL(id, CLI_ID_POSITIONAL);
+  CU_ASSERT_STRING_EQUAL(v, "--x");
+  CU_ASSERT_STRING_EQUAL(ctx.store_path, "/s");
+  CU_ASSERT_EQUAL(cli_parser_next(&p, &id, &v), 0);
+}
+
+static int parse_error(int argc, const char *const *args, const char *want) {
+  static const cli_option opts[] = {{"alpha", "X", ID_A, 0}, {"flag", NULL, ID_FLAG, 0}};
+  char copies[4][16], *argv[4];
+  cli_parser p;
+  int id, r;
+  const char *v;
+  for (id = 0; id < argc; id++) {
+    snprintf(copies[id], sizeof copies[id], "%s", args[id]);
+    argv[id] = copies[id];
+  }
+  cli_parser_init(&p, NULL, opts, 2, argc, argv);
+  while ((r = cli_parser_next(&p, &id, &v)) > 0)
+    ;
+  if (r == -1 && strstr(p.message, want) == NULL)
+    fprintf(stderr, "message '%s' lacks '%s'\n", p.message, want);
+  return r == -1 && strstr(p.message, want) != NULL;
+}
+
+static void test_parser_errors(void) {
+  static const char *const a1[] = {"--beta"};
+  static const char *const a2[] = {"--alpha"};
+  static const char *const a3[] = {"--flag=1"};
+  static const char *const a4[] = {"--alpha", "1", "--alpha=2"};
+  static const char *const a5[] = {"-x"};
+  static const char *const a6[] = {"--help=x"};
+  static const char *const a7[] = {"--store", "x"}; /* no context: not a known option */
+  CU_ASSERT_TRUE(parse_error(1, a1, "unknown option '--beta'"));
+  CU_ASSERT_TRUE(parse_error(1, a2, "'--alpha' needs a value"));
+  CU_ASSERT_TRUE(parse_error(1, a3, "'--flag' takes no value"));
+  CU_ASSERT_TRUE(parse_error(3, a4, "'--alpha' given more than once"));
+  CU_ASSERT_TRUE(parse_error(1, a5, "unknown option '-x'"));
+  CU_ASSERT_TRUE(parse_error(1, a6, "'--help' takes no value"));
+  CU_ASSERT_TRUE(parse_error(2, a7, "unknown option '--store'"));
+}
+
+static char *json_text(void (*write)(cli_json *)) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  cli_json j;
+  if (f == NULL)
+    return NULL;
+  cli_json_init(&j, f);
+  write(&j);
+  fclose(f);
+  return buf;
+}
+
+static void write_nested(cli_json *j) {
+  cli_json_begin_object(j);
+  cli_json_key(j, "a");
+  cli_json_begin_array(j);
+  cli_json_int(j, 1);
+  cli_json_double(j, 2.5);
+  cli_json_null(j);
+  cli_json_bool(j, 1);
+  cli_json_begin_object(j);
+  cli_json_end_object(j);
+  cli_json_end_array(j);
+  cli_json_key(j, "b\"\\");
+  cli_json_string(j, "x\n\t\x01\x7f"
+                     "caf\xc3\xa9 \xff \xed\xa0\x80");
+  cli_json_key(j, "c");
+  cli_json_string(j, NULL);
+  cli_json_end_object(j);
+}
+
+static void write_base64(cli_json *j) {
+  cli_json_begin_array(j);
+  cli_json_base64(j, (const unsigned char *)"", 0);
+  cli_json_base64(j, (const unsigned char *)"f", 1);
+  cli_json_base64(j, (const unsigned char *)"fo", 2);
+  cli_json_base64(j, (const unsigned char *)"foo", 3);
+  cli_json_base64(j, (const unsigned char *)"foob", 4);
+  cli_json_base64(j, (const unsigned char *)"\xff\xfe\xfd\x00", 4);
+  cli_json_end_array(j);
+}
+
+static void test_json(void) {
+  char *s = json_text(write_nested);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_STRING_EQUAL(s, "{\"a\":[1,2.5,null,true,{}],\"b\\\"\\\\\":"
+                            "\"x\\n\\t\\u0001\\u007fcaf\xc3\xa9 \\ufffd \\ufffd\\ufffd\\ufffd\","
+                            "\"c\":null}");
+  free(s);
+  s = json_text(write_base64);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_STRING_EQUAL(s, "[\"\",\"Zg==\",\"Zm8=\",\"Zm9v\",\"Zm9vYg==\",\"//79AA==\"]");
+  free(s);
+}
+
+static void test_utf8(void) {
+  CU_ASSERT_TRUE(cli_utf8_valid((const unsigned char *)"", 0));
+  CU_ASSERT_TRUE(cli_utf8_valid((const unsigned char *)"a\0b", 3));
+  CU_ASSERT_TRUE(cli_utf8_valid((const unsigned char *)"\xf0\x9f\x98\x80", 4));
+  CU_ASSERT_TRUE(cli_utf8_valid((const unsigned char *)"\xf4\x8f\xbf\xbf", 4));
+  CU_ASSERT_FALSE(cli_utf8_valid((const unsigned char *)"\xc0\x80", 2));         /* overlong */
+  CU_ASSERT_FALSE(cli_utf8_valid((const unsigned char *)"\xe0\x80\x80", 3));     /* overlong */
+  CU_ASSERT_FALSE(cli_utf8_valid((const unsigned char *)"\xed\xa0\x80", 3));     /* surrogate */
+  CU_ASSERT_FALSE(cli_utf8_valid((const unsigned char *)"\xf4\x90\x80\x80", 4)); /* > U+10FFFF */
+  CU_ASSERT_FALSE(cli_utf8_valid((const unsigned char *)"\xe2\x82", 2));         /* cut short */
+  CU_ASSERT_FALSE(cli_utf8_valid((const unsigned char *)"\x80", 1));
+}
+
+int main(int argc, char **argv) {
+  CU_pSuite s;
+  if (CU_initialize_registry() != CUE_SUCCESS)
+    return 1;
+  s = CU_add_suite("cli_args", NULL, NULL);
+  CU_add_test(s, "int64", test_int64);
+  CU_add_test(s, "double", test_double);
+  CU_add_test(s, "format_double", test_format_double);
+  CU_add_test(s, "parser", test_parser);
+  CU_add_test(s, "parser_errors", test_parser_errors);
+  CU_add_test(s, "json", test_json);
+  CU_add_test(s, "utf8", test_utf8);
+  return olc_test_run(argc, argv);
+}
