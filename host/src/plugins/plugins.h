@@ -55,12 +55,18 @@ typedef struct olc_plugin_key {
   uint32_t thread_count;
   olc_property *structure; /* sorted, names unique */
   size_t structure_count;
-  void *storage;           /* internal */
+  void *storage; /* internal */
 } olc_plugin_key;
 
-olc_status olc_plugins__key(olc_plugin_key *out, olc_loaded_plugin *p,
-                            const olc_plugin_workload *w, olc_error *err);
+olc_status olc_plugins__key(olc_plugin_key *out, olc_loaded_plugin *p, const olc_plugin_workload *w,
+                            olc_error *err);
 void olc_plugin_key__free(olc_plugin_key *key);
+
+/* The store key of workload w as plugin p reported it in k: backend = the
+ * plugin's name, implementation = its version, the workload's operator and
+ * model digest.  Borrowed pointers into p, w and k. */
+void olc_plugins__make_key(olc_key *out, const olc_loaded_plugin *p, const olc_plugin_workload *w,
+                           const olc_plugin_key *k);
 
 /* Candidates: plugin-owned policy handles plus their serialized bytes. */
 typedef struct olc_policy_list {
@@ -75,21 +81,21 @@ void olc_policy_list__free(olc_policy_list *list, olc_loaded_plugin *p);
 
 /* validate; *policy (may be NULL) receives the deserialized policy. A
  * rejection is OLC_E_VALIDATION with the plugin's message. */
-olc_status olc_plugins__validate(void **policy, olc_loaded_plugin *p, const void *bytes,
-                                 size_t len, olc_error *err);
+olc_status olc_plugins__validate(void **policy, olc_loaded_plugin *p, const void *bytes, size_t len,
+                                 olc_error *err);
 olc_status olc_plugins__serialize(olc_buf *out, olc_loaded_plugin *p, const void *policy,
                                   olc_error *err);
 void olc_plugins__release(olc_loaded_plugin *p, void *policy);
 
 /* prepare (optional: *state = NULL when absent), run, unprepare, flops
  * (OLC_E_UNSUPPORTED when absent). */
-olc_status olc_plugins__prepare(void **state, olc_loaded_plugin *p,
-                                const olc_plugin_workload *w, olc_error *err);
+olc_status olc_plugins__prepare(void **state, olc_loaded_plugin *p, const olc_plugin_workload *w,
+                                olc_error *err);
 olc_status olc_plugins__run(olc_loaded_plugin *p, const olc_plugin_workload *w, void *state,
                             const void *policy, olc_error *err);
 void olc_plugins__unprepare(olc_loaded_plugin *p, void *state);
-olc_status olc_plugins__flops(double *flops, olc_loaded_plugin *p,
-                              const olc_plugin_workload *w, olc_error *err);
+olc_status olc_plugins__flops(double *flops, olc_loaded_plugin *p, const olc_plugin_workload *w,
+                              olc_error *err);
 
 /* An olc_validate_fn for the store that calls the plugin's validate;
  * payload is the olc_loaded_plugin. */

@@ -1,0 +1,236 @@
+/*
+ * plugins/dl_win32.c - the loader's platform layer on Windows.
+ *
+ * Libraries are loaded with LoadLibraryExW (wide paths, converted from
+ * UTF-8), with LOAD_WITH_ALTERED_SEARCH_PATH so a plugin's own dependencies
+ * are found beside it; this is what dlfcn-win32's dlopen does for
+ * RTLD_LOCAL too, without the extra dependency.  Access rights are ACLs, not
+ * mode bits: the permission check is not implemented here and always
+ * passes (documented in the load report as a platform limit).
+ */
+#include "plugins/plugins_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <windows.h>
+
+#include "util/error.h"
+
+static SRWLOCK plugins_lock = SRWLOCK_INIT;
+
+void olc_plugins__lock(void) { AcquireSRWLockExclusive(&plugins_lock); }
+
+void olc_plugins__unlock(void) { ReleaseSRWLockExclusive(&plugins_lock); }
+
+static SRWLOCK plugins_lifecycle = SRWLOCK_INIT;
+
+void olc_plugins__lifecycle_lock(void) { AcquireSRWLockExclusive(&plugins_lifecycle); }
+
+void olc_plugins__lifecycle_unlock(void) { ReleaseSRWLockExclusive(&plugins_lifecycle); }
+
+static wchar_t *to_wide(const char *s) {
+  int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
+  wchar_t *w;
+  if (n <= 0)
+    return NULL;
+  w = malloc((size_t)n * sizeof *w);
+  if (w != NULL && MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n) <= 0) {
+    free(w);
+    w = NULL;
+  }
+  return w;
+}
+
+static char *to_utf8(const wchar_t *w) {
+  int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
+  char *s;
+  if (n <= 0)
+    return NULL;
+  s = malloc((size_t)n);
+  if (s != NULL && WideCharToMultiByte(CP_UTF8, 0, w, -1, s, n, NULL, NULL) <= 0) {
+    free(s);
+    s = NULL;
+  }
+  return s;
+}
+
+static void last_error_text(char *msg, size_t size, const char *what) {
+  DWORD code = GetLastError();
+  char buf[256];
+  size_t i;
+  DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, code,
+                           0, buf, (DWORD)sizeof buf, NULL);
+  if (n == 0)
+    snprintf(buf, sizeof buf, "error %lu", (unsigned long)code);
+  snprintf(msg, size, "%s: %s", what, buf);
+  for (i = 0; msg[i] != 0; i++)
+    if (msg[i] == '\n' || msg[i] == '\r')
+      msg[i] = ' ';
+}
+
+void *olc_plugins__dl_open(const char *path, char *msg, size_t size) {
+  wchar_t *w = to_wide(path);
+  HMODULE h = NULL;
+  UINT old_mode;
+  if (w == NULL) {
+    snprintf(msg, size, "path is not valid utf-8");
+    return NULL;
+  }
+  olc_plugins__lock();
+  /* No "bad image" message boxes for a foreign file. */
+  old_mode = SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOOPENFILEERRORBOX);
+  h = LoadLibraryExW(w, NULL, LOAD_WITH_ALTERED_SEARCH_PATH);
+  if (h == NULL)
+    last_error_text(msg, size, "LoadLibraryExW");
+  SetErrorMode(old_mode);
+  olc_plugins__unlock();
+  free(w);
+  return (void *)h;
+}
+
+void *olc_plugins__dl_sym(void *handle, const char *name, char *msg, size_t size) {
+  FARPROC p;
+  void *out;
+  olc_plugins__lock();
+  p = GetProcAddress((HMODULE)handle, name);
+  if (p == NULL)
+    last_error_text(msg, size, "GetProcAddress");
+  olc_plugins__unlock();
+  memcpy(&out, &p, sizeof out);
+  return out;
+}
+
+char *olc_plugins__realpath(const char *path) {
+  wchar_t *w = to_wide(path);
+  wchar_t full[MAX_PATH * 4];
+  DWORD n;
+  char *out = NULL;
+  if (w == NULL)
+    return NULL;
+  n = GetFullPathNameW(w, (DWORD)(sizeof full / sizeof full[0]), full, NULL);
+  if (n > 0 && n < sizeof full / sizeof full[0] &&
+      GetFileAttributesW(full) != INVALID_FILE_ATTRIBUTES)
+    out = to_utf8(full);
+  free(w);
+  return out;
+}
+
+int olc_plugins__is_dir(const char *path) {
+  wchar_t *w = to_wide(path);
+  DWORD a;
+  if (w == NULL)
+    return 0;
+  a = GetFileAttributesW(w);
+  free(w);
+  return a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY) != 0;
+}
+
+size_t olc_plugins__suffix_len(const char *name) {
+  size_t n = strlen(name);
+  if (n > 4 && _stricmp(name + n - 4, ".dll") == 0)
+    return 4;
+  return 0;
+}
+
+int olc_plugins__has_suffix(const char *name) { return olc_plugins__suffix_len(name) != 0; }
+
+char *olc_plugins__join(const char *dir, const char *name) {
+  size_t a = strlen(dir);
+  size_t b = strlen(name);
+  char *p = malloc(a + b + 2);
+  if (p == NULL)
+    return NULL;
+  memcpy(p, dir, a);
+  if (a == 0 || (dir[a - 1] != '\\' && dir[a - 1] != '/'))
+    p[a++] = '\\';
+  memcpy(p + a, name, b + 1);
+  return p;
+}
+
+void olc_plugins__free_names(char **names, size_t count) {
+  size_t i;
+  if (names == NULL)
+    return;
+  for (i = 0; i < count; i++)
+    free(names[i]);
+  free(names);
+}
+
+olc_status olc_plugins__list_dir(char ***names, size_t *count, const char *dir, olc_error *err) {
+  char *pattern = olc_plugins__join(dir, "*");
+  wchar_t *w = pattern ? to_wide(pattern) : NULL;
+  WIN32_FIND_DATAW fd;
+  HANDLE h;
+  size_t cap = 0;
+  olc_status st = OLC_OK;
+  *names = NULL;
+  *count = 0;
+  free(pattern);
+  if (w == NULL)
+    return olc_error__set(err, OLC_E_NOMEM, "readdir", "plugin directory %s", dir);
+  h = FindFirstFileW(w, &fd);
+  free(w);
+  if (h == INVALID_HANDLE_VALUE) {
+    if (GetLastError() == ERROR_FILE_NOT_FOUND)
+      return OLC_OK;
+    return olc_error__set(err, OLC_E_IO, "opendir", "plugin directory %s cannot be read", dir);
+  }
+  do {
+    char *name;
+    if ((fd.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0)
+      continue;
+    name = to_utf8(fd.cFileName);
+    if (name == NULL)
+      continue;
+    if (olc_plugins__has_suffix(name)) {
+      if (*count == cap) {
+        size_t ncap = cap ? cap * 2 : 16;
+        char **n = realloc(*names, ncap * sizeof *n);
+        if (n == NULL) {
+          free(name);
+          st = olc_error__set(err, OLC_E_NOMEM, "readdir", "out of memory");
+          break;
+        }
+        *names = n;
+        cap = ncap;
+      }
+      (*names)[(*count)++] = name;
+    } else {
+      free(name);
+    }
+  } while (FindNextFileW(h, &fd));
+  FindClose(h);
+  if (st != OLC_OK) {
+    olc_plugins__free_names(*names, *count);
+    *names = NULL;
+    *count = 0;
+  }
+  return st;
+}
+
+int olc_plugins__insecure(const char *path, char *msg, size_t size) {
+  (void)path;
+  (void)msg;
+  (void)size;
+  return 0;
+}
+
+const char *olc_plugins__env_path(void) {
+  /* No setuid on Windows; the environment is the user's own. */
+  const char *v = getenv("OLC_PLUGIN_PATH");
+  return v;
+}
+
+char olc_plugins__path_separator(void) { return ';'; }
+
+uint64_t olc_plugins__now_ns(void) {
+  static LARGE_INTEGER freq;
+  LARGE_INTEGER now;
+  if (freq.QuadPart == 0)
+    QueryPerformanceFrequency(&freq);
+  QueryPerformanceCounter(&now);
+  /* Split to avoid overflowing 64 bits for long uptimes. */
+  return (uint64_t)(now.QuadPart / freq.QuadPart) * 1000000000u +
+         (uint64_t)((now.QuadPart % freq.QuadPart) * 1000000000 / freq.QuadPart);
+}

@@ -1,0 +1,503 @@
+/*
+ * plugins/loader.c - finds plugin files, loads and checks them, creates one
+ * instance of each, and records every file in the load report.
+ *
+ * Order: the configured directories in order, then the absolute entries of
+ * OLC_PLUGIN_PATH; inside a directory, files in sorted order of their
+ * absolute path.  The first file that provides a name wins; later ones are
+ * reported as duplicates.
+ *
+ * Libraries are never dlclose'd, not even one that failed validation: a
+ * library may have started threads or registered TLS destructors or atexit
+ * handlers in its constructors, and unmapping it is how hosts crash at exit.
+ * The cost is the mapping of a rejected file, which is small.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugins/plugins_int.h"
+#include "util/error.h"
+
+#define MSG_SIZE 512
+/* Internal "this file was skipped and reported" result (never returned). */
+#define SKIPPED OLC_E_UNAVAILABLE
+
+/* What loading one file found so far. */
+typedef struct load_ctx {
+  olc_host *host;
+  const olc_plugins_params *params;
+  const char *path;
+  char stem[OLC_PLUGINS_MAX_NAME + 1]; /* file name without suffix, for config */
+  const char *name;                    /* plugin name once known (table string) */
+  const char *version;
+  olc_plugins_lib *lib;
+} load_ctx;
+
+static const olc_plugin_config *plugin_cfg(const olc_plugins_params *params, const char *name) {
+  if (params->plugin_config == NULL || name == NULL || name[0] == 0)
+    return NULL;
+  return params->plugin_config(params->plugin_config_payload, name);
+}
+
+/*
+ * Records a skip.  A failure of a plugin marked critical (by its name, or by
+ * the file's stem while the name is unknown) is fatal: OLC_E_PLUGIN in err.
+ */
+static olc_status skip(load_ctx *lc, olc_load_stage stage, olc_status status, int32_t pstatus,
+                       int unavailable, const char *message, olc_error *err) {
+  const char *who = lc->name != NULL ? lc->name : lc->stem;
+  const olc_plugin_config *cfg = plugin_cfg(lc->params, who);
+  if (olc_plugins__report_add(lc->host, lc->path, lc->name, lc->version, stage, status, pstatus,
+                              unavailable, message) != OLC_OK)
+    return olc_error__set(err, OLC_E_NOMEM, "load", "out of memory recording %s", lc->path);
+  if (cfg != NULL && cfg->critical && !unavailable && stage != OLC_LOAD_DISABLED &&
+      stage != OLC_LOAD_DUPLICATE) {
+    olc_error__set(err, OLC_E_PLUGIN, "load", "plugin %s: critical plugin failed at stage %s: %s",
+                   who, olc_load_stage_str(stage), message);
+    if (err != NULL)
+      err->backend_code = pstatus;
+    return OLC_E_PLUGIN;
+  }
+  return OLC_OK;
+}
+
+static int name_ok(const char *s, char *msg, size_t size) {
+  size_t n;
+  size_t i;
+  if (s == NULL || s[0] == 0) {
+    snprintf(msg, size, "plugin name is empty");
+    return 0;
+  }
+  n = strnlen(s, OLC_PLUGINS_MAX_NAME + 1);
+  if (n > OLC_PLUGINS_MAX_NAME) {
+    snprintf(msg, size, "plugin name is longer than %u bytes", OLC_PLUGINS_MAX_NAME);
+    return 0;
+  }
+  if (!olc_plugins__utf8_valid(s, n)) {
+    snprintf(msg, size, "plugin name is not valid utf-8");
+    return 0;
+  }
+  for (i = 0; i < n; i++) {
+    char c = s[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) {
+      snprintf(msg, size, "plugin name \"%s\" has characters outside [a-z0-9_]", s);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+static int text_ok(const char *s, size_t cap) {
+  size_t n;
+  if (s == NULL || s[0] == 0)
+    return 0;
+  n = strnlen(s, cap + 1);
+  return n <= cap && olc_plugins__utf8_valid(s, n);
+}
+
+/* The table checks after abi_major: 0 with msg when malformed. */
+static int table_ok(const olc_plugin *t, char *msg, size_t size) {
+  static const char *const req_names[] = {
+      "create", "destroy", "key", "candidates", "validate", "serialize", "release_policy", "run"};
+  const int req[] = {t->create != NULL,         t->destroy != NULL,  t->key != NULL,
+                     t->candidates != NULL,     t->validate != NULL, t->serialize != NULL,
+                     t->release_policy != NULL, t->run != NULL};
+  uint32_t i;
+  if (!text_ok(t->implementation_version, OLC_PLUGINS_MAX_STRING)) {
+    snprintf(msg, size, "implementation_version is empty, too long or not valid utf-8");
+    return 0;
+  }
+  if (t->operators == NULL || t->operator_count == 0 ||
+      t->operator_count > OLC_PLUGINS_MAX_OPERATORS) {
+    snprintf(msg, size, "operators: %u listed (need 1..%u)", (unsigned)t->operator_count,
+             OLC_PLUGINS_MAX_OPERATORS);
+    return 0;
+  }
+  for (i = 0; i < t->operator_count; i++)
+    if (!text_ok(t->operators[i], OLC_PLUGINS_MAX_STRING)) {
+      snprintf(msg, size, "operator %u is empty, too long or not valid utf-8", (unsigned)i);
+      return 0;
+    }
+  for (i = 0; i < sizeof req / sizeof req[0]; i++)
+    if (!req[i]) {
+      snprintf(msg, size, "required function %s is NULL", req_names[i]);
+      return 0;
+    }
+  return 1;
+}
+
+static olc_status push_plugin(olc_host *h, olc_loaded_plugin *lp) {
+  if (h->plugin_count == h->plugin_cap) {
+    size_t ncap = h->plugin_cap ? h->plugin_cap * 2 : 8;
+    olc_loaded_plugin **n = realloc(h->plugins, ncap * sizeof *n);
+    if (n == NULL)
+      return OLC_E_NOMEM;
+    h->plugins = n;
+    h->plugin_cap = ncap;
+  }
+  h->plugins[h->plugin_count++] = lp;
+  return OLC_OK;
+}
+
+static void detach(olc_plugins_lib *lib, olc_loaded_plugin *lp, olc_loaded_plugin *restore) {
+  olc_plugins__lock();
+  if (lib->current == lp)
+    lib->current = restore;
+  olc_plugins__unlock();
+}
+
+/* Calls create with the [plugin.NAME] entries; lp is attached to its lib. */
+static olc_status create_instance(load_ctx *lc, olc_loaded_plugin *lp, olc_error *err) {
+  const olc_plugin_config *cfg = plugin_cfg(lc->params, lc->name);
+  olc_plugin_kv *kv = NULL;
+  uint32_t n = 0;
+  uint32_t threads = lc->host->threads;
+  void *inst = NULL;
+  int32_t rc;
+  int32_t code = 0;
+  const char *pmsg;
+  char msg[MSG_SIZE];
+  olc_status st;
+  if (cfg != NULL && cfg->entry_count > 0) {
+    size_t i;
+    if (cfg->entry_count > UINT32_MAX) {
+      st = skip(lc, OLC_LOAD_CREATE, OLC_E_LIMIT, 0, 0, "too many config entries", err);
+      return st == OLC_OK ? SKIPPED : st;
+    }
+    kv = calloc(cfg->entry_count, sizeof *kv);
+    if (kv == NULL)
+      return olc_error__set(err, OLC_E_NOMEM, "create", "out of memory");
+    for (i = 0; i < cfg->entry_count; i++) {
+      kv[i].key = cfg->entries[i].name;
+      kv[i].value = cfg->entries[i].value;
+    }
+    n = (uint32_t)cfg->entry_count;
+  }
+  olc_plugins__lifecycle_lock();
+  olc_plugins__error_clear();
+  rc = lp->table->create(&lc->lib->services, kv, n, threads, &inst);
+  pmsg = olc_plugins__error_message(lc->lib, &code);
+  olc_plugins__lifecycle_unlock();
+  free(kv);
+  if (rc == OLC_PLUGIN_OK) {
+    lp->instance = inst;
+    lp->created = 1;
+    return OLC_OK;
+  }
+  if (rc == OLC_PLUGIN_E_UNAVAILABLE) {
+    snprintf(msg, sizeof msg, "unavailable here: %s", pmsg ? pmsg : "(no detail)");
+    st = skip(lc, OLC_LOAD_CREATE, OLC_E_UNAVAILABLE, rc, 1, msg, err);
+  } else {
+    snprintf(msg, sizeof msg, "create failed with status %d: %s", (int)rc,
+             pmsg ? pmsg : "(no detail)");
+    st = skip(lc, OLC_LOAD_CREATE, OLC_E_PLUGIN, rc, 0, msg, err);
+  }
+  return st == OLC_OK ? SKIPPED : st; /* not created: caller drops lp */
+}
+
+/* Entry call and table checks; on success *out is the new loaded plugin. */
+static olc_status enter(load_ctx *lc, olc_plugin_entry_fn entry, olc_loaded_plugin **out,
+                        olc_error *err) {
+  const olc_plugin *t = NULL;
+  olc_loaded_plugin *lp = calloc(1, sizeof *lp);
+  olc_loaded_plugin *prev;
+  const char *pmsg;
+  char msg[MSG_SIZE];
+  int32_t rc;
+  olc_status st;
+  *out = NULL;
+  if (lp == NULL)
+    return olc_error__set(err, OLC_E_NOMEM, "load", "out of memory");
+  lp->host = lc->host;
+  lp->lib = lc->lib;
+  prev = olc_plugins__lib_attach(lc->lib, lp);
+  olc_plugins__lifecycle_lock();
+  olc_plugins__error_clear();
+  rc = entry(OLC_PLUGIN_ABI_MAJOR, &lc->lib->services, &t);
+  pmsg = olc_plugins__error_message(lc->lib, NULL);
+  olc_plugins__lifecycle_unlock();
+  if (rc != OLC_PLUGIN_OK || t == NULL) {
+    if (rc == OLC_PLUGIN_E_ABI)
+      snprintf(msg, sizeof msg, "plugin does not support abi major %u%s%s", OLC_PLUGIN_ABI_MAJOR,
+               pmsg ? ": " : "", pmsg ? pmsg : "");
+    else
+      snprintf(msg, sizeof msg, "entry failed with status %d: %s", (int)rc,
+               pmsg ? pmsg : (t == NULL && rc == 0 ? "no table returned" : "(no detail)"));
+    st = skip(lc, OLC_LOAD_ABI, OLC_E_PLUGIN, rc, 0, msg, err);
+    goto fail;
+  }
+  /* Nothing past struct_size may be read before this check. */
+  if (t->struct_size < OLC_PLUGINS_MIN_TABLE_SIZE) {
+    snprintf(msg, sizeof msg, "plugin table is too small: struct_size %u < %u (abi 1.0)",
+             (unsigned)t->struct_size, (unsigned)OLC_PLUGINS_MIN_TABLE_SIZE);
+    st = skip(lc, OLC_LOAD_VALIDATE, OLC_E_PLUGIN, 0, 0, msg, err);
+    goto fail;
+  }
+  if (t->abi_major != OLC_PLUGIN_ABI_MAJOR) {
+    snprintf(msg, sizeof msg, "plugin table has abi major %u, the host speaks %u",
+             (unsigned)t->abi_major, OLC_PLUGIN_ABI_MAJOR);
+    st = skip(lc, OLC_LOAD_ABI, OLC_E_PLUGIN, 0, 0, msg, err);
+    goto fail;
+  }
+  if (!name_ok(t->name, msg, sizeof msg)) {
+    st = skip(lc, OLC_LOAD_VALIDATE, OLC_E_PLUGIN, 0, 0, msg, err);
+    goto fail;
+  }
+  lc->name = t->name;
+  if (!table_ok(t, msg, sizeof msg)) {
+    st = skip(lc, OLC_LOAD_VALIDATE, OLC_E_PLUGIN, 0, 0, msg, err);
+    goto fail;
+  }
+  lc->version = t->implementation_version;
+  lp->table = t;
+  lp->path = lc->path;
+  *out = lp;
+  return OLC_OK;
+fail:
+  detach(lc->lib, lp, prev);
+  free(lp);
+  return st == OLC_OK ? SKIPPED : st;
+}
+
+/* Names the arena copies the loaded plugin keeps. */
+static olc_status keep_names(olc_host *h, olc_loaded_plugin *lp, const load_ctx *lc) {
+  lp->name = olc_arena__strdup(&h->arena, lc->name);
+  lp->version = olc_arena__strdup(&h->arena, lc->version);
+  lp->path = olc_arena__strdup(&h->arena, lc->path);
+  return lp->name && lp->version && lp->path ? OLC_OK : OLC_E_NOMEM;
+}
+
+/* Loads one file.  OLC_OK unless fatal (critical failure, out of memory). */
+static olc_status load_file(olc_host *h, const olc_plugins_params *params, const char *path,
+                            const char *fname, olc_error *err) {
+  load_ctx lc;
+  const olc_plugin_config *cfg;
+  char msg[MSG_SIZE];
+  char dlmsg[MSG_SIZE - 128];
+  void *handle;
+  void *sym;
+  olc_plugin_entry_fn entry;
+  olc_loaded_plugin *lp = NULL;
+  olc_status st;
+  size_t stem_len = strlen(fname) - olc_plugins__suffix_len(fname);
+  memset(&lc, 0, sizeof lc);
+  lc.host = h;
+  lc.params = params;
+  lc.path = path;
+  if (stem_len <= OLC_PLUGINS_MAX_NAME) {
+    memcpy(lc.stem, fname, stem_len);
+    lc.stem[stem_len] = 0;
+  }
+  /* A file named after a disabled plugin is not even opened: its
+   * constructors do not run. */
+  cfg = plugin_cfg(params, lc.stem);
+  if (cfg != NULL && !cfg->enabled) {
+    lc.name = lc.stem;
+    snprintf(msg, sizeof msg, "disabled by [plugin.%s] enabled = false (file not opened)", lc.stem);
+    return skip(&lc, OLC_LOAD_DISABLED, OLC_OK, 0, 0, msg, err);
+  }
+  if (!params->allow_insecure_plugins && olc_plugins__insecure(path, msg, sizeof msg))
+    return skip(&lc, OLC_LOAD_PERMISSIONS, OLC_E_INVALID, 0, 0, msg, err);
+  handle = olc_plugins__dl_open(path, dlmsg, sizeof dlmsg);
+  if (handle == NULL) {
+    snprintf(msg, sizeof msg, "cannot load: %s", dlmsg);
+    return skip(&lc, OLC_LOAD_OPEN, OLC_E_PLUGIN, 0, 0, msg, err);
+  }
+  lc.lib = olc_plugins__lib_get(handle, path);
+  if (lc.lib == NULL)
+    return olc_error__set(err, OLC_E_NOMEM, "load", "out of memory");
+  sym = olc_plugins__dl_sym(handle, OLC_PLUGIN_ENTRY_SYMBOL, dlmsg, sizeof dlmsg);
+  if (sym == NULL) {
+    snprintf(msg, sizeof msg, "no %s symbol: %s", OLC_PLUGIN_ENTRY_SYMBOL, dlmsg);
+    return skip(&lc, OLC_LOAD_SYMBOL, OLC_E_PLUGIN, 0, 0, msg, err);
+  }
+  /* Object to function pointer: POSIX guarantees it works for dlsym. */
+  memcpy(&entry, &sym, sizeof entry);
+  st = enter(&lc, entry, &lp, err);
+  if (st != OLC_OK)
+    return st == SKIPPED ? OLC_OK : st;
+  if (olc_plugins__find(h, lc.name) != NULL) {
+    snprintf(msg, sizeof msg, "plugin %s is already loaded from %s", lc.name,
+             olc_plugins__find(h, lc.name)->path);
+    st = skip(&lc, OLC_LOAD_DUPLICATE, OLC_E_DUPLICATE, 0, 0, msg, err);
+    goto drop;
+  }
+  cfg = plugin_cfg(params, lc.name);
+  if (cfg != NULL && !cfg->enabled) {
+    snprintf(msg, sizeof msg, "disabled by [plugin.%s] enabled = false", lc.name);
+    st = skip(&lc, OLC_LOAD_DISABLED, OLC_OK, 0, 0, msg, err);
+    goto drop;
+  }
+  st = create_instance(&lc, lp, err);
+  if (st != OLC_OK)
+    goto drop;
+  if (keep_names(h, lp, &lc) != OLC_OK || push_plugin(h, lp) != OLC_OK) {
+    st = olc_error__set(err, OLC_E_NOMEM, "load", "out of memory");
+    goto destroy;
+  }
+  snprintf(msg, sizeof msg, "loaded %s %s", lc.name, lc.version);
+  st = olc_plugins__report_add(h, path, lc.name, lc.version, OLC_LOAD_LOADED, OLC_OK, 0, 0, msg);
+  if (st != OLC_OK)
+    return olc_error__set(err, st, "load", "out of memory"); /* lp is owned by h now */
+  return OLC_OK;
+destroy:
+  olc_plugins__lifecycle_lock();
+  lp->table->destroy(lp->instance);
+  olc_plugins__lifecycle_unlock();
+drop:
+  /* The previous owner of the library (another host) is not restored; a
+   * library serves the host that loaded it last. */
+  detach(lc.lib, lp, NULL);
+  free(lp);
+  return st == SKIPPED ? OLC_OK : st;
+}
+
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Loads the plugin files of one directory (already made absolute). */
+static olc_status load_dir(olc_host *h, const olc_plugins_params *params, const char *dir,
+                           olc_error *err) {
+  char **names = NULL;
+  size_t count = 0;
+  size_t i;
+  olc_error lerr;
+  olc_status st = olc_plugins__list_dir(&names, &count, dir, &lerr);
+  if (st == OLC_E_NOMEM)
+    return olc_error__set(err, st, "load", "out of memory");
+  if (st != OLC_OK)
+    return olc_plugins__report_add(h, dir, NULL, NULL, OLC_LOAD_OPEN, st, 0, 0, lerr.message);
+  /* Same directory, so sorting names sorts absolute paths. */
+  qsort(names, count, sizeof *names, cmp_names);
+  for (i = 0; i < count && st == OLC_OK; i++) {
+    char *path = olc_plugins__join(dir, names[i]);
+    if (path == NULL) {
+      st = olc_error__set(err, OLC_E_NOMEM, "load", "out of memory");
+      break;
+    }
+    st = load_file(h, params, path, names[i], err);
+    free(path);
+  }
+  olc_plugins__free_names(names, count);
+  return st;
+}
+
+/* Appends dir (resolved) to the list unless it is missing or already there. */
+static olc_status add_dir(char ***dirs, size_t *count, size_t *cap, const char *dir) {
+  char *real;
+  size_t i;
+  if (dir == NULL || dir[0] == 0)
+    return OLC_OK;
+  real = olc_plugins__realpath(dir);
+  /* A missing directory is normal (the default config lists build-tree and
+   * install locations): nothing to report. */
+  if (real == NULL || !olc_plugins__is_dir(real)) {
+    free(real);
+    return OLC_OK;
+  }
+  for (i = 0; i < *count; i++)
+    if (strcmp((*dirs)[i], real) == 0) {
+      free(real);
+      return OLC_OK;
+    }
+  if (*count == *cap) {
+    size_t ncap = *cap ? *cap * 2 : 8;
+    char **n = realloc(*dirs, ncap * sizeof *n);
+    if (n == NULL) {
+      free(real);
+      return OLC_E_NOMEM;
+    }
+    *dirs = n;
+    *cap = ncap;
+  }
+  (*dirs)[(*count)++] = real;
+  return OLC_OK;
+}
+
+static int is_absolute(const char *p) {
+#if defined(_WIN32)
+  return (p[0] != 0 && p[1] == ':') || p[0] == '\\' || p[0] == '/';
+#else
+  return p[0] == '/';
+#endif
+}
+
+/* The configured directories, then the absolute OLC_PLUGIN_PATH entries
+ * (relative ones would depend on the current directory: ignored). */
+static olc_status collect_dirs(char ***dirs, size_t *count, const olc_plugins_params *params) {
+  size_t cap = 0;
+  size_t i;
+  const char *env;
+  olc_status st = OLC_OK;
+  for (i = 0; i < params->dir_count && st == OLC_OK; i++)
+    st = add_dir(dirs, count, &cap, params->dirs[i]);
+  env = params->ignore_env ? NULL : olc_plugins__env_path();
+  while (st == OLC_OK && env != NULL && *env != 0) {
+    const char *end = strchr(env, olc_plugins__path_separator());
+    size_t n = end ? (size_t)(end - env) : strlen(env);
+    char *one = malloc(n + 1);
+    if (one == NULL)
+      return OLC_E_NOMEM;
+    memcpy(one, env, n);
+    one[n] = 0;
+    if (is_absolute(one))
+      st = add_dir(dirs, count, &cap, one);
+    free(one);
+    env = end ? end + 1 : NULL;
+  }
+  return st;
+}
+
+olc_status olc_plugins__open(olc_host **out, const olc_plugins_params *params, olc_store *store,
+                             olc_error *err) {
+  olc_host *h;
+  char **dirs = NULL;
+  size_t dir_count = 0;
+  size_t i;
+  olc_status st;
+  if (out == NULL || params == NULL || (params->dir_count > 0 && params->dirs == NULL))
+    return olc_error__set(err, OLC_E_INVALID, "olc_host_open", "invalid argument");
+  *out = NULL;
+  h = calloc(1, sizeof *h);
+  if (h == NULL)
+    return olc_error__set(err, OLC_E_NOMEM, "olc_host_open", "out of memory");
+  h->config = params->config;
+  h->store = store;
+  h->threads = params->threads > 0 ? params->threads : 1;
+  h->force_portable = params->force_portable;
+  st = collect_dirs(&dirs, &dir_count, params);
+  if (st != OLC_OK)
+    olc_error__set(err, st, "olc_host_open", "out of memory");
+  for (i = 0; i < dir_count && st == OLC_OK; i++)
+    st = load_dir(h, params, dirs[i], err);
+  olc_plugins__free_names(dirs, dir_count);
+  if (st != OLC_OK) {
+    olc_host_free(h);
+    return st;
+  }
+  *out = h;
+  return OLC_OK;
+}
+
+void olc_host_free(olc_host *host) {
+  size_t i;
+  if (host == NULL)
+    return;
+  /* Reverse order of creation, like a stack of constructors. */
+  for (i = host->plugin_count; i > 0; i--) {
+    olc_loaded_plugin *lp = host->plugins[i - 1];
+    if (lp->created) {
+      olc_plugins__lifecycle_lock();
+      lp->table->destroy(lp->instance);
+      olc_plugins__lifecycle_unlock();
+    }
+    detach(lp->lib, lp, NULL);
+    free(lp);
+  }
+  free(host->plugins);
+  free(host->report);
+  olc_arena__free(&host->arena);
+  free(host);
+}

@@ -1,0 +1,168 @@
+/*
+ * plugins/plugins_int.h - what the files of the plugins module share: the
+ * olc_host and olc_loaded_plugin layouts, the per-library services record,
+ * the platform layer (dl_posix.c / dl_win32.c) and the internal loader entry
+ * point that tests use without a config.
+ */
+#ifndef OLC_PLUGINS_PLUGINS_INT_H
+#define OLC_PLUGINS_PLUGINS_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "olc/host.h"
+#include "olc/plugin.h"
+#include "plugins/plugins.h"
+#include "util/arena.h"
+
+/* The smallest plugin table the host accepts: the whole v1.0 layout. */
+#define OLC_PLUGINS_MIN_TABLE_SIZE (offsetof(olc_plugin, flops) + sizeof(void (*)(void)))
+/* Caps on what a table may declare. */
+#define OLC_PLUGINS_MAX_NAME 64u
+#define OLC_PLUGINS_MAX_OPERATORS 256u
+/* Log lines a host keeps (the oldest are dropped). */
+#define OLC_PLUGINS_LOG_LINES 64u
+#define OLC_PLUGINS_LOG_LINE_SIZE 256u
+
+/*
+ * One per shared library ever loaded by this process; never freed.  The
+ * services table handed to the plugin lives here because the plugin may keep
+ * it "until the process ends" (plugin.h), longer than any olc_host.  ctx of
+ * the table points back to this record, which identifies the plugin.
+ */
+typedef struct olc_plugins_lib {
+  olc_plugin_host services;
+  void *handle;
+  char *path;
+  /* The loaded plugin this library currently serves (global lock); NULL
+   * while no host holds it. */
+  olc_loaded_plugin *current;
+  struct olc_plugins_lib *next;
+} olc_plugins_lib;
+
+struct olc_loaded_plugin {
+  olc_host *host;
+  olc_plugins_lib *lib;
+  const olc_plugin *table;
+  const char *name; /* copies in host->arena */
+  const char *version;
+  const char *path;
+  void *instance;
+  int created;
+};
+
+typedef struct olc_plugins_log_line {
+  int32_t level;
+  char text[OLC_PLUGINS_LOG_LINE_SIZE];
+} olc_plugins_log_line;
+
+struct olc_host {
+  const olc_config *config; /* NULL when opened through olc_plugins__open */
+  olc_store *store;         /* borrowed, may be NULL */
+  uint32_t threads;
+  int force_portable; /* for lookups made on a plugin's behalf */
+  olc_arena arena;    /* report strings, plugin names */
+  olc_loaded_plugin **plugins;
+  size_t plugin_count;
+  size_t plugin_cap;
+  olc_load_entry *report;
+  size_t report_count;
+  size_t report_cap;
+  /* Ring of the last log lines (global lock). */
+  olc_plugins_log_line log[OLC_PLUGINS_LOG_LINES];
+  size_t log_total;
+};
+
+/* ------------------------------------------------------- loader (tests) */
+
+/* The [plugin.NAME] section for name, or NULL. */
+typedef const olc_plugin_config *(*olc_plugins_config_fn)(void *payload, const char *name);
+
+/* What olc_host_open takes from the config, so tests can load without one. */
+typedef struct olc_plugins_params {
+  const char *const *dirs; /* searched in order, then OLC_PLUGIN_PATH */
+  size_t dir_count;
+  uint32_t threads; /* effective thread count handed to create (0 -> 1) */
+  olc_plugins_config_fn plugin_config;
+  void *plugin_config_payload;
+  const olc_config *config; /* kept for olc_plugins__config; may be NULL */
+  int force_portable;
+  int allow_insecure_plugins;
+  int ignore_env;
+} olc_plugins_params;
+
+/* The loader proper (olc_host_open builds params from its config). */
+olc_status olc_plugins__open(olc_host **out, const olc_plugins_params *params, olc_store *store,
+                             olc_error *err);
+
+/* ---------------------------------------------------------------- report */
+
+/* Appends a report entry (strings copied); OLC_OK or OLC_E_NOMEM. */
+olc_status olc_plugins__report_add(olc_host *host, const char *path, const char *name,
+                                   const char *version, olc_load_stage stage, olc_status status,
+                                   int32_t plugin_status, int unavailable, const char *message);
+
+/* -------------------------------------------------------------- services */
+
+/* The library record for handle (created on first use), or NULL on OOM. */
+olc_plugins_lib *olc_plugins__lib_get(void *handle, const char *path);
+/* Points lib at p (NULL: no host), returning what it pointed at before. */
+olc_loaded_plugin *olc_plugins__lib_attach(olc_plugins_lib *lib, olc_loaded_plugin *p);
+/* Clears the calling thread's set_error slot before calling into lib. */
+void olc_plugins__error_clear(void);
+/* The message lib's plugin set on this thread since the last clear, or NULL. */
+const char *olc_plugins__error_message(const olc_plugins_lib *lib, int32_t *code);
+
+/* Log lines the plugins of host wrote (oldest first), i < count. */
+size_t olc_plugins__log_count(const olc_host *host);
+/* Copies the i-th line into buf; returns its level (or -1 when out of range). */
+int32_t olc_plugins__log_line(const olc_host *host, size_t i, char *buf, size_t size);
+
+/* ---------------------------------------------------------------- checks */
+
+/* 1 when s is valid UTF-8 (no overlongs, surrogates or > U+10FFFF). */
+int olc_plugins__utf8_valid(const char *s, size_t len);
+
+/* --------------------------------------------------- platform (dl_*.c) */
+
+/* The registry/dl lock (short sections only, never held across plugin
+ * calls) and the lifecycle lock (serializes entry, create and destroy across
+ * hosts; services never take it, so plugins may call them meanwhile). */
+void olc_plugins__lock(void);
+void olc_plugins__unlock(void);
+void olc_plugins__lifecycle_lock(void);
+void olc_plugins__lifecycle_unlock(void);
+
+/* dlopen(RTLD_NOW | RTLD_LOCAL) under the lock; NULL with msg on failure. */
+void *olc_plugins__dl_open(const char *path, char *msg, size_t size);
+/* dlsym under the lock; NULL with msg when missing. */
+void *olc_plugins__dl_sym(void *handle, const char *name, char *msg, size_t size);
+
+/* Canonical absolute path (malloc'ed) or NULL with errno set. */
+char *olc_plugins__realpath(const char *path);
+/* 1 when path is an existing directory. */
+int olc_plugins__is_dir(const char *path);
+/*
+ * The names of the regular files in dir that carry the platform's plugin
+ * suffix, unsorted (malloc'ed array of malloc'ed strings).  OLC_E_IO when
+ * the directory cannot be read.
+ */
+olc_status olc_plugins__list_dir(char ***names, size_t *count, const char *dir, olc_error *err);
+void olc_plugins__free_names(char **names, size_t count);
+/* 1 when name ends in the platform's plugin suffix. */
+int olc_plugins__has_suffix(const char *name);
+/* Length of the platform suffix name ends with (0 when none). */
+size_t olc_plugins__suffix_len(const char *name);
+/*
+ * 0 when path may be loaded: owned by this user or root and not writable by
+ * group or others.  Else 1 with a one-line reason in msg.
+ */
+int olc_plugins__insecure(const char *path, char *msg, size_t size);
+/* OLC_PLUGIN_PATH, or NULL when unset or the process is privileged. */
+const char *olc_plugins__env_path(void);
+/* Separator of OLC_PLUGIN_PATH entries (':' or ';'). */
+char olc_plugins__path_separator(void);
+/* Joins dir and name with the platform separator (malloc'ed). */
+char *olc_plugins__join(const char *dir, const char *name);
+
+#endif
