@@ -1,0 +1,353 @@
+/*
+ * calibrate/calibrate.c - the calibrate-and-select loop (olc/host.h).
+ *
+ * Per workload: plugin key -> store lookup with the plugin's validator ->
+ * a valid hit is selected and nothing is measured; otherwise every
+ * candidate is timed (measure.c), the best median wins, it is saved with
+ * its measurements through the plugin's serialized bytes, and a second
+ * lookup selects it and explains the rest.
+ *
+ * The exact key's model digest is the workload's (model = PATH or
+ * model_digest) or the fixed string "none" for workloads without a model
+ * (micro-benchmarks such as a bare GEMM): exact records then still bind
+ * to the processor and thread count.
+ */
+#include "calibrate/calibrate_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calibrate/measure.h"
+#include "util/error.h"
+
+/* Model digest of workloads that name no model. */
+#define NO_MODEL_DIGEST "none"
+
+static olc_status set_status(olc_calibration *cal, olc_workload_result *r, olc_status status,
+                             const char *fmt, ...) OLC_PRINTF(4, 5);
+
+static olc_status set_status(olc_calibration *cal, olc_workload_result *r, olc_status status,
+                             const char *fmt, ...) {
+  char msg[OLC_ERROR_MESSAGE_SIZE];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  r->status = status;
+  r->message = olc_arena__strdup(&cal->arena, msg);
+  return r->message != NULL ? OLC_OK : OLC_E_NOMEM;
+}
+
+/* What one workload needs while it is being calibrated. */
+typedef struct job {
+  olc_calibration *cal;
+  olc_workload_result *r;
+  olc_host *host;
+  const olc_workload_config *wc;
+  const olc_calibrate_options *opt;
+  const olc_calibration_settings *settings;
+  olc_loaded_plugin *plugin;
+  olc_plugin_workload w;
+  olc_key key;
+  int force_portable;
+  size_t index, count;
+} job;
+
+static olc_status lookup(olc_lookup_result **out, job *j, olc_error *e) {
+  olc_lookup_options lo = OLC_LOOKUP_OPTIONS_INIT;
+  lo.key = &j->key;
+  lo.force_portable = j->force_portable;
+  lo.validate = olc_plugins__store_validator;
+  lo.validate_payload = j->plugin;
+  return olc_store_lookup(out, olc_plugins__store(j->host), &lo, e);
+}
+
+static void progress(job *j, size_t candidate, size_t count, double best_us) {
+  if (j->opt->progress != NULL)
+    j->opt->progress(j->opt->progress_payload, j->wc->name, j->index, j->count, candidate, count,
+                     best_us);
+}
+
+/* Measures every candidate; *winner = index of the best, or count. */
+static olc_status measure_all(job *j, const olc_policy_list *list, void *state,
+                              olc_candidate_result *results, size_t *measured, size_t *winner) {
+  const olc_calibration_settings *s = j->settings;
+  uint64_t start = olc_plugins__now_ns();
+  uint64_t budget = (uint64_t)(s->max_seconds_per_workload * 1e9);
+  double best = -1.0;
+  size_t i;
+  *measured = 0;
+  *winner = list->count;
+  for (i = 0; i < list->count; i++) {
+    olc_candidate_result *c = &results[i];
+    olc_measure_params mp;
+    olc_measure_result m;
+    olc_error e;
+    olc_status st;
+    char msg[OLC_ERROR_MESSAGE_SIZE];
+    /* The first candidate is always measured in full: a workload whose
+     * budget is smaller than one candidate still gets a selection. */
+    if (i > 0 && olc_plugins__now_ns() - start >= budget)
+      break;
+    progress(j, i, list->count, best);
+    mp.warmup = s->warmup;
+    mp.min_repetitions = s->min_repetitions;
+    mp.min_seconds = s->min_seconds;
+    mp.abandon_factor = s->abandon_factor;
+    mp.best_us = best;
+    mp.deadline_ns = i > 0 ? start + budget : 0;
+    olc_error_clear(&e);
+    st = olc_calibrate__measure(&m, j->plugin, &j->w, state, list->policies[i], &mp, &e);
+    if (st == OLC_E_NOMEM)
+      return st;
+    c->policy =
+        olc_arena__memdup(&j->cal->arena, list->serialized[i].data, list->serialized[i].len);
+    if (c->policy == NULL && list->serialized[i].len > 0)
+      return OLC_E_NOMEM;
+    c->policy_len = list->serialized[i].len;
+    c->status = st;
+    c->median_us = m.median_us;
+    c->spread_us = m.mad_us;
+    c->samples = m.samples;
+    msg[0] = 0;
+    if (st != OLC_OK)
+      snprintf(msg, sizeof msg, "%s", e.message[0] ? e.message : olc_status_str(st));
+    else if (m.end == OLC_MEASURE_ABANDONED)
+      snprintf(msg, sizeof msg, "abandoned: slower than %g x the best median (%.3f us)",
+               s->abandon_factor, best);
+    else if (m.end == OLC_MEASURE_DEADLINE)
+      snprintf(msg, sizeof msg, "stopped at the time budget of %g s", s->max_seconds_per_workload);
+    c->abandoned = st == OLC_OK && m.end != OLC_MEASURE_DONE;
+    if (msg[0] != 0 && (c->message = olc_arena__strdup(&j->cal->arena, msg)) == NULL)
+      return OLC_E_NOMEM;
+    *measured = i + 1;
+    if (st == OLC_OK && !c->abandoned && (best < 0 || m.median_us < best)) {
+      best = m.median_us;
+      *winner = i;
+    }
+    if (m.end == OLC_MEASURE_DEADLINE)
+      break;
+  }
+  progress(j, *measured, list->count, best);
+  return OLC_OK;
+}
+
+static olc_status save_winner(job *j, const olc_policy_list *list, size_t w,
+                              const olc_candidate_result *c, olc_error *e) {
+  olc_measurement m[4];
+  olc_save_request req = OLC_SAVE_REQUEST_INIT;
+  double flops = 0;
+  olc_error fe;
+  size_t n = 0;
+  m[n].name = "median_latency";
+  m[n].value = c->median_us;
+  m[n++].unit = "us";
+  m[n].name = "latency_mad";
+  m[n].value = c->spread_us;
+  m[n++].unit = "us";
+  m[n].name = "samples";
+  m[n].value = (double)c->samples;
+  m[n++].unit = "count";
+  if (olc_plugins__flops(&flops, j->plugin, &j->w, &fe) == OLC_OK && flops > 0 &&
+      c->median_us > 0) {
+    m[n].name = "gflops";
+    m[n].value = flops / (c->median_us * 1e3);
+    m[n++].unit = "GFLOP/s";
+  }
+  req.key = &j->key;
+  req.measurements = m;
+  req.measurement_count = n;
+  req.policy = list->serialized[w].data;
+  req.policy_len = list->serialized[w].len;
+  req.validate = olc_plugins__store_validator;
+  req.validate_payload = j->plugin;
+  return olc_store_save(olc_plugins__store(j->host), &req, e);
+}
+
+/* Candidates -> prepare -> measure -> unprepare -> save -> lookup. */
+static olc_status calibrate_now(job *j) {
+  olc_workload_result *r = j->r;
+  olc_policy_list list;
+  olc_candidate_result *results;
+  olc_lookup_result *lr = NULL;
+  void *state = NULL;
+  size_t measured = 0, winner = 0;
+  olc_error e;
+  olc_status st, fatal = OLC_OK;
+
+  memset(&list, 0, sizeof list);
+  olc_error_clear(&e);
+  st = olc_plugins__candidates(&list, j->plugin, &j->w, &e);
+  if (st != OLC_OK)
+    return set_status(j->cal, r, st, "candidates: %s", e.message);
+  if (list.count == 0) {
+    fatal = set_status(j->cal, r, OLC_E_PLUGIN, "plugin '%s' offered no candidates",
+                       olc_plugins__name(j->plugin));
+    goto done;
+  }
+  results = olc_arena__alloc(&j->cal->arena, list.count * sizeof *results);
+  if (results == NULL) {
+    fatal = OLC_E_NOMEM;
+    goto done;
+  }
+  memset(results, 0, list.count * sizeof *results);
+  r->candidates = results;
+  st = olc_plugins__prepare(&state, j->plugin, &j->w, &e);
+  if (st != OLC_OK) {
+    fatal = set_status(j->cal, r, st, "prepare: %s", e.message);
+    goto done;
+  }
+  r->calibrated_now = 1;
+  fatal = measure_all(j, &list, state, results, &measured, &winner);
+  olc_plugins__unprepare(j->plugin, state);
+  r->candidate_count = measured;
+  if (fatal != OLC_OK)
+    goto done;
+  if (winner == list.count) {
+    const char *why = measured > 0 && results[0].message ? results[0].message : "none measured";
+    fatal = set_status(j->cal, r, measured > 0 ? results[0].status : OLC_E_PLUGIN,
+                       "no candidate could be measured: %s", why);
+    goto done;
+  }
+  olc_error_clear(&e);
+  st = save_winner(j, &list, winner, &results[winner], &e);
+  if (st != OLC_OK && st != OLC_COMMITTED_UNSYNCED) {
+    fatal = set_status(j->cal, r, st, "save: %s", e.message);
+    goto done;
+  }
+  st = lookup(&lr, j, &e);
+  if (st == OLC_OK || st == OLC_E_NOT_FOUND)
+    olc_calibration__set_lookup(j->cal, j->index, lr);
+  if (st == OLC_E_NOT_FOUND)
+    fatal = set_status(j->cal, r, st, "the saved policy was not selected (see rejections)");
+  else if (st != OLC_OK)
+    fatal = set_status(j->cal, r, st, "lookup: %s", e.message);
+done:
+  olc_policy_list__free(&list, j->plugin);
+  return fatal;
+}
+
+/* One workload; returns only failures that stop the whole loop. */
+static olc_status run_workload(job *j) {
+  olc_workload_result *r = j->r;
+  const olc_workload_config *wc = j->wc;
+  olc_plugin_kv *kv = NULL;
+  olc_plugin_key pk;
+  olc_lookup_result *lr = NULL;
+  olc_error e;
+  olc_status st, fatal = OLC_OK;
+  int have_key = 0;
+
+  memset(&pk, 0, sizeof pk);
+  olc_error_clear(&e);
+  j->plugin = olc_plugins__find(j->host, wc->backend);
+  if (j->plugin == NULL)
+    return set_status(j->cal, r, OLC_E_UNAVAILABLE, "plugin '%s' not loaded", wc->backend);
+  if (!olc_plugins__serves(j->plugin, wc->operator_name))
+    return set_status(j->cal, r, OLC_E_UNSUPPORTED, "plugin '%s' does not serve operator '%s'",
+                      wc->backend, wc->operator_name);
+  kv = malloc((wc->property_count ? wc->property_count : 1) * sizeof *kv);
+  if (kv == NULL)
+    return OLC_E_NOMEM;
+  olc_plugins__workload(&j->w, kv, wc->property_count, wc);
+  st = olc_plugins__key(&pk, j->plugin, &j->w, &e);
+  if (st != OLC_OK) {
+    fatal = set_status(j->cal, r, st, "key: %s", e.message);
+    goto done;
+  }
+  have_key = 1;
+  j->key.backend = olc_plugins__name(j->plugin);
+  j->key.operator_name = wc->operator_name;
+  j->key.implementation = olc_plugins__version(j->plugin);
+  j->key.model_digest = wc->model_digest != NULL ? wc->model_digest : NO_MODEL_DIGEST;
+  j->key.processor = pk.processor;
+  j->key.thread_count = (int64_t)pk.thread_count;
+  j->key.structure = pk.structure;
+  j->key.structure_count = pk.structure_count;
+  st = lookup(&lr, j, &e);
+  if (st != OLC_OK && st != OLC_E_NOT_FOUND) {
+    fatal = set_status(j->cal, r, st, "lookup: %s", e.message);
+    goto done;
+  }
+  if (j->opt->select_only || (st == OLC_OK && !j->opt->recalibrate)) {
+    olc_calibration__set_lookup(j->cal, j->index, lr);
+    lr = NULL;
+    if (st == OLC_E_NOT_FOUND)
+      fatal = set_status(j->cal, r, st, "no stored selection for workload '%s'", wc->name);
+    goto done;
+  }
+  olc_lookup_result_free(lr);
+  lr = NULL;
+  fatal = calibrate_now(j);
+done:
+  if (have_key)
+    olc_plugin_key__free(&pk);
+  free(kv);
+  return fatal;
+}
+
+static olc_status check_names(const olc_config *cfg, const olc_calibrate_options *opt,
+                              olc_error *err) {
+  size_t i;
+  for (i = 0; i < opt->workload_count; i++) {
+    if (opt->workloads[i] == NULL)
+      return olc_error__set(err, OLC_E_INVALID, "calibrate", "workload name %zu is null", i);
+    if (olc_config_find_workload(cfg, opt->workloads[i]) == NULL)
+      return olc_error__set(err, OLC_E_NOT_FOUND, "calibrate", "no workload '%s' in %s",
+                            opt->workloads[i], olc_config_source(cfg));
+  }
+  return OLC_OK;
+}
+
+olc_status olc_host_calibrate(olc_calibration **out, olc_host *host,
+                              const olc_calibrate_options *options, olc_error *err) {
+  olc_calibrate_options defaults = OLC_CALIBRATE_OPTIONS_INIT;
+  const olc_calibrate_options *opt = options != NULL ? options : &defaults;
+  const olc_config *cfg;
+  olc_calibration *cal;
+  size_t i, n;
+  olc_status st;
+  if (out == NULL || host == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "calibrate", "no host or output pointer");
+  *out = NULL;
+  if (opt->version != OLC_CALIBRATE_OPTIONS_VERSION)
+    return olc_error__set(err, OLC_E_INVALID, "calibrate", "unknown options version %u",
+                          (unsigned)opt->version);
+  cfg = olc_plugins__config(host);
+  if (cfg == NULL || olc_plugins__store(host) == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "calibrate", "the host has no config or store");
+  if (opt->workloads != NULL && (st = check_names(cfg, opt, err)) != OLC_OK)
+    return st;
+  n = opt->workloads != NULL ? opt->workload_count : olc_config_workload_count(cfg);
+  st = olc_calibration__new(&cal, n);
+  if (st != OLC_OK)
+    return olc_error__set(err, st, "calibrate", "out of memory");
+  for (i = 0; i < n; i++) {
+    job j;
+    uint64_t t0 = olc_plugins__now_ns();
+    memset(&j, 0, sizeof j);
+    j.cal = cal;
+    j.r = &cal->results[i];
+    j.host = host;
+    j.wc = opt->workloads != NULL ? olc_config_find_workload(cfg, opt->workloads[i])
+                                  : olc_config_workload(cfg, i);
+    j.opt = opt;
+    j.settings = olc_config_calibration(cfg);
+    j.force_portable = opt->force_portable || olc_config_force_portable(cfg);
+    j.index = i;
+    j.count = n;
+    st = olc_calibration__name(cal, j.r, j.wc);
+    if (st == OLC_OK)
+      st = run_workload(&j);
+    j.r->seconds = (double)(olc_plugins__now_ns() - t0) / 1e9;
+    if (st != OLC_OK) {
+      olc_calibration_free(cal);
+      return olc_error__set(err, st, "calibrate", "workload '%s': %s", j.wc->name,
+                            olc_status_str(st));
+    }
+  }
+  *out = cal;
+  return OLC_OK;
+}

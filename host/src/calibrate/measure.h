@@ -1,0 +1,50 @@
+/*
+ * calibrate/measure.h - timing one candidate policy of one workload with
+ * the host's clock: warm-up runs, then timed runs until both a minimum
+ * count and a minimum time, with early abandon and a deadline.
+ */
+#ifndef OLC_CALIBRATE_MEASURE_H
+#define OLC_CALIBRATE_MEASURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "olc/host.h"
+#include "plugins/plugins.h"
+
+/* Cap on timed samples per candidate (a 1 us kernel with a long
+ * min_seconds would otherwise collect millions). */
+#define OLC_MEASURE_MAX_SAMPLES 65536u
+
+typedef struct olc_measure_params {
+  uint32_t warmup;
+  uint32_t min_repetitions;
+  double min_seconds;
+  double abandon_factor;
+  double best_us;       /* best median so far; < 0 when none */
+  uint64_t deadline_ns; /* olc_plugins__now_ns() value; 0: none */
+} olc_measure_params;
+
+typedef enum olc_measure_end {
+  OLC_MEASURE_DONE = 0,      /* enough samples */
+  OLC_MEASURE_ABANDONED = 1, /* clearly slower than best_us */
+  OLC_MEASURE_DEADLINE = 2   /* the deadline passed first */
+} olc_measure_end;
+
+typedef struct olc_measure_result {
+  double median_us;
+  double mad_us;
+  uint32_t samples;
+  olc_measure_end end;
+} olc_measure_result;
+
+/*
+ * Times plugin `run` on (workload, state, policy).  Returns OLC_OK with
+ * *out filled, or the failure of a run (err names it), OLC_E_NOMEM.
+ */
+olc_status olc_calibrate__measure(olc_measure_result *out, olc_loaded_plugin *plugin,
+                                  const olc_plugin_workload *workload, void *state,
+                                  const void *policy, const olc_measure_params *params,
+                                  olc_error *err);
+
+#endif

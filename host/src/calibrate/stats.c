@@ -1,0 +1,41 @@
+/* calibrate/stats.c - median, median absolute deviation, minimum. */
+#include "calibrate/stats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double olc_stats__median_sort(double *values, size_t n) {
+  if (n == 0)
+    return 0.0;
+  qsort(values, n, sizeof *values, cmp_double);
+  if (n % 2u == 1u)
+    return values[n / 2u];
+  /* Halves first: the sum of two huge values must not overflow. */
+  return values[n / 2u - 1u] / 2.0 + values[n / 2u] / 2.0;
+}
+
+double olc_stats__mad(const double *values, size_t n, double median, double *scratch) {
+  size_t i;
+  for (i = 0; i < n; i++) {
+    double d = values[i] - median;
+    scratch[i] = d < 0 ? -d : d;
+  }
+  return olc_stats__median_sort(scratch, n);
+}
+
+double olc_stats__min(const double *values, size_t n) {
+  double m;
+  size_t i;
+  if (n == 0)
+    return 0.0;
+  m = values[0];
+  for (i = 1; i < n; i++)
+    if (values[i] < m)
+      m = values[i];
+  return m;
+}

@@ -1,0 +1,22 @@
+/*
+ * calibrate/stats.h - robust statistics of latency samples: the median and
+ * the median absolute deviation (MAD), which a few preempted runs cannot
+ * drag the way they drag a mean and a standard deviation.
+ */
+#ifndef OLC_CALIBRATE_STATS_H
+#define OLC_CALIBRATE_STATS_H
+
+#include <stddef.h>
+
+/* Sorts values[0..n) ascending and returns their median (the mean of the
+ * two middle values when n is even); 0 when n is 0. */
+double olc_stats__median_sort(double *values, size_t n);
+
+/* Median of |values[i] - median| for values[0..n), using scratch (n
+ * doubles, overwritten); 0 when n is 0.  values is not modified. */
+double olc_stats__mad(const double *values, size_t n, double median, double *scratch);
+
+/* Smallest value of values[0..n); 0 when n is 0. */
+double olc_stats__min(const double *values, size_t n);
+
+#endif

@@ -1,0 +1,192 @@
+/*
+ * config/config.c - loading (file, string, embedded default), freeing and
+ * the getters of olc_config.  The parser is parse.c.
+ */
+#include "config/config_impl.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "olc_default_config.h"
+#include "util/error.h"
+
+/* A config file is a few kilobytes; anything this big is a mistake. */
+#define CONFIG_MAX_SIZE ((size_t)4 << 20)
+
+#define DEFAULT_SOURCE "<embedded default>"
+
+olc_status olc_config_load_string(olc_config **out, const char *text, size_t len, const char *name,
+                                  const char *base_dir, olc_error *err) {
+  if (out == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "config", "no output pointer");
+  *out = NULL;
+  if (text == NULL && len > 0)
+    return olc_error__set(err, OLC_E_INVALID, "config", "no text");
+  if (len > CONFIG_MAX_SIZE)
+    return olc_error__set(err, OLC_E_CONFIG, "config", "%s: larger than %zu bytes",
+                          name ? name : "<string>", CONFIG_MAX_SIZE);
+  return olc_config__parse(out, text != NULL ? text : "", len, name ? name : "<string>", base_dir,
+                           err);
+}
+
+/* The directory that holds path, made absolute (malloc'ed). */
+static char *dir_of(const char *path) {
+  char *abs = NULL, *slash;
+#ifndef _WIN32
+  abs = realpath(path, NULL);
+#endif
+  if (abs == NULL)
+    abs = strdup(path);
+  if (abs == NULL)
+    return NULL;
+  slash = strrchr(abs, '/');
+  if (slash == NULL) {
+    free(abs);
+    return NULL; /* the current directory */
+  }
+  if (slash == abs)
+    slash[1] = 0;
+  else
+    *slash = 0;
+  return abs;
+}
+
+olc_status olc_config_load_file(olc_config **out, const char *path, olc_error *err) {
+  FILE *f = NULL;
+  char *text = NULL, *dir = NULL;
+  size_t len = 0;
+  olc_status st;
+  if (out == NULL || path == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "config", "no path or output pointer");
+  *out = NULL;
+  f = fopen(path, "rb");
+  if (f == NULL) {
+    st = olc_error__sys(err, OLC_E_IO, errno, "open", "cannot open config '%s'", path);
+    goto done;
+  }
+  text = malloc(CONFIG_MAX_SIZE + 1);
+  if (text == NULL) {
+    st = olc_error__set(err, OLC_E_NOMEM, "config", "out of memory reading '%s'", path);
+    goto done;
+  }
+  len = fread(text, 1, CONFIG_MAX_SIZE + 1, f);
+  if (ferror(f)) {
+    st = olc_error__sys(err, OLC_E_IO, errno, "read", "cannot read config '%s'", path);
+    goto done;
+  }
+  if (len > CONFIG_MAX_SIZE) {
+    st = olc_error__set(err, OLC_E_CONFIG, "config", "%s: larger than %zu bytes", path,
+                        CONFIG_MAX_SIZE);
+    goto done;
+  }
+  dir = dir_of(path);
+  st = olc_config__parse(out, text, len, path, dir, err);
+done:
+  if (f != NULL)
+    fclose(f);
+  free(text);
+  free(dir);
+  return st;
+}
+
+olc_status olc_config_load_default(olc_config **out, olc_error *err) {
+  char *exe = olc_config__exe_dir();
+  olc_status st;
+  if (out == NULL) {
+    free(exe);
+    return olc_error__set(err, OLC_E_INVALID, "config", "no output pointer");
+  }
+  st = olc_config__parse(out, (const char *)olc_default_config, (size_t)olc_default_config_len,
+                         DEFAULT_SOURCE, exe, err);
+  free(exe);
+  return st;
+}
+
+void olc_config_free(olc_config *config) {
+  size_t i;
+  if (config == NULL)
+    return;
+  for (i = 0; i < config->workload_count; i++)
+    free(config->workloads[i].props.items);
+  for (i = 0; i < config->plugin_count; i++)
+    free(config->plugins[i].entries.items);
+  free(config->workloads);
+  free(config->plugins);
+  olc_arena__free(&config->arena);
+  free(config);
+}
+
+const char *olc_config_source(const olc_config *config) {
+  return config != NULL ? config->source : NULL;
+}
+
+size_t olc_config_plugin_dir_count(const olc_config *config) {
+  return config != NULL ? config->plugin_dir_count : 0;
+}
+
+const char *olc_config_plugin_dir(const olc_config *config, size_t i) {
+  return config != NULL && i < config->plugin_dir_count ? config->plugin_dirs[i] : NULL;
+}
+
+uint32_t olc_config_threads(const olc_config *config) {
+  return config != NULL ? config->threads : 1u;
+}
+
+uint32_t olc_config__threads_configured(const olc_config *config) {
+  return config != NULL ? config->threads_configured : 0u;
+}
+
+int olc_config__allow_insecure_plugins(const olc_config *config) {
+  return config != NULL && config->allow_insecure_plugins;
+}
+
+void olc_config_store_options(const olc_config *config, olc_store_options *out) {
+  olc_store_options init = OLC_STORE_OPTIONS_INIT;
+  if (out == NULL)
+    return;
+  *out = init;
+  if (config == NULL)
+    return;
+  out->path = config->store_path;
+  out->persistence_enabled = config->persistence;
+  out->lock_timeout_ms = config->lock_timeout_ms;
+}
+
+int olc_config_force_portable(const olc_config *config) {
+  return config != NULL && config->force_portable;
+}
+
+const olc_calibration_settings *olc_config_calibration(const olc_config *config) {
+  return config != NULL ? &config->calibration : NULL;
+}
+
+size_t olc_config_workload_count(const olc_config *config) {
+  return config != NULL ? config->workload_count : 0;
+}
+
+const olc_workload_config *olc_config_workload(const olc_config *config, size_t i) {
+  return config != NULL && i < config->workload_count ? &config->workloads[i].pub : NULL;
+}
+
+const olc_workload_config *olc_config_find_workload(const olc_config *config, const char *name) {
+  size_t i;
+  if (config == NULL || name == NULL)
+    return NULL;
+  for (i = 0; i < config->workload_count; i++)
+    if (strcmp(config->workloads[i].pub.name, name) == 0)
+      return &config->workloads[i].pub;
+  return NULL;
+}
+
+const olc_plugin_config *olc_config_plugin(const olc_config *config, const char *name) {
+  size_t i;
+  if (config == NULL || name == NULL)
+    return NULL;
+  for (i = 0; i < config->plugin_count; i++)
+    if (strcmp(config->plugins[i].pub.name, name) == 0)
+      return &config->plugins[i].pub;
+  return NULL;
+}

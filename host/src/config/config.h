@@ -1,0 +1,73 @@
+/*
+ * config/config.h - internals of the ini configuration (olc/host.h).
+ *
+ * config.c     olc_config_* : parse (inih), validate, getters
+ * values.c     value parsers (booleans, integers, decimals), path helpers
+ * cpus_posix.c the CPUs this process may use (affinity, cgroup quota)
+ * digest.c     SHA-256 of a model file (OpenSSL libcrypto, streaming)
+ */
+#ifndef OLC_CONFIG_CONFIG_H
+#define OLC_CONFIG_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "olc/host.h"
+
+/* [host] allow_insecure_plugins (the loader ORs it with its option). */
+int olc_config__allow_insecure_plugins(const olc_config *config);
+/* [host] threads as written (0 = automatic). */
+uint32_t olc_config__threads_configured(const olc_config *config);
+
+/* ---- values.c: every parser returns 1 on success, 0 on a bad value. */
+
+/* true/false, yes/no, on/off, 1/0 (case-insensitive). */
+int olc_config__parse_bool(int *out, const char *s);
+/* A decimal integer in [min, max] (no sign for min >= 0). */
+int olc_config__parse_int(int64_t *out, const char *s, int64_t min, int64_t max);
+/* A finite decimal number ("0.05", "30", "1e-3"), independent of the C
+ * locale. */
+int olc_config__parse_decimal(double *out, const char *s);
+
+/* Directory of the running executable (/proc/self/exe), malloc'ed; NULL
+ * when it cannot be determined. */
+char *olc_config__exe_dir(void);
+
+/*
+ * Resolves a configured path: "@exe_dir@" at its start is replaced by the
+ * executable's directory, "@plugin_install_dir@" by the install plugin
+ * directory relative to it; a relative result is joined to base_dir (NULL:
+ * the current directory).  Returns a malloc'ed path, or NULL with *why set
+ * to a static reason.
+ */
+char *olc_config__resolve_path(const char *value, const char *base_dir, const char **why);
+
+/* ---- cpus_posix.c */
+
+/* CPUs in this thread's affinity mask (>= 1). */
+uint32_t olc_config__affinity_cpus(void);
+/*
+ * The CPU limit of the cgroup quota (ceil(quota / period)), 0 when there is
+ * none.  cgroup_text is the content of /proc/self/cgroup; root is the
+ * directory under which "sys/fs/cgroup" is found ("" = "/"), so tests can
+ * point both at fake trees.  Every level from the process's cgroup up to
+ * the mount root is checked and the smallest limit wins (cgroup v2
+ * cpu.max; v1 cpu.cfs_quota_us / cpu.cfs_period_us).
+ */
+uint32_t olc_config__cgroup_cpu_limit(const char *cgroup_text, const char *root);
+/* min(affinity, cgroup limit), at least 1. */
+uint32_t olc_config__available_cpus(void);
+
+/* ---- digest.c */
+
+/*
+ * Writes "sha256:<64 lower-case hex>" of the file at path into out (at
+ * least 72 bytes), reading it in chunks.  Returns OLC_OK, or OLC_E_IO with
+ * err->sys_errno (message names the path), OLC_E_INTERNAL when libcrypto
+ * fails.
+ */
+#define OLC_CONFIG_DIGEST_SIZE 72u
+olc_status olc_config__sha256_file(char out[OLC_CONFIG_DIGEST_SIZE], const char *path,
+                                   olc_error *err);
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * config/config_impl.h - the olc_config object, shared by the parser
+ * (parse.c) and the getters (config.c).  Not for other modules: they use
+ * olc/host.h and config/config.h.
+ */
+#ifndef OLC_CONFIG_CONFIG_IMPL_H
+#define OLC_CONFIG_CONFIG_IMPL_H
+
+#include "config/config.h"
+#include "util/arena.h"
+
+/* A growable list of key/value pairs (strings in the config's arena). */
+typedef struct olc_config_kvs {
+  olc_property *items;
+  size_t count;
+  size_t cap;
+} olc_config_kvs;
+
+/* A workload section; pub.properties points into props once parsed. */
+typedef struct cfg_workload {
+  olc_workload_config pub;
+  olc_config_kvs props;
+} cfg_workload;
+
+/* A plugin section; pub.entries points into entries once parsed. */
+typedef struct cfg_plugin {
+  olc_plugin_config pub;
+  olc_config_kvs entries;
+} cfg_plugin;
+
+struct olc_config {
+  olc_arena arena; /* every string */
+  const char *source;
+  const char *base_dir;
+
+  /* [host] */
+  const char **plugin_dirs;
+  size_t plugin_dir_count;
+  uint32_t threads_configured; /* 0 = automatic */
+  uint32_t threads;            /* effective */
+  int allow_insecure_plugins;
+
+  /* [store] */
+  const char *store_path; /* absolute, or NULL for the default path */
+  int persistence;
+  int force_portable;
+  int64_t lock_timeout_ms;
+
+  olc_calibration_settings calibration;
+
+  cfg_workload *workloads;
+  size_t workload_count;
+  size_t workload_cap;
+
+  cfg_plugin *plugins;
+  size_t plugin_count;
+  size_t plugin_cap;
+};
+
+/* Parses ini text into a fresh config (parse.c). */
+olc_status olc_config__parse(olc_config **out, const char *text, size_t len, const char *name,
+                             const char *base_dir, olc_error *err);
+
+#endif
