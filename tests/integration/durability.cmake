@@ -1,0 +1,44 @@
+# Durability tests of the persistence layer with real processes
+# (DURABILITY.md 4.1, 4.2; issue 2 section 6).  persist_writer is the writer
+# process; each suite of test_durability is its own ctest, and the negative
+# controls run the same suite with one safety step switched off
+# (OLC_TEST_DISABLE) - the suite then asserts that the failure is detected.
+if(WIN32)
+  return()
+endif()
+
+add_executable(persist_writer ${CMAKE_CURRENT_LIST_DIR}/persist_writer.c)
+target_link_libraries(persist_writer PRIVATE olc_testhooks)
+target_compile_definitions(persist_writer PRIVATE _GNU_SOURCE)
+olc_target_warnings(persist_writer)
+
+set(_dur_sources
+  ${CMAKE_CURRENT_LIST_DIR}/test_durability.c
+  ${CMAKE_CURRENT_LIST_DIR}/test_durability_audit.c
+  ${CMAKE_CURRENT_LIST_DIR}/durability_util.c)
+
+# One executable; the ctests below select its suites.
+olc_add_test(NAME test_durability SOURCES ${_dur_sources} LABELS integration HOOKS
+  ARGS c1 TIMEOUT 120)
+target_compile_definitions(test_durability PRIVATE
+  OLC_PERSIST_WRITER="$<TARGET_FILE:persist_writer>")
+add_dependencies(test_durability persist_writer)
+
+function(_olc_durability_case name suite)
+  cmake_parse_arguments(D "" "DISABLE" "" ${ARGN})
+  add_test(NAME ${name} COMMAND test_durability ${suite})
+  set_tests_properties(${name} PROPERTIES LABELS integration SKIP_RETURN_CODE 77 TIMEOUT 120)
+  if(D_DISABLE)
+    set_property(TEST ${name} APPEND PROPERTY ENVIRONMENT OLC_TEST_DISABLE=${D_DISABLE})
+  endif()
+endfunction()
+
+_olc_durability_case(test_durability_crash crash)
+_olc_durability_case(test_durability_lock lock)
+_olc_durability_case(test_durability_audit audit)
+# Negative controls: each must detect the broken write path.
+_olc_durability_case(test_durability_neg_nolock c1 DISABLE lock)
+_olc_durability_case(test_durability_neg_inplace_crash crash DISABLE rename)
+_olc_durability_case(test_durability_neg_nofsync_audit audit DISABLE fsync)
+_olc_durability_case(test_durability_neg_inplace_audit audit DISABLE rename)
+_olc_durability_case(test_durability_neg_nodirsync_audit audit DISABLE dirsync)

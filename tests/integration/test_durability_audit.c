@@ -1,0 +1,220 @@
+/*
+ * tests/integration/test_durability_audit.c - K5, the power-loss ordering
+ * audit: strace one update and reduce the system calls on the store's
+ * files to events.  Required: exactly
+ *   LOCK READ_OPEN TMP_CREATE TMP_WRITE+ TMP_FSYNC TMP_CLOSE RENAME
+ *   DIR_FSYNC UNLOCK
+ * with one fsync of the temporary, the temporary created
+ * O_CREAT|O_EXCL|O_NOFOLLOW, every descriptor O_CLOEXEC, and no open of P
+ * for writing.  With OLC_TEST_DISABLE=fsync, rename or dirsync (negative
+ * controls) the audit must report a violation.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "durability_util.h"
+#include "test_support.h"
+
+static char *adir;
+static char *apath;
+static char *real_dir;
+
+static int asetup(void) {
+  adir = olc_test_tmpdir("audit");
+  apath = olc_test_path(adir, "store.txt");
+  real_dir = adir ? realpath(adir, NULL) : NULL;
+  return adir == NULL || apath == NULL || real_dir == NULL;
+}
+
+static int ateardown(void) {
+  olc_test_rmtree(adir);
+  free(adir);
+  free(apath);
+  free(real_dir);
+  return 0;
+}
+
+typedef struct audit {
+  char events[1024];
+  char violations[1024];
+  int tmp_fsyncs;
+} audit;
+
+static void add_event(audit *a, const char *ev) {
+  size_t n = strlen(a->events);
+  /* Consecutive writes of the temporary collapse into one TMP_WRITE+. */
+  if (strcmp(ev, "TMP_WRITE+") == 0 && n >= 10 && strcmp(a->events + n - 10, "TMP_WRITE+") == 0)
+    return;
+  snprintf(a->events + n, sizeof a->events - n, "%s%s", n ? " " : "", ev);
+}
+
+static void add_violation(audit *a, const char *what, const char *line) {
+  size_t n = strlen(a->violations);
+  snprintf(a->violations + n, sizeof a->violations - n, "%s: %.120s\n", what, line);
+}
+
+/* The path between '<' and '>' right after the first "(N" of the line. */
+static int fd_path(const char *line, char *out, size_t size) {
+  const char *lt = strchr(line, '<'), *gt;
+  size_t n;
+  if (lt == NULL || (gt = strchr(lt, '>')) == NULL)
+    return -1;
+  n = (size_t)(gt - lt - 1);
+  if (n >= size)
+    return -1;
+  memcpy(out, lt + 1, n);
+  out[n] = 0;
+  return 0;
+}
+
+/* The first "..." string argument. */
+static int str_arg(const char *line, char *out, size_t size, int which) {
+  const char *q = line;
+  int k;
+  for (k = 0; k <= which; k++) {
+    const char *e;
+    q = strchr(q, '"');
+    if (q == NULL || (e = strchr(q + 1, '"')) == NULL)
+      return -1;
+    if (k == which) {
+      size_t n = (size_t)(e - q - 1);
+      if (n >= size)
+        return -1;
+      memcpy(out, q + 1, n);
+      out[n] = 0;
+      return 0;
+    }
+    q = e + 1;
+  }
+  return -1;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static void classify(audit *a, const char *line, const char *base) {
+  char p[4096], name[4096];
+  if (strstr(line, real_dir) == NULL && strstr(line, base) == NULL)
+    return; /* not about the store's directory */
+  if (strncmp(line, "open", 4) == 0) {
+    if (str_arg(line, name, sizeof name, 0) != 0)
+      return;
+    if (strstr(line, "O_CLOEXEC") == NULL)
+      add_violation(a, "open without O_CLOEXEC", line);
+    if (strcmp(name, base) == 0) {
+      if (strstr(line, "O_TRUNC") || strstr(line, "O_WRONLY") || strstr(line, "O_RDWR"))
+        add_violation(a, "P opened for writing", line);
+      else
+        add_event(a, "READ_OPEN");
+    } else if (ends_with(name, ".tmp")) {
+      if (!strstr(line, "O_CREAT") || !strstr(line, "O_EXCL") || !strstr(line, "O_NOFOLLOW"))
+        add_violation(a, "temporary not created O_CREAT|O_EXCL|O_NOFOLLOW", line);
+      add_event(a, "TMP_CREATE");
+    }
+    return;
+  }
+  if (fd_path(line, p, sizeof p) != 0)
+    return;
+  if (strncmp(line, "fcntl(", 6) == 0 && ends_with(p, ".lock") && (strstr(line, "SETLK") != NULL) &&
+      strstr(line, "= 0") != NULL) {
+    add_event(a, "LOCK");
+  } else if (strncmp(line, "write(", 6) == 0) {
+    add_event(a, ends_with(p, ".tmp") ? "TMP_WRITE+" : "OTHER_WRITE");
+  } else if (strncmp(line, "fsync(", 6) == 0 || strncmp(line, "fdatasync(", 10) == 0) {
+    if (ends_with(p, ".tmp")) {
+      a->tmp_fsyncs++;
+      add_event(a, "TMP_FSYNC");
+    } else if (strcmp(p, real_dir) == 0) {
+      add_event(a, "DIR_FSYNC");
+    } else {
+      add_event(a, "OTHER_FSYNC");
+    }
+  } else if (strncmp(line, "close(", 6) == 0) {
+    if (ends_with(p, ".tmp"))
+      add_event(a, "TMP_CLOSE");
+    else if (ends_with(p, ".lock"))
+      add_event(a, "UNLOCK");
+  } else if (strncmp(line, "rename", 6) == 0) {
+    if (str_arg(line, name, sizeof name, 0) == 0 && ends_with(name, ".tmp") &&
+        str_arg(line, p, sizeof p, 1) == 0 && strcmp(p, base) == 0)
+      add_event(a, "RENAME");
+    else
+      add_violation(a, "unexpected rename", line);
+  }
+}
+
+static const char expected_events[] =
+    "LOCK READ_OPEN TMP_CREATE TMP_WRITE+ TMP_FSYNC TMP_CLOSE RENAME DIR_FSYNC UNLOCK";
+
+static int run_audit(audit *a, int with_old) {
+  char *log = olc_test_path(adir, "strace.log");
+  char *argv[] = {"strace",
+                  "-o",
+                  log,
+                  "-y",
+                  "-s",
+                  "512",
+                  "-e",
+                  "trace=open,openat,fcntl,write,fsync,fdatasync,close,rename,renameat,renameat2",
+                  OLC_PERSIST_WRITER,
+                  "inc",
+                  apath,
+                  "1",
+                  "k",
+                  NULL};
+  char line[8192];
+  FILE *f;
+  int status;
+  memset(a, 0, sizeof *a);
+  unlink(apath);
+  if (with_old && dur_store(apath, 1) != 0)
+    return -1;
+  status = dur_run(argv, NULL);
+  if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    free(log);
+    return -1;
+  }
+  f = fopen(log, "r");
+  free(log);
+  if (f == NULL)
+    return -1;
+  while (fgets(line, sizeof line, f) != NULL)
+    classify(a, line, "store.txt");
+  fclose(f);
+  if (strcmp(a->events, expected_events) != 0)
+    add_violation(a, "event order", a->events);
+  if (a->tmp_fsyncs != 1)
+    add_violation(a, "fsyncs of the temporary != 1", a->events);
+  return 0;
+}
+
+static void test_k5_audit(void) {
+  int with_old;
+  for (with_old = 0; with_old < 2; with_old++) {
+    audit a;
+    CU_ASSERT_EQUAL_FATAL(run_audit(&a, with_old), 0);
+    fprintf(stderr, "\n  events (%s P): %s\n", with_old ? "existing" : "absent", a.events);
+    if (a.violations[0] != 0)
+      fprintf(stderr, "  violations:\n%s", a.violations);
+    if (dur_negative("fsync") || dur_negative("rename") || dur_negative("dirsync")) {
+      CU_ASSERT(a.violations[0] != 0); /* negative control: must be caught */
+    } else {
+      CU_ASSERT_STRING_EQUAL(a.violations, "");
+    }
+  }
+}
+
+int test_durability_audit_register(void);
+int test_durability_audit_register(void) {
+  CU_pSuite s = CU_add_suite("audit", asetup, ateardown);
+  if (s == NULL)
+    return -1;
+  CU_add_test(s, "K5 syscall-order audit", test_k5_audit);
+  return 0;
+}
