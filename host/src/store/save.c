@@ -1,0 +1,289 @@
+/*
+ * store/save.c - every change to the store goes through one path: build the
+ * pending operations, then either merge them into the file under the
+ * inter-process lock (olc_persist__update with a transform that parses the
+ * latest file, applies the operations and writes canonical bytes), or, with
+ * persistence off, into a copy of the in-memory snapshot.  The new snapshot
+ * is published only after the write succeeded.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store_int.h"
+#include "util/error.h"
+
+typedef struct store_ops {
+  olc_recset puts;       /* records inserted or replacing the same identity */
+  olc_record removes[2]; /* identities to remove (override removal) */
+  size_t remove_count;
+  olc_record_predicate_fn predicate; /* remove_if */
+  void *predicate_payload;
+  const olc_recset *import; /* merged, replacing equal identities */
+  size_t removed;           /* out: records removed */
+} store_ops;
+
+#define STORE_OPS_INIT                                                                             \
+  { OLC_RECSET_INIT, {{0}}, 0, NULL, NULL, NULL, 0 }
+
+/* Position of the first record not below probe in a normalized set. */
+static size_t lower_bound(const olc_recset *set, const olc_record *probe, int *found) {
+  size_t lo = 0, hi = set->count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (olc_record__identity_cmp(&set->recs[mid], probe) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  *found = lo < set->count && olc_record__identity_cmp(&set->recs[lo], probe) == 0;
+  return lo;
+}
+
+static olc_status apply_removals(olc_recset *set, store_ops *ops) {
+  unsigned char *dead;
+  size_t i, out;
+  if (ops->remove_count == 0 && ops->predicate == NULL)
+    return OLC_OK;
+  dead = calloc(set->count + 1, 1);
+  if (dead == NULL)
+    return OLC_E_NOMEM;
+  for (i = 0; i < ops->remove_count; i++) {
+    int found;
+    size_t pos = lower_bound(set, &ops->removes[i], &found);
+    if (found)
+      dead[pos] = 1;
+  }
+  if (ops->predicate != NULL)
+    for (i = 0; i < set->count; i++)
+      if (!dead[i] && ops->predicate(&set->recs[i], ops->predicate_payload) != 0)
+        dead[i] = 1;
+  out = 0;
+  for (i = 0; i < set->count; i++) {
+    if (dead[i]) {
+      ops->removed++;
+      continue;
+    }
+    set->recs[out++] = set->recs[i];
+  }
+  set->count = out;
+  free(dead);
+  return OLC_OK;
+}
+
+/* Inserts copies of the pending records at their canonical positions: a
+ * binary search and one memmove each, so a save into a large store does not
+ * re-sort it. */
+static olc_status apply_puts(olc_recset *set, const olc_recset *puts) {
+  size_t i;
+  for (i = 0; i < puts->count; i++) {
+    int found;
+    size_t pos = lower_bound(set, &puts->recs[i], &found);
+    olc_record copy;
+    olc_status st = olc_recset__append_copy(set, &puts->recs[i]);
+    if (st != OLC_OK)
+      return st;
+    copy = set->recs[set->count - 1];
+    if (found) {
+      set->recs[pos] = copy;
+      set->count--;
+    } else {
+      memmove(&set->recs[pos + 1], &set->recs[pos], (set->count - 1 - pos) * sizeof copy);
+      set->recs[pos] = copy;
+    }
+  }
+  return OLC_OK;
+}
+
+static olc_status apply_ops(olc_recset *set, store_ops *ops, olc_error *err) {
+  olc_status st;
+  size_t i;
+  ops->removed = 0;
+  st = apply_removals(set, ops);
+  if (st == OLC_OK)
+    st = apply_puts(set, &ops->puts);
+  if (st == OLC_OK && ops->import != NULL) {
+    for (i = 0; i < ops->import->count && st == OLC_OK; i++)
+      st = olc_recset__append_copy(set, &ops->import->recs[i]);
+    if (st == OLC_OK)
+      olc_store__normalize(set);
+  }
+  if (st != OLC_OK)
+    return olc_error__set(err, st, "merge", "out of memory merging the store");
+  return OLC_OK;
+}
+
+typedef struct write_ctx {
+  olc_store *store;
+  store_ops *ops;
+  olc_recset merged;
+} write_ctx;
+
+static olc_status merge_transform(olc_buf *out, int *unchanged, const unsigned char *base,
+                                  size_t base_len, int base_exists, void *payload, olc_error *err) {
+  write_ctx *w = payload;
+  olc_status st;
+  olc_recset__free(&w->merged);
+  olc_recset__init(&w->merged);
+  if (base_exists) {
+    /* A file this version cannot read is never overwritten. */
+    st = olc_format__parse(&w->merged, base, base_len, &w->store->limits, err);
+    if (st != OLC_OK)
+      return st;
+    olc_store__normalize(&w->merged);
+  }
+  st = apply_ops(&w->merged, w->ops, err);
+  if (st != OLC_OK)
+    return st;
+  st = olc_format__write(out, &w->merged);
+  if (st != OLC_OK)
+    return olc_error__set(err, st, "merge", "out of memory writing the store");
+  if (base_exists && out->len == base_len &&
+      (base_len == 0 || memcmp(out->data, base, base_len) == 0))
+    *unchanged = 1;
+  return OLC_OK;
+}
+
+/* With persistence off: the same merge on a private copy of the snapshot. */
+static olc_status commit_memory(olc_store *store, store_ops *ops, olc_error *err) {
+  olc_recset merged = OLC_RECSET_INIT;
+  olc_snapshot *cur = olc_store__acquire(store), *next;
+  olc_status st = OLC_OK;
+  size_t i;
+  for (i = 0; i < cur->set.count && st == OLC_OK; i++)
+    st = olc_recset__append_copy(&merged, &cur->set.recs[i]);
+  olc_snapshot__unref(cur);
+  if (st != OLC_OK) {
+    olc_recset__free(&merged);
+    return olc_error__set(err, st, "merge", "out of memory copying the store");
+  }
+  st = apply_ops(&merged, ops, err);
+  if (st != OLC_OK) {
+    olc_recset__free(&merged);
+    return st;
+  }
+  next = olc_snapshot__new(&merged, NULL);
+  if (next == NULL)
+    return olc_error__set(err, OLC_E_NOMEM, "merge", "out of memory publishing the store");
+  olc_store__publish(store, next);
+  return OLC_OK;
+}
+
+static olc_status commit_file(olc_store *store, store_ops *ops, olc_error *err) {
+  write_ctx w;
+  olc_file_id id;
+  olc_snapshot *next;
+  olc_status st;
+  memset(&id, 0, sizeof id);
+  w.store = store;
+  w.ops = ops;
+  olc_recset__init(&w.merged);
+  st = olc_persist__update(&id, NULL, store->path, &store->popts, merge_transform, &w, err);
+  if (st == OLC_OK || st == OLC_COMMITTED_UNSYNCED) {
+    /* The file now holds the merged set (or already did): it becomes the
+     * snapshot.  Out of memory here leaves the old snapshot, which change
+     * detection replaces at the next look. */
+    next = olc_snapshot__new(&w.merged, &id);
+    if (next != NULL)
+      olc_store__publish(store, next);
+  }
+  olc_recset__free(&w.merged);
+  return st;
+}
+
+static olc_status commit(olc_store *store, store_ops *ops, olc_error *err) {
+  olc_status st;
+  olc_mutex__lock(&store->write);
+  st = store->persist ? commit_file(store, ops, err) : commit_memory(store, ops, err);
+  olc_mutex__unlock(&store->write);
+  return st;
+}
+
+static olc_status save_origin(olc_store *store, const olc_save_request *request, olc_origin origin,
+                              olc_error *err) {
+  store_ops ops = STORE_OPS_INIT;
+  olc_status st;
+  if (store == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "save", "store handle is NULL");
+  /* Serializer and validator run before any lock is taken. */
+  st = olc_store__build_records(&ops.puts, request, origin, err);
+  if (st == OLC_OK)
+    st = commit(store, &ops, err);
+  olc_recset__free(&ops.puts);
+  return st;
+}
+
+olc_status olc_store_save(olc_store *store, const olc_save_request *request, olc_error *err) {
+  return save_origin(store, request, OLC_ORIGIN_CALIBRATED, err);
+}
+
+olc_status olc_store_install_override(olc_store *store, const olc_save_request *request,
+                                      olc_error *err) {
+  return save_origin(store, request, OLC_ORIGIN_OVERRIDE, err);
+}
+
+olc_status olc_store_remove_override(olc_store *store, const olc_key *key, unsigned levels,
+                                     olc_error *err) {
+  store_ops ops = STORE_OPS_INIT;
+  olc_property *props = NULL;
+  unsigned mask = 0;
+  olc_status st;
+  if (store == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "remove", "store handle is NULL");
+  st = olc_store__check_key(&props, key, "key", err);
+  if (st == OLC_OK)
+    st = olc_store__levels(&mask, key, levels, "key", err);
+  if (st != OLC_OK)
+    goto done;
+  if ((mask & OLC_LEVEL_BIT_EXACT) != 0) {
+    olc_record *r = &ops.removes[ops.remove_count++];
+    r->level = OLC_LEVEL_EXACT;
+    r->origin = OLC_ORIGIN_OVERRIDE;
+    r->backend = key->backend;
+    r->operator_name = key->operator_name;
+    r->implementation = key->implementation;
+    r->model_digest = key->model_digest;
+    r->processor = key->processor;
+    r->thread_count = key->thread_count;
+  }
+  if ((mask & OLC_LEVEL_BIT_PORTABLE) != 0) {
+    olc_record *r = &ops.removes[ops.remove_count++];
+    r->level = OLC_LEVEL_PORTABLE;
+    r->origin = OLC_ORIGIN_OVERRIDE;
+    r->backend = key->backend;
+    r->operator_name = key->operator_name;
+    r->implementation = key->implementation;
+    r->structure = props;
+    r->structure_count = key->structure_count;
+  }
+  st = commit(store, &ops, err);
+  if ((st == OLC_OK || st == OLC_COMMITTED_UNSYNCED) && ops.removed == 0)
+    st = olc_error__set(err, OLC_E_NOT_FOUND, "remove",
+                        "no override for backend \"%.60s\" operator \"%.60s\" implementation "
+                        "\"%.60s\" at the given levels",
+                        key->backend, key->operator_name, key->implementation);
+done:
+  free(props);
+  return st;
+}
+
+olc_status olc_store_remove_if(olc_store *store, olc_record_predicate_fn predicate, void *payload,
+                               size_t *removed, olc_error *err) {
+  store_ops ops = STORE_OPS_INIT;
+  olc_status st;
+  if (removed != NULL)
+    *removed = 0;
+  if (store == NULL || predicate == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "remove_if", "store or predicate is NULL");
+  ops.predicate = predicate;
+  ops.predicate_payload = payload;
+  st = commit(store, &ops, err);
+  if (removed != NULL && (st == OLC_OK || st == OLC_COMMITTED_UNSYNCED))
+    *removed = ops.removed;
+  return st;
+}
+
+olc_status olc_store__import_set(olc_store *store, const olc_recset *set, olc_error *err) {
+  store_ops ops = STORE_OPS_INIT;
+  ops.import = set;
+  return commit(store, &ops, err);
+}

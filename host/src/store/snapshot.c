@@ -1,0 +1,130 @@
+/* store/snapshot.c - immutable, reference-counted record snapshots. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store_int.h"
+
+#if defined(_WIN32)
+void olc_mutex__init(olc_mutex *m) { InitializeSRWLock(m); }
+void olc_mutex__destroy(olc_mutex *m) { (void)m; }
+void olc_mutex__lock(olc_mutex *m) { AcquireSRWLockExclusive(m); }
+void olc_mutex__unlock(olc_mutex *m) { ReleaseSRWLockExclusive(m); }
+static void refs_init(olc_refcount *r) { *r = 1; }
+static void refs_inc(olc_refcount *r) { InterlockedIncrement(r); }
+static int refs_dec_is_last(olc_refcount *r) { return InterlockedDecrement(r) == 0; }
+#else
+void olc_mutex__init(olc_mutex *m) { pthread_mutex_init(m, NULL); }
+void olc_mutex__destroy(olc_mutex *m) { pthread_mutex_destroy(m); }
+void olc_mutex__lock(olc_mutex *m) { pthread_mutex_lock(m); }
+void olc_mutex__unlock(olc_mutex *m) { pthread_mutex_unlock(m); }
+static void refs_init(olc_refcount *r) { atomic_init(r, 1); }
+static void refs_inc(olc_refcount *r) { atomic_fetch_add_explicit(r, 1, memory_order_relaxed); }
+static int refs_dec_is_last(olc_refcount *r) {
+  return atomic_fetch_sub_explicit(r, 1, memory_order_acq_rel) == 1;
+}
+#endif
+
+static int bucket_cmp(const olc_record *r, const char *backend, const char *operator_name) {
+  int c = strcmp(r->backend, backend);
+  return c != 0 ? c : strcmp(r->operator_name, operator_name);
+}
+
+/* qsort has no context argument, so the index sort compares through this
+ * table; it is only used while building a snapshot, under no shared state
+ * other than the snapshot being built by this thread. */
+static _Thread_local const olc_record *sort_recs;
+
+static int index_cmp(const void *pa, const void *pb) {
+  size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+  int c = bucket_cmp(&sort_recs[a], sort_recs[b].backend, sort_recs[b].operator_name);
+  if (c != 0)
+    return c;
+  return a < b ? -1 : a > b;
+}
+
+olc_snapshot *olc_snapshot__new(olc_recset *set, const olc_file_id *id) {
+  olc_snapshot *snap = calloc(1, sizeof *snap);
+  size_t i, n = set->count;
+  int grouped = 1;
+  if (snap == NULL) {
+    olc_recset__free(set);
+    return NULL;
+  }
+  refs_init(&snap->refs);
+  snap->set = *set;
+  olc_recset__init(set);
+  if (id != NULL)
+    snap->id = *id;
+  for (i = 1; i < n && grouped; i++)
+    if (bucket_cmp(&snap->set.recs[i - 1], snap->set.recs[i].backend,
+                   snap->set.recs[i].operator_name) > 0)
+      grouped = 0;
+  if (!grouped) {
+    snap->by_bucket = malloc(n * sizeof *snap->by_bucket);
+    if (snap->by_bucket == NULL) {
+      olc_recset__free(&snap->set);
+      free(snap);
+      return NULL;
+    }
+    for (i = 0; i < n; i++)
+      snap->by_bucket[i] = i;
+    sort_recs = snap->set.recs;
+    qsort(snap->by_bucket, n, sizeof *snap->by_bucket, index_cmp);
+    sort_recs = NULL;
+  }
+  return snap;
+}
+
+void olc_snapshot__ref(olc_snapshot *snap) {
+  if (snap != NULL)
+    refs_inc(&snap->refs);
+}
+
+void olc_snapshot__unref(olc_snapshot *snap) {
+  if (snap == NULL || !refs_dec_is_last(&snap->refs))
+    return;
+  olc_recset__free(&snap->set);
+  free(snap->by_bucket);
+  free(snap);
+}
+
+const olc_record *olc_snapshot__at(const olc_snapshot *snap, size_t pos) {
+  return &snap->set.recs[snap->by_bucket != NULL ? snap->by_bucket[pos] : pos];
+}
+
+void olc_snapshot__bucket(const olc_snapshot *snap, const char *backend, const char *operator_name,
+                          size_t *first, size_t *count) {
+  size_t lo = 0, hi = snap->set.count, end;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (bucket_cmp(olc_snapshot__at(snap, mid), backend, operator_name) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  end = lo;
+  while (end < snap->set.count &&
+         bucket_cmp(olc_snapshot__at(snap, end), backend, operator_name) == 0)
+    end++;
+  *first = lo;
+  *count = end - lo;
+}
+
+void olc_store__normalize(olc_recset *set) {
+  size_t i, out;
+  int sorted = 1;
+  for (i = 1; i < set->count && sorted; i++)
+    if (olc_record__identity_cmp(&set->recs[i - 1], &set->recs[i]) >= 0)
+      sorted = 0;
+  if (sorted)
+    return;
+  olc_recset__sort(set);
+  /* The sort is stable, so of equal identities the last one given wins. */
+  out = 0;
+  for (i = 0; i < set->count; i++) {
+    if (i + 1 < set->count && olc_record__identity_cmp(&set->recs[i], &set->recs[i + 1]) == 0)
+      continue;
+    set->recs[out++] = set->recs[i];
+  }
+  set->count = out;
+}

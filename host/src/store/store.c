@@ -1,0 +1,281 @@
+/*
+ * store/store.c - opening a store, loading its file into snapshots, and
+ * noticing when another process replaced the file.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store_int.h"
+#include "util/error.h"
+
+#define STORE_DEFAULT_MAX_FILE ((size_t)64 << 20)
+#define STORE_PATH_MAX 4096
+
+olc_snapshot *olc_store__acquire(olc_store *store) {
+  olc_snapshot *snap;
+  olc_mutex__lock(&store->state);
+  snap = store->snap;
+  olc_snapshot__ref(snap);
+  olc_mutex__unlock(&store->state);
+  return snap;
+}
+
+void olc_store__publish(olc_store *store, olc_snapshot *snap) {
+  olc_snapshot *old;
+  olc_mutex__lock(&store->state);
+  old = store->snap;
+  store->snap = snap;
+  store->gen++;
+  store->seen_id = snap->id;
+  /* A write parsed the file under the lock: that counts as a good load. */
+  store->load_status = OLC_OK;
+  olc_error_clear(&store->load_err);
+  olc_mutex__unlock(&store->state);
+  olc_snapshot__unref(old);
+}
+
+/* Parse errors name a line and column but not the file; a load error names
+ * the store file too. */
+static void prefix_path(olc_error *e, const char *path) {
+  char msg[OLC_ERROR_MESSAGE_SIZE];
+  size_t pl = strlen(path), ml, cap = sizeof e->message - 1;
+  memcpy(msg, e->message, sizeof msg);
+  msg[sizeof msg - 1] = 0;
+  ml = strlen(msg);
+  if (pl > cap)
+    pl = cap;
+  memcpy(e->message, path, pl);
+  if (pl + 2 <= cap) {
+    memcpy(e->message + pl, ": ", 2);
+    pl += 2;
+  }
+  if (ml > cap - pl)
+    ml = cap - pl;
+  memcpy(e->message + pl, msg, ml);
+  e->message[pl + ml] = 0;
+}
+
+static olc_status load_failed(olc_store *store, olc_status st, const olc_error *e,
+                              const olc_file_id *seen, olc_error *err) {
+  olc_mutex__lock(&store->state);
+  store->load_status = st;
+  if (e != NULL)
+    store->load_err = *e;
+  else
+    olc_error__set(&store->load_err, st, "load", "%s: %s", store->path, olc_status_str(st));
+  store->failed_loads++;
+  if (seen != NULL)
+    store->seen_id = *seen;
+  if (err != NULL)
+    *err = store->load_err;
+  olc_mutex__unlock(&store->state);
+  return st;
+}
+
+/* Reads and parses the file; swaps the snapshot only when the whole file
+ * parsed and no writer published a newer one meanwhile.  Caller holds the
+ * reload mutex. */
+static olc_status reload_locked(olc_store *store, olc_error *err) {
+  olc_buf bytes = OLC_BUF_INIT;
+  olc_recset set = OLC_RECSET_INIT;
+  olc_file_id id;
+  olc_error e;
+  olc_snapshot *snap, *old = NULL;
+  olc_status st;
+  uint64_t gen0;
+
+  olc_error_clear(&e);
+  memset(&id, 0, sizeof id);
+  olc_mutex__lock(&store->state);
+  gen0 = store->gen;
+  olc_mutex__unlock(&store->state);
+
+  st = olc_persist__read(&bytes, &id, store->path, store->limits.max_file_size, &e);
+  if (st == OLC_E_NOT_FOUND) {
+    id.exists = 0;
+    st = OLC_OK;
+  } else if (st == OLC_OK) {
+    st = olc_format__parse(&set, bytes.data, bytes.len, &store->limits, &e);
+  }
+  olc_buf__free(&bytes);
+  if (st != OLC_OK) {
+    olc_recset__free(&set);
+    if (st == OLC_E_MALFORMED || st == OLC_E_VERSION)
+      prefix_path(&e, store->path);
+    /* A file that could not be read at all gives no identity to remember:
+     * the next look tries again. */
+    return load_failed(store, st, &e, id.exists ? &id : NULL, err);
+  }
+  olc_store__normalize(&set);
+  snap = olc_snapshot__new(&set, &id);
+  if (snap == NULL)
+    return load_failed(store, OLC_E_NOMEM, NULL, NULL, err);
+
+  olc_mutex__lock(&store->state);
+  if (store->gen == gen0) {
+    old = store->snap;
+    store->snap = snap;
+    store->gen++;
+    store->seen_id = id;
+  } else {
+    old = snap; /* a writer published something at least as new */
+  }
+  store->load_status = OLC_OK;
+  olc_error_clear(&store->load_err);
+  olc_mutex__unlock(&store->state);
+  olc_snapshot__unref(old);
+  return OLC_OK;
+}
+
+void olc_store__refresh(olc_store *store) {
+  olc_file_id now;
+  int same;
+  if (!store->persist || !store->check_for_changes)
+    return;
+  if (olc_persist__stat(&now, store->path, NULL) != OLC_OK)
+    return; /* cannot tell: keep the snapshot */
+  olc_mutex__lock(&store->state);
+  same = olc_file_id__equal(&now, &store->seen_id);
+  olc_mutex__unlock(&store->state);
+  if (same)
+    return;
+  olc_mutex__lock(&store->reload);
+  /* Another thread may have reloaded while this one waited. */
+  olc_mutex__lock(&store->state);
+  same = olc_file_id__equal(&now, &store->seen_id);
+  olc_mutex__unlock(&store->state);
+  if (!same)
+    (void)reload_locked(store, NULL);
+  olc_mutex__unlock(&store->reload);
+}
+
+olc_status olc_store_reload(olc_store *store, olc_error *err) {
+  olc_status st;
+  if (store == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "reload", "store handle is NULL");
+  if (!store->persist)
+    return OLC_OK; /* nothing on disk to read; the memory store stays */
+  olc_mutex__lock(&store->reload);
+  st = reload_locked(store, err);
+  olc_mutex__unlock(&store->reload);
+  return st;
+}
+
+olc_status olc_store_load_status(olc_store *store, olc_error *err) {
+  olc_status st;
+  if (store == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "load", "store handle is NULL");
+  olc_mutex__lock(&store->state);
+  st = store->load_status;
+  if (st != OLC_OK && err != NULL)
+    *err = store->load_err;
+  olc_mutex__unlock(&store->state);
+  return st;
+}
+
+uint64_t olc_store__failed_loads(olc_store *store) {
+  uint64_t n;
+  olc_mutex__lock(&store->state);
+  n = store->failed_loads;
+  olc_mutex__unlock(&store->state);
+  return n;
+}
+
+olc_status olc_store_default_path(char *buf, size_t buf_size, olc_error *err) {
+  if (buf == NULL || buf_size == 0)
+    return olc_error__set(err, OLC_E_INVALID, "default_path", "output buffer is empty");
+  return olc_persist__default_path(buf, buf_size, err);
+}
+
+const char *olc_store_path(const olc_store *store) { return store != NULL ? store->path : NULL; }
+
+static olc_status check_options(const olc_store_options *o, olc_error *err) {
+  if (o->version != OLC_STORE_OPTIONS_VERSION)
+    return olc_error__set(err, OLC_E_INVALID, "open", "store options version %u is not %u",
+                          (unsigned)o->version, (unsigned)OLC_STORE_OPTIONS_VERSION);
+  if (o->path != NULL && o->path[0] == 0)
+    return olc_error__set(err, OLC_E_INVALID, "open", "store path is empty");
+  if (o->file_mode > 0777u)
+    return olc_error__set(err, OLC_E_INVALID, "open", "file mode %o is not a permission mode",
+                          (unsigned)o->file_mode);
+  return OLC_OK;
+}
+
+static olc_status resolve_path(olc_store *s, const olc_store_options *o, olc_error *err) {
+  char def[STORE_PATH_MAX];
+  const char *p = o->path;
+  olc_status st;
+  if (p == NULL) {
+    st = olc_persist__default_path(def, sizeof def, err);
+    if (st != OLC_OK)
+      return st;
+    p = def;
+  }
+  return olc_persist__resolve(&s->path, p, err);
+}
+
+olc_status olc_store_open(olc_store **out, const olc_store_options *options, olc_error *err) {
+  static const olc_store_options defaults = OLC_STORE_OPTIONS_INIT;
+  static const olc_format_limits limits = OLC_FORMAT_LIMITS_DEFAULT;
+  olc_store *s;
+  olc_recset empty = OLC_RECSET_INIT;
+  olc_status st;
+  if (out == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "open", "output pointer is NULL");
+  *out = NULL;
+  if (options == NULL)
+    options = &defaults;
+  st = check_options(options, err);
+  if (st != OLC_OK)
+    return st;
+  s = calloc(1, sizeof *s);
+  if (s == NULL)
+    return olc_error__set(err, OLC_E_NOMEM, "open", "out of memory opening the store");
+  olc_mutex__init(&s->state);
+  olc_mutex__init(&s->write);
+  olc_mutex__init(&s->reload);
+  s->persist = options->persistence_enabled != 0;
+  s->check_for_changes = options->check_for_changes != 0;
+  s->limits = limits;
+  if (options->max_file_size != 0)
+    s->limits.max_file_size = options->max_file_size;
+  if (s->limits.max_file_size == 0)
+    s->limits.max_file_size = STORE_DEFAULT_MAX_FILE;
+  s->popts.lock_timeout_ms = options->lock_timeout_ms;
+  s->popts.tmp_grace_seconds = options->tmp_grace_seconds;
+  s->popts.file_mode = options->file_mode != 0 ? options->file_mode : 0600u;
+  s->popts.max_file_size = s->limits.max_file_size;
+  s->snap = olc_snapshot__new(&empty, NULL);
+  if (s->snap == NULL) {
+    olc_store_free(s);
+    return olc_error__set(err, OLC_E_NOMEM, "open", "out of memory opening the store");
+  }
+  if (s->persist) {
+    st = resolve_path(s, options, err);
+    if (st != OLC_OK) {
+      olc_store_free(s);
+      return st;
+    }
+    /* An unreadable file is remembered, not returned, so that repair and
+     * override commands keep working on a broken store. */
+    (void)olc_store_reload(s, NULL);
+    if (s->load_status == OLC_E_NOMEM) {
+      olc_store_free(s);
+      return olc_error__set(err, OLC_E_NOMEM, "open", "out of memory loading the store");
+    }
+  }
+  *out = s;
+  return OLC_OK;
+}
+
+void olc_store_free(olc_store *store) {
+  if (store == NULL)
+    return;
+  olc_snapshot__unref(store->snap);
+  free(store->path);
+  olc_mutex__destroy(&store->state);
+  olc_mutex__destroy(&store->write);
+  olc_mutex__destroy(&store->reload);
+  free(store);
+}

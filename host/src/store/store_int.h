@@ -1,0 +1,134 @@
+/*
+ * store/store_int.h - internals shared by the files of the store module.
+ *
+ * The store keeps an immutable, reference-counted snapshot of every record
+ * in canonical order.  Readers (lookup, list) take a reference under a short
+ * mutex and then work without any lock; writers build a new snapshot and
+ * swap the pointer.  A snapshot is never modified after it is published.
+ */
+#ifndef OLC_STORE_STORE_INT_H
+#define OLC_STORE_STORE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/format.h"
+#include "olc/store.h"
+#include "persist/persist.h"
+#include "store/record.h"
+
+#if defined(_WIN32)
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+typedef SRWLOCK olc_mutex;
+typedef volatile LONG olc_refcount;
+#else
+#include <pthread.h>
+#include <stdatomic.h>
+typedef pthread_mutex_t olc_mutex;
+typedef atomic_size_t olc_refcount;
+#endif
+
+void olc_mutex__init(olc_mutex *m);
+void olc_mutex__destroy(olc_mutex *m);
+void olc_mutex__lock(olc_mutex *m);
+void olc_mutex__unlock(olc_mutex *m);
+
+/* An immutable set of records with an index by (backend, operator). */
+typedef struct olc_snapshot {
+  olc_refcount refs;
+  olc_recset set; /* canonical (identity) order, unique identities */
+  /* Record indices ordered by (backend, operator) when the identity order
+   * does not already group them that way; NULL when it does. */
+  size_t *by_bucket;
+  olc_file_id id; /* the file this snapshot was read from or written to */
+} olc_snapshot;
+
+/* Takes ownership of *set (left empty) and builds the index.  NULL on out
+ * of memory (set is then freed). */
+olc_snapshot *olc_snapshot__new(olc_recset *set, const olc_file_id *id);
+void olc_snapshot__ref(olc_snapshot *snap);
+void olc_snapshot__unref(olc_snapshot *snap);
+/* [*first, *first + *count) in bucket order: the records of one backend and
+ * operator.  Use olc_snapshot__at to reach them. */
+void olc_snapshot__bucket(const olc_snapshot *snap, const char *backend, const char *operator_name,
+                          size_t *first, size_t *count);
+const olc_record *olc_snapshot__at(const olc_snapshot *snap, size_t bucket_pos);
+
+struct olc_store {
+  olc_mutex state;  /* guards snap, gen, seen_id and the load status */
+  olc_mutex write;  /* serializes this handle's writers */
+  olc_mutex reload; /* one reload at a time */
+  olc_snapshot *snap;
+  uint64_t gen; /* incremented at every swap */
+  /* Identity of the file last looked at, whether it loaded or not, so a
+   * broken file is not re-parsed at every lookup. */
+  olc_file_id seen_id;
+  olc_status load_status;
+  olc_error load_err;
+  uint64_t failed_loads;
+  int persist;
+  int check_for_changes;
+  char *path; /* resolved; NULL when persistence is off */
+  olc_persist_options popts;
+  olc_format_limits limits;
+};
+
+/* The current snapshot with a reference the caller drops with
+ * olc_snapshot__unref. */
+olc_snapshot *olc_store__acquire(olc_store *store);
+/* Publishes snap (takes the caller's reference) as the result of a write. */
+void olc_store__publish(olc_store *store, olc_snapshot *snap);
+/* Change detection before a read: reloads when the file changed. */
+void olc_store__refresh(olc_store *store);
+/* Number of loads that failed since the handle was opened (tests, CLI). */
+uint64_t olc_store__failed_loads(olc_store *store);
+
+/* Checks a key's common fields and copies its structure, sorted, into a
+ * malloc'ed array (*sorted, NULL when there is none).  what names the key in
+ * messages ("key", "lookup key"). */
+olc_status olc_store__check_key(olc_property **sorted, const olc_key *key, const char *what,
+                                olc_error *err);
+/* 1 when the key carries the exact identity (model digest and processor). */
+int olc_store__key_has_exact(const olc_key *key);
+
+/* Resolves a level mask (OLC_LEVELS_DEFAULT: every level whose identity
+ * the key carries) against the key. */
+olc_status olc_store__levels(unsigned *levels, const olc_key *key, unsigned requested,
+                             const char *what, olc_error *err);
+
+/* Checks a save request, serializes and validates its policy, and appends
+ * the records it saves (exact and/or portable) to out. */
+olc_status olc_store__build_records(olc_recset *out, const olc_save_request *req, olc_origin origin,
+                                    olc_error *err);
+
+/* Merges set into the store in one write (import; save.c). */
+olc_status olc_store__import_set(olc_store *store, const olc_recset *set, olc_error *err);
+
+/* Natural order of versions: digit runs compare numerically ("10" > "9"),
+ * other bytes by value. */
+int olc_store__version_cmp(const char *a, const char *b);
+
+/* Brings a freshly parsed set into canonical order with unique identities
+ * (the last of equal identities wins). */
+void olc_store__normalize(olc_recset *set);
+
+/* Lookup results and record lists (result.c). */
+struct olc_lookup_result {
+  olc_snapshot *snap;
+  const olc_record *selected;
+  olc_rejection *rejected;
+  size_t rejected_count;
+  size_t rejected_cap;
+  olc_arena arena; /* messages */
+};
+
+struct olc_record_list {
+  olc_snapshot *snap;
+};
+
+olc_record_list *olc_store__list_new(olc_snapshot *snap);
+
+#endif

@@ -1,0 +1,8 @@
+# Store module tests (host/src/store).
+olc_add_test(NAME test_store SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store.c LABELS unit HOOKS)
+target_compile_definitions(test_store PRIVATE OLC_EXPECTED_VERSION="${PROJECT_VERSION}")
+olc_add_test(NAME test_lookup SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_lookup.c LABELS unit HOOKS)
+olc_add_test(NAME test_store_file SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_file.c
+  LABELS unit HOOKS)
+olc_add_test(NAME test_store_threads SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_threads.c
+  LABELS unit HOOKS TIMEOUT 120)
