@@ -6,3 +6,5 @@ olc_add_test(NAME test_store_file SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_f
   LABELS unit HOOKS)
 olc_add_test(NAME test_store_threads SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_threads.c
   LABELS unit HOOKS TIMEOUT 120)
+olc_add_test(NAME test_store_faults SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_faults.c
+  LABELS unit HOOKS)

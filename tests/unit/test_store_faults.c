@@ -1,0 +1,117 @@
+/*
+ * tests/unit/test_store_faults.c - a fault at each named step of the write
+ * path, seen through the store: the save fails with its status, the file
+ * stays byte-identical and the handle's snapshot unchanged; a failing
+ * directory fsync is "committed, unsynced" and the snapshot shows the new
+ * record.
+ */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "persist/persist.h"
+#include "test_store_util.h"
+
+static char *dir;
+static char *path;
+
+static int setup(void) {
+  dir = olc_test_tmpdir("store-faults");
+  if (dir == NULL)
+    return 1;
+  path = olc_test_path(dir, "profiles.txt");
+  return path == NULL;
+}
+
+static int teardown(void) {
+  olc_persist__set_hooks(NULL);
+  olc_test_rmtree(dir);
+  free(dir);
+  free(path);
+  return 0;
+}
+
+static void set_fault(olc_step step, int errnum) {
+  olc_persist_hooks h;
+  memset(&h, 0, sizeof h);
+  h.fail_step = step;
+  h.fail_errno = errnum;
+  olc_persist__set_hooks(&h);
+}
+
+static const char *selected(olc_store *s, const olc_key *k) {
+  static char policy[64];
+  olc_lookup_options o = OLC_LOOKUP_OPTIONS_INIT;
+  olc_lookup_result *res = NULL;
+  olc_error e;
+  o.key = k;
+  policy[0] = 0;
+  if (olc_store_lookup(&res, s, &o, &e) == OLC_OK)
+    snprintf(policy, sizeof policy, "%s", tsu_selected_policy(res));
+  olc_lookup_result_free(res);
+  return policy;
+}
+
+static void test_fault_at_each_step(void) {
+  static const olc_step steps[] = {
+      OLC_STEP_MKDIR,      OLC_STEP_LOCK_OPEN, OLC_STEP_LOCK,  OLC_STEP_RELOAD, OLC_STEP_MERGE,
+      OLC_STEP_TMP_CREATE, OLC_STEP_WRITE,     OLC_STEP_FSYNC, OLC_STEP_CLOSE,  OLC_STEP_RENAME};
+  olc_key k = tsu_key("3", "model-a", "cpu-x", 8);
+  size_t i;
+  for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+    olc_store *s = tsu_open_file(path, 1);
+    unsigned char *before, *after;
+    size_t before_len = 0, after_len = 0;
+    olc_status st;
+    olc_error e;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    OLC_ASSERT_OK(tsu_put(s, &k, "old", OLC_LEVELS_DEFAULT, 0, &e), &e);
+    before = olc_test_read_file(path, &before_len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(before);
+    set_fault(steps[i], steps[i] == OLC_STEP_WRITE ? ENOSPC : EIO);
+    st = tsu_put(s, &k, "new", OLC_LEVELS_DEFAULT, 0, &e);
+    olc_persist__set_hooks(NULL);
+    if (st >= 0)
+      fprintf(stderr, "\n  step %s: save returned %s\n", olc_step__name(steps[i]),
+              olc_status_name(st));
+    CU_ASSERT(st < 0);
+    if (steps[i] == OLC_STEP_WRITE)
+      CU_ASSERT_EQUAL(st, OLC_E_NOSPC);
+    after = olc_test_read_file(path, &after_len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(after);
+    CU_ASSERT_EQUAL(after_len, before_len);
+    CU_ASSERT_EQUAL(memcmp(after, before, before_len), 0);
+    CU_ASSERT_STRING_EQUAL(selected(s, &k), "old");
+    /* The lock was released: the next write succeeds at once. */
+    OLC_ASSERT_OK(tsu_put(s, &k, "later", OLC_LEVELS_DEFAULT, 0, &e), &e);
+    CU_ASSERT_STRING_EQUAL(selected(s, &k), "later");
+    free(before);
+    free(after);
+    olc_store_free(s);
+  }
+}
+
+static void test_dir_fsync_failure_is_committed(void) {
+  olc_key k = tsu_key("3", "model-a", "cpu-x", 8);
+  olc_store *s = tsu_open_file(path, 0); /* no change detection: the write itself publishes */
+  olc_error e;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  OLC_ASSERT_OK(tsu_put(s, &k, "old", OLC_LEVELS_DEFAULT, 0, &e), &e);
+  set_fault(OLC_STEP_DIR_FSYNC, EIO);
+  OLC_ASSERT_STATUS(OLC_COMMITTED_UNSYNCED, tsu_put(s, &k, "new", OLC_LEVELS_DEFAULT, 0, &e), &e);
+  olc_persist__set_hooks(NULL);
+  CU_ASSERT_EQUAL(e.code, OLC_COMMITTED_UNSYNCED);
+  CU_ASSERT_STRING_EQUAL(selected(s, &k), "new");
+  olc_store_free(s);
+}
+
+int main(int argc, char **argv) {
+  CU_pSuite suite;
+  if (CU_initialize_registry() != CUE_SUCCESS)
+    return 1;
+  suite = CU_add_suite("store_faults", setup, teardown);
+  CU_add_test(suite, "fault_at_each_step", test_fault_at_each_step);
+  CU_add_test(suite, "dir_fsync_failure_is_committed", test_dir_fsync_failure_is_committed);
+  return olc_test_run(argc, argv);
+}
