@@ -1,0 +1,303 @@
+/*
+ * test_cpu_gemm_core.c - the cpu_gemm core linked directly: residuals of
+ * every kernel, split and packing choice against a double-precision
+ * reference (BLIS-style PASS / MARGINAL / FAIL), the policy codec and the
+ * candidate generator.
+ */
+#include <CUnit/CUnit.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemm.h"
+#include "kernels/kernels.h"
+#include "policy.h"
+#include "probe.h"
+#include "test_support.h"
+
+#define POOL_THREADS 3u
+
+static cg_cpu cpu;
+static cg_pool *pool;
+static cg_workspace ws[POOL_THREADS];
+static unsigned marginal_count, pass_count;
+
+static int init_suite(void) {
+  cg_probe(&cpu);
+  return cg_pool_create(&pool, POOL_THREADS);
+}
+
+static int clean_suite(void) {
+  for (unsigned i = 0; i < POOL_THREADS; i++)
+    cg_workspace_free(&ws[i]);
+  cg_pool_destroy(pool);
+  pool = NULL;
+  return 0;
+}
+
+static void fill(float *x, size_t count, unsigned seed) {
+  unsigned s = seed * 2654435761u + 1u;
+  for (size_t i = 0; i < count; i++) {
+    s = s * 1103515245u + 12345u;
+    x[i] = (float)((int)((s >> 8) % 2001u) - 1000) / 1000.0f;
+  }
+}
+
+typedef struct problem {
+  int64_t m, n, k, lda, ldb, ldc;
+  float *a, *b, *c;
+  double *ref;
+} problem;
+
+static void problem_init(problem *p, int64_t m, int64_t n, int64_t k) {
+  p->m = m, p->n = n, p->k = k;
+  /* Padded leading dimensions catch any stride confusion in the driver. */
+  p->lda = k + 3, p->ldb = n + 5, p->ldc = n + 2;
+  p->a = malloc((size_t)(m * p->lda) * sizeof(float));
+  p->b = malloc((size_t)(k * p->ldb) * sizeof(float));
+  p->c = malloc((size_t)(m * p->ldc) * sizeof(float));
+  p->ref = calloc((size_t)(m * n), sizeof(double));
+  CU_ASSERT_FATAL(p->a != NULL && p->b != NULL && p->c != NULL && p->ref != NULL);
+  fill(p->a, (size_t)(m * p->lda), 1);
+  fill(p->b, (size_t)(k * p->ldb), 2);
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t x = 0; x < k; x++)
+      for (int64_t j = 0; j < n; j++)
+        p->ref[i * n + j] += (double)p->a[i * p->lda + x] * (double)p->b[x * p->ldb + j];
+}
+
+static void problem_free(problem *p) { free(p->a), free(p->b), free(p->c), free(p->ref); }
+
+/* Residual normalised by k * eps * max|a| * max|b| (both <= 1 here). */
+static double residual(const problem *p) {
+  double worst = 0.0;
+  for (int64_t i = 0; i < p->m; i++)
+    for (int64_t j = 0; j < p->n; j++) {
+      double d = fabs((double)p->c[i * p->ldc + j] - p->ref[i * p->n + j]);
+      if (!(d <= worst)) /* NaN counts as worst */
+        worst = isnan(d) ? INFINITY : d;
+    }
+  return worst / ((double)(p->k > 0 ? p->k : 1) * FLT_EPSILON);
+}
+
+static void check(problem *p, const cg_policy *pol, uint32_t threads) {
+  cg_gemm_args g = {p->m, p->n, p->k, p->a, p->lda, p->b, p->ldb, p->c, p->ldc};
+  char text[CG_POLICY_TEXT_MAX];
+  double r;
+  /* Poison C (including padding) so unwritten elements are caught. */
+  for (int64_t i = 0; i < p->m * p->ldc; i++)
+    p->c[i] = NAN;
+  CU_ASSERT_EQUAL_FATAL(cg_gemm(&g, pol, pool, threads, ws), 0);
+  r = residual(p);
+  cg_policy_format(text, sizeof(text), pol);
+  if (r < 1.0) {
+    pass_count++;
+  } else if (r < 10.0) {
+    marginal_count++;
+    fprintf(stderr, "MARGINAL %lldx%lldx%lld t=%u [%s] residual %.2f\n", (long long)p->m,
+            (long long)p->n, (long long)p->k, threads, text, r);
+  } else {
+    fprintf(stderr, "FAIL %lldx%lldx%lld t=%u [%s] residual %g\n", (long long)p->m, (long long)p->n,
+            (long long)p->k, threads, text, r);
+    CU_FAIL("residual too large");
+  }
+  /* The padding between rows of C must be untouched. */
+  for (int64_t i = 0; i < p->m; i++)
+    for (int64_t j = p->n; j < p->ldc; j++)
+      CU_ASSERT(isnan(p->c[i * p->ldc + j]));
+}
+
+static const int64_t shapes[][3] = {{1, 1, 1},       {2, 3, 5},       {7, 13, 17},  {31, 37, 41},
+                                    {6, 16, 1},      {12, 32, 1},     {97, 1, 53},  {1, 97, 53},
+                                    {13, 130, 257},  {200, 7, 300},   {5, 300, 65}, {67, 67, 67},
+                                    {128, 128, 128}, {101, 203, 307}, {1, 1, 600},  {37, 61, 1}};
+
+static void test_residuals_all(void) {
+  const uint32_t splits[3] = {CG_SPLIT_NONE, CG_SPLIT_IC, CG_SPLIT_JC};
+  for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+    problem p;
+    cg_shape sh = {shapes[s][0], shapes[s][1], shapes[s][2]};
+    problem_init(&p, sh.m, sh.n, sh.k);
+    for (uint32_t ki = 0; ki < cg_kernel_count; ki++) {
+      const cg_kernel_info *kinfo = &cg_kernel_table[ki];
+      cg_policy base, tiny;
+      if (kinfo->isa > cpu.isa)
+        continue;
+      memset(&base, 0, sizeof(base));
+      base.kernel = ki, base.mc = kinfo->mr * 16, base.kc = 256, base.nc = kinfo->nr * 64;
+      /* Tiny blocks: every loop runs many times and ends on an edge. */
+      tiny = base;
+      tiny.mc = kinfo->mr * 2, tiny.kc = 7, tiny.nc = kinfo->nr * 2;
+      for (int b = 0; b < 2; b++) {
+        for (uint32_t pk = 0; pk < 4; pk++) {
+          for (int sp = 0; sp < 3; sp++) {
+            cg_policy pol = b == 0 ? base : tiny;
+            pol.pack = pk;
+            pol.split = splits[sp];
+            CU_ASSERT_EQUAL_FATAL(cg_policy_check(&pol, cpu.isa, NULL, 0), 0);
+            check(&p, &pol, sp == 0 ? 1u : POOL_THREADS);
+          }
+        }
+      }
+    }
+    /* And every candidate the plugin would offer for this shape. */
+    {
+      cg_policy cands[CG_CANDIDATES_MAX];
+      uint32_t n = cg_policy_candidates(cands, CG_CANDIDATES_MAX, &cpu, cpu.isa, 2, &sh);
+      CU_ASSERT(n >= 1);
+      for (uint32_t i = 0; i < n; i++)
+        check(&p, &cands[i], 2);
+    }
+    problem_free(&p);
+  }
+  fprintf(stderr, "residuals: %u PASS, %u MARGINAL\n", pass_count, marginal_count);
+}
+
+static void test_k_zero(void) {
+  float c[6] = {1, 2, 3, 4, 5, 6};
+  cg_policy pol;
+  cg_shape sh = {2, 3, 1};
+  cg_gemm_args g = {2, 3, 0, NULL, 1, NULL, 3, c, 3};
+  cg_policy_default(&pol, &cpu, cpu.isa, 1, &sh);
+  CU_ASSERT_EQUAL(cg_gemm(&g, &pol, pool, 1, ws), 0);
+  for (int i = 0; i < 6; i++)
+    CU_ASSERT_EQUAL(c[i], 0.0f);
+}
+
+static void test_policy_roundtrip(void) {
+  const cg_shape shapes_rt[] = {{512, 512, 512}, {64, 4096, 4096}, {4096, 64, 4096}, {1, 1, 1}};
+  for (size_t s = 0; s < sizeof(shapes_rt) / sizeof(shapes_rt[0]); s++) {
+    for (uint32_t threads = 1; threads <= 2; threads++) {
+      cg_policy cands[CG_CANDIDATES_MAX];
+      uint32_t n =
+          cg_policy_candidates(cands, CG_CANDIDATES_MAX, &cpu, cpu.isa, threads, &shapes_rt[s]);
+      cg_policy def;
+      CU_ASSERT(n >= 1 && n <= CG_CANDIDATES_MAX);
+      cg_policy_default(&def, &cpu, cpu.isa, threads, &shapes_rt[s]);
+      CU_ASSERT_EQUAL(memcmp(&def, &cands[0], sizeof(def)), 0);
+      for (uint32_t i = 0; i < n; i++) {
+        char text[CG_POLICY_TEXT_MAX], why[200], again[CG_POLICY_TEXT_MAX];
+        cg_policy back;
+        size_t len = cg_policy_format(text, sizeof(text), &cands[i]);
+        CU_ASSERT_FATAL(len > 0);
+        CU_ASSERT_EQUAL_FATAL(cg_policy_parse(&back, text, len, cpu.isa, why, sizeof(why)), 0);
+        CU_ASSERT_EQUAL(memcmp(&back, &cands[i], sizeof(back)), 0);
+        CU_ASSERT_EQUAL(cg_policy_format(again, sizeof(again), &back), len);
+        CU_ASSERT_EQUAL(memcmp(again, text, len), 0);
+        for (uint32_t j = 0; j < i; j++)
+          CU_ASSERT_NOT_EQUAL(memcmp(&cands[j], &cands[i], sizeof(cands[i])), 0);
+      }
+    }
+  }
+}
+
+static void test_policy_rejects(void) {
+  static const char *const bad[] = {
+      "",
+      "v2 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=ab",
+      "v1",
+      "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none",
+      "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=ab extra=1",
+      "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=ab bogus",
+      "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=ab ",
+      "v1  kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=ab",
+      "v1 kernel=ref_4x8 mc=64 mc=64 kc=256 nc=512 split=none pack=ab",
+      "v1 kernel=nope_1x1 mc=64 kc=256 nc=512 split=none pack=ab",
+      "v1 kernel=ref_4x8 mc=63 kc=256 nc=512 split=none pack=ab",
+      "v1 kernel=ref_4x8 mc=0 kc=256 nc=512 split=none pack=ab",
+      "v1 kernel=ref_4x8 mc=064 kc=256 nc=512 split=none pack=ab",
+      "v1 kernel=ref_4x8 mc=-4 kc=256 nc=512 split=none pack=ab",
+      "v1 kernel=ref_4x8 mc=64 kc=9000 nc=512 split=none pack=ab",
+      "v1 kernel=ref_4x8 mc=64 kc=256 nc=100 split=none pack=ab",
+      "v1 kernel=ref_4x8 mc=64 kc=256 nc=99999992 split=none pack=ab",
+      "v1 kernel=ref_4x8 mc=64 kc=8192 nc=16384 split=none pack=ab",
+      "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=ir pack=ab",
+      "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=c",
+      "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=",
+      "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=ab\n",
+      "v1 kernel=ref_4x8 mc=6 4 kc=256 nc=512 split=none pack=ab",
+  };
+  char why[200];
+  cg_policy p;
+  CU_ASSERT_EQUAL(cg_policy_parse(&p, "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=ab",
+                                  56, CG_ISA_REF, why, sizeof(why)),
+                  0);
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    why[0] = '\0';
+    if (cg_policy_parse(&p, bad[i], strlen(bad[i]), CG_ISA_AVX512, why, sizeof(why)) == 0) {
+      fprintf(stderr, "accepted: '%s'\n", bad[i]);
+      CU_FAIL("bad policy accepted");
+    }
+    CU_ASSERT(strncmp(why, "policy: ", 8) == 0);
+  }
+  /* A kernel above the instance's ISA level is refused with a reason. */
+  CU_ASSERT_EQUAL(cg_policy_parse(&p, "v1 kernel=avx2_6x16 mc=72 kc=256 nc=512 split=ic pack=b", 55,
+                                  CG_ISA_REF, why, sizeof(why)),
+                  -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(why, "needs avx2"));
+  CU_ASSERT_EQUAL(cg_policy_parse(&p, "v1 kernel=avx512_12x32 mc=72 kc=256 nc=512 split=ic pack=b",
+                                  58, CG_ISA_AVX2, why, sizeof(why)),
+                  -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(why, "needs avx512"));
+}
+
+static void test_candidate_blocking(void) {
+  /* The analytical default follows the probed caches: the packed blocks fit
+   * the levels they are meant for. */
+  cg_shape big = {4096, 4096, 4096};
+  cg_policy d;
+  const cg_cache *l1 = cg_probe_data_cache(&cpu, 1), *l2 = cg_probe_data_cache(&cpu, 2);
+  const cg_kernel_info *ki;
+  cg_policy_default(&d, &cpu, cpu.isa, 1, &big);
+  ki = &cg_kernel_table[d.kernel];
+  CU_ASSERT_EQUAL(ki->isa, cpu.isa);
+  CU_ASSERT_FATAL(l1 != NULL && l2 != NULL);
+  CU_ASSERT((uint64_t)d.kc * ki->nr * 4u <= l1->size);
+  CU_ASSERT((uint64_t)d.mc * d.kc * 4u <= l2->size);
+  CU_ASSERT(d.pack == (CG_PACK_A | CG_PACK_B));
+}
+
+static void test_decode_cache(void) {
+  /* AMD 0x8000001D sub-leaf 3 of an EPYC guest: L3 32 MiB 16-way, 64 B. */
+  cg_cache c;
+  CU_ASSERT_EQUAL(cg_probe__decode_cache(0x00004163u, 0x03c0003fu, 0x00007fffu, &c), 1);
+  CU_ASSERT_EQUAL(c.level, 3u);
+  CU_ASSERT_EQUAL(c.type, (uint32_t)CG_CACHE_UNIFIED);
+  CU_ASSERT_EQUAL(c.size, 32ull << 20);
+  CU_ASSERT_EQUAL(c.ways, 16u);
+  CU_ASSERT_EQUAL(c.line, 64u);
+  CU_ASSERT_EQUAL(c.sharing, 2u);
+  CU_ASSERT_EQUAL(cg_probe__decode_cache(0, 0, 0, &c), 0);
+}
+
+static void test_identity_stable(void) {
+  cg_cpu again;
+  char a[512], b[512];
+  cg_probe(&again);
+  cg_probe_identity(a, sizeof(a), &cpu, cpu.isa);
+  cg_probe_identity(b, sizeof(b), &again, again.isa);
+  CU_ASSERT_STRING_EQUAL(a, b);
+  CU_ASSERT_PTR_NOT_NULL(strstr(a, "isa="));
+  CU_ASSERT_PTR_NOT_NULL(strstr(a, " L1d="));
+  CU_ASSERT_PTR_NOT_NULL(strstr(a, " L2="));
+  cg_probe_identity(b, sizeof(b), &cpu, CG_ISA_REF);
+  CU_ASSERT_PTR_NOT_NULL(strstr(b, "isa=ref"));
+  CU_ASSERT_EQUAL(cg_probe_identity(b, 8, &cpu, cpu.isa), 7u);
+}
+
+int main(int argc, char **argv) {
+  CU_pSuite s;
+  if (CU_initialize_registry() != CUE_SUCCESS)
+    return 1;
+  s = CU_add_suite("cpu_gemm_core", init_suite, clean_suite);
+  CU_add_test(s, "residuals_all_kernels_splits_packs", test_residuals_all);
+  CU_add_test(s, "k_zero_clears_c", test_k_zero);
+  CU_add_test(s, "policy_roundtrip", test_policy_roundtrip);
+  CU_add_test(s, "policy_rejects", test_policy_rejects);
+  CU_add_test(s, "candidate_blocking", test_candidate_blocking);
+  CU_add_test(s, "decode_cache", test_decode_cache);
+  CU_add_test(s, "identity_stable", test_identity_stable);
+  return olc_test_run(argc, argv);
+}
