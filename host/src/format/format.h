@@ -25,13 +25,14 @@
 #define OLC_FORMAT_VERSION 1u
 
 typedef struct olc_format_limits {
-  size_t max_file_size;        /* whole input; default 64 MiB */
-  size_t max_value_size;       /* one quoted value; default 16 MiB */
+  size_t max_file_size;         /* whole input; default 64 MiB */
+  size_t max_value_size;        /* one quoted value; default 16 MiB */
   size_t max_fields_per_record; /* default 4096 */
-  size_t max_records;          /* default 10 million */
+  size_t max_records;           /* default 10 million */
 } olc_format_limits;
 
-#define OLC_FORMAT_LIMITS_DEFAULT {(size_t)64 << 20, (size_t)16 << 20, 4096, 10000000}
+#define OLC_FORMAT_LIMITS_DEFAULT                                                                  \
+  { (size_t)64 << 20, (size_t)16 << 20, 4096, 10000000 }
 
 /*
  * Parses a whole file into out (which must be freshly initialized; on

@@ -1,0 +1,309 @@
+/*
+ * format/number.c - locale-independent doubles: the shortest text that reads
+ * back bit-identically, and a strict reader.
+ *
+ * Output form (documented in tests): the shortest digit string that round
+ * trips, rendered in fixed or scientific notation, whichever is shorter
+ * (fixed on a tie), like C++17 std::to_chars: 2.5 -> "2.5", 0.1 -> "0.1",
+ * 100 -> "100", 1e6 -> "1e+06", 1e-7 -> "1e-07", 1e100 -> "1e+100",
+ * -0.0 -> "-0".  The exponent has at least two digits, as printf writes it.
+ */
+#include "format/format.h"
+#include "format/format_int.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _WIN32
+#include <locale.h>
+#include <windows.h>
+typedef _locale_t number_locale;
+static number_locale number_c_locale_obj;
+static INIT_ONCE number_once = INIT_ONCE_STATIC_INIT;
+static BOOL CALLBACK number_init(PINIT_ONCE once, PVOID param, PVOID *ctx) {
+  (void)once;
+  (void)param;
+  (void)ctx;
+  number_c_locale_obj = _create_locale(LC_ALL, "C");
+  return TRUE;
+}
+static number_locale number_c_locale(void) {
+  InitOnceExecuteOnce(&number_once, number_init, NULL, NULL);
+  return number_c_locale_obj;
+}
+static double number_strtod(const char *s, char **end, number_locale loc) {
+  return _strtod_l(s, end, loc);
+}
+static int number_snprintf_e(char *buf, size_t size, int prec, double v, number_locale loc) {
+  return _snprintf_l(buf, size, "%.*e", loc, prec, v);
+}
+#else
+#include <locale.h>
+#include <pthread.h>
+typedef locale_t number_locale;
+static number_locale number_c_locale_obj;
+static pthread_once_t number_once = PTHREAD_ONCE_INIT;
+static void number_init(void) { number_c_locale_obj = newlocale(LC_ALL_MASK, "C", (locale_t)0); }
+static number_locale number_c_locale(void) {
+  pthread_once(&number_once, number_init);
+  return number_c_locale_obj;
+}
+static double number_strtod(const char *s, char **end, number_locale loc) {
+  return strtod_l(s, end, loc);
+}
+/* uselocale is per thread, so this is safe while other threads run under
+ * whatever locale the host application chose. */
+static int number_snprintf_e(char *buf, size_t size, int prec, double v, number_locale loc) {
+  locale_t old = uselocale(loc);
+  int n = snprintf(buf, size, "%.*e", prec, v);
+  uselocale(old);
+  return n;
+}
+#endif
+
+static const double number_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Decimal digits of m (no sign); returns the count. */
+static size_t number_utoa(char *out, uint64_t m) {
+  char tmp[24];
+  size_t n = 0, i;
+  do {
+    tmp[n++] = (char)('0' + (int)(m % 10));
+    m /= 10;
+  } while (m != 0);
+  for (i = 0; i < n; i++)
+    out[i] = tmp[n - 1 - i];
+  return n;
+}
+
+/*
+ * Renders digits d[0..nd) (no leading zero unless the value is 0, no
+ * trailing zeros) times 10^exp10, where exp10 is the exponent of d[0]
+ * (scientific form d0.d1d2...e<exp10>).
+ */
+static size_t number_render(char *out, int neg, const char *d, size_t nd, int exp10) {
+  char fix[64], sci[40];
+  size_t nf = 0, ns = 0, i;
+  int e = exp10;
+
+  /* scientific */
+  sci[ns++] = d[0];
+  if (nd > 1) {
+    sci[ns++] = '.';
+    memcpy(sci + ns, d + 1, nd - 1);
+    ns += nd - 1;
+  }
+  sci[ns++] = 'e';
+  sci[ns++] = e < 0 ? '-' : '+';
+  if (e < 0)
+    e = -e;
+  if (e < 10)
+    sci[ns++] = '0';
+  ns += number_utoa(sci + ns, (uint64_t)e);
+
+  /* fixed, only when it can be the shorter one */
+  if (exp10 >= 0 && (size_t)exp10 < 40) {
+    if (nd <= (size_t)exp10 + 1) {
+      memcpy(fix, d, nd);
+      nf = nd;
+      for (i = nd; i < (size_t)exp10 + 1; i++)
+        fix[nf++] = '0';
+    } else {
+      memcpy(fix, d, (size_t)exp10 + 1);
+      nf = (size_t)exp10 + 1;
+      fix[nf++] = '.';
+      memcpy(fix + nf, d + exp10 + 1, nd - (size_t)exp10 - 1);
+      nf += nd - (size_t)exp10 - 1;
+    }
+  } else if (exp10 < 0 && exp10 > -20) {
+    fix[nf++] = '0';
+    fix[nf++] = '.';
+    for (i = 0; i < (size_t)(-exp10 - 1); i++)
+      fix[nf++] = '0';
+    memcpy(fix + nf, d, nd);
+    nf += nd;
+  }
+  i = 0;
+  if (neg)
+    out[i++] = '-';
+  if (nf != 0 && nf <= ns) {
+    memcpy(out + i, fix, nf);
+    return i + nf;
+  }
+  memcpy(out + i, sci, ns);
+  return i + ns;
+}
+
+/* Fast path: |v| = m / 10^k exactly-rounded with m < 2^50 and k <= 17, the
+ * smallest such k.  Then m's digits are the shortest that round trip (a
+ * shorter string would have fewer fractional digits and be found at a
+ * smaller k).  m < 2^50 keeps round(v * 10^k) exact enough to find m. */
+static int number_fast(char *d, size_t *nd, int *exp10, double a) {
+  int k;
+  for (k = 0; k <= 17; k++) {
+    double scaled = a * number_pow10[k];
+    double m;
+    uint64_t mi;
+    size_t n;
+    if (scaled >= 1125899906842624.0) /* 2^50 */
+      return 0;
+    m = floor(scaled + 0.5);
+    if (m / number_pow10[k] != a)
+      continue;
+    mi = (uint64_t)m;
+    if (mi == 0)
+      return 0;
+    n = number_utoa(d, mi);
+    *exp10 = (int)n - 1 - k;
+    while (n > 1 && d[n - 1] == '0')
+      n--;
+    *nd = n;
+    return 1;
+  }
+  return 0;
+}
+
+/* General path: printf's %.*e with 1..17 significant digits, binary
+ * searched for the fewest that read back bit-identically (more correctly
+ * rounded digits never read back worse, so the predicate is monotone). */
+static int number_slow(char *d, size_t *nd, int *exp10, double a, number_locale loc) {
+  char buf[48], best[48];
+  int lo = 1, hi = 17, found = 0;
+  size_t i, n = 0;
+  int e = 0, eneg = 0;
+  const char *p;
+
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    int len = number_snprintf_e(buf, sizeof(buf), mid - 1, a, loc);
+    char *end = NULL;
+    double back;
+    if (len <= 0 || (size_t)len >= sizeof(buf))
+      return 0;
+    back = number_strtod(buf, &end, loc);
+    if (back == a) {
+      memcpy(best, buf, (size_t)len + 1);
+      found = 1;
+      hi = mid - 1;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  if (!found)
+    return 0;
+  /* best is "d[.ddd]e[+-]xx"; a locale-independent decimal point is ensured
+   * by the C locale, but accept any non-digit separator to be safe */
+  p = best;
+  for (; *p != 0 && *p != 'e'; p++)
+    if (*p >= '0' && *p <= '9')
+      d[n++] = *p;
+  if (*p != 'e' || n == 0)
+    return 0;
+  p++;
+  if (*p == '-' || *p == '+')
+    eneg = *p++ == '-';
+  for (; *p >= '0' && *p <= '9'; p++)
+    e = e * 10 + (*p - '0');
+  while (n > 1 && d[n - 1] == '0')
+    n--;
+  for (i = 0; i < n && d[i] == '0'; i++) {
+  }
+  if (i != 0) /* never happens for non-zero values; keep the text sane */
+    return 0;
+  *nd = n;
+  *exp10 = eneg ? -e : e;
+  return 1;
+}
+
+size_t olc_format__double_text(char *buf, double value) {
+  char d[40];
+  size_t nd = 0;
+  int exp10 = 0;
+  int neg = signbit(value) != 0;
+  double a = fabs(value);
+
+  if (!isfinite(value))
+    return 0;
+  if (a == 0.0) {
+    d[0] = '0';
+    return number_render(buf, neg, d, 1, 0);
+  }
+#if FLT_EVAL_METHOD == 0
+  if (number_fast(d, &nd, &exp10, a))
+    return number_render(buf, neg, d, nd, exp10);
+#endif
+  {
+    number_locale loc = number_c_locale();
+    if (!loc || !number_slow(d, &nd, &exp10, a, loc))
+      return 0;
+  }
+  return number_render(buf, neg, d, nd, exp10);
+}
+
+olc_status olc_format__double(olc_buf *out, double value) {
+  char buf[OLC_FORMAT_DOUBLE_MAX];
+  size_t n;
+  if (!isfinite(value))
+    return OLC_E_INVALID;
+  n = olc_format__double_text(buf, value);
+  if (n == 0)
+    return OLC_E_NOMEM; /* the C locale object could not be created */
+  return olc_buf__append(out, buf, n);
+}
+
+olc_status olc_format__parse_double(double *out, const char *s, size_t len) {
+  char buf[OLC_FORMAT_NUMBER_MAX + 1];
+  size_t i, digits = 0, frac = 0;
+  int seen_dot = 0, simple = 1;
+  uint64_t m = 0;
+  char *end = NULL;
+  double v;
+  number_locale loc;
+
+  if (len == 0 || len > OLC_FORMAT_NUMBER_MAX)
+    return OLC_E_MALFORMED;
+  for (i = 0; i < len; i++) {
+    char c = s[i];
+    if (c >= '0' && c <= '9') {
+      if (digits < 15)
+        m = m * 10 + (uint64_t)(c - '0');
+      digits++;
+      if (seen_dot)
+        frac++;
+    } else if (c == '.') {
+      if (seen_dot || digits == 0)
+        simple = 0;
+      seen_dot = 1;
+    } else if (c == '-' && i == 0) {
+    } else if (c == '-' || c == '+' || c == 'e' || c == 'E') {
+      simple = 0;
+    } else {
+      return OLC_E_MALFORMED;
+    }
+  }
+#if FLT_EVAL_METHOD == 0
+  /* -?digits[.digits] with at most 15 digits: m and 10^frac are exact, so
+   * one correctly rounded division gives the correctly rounded value. */
+  if (simple && digits > 0 && digits <= 15 && !(seen_dot && frac == 0)) {
+    v = (double)m / number_pow10[frac];
+    *out = s[0] == '-' ? -v : v;
+    return OLC_OK;
+  }
+#endif
+  loc = number_c_locale();
+  if (!loc)
+    return OLC_E_NOMEM;
+  memcpy(buf, s, len);
+  buf[len] = 0;
+  v = number_strtod(buf, &end, loc);
+  if (end != buf + len || !isfinite(v))
+    return OLC_E_MALFORMED;
+  *out = v;
+  return OLC_OK;
+}
