@@ -13,7 +13,7 @@
 
 #include "test_support.h"
 
-pid_t dur_spawn(char *const argv[], const char *const env[], int *out_fd) {
+pid_t dur_spawn(const char *const argv[], const char *const env[], int *out_fd) {
   int p[2] = {-1, -1};
   pid_t pid;
   if (out_fd != NULL && pipe(p) != 0)
@@ -28,7 +28,14 @@ pid_t dur_spawn(char *const argv[], const char *const env[], int *out_fd) {
       close(p[0]);
       close(p[1]);
     }
-    execvp(argv[0], argv);
+    {
+      /* execvp wants char *const[]: copies, the child execs right away. */
+      char *copy[32];
+      for (i = 0; i < 31 && argv[i] != NULL; i++)
+        copy[i] = strdup(argv[i]);
+      copy[i] = NULL;
+      execvp(copy[0], copy);
+    }
     _exit(127);
   }
   if (out_fd != NULL) {
@@ -49,7 +56,7 @@ int dur_wait(pid_t pid) {
   return status;
 }
 
-int dur_run(char *const argv[], const char *const env[]) {
+int dur_run(const char *const argv[], const char *const env[]) {
   pid_t pid = dur_spawn(argv, env, NULL);
   return pid < 0 ? -1 : dur_wait(pid);
 }

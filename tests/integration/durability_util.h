@@ -18,13 +18,13 @@
  * extra environment entries "NAME=VALUE" (NULL-terminated list, may be
  * NULL).  With out_fd != NULL, the child's stdout is a pipe read at
  * *out_fd.  Returns the pid or -1. */
-pid_t dur_spawn(char *const argv[], const char *const env[], int *out_fd);
+pid_t dur_spawn(const char *const argv[], const char *const env[], int *out_fd);
 
 /* Waits for pid; returns the raw wait status (or -1). */
 int dur_wait(pid_t pid);
 
 /* Runs to completion; returns the wait status. */
-int dur_run(char *const argv[], const char *const env[]);
+int dur_run(const char *const argv[], const char *const env[]);
 
 /* Reads and parses the counter file: 1 parsed, 0 absent, -1 malformed. */
 int dur_load(counter_map *m, const char *path);

@@ -59,7 +59,7 @@ static void lost_update_case(int procs, int per_proc, int fresh_file) {
     CU_ASSERT_EQUAL_FATAL(dur_store(path, 0), 0);
   snprintf(count, sizeof count, "%d", per_proc);
   for (i = 0; i < procs; i++) {
-    char *argv[] = {OLC_PERSIST_WRITER, "inc", path, count, keys[i], NULL};
+    const char *argv[] = {OLC_PERSIST_WRITER, "inc", path, count, keys[i], NULL};
     snprintf(keys[i], sizeof keys[i], "w%d", i);
     pids[i] = dur_spawn(argv, NULL, NULL);
     CU_ASSERT_FATAL(pids[i] > 0);
@@ -129,7 +129,7 @@ static int check_crash(const char *point, long old, int old_exists, int *violati
 static void crash_case(const char *point, int old_exists, int *violations) {
   char env_crash[64];
   const char *env[] = {env_crash, NULL};
-  char *crash_argv[] = {OLC_PERSIST_WRITER, "inc", path, "1", "k", NULL};
+  const char *crash_argv[] = {OLC_PERSIST_WRITER, "inc", path, "1", "k", NULL};
   counter_map m;
   long old = 5;
   int status, round;
@@ -179,7 +179,7 @@ static void test_k2_crash_every_step(void) {
 
 /* Starts a holder that prints "L" once it is inside the lock. */
 static pid_t start_holder(const char *ms) {
-  char *argv[] = {OLC_PERSIST_WRITER, "hold", path, (char *)(uintptr_t)ms, NULL};
+  const char *argv[] = {OLC_PERSIST_WRITER, "hold", path, ms, NULL};
   char c = 0;
   int fd = -1;
   pid_t pid = dur_spawn(argv, NULL, &fd);
@@ -196,7 +196,7 @@ static pid_t start_holder(const char *ms) {
 }
 
 static void test_c5_lock_timeout(void) {
-  char *argv[] = {OLC_PERSIST_WRITER, "timeout", path, "1000", NULL};
+  const char *argv[] = {OLC_PERSIST_WRITER, "timeout", path, "1000", NULL};
   counter_map m;
   pid_t holder;
   double t0, dt;
@@ -221,7 +221,7 @@ static void test_c5_lock_timeout(void) {
 }
 
 static void test_c6_holder_death(void) {
-  char *argv[] = {OLC_PERSIST_WRITER, "inc", path, "1", "k", NULL};
+  const char *argv[] = {OLC_PERSIST_WRITER, "inc", path, "1", "k", NULL};
   counter_map m;
   pid_t holder;
   double t0;
@@ -239,8 +239,8 @@ static void test_c6_holder_death(void) {
 }
 
 static void test_c7_fd_inheritance(void) {
-  char *argv[] = {OLC_PERSIST_WRITER, "forkexec", path, OLC_PERSIST_WRITER, NULL};
-  char *check[] = {OLC_PERSIST_WRITER, "fdcheck", NULL};
+  const char *argv[] = {OLC_PERSIST_WRITER, "forkexec", path, OLC_PERSIST_WRITER, NULL};
+  const char *check[] = {OLC_PERSIST_WRITER, "fdcheck", NULL};
   char *leak = olc_test_path(dir, "leak.lock");
   int status, fd;
   fresh_dir();

@@ -154,7 +154,7 @@ static const char expected_events[] =
 
 static int run_audit(audit *a, int with_old) {
   char *log = olc_test_path(adir, "strace.log");
-  char *argv[] = {"strace",
+  const char *argv[] = {"strace",
                   "-o",
                   log,
                   "-y",
