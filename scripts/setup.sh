@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# scripts/setup.sh - set up a fresh Debian machine and build olc.
+#
+#   scripts/setup.sh            install what is missing, build the release
+#                               preset (build/release/bin/olc)
+#   scripts/setup.sh --test     the same setup, then the whole test suite:
+#                               the dev preset (-Werror) with ctest, then the
+#                               asan preset (ASan+UBSan) with ctest
+#
+# Options: --no-install (never call apt-get), --no-asan (skip the sanitizer
+# pass of --test), --jobs N (default: the number of CPUs).
+# Packages come from Debian only; nothing is downloaded at build time.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+MODE=build
+INSTALL=1
+ASAN=1
+JOBS=$(nproc 2>/dev/null || echo 2)
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+  --test) MODE="test" ;;
+  --no-install) INSTALL=0 ;;
+  --no-asan) ASAN=0 ;;
+  --jobs)
+    shift
+    JOBS=${1:?--jobs needs a number}
+    ;;
+  --jobs=*) JOBS=${1#--jobs=} ;;
+  -h | --help)
+    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+    exit 0
+    ;;
+  *)
+    echo "setup.sh: unknown option '$1' (see --help)" >&2
+    exit 2
+    ;;
+  esac
+  shift
+done
+
+say() { printf '==> %s\n' "$*"; }
+
+# Build and test dependencies (README.md explains each group).
+REQUIRED=(build-essential cmake pkg-config libcunit1-dev libinih-dev libssl-dev
+  ocl-icd-opencl-dev opencl-headers locales)
+OPTIONAL=(ninja-build libsqlite3-dev libopenblas-dev pocl-opencl-icd libclblast-dev clinfo
+  strace fiu-utils libfiu-dev clang g++ mingw-w64 wine valgrind python3)
+
+installed() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo "$@"
+  else
+    echo "setup.sh: need root to run: $*" >&2
+    return 1
+  fi
+}
+
+install_packages() {
+  local missing=() p
+  for p in "${REQUIRED[@]}" "${OPTIONAL[@]}"; do
+    installed "$p" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    say "all Debian packages are installed"
+    return 0
+  fi
+  if [ "$INSTALL" -eq 0 ]; then
+    echo "setup.sh: missing packages (not installing): ${missing[*]}" >&2
+  else
+    say "installing: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    as_root apt-get update -q
+    if ! as_root apt-get install -y -q "${missing[@]}"; then
+      # One unavailable optional package must not block the others.
+      for p in "${missing[@]}"; do
+        as_root apt-get install -y -q "$p" || echo "setup.sh: could not install $p" >&2
+      done
+    fi
+  fi
+  for p in "${REQUIRED[@]}"; do
+    if ! installed "$p"; then
+      echo "setup.sh: required package $p is missing" >&2
+      return 1
+    fi
+  done
+}
+
+# The locale test needs de_DE.UTF-8 (a decimal comma).
+setup_locale() {
+  if locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; then
+    return 0
+  fi
+  if [ "$INSTALL" -eq 0 ] || [ ! -f /etc/locale.gen ]; then
+    echo "setup.sh: locale de_DE.UTF-8 is missing (its test will be skipped)" >&2
+    return 0
+  fi
+  say "generating the de_DE.UTF-8 locale"
+  as_root sed -i 's/^# *de_DE.UTF-8/de_DE.UTF-8/' /etc/locale.gen
+  as_root locale-gen || echo "setup.sh: locale-gen failed (its test will be skipped)" >&2
+}
+
+# build_preset NAME [cmake -D options...]
+build_preset() {
+  local preset=$1
+  shift
+  say "configure and build preset $preset"
+  cmake --preset "$preset" -S "$ROOT" "$@"
+  cmake --build --preset "$preset" -j "$JOBS"
+}
+
+test_preset() {
+  say "ctest preset $1"
+  (cd "$ROOT" && ctest --preset "$1" -j "$JOBS")
+}
+
+cd "$ROOT"
+install_packages
+setup_locale
+
+if [ "$MODE" = build ]; then
+  # The main job needs the tool, the library and the plugins, not the tests.
+  build_preset release -DBUILD_TESTING=OFF
+  say "built $ROOT/build/release/bin/olc"
+  exit 0
+fi
+
+# The output ends with the summary of the last ctest run.
+build_preset dev
+test_preset dev
+if [ "$ASAN" -eq 1 ]; then
+  build_preset asan
+  test_preset asan
+fi
