@@ -2,12 +2,14 @@
  * tests/unit/test_format_locale.c - numbers do not depend on the C locale.
  *
  * A host that calls setlocale(LC_ALL, "") under a locale with a decimal
- * comma must still write "2.5" and read it back.  Needs such a locale
- * installed (Debian: apt-get install locales; locale-gen de_DE.UTF-8);
- * without one the test exits 77 (skipped).
+ * comma must still write "2.5" and read it back.  Uses an installed locale
+ * with a decimal comma, else compiles de_DE.UTF-8 with localedef into a
+ * temporary LOCPATH (glibc keeps the locale sources in libc-bin /
+ * locales); when neither works the test exits 77 (skipped).
  */
 #include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "format/format.h"
@@ -58,30 +60,57 @@ static void test_comma_locale(void) {
   olc_buf__free(&out);
 }
 
-int main(int argc, char **argv) {
+static int try_locales(void) {
   static const char *const candidates[] = {"de_DE.UTF-8", "de_DE.utf8",  "de_DE",
                                            "fr_FR.UTF-8", "fr_FR.utf8",  "nl_NL.UTF-8",
                                            "ru_RU.UTF-8", "es_ES.UTF-8", "it_IT.UTF-8"};
   size_t i;
-  CU_pSuite s;
   for (i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
     if (setlocale(LC_ALL, candidates[i]) != NULL) {
       const struct lconv *lc = localeconv();
       if (lc != NULL && strcmp(lc->decimal_point, ",") == 0) {
         comma_locale = candidates[i];
-        break;
+        return 1;
       }
     }
   }
-  if (comma_locale == NULL) {
-    fprintf(stderr, "skipped: no locale with a decimal comma is installed "
-                    "(apt-get install locales; locale-gen de_DE.UTF-8)\n");
-    return 77;
+  return 0;
+}
+
+/* Compiles de_DE.UTF-8 into dir and points glibc at it. */
+static int generate_locale(const char *dir) {
+  char cmd[1024];
+  snprintf(cmd, sizeof(cmd), "localedef -i de_DE -f UTF-8 '%s/de_DE.UTF-8' >/dev/null 2>&1", dir);
+  if (system(cmd) == -1)
+    return 0;
+  if (setenv("LOCPATH", dir, 1) != 0)
+    return 0;
+  return try_locales();
+}
+
+int main(int argc, char **argv) {
+  char *dir = NULL;
+  int rc;
+  CU_pSuite s;
+  if (!try_locales()) {
+    dir = olc_test_tmpdir("locale");
+    if (dir == NULL || !generate_locale(dir)) {
+      fprintf(stderr, "skipped: no locale with a decimal comma is installed and localedef "
+                      "could not build de_DE.UTF-8 (apt-get install locales)\n");
+      if (dir != NULL)
+        olc_test_rmtree(dir);
+      free(dir);
+      return 77;
+    }
   }
-  printf("using locale %s\n", comma_locale);
+  printf("using locale %s%s\n", comma_locale, dir != NULL ? " (generated)" : "");
   if (CU_initialize_registry() != CUE_SUCCESS)
     return 2;
   s = CU_add_suite("format_locale", NULL, NULL);
   CU_add_test(s, "decimal-comma locale writes and reads 2.5", test_comma_locale);
-  return olc_test_run(argc, argv);
+  rc = olc_test_run(argc, argv);
+  if (dir != NULL)
+    olc_test_rmtree(dir);
+  free(dir);
+  return rc;
 }
