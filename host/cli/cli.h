@@ -148,6 +148,8 @@ void cli_json_bool(cli_json *j, int v);
 void cli_json_null(cli_json *j);
 /* Ends the top-level value with a newline. */
 void cli_json_newline(cli_json *j);
+/* A line break between two elements (the separator goes before it). */
+void cli_json_break(cli_json *j);
 
 /* 1 when s[0..len) is well-formed UTF-8 (NUL bytes allowed). */
 int cli_utf8_valid(const unsigned char *s, size_t len);

@@ -190,6 +190,14 @@ void cli_json_null(cli_json *j) {
 
 void cli_json_newline(cli_json *j) { fputc('\n', j->out); }
 
+void cli_json_break(cli_json *j) {
+  if (j->depth > 0 && !j->first[j->depth] && !j->after_key) {
+    fputc(',', j->out);
+    j->after_key = 1; /* the separator is written: the next value adds none */
+  }
+  fputc('\n', j->out);
+}
+
 void cli_json_base64(cli_json *j, const unsigned char *s, size_t len) {
   static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   size_t i;

@@ -95,7 +95,7 @@ int cli_cmd_list(cli_ctx *ctx, int argc, char **argv) {
     cli_json_init(&j, ctx->out);
     cli_json_begin_array(&j);
     for (i = 0; i < n; i++) {
-      fputc('\n', ctx->out);
+      cli_json_break(&j);
       cli_json_record(&j, olc_record_list_get(list, i));
     }
     if (n != 0)

@@ -197,12 +197,28 @@ static void write_base64(cli_json *j) {
   cli_json_end_array(j);
 }
 
+static void write_breaks(cli_json *j) {
+  cli_json_begin_array(j);
+  cli_json_break(j);
+  cli_json_int(j, 1);
+  cli_json_break(j);
+  cli_json_begin_object(j);
+  cli_json_key(j, "k");
+  cli_json_int(j, 2);
+  cli_json_end_object(j);
+  cli_json_end_array(j);
+}
+
 static void test_json(void) {
   char *s = json_text(write_nested);
   CU_ASSERT_PTR_NOT_NULL_FATAL(s);
   CU_ASSERT_STRING_EQUAL(s, "{\"a\":[1,2.5,null,true,{}],\"b\\\"\\\\\":"
                             "\"x\\n\\t\\u0001\\u007fcaf\xc3\xa9 \\ufffd \\ufffd\\ufffd\\ufffd\","
                             "\"c\":null}");
+  free(s);
+  s = json_text(write_breaks);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_STRING_EQUAL(s, "[\n1,\n{\"k\":2}]");
   free(s);
   s = json_text(write_base64);
   CU_ASSERT_PTR_NOT_NULL_FATAL(s);
