@@ -251,6 +251,9 @@ static olc_status enter(load_ctx *lc, olc_plugin_entry_fn entry, olc_loaded_plug
   }
   lc->version = t->implementation_version;
   lp->table = t;
+  /* The table's strings until keep_names copies them (create may log). */
+  lp->name = t->name;
+  lp->version = t->implementation_version;
   lp->path = lc->path;
   *out = lp;
   return OLC_OK;

@@ -1,0 +1,12 @@
+# Loader and wrapper tests against the mock plugins of tests/plugins.
+include(${CMAKE_CURRENT_LIST_DIR}/../plugins/mock_plugins.cmake)
+
+foreach(t IN ITEMS test_loader test_plugin_wrappers)
+  if(NOT EXISTS ${CMAKE_CURRENT_LIST_DIR}/${t}.c)
+    continue()
+  endif()
+  olc_add_test(NAME ${t} SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}.c LABELS integration HOOKS
+    TIMEOUT 120)
+  target_compile_definitions(${t} PRIVATE OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
+  add_dependencies(${t} olc_mock_plugins)
+endforeach()

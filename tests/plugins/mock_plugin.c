@@ -1,0 +1,454 @@
+/*
+ * tests/plugins/mock_plugin.c - one source, many mock plugins.
+ *
+ * Built without defines it is "mock_det", the deterministic test backend:
+ * a policy is "spin_us=N" and run() busy-waits N microseconds on the host's
+ * clock, so the cheapest candidate is known in advance (README.md).  Compile
+ * definitions turn it into the broken or unusual plugins the loader tests
+ * need (MOCK_NO_ENTRY, MOCK_ENTRY_ERROR, MOCK_WRONG_MAJOR, ...), and
+ * [plugin.NAME] entries make it misbehave at run time for the wrapper tests.
+ *
+ * Like every plugin it uses no file-system call and links only the ABI
+ * header.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "olc/plugin.h"
+
+#ifndef MOCK_NAME
+#define MOCK_NAME "mock_det"
+#endif
+#if defined(MOCK_BAD_UTF8_NAME)
+#undef MOCK_NAME
+#define MOCK_NAME "mock_\xc3\x28" /* a torn two-byte sequence */
+#endif
+#ifndef MOCK_VERSION
+#define MOCK_VERSION "1"
+#endif
+
+#define MOCK_MAX_CANDIDATES 64
+#define MOCK_DEFAULT_CANDIDATES "400,100,200,800"
+
+/* Last services table handed in (one per library; the same on every call). */
+static const olc_plugin_host *mock_host;
+
+typedef struct mock_instance {
+  uint32_t threads;
+  char processor[128];
+  uint32_t spins[MOCK_MAX_CANDIDATES];
+  uint32_t spin_count;
+  char key_mode[32];        /* key = huge_processor | empty_processor | bad_utf8_structure |
+                               duplicate_structure | unsupported | no_processor */
+  char candidates_mode[32]; /* candidates = none | million | million_ignore | null | LIST */
+  char serialize_mode[16];  /* serialize = fail | huge */
+  char run_mode[16];        /* run = fail */
+  char validate_mode[16];   /* validate = reject */
+  int lazy;                 /* lazy = 1: run() looks up / saves through the host */
+} mock_instance;
+
+typedef struct mock_policy {
+  uint32_t spin_us;
+} mock_policy;
+
+static void mock_error(int32_t code, const char *message) {
+  if (mock_host != NULL && mock_host->set_error != NULL)
+    mock_host->set_error(mock_host->ctx, code, message);
+}
+
+static void mock_log(int32_t level, const char *message) {
+  if (mock_host != NULL && mock_host->log != NULL)
+    mock_host->log(mock_host->ctx, level, message);
+}
+
+static void copy_text(char *dst, size_t size, const char *src) {
+  snprintf(dst, size, "%s", src != NULL ? src : "");
+}
+
+/* Parses "400,100,200": 0 on success. */
+static int parse_spins(mock_instance *m, const char *list) {
+  const char *s = list;
+  m->spin_count = 0;
+  while (*s != 0) {
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (end == s || v == 0 || v > 1000000ul || m->spin_count == MOCK_MAX_CANDIDATES)
+      return -1;
+    m->spins[m->spin_count++] = (uint32_t)v;
+    s = *end == ',' ? end + 1 : end;
+    if (*end != ',' && *end != 0)
+      return -1;
+  }
+  return m->spin_count > 0 ? 0 : -1;
+}
+
+static int32_t mock_create(const olc_plugin_host *host, const olc_plugin_kv *config,
+                           uint32_t config_count, uint32_t thread_count, void **instance) {
+  mock_instance *m;
+  uint32_t i;
+  char line[96];
+  mock_host = host;
+#if defined(MOCK_CREATE_FAILS)
+  mock_error(OLC_PLUGIN_E_FAILED, "create failed on purpose");
+  return OLC_PLUGIN_E_FAILED;
+#elif defined(MOCK_CREATE_UNAVAILABLE)
+  mock_error(OLC_PLUGIN_E_UNAVAILABLE, "no mock device on this machine");
+  return OLC_PLUGIN_E_UNAVAILABLE;
+#endif
+  m = calloc(1, sizeof *m);
+  if (m == NULL)
+    return OLC_PLUGIN_E_NOMEM;
+  m->threads = thread_count;
+  copy_text(m->processor, sizeof m->processor, "mock-cpu");
+  (void)parse_spins(m, MOCK_DEFAULT_CANDIDATES);
+  for (i = 0; i < config_count; i++) {
+    const char *k = config[i].key;
+    const char *v = config[i].value;
+    if (k == NULL || v == NULL)
+      continue;
+    if (strcmp(k, "processor") == 0)
+      copy_text(m->processor, sizeof m->processor, v);
+    else if (strcmp(k, "key") == 0)
+      copy_text(m->key_mode, sizeof m->key_mode, v);
+    else if (strcmp(k, "serialize") == 0)
+      copy_text(m->serialize_mode, sizeof m->serialize_mode, v);
+    else if (strcmp(k, "run") == 0)
+      copy_text(m->run_mode, sizeof m->run_mode, v);
+    else if (strcmp(k, "validate") == 0)
+      copy_text(m->validate_mode, sizeof m->validate_mode, v);
+    else if (strcmp(k, "lazy") == 0)
+      m->lazy = strcmp(v, "1") == 0 || strcmp(v, "true") == 0;
+    else if (strcmp(k, "create") == 0 && strcmp(v, "fail") == 0) {
+      free(m);
+      mock_error(OLC_PLUGIN_E_FAILED, "create failed on purpose");
+      return OLC_PLUGIN_E_FAILED;
+    } else if (strcmp(k, "candidates") == 0) {
+      copy_text(m->candidates_mode, sizeof m->candidates_mode, v);
+      if (v[0] >= '0' && v[0] <= '9' && parse_spins(m, v) != 0) {
+        free(m);
+        mock_error(OLC_PLUGIN_E_INVALID, "candidates: expected a list like 400,100,200");
+        return OLC_PLUGIN_E_INVALID;
+      }
+    }
+  }
+  snprintf(line, sizeof line, "created with %u threads", (unsigned)thread_count);
+  mock_log(OLC_PLUGIN_LOG_INFO, line);
+  *instance = m;
+  return OLC_PLUGIN_OK;
+}
+
+static void mock_destroy(void *instance) { free(instance); }
+
+static int mock_serves(const olc_plugin_workload *w) {
+  return w != NULL && w->operator_name != NULL &&
+         (strcmp(w->operator_name, "MatMul") == 0 || strcmp(w->operator_name, "Conv") == 0);
+}
+
+static int32_t mock_key(void *instance, const olc_plugin_workload *w,
+                        const olc_plugin_key_sink *sink) {
+  static char huge[10 * 1024 + 1];
+  const mock_instance *m = instance;
+  const char *processor = m->processor;
+  int32_t rc = OLC_PLUGIN_OK;
+  uint32_t i;
+  if (strcmp(m->key_mode, "unsupported") == 0 || !mock_serves(w)) {
+    mock_error(OLC_PLUGIN_E_UNSUPPORTED, "operator not served by the mock");
+    return OLC_PLUGIN_E_UNSUPPORTED;
+  }
+  if (strcmp(m->key_mode, "huge_processor") == 0) {
+    memset(huge, 'x', sizeof huge - 1);
+    processor = huge;
+  } else if (strcmp(m->key_mode, "empty_processor") == 0) {
+    processor = "";
+  }
+  if (strcmp(m->key_mode, "no_processor") != 0)
+    rc = sink->set_processor(sink->ctx, processor);
+  if (rc == OLC_PLUGIN_OK)
+    rc = sink->set_thread_count(sink->ctx, m->threads);
+  for (i = 0; rc == OLC_PLUGIN_OK && i < w->property_count; i++)
+    rc = sink->add_structure(sink->ctx, w->properties[i].key, w->properties[i].value);
+  if (rc == OLC_PLUGIN_OK && strcmp(m->key_mode, "bad_utf8_structure") == 0)
+    rc = sink->add_structure(sink->ctx, "bad\xc3\x28name", "1");
+  if (rc == OLC_PLUGIN_OK && strcmp(m->key_mode, "duplicate_structure") == 0) {
+    rc = sink->add_structure(sink->ctx, "twice", "1");
+    if (rc == OLC_PLUGIN_OK)
+      rc = sink->add_structure(sink->ctx, "twice", "2");
+  }
+  return rc;
+}
+
+static mock_policy *new_policy(uint32_t spin_us) {
+  mock_policy *p = malloc(sizeof *p);
+  if (p != NULL)
+    p->spin_us = spin_us;
+  return p;
+}
+
+static int32_t mock_candidates(void *instance, const olc_plugin_workload *w,
+                               const olc_plugin_policy_sink *sink) {
+  const mock_instance *m = instance;
+  const char *mode = m->candidates_mode;
+  uint32_t i;
+  int32_t rc;
+  (void)w;
+  if (strcmp(mode, "none") == 0)
+    return OLC_PLUGIN_OK;
+  if (strcmp(mode, "null") == 0)
+    return sink->emit(sink->ctx, NULL);
+  if (strcmp(mode, "million") == 0 || strcmp(mode, "million_ignore") == 0) {
+    int ignore = strcmp(mode, "million_ignore") == 0;
+    int32_t last = OLC_PLUGIN_OK;
+    for (i = 0; i < 1000000u; i++) {
+      rc = sink->emit(sink->ctx, new_policy(1 + i % 1000u));
+      if (rc != OLC_PLUGIN_OK) {
+        last = rc;
+        if (!ignore)
+          return rc;
+      }
+    }
+    return ignore ? OLC_PLUGIN_OK : last;
+  }
+  for (i = 0; i < m->spin_count; i++) {
+    mock_policy *p = new_policy(m->spins[i]);
+    if (p == NULL)
+      return OLC_PLUGIN_E_NOMEM;
+    rc = sink->emit(sink->ctx, p);
+    if (rc != OLC_PLUGIN_OK)
+      return rc;
+  }
+  return OLC_PLUGIN_OK;
+}
+
+/* Accepts exactly "spin_us=N" with 1 <= N <= 1000000. */
+static int32_t mock_validate(void *instance, const void *bytes, uint64_t len, void **policy) {
+  const mock_instance *m = instance;
+  char text[32];
+  char *end;
+  unsigned long v;
+  if (strcmp(m->validate_mode, "reject") == 0) {
+    mock_error(OLC_PLUGIN_E_INVALID, "rejected on purpose");
+    return OLC_PLUGIN_E_INVALID;
+  }
+  if (len < 9 || len >= sizeof text) {
+    mock_error(OLC_PLUGIN_E_INVALID, "policy length out of range");
+    return OLC_PLUGIN_E_INVALID;
+  }
+  memcpy(text, bytes, (size_t)len);
+  text[len] = 0;
+  if (strncmp(text, "spin_us=", 8) != 0) {
+    mock_error(OLC_PLUGIN_E_INVALID, "policy does not start with spin_us=");
+    return OLC_PLUGIN_E_INVALID;
+  }
+  v = strtoul(text + 8, &end, 10);
+  if (*end != 0 || v == 0 || v > 1000000ul || text[8] < '0' || text[8] > '9') {
+    mock_error(OLC_PLUGIN_E_INVALID, "spin_us out of range");
+    return OLC_PLUGIN_E_INVALID;
+  }
+  if (policy != NULL) {
+    *policy = new_policy((uint32_t)v);
+    if (*policy == NULL)
+      return OLC_PLUGIN_E_NOMEM;
+  }
+  return OLC_PLUGIN_OK;
+}
+
+static int32_t mock_serialize(void *instance, const void *policy, const olc_plugin_byte_sink *out) {
+  static const char zeros[64 * 1024];
+  const mock_instance *m = instance;
+  const mock_policy *p = policy;
+  char text[32];
+  int n;
+  if (strcmp(m->serialize_mode, "fail") == 0) {
+    mock_error(OLC_PLUGIN_E_FAILED, "serialize failed on purpose");
+    return OLC_PLUGIN_E_FAILED;
+  }
+  if (strcmp(m->serialize_mode, "huge") == 0) {
+    int k;
+    for (k = 0; k < 40; k++) { /* 2.5 MiB, past the host's 1 MiB cap */
+      int32_t rc = out->write(out->ctx, zeros, sizeof zeros);
+      if (rc != OLC_PLUGIN_OK)
+        return rc;
+    }
+    return OLC_PLUGIN_OK;
+  }
+  n = snprintf(text, sizeof text, "spin_us=%u", (unsigned)p->spin_us);
+  return out->write(out->ctx, text, (uint64_t)n);
+}
+
+static void mock_release(void *instance, void *policy) {
+  (void)instance;
+  free(policy);
+}
+
+static int32_t collect_bytes(void *ctx, const void *bytes, uint64_t len) {
+  char *dst = ctx;
+  size_t have = strlen(dst);
+  if (have + len >= 32)
+    return OLC_PLUGIN_E_LIMIT;
+  memcpy(dst + have, bytes, (size_t)len);
+  dst[have + len] = 0;
+  return OLC_PLUGIN_OK;
+}
+
+/* lazy = 1: what a backend that calibrates at run time does. */
+static void mock_lazy(mock_instance *m, const olc_plugin_workload *w, const mock_policy *p) {
+  char found[32] = "";
+  olc_plugin_byte_sink sink = {sizeof(olc_plugin_byte_sink), OLC_PLUGIN_ABI_MINOR, found,
+                               collect_bytes};
+  int32_t rc = mock_host->store_lookup(mock_host->ctx, m, w, &sink);
+  if (rc == OLC_PLUGIN_OK) {
+    char line[64];
+    snprintf(line, sizeof line, "lazy: found %s", found);
+    mock_log(OLC_PLUGIN_LOG_INFO, line);
+  } else if (rc == OLC_PLUGIN_E_NOT_FOUND) {
+    char text[32];
+    int n = snprintf(text, sizeof text, "spin_us=%u", (unsigned)p->spin_us);
+    olc_plugin_measurement ms = {"median_latency", (double)p->spin_us, "us"};
+    rc = mock_host->store_save(mock_host->ctx, m, w, text, (uint64_t)n, &ms, 1);
+    mock_log(OLC_PLUGIN_LOG_INFO, rc == OLC_PLUGIN_OK ? "lazy: saved" : "lazy: save failed");
+  } else {
+    mock_log(OLC_PLUGIN_LOG_WARN, "lazy: lookup failed");
+  }
+}
+
+static int32_t mock_run(void *instance, const olc_plugin_workload *w, void *state,
+                        const void *policy) {
+  mock_instance *m = instance;
+  const mock_policy *p = policy;
+  uint64_t start;
+  uint64_t wait;
+  if (strcmp(m->run_mode, "fail") == 0) {
+    mock_error(OLC_PLUGIN_E_FAILED, "run failed on purpose");
+    return OLC_PLUGIN_E_FAILED;
+  }
+  if (p == NULL) {
+    mock_error(OLC_PLUGIN_E_INVALID, "run without a policy");
+    return OLC_PLUGIN_E_INVALID;
+  }
+  if (state != NULL)
+    (*(uint64_t *)state)++;
+  if (m->lazy)
+    mock_lazy(m, w, p);
+  /* The cost of a policy: exactly its spin time on the host's clock. */
+  start = mock_host->now_ns(mock_host->ctx);
+  wait = (uint64_t)p->spin_us * 1000u;
+  while (mock_host->now_ns(mock_host->ctx) - start < wait) {
+  }
+  return OLC_PLUGIN_OK;
+}
+
+static int32_t mock_prepare(void *instance, const olc_plugin_workload *w, void **state) {
+  (void)instance;
+  (void)w;
+  *state = calloc(1, sizeof(uint64_t)); /* counts runs */
+  return *state != NULL ? OLC_PLUGIN_OK : OLC_PLUGIN_E_NOMEM;
+}
+
+static void mock_unprepare(void *instance, void *state) {
+  (void)instance;
+  free(state);
+}
+
+/* 2*m*n*k when the workload has m, n and k. */
+static int32_t mock_flops(void *instance, const olc_plugin_workload *w, double *flops) {
+  double dims[3] = {0, 0, 0};
+  static const char *const names[3] = {"m", "n", "k"};
+  uint32_t i;
+  int d;
+  (void)instance;
+  for (i = 0; i < w->property_count; i++)
+    for (d = 0; d < 3; d++)
+      if (strcmp(w->properties[i].key, names[d]) == 0)
+        dims[d] = strtod(w->properties[i].value, NULL);
+  if (dims[0] <= 0 || dims[1] <= 0 || dims[2] <= 0)
+    return OLC_PLUGIN_E_UNSUPPORTED;
+  *flops = 2.0 * dims[0] * dims[1] * dims[2];
+  return OLC_PLUGIN_OK;
+}
+
+static const char *const mock_operators[] = {"MatMul", "Conv"};
+
+#if defined(MOCK_NO_OPERATORS)
+#define MOCK_OPERATOR_COUNT 0
+#else
+#define MOCK_OPERATOR_COUNT 2
+#endif
+#if defined(MOCK_NULL_REQUIRED)
+#define MOCK_RUN NULL
+#else
+#define MOCK_RUN mock_run
+#endif
+#if defined(MOCK_TABLE_MAJOR)
+#define MOCK_ABI_MAJOR 2u
+#else
+#define MOCK_ABI_MAJOR OLC_PLUGIN_ABI_MAJOR
+#endif
+
+#define MOCK_TABLE_BODY(size, minor)                                                               \
+  size, minor, MOCK_ABI_MAJOR, 0, MOCK_NAME, MOCK_VERSION, "mock plugin for the host tests",       \
+      mock_operators, MOCK_OPERATOR_COUNT, 0, mock_create, mock_destroy, mock_key,                 \
+      mock_candidates, mock_validate, mock_serialize, mock_release, MOCK_RUN, mock_prepare,        \
+      mock_unprepare, mock_flops
+
+#if defined(MOCK_NEWER_MINOR)
+/* A plugin built against a future 1.3 header: the table grew by appending. */
+typedef struct mock_plugin_v1_3 {
+  olc_plugin base;
+  int32_t (*future_function)(void *instance);
+  uint64_t future_field;
+} mock_plugin_v1_3;
+static const mock_plugin_v1_3 mock_table_ext = {
+    {MOCK_TABLE_BODY((uint32_t)sizeof(mock_plugin_v1_3), OLC_PLUGIN_ABI_MINOR + 3u)}, NULL, 42};
+#define MOCK_TABLE (&mock_table_ext.base)
+#elif defined(MOCK_STRUCT_TOO_SMALL)
+/* A table that claims to end before prepare: smaller than ABI 1.0. */
+static const olc_plugin mock_table = {
+    MOCK_TABLE_BODY((uint32_t)offsetof(olc_plugin, prepare), OLC_PLUGIN_ABI_MINOR)};
+#define MOCK_TABLE (&mock_table)
+#else
+static const olc_plugin mock_table = {
+    MOCK_TABLE_BODY((uint32_t)sizeof(olc_plugin), OLC_PLUGIN_ABI_MINOR)};
+#define MOCK_TABLE (&mock_table)
+#endif
+
+#if defined(MOCK_NO_ENTRY)
+/* Exported, but under another name: the host finds no entry symbol. */
+OLC_PLUGIN_EXPORT int32_t olc_plugin_entry_v0(uint32_t host_abi_major, const olc_plugin_host *host,
+                                              const olc_plugin **plugin);
+OLC_PLUGIN_EXPORT int32_t olc_plugin_entry_v0(uint32_t host_abi_major, const olc_plugin_host *host,
+                                              const olc_plugin **plugin)
+#else
+OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,
+                                           const olc_plugin **plugin);
+OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,
+                                           const olc_plugin **plugin)
+#endif
+{
+  mock_host = host;
+#if defined(MOCK_NULL_REQUIRED)
+  (void)mock_run; /* built, but not in the table */
+#endif
+#if defined(MOCK_ENTRY_ERROR)
+  (void)host_abi_major;
+  (void)plugin;
+  (void)MOCK_TABLE;
+  mock_error(OLC_PLUGIN_E_FAILED, "entry refused on purpose");
+  return OLC_PLUGIN_E_FAILED;
+#elif defined(MOCK_WRONG_MAJOR)
+  /* Built for a future major 2: refuses the host's 1. */
+  if (host_abi_major != 2u) {
+    mock_error(OLC_PLUGIN_E_ABI, "mock speaks abi major 2 only");
+    return OLC_PLUGIN_E_ABI;
+  }
+  *plugin = MOCK_TABLE;
+  return OLC_PLUGIN_OK;
+#else
+  if (host_abi_major != OLC_PLUGIN_ABI_MAJOR)
+    return OLC_PLUGIN_E_ABI;
+  *plugin = MOCK_TABLE;
+  return OLC_PLUGIN_OK;
+#endif
+}
