@@ -1,0 +1,14 @@
+# Tests of the calibrate-and-select loop (host/src/calibrate): statistics
+# (unit) and the loop against the deterministic mock plugin (integration).
+olc_add_test(NAME test_stats
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_stats.c
+  LABELS unit HOOKS TIMEOUT 30)
+
+include(${CMAKE_CURRENT_LIST_DIR}/../plugins/mock_plugins.cmake)
+if(NOT WIN32)
+  olc_add_test(NAME test_calibrate
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_calibrate.c
+    LABELS integration HOOKS TIMEOUT 120)
+  target_compile_definitions(test_calibrate PRIVATE OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
+  add_dependencies(test_calibrate olc_mock_plugins)
+endif()

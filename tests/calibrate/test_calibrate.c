@@ -1,0 +1,455 @@
+/*
+ * tests/calibrate/test_calibrate.c - the calibrate-and-select loop against
+ * the deterministic mock plugin "mock_det" (tests/plugins): its candidates
+ * spin 400, 100, 200 and 800 us on the host's clock, so the winner is known.
+ *
+ * Each test writes an ini file into a fresh directory, opens the store and
+ * the host from it, and runs olc_host_calibrate.
+ */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "olc/host.h"
+#include "olc/store.h"
+#include "test_support.h"
+
+#ifndef OLC_MOCK_PLUGIN_ROOT
+#error "OLC_MOCK_PLUGIN_ROOT must be defined"
+#endif
+
+static char *tmp;
+
+static int setup(void) {
+  tmp = olc_test_tmpdir("calibrate");
+  return tmp == NULL;
+}
+
+static int teardown(void) {
+  olc_test_rmtree(tmp);
+  free(tmp);
+  return 0;
+}
+
+/* A session: config + store + host. */
+typedef struct session {
+  olc_config *config;
+  olc_store *store;
+  olc_host *host;
+} session;
+
+typedef struct ini_params {
+  const char *scenario; /* plugin directory under OLC_MOCK_PLUGIN_ROOT */
+  unsigned threads;
+  const char *budget; /* max_seconds_per_workload */
+  const char *store;  /* file name in tmp */
+  const char *extra;  /* more ini text */
+  int force_portable; /* [store] force_portable */
+} ini_params;
+
+static void open_session(session *s, const ini_params *p) {
+  char text[2048], *ini;
+  olc_store_options so;
+  olc_host_options ho = OLC_HOST_OPTIONS_INIT;
+  olc_error err;
+  int n = snprintf(text, sizeof text,
+                   "[host]\nplugin_dirs = %s/%s\nthreads = %u\n"
+                   "[store]\npath = %s\nforce_portable = %s\n"
+                   "[calibration]\nwarmup = 1\nmin_repetitions = 3\nmin_seconds = 0.001\n"
+                   "max_seconds_per_workload = %s\nabandon_factor = 1.5\n"
+                   "[workload.mm]\nbackend = mock_det\noperator = MatMul\n"
+                   "dtype = float32\nm = 8\nn = 4\nk = 2\n"
+                   "[workload.elsewhere]\nbackend = not_installed\noperator = MatMul\n"
+                   "m = 1\n%s",
+                   OLC_MOCK_PLUGIN_ROOT, p->scenario ? p->scenario : "good",
+                   p->threads ? p->threads : 2u, p->store ? p->store : "profiles.txt",
+                   p->force_portable ? "yes" : "no", p->budget ? p->budget : "30",
+                   p->extra ? p->extra : "");
+  CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
+  ini = olc_test_path(tmp, "olc.ini");
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(ini, text, (size_t)n), 0);
+  memset(s, 0, sizeof *s);
+  OLC_ASSERT_OK(olc_config_load_file(&s->config, ini, &err), &err);
+  free(ini);
+  olc_config_store_options(s->config, &so);
+  OLC_ASSERT_OK(olc_store_open(&s->store, &so, &err), &err);
+  ho.ignore_env = 1;
+  OLC_ASSERT_OK(olc_host_open(&s->host, s->config, s->store, &ho, &err), &err);
+}
+
+static void close_session(session *s) {
+  olc_host_free(s->host);
+  olc_store_free(s->store);
+  olc_config_free(s->config);
+}
+
+typedef struct progress_log {
+  size_t calls;
+  size_t last_candidate;
+} progress_log;
+
+static void on_progress(void *payload, const char *workload, size_t wi, size_t wn, size_t ci,
+                        size_t cn, double best_us) {
+  progress_log *log = payload;
+  (void)workload;
+  (void)wi;
+  (void)wn;
+  (void)cn;
+  (void)best_us;
+  log->calls++;
+  log->last_candidate = ci;
+}
+
+static olc_calibration *calibrate(session *s, olc_calibrate_options *opt) {
+  olc_calibration *cal = NULL;
+  olc_error err;
+  OLC_ASSERT_OK(olc_host_calibrate(&cal, s->host, opt, &err), &err);
+  return cal;
+}
+
+static const olc_workload_result *find(const olc_calibration *cal, const char *name) {
+  size_t i;
+  for (i = 0; i < olc_calibration_count(cal); i++)
+    if (strcmp(olc_calibration_get(cal, i)->workload, name) == 0)
+      return olc_calibration_get(cal, i);
+  return NULL;
+}
+
+static int policy_is(const olc_record *r, const char *text) {
+  return r != NULL && r->policy_len == strlen(text) && memcmp(r->policy, text, r->policy_len) == 0;
+}
+
+static const olc_measurement *measurement(const olc_record *r, const char *name) {
+  size_t i;
+  for (i = 0; r != NULL && i < r->measurement_count; i++)
+    if (strcmp(r->measurements[i].name, name) == 0)
+      return &r->measurements[i];
+  return NULL;
+}
+
+static int has_rejection(const olc_lookup_result *lr, olc_reason reason) {
+  size_t i;
+  for (i = 0; lr != NULL && i < olc_lookup_result_rejected_count(lr); i++)
+    if (olc_lookup_result_rejected(lr, i)->reason == reason)
+      return 1;
+  return 0;
+}
+
+/* First run calibrates and saves; the second selects without measuring. */
+static void test_first_then_second_run(void) {
+  session s;
+  ini_params p = {NULL, 0, NULL, "first.txt", NULL, 0};
+  olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+  progress_log log = {0, 0};
+  olc_calibration *cal;
+  const olc_workload_result *r;
+  const olc_measurement *m;
+  char *path;
+  unsigned char *file;
+  size_t len;
+
+  open_session(&s, &p);
+  opt.progress = on_progress;
+  opt.progress_payload = &log;
+  cal = calibrate(&s, &opt);
+  CU_ASSERT_EQUAL_FATAL(olc_calibration_count(cal), 2u);
+  r = find(cal, "mm");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  if (r->status != OLC_OK)
+    fprintf(stderr, "\n  mm: %s: %s\n", olc_status_name(r->status), r->message);
+  CU_ASSERT_EQUAL(r->status, OLC_OK);
+  CU_ASSERT_STRING_EQUAL(r->backend, "mock_det");
+  CU_ASSERT_STRING_EQUAL(r->operator_name, "MatMul");
+  CU_ASSERT_EQUAL(r->calibrated_now, 1);
+  CU_ASSERT_EQUAL_FATAL(r->candidate_count, 4u);
+  /* Candidates in the plugin's order: 400, 100, 200, 800 us. */
+  CU_ASSERT(r->candidates[0].policy_len == 11 &&
+            memcmp(r->candidates[0].policy, "spin_us=400", 11) == 0);
+  CU_ASSERT_EQUAL(r->candidates[0].abandoned, 0);
+  CU_ASSERT_EQUAL(r->candidates[1].abandoned, 0);
+  CU_ASSERT(r->candidates[0].samples >= 3u);
+  CU_ASSERT(r->candidates[1].median_us >= 100.0);
+  CU_ASSERT(r->candidates[0].median_us > r->candidates[1].median_us);
+  CU_ASSERT(r->candidates[1].spread_us >= 0.0);
+  /* 200 and 800 us are clearly slower than 1.5 x 100 us: abandoned. */
+  CU_ASSERT_EQUAL(r->candidates[2].abandoned, 1);
+  CU_ASSERT_EQUAL(r->candidates[3].abandoned, 1);
+  CU_ASSERT_PTR_NOT_NULL(r->candidates[3].message);
+  CU_ASSERT(r->candidates[3].samples <= 3u);
+  /* The cheapest policy was saved and selected. */
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r->selected);
+  CU_ASSERT(policy_is(r->selected, "spin_us=100"));
+  CU_ASSERT_EQUAL(r->selected->level, OLC_LEVEL_EXACT);
+  CU_ASSERT_EQUAL(r->selected->origin, OLC_ORIGIN_CALIBRATED);
+  CU_ASSERT_STRING_EQUAL(r->selected->implementation, "1");
+  CU_ASSERT_STRING_EQUAL(r->selected->model_digest, "none");
+  CU_ASSERT_EQUAL(r->selected->thread_count, 2);
+  m = measurement(r->selected, "median_latency");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_STRING_EQUAL(m->unit, "us");
+  CU_ASSERT_DOUBLE_EQUAL(m->value, r->candidates[1].median_us, 1e-9);
+  CU_ASSERT_PTR_NOT_NULL(measurement(r->selected, "latency_mad"));
+  CU_ASSERT_PTR_NOT_NULL(measurement(r->selected, "samples"));
+  m = measurement(r->selected, "gflops"); /* 2*8*4*2 flops in ~100 us */
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT(m->value > 0 && m->value <= 128.0 / 100e3);
+  CU_ASSERT(r->seconds > 0);
+  CU_ASSERT(log.calls >= 4u);
+  CU_ASSERT_EQUAL(log.last_candidate, 4u);
+  /* A workload whose plugin is not loaded is skipped, not fatal. */
+  r = find(cal, "elsewhere");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  CU_ASSERT_EQUAL(r->status, OLC_E_UNAVAILABLE);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r->message, "not loaded"));
+  CU_ASSERT_PTR_NULL(r->selected);
+  olc_calibration_free(cal);
+  close_session(&s);
+
+  /* It is on disk. */
+  path = olc_test_path(tmp, "first.txt");
+  file = olc_test_read_file(path, &len);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(file);
+  CU_ASSERT_PTR_NOT_NULL(strstr((const char *)file, "spin_us=100"));
+  free(file);
+  free(path);
+
+  /* A new process (session) selects from the store without measuring. */
+  open_session(&s, &p);
+  cal = calibrate(&s, NULL);
+  r = find(cal, "mm");
+  CU_ASSERT_EQUAL(r->status, OLC_OK);
+  CU_ASSERT_EQUAL(r->calibrated_now, 0);
+  CU_ASSERT_EQUAL(r->candidate_count, 0u);
+  CU_ASSERT(policy_is(r->selected, "spin_us=100"));
+  CU_ASSERT_EQUAL(r->selected->level, OLC_LEVEL_EXACT);
+  olc_calibration_free(cal);
+
+  /* --recalibrate measures again. */
+  opt.progress = NULL;
+  opt.recalibrate = 1;
+  {
+    static const char *const names[] = {"mm"};
+    opt.workloads = names;
+    opt.workload_count = 1;
+    cal = calibrate(&s, &opt);
+  }
+  CU_ASSERT_EQUAL_FATAL(olc_calibration_count(cal), 1u);
+  r = olc_calibration_get(cal, 0);
+  CU_ASSERT_EQUAL(r->calibrated_now, 1);
+  CU_ASSERT_EQUAL(r->candidate_count, 4u);
+  CU_ASSERT(policy_is(r->selected, "spin_us=100"));
+  olc_calibration_free(cal);
+  close_session(&s);
+}
+
+static void calibrate_once(const char *store) {
+  session s;
+  ini_params p = {NULL, 0, NULL, store, NULL, 0};
+  olc_calibration *cal;
+  open_session(&s, &p);
+  cal = calibrate(&s, NULL);
+  CU_ASSERT(policy_is(find(cal, "mm")->selected, "spin_us=100"));
+  olc_calibration_free(cal);
+  close_session(&s);
+}
+
+/* A changed thread count rejects the exact record; the portable one is
+ * selected.  A changed implementation rejects both as outdated. */
+static void test_rejection_reasons(void) {
+  session s;
+  ini_params p = {NULL, 3, NULL, "reasons.txt", NULL, 0};
+  olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+  olc_calibration *cal;
+  const olc_workload_result *r;
+  calibrate_once("reasons.txt");
+
+  opt.select_only = 1;
+  open_session(&s, &p);
+  cal = calibrate(&s, &opt);
+  r = find(cal, "mm");
+  CU_ASSERT_EQUAL(r->status, OLC_OK);
+  CU_ASSERT_EQUAL(r->calibrated_now, 0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r->selected);
+  CU_ASSERT_EQUAL(r->selected->level, OLC_LEVEL_PORTABLE);
+  CU_ASSERT(has_rejection(r->lookup, OLC_REASON_DIFFERENT_THREAD_COUNT));
+  olc_calibration_free(cal);
+  close_session(&s);
+
+  p.threads = 2;
+  p.scenario = "good_v2";
+  open_session(&s, &p);
+  cal = calibrate(&s, &opt);
+  r = find(cal, "mm");
+  CU_ASSERT_EQUAL(r->status, OLC_E_NOT_FOUND);
+  CU_ASSERT_PTR_NULL(r->selected);
+  CU_ASSERT_EQUAL(r->candidate_count, 0u);
+  CU_ASSERT(has_rejection(r->lookup, OLC_REASON_OUTDATED_IMPLEMENTATION));
+  olc_calibration_free(cal);
+  close_session(&s);
+}
+
+/* The key the loop builds for workload mm with 2 threads. */
+static void mm_key(olc_key *k, olc_property *props) {
+  static const char *const names[] = {"dtype", "k", "m", "n"};
+  static const char *const values[] = {"float32", "2", "8", "4"};
+  size_t i;
+  for (i = 0; i < 4; i++) {
+    props[i].name = names[i];
+    props[i].value = values[i];
+  }
+  memset(k, 0, sizeof *k);
+  k->backend = "mock_det";
+  k->operator_name = "MatMul";
+  k->implementation = "1";
+  k->model_digest = "none";
+  k->processor = "mock-cpu";
+  k->thread_count = 2;
+  k->structure = props;
+  k->structure_count = 4;
+}
+
+static void test_override_wins(void) {
+  session s;
+  ini_params p = {NULL, 0, NULL, "override.txt", NULL, 0};
+  olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+  olc_save_request req = OLC_SAVE_REQUEST_INIT;
+  olc_property props[4];
+  olc_key key;
+  olc_error err;
+  olc_calibration *cal;
+  const olc_workload_result *r;
+  calibrate_once("override.txt");
+  open_session(&s, &p);
+  mm_key(&key, props);
+  req.key = &key;
+  req.policy = "spin_us=800";
+  req.policy_len = 11;
+  OLC_ASSERT_OK(olc_store_install_override(s.store, &req, &err), &err);
+  /* Even a recalibration selects the override. */
+  opt.recalibrate = 1;
+  cal = calibrate(&s, &opt);
+  r = find(cal, "mm");
+  CU_ASSERT_EQUAL(r->status, OLC_OK);
+  CU_ASSERT_EQUAL(r->calibrated_now, 1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r->selected);
+  CU_ASSERT_EQUAL(r->selected->origin, OLC_ORIGIN_OVERRIDE);
+  CU_ASSERT(policy_is(r->selected, "spin_us=800"));
+  CU_ASSERT(has_rejection(r->lookup, OLC_REASON_SHADOWED));
+  olc_calibration_free(cal);
+  close_session(&s);
+}
+
+static void test_force_portable(void) {
+  session s;
+  ini_params p = {NULL, 0, NULL, "portable.txt", NULL, 0};
+  olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+  olc_calibration *cal;
+  const olc_workload_result *r;
+  calibrate_once("portable.txt");
+  open_session(&s, &p);
+  opt.force_portable = 1;
+  cal = calibrate(&s, &opt);
+  r = find(cal, "mm");
+  CU_ASSERT_EQUAL(r->status, OLC_OK);
+  CU_ASSERT_EQUAL(r->calibrated_now, 0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r->selected);
+  CU_ASSERT_EQUAL(r->selected->level, OLC_LEVEL_PORTABLE);
+  CU_ASSERT(policy_is(r->selected, "spin_us=100"));
+  CU_ASSERT(has_rejection(r->lookup, OLC_REASON_FORCE_PORTABLE));
+  olc_calibration_free(cal);
+  close_session(&s);
+
+  /* The same from the config's [store] force_portable. */
+  p.force_portable = 1;
+  open_session(&s, &p);
+  cal = calibrate(&s, NULL);
+  r = find(cal, "mm");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r->selected);
+  CU_ASSERT_EQUAL(r->selected->level, OLC_LEVEL_PORTABLE);
+  CU_ASSERT(has_rejection(r->lookup, OLC_REASON_FORCE_PORTABLE));
+  olc_calibration_free(cal);
+  close_session(&s);
+}
+
+static void test_select_only_empty(void) {
+  session s;
+  ini_params p = {NULL, 0, NULL, "empty.txt", NULL, 0};
+  olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+  olc_calibration *cal;
+  const olc_workload_result *r;
+  char *path;
+  open_session(&s, &p);
+  opt.select_only = 1;
+  cal = calibrate(&s, &opt);
+  r = find(cal, "mm");
+  CU_ASSERT_EQUAL(r->status, OLC_E_NOT_FOUND);
+  CU_ASSERT_PTR_NULL(r->selected);
+  CU_ASSERT_EQUAL(r->calibrated_now, 0);
+  CU_ASSERT_EQUAL(r->candidate_count, 0u);
+  CU_ASSERT_PTR_NOT_NULL(r->message);
+  olc_calibration_free(cal);
+  close_session(&s);
+  /* select never writes. */
+  path = olc_test_path(tmp, "empty.txt");
+  CU_ASSERT_PTR_NULL(olc_test_read_file(path, NULL));
+  free(path);
+}
+
+/* A budget smaller than one candidate: the first is measured in full and
+ * selected, the rest are not measured. */
+static void test_time_budget(void) {
+  session s;
+  ini_params p = {NULL, 0, "0.0001", "budget.txt", NULL, 0};
+  olc_calibration *cal;
+  const olc_workload_result *r;
+  open_session(&s, &p);
+  cal = calibrate(&s, NULL);
+  r = find(cal, "mm");
+  CU_ASSERT_EQUAL(r->status, OLC_OK);
+  CU_ASSERT_EQUAL(r->calibrated_now, 1);
+  CU_ASSERT(r->candidate_count >= 1u && r->candidate_count < 4u);
+  CU_ASSERT_EQUAL(r->candidates[0].abandoned, 0);
+  CU_ASSERT(r->candidates[0].samples >= 3u);
+  CU_ASSERT(policy_is(r->selected, "spin_us=400"));
+  olc_calibration_free(cal);
+  close_session(&s);
+}
+
+static void test_bad_arguments(void) {
+  session s;
+  ini_params p = {NULL, 0, NULL, "args.txt", NULL, 0};
+  olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+  static const char *const names[] = {"mm", "nope"};
+  olc_calibration *cal = (olc_calibration *)1;
+  olc_error err;
+  open_session(&s, &p);
+  opt.workloads = names;
+  opt.workload_count = 2;
+  CU_ASSERT_EQUAL(olc_host_calibrate(&cal, s.host, &opt, &err), OLC_E_NOT_FOUND);
+  CU_ASSERT_PTR_NULL(cal);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "nope"));
+  opt.workloads = NULL;
+  opt.version = 99;
+  CU_ASSERT_EQUAL(olc_host_calibrate(&cal, s.host, &opt, &err), OLC_E_INVALID);
+  CU_ASSERT_EQUAL(olc_host_calibrate(&cal, NULL, NULL, &err), OLC_E_INVALID);
+  CU_ASSERT_EQUAL(olc_calibration_count(NULL), 0u);
+  CU_ASSERT_PTR_NULL(olc_calibration_get(NULL, 0));
+  olc_calibration_free(NULL);
+  close_session(&s);
+}
+
+int main(int argc, char **argv) {
+  CU_pSuite s;
+  if (CU_initialize_registry() != CUE_SUCCESS)
+    return 2;
+  s = CU_add_suite("calibrate", setup, teardown);
+  CU_add_test(s, "first run calibrates, second selects", test_first_then_second_run);
+  CU_add_test(s, "thread count and implementation rejections", test_rejection_reasons);
+  CU_add_test(s, "an override wins", test_override_wins);
+  CU_add_test(s, "force_portable picks the portable record", test_force_portable);
+  CU_add_test(s, "select_only with an empty store", test_select_only_empty);
+  CU_add_test(s, "time budget", test_time_budget);
+  CU_add_test(s, "bad arguments", test_bad_arguments);
+  return olc_test_run(argc, argv);
+}

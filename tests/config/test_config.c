@@ -1,0 +1,492 @@
+/*
+ * tests/config/test_config.c - the ini configuration (olc_config_*): every
+ * key of every host section, every error naming file and line, relative
+ * paths, threads = 0, the model digest, the embedded default.
+ */
+#include <CUnit/CUnit.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config/config.h"
+#include "olc/host.h"
+#include "test_support.h"
+
+static olc_config *load_ok(const char *text, const char *base_dir) {
+  olc_config *c = NULL;
+  olc_error err;
+  olc_error_clear(&err);
+  OLC_ASSERT_OK(olc_config_load_string(&c, text, strlen(text), "t.ini", base_dir, &err), &err);
+  return c;
+}
+
+/* Loads text as "t.ini"; expects OLC_E_CONFIG at line with `what` in the
+ * message, which must start with "t.ini:LINE: ". */
+static void expect_error(const char *text, unsigned line, const char *what) {
+  olc_config *c = (olc_config *)1;
+  olc_error err;
+  char prefix[64];
+  olc_status st;
+  olc_error_clear(&err);
+  st = olc_config_load_string(&c, text, strlen(text), "t.ini", "/base", &err);
+  if (st != OLC_E_CONFIG || err.line != line || strstr(err.message, what) == NULL)
+    fprintf(stderr, "\n  text:\n%s\n  got %s line %u: %s (want line %u, '%s')\n", text,
+            olc_status_name(st), (unsigned)err.line, err.message, line, what);
+  CU_ASSERT_EQUAL(st, OLC_E_CONFIG);
+  CU_ASSERT_PTR_NULL(c);
+  CU_ASSERT_EQUAL(err.code, OLC_E_CONFIG);
+  CU_ASSERT_EQUAL(err.line, line);
+  snprintf(prefix, sizeof prefix, "t.ini:%u: ", line);
+  CU_ASSERT_EQUAL(strncmp(err.message, prefix, strlen(prefix)), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, what));
+}
+
+static void test_defaults(void) {
+  olc_config *c = load_ok("", "/base");
+  const olc_calibration_settings *s;
+  olc_store_options so;
+  CU_ASSERT_STRING_EQUAL(olc_config_source(c), "t.ini");
+  s = olc_config_calibration(c);
+  CU_ASSERT_EQUAL(s->warmup, 1u);
+  CU_ASSERT_EQUAL(s->min_repetitions, 5u);
+  CU_ASSERT_DOUBLE_EQUAL(s->min_seconds, 0.05, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(s->max_seconds_per_workload, 30.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(s->abandon_factor, 1.5, 1e-12);
+  olc_config_store_options(c, &so);
+  CU_ASSERT_EQUAL(so.version, OLC_STORE_OPTIONS_VERSION);
+  CU_ASSERT_PTR_NULL(so.path);
+  CU_ASSERT_EQUAL(so.persistence_enabled, 1);
+  CU_ASSERT_EQUAL(so.lock_timeout_ms, 10000);
+  CU_ASSERT_EQUAL(olc_config_force_portable(c), 0);
+  CU_ASSERT_EQUAL(olc_config__allow_insecure_plugins(c), 0);
+  CU_ASSERT_EQUAL(olc_config__threads_configured(c), 0u);
+  CU_ASSERT(olc_config_threads(c) >= 1u);
+  CU_ASSERT_EQUAL(olc_config_workload_count(c), 0u);
+  /* No plugin_dirs: the build-tree and install directories. */
+  CU_ASSERT_EQUAL(olc_config_plugin_dir_count(c), 2u);
+  CU_ASSERT_PTR_NULL(olc_config_plugin(c, "x"));
+  CU_ASSERT_PTR_NULL(olc_config_find_workload(c, "x"));
+  olc_config_free(c);
+}
+
+static const char full_ini[] = "; every key\n"
+                               "[host]\n"
+                               "plugin_dirs = /p/one : rel/two, /p/three\n"
+                               "threads = 3\n"
+                               "allow_insecure_plugins = yes\n"
+                               "\n"
+                               "[store]\n"
+                               "path = profiles.txt\n"
+                               "persistence = off\n"
+                               "force_portable = ON\n"
+                               "lock_timeout_ms = -1\n"
+                               "[calibration]\n"
+                               "warmup = 0\n"
+                               "min_repetitions = 7\n"
+                               "min_seconds = 0.25\n"
+                               "max_seconds_per_workload = 1e1\n"
+                               "abandon_factor = 2\n"
+                               "[workload.w1]\n"
+                               "backend = cpu_gemm\n"
+                               "operator = MatMul\n"
+                               "dtype = float32\n"
+                               "m = 64\n"
+                               "k = 32\n"
+                               "n = 16\n"
+                               "model_digest = sha256:"
+                               "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n"
+                               "[plugin.cpu_gemm]\n"
+                               "enabled = false\n"
+                               "critical = 1\n"
+                               "kernel = avx2\n";
+
+static void test_every_key(void) {
+  olc_config *c = load_ok(full_ini, "/base");
+  const olc_calibration_settings *s = olc_config_calibration(c);
+  const olc_workload_config *w;
+  const olc_plugin_config *p;
+  olc_store_options so;
+  CU_ASSERT_EQUAL(olc_config_plugin_dir_count(c), 3u);
+  CU_ASSERT_STRING_EQUAL(olc_config_plugin_dir(c, 0), "/p/one");
+  CU_ASSERT_STRING_EQUAL(olc_config_plugin_dir(c, 1), "/base/rel/two");
+  CU_ASSERT_STRING_EQUAL(olc_config_plugin_dir(c, 2), "/p/three");
+  CU_ASSERT_PTR_NULL(olc_config_plugin_dir(c, 3));
+  CU_ASSERT_EQUAL(olc_config_threads(c), 3u);
+  CU_ASSERT_EQUAL(olc_config__threads_configured(c), 3u);
+  CU_ASSERT_EQUAL(olc_config__allow_insecure_plugins(c), 1);
+  olc_config_store_options(c, &so);
+  CU_ASSERT_STRING_EQUAL(so.path, "/base/profiles.txt");
+  CU_ASSERT_EQUAL(so.persistence_enabled, 0);
+  CU_ASSERT_EQUAL(so.lock_timeout_ms, -1);
+  CU_ASSERT_EQUAL(olc_config_force_portable(c), 1);
+  CU_ASSERT_EQUAL(s->warmup, 0u);
+  CU_ASSERT_EQUAL(s->min_repetitions, 7u);
+  CU_ASSERT_DOUBLE_EQUAL(s->min_seconds, 0.25, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(s->max_seconds_per_workload, 10.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(s->abandon_factor, 2.0, 1e-12);
+  CU_ASSERT_EQUAL_FATAL(olc_config_workload_count(c), 1u);
+  w = olc_config_workload(c, 0);
+  CU_ASSERT_PTR_EQUAL(w, olc_config_find_workload(c, "w1"));
+  CU_ASSERT_STRING_EQUAL(w->name, "w1");
+  CU_ASSERT_STRING_EQUAL(w->backend, "cpu_gemm");
+  CU_ASSERT_STRING_EQUAL(w->operator_name, "MatMul");
+  CU_ASSERT_STRING_EQUAL(w->model_digest,
+                         "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CU_ASSERT_EQUAL(w->line, 18u);
+  /* Structural properties in file order. */
+  CU_ASSERT_EQUAL_FATAL(w->property_count, 4u);
+  CU_ASSERT_STRING_EQUAL(w->properties[0].name, "dtype");
+  CU_ASSERT_STRING_EQUAL(w->properties[0].value, "float32");
+  CU_ASSERT_STRING_EQUAL(w->properties[1].name, "m");
+  CU_ASSERT_STRING_EQUAL(w->properties[2].name, "k");
+  CU_ASSERT_STRING_EQUAL(w->properties[3].name, "n");
+  CU_ASSERT_STRING_EQUAL(w->properties[3].value, "16");
+  p = olc_config_plugin(c, "cpu_gemm");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL(p->enabled, 0);
+  CU_ASSERT_EQUAL(p->critical, 1);
+  CU_ASSERT_EQUAL_FATAL(p->entry_count, 3u);
+  CU_ASSERT_STRING_EQUAL(p->entries[0].name, "enabled");
+  CU_ASSERT_STRING_EQUAL(p->entries[2].name, "kernel");
+  CU_ASSERT_STRING_EQUAL(p->entries[2].value, "avx2");
+  olc_config_free(c);
+}
+
+static void test_booleans(void) {
+  static const char *const yes[] = {"true", "TRUE", "yes", "On", "1"};
+  static const char *const no[] = {"false", "No", "off", "0"};
+  char text[128];
+  size_t i;
+  for (i = 0; i < 5; i++) {
+    olc_config *c;
+    snprintf(text, sizeof text, "[store]\nforce_portable = %s\n", yes[i]);
+    c = load_ok(text, NULL);
+    CU_ASSERT_EQUAL(olc_config_force_portable(c), 1);
+    olc_config_free(c);
+  }
+  for (i = 0; i < 4; i++) {
+    olc_config *c;
+    snprintf(text, sizeof text, "[store]\npersistence = %s\n", no[i]);
+    c = load_ok(text, NULL);
+    {
+      olc_store_options so;
+      olc_config_store_options(c, &so);
+      CU_ASSERT_EQUAL(so.persistence_enabled, 0);
+    }
+    olc_config_free(c);
+  }
+}
+
+static void test_unknown_keys(void) {
+  expect_error("[host]\nthreads = 1\nthread = 2\n", 3, "unknown key 'thread' in [host]");
+  expect_error("[store]\n\npaht = x\n", 3, "unknown key 'paht' in [store]");
+  expect_error("; c\n[calibration]\nwarmups = 1\n", 3, "unknown key 'warmups' in [calibration]");
+  expect_error("[hots]\nthreads = 1\n", 1, "unknown section [hots]");
+  expect_error("[store]\n[bogus]\n", 2, "unknown section [bogus]");
+  expect_error("threads = 1\n", 1, "outside of a section");
+  expect_error("[workload.]\nbackend = x\n", 1, "unknown section [workload.]");
+}
+
+static void test_bad_values(void) {
+  expect_error("[host]\nthreads = -1\n", 2, "threads: bad value '-1'");
+  expect_error("[host]\nthreads = two\n", 2, "threads: bad value 'two'");
+  expect_error("[host]\nthreads = 99999999999999999999\n", 2, "threads: bad value");
+  expect_error("[host]\nallow_insecure_plugins = maybe\n", 2, "allow_insecure_plugins: bad value");
+  expect_error("[store]\npersistence = 2\n", 2, "persistence: bad value '2'");
+  expect_error("[store]\nforce_portable = yess\n", 2, "force_portable: bad value");
+  expect_error("[store]\nlock_timeout_ms = 1.5\n", 2, "lock_timeout_ms: bad value");
+  expect_error("[store]\nlock_timeout_ms = -2\n", 2, "lock_timeout_ms: bad value");
+  expect_error("[store]\npath =\n", 2, "[store] path: empty value");
+  expect_error("[calibration]\nwarmup = x\n", 2, "warmup: bad value");
+  expect_error("[calibration]\nmin_repetitions = 0\n", 2, "min_repetitions: bad value '0'");
+  expect_error("[calibration]\nmin_seconds = -0.1\n", 2, "min_seconds: bad value");
+  expect_error("[calibration]\nmin_seconds = 0,5\n", 2, "min_seconds: bad value '0,5'");
+  expect_error("[calibration]\nmax_seconds_per_workload = 0\n", 2,
+               "max_seconds_per_workload: bad value '0'");
+  expect_error("[calibration]\nabandon_factor = 0.9\n", 2, "abandon_factor: bad value '0.9'");
+  expect_error("[plugin.x]\nenabled = perhaps\n", 2, "[plugin.x] enabled: bad value");
+  expect_error("[plugin.x]\ncritical = 7\n", 2, "[plugin.x] critical: bad value");
+  expect_error("[workload.w]\nbackend = b\noperator = o\nmodel_digest = sha256:abc\n", 4,
+               "model_digest: bad value");
+  expect_error("[workload.w]\nbackend = b\noperator = o\nm =\n", 4, "[workload.w] m: empty value");
+}
+
+static void test_duplicates(void) {
+  expect_error("[host]\nthreads = 1\nthreads = 2\n", 3, "duplicate key 'threads' in [host]");
+  expect_error("[store]\npath = a\npersistence = no\npath = b\n", 4,
+               "duplicate key 'path' in [store]");
+  expect_error("[calibration]\nwarmup = 1\nwarmup = 1\n", 3, "duplicate key 'warmup'");
+  expect_error("[workload.w]\nbackend = b\nbackend = c\n", 3,
+               "duplicate key 'backend' in [workload.w]");
+  expect_error("[workload.w]\nbackend = b\noperator = o\nm = 1\nm = 2\n", 5,
+               "duplicate key 'm' in [workload.w]");
+  expect_error("[host]\n[store]\n[host]\n", 3, "duplicate section [host]");
+  expect_error("[workload.a]\nbackend = b\noperator = o\n[workload.a]\n", 4,
+               "duplicate section [workload.a] (first at line 1)");
+  expect_error("[workload.w]\nbackend = b\noperator = o\n"
+               "model_digest = sha256:"
+               "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n"
+               "model = x.onnx\n",
+               5, "exclude each other");
+}
+
+static void test_missing_backend(void) {
+  expect_error("[host]\nthreads = 1\n\n[workload.gemm]\noperator = MatMul\nm = 4\n", 4,
+               "[workload.gemm] has no backend");
+  expect_error("[workload.a]\nbackend = b\noperator = o\n[workload.gemm]\nbackend = cpu\n", 4,
+               "[workload.gemm] has no operator");
+  /* An empty section is noticed too (inih reports no keys for it). */
+  expect_error("[workload.empty]\n[store]\n", 1, "[workload.empty] has no backend");
+}
+
+static void test_syntax(void) {
+  char text[512];
+  expect_error("[host]\nthis is not a key\n", 2, "syntax error");
+  expect_error("[store]\npath = a\n  continued\n", 3, "continuation");
+  memset(text, 'x', sizeof text);
+  memcpy(text, "[store]\npath = ", 15);
+  text[sizeof text - 2] = '\n';
+  text[sizeof text - 1] = 0;
+  expect_error(text, 2, "line longer than");
+  {
+    static const char nul_text[] = "[store]\npath = a\0b\n";
+    olc_config *c = NULL;
+    olc_error err;
+    CU_ASSERT_EQUAL(olc_config_load_string(&c, nul_text, sizeof nul_text - 1, "t.ini", NULL, &err),
+                    OLC_E_CONFIG);
+    CU_ASSERT_EQUAL(err.line, 2u);
+  }
+}
+
+static void test_relative_paths_from_file(void) {
+  char *dir = olc_test_tmpdir("config");
+  char *sub, *ini, *model, real[PATH_MAX], expect[PATH_MAX + 64];
+  static const char text[] = "[host]\nplugin_dirs = plugins, /abs\n"
+                             "[store]\npath = store/profiles.txt\n"
+                             "[workload.w]\nbackend = b\noperator = o\nmodel = models/abc.bin\n";
+  olc_config *c = NULL;
+  olc_error err;
+  olc_store_options so;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(realpath(dir, real));
+  sub = olc_test_path(dir, "models");
+  CU_ASSERT_EQUAL_FATAL(mkdir(sub, 0700), 0);
+  model = olc_test_path(sub, "abc.bin");
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(model, "abc", 3), 0);
+  ini = olc_test_path(dir, "olc.ini");
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(ini, text, sizeof text - 1), 0);
+  OLC_ASSERT_OK(olc_config_load_file(&c, ini, &err), &err);
+  CU_ASSERT_STRING_EQUAL(olc_config_source(c), ini);
+  snprintf(expect, sizeof expect, "%s/plugins", real);
+  CU_ASSERT_STRING_EQUAL(olc_config_plugin_dir(c, 0), expect);
+  CU_ASSERT_STRING_EQUAL(olc_config_plugin_dir(c, 1), "/abs");
+  olc_config_store_options(c, &so);
+  snprintf(expect, sizeof expect, "%s/store/profiles.txt", real);
+  CU_ASSERT_STRING_EQUAL(so.path, expect);
+  /* SHA-256("abc"), FIPS 180-2 appendix B.1. */
+  CU_ASSERT_STRING_EQUAL(olc_config_workload(c, 0)->model_digest,
+                         "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  olc_config_free(c);
+
+  /* A missing model names the file, the line and the path. */
+  unlink(model);
+  c = NULL;
+  CU_ASSERT_EQUAL(olc_config_load_file(&c, ini, &err), OLC_E_CONFIG);
+  CU_ASSERT_PTR_NULL(c);
+  CU_ASSERT_EQUAL(err.line, 8u);
+  CU_ASSERT_EQUAL(strncmp(err.message, ini, strlen(ini)), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, ":8: [workload.w] model:"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "abc.bin"));
+  CU_ASSERT(err.sys_errno != 0);
+
+  /* A missing config is an I/O error. */
+  unlink(ini);
+  CU_ASSERT_EQUAL(olc_config_load_file(&c, ini, &err), OLC_E_IO);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, ini));
+  olc_test_rmtree(dir);
+  free(sub);
+  free(model);
+  free(ini);
+  free(dir);
+}
+
+static void test_sha256(void) {
+  char *dir = olc_test_tmpdir("sha");
+  char *path = olc_test_path(dir, "m");
+  char out[OLC_CONFIG_DIGEST_SIZE];
+  unsigned char *big;
+  size_t i;
+  olc_error err;
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(path, "", 0), 0);
+  OLC_ASSERT_OK(olc_config__sha256_file(out, path, &err), &err);
+  CU_ASSERT_STRING_EQUAL(out,
+                         "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  /* More than one read chunk: 1,000,000 x 'a' (FIPS 180-2 appendix B.3). */
+  big = malloc(1000000);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+  for (i = 0; i < 1000000; i++)
+    big[i] = 'a';
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(path, big, 1000000), 0);
+  OLC_ASSERT_OK(olc_config__sha256_file(out, path, &err), &err);
+  CU_ASSERT_STRING_EQUAL(out,
+                         "sha256:cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  free(big);
+  unlink(path);
+  CU_ASSERT_EQUAL(olc_config__sha256_file(out, path, &err), OLC_E_IO);
+  olc_test_rmtree(dir);
+  free(path);
+  free(dir);
+}
+
+static uint32_t affinity_count(void) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0)
+    return 0;
+  return (uint32_t)CPU_COUNT(&set);
+}
+
+static void test_threads_auto(void) {
+  olc_config *c = load_ok("[host]\nthreads = 0\n", NULL);
+  uint32_t aff = affinity_count();
+  CU_ASSERT_EQUAL(olc_config__affinity_cpus(), aff);
+  CU_ASSERT_EQUAL(olc_config_threads(c), olc_config__available_cpus());
+  CU_ASSERT(olc_config_threads(c) >= 1u && olc_config_threads(c) <= aff);
+  olc_config_free(c);
+}
+
+static void write_at(const char *root, const char *rel, const char *text) {
+  char path[PATH_MAX], *slash;
+  snprintf(path, sizeof path, "%s/%s", root, rel);
+  for (slash = strchr(path + strlen(root) + 1, '/'); slash != NULL;
+       slash = strchr(slash + 1, '/')) {
+    *slash = 0;
+    mkdir(path, 0700);
+    *slash = '/';
+  }
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(path, text, strlen(text)), 0);
+}
+
+static void test_cgroup_quota(void) {
+  char *root = olc_test_tmpdir("cgroup");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+  /* v2: the smallest limit on the way up wins; "max" is no limit. */
+  write_at(root, "sys/fs/cgroup/cpu.max", "max 100000\n");
+  CU_ASSERT_EQUAL(olc_config__cgroup_cpu_limit("0::/\n", root), 0u);
+  write_at(root, "sys/fs/cgroup/a/cpu.max", "150000 100000\n");
+  write_at(root, "sys/fs/cgroup/a/b/cpu.max", "max 100000\n");
+  CU_ASSERT_EQUAL(olc_config__cgroup_cpu_limit("0::/a/b\n", root), 2u);
+  write_at(root, "sys/fs/cgroup/a/b/cpu.max", "50000 100000\n");
+  CU_ASSERT_EQUAL(olc_config__cgroup_cpu_limit("0::/a/b\n", root), 1u);
+  /* A path that does not exist under the mount (a container's view). */
+  write_at(root, "sys/fs/cgroup/cpu.max", "400000 100000\n");
+  CU_ASSERT_EQUAL(olc_config__cgroup_cpu_limit("0::/x/y\n", root), 4u);
+  /* v1: cpu.cfs_quota_us / cpu.cfs_period_us under the controller mount. */
+  write_at(root, "sys/fs/cgroup/cpu,cpuacct/d/cpu.cfs_quota_us", "250000\n");
+  write_at(root, "sys/fs/cgroup/cpu,cpuacct/d/cpu.cfs_period_us", "100000\n");
+  CU_ASSERT_EQUAL(olc_config__cgroup_cpu_limit("4:memory:/d\n3:cpu,cpuacct:/d\n", root), 3u);
+  write_at(root, "sys/fs/cgroup/cpu,cpuacct/d/cpu.cfs_quota_us", "-1\n");
+  CU_ASSERT_EQUAL(olc_config__cgroup_cpu_limit("3:cpu,cpuacct:/d\n", root), 0u);
+  /* Only the memory controller: no CPU limit. */
+  CU_ASSERT_EQUAL(olc_config__cgroup_cpu_limit("4:memory:/d\n", root), 0u);
+  CU_ASSERT_EQUAL(olc_config__cgroup_cpu_limit("", root), 0u);
+  olc_test_rmtree(root);
+  free(root);
+}
+
+static void test_values(void) {
+  double d;
+  int64_t i;
+  int b;
+  CU_ASSERT(olc_config__parse_decimal(&d, "0.05") && d == 0.05);
+  CU_ASSERT(olc_config__parse_decimal(&d, "1e-3") && d > 0.00099 && d < 0.00101);
+  CU_ASSERT(olc_config__parse_decimal(&d, "30") && d == 30.0);
+  CU_ASSERT(olc_config__parse_decimal(&d, "-2.5") && d == -2.5);
+  CU_ASSERT(!olc_config__parse_decimal(&d, ""));
+  CU_ASSERT(!olc_config__parse_decimal(&d, "."));
+  CU_ASSERT(!olc_config__parse_decimal(&d, "1.5s"));
+  CU_ASSERT(!olc_config__parse_decimal(&d, "nan"));
+  CU_ASSERT(!olc_config__parse_decimal(&d, "1e999"));
+  CU_ASSERT(olc_config__parse_int(&i, "42", 0, 100) && i == 42);
+  CU_ASSERT(!olc_config__parse_int(&i, "101", 0, 100));
+  CU_ASSERT(!olc_config__parse_int(&i, "4 2", 0, 100));
+  CU_ASSERT(!olc_config__parse_int(&i, "", 0, 100));
+  CU_ASSERT(olc_config__parse_bool(&b, "Yes") && b == 1);
+  CU_ASSERT(!olc_config__parse_bool(&b, "y"));
+}
+
+static void test_embedded_default(void) {
+  olc_config *c = NULL;
+  olc_error err;
+  char exe[PATH_MAX], expect[PATH_MAX + 32], *slash;
+  ssize_t n;
+  size_t i;
+  OLC_ASSERT_OK(olc_config_load_default(&c, &err), &err);
+  CU_ASSERT_STRING_EQUAL(olc_config_source(c), "<embedded default>");
+  n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  CU_ASSERT_FATAL(n > 0);
+  exe[n] = 0;
+  slash = strrchr(exe, '/');
+  *slash = 0;
+  CU_ASSERT_EQUAL_FATAL(olc_config_plugin_dir_count(c), 2u);
+  snprintf(expect, sizeof expect, "%s/../plugins", exe);
+  CU_ASSERT_STRING_EQUAL(olc_config_plugin_dir(c, 0), expect);
+  CU_ASSERT_EQUAL(strncmp(olc_config_plugin_dir(c, 1), exe, strlen(exe)), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(olc_config_plugin_dir(c, 1), "olc/plugins"));
+  CU_ASSERT(olc_config_workload_count(c) >= 4u);
+  for (i = 0; i < olc_config_workload_count(c); i++) {
+    const olc_workload_config *w = olc_config_workload(c, i);
+    CU_ASSERT_PTR_NOT_NULL(w->backend);
+    CU_ASSERT_PTR_NOT_NULL(w->operator_name);
+    CU_ASSERT(w->property_count >= 4u);
+  }
+  CU_ASSERT_PTR_NOT_NULL(olc_config_find_workload(c, "gemm_256"));
+  CU_ASSERT_PTR_NOT_NULL(olc_config_find_workload(c, "gpu_gemm_256"));
+  /* A small budget: the default calibration stays well under a minute. */
+  CU_ASSERT(olc_config_calibration(c)->max_seconds_per_workload *
+                (double)olc_config_workload_count(c) <=
+            40.0);
+  olc_config_free(c);
+}
+
+static void test_exe_dir_token(void) {
+  olc_config *c = load_ok("[host]\nplugin_dirs = @exe_dir@/x\n", "/base");
+  char *exe = olc_config__exe_dir();
+  char expect[PATH_MAX + 8];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(exe);
+  snprintf(expect, sizeof expect, "%s/x", exe);
+  CU_ASSERT_STRING_EQUAL(olc_config_plugin_dir(c, 0), expect);
+  olc_config_free(c);
+  free(exe);
+  /* An empty plugin_dirs means none (only OLC_PLUGIN_PATH). */
+  c = load_ok("[host]\nplugin_dirs =\n", NULL);
+  CU_ASSERT_EQUAL(olc_config_plugin_dir_count(c), 0u);
+  olc_config_free(c);
+}
+
+int main(int argc, char **argv) {
+  CU_pSuite s;
+  if (CU_initialize_registry() != CUE_SUCCESS)
+    return 1;
+  s = CU_add_suite("config", NULL, NULL);
+  CU_add_test(s, "defaults", test_defaults);
+  CU_add_test(s, "every key", test_every_key);
+  CU_add_test(s, "booleans", test_booleans);
+  CU_add_test(s, "unknown keys and sections", test_unknown_keys);
+  CU_add_test(s, "bad values", test_bad_values);
+  CU_add_test(s, "duplicates", test_duplicates);
+  CU_add_test(s, "missing backend or operator", test_missing_backend);
+  CU_add_test(s, "syntax", test_syntax);
+  CU_add_test(s, "relative paths and model digest", test_relative_paths_from_file);
+  CU_add_test(s, "sha256", test_sha256);
+  CU_add_test(s, "threads = 0", test_threads_auto);
+  CU_add_test(s, "cgroup quota", test_cgroup_quota);
+  CU_add_test(s, "value parsers", test_values);
+  CU_add_test(s, "embedded default", test_embedded_default);
+  CU_add_test(s, "exe_dir token", test_exe_dir_token);
+  return olc_test_run(argc, argv);
+}
