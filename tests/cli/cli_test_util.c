@@ -53,17 +53,17 @@ int cli_test_run(cli_run *r, const char *dir, const char *const *env, const char
     ne++;
   }
   envp[ne] = NULL;
-  args[na++] = (char *)OLC_CLI_PATH;
+  /* posix_spawn wants char *const[]: hand it copies. */
+  args[na++] = strdup(OLC_CLI_PATH);
   for (i = 0; argv[i] != NULL && na < 126; i++)
-    args[na++] = (char *)(uintptr_t)argv[i];
+    args[na++] = strdup(argv[i]);
   args[na] = NULL;
 
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  if (posix_spawn(&pid, OLC_CLI_PATH, &fa, NULL, args, envp) == 0 &&
-      waitpid(pid, &status, 0) == pid) {
+  if (posix_spawn(&pid, args[0], &fa, NULL, args, envp) == 0 && waitpid(pid, &status, 0) == pid) {
     r->code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     r->out = (char *)olc_test_read_file(out_path, &r->out_len);
     r->err = (char *)olc_test_read_file(err_path, NULL);
@@ -81,6 +81,8 @@ int cli_test_run(cli_run *r, const char *dir, const char *const *env, const char
   for (i = 1; i < na; i++)
     fprintf(stderr, " %s", args[i]);
   fprintf(stderr, "] -> %d\n%s", r->code, r->err != NULL ? r->err : "");
+  for (i = 0; i < na; i++)
+    free(args[i]);
   free(out_path);
   free(err_path);
   return rc;
