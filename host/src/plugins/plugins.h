@@ -64,7 +64,8 @@ void olc_plugin_key__free(olc_plugin_key *key);
 
 /* The store key of workload w as plugin p reported it in k: backend = the
  * plugin's name, implementation = its version, the workload's operator and
- * model digest.  Borrowed pointers into p, w and k. */
+ * model digest ("" when the workload has none: the store needs model and
+ * processor together).  Borrowed pointers into p, w and k. */
 void olc_plugins__make_key(olc_key *out, const olc_loaded_plugin *p, const olc_plugin_workload *w,
                            const olc_plugin_key *k);
 

@@ -223,6 +223,10 @@ void olc_plugins__make_key(olc_key *out, const olc_loaded_plugin *p, const olc_p
   out->implementation = p->version;
   out->model_digest =
       OLC_PLUGIN_HAS_FIELD(w, olc_plugin_workload, model_digest) ? w->model_digest : NULL;
+  /* The store wants model and processor together; a workload configured
+   * without a model is exact for "no model" (the empty digest). */
+  if (out->model_digest == NULL)
+    out->model_digest = "";
   out->processor = k->processor;
   out->thread_count = (int64_t)k->thread_count;
   out->structure = k->structure;

@@ -1,0 +1,484 @@
+/*
+ * tests/loader/test_plugin_wrappers.c - the wrappers of plugins.h against
+ * the mock_behave plugin made to misbehave through its [plugin.NAME]
+ * entries: sink caps, UTF-8 checks, candidate caps, status mapping with the
+ * plugin's message; and the host services (log, clock, store lookup/save on
+ * the plugin's behalf) plus olc_host_prune.
+ */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "olc/host.h"
+#include "olc/store.h"
+#include "plugins/plugins_int.h"
+#include "test_support.h"
+
+#define BEHAVE_DIR OLC_MOCK_PLUGIN_ROOT "/behave"
+
+typedef struct one_cfg {
+  olc_plugin_config pc;
+  olc_property entries[2];
+} one_cfg;
+
+static const olc_plugin_config *one_lookup(void *payload, const char *name) {
+  one_cfg *c = payload;
+  return strcmp(name, "mock_behave") == 0 ? &c->pc : NULL;
+}
+
+/* mock_behave with up to two [plugin.mock_behave] entries (NULL: none). */
+static olc_loaded_plugin *behave(olc_host **h, olc_store *store, const char *k1, const char *v1,
+                                 const char *k2, const char *v2) {
+  const char *dirs[] = {BEHAVE_DIR};
+  one_cfg cfg;
+  olc_plugins_params params;
+  olc_error err;
+  olc_loaded_plugin *p;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.pc.name = "mock_behave";
+  cfg.pc.enabled = 1;
+  cfg.pc.entries = cfg.entries;
+  cfg.entries[0].name = k1;
+  cfg.entries[0].value = v1;
+  cfg.entries[1].name = k2;
+  cfg.entries[1].value = v2;
+  cfg.pc.entry_count = k1 == NULL ? 0 : k2 == NULL ? 1 : 2;
+  memset(&params, 0, sizeof params);
+  params.dirs = dirs;
+  params.dir_count = 1;
+  params.threads = 2;
+  params.plugin_config = one_lookup;
+  params.plugin_config_payload = &cfg;
+  params.ignore_env = 1;
+  *h = NULL;
+  if (olc_plugins__open(h, &params, store, &err) != OLC_OK) {
+    olc_test_print_error("olc_plugins__open", err.code, OLC_OK, &err);
+    return NULL;
+  }
+  p = olc_plugins__find(*h, "mock_behave");
+  if (p == NULL)
+    fprintf(stderr, "\n  mock_behave did not load: %s\n",
+            olc_host_report_count(*h) ? olc_host_report(*h, 0)->message : "(no file)");
+  return p;
+}
+
+static olc_plugin_kv props[3] = {{"n", "32"}, {"m", "64"}, {"k", "16"}};
+
+static void workload(olc_plugin_workload *w, const char *op) {
+  memset(w, 0, sizeof *w);
+  w->struct_size = (uint32_t)sizeof *w;
+  w->abi_minor = OLC_PLUGIN_ABI_MINOR;
+  w->name = "wl";
+  w->operator_name = op;
+  w->properties = props;
+  w->property_count = 3;
+}
+
+static void test_key_ok(void) {
+  olc_host *h;
+  olc_loaded_plugin *p = behave(&h, NULL, NULL, NULL, NULL, NULL);
+  olc_plugin_workload w;
+  olc_plugin_key k;
+  olc_key key;
+  olc_error err;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  workload(&w, "MatMul");
+  OLC_ASSERT_OK(olc_plugins__key(&k, p, &w, &err), &err);
+  CU_ASSERT_STRING_EQUAL(k.processor, "mock-cpu");
+  CU_ASSERT_EQUAL(k.thread_count, 2);
+  CU_ASSERT_EQUAL_FATAL(k.structure_count, 3);
+  CU_ASSERT_STRING_EQUAL(k.structure[0].name, "k"); /* sorted */
+  CU_ASSERT_STRING_EQUAL(k.structure[1].name, "m");
+  CU_ASSERT_STRING_EQUAL(k.structure[2].value, "32");
+  olc_plugins__make_key(&key, p, &w, &k);
+  CU_ASSERT_STRING_EQUAL(key.backend, "mock_behave");
+  CU_ASSERT_STRING_EQUAL(key.implementation, "1");
+  CU_ASSERT_STRING_EQUAL(key.operator_name, "MatMul");
+  CU_ASSERT_STRING_EQUAL(key.model_digest, "");
+  CU_ASSERT_EQUAL(key.thread_count, 2);
+  olc_plugin_key__free(&k);
+  olc_plugin_key__free(&k); /* idempotent */
+  workload(&w, "Softmax");
+  OLC_ASSERT_STATUS(OLC_E_UNSUPPORTED, olc_plugins__key(&k, p, &w, &err), &err);
+  CU_ASSERT_STRING_EQUAL(err.message, "plugin mock_behave: operator not served by the mock");
+  CU_ASSERT_EQUAL(err.backend_code, OLC_PLUGIN_E_UNSUPPORTED);
+  CU_ASSERT_PTR_NULL(k.processor);
+  olc_host_free(h);
+}
+
+typedef struct key_case {
+  const char *mode;
+  olc_status status;
+  const char *needle;
+} key_case;
+
+static void test_key_caps(void) {
+  static const key_case cases[] = {
+      {"huge_processor", OLC_E_LIMIT, "processor is longer than 4096 bytes"},
+      {"empty_processor", OLC_E_PLUGIN, "processor is empty"},
+      {"no_processor", OLC_E_PLUGIN, "did not set the processor"},
+      {"bad_utf8_structure", OLC_E_PLUGIN, "not valid utf-8"},
+      {"duplicate_structure", OLC_E_PLUGIN, "given twice"},
+      {"unsupported", OLC_E_UNSUPPORTED, "not served"},
+  };
+  size_t i;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    olc_host *h;
+    olc_loaded_plugin *p = behave(&h, NULL, "key", cases[i].mode, NULL, NULL);
+    olc_plugin_workload w;
+    olc_plugin_key k;
+    olc_error err;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    workload(&w, "MatMul");
+    OLC_ASSERT_STATUS(cases[i].status, olc_plugins__key(&k, p, &w, &err), &err);
+    if (strstr(err.message, cases[i].needle) == NULL)
+      fprintf(stderr, "\n  key=%s: %s\n", cases[i].mode, err.message);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, cases[i].needle));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "plugin mock_behave: "));
+    CU_ASSERT_PTR_NULL(k.storage);
+    olc_host_free(h);
+  }
+}
+
+static void test_key_structure_cap(void) {
+  olc_host *h;
+  olc_loaded_plugin *p = behave(&h, NULL, NULL, NULL, NULL, NULL);
+  olc_plugin_kv many[OLC_PLUGINS_MAX_STRUCTURE + 1];
+  char names[OLC_PLUGINS_MAX_STRUCTURE + 1][8];
+  olc_plugin_workload w;
+  olc_plugin_key k;
+  olc_error err;
+  size_t i;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  for (i = 0; i <= OLC_PLUGINS_MAX_STRUCTURE; i++) {
+    snprintf(names[i], sizeof names[i], "p%zu", i);
+    many[i].key = names[i];
+    many[i].value = "1";
+  }
+  workload(&w, "MatMul");
+  w.properties = many;
+  w.property_count = OLC_PLUGINS_MAX_STRUCTURE;
+  OLC_ASSERT_OK(olc_plugins__key(&k, p, &w, &err), &err);
+  CU_ASSERT_EQUAL(k.structure_count, OLC_PLUGINS_MAX_STRUCTURE);
+  olc_plugin_key__free(&k);
+  w.property_count = OLC_PLUGINS_MAX_STRUCTURE + 1;
+  OLC_ASSERT_STATUS(OLC_E_LIMIT, olc_plugins__key(&k, p, &w, &err), &err);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "structural properties"));
+  olc_host_free(h);
+}
+
+static void test_candidates(void) {
+  olc_host *h;
+  olc_loaded_plugin *p = behave(&h, NULL, NULL, NULL, NULL, NULL);
+  olc_plugin_workload w;
+  olc_policy_list list;
+  olc_error err;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  workload(&w, "MatMul");
+  OLC_ASSERT_OK(olc_plugins__candidates(&list, p, &w, &err), &err);
+  CU_ASSERT_EQUAL_FATAL(list.count, 4);
+  CU_ASSERT_PTR_NOT_NULL(list.policies[0]);
+  CU_ASSERT_EQUAL(list.serialized[1].len, strlen("spin_us=100"));
+  CU_ASSERT_STRING_EQUAL((const char *)list.serialized[1].data, "spin_us=100");
+  CU_ASSERT_STRING_EQUAL((const char *)list.serialized[3].data, "spin_us=800");
+  olc_policy_list__free(&list, p);
+  CU_ASSERT_EQUAL(list.count, 0);
+  olc_host_free(h);
+}
+
+typedef struct cand_case {
+  const char *key;
+  const char *value;
+  olc_status status;
+  size_t count;
+  const char *needle;
+} cand_case;
+
+static void test_candidate_caps(void) {
+  static const cand_case cases[] = {
+      {"candidates", "none", OLC_E_PLUGIN, 0, "no candidates for workload wl"},
+      {"candidates", "null", OLC_E_PLUGIN, 0, "NULL policy"},
+      {"candidates", "million", OLC_OK, OLC_PLUGINS_MAX_CANDIDATES, NULL},
+      {"candidates", "million_ignore", OLC_OK, OLC_PLUGINS_MAX_CANDIDATES, NULL},
+      {"serialize", "fail", OLC_E_PLUGIN, 0, "plugin mock_behave: serialize failed on purpose"},
+      {"serialize", "huge", OLC_E_LIMIT, 0, "larger than"},
+      {"candidates", "7,3", OLC_OK, 2, NULL},
+  };
+  size_t i;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    olc_host *h;
+    olc_loaded_plugin *p = behave(&h, NULL, cases[i].key, cases[i].value, NULL, NULL);
+    olc_plugin_workload w;
+    olc_policy_list list;
+    olc_error err;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    workload(&w, "MatMul");
+    OLC_ASSERT_STATUS(cases[i].status, olc_plugins__candidates(&list, p, &w, &err), &err);
+    CU_ASSERT_EQUAL(list.count, cases[i].count);
+    if (cases[i].needle != NULL) {
+      if (strstr(err.message, cases[i].needle) == NULL)
+        fprintf(stderr, "\n  %s=%s: %s\n", cases[i].key, cases[i].value, err.message);
+      CU_ASSERT_PTR_NOT_NULL(strstr(err.message, cases[i].needle));
+    }
+    if (cases[i].count > 0)
+      CU_ASSERT_PTR_NOT_NULL(list.serialized[cases[i].count - 1].data);
+    olc_policy_list__free(&list, p);
+    olc_host_free(h);
+  }
+}
+
+static void test_validate_serialize(void) {
+  olc_host *h;
+  olc_loaded_plugin *p = behave(&h, NULL, NULL, NULL, NULL, NULL);
+  void *policy = NULL;
+  olc_buf buf = OLC_BUF_INIT;
+  olc_error err;
+  char msg[128];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  OLC_ASSERT_OK(olc_plugins__validate(&policy, p, "spin_us=7", 9, &err), &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(policy);
+  OLC_ASSERT_OK(olc_plugins__serialize(&buf, p, policy, &err), &err);
+  CU_ASSERT_EQUAL(buf.len, 9);
+  CU_ASSERT_EQUAL(memcmp(buf.data, "spin_us=7", 9), 0);
+  olc_plugins__release(p, policy);
+  olc_plugins__release(p, NULL);
+  olc_buf__free(&buf);
+  OLC_ASSERT_OK(olc_plugins__validate(NULL, p, "spin_us=7", 9, &err), &err);
+  OLC_ASSERT_STATUS(OLC_E_VALIDATION, olc_plugins__validate(&policy, p, "bogus!!!!", 9, &err),
+                    &err);
+  CU_ASSERT_PTR_NULL(policy);
+  CU_ASSERT_STRING_EQUAL(err.message, "plugin mock_behave: policy does not start with spin_us=");
+  CU_ASSERT_EQUAL(err.backend_code, OLC_PLUGIN_E_INVALID);
+  CU_ASSERT_EQUAL(
+      olc_plugins__store_validator((const unsigned char *)"spin_us=0", 9, p, msg, sizeof msg),
+      OLC_E_VALIDATION);
+  CU_ASSERT_STRING_EQUAL(msg, "spin_us out of range");
+  CU_ASSERT_EQUAL(
+      olc_plugins__store_validator((const unsigned char *)"spin_us=12", 10, p, msg, sizeof msg),
+      OLC_OK);
+  olc_host_free(h);
+  p = behave(&h, NULL, "validate", "reject", NULL, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL(
+      olc_plugins__store_validator((const unsigned char *)"spin_us=12", 10, p, msg, sizeof msg),
+      OLC_E_VALIDATION);
+  CU_ASSERT_STRING_EQUAL(msg, "rejected on purpose");
+  olc_host_free(h);
+}
+
+static void test_run(void) {
+  olc_host *h;
+  olc_loaded_plugin *p = behave(&h, NULL, NULL, NULL, NULL, NULL);
+  olc_plugin_workload w;
+  void *policy = NULL;
+  void *state = NULL;
+  double flops = 0;
+  uint64_t t0;
+  uint64_t t1;
+  olc_error err;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  workload(&w, "MatMul");
+  OLC_ASSERT_OK(olc_plugins__validate(&policy, p, "spin_us=50", 10, &err), &err);
+  OLC_ASSERT_OK(olc_plugins__prepare(&state, p, &w, &err), &err);
+  CU_ASSERT_PTR_NOT_NULL(state);
+  t0 = olc_plugins__now_ns();
+  OLC_ASSERT_OK(olc_plugins__run(p, &w, state, policy, &err), &err);
+  t1 = olc_plugins__now_ns();
+  /* A lower bound by construction (busy-wait on the same clock). */
+  CU_ASSERT_TRUE(t1 - t0 >= 50000u);
+  CU_ASSERT_EQUAL(*(uint64_t *)state, 1);
+  olc_plugins__unprepare(p, state);
+  olc_plugins__unprepare(p, NULL);
+  OLC_ASSERT_STATUS(OLC_E_PLUGIN, olc_plugins__run(p, &w, NULL, NULL, &err), &err);
+  CU_ASSERT_STRING_EQUAL(err.message, "plugin mock_behave: run without a policy");
+  OLC_ASSERT_OK(olc_plugins__flops(&flops, p, &w, &err), &err);
+  CU_ASSERT_DOUBLE_EQUAL(flops, 2.0 * 32 * 64 * 16, 0.5);
+  w.property_count = 1;
+  OLC_ASSERT_STATUS(OLC_E_UNSUPPORTED, olc_plugins__flops(&flops, p, &w, &err), &err);
+  olc_plugins__release(p, policy);
+  olc_host_free(h);
+  p = behave(&h, NULL, "run", "fail", NULL, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  workload(&w, "MatMul");
+  OLC_ASSERT_OK(olc_plugins__validate(&policy, p, "spin_us=5", 9, &err), &err);
+  OLC_ASSERT_STATUS(OLC_E_PLUGIN, olc_plugins__run(p, &w, NULL, policy, &err), &err);
+  CU_ASSERT_STRING_EQUAL(err.message, "plugin mock_behave: run failed on purpose");
+  CU_ASSERT_EQUAL(err.backend_code, OLC_PLUGIN_E_FAILED);
+  CU_ASSERT_STRING_EQUAL(err.where, "run");
+  olc_plugins__release(p, policy);
+  olc_host_free(h);
+}
+
+static void test_workload_builder(void) {
+  olc_property wp[3] = {{"dtype", "float32"}, {"m", "8"}, {"n", "9"}};
+  olc_workload_config wc;
+  olc_plugin_workload w;
+  olc_plugin_kv kv[2];
+  memset(&wc, 0, sizeof wc);
+  wc.name = "wl";
+  wc.backend = "mock_det";
+  wc.operator_name = "MatMul";
+  wc.model_digest = "sha256:00";
+  wc.properties = wp;
+  wc.property_count = 3;
+  olc_plugins__workload(&w, kv, 2, &wc);
+  CU_ASSERT_EQUAL(w.struct_size, sizeof w);
+  CU_ASSERT_STRING_EQUAL(w.name, "wl");
+  CU_ASSERT_STRING_EQUAL(w.operator_name, "MatMul");
+  CU_ASSERT_STRING_EQUAL(w.model_digest, "sha256:00");
+  CU_ASSERT_EQUAL(w.property_count, 2);
+  CU_ASSERT_STRING_EQUAL(w.properties[1].key, "m");
+}
+
+/* Finds a log line containing needle. */
+static int log_has(const olc_host *h, const char *needle) {
+  size_t i;
+  char line[256];
+  for (i = 0; i < olc_plugins__log_count(h); i++)
+    if (olc_plugins__log_line(h, i, line, sizeof line) >= 0 && strstr(line, needle) != NULL)
+      return 1;
+  return 0;
+}
+
+static olc_store *memory_store(void) {
+  olc_store_options o = OLC_STORE_OPTIONS_INIT;
+  olc_store *s = NULL;
+  olc_error err;
+  o.persistence_enabled = 0;
+  OLC_ASSERT_OK(olc_store_open(&s, &o, &err), &err);
+  return s;
+}
+
+/* lazy = 1: run() asks the host for the stored policy, saves on a miss. */
+static void test_store_services(void) {
+  olc_store *s = memory_store();
+  olc_host *h;
+  olc_loaded_plugin *p = behave(&h, s, "lazy", "1", NULL, NULL);
+  olc_plugin_workload w;
+  void *policy = NULL;
+  olc_record_list *list = NULL;
+  olc_error err;
+  size_t i;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  workload(&w, "MatMul");
+  OLC_ASSERT_OK(olc_plugins__validate(&policy, p, "spin_us=5", 9, &err), &err);
+  OLC_ASSERT_OK(olc_plugins__run(p, &w, NULL, policy, &err), &err);
+  CU_ASSERT_TRUE(log_has(h, "mock_behave: lazy: saved"));
+  CU_ASSERT_FALSE(log_has(h, "lazy: found"));
+  OLC_ASSERT_OK(olc_plugins__run(p, &w, NULL, policy, &err), &err);
+  CU_ASSERT_TRUE(log_has(h, "mock_behave: lazy: found spin_us=5"));
+  OLC_ASSERT_OK(olc_store_list(&list, s, &err), &err);
+  CU_ASSERT_EQUAL(olc_record_list_count(list), 2); /* exact and portable */
+  for (i = 0; i < olc_record_list_count(list); i++) {
+    const olc_record *r = olc_record_list_get(list, i);
+    CU_ASSERT_STRING_EQUAL(r->backend, "mock_behave");
+    CU_ASSERT_STRING_EQUAL(r->implementation, "1");
+    CU_ASSERT_EQUAL(r->measurement_count, 1);
+  }
+  olc_record_list_free(list);
+  olc_plugins__release(p, policy);
+  olc_host_free(h);
+  /* Without a store the services fail cleanly and run still works. */
+  p = behave(&h, NULL, "lazy", "1", NULL, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  OLC_ASSERT_OK(olc_plugins__validate(&policy, p, "spin_us=5", 9, &err), &err);
+  OLC_ASSERT_OK(olc_plugins__run(p, &w, NULL, policy, &err), &err);
+  CU_ASSERT_TRUE(log_has(h, "lazy: lookup failed"));
+  olc_plugins__release(p, policy);
+  olc_host_free(h);
+  olc_store_free(s);
+}
+
+static void put(olc_store *s, const char *backend, const char *impl, const char *policy,
+                const char *processor, int override) {
+  olc_key key;
+  olc_measurement m = {"median_latency", 1.0, "us"};
+  olc_save_request req = OLC_SAVE_REQUEST_INIT;
+  olc_error err;
+  memset(&key, 0, sizeof key);
+  key.backend = backend;
+  key.operator_name = "MatMul";
+  key.implementation = impl;
+  key.model_digest = "";
+  key.processor = processor;
+  key.thread_count = 2;
+  req.key = &key;
+  req.measurements = &m;
+  req.measurement_count = 1;
+  req.policy = policy;
+  req.policy_len = strlen(policy);
+  if (override)
+    OLC_ASSERT_OK(olc_store_install_override(s, &req, &err), &err);
+  else
+    OLC_ASSERT_OK(olc_store_save(s, &req, &err), &err);
+}
+
+typedef struct pruned {
+  size_t count;
+  int saw_outdated;
+  int saw_invalid;
+} pruned;
+
+static void on_prune(void *payload, const olc_record *r, const char *why) {
+  pruned *pr = payload;
+  pr->count++;
+  if (strcmp(r->implementation, "0") == 0 && strstr(why, "outdated") != NULL)
+    pr->saw_outdated = 1;
+  if (strcmp(r->processor, "cpu-bad") == 0 && strstr(why, "invalid: ") != NULL)
+    pr->saw_invalid = 1;
+}
+
+static void test_prune(void) {
+  olc_store *s = memory_store();
+  olc_host *h;
+  olc_loaded_plugin *p = behave(&h, s, NULL, NULL, NULL, NULL);
+  olc_record_list *list = NULL;
+  pruned pr;
+  size_t removed = 99;
+  olc_error err;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  put(s, "mock_behave", "1", "spin_us=5", "cpu-ok", 0);  /* kept */
+  put(s, "mock_behave", "0", "spin_us=5", "cpu-old", 0); /* outdated: removed */
+  put(s, "mock_behave", "1", "garbage!!", "cpu-bad", 0); /* invalid: removed */
+  put(s, "mock_behave", "0", "garbage!!", "cpu-ovr", 1); /* override: kept */
+  put(s, "mock_behave", "9", "spin_us=5", "cpu-new", 0); /* newer: kept */
+  put(s, "other", "0", "anything", "cpu-x", 0);          /* not loaded: kept */
+  memset(&pr, 0, sizeof pr);
+  OLC_ASSERT_OK(olc_host_prune(h, 1, on_prune, &pr, &removed, &err), &err);
+  CU_ASSERT_EQUAL(removed, 2);
+  CU_ASSERT_EQUAL(pr.count, 2);
+  CU_ASSERT_TRUE(pr.saw_outdated && pr.saw_invalid);
+  OLC_ASSERT_OK(olc_store_list(&list, s, &err), &err);
+  CU_ASSERT_EQUAL(olc_record_list_count(list), 6);
+  olc_record_list_free(list);
+  memset(&pr, 0, sizeof pr);
+  OLC_ASSERT_OK(olc_host_prune(h, 0, on_prune, &pr, &removed, &err), &err);
+  CU_ASSERT_EQUAL(removed, 2);
+  CU_ASSERT_TRUE(pr.saw_outdated && pr.saw_invalid);
+  OLC_ASSERT_OK(olc_store_list(&list, s, &err), &err);
+  CU_ASSERT_EQUAL(olc_record_list_count(list), 4);
+  olc_record_list_free(list);
+  OLC_ASSERT_OK(olc_host_prune(h, 0, NULL, NULL, &removed, &err), &err);
+  CU_ASSERT_EQUAL(removed, 0);
+  olc_host_free(h);
+  olc_store_free(s);
+}
+
+int main(int argc, char **argv) {
+  CU_pSuite s;
+  if (CU_initialize_registry() != CUE_SUCCESS)
+    return 1;
+  s = CU_add_suite("plugin_wrappers", NULL, NULL);
+  CU_add_test(s, "key_ok", test_key_ok);
+  CU_add_test(s, "key_caps", test_key_caps);
+  CU_add_test(s, "key_structure_cap", test_key_structure_cap);
+  CU_add_test(s, "candidates", test_candidates);
+  CU_add_test(s, "candidate_caps", test_candidate_caps);
+  CU_add_test(s, "validate_serialize", test_validate_serialize);
+  CU_add_test(s, "run", test_run);
+  CU_add_test(s, "workload_builder", test_workload_builder);
+  CU_add_test(s, "store_services", test_store_services);
+  CU_add_test(s, "prune", test_prune);
+  return olc_test_run(argc, argv);
+}
