@@ -468,6 +468,39 @@ static void test_exe_dir_token(void) {
   olc_config_free(c);
 }
 
+static olc_config *load_example(const char *name) {
+  char path[PATH_MAX];
+  olc_config *c = NULL;
+  olc_error err;
+  snprintf(path, sizeof path, "%s/%s", OLC_CONFIG_EXAMPLES, name);
+  OLC_ASSERT_OK(olc_config_load_file(&c, path, &err), &err);
+  return c;
+}
+
+/* The documented examples load and mean what they say. */
+static void test_examples(void) {
+  olc_config *c = load_example("full.ini");
+  olc_store_options so;
+  CU_ASSERT_EQUAL(olc_config_plugin_dir_count(c), 2u);
+  CU_ASSERT_EQUAL(olc_config__threads_configured(c), 0u);
+  CU_ASSERT_EQUAL(olc_config_workload_count(c), 1u);
+  CU_ASSERT_STRING_EQUAL(olc_config_workload(c, 0)->backend, "cpu_gemm");
+  CU_ASSERT_EQUAL(olc_config_workload(c, 0)->property_count, 4u);
+  CU_ASSERT_PTR_NOT_NULL(olc_config_workload(c, 0)->model_digest);
+  CU_ASSERT_PTR_NOT_NULL(olc_config_plugin(c, "cpu_gemm"));
+  CU_ASSERT_EQUAL(olc_config_plugin(c, "cpu_gemm")->enabled, 1);
+  olc_config_free(c);
+  c = load_example("minimal.ini");
+  CU_ASSERT_EQUAL(olc_config_workload_count(c), 1u);
+  CU_ASSERT_PTR_NULL(olc_config_workload(c, 0)->model_digest);
+  olc_config_free(c);
+  c = load_example("in_memory.ini");
+  olc_config_store_options(c, &so);
+  CU_ASSERT_EQUAL(so.persistence_enabled, 0);
+  CU_ASSERT_DOUBLE_EQUAL(olc_config_calibration(c)->max_seconds_per_workload, 2.0, 0);
+  olc_config_free(c);
+}
+
 int main(int argc, char **argv) {
   CU_pSuite s;
   if (CU_initialize_registry() != CUE_SUCCESS)
@@ -488,5 +521,6 @@ int main(int argc, char **argv) {
   CU_add_test(s, "value parsers", test_values);
   CU_add_test(s, "embedded default", test_embedded_default);
   CU_add_test(s, "exe_dir token", test_exe_dir_token);
+  CU_add_test(s, "config/examples", test_examples);
   return olc_test_run(argc, argv);
 }
