@@ -169,37 +169,57 @@ static int number_fast(char *d, size_t *nd, int *exp10, double a) {
   return 0;
 }
 
-/* General path: printf's %.*e with 1..17 significant digits, binary
- * searched for the fewest that read back bit-identically (more correctly
- * rounded digits never read back worse, so the predicate is monotone). */
+/* One try: "%.{p-1}e" into buf; 1 when it reads back as a. */
+static int number_try(char *buf, size_t size, int p, double a, number_locale loc) {
+  int len = number_snprintf_e(buf, size, p - 1, a, loc);
+  char *end = NULL;
+  if (len <= 0 || (size_t)len >= size)
+    return -1;
+  return number_strtod(buf, &end, loc) == a;
+}
+
+/* General path: printf's %.*e with 1..17 significant digits, the fewest
+ * that read back bit-identically (more correctly rounded digits never read
+ * back worse, so the predicate is monotone).  Values that reach this path
+ * mostly need 16 or 17 digits, so those are tried first: usually two
+ * conversions instead of a five-step binary search. */
 static int number_slow(char *d, size_t *nd, int *exp10, double a, number_locale loc) {
-  char buf[48], best[48];
-  int lo = 1, hi = 17, found = 0;
+  char buf[48], keep[48];
+  int lo = 1, hi = 14, r;
   size_t i, n = 0;
   int e = 0, eneg = 0;
   const char *p;
 
-  while (lo <= hi) {
-    int mid = (lo + hi) / 2;
-    int len = number_snprintf_e(buf, sizeof(buf), mid - 1, a, loc);
-    char *end = NULL;
-    double back;
-    if (len <= 0 || (size_t)len >= sizeof(buf))
-      return 0;
-    back = number_strtod(buf, &end, loc);
-    if (back == a) {
-      memcpy(best, buf, (size_t)len + 1);
-      found = 1;
-      hi = mid - 1;
-    } else {
-      lo = mid + 1;
+  r = number_try(buf, sizeof(buf), 16, a, loc);
+  if (r == 1) {
+    memcpy(keep, buf, sizeof(keep));
+    r = number_try(buf, sizeof(buf), 15, a, loc);
+    if (r == 1) {
+      memcpy(keep, buf, sizeof(keep));
+      while (lo <= hi && r >= 0) { /* fewer digits: binary search in 1..14 */
+        int mid = (lo + hi) / 2;
+        r = number_try(buf, sizeof(buf), mid, a, loc);
+        if (r == 1) {
+          memcpy(keep, buf, sizeof(keep));
+          hi = mid - 1;
+        } else {
+          lo = mid + 1;
+        }
+      }
     }
-  }
-  if (!found)
+    if (r < 0)
+      return 0;
+    memcpy(buf, keep, sizeof(buf));
+  } else if (r == 0) {
+    /* 17 digits always read back */
+    if (number_snprintf_e(buf, sizeof(buf), 16, a, loc) <= 0)
+      return 0;
+  } else {
     return 0;
-  /* best is "d[.ddd]e[+-]xx"; a locale-independent decimal point is ensured
-   * by the C locale, but accept any non-digit separator to be safe */
-  p = best;
+  }
+  /* buf is "d[.ddd]e[+-]xx" (the C locale's decimal point; any non-digit
+   * separator would be skipped the same way) */
+  p = buf;
   for (; *p != 0 && *p != 'e'; p++)
     if (*p >= '0' && *p <= '9')
       d[n++] = *p;

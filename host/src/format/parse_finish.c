@@ -112,6 +112,7 @@ olc_status olc_format__check_duplicates(olc_format_parser *ps) {
   const olc_recset *set = ps->set;
   size_t cap = 16, i;
   uint32_t *slots;
+  uint64_t *hashes;
   olc_status st = OLC_OK;
 
   if (set->count < 2)
@@ -119,15 +120,22 @@ olc_status olc_format__check_duplicates(olc_format_parser *ps) {
   while (cap < set->count * 2)
     cap *= 2;
   slots = calloc(cap, sizeof(*slots));
-  if (slots == NULL)
+  hashes = malloc(set->count * sizeof(*hashes));
+  if (slots == NULL || hashes == NULL) {
+    free(slots);
+    free(hashes);
     return OLC_E_NOMEM;
+  }
   /* Records go in in file order, so the first hit is the earliest record
    * that repeats an earlier identity. */
   for (i = 0; i < set->count && st == OLC_OK; i++) {
-    size_t s = (size_t)finish_hash_record(&set->recs[i]) & (cap - 1);
+    uint64_t h = finish_hash_record(&set->recs[i]);
+    size_t s = (size_t)h & (cap - 1);
+    hashes[i] = h;
     while (slots[s] != 0) {
       size_t j = slots[s] - 1;
-      if (olc_record__identity_cmp(&set->recs[j], &set->recs[i]) == 0) {
+      /* full hashes first: the probe chain passes unrelated records */
+      if (hashes[j] == h && olc_record__identity_cmp(&set->recs[j], &set->recs[i]) == 0) {
         uint32_t line, column;
         olc_format__position(ps->base, ps->base + ps->rec_off[j], &line, &column);
         st = olc_format__fail(ps, ps->base + ps->rec_off[i], OLC_E_MALFORMED,
@@ -140,5 +148,6 @@ olc_status olc_format__check_duplicates(olc_format_parser *ps) {
     slots[s] = (uint32_t)(i + 1);
   }
   free(slots);
+  free(hashes);
   return st;
 }
