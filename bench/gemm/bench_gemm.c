@@ -10,7 +10,7 @@
  * search over the plugin's candidates (median of a few runs each); later
  * the host's store (see the hook there) or --policy TEXT.
  *
- * usage: bench_gemm [--json] [--quick] [--threads 1,2] [--reps N]
+ * usage: bench_gemm [--json] [--quick] [--min] [--cputime] [--threads 1,2] [--reps N]
  *                   [--shape MxNxK]... [--policy TEXT] [--plugin PATH]
  */
 #include <cblas.h>
@@ -77,7 +77,18 @@ static const olc_plugin_host host = {sizeof(olc_plugin_host),
                                      h_lookup,
                                      h_save};
 
-static double now_s(void) { return (double)h_now(NULL) * 1e-9; }
+/* --cputime: the calling thread's CPU time instead of wall time, so that
+ * preemption by other processes on a shared machine does not count (only
+ * meaningful with one thread). */
+static int use_cputime;
+
+static double now_s(void) {
+  struct timespec ts;
+  if (!use_cputime)
+    return (double)h_now(NULL) * 1e-9;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static void die(const char *fmt, ...) {
   va_list ap;
@@ -169,8 +180,12 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+static int use_min; /* --min: best sample instead of the median (loaded machines) */
+
 static double median(double *v, int n) {
   qsort(v, (size_t)n, sizeof(double), cmp_double);
+  if (use_min)
+    return v[0];
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
@@ -288,6 +303,10 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--json") == 0) {
       json = 1;
+    } else if (strcmp(argv[i], "--cputime") == 0) {
+      use_cputime = 1;
+    } else if (strcmp(argv[i], "--min") == 0) {
+      use_min = 1;
     } else if (strcmp(argv[i], "--quick") == 0) {
       reps = 3, search_runs = 1;
       if (nshapes == 0)
@@ -308,7 +327,7 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--plugin") == 0 && i + 1 < argc) {
       plugin_path = argv[++i];
     } else {
-      fprintf(stderr, "usage: bench_gemm [--json] [--quick] [--threads 1,2] [--reps N] "
+      fprintf(stderr, "usage: bench_gemm [--json] [--quick] [--min] [--cputime] [--threads 1,2] [--reps N] "
                       "[--shape MxNxK]... [--policy TEXT] [--plugin PATH]\n");
       return 2;
     }

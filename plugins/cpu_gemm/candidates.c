@@ -139,6 +139,11 @@ uint32_t cg_policy_candidates(cg_policy *out, uint32_t cap, const cg_cpu *cpu, u
     p = d, p.split = d.split == CG_SPLIT_IC ? CG_SPLIT_JC : CG_SPLIT_IC, cand_add(&l, p);
     p = d, p.split = CG_SPLIT_NONE, cand_add(&l, p);
   }
+  /* Few rows: B packed panel by panel, straight into L1. */
+  if (shape->m <= 4 * (int64_t)cg_kernel_table[best].mr * (int64_t)threads) {
+    p = d, p.pack = (d.pack & CG_PACK_A) | CG_PACK_BJ, cand_add(&l, p);
+    p = d, p.pack = (d.pack & CG_PACK_A) | CG_PACK_BJ, p.kc = d.kc / 2, cand_add(&l, p);
+  }
   /* Variants of the runner-up packing choice. */
   p = d, p.pack = d.pack ^ CG_PACK_A, p.kc = d.kc * 2, cand_add(&l, p);
   p = d, p.pack = d.pack ^ CG_PACK_A, p.mc = d.mc * 2, cand_add(&l, p);

@@ -123,6 +123,8 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
   const cg_gemm_args *g = x->g;
   const uint32_t mr = x->ki->mr, nr = x->ki->nr;
   const int pack_a = (x->p->pack & CG_PACK_A) != 0, pack_b = (x->p->pack & CG_PACK_B) != 0;
+  const int pack_bj = (x->p->pack & CG_PACK_BJ) != 0;
+  const int64_t n_ir = (mcur + mr - 1) / mr;
   const int64_t kc = x->kcur;
   const int64_t full_n = ncur / nr * nr, full_m = mcur / mr * mr;
   const int acc = x->pc > 0;
@@ -130,8 +132,15 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
     int64_t cols = min64(nr, ncur - jr);
     const float *b;
     int64_t rs_b;
+    const float *next = NULL; /* source of the next panel, for pack_bj */
     if (pack_b) {
       b = x->ws->b_buf + jr * kc, rs_b = nr;
+    } else if (pack_bj) {
+      const float *src = g->b + x->pc * g->ldb + jc + jr;
+      cg_pack_b(x->ws->edge_b, src, g->ldb, kc, cols, nr);
+      b = x->ws->edge_b, rs_b = nr;
+      if (jr + nr < ncur)
+        next = src + nr;
     } else if (jr < full_n) {
       b = g->b + x->pc * g->ldb + jc + jr, rs_b = g->ldb;
     } else {
@@ -139,6 +148,13 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
     }
     for (int64_t ir = 0; ir < mcur; ir += mr) {
       int64_t rows = min64(mr, mcur - ir);
+      if (next != NULL) {
+        /* Spread the next panel's kc source lines over this panel's
+         * micro-kernel calls so they arrive while we compute. */
+        int64_t q = ir / mr, lo = kc * q / n_ir, hi = kc * (q + 1) / n_ir;
+        for (int64_t pp = lo; pp < hi; pp++)
+          __builtin_prefetch(next + pp * g->ldb, 0, 3);
+      }
       float *c = g->c + (ic + ir) * g->ldc + jc + jr;
       const float *a;
       int64_t rs_a, cs_a;
@@ -175,7 +191,7 @@ static void gemm_range(const cg_gemm_args *g, const cg_policy *p, cg_workspace *
       x.kcur = min64(p->kc, g->k - pc);
       if (p->pack & CG_PACK_B)
         cg_pack_b(ws->b_buf, g->b + pc * g->ldb + jc, g->ldb, x.kcur, ncur, nr);
-      else if (ncur % nr != 0)
+      else if (!(p->pack & CG_PACK_BJ) && ncur % nr != 0)
         cg_pack_b(ws->edge_b, g->b + pc * g->ldb + jc + ncur / nr * nr, g->ldb, x.kcur, ncur % nr,
                   nr);
       for (int64_t ic = m0; ic < m1; ic += p->mc) {

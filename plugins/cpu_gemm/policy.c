@@ -14,7 +14,7 @@
 #include "kernels/kernels.h"
 
 static const char *const split_names[] = {"none", "ic", "jc"};
-static const char *const pack_names[] = {"none", "a", "b", "ab"};
+static const char *const pack_names[] = {"none", "a", "b", "ab", "bj", "abj"};
 
 #define KEY_KERNEL 0
 #define KEY_MC 1
@@ -85,7 +85,7 @@ static int parse_value(cg_policy *p, int key, const char *v, size_t vlen, char *
     p->split = (uint32_t)idx;
     return 0;
   default:
-    idx = word_index(v, vlen, pack_names, 4);
+    idx = word_index(v, vlen, pack_names, 6);
     if (idx < 0)
       return fail(why, cap, "unknown pack", v, vlen);
     p->pack = (uint32_t)idx;
@@ -160,7 +160,7 @@ int cg_policy_check(const cg_policy *p, uint32_t max_isa, char *why, size_t why_
       bad = "policy: packed block too large (mc*kc or kc*nc over 256 MiB)";
     else if (p->split > CG_SPLIT_JC)
       bad = "policy: split out of range";
-    else if (p->pack > (CG_PACK_A | CG_PACK_B))
+    else if (p->pack > CG_PACK_MAX)
       bad = "policy: pack out of range";
   }
   if (bad == NULL)
@@ -172,7 +172,7 @@ int cg_policy_check(const cg_policy *p, uint32_t max_isa, char *why, size_t why_
 
 size_t cg_policy_format(char *out, size_t cap, const cg_policy *p) {
   int w;
-  if (p->kernel >= cg_kernel_count || p->split > CG_SPLIT_JC || p->pack > 3u)
+  if (p->kernel >= cg_kernel_count || p->split > CG_SPLIT_JC || p->pack > CG_PACK_MAX)
     return 0;
   w = snprintf(out, cap, "v1 kernel=%s mc=%u kc=%u nc=%u split=%s pack=%s",
                cg_kernel_table[p->kernel].name, p->mc, p->kc, p->nc, split_names[p->split],

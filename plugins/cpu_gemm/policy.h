@@ -4,6 +4,7 @@
  *
  * Text form (version word first, keys in this order, single spaces):
  *   v1 kernel=avx2_6x16 mc=96 kc=256 nc=4096 split=ic pack=ab
+ * pack is one of none, a, b, ab, bj, abj.
  */
 #ifndef CPU_GEMM_POLICY_H
 #define CPU_GEMM_POLICY_H
@@ -18,9 +19,14 @@
 #define CG_SPLIT_IC 1   /* rows of C (MC/MR blocks), each thread packs its own B */
 #define CG_SPLIT_JC 2   /* columns of C (NR panels), each thread packs its own A */
 
-/* Which operands are packed; an unpacked operand is read in place. */
+/* Which operands are packed; an unpacked operand is read in place.  BJ packs
+ * B one micro-panel at a time right before use (into an L1-sized buffer,
+ * with the next panel's source lines prefetched meanwhile): the choice for
+ * few rows of A, where a whole packed B panel would cost a trip through L3. */
 #define CG_PACK_A 1u
 #define CG_PACK_B 2u
+#define CG_PACK_BJ 4u
+#define CG_PACK_MAX 5u /* a|bj; b|bj is not a policy */
 
 /* Limits enforced by validation (also bound the packing buffers). */
 #define CG_MC_MAX 8192u

@@ -131,7 +131,7 @@ static void test_residuals_all(void) {
       tiny = base;
       tiny.mc = kinfo->mr * 2, tiny.kc = 7, tiny.nc = kinfo->nr * 2;
       for (int b = 0; b < 2; b++) {
-        for (uint32_t pk = 0; pk < 4; pk++) {
+        for (uint32_t pk = 0; pk <= CG_PACK_MAX; pk++) {
           for (int sp = 0; sp < 3; sp++) {
             cg_policy pol = b == 0 ? base : tiny;
             pol.pack = pk;
