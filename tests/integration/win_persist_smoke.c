@@ -1,0 +1,217 @@
+/*
+ * tests/integration/win_persist_smoke.c - the Windows persistence layer
+ * (persist_win32.c, io_win32.c, path_win32.c) run under wine by
+ * mingw_cross.sh: first write with missing directories, read back, no-op
+ * merge, LockFileEx timeout, a fault at each step leaving the file intact,
+ * GC, non-ASCII names, repair and the default path.  Plain C, no CUnit:
+ * prints "ok"/"FAIL" per check and exits 1 on any failure.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <windows.h>
+
+#include "persist/persist.h"
+#include "util/buf.h"
+
+static int failures;
+
+#define CHECK(cond, what)                                                                          \
+  do {                                                                                             \
+    if (cond) {                                                                                    \
+      printf("ok   %s\n", what);                                                                   \
+    } else {                                                                                       \
+      printf("FAIL %s (line %d)\n", what, __LINE__);                                               \
+      failures++;                                                                                  \
+    }                                                                                              \
+  } while (0)
+
+/* Appends one 'x' to the file; unchanged when payload says so. */
+static olc_status grow(olc_buf *out, int *unchanged, const unsigned char *base, size_t len,
+                       int exists, void *payload, olc_error *err) {
+  (void)err;
+  if (payload != NULL) {
+    *unchanged = 1;
+    return OLC_OK;
+  }
+  if (exists && olc_buf__append(out, base, len) != OLC_OK)
+    return OLC_E_NOMEM;
+  return olc_buf__putc(out, 'x');
+}
+
+static olc_status check_x(const unsigned char *bytes, size_t len, void *payload) {
+  size_t i;
+  (void)payload;
+  for (i = 0; i < len; i++)
+    if (bytes[i] != 'x')
+      return OLC_E_MALFORMED;
+  return len ? OLC_OK : OLC_E_MALFORMED;
+}
+
+static olc_persist_options opts(int64_t timeout) {
+  olc_persist_options o;
+  o.lock_timeout_ms = timeout;
+  o.tmp_grace_seconds = 0;
+  o.file_mode = 0600;
+  o.max_file_size = 1 << 20;
+  return o;
+}
+
+static long file_size(const char *path) {
+  olc_buf b = OLC_BUF_INIT;
+  long n = -1;
+  if (olc_persist__read(&b, NULL, path, 0, NULL) == OLC_OK)
+    n = (long)b.len;
+  olc_buf__free(&b);
+  return n;
+}
+
+/* UTF-8 -> UTF-16 into a static buffer (the test's own file calls). */
+static const wchar_t *W(const char *utf8) {
+  static wchar_t w[2][MAX_PATH];
+  static int k;
+  k ^= 1;
+  if (MultiByteToWideChar(CP_UTF8, 0, utf8, -1, w[k], MAX_PATH) <= 0)
+    w[k][0] = 0;
+  return w[k];
+}
+
+static void write_raw(const char *path, const char *text) {
+  FILE *f = _wfopen(W(path), L"wb");
+  if (f != NULL) {
+    fputs(text, f);
+    fclose(f);
+  }
+}
+
+static int tmp_count(const char *dir) {
+  char pattern[MAX_PATH];
+  WIN32_FIND_DATAW fd;
+  HANDLE h;
+  int n = 0;
+  snprintf(pattern, sizeof pattern, "%s\\*.tmp", dir);
+  h = FindFirstFileW(W(pattern), &fd);
+  if (h == INVALID_HANDLE_VALUE)
+    return 0;
+  do
+    n++;
+  while (FindNextFileW(h, &fd));
+  FindClose(h);
+  return n;
+}
+
+static void fault(const char *path, const char *dir, olc_step step, int e, olc_status want) {
+  olc_persist_hooks h;
+  olc_persist_options o = opts(200);
+  olc_error err;
+  long before = file_size(path);
+  char what[96];
+  olc_status st;
+  memset(&h, 0, sizeof h);
+  h.fail_step = step;
+  h.fail_errno = e;
+  olc_persist__set_hooks(&h);
+  st = olc_persist__update(NULL, NULL, path, &o, grow, NULL, &err);
+  olc_persist__set_hooks(NULL);
+  snprintf(what, sizeof what, "fault at %s -> %s", olc_step__name(step), olc_status_name(want));
+  CHECK(st == want, what);
+  if (want == OLC_COMMITTED_UNSYNCED || want == OLC_OK)
+    CHECK(file_size(path) == before + 1, "  committed content visible");
+  else
+    CHECK(file_size(path) == before && strcmp(err.where, olc_step__name(step)) == 0,
+          "  file unchanged, where = step");
+  CHECK(tmp_count(dir) == 0, "  no temporary left");
+  o.lock_timeout_ms = 0;
+  CHECK(olc_persist__update(NULL, NULL, path, &o, grow, NULL, &err) == OLC_OK, "  lock released");
+}
+
+int main(int argc, char **argv) {
+  char base[MAX_PATH], dir[MAX_PATH], path[MAX_PATH], leftover[MAX_PATH], buf[1024];
+  char moved[1024], *resolved = NULL;
+  olc_persist_options o = opts(2000);
+  olc_error err;
+  olc_file_id a, b;
+  int written = 0;
+  HANDLE lh;
+  OVERLAPPED ov;
+  DWORD t0;
+  olc_status st;
+  if (argc != 2) {
+    fprintf(stderr, "usage: win_persist_smoke DIR\n");
+    return 2;
+  }
+  snprintf(base, sizeof base, "%s", argv[1]);
+  /* A non-ASCII directory name (UTF-8 "\xc3\xa9" = e-acute). */
+  snprintf(dir, sizeof dir, "%s\\sub\\caf\xc3\xa9", base);
+  snprintf(path, sizeof path, "%s\\store.txt", dir);
+
+  st = olc_persist__update(&a, &written, path, &o, grow, NULL, &err);
+  CHECK(st == OLC_OK && written == 1 && a.exists, "first write creates the directories");
+  if (st != OLC_OK)
+    printf("     %s: %s\n", err.where, err.message);
+  CHECK(file_size(path) == 1, "read back");
+  CHECK(olc_persist__stat(&b, path, &err) == OLC_OK && olc_file_id__equal(&a, &b),
+        "identity after the write");
+  st = olc_persist__update(&b, &written, path, &o, grow, (void *)1, &err);
+  CHECK(st == OLC_OK && written == 0 && olc_file_id__equal(&a, &b), "no-op merge writes nothing");
+
+  /* LockFileEx held through another handle: the writer times out. */
+  snprintf(buf, sizeof buf, "%s.lock", path);
+  lh = CreateFileW(W(buf), GENERIC_READ | GENERIC_WRITE,
+                   FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+                   FILE_ATTRIBUTE_NORMAL, NULL);
+  memset(&ov, 0, sizeof ov);
+  CHECK(lh != INVALID_HANDLE_VALUE &&
+            LockFileEx(lh, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, MAXDWORD,
+                       MAXDWORD, &ov),
+        "second handle locks P.lock");
+  o.lock_timeout_ms = 300;
+  t0 = GetTickCount();
+  st = olc_persist__update(NULL, NULL, path, &o, grow, NULL, &err);
+  CHECK(st == OLC_E_LOCK_TIMEOUT && GetTickCount() - t0 >= 250, "lock timeout");
+  memset(&ov, 0, sizeof ov);
+  UnlockFileEx(lh, 0, MAXDWORD, MAXDWORD, &ov);
+  CloseHandle(lh);
+  CHECK(olc_persist__update(NULL, NULL, path, &o, grow, NULL, &err) == OLC_OK &&
+            file_size(path) == 2,
+        "write after the lock is released");
+
+  fault(path, dir, OLC_STEP_LOCK_OPEN, EIO, OLC_E_IO);
+  fault(path, dir, OLC_STEP_RELOAD, EIO, OLC_E_IO);
+  fault(path, dir, OLC_STEP_TMP_CREATE, EIO, OLC_E_IO);
+  fault(path, dir, OLC_STEP_WRITE, ENOSPC, OLC_E_NOSPC);
+  fault(path, dir, OLC_STEP_FSYNC, EIO, OLC_E_IO);
+  fault(path, dir, OLC_STEP_CLOSE, EIO, OLC_E_IO);
+  fault(path, dir, OLC_STEP_RENAME, EACCES, OLC_E_IO);
+  fault(path, dir, OLC_STEP_DIR_FSYNC, EIO, OLC_COMMITTED_UNSYNCED);
+  fault(path, dir, OLC_STEP_GC, EIO, OLC_OK);
+
+  /* GC: a leftover of a crashed writer is removed (grace 0). */
+  snprintf(leftover, sizeof leftover, "%s.1234.0123456789abcdef.tmp", path);
+  write_raw(leftover, "");
+  CHECK(tmp_count(dir) == 1, "leftover planted");
+  CHECK(olc_persist__update(NULL, NULL, path, &o, grow, NULL, &err) == OLC_OK &&
+            tmp_count(dir) == 0,
+        "gc removes the leftover");
+
+  CHECK(olc_persist__repair(moved, sizeof moved, path, &o, check_x, NULL, &err) == OLC_E_BUSY,
+        "repair leaves a valid file");
+  write_raw(path, "junk");
+  CHECK(olc_persist__repair(moved, sizeof moved, path, &o, check_x, NULL, &err) == OLC_OK &&
+            strstr(moved, ".corrupt-") != NULL && file_size(path) == -1,
+        "repair moves a bad file aside");
+
+  CHECK(olc_persist__resolve(&resolved, path, &err) == OLC_OK && resolved != NULL &&
+            strstr(resolved, "store.txt") != NULL,
+        "resolve");
+  free(resolved);
+
+  SetEnvironmentVariableW(L"LOCALAPPDATA", L"C:\\Users\\u\\AppData\\Local");
+  CHECK(olc_persist__default_path(buf, sizeof buf, &err) == OLC_OK &&
+            strcmp(buf, "C:\\Users\\u\\AppData\\Local\\onnx-light\\calibration_profiles.txt") == 0,
+        "default path under LOCALAPPDATA");
+  CHECK(olc_persist__call_count() > 0, "file-system calls are counted");
+  printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
+  return failures ? 1 : 0;
+}
