@@ -46,6 +46,7 @@ typedef struct ini_params {
   const char *store;  /* file name in tmp */
   const char *extra;  /* more ini text */
   int force_portable; /* [store] force_portable */
+  const char *model;  /* model_digest of workload mm (NULL: none) */
 } ini_params;
 
 static void open_session(session *s, const ini_params *p) {
@@ -59,12 +60,13 @@ static void open_session(session *s, const ini_params *p) {
                    "[calibration]\nwarmup = 1\nmin_repetitions = 3\nmin_seconds = 0.001\n"
                    "max_seconds_per_workload = %s\nabandon_factor = 1.5\n"
                    "[workload.mm]\nbackend = mock_det\noperator = MatMul\n"
-                   "dtype = float32\nm = 8\nn = 4\nk = 2\n"
+                   "dtype = float32\nm = 8\nn = 4\nk = 2\n%s%s\n"
                    "[workload.elsewhere]\nbackend = not_installed\noperator = MatMul\n"
                    "m = 1\n%s",
                    OLC_MOCK_PLUGIN_ROOT, p->scenario ? p->scenario : "good",
                    p->threads ? p->threads : 2u, p->store ? p->store : "profiles.txt",
                    p->force_portable ? "yes" : "no", p->budget ? p->budget : "30",
+                   p->model ? "model_digest = " : "", p->model ? p->model : "",
                    p->extra ? p->extra : "");
   CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
   ini = olc_test_path(tmp, "olc.ini");
@@ -139,7 +141,7 @@ static int has_rejection(const olc_lookup_result *lr, olc_reason reason) {
 /* First run calibrates and saves; the second selects without measuring. */
 static void test_first_then_second_run(void) {
   session s;
-  ini_params p = {NULL, 0, NULL, "first.txt", NULL, 0};
+  ini_params p = {NULL, 0, NULL, "first.txt", NULL, 0, NULL};
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
   progress_log log = {0, 0};
   olc_calibration *cal;
@@ -183,7 +185,7 @@ static void test_first_then_second_run(void) {
   CU_ASSERT_EQUAL(r->selected->level, OLC_LEVEL_EXACT);
   CU_ASSERT_EQUAL(r->selected->origin, OLC_ORIGIN_CALIBRATED);
   CU_ASSERT_STRING_EQUAL(r->selected->implementation, "1");
-  CU_ASSERT_STRING_EQUAL(r->selected->model_digest, "none");
+  CU_ASSERT_STRING_EQUAL(r->selected->model_digest, "");
   CU_ASSERT_EQUAL(r->selected->thread_count, 2);
   m = measurement(r->selected, "median_latency");
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
@@ -245,7 +247,7 @@ static void test_first_then_second_run(void) {
 
 static void calibrate_once(const char *store) {
   session s;
-  ini_params p = {NULL, 0, NULL, store, NULL, 0};
+  ini_params p = {NULL, 0, NULL, store, NULL, 0, NULL};
   olc_calibration *cal;
   open_session(&s, &p);
   cal = calibrate(&s, NULL);
@@ -258,7 +260,7 @@ static void calibrate_once(const char *store) {
  * selected.  A changed implementation rejects both as outdated. */
 static void test_rejection_reasons(void) {
   session s;
-  ini_params p = {NULL, 3, NULL, "reasons.txt", NULL, 0};
+  ini_params p = {NULL, 3, NULL, "reasons.txt", NULL, 0, NULL};
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
   olc_calibration *cal;
   const olc_workload_result *r;
@@ -287,6 +289,28 @@ static void test_rejection_reasons(void) {
   CU_ASSERT(has_rejection(r->lookup, OLC_REASON_OUTDATED_IMPLEMENTATION));
   olc_calibration_free(cal);
   close_session(&s);
+
+  /* Another model: the exact record is rejected, the portable one fits. */
+  p.scenario = NULL;
+  p.model = "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+  open_session(&s, &p);
+  cal = calibrate(&s, &opt);
+  r = find(cal, "mm");
+  CU_ASSERT_EQUAL(r->status, OLC_OK);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r->selected);
+  CU_ASSERT_EQUAL(r->selected->level, OLC_LEVEL_PORTABLE);
+  CU_ASSERT(has_rejection(r->lookup, OLC_REASON_DIFFERENT_MODEL));
+  olc_calibration_free(cal);
+  /* Calibrating it writes an exact record for that model. */
+  opt.select_only = 0;
+  opt.recalibrate = 1;
+  cal = calibrate(&s, &opt);
+  r = find(cal, "mm");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r->selected);
+  CU_ASSERT_EQUAL(r->selected->level, OLC_LEVEL_EXACT);
+  CU_ASSERT_STRING_EQUAL(r->selected->model_digest, p.model);
+  olc_calibration_free(cal);
+  close_session(&s);
 }
 
 /* The key the loop builds for workload mm with 2 threads. */
@@ -302,7 +326,7 @@ static void mm_key(olc_key *k, olc_property *props) {
   k->backend = "mock_det";
   k->operator_name = "MatMul";
   k->implementation = "1";
-  k->model_digest = "none";
+  k->model_digest = "";
   k->processor = "mock-cpu";
   k->thread_count = 2;
   k->structure = props;
@@ -311,7 +335,7 @@ static void mm_key(olc_key *k, olc_property *props) {
 
 static void test_override_wins(void) {
   session s;
-  ini_params p = {NULL, 0, NULL, "override.txt", NULL, 0};
+  ini_params p = {NULL, 0, NULL, "override.txt", NULL, 0, NULL};
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
   olc_save_request req = OLC_SAVE_REQUEST_INIT;
   olc_property props[4];
@@ -342,7 +366,7 @@ static void test_override_wins(void) {
 
 static void test_force_portable(void) {
   session s;
-  ini_params p = {NULL, 0, NULL, "portable.txt", NULL, 0};
+  ini_params p = {NULL, 0, NULL, "portable.txt", NULL, 0, NULL};
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
   olc_calibration *cal;
   const olc_workload_result *r;
@@ -374,7 +398,7 @@ static void test_force_portable(void) {
 
 static void test_select_only_empty(void) {
   session s;
-  ini_params p = {NULL, 0, NULL, "empty.txt", NULL, 0};
+  ini_params p = {NULL, 0, NULL, "empty.txt", NULL, 0, NULL};
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
   olc_calibration *cal;
   const olc_workload_result *r;
@@ -400,7 +424,7 @@ static void test_select_only_empty(void) {
  * selected, the rest are not measured. */
 static void test_time_budget(void) {
   session s;
-  ini_params p = {NULL, 0, "0.0001", "budget.txt", NULL, 0};
+  ini_params p = {NULL, 0, "0.0001", "budget.txt", NULL, 0, NULL};
   olc_calibration *cal;
   const olc_workload_result *r;
   open_session(&s, &p);
@@ -418,7 +442,7 @@ static void test_time_budget(void) {
 
 static void test_bad_arguments(void) {
   session s;
-  ini_params p = {NULL, 0, NULL, "args.txt", NULL, 0};
+  ini_params p = {NULL, 0, NULL, "args.txt", NULL, 0, NULL};
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
   static const char *const names[] = {"mm", "nope"};
   olc_calibration *cal = (olc_calibration *)1;

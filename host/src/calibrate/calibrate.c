@@ -7,10 +7,12 @@
  * its measurements through the plugin's serialized bytes, and a second
  * lookup selects it and explains the rest.
  *
- * The exact key's model digest is the workload's (model = PATH or
- * model_digest) or the fixed string "none" for workloads without a model
- * (micro-benchmarks such as a bare GEMM): exact records then still bind
- * to the processor and thread count.
+ * The key is olc_plugins__make_key's: backend = the plugin's name,
+ * implementation = its version, the workload's operator, the model digest
+ * of model = PATH / model_digest, or "" for workloads without a model
+ * (micro-benchmarks such as a bare GEMM: exact records then still bind to
+ * the processor and thread count), and the plugin's processor, thread
+ * count and structure.
  */
 #include "calibrate/calibrate_int.h"
 
@@ -21,9 +23,6 @@
 
 #include "calibrate/measure.h"
 #include "util/error.h"
-
-/* Model digest of workloads that name no model. */
-#define NO_MODEL_DIGEST "none"
 
 static olc_status set_status(olc_calibration *cal, olc_workload_result *r, olc_status status,
                              const char *fmt, ...) OLC_PRINTF(4, 5);
@@ -258,14 +257,8 @@ static olc_status run_workload(job *j) {
     goto done;
   }
   have_key = 1;
-  j->key.backend = olc_plugins__name(j->plugin);
-  j->key.operator_name = wc->operator_name;
-  j->key.implementation = olc_plugins__version(j->plugin);
-  j->key.model_digest = wc->model_digest != NULL ? wc->model_digest : NO_MODEL_DIGEST;
-  j->key.processor = pk.processor;
-  j->key.thread_count = (int64_t)pk.thread_count;
-  j->key.structure = pk.structure;
-  j->key.structure_count = pk.structure_count;
+  /* The same key as explain, prune and the plugins' lazy lookups. */
+  olc_plugins__make_key(&j->key, j->plugin, &j->w, &pk);
   st = lookup(&lr, j, &e);
   if (st != OLC_OK && st != OLC_E_NOT_FOUND) {
     fatal = set_status(j->cal, r, st, "lookup: %s", e.message);
