@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "config/config.h"
 #include "plugins/plugins_int.h"
 #include "util/error.h"
 
@@ -45,7 +46,9 @@ olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *st
   params.plugin_config_payload = (void *)(uintptr_t)config;
   params.config = config;
   params.force_portable = olc_config_force_portable(config);
-  params.allow_insecure_plugins = options->allow_insecure_plugins;
+  /* Either the caller or [host] allow_insecure_plugins may allow it. */
+  params.allow_insecure_plugins =
+      options->allow_insecure_plugins || olc_config__allow_insecure_plugins(config);
   params.ignore_env = options->ignore_env;
   st = olc_plugins__open(out, &params, store, err);
   free(dirs);

@@ -1,0 +1,240 @@
+/*
+ * tests/loader/test_host_open.c - olc_host_open driven by an ini config
+ * (directories, [plugin.NAME] entries, critical, options, the config's
+ * allow_insecure_plugins) and olc_host_explain against mock_det.
+ */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "olc/host.h"
+#include "olc/store.h"
+#include "plugins/plugins.h"
+#include "test_support.h"
+
+#define ROOT OLC_MOCK_PLUGIN_ROOT
+
+static olc_config *load(const char *text) {
+  olc_config *c = NULL;
+  olc_error err;
+  OLC_ASSERT_OK(olc_config_load_string(&c, text, strlen(text), "test.ini", NULL, &err), &err);
+  return c;
+}
+
+static olc_store *memory_store(void) {
+  olc_store_options o = OLC_STORE_OPTIONS_INIT;
+  olc_store *s = NULL;
+  olc_error err;
+  o.persistence_enabled = 0;
+  OLC_ASSERT_OK(olc_store_open(&s, &o, &err), &err);
+  return s;
+}
+
+static const char *const base_ini = "[host]\n"
+                                    "plugin_dirs = " ROOT "/good, " ROOT "/create_fails\n"
+                                    "threads = 2\n"
+                                    "[store]\n"
+                                    "persistence = false\n"
+                                    "[workload.w1]\n"
+                                    "backend = mock_det\n"
+                                    "operator = MatMul\n"
+                                    "m = 64\n"
+                                    "[workload.w2]\n"
+                                    "backend = missing\n"
+                                    "operator = MatMul\n"
+                                    "[workload.w3]\n"
+                                    "backend = mock_det\n"
+                                    "operator = Softmax\n"
+                                    "[plugin.mock_det]\n"
+                                    "processor = ini-cpu\n";
+
+static void test_open(void) {
+  olc_config *c = load(base_ini);
+  olc_store *s = memory_store();
+  olc_host *h = NULL;
+  olc_host_options o = OLC_HOST_OPTIONS_INIT;
+  olc_error err;
+  o.ignore_env = 1;
+  OLC_ASSERT_OK(olc_host_open(&h, c, s, &o, &err), &err);
+  CU_ASSERT_EQUAL_FATAL(olc_host_report_count(h), 2);
+  CU_ASSERT_EQUAL(olc_host_report(h, 0)->stage, OLC_LOAD_LOADED);
+  CU_ASSERT_EQUAL(olc_host_report(h, 1)->stage, OLC_LOAD_CREATE);
+  CU_ASSERT_PTR_EQUAL(olc_plugins__config(h), c);
+  CU_ASSERT_PTR_EQUAL(olc_plugins__store(h), s);
+  CU_ASSERT_PTR_NOT_NULL(olc_plugins__find(h, "mock_det"));
+  olc_host_free(h);
+  OLC_ASSERT_OK(olc_host_open(&h, c, s, NULL, &err), &err); /* NULL options */
+  olc_host_free(h);
+  o.version = 99;
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_open(&h, c, s, &o, &err), &err);
+  CU_ASSERT_PTR_NULL(h);
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_open(&h, NULL, s, NULL, &err), &err);
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_open(NULL, c, s, NULL, &err), &err);
+  olc_config_free(c);
+  olc_store_free(s);
+}
+
+static void test_critical_from_config(void) {
+  char ini[2048];
+  olc_config *c;
+  olc_host *h = NULL;
+  olc_error err;
+  snprintf(ini, sizeof ini, "%s[plugin.mock_create_fails]\ncritical = true\n", base_ini);
+  c = load(ini);
+  OLC_ASSERT_STATUS(OLC_E_PLUGIN, olc_host_open(&h, c, NULL, NULL, &err), &err);
+  CU_ASSERT_PTR_NULL(h);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "plugin mock_create_fails: critical"));
+  olc_config_free(c);
+  /* enabled = false: not even opened, so not failing either. */
+  snprintf(ini, sizeof ini, "%s[plugin.mock_create_fails]\ncritical = true\nenabled = false\n",
+           base_ini);
+  c = load(ini);
+  OLC_ASSERT_OK(olc_host_open(&h, c, NULL, NULL, &err), &err);
+  CU_ASSERT_EQUAL(olc_host_report(h, 1)->stage, OLC_LOAD_DISABLED);
+  olc_host_free(h);
+  olc_config_free(c);
+}
+
+/* [host] allow_insecure_plugins and the env path, through a config. */
+static void test_insecure_and_env(void) {
+  char *tmp = olc_test_tmpdir("host-open");
+  char *link;
+  char ini[1024];
+  olc_config *c;
+  olc_host *h = NULL;
+  olc_host_options o = OLC_HOST_OPTIONS_INIT;
+  olc_error err;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(tmp);
+  link = olc_test_path(tmp, "det.so");
+  CU_ASSERT_EQUAL(symlink(ROOT "/good/mock_det.so", link), 0);
+  CU_ASSERT_EQUAL(chmod(tmp, 0777), 0);
+  snprintf(ini, sizeof ini, "[host]\nplugin_dirs = %s\n", tmp);
+  c = load(ini);
+  OLC_ASSERT_OK(olc_host_open(&h, c, NULL, NULL, &err), &err);
+  CU_ASSERT_EQUAL(olc_host_report(h, 0)->stage, OLC_LOAD_PERMISSIONS);
+  olc_host_free(h);
+  o.allow_insecure_plugins = 1;
+  OLC_ASSERT_OK(olc_host_open(&h, c, NULL, &o, &err), &err);
+  CU_ASSERT_EQUAL(olc_host_report(h, 0)->stage, OLC_LOAD_LOADED);
+  olc_host_free(h);
+  olc_config_free(c);
+  snprintf(ini, sizeof ini, "[host]\nplugin_dirs = %s\nallow_insecure_plugins = true\n", tmp);
+  c = load(ini);
+  OLC_ASSERT_OK(olc_host_open(&h, c, NULL, NULL, &err), &err);
+  CU_ASSERT_EQUAL(olc_host_report(h, 0)->stage, OLC_LOAD_LOADED);
+  olc_host_free(h);
+  olc_config_free(c);
+  /* OLC_PLUGIN_PATH adds a directory, unless ignore_env. */
+  c = load("[host]\nplugin_dirs = /nonexistent-olc\n");
+  CU_ASSERT_EQUAL(setenv("OLC_PLUGIN_PATH", ROOT "/sorted", 1), 0);
+  OLC_ASSERT_OK(olc_host_open(&h, c, NULL, NULL, &err), &err);
+  CU_ASSERT_EQUAL(olc_plugins__count(h), 3);
+  olc_host_free(h);
+  o.allow_insecure_plugins = 0;
+  o.ignore_env = 1;
+  OLC_ASSERT_OK(olc_host_open(&h, c, NULL, &o, &err), &err);
+  CU_ASSERT_EQUAL(olc_host_report_count(h), 0);
+  olc_host_free(h);
+  CU_ASSERT_EQUAL(unsetenv("OLC_PLUGIN_PATH"), 0);
+  olc_config_free(c);
+  CU_ASSERT_EQUAL(chmod(tmp, 0700), 0);
+  free(link);
+  olc_test_rmtree(tmp);
+  free(tmp);
+}
+
+static void put(olc_store *s, const char *processor, const char *policy, int override) {
+  olc_key key;
+  olc_property st = {"m", "64"};
+  olc_measurement m = {"median_latency", 1.0, "us"};
+  olc_save_request req = OLC_SAVE_REQUEST_INIT;
+  olc_error err;
+  memset(&key, 0, sizeof key);
+  key.backend = "mock_det";
+  key.operator_name = "MatMul";
+  key.implementation = "1";
+  key.model_digest = "";
+  key.processor = processor;
+  key.thread_count = 2;
+  key.structure = &st;
+  key.structure_count = 1;
+  req.key = &key;
+  req.measurements = &m;
+  req.measurement_count = 1;
+  req.policy = policy;
+  req.policy_len = strlen(policy);
+  req.levels = OLC_LEVEL_BIT_EXACT;
+  if (override)
+    OLC_ASSERT_OK(olc_store_install_override(s, &req, &err), &err);
+  else
+    OLC_ASSERT_OK(olc_store_save(s, &req, &err), &err);
+}
+
+static void test_explain(void) {
+  olc_config *c = load(base_ini);
+  olc_store *s = memory_store();
+  olc_host *h = NULL;
+  olc_lookup_result *r = NULL;
+  const olc_record *sel;
+  size_t i;
+  int saw_processor = 0;
+  int saw_validation = 0;
+  olc_error err;
+  OLC_ASSERT_OK(olc_host_open(&h, c, s, NULL, &err), &err);
+  /* Nothing stored: explained, nothing selected. */
+  OLC_ASSERT_STATUS(OLC_E_NOT_FOUND, olc_host_explain(&r, h, "w1", &err), &err);
+  CU_ASSERT_PTR_NOT_NULL(r);
+  olc_lookup_result_free(r);
+  r = NULL;
+  put(s, "ini-cpu", "spin_us=100", 0);
+  put(s, "other-cpu", "spin_us=200", 0);
+  put(s, "ini-cpu-2", "spin_us=300", 0);
+  put(s, "ini-cpu", "not a policy", 1); /* the plugin's validate says no */
+  OLC_ASSERT_OK(olc_host_explain(&r, h, "w1", &err), &err);
+  sel = olc_lookup_result_selected(r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(sel);
+  CU_ASSERT_STRING_EQUAL(sel->processor, "ini-cpu");
+  CU_ASSERT_EQUAL(sel->thread_count, 2);
+  for (i = 0; i < olc_lookup_result_rejected_count(r); i++) {
+    const olc_rejection *rj = olc_lookup_result_rejected(r, i);
+    if (strcmp(rj->record->processor, "other-cpu") == 0)
+      saw_processor = 1;
+    if (rj->reason == OLC_REASON_VALIDATION_FAILED)
+      saw_validation = 1;
+  }
+  CU_ASSERT_TRUE(saw_processor);
+  CU_ASSERT_TRUE(saw_validation);
+  CU_ASSERT_EQUAL(olc_lookup_result_rejected_count(r), 3);
+  olc_lookup_result_free(r);
+  r = NULL;
+  OLC_ASSERT_STATUS(OLC_E_NOT_FOUND, olc_host_explain(&r, h, "nope", &err), &err);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "nope"));
+  OLC_ASSERT_STATUS(OLC_E_UNAVAILABLE, olc_host_explain(&r, h, "w2", &err), &err);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "missing"));
+  OLC_ASSERT_STATUS(OLC_E_UNSUPPORTED, olc_host_explain(&r, h, "w3", &err), &err);
+  CU_ASSERT_PTR_NULL(r);
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_explain(NULL, h, "w1", &err), &err);
+  olc_host_free(h);
+  /* Without a store there is nothing to explain. */
+  OLC_ASSERT_OK(olc_host_open(&h, c, NULL, NULL, &err), &err);
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_explain(&r, h, "w1", &err), &err);
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_prune(h, 1, NULL, NULL, NULL, &err), &err);
+  olc_host_free(h);
+  olc_config_free(c);
+  olc_store_free(s);
+}
+
+int main(int argc, char **argv) {
+  CU_pSuite s;
+  if (CU_initialize_registry() != CUE_SUCCESS)
+    return 1;
+  s = CU_add_suite("host_open", NULL, NULL);
+  CU_add_test(s, "open", test_open);
+  CU_add_test(s, "critical_from_config", test_critical_from_config);
+  CU_add_test(s, "insecure_and_env", test_insecure_and_env);
+  CU_add_test(s, "explain", test_explain);
+  return olc_test_run(argc, argv);
+}
