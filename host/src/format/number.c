@@ -65,6 +65,20 @@ static int number_snprintf_e(char *buf, size_t size, int prec, double v, number_
 }
 #endif
 
+/* Bit tests instead of isfinite/signbit: some C libraries' macros convert
+ * through float and warn under -Wconversion. */
+static int number_finite(double v) {
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof(bits));
+  return ((bits >> 52) & 0x7ff) != 0x7ff;
+}
+
+static int number_negative(double v) {
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof(bits));
+  return (int)(bits >> 63);
+}
+
 static const double number_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
@@ -245,10 +259,10 @@ size_t olc_format__double_text(char *buf, double value) {
   char d[40];
   size_t nd = 0;
   int exp10 = 0;
-  int neg = signbit(value) != 0;
+  int neg = number_negative(value);
   double a = fabs(value);
 
-  if (!isfinite(value))
+  if (!number_finite(value))
     return 0;
   if (a == 0.0) {
     d[0] = '0';
@@ -269,7 +283,7 @@ size_t olc_format__double_text(char *buf, double value) {
 olc_status olc_format__double(olc_buf *out, double value) {
   char buf[OLC_FORMAT_DOUBLE_MAX];
   size_t n;
-  if (!isfinite(value))
+  if (!number_finite(value))
     return OLC_E_INVALID;
   n = olc_format__double_text(buf, value);
   if (n == 0)
@@ -322,7 +336,7 @@ olc_status olc_format__parse_double(double *out, const char *s, size_t len) {
   memcpy(buf, s, len);
   buf[len] = 0;
   v = number_strtod(buf, &end, loc);
-  if (end != buf + len || !isfinite(v))
+  if (end != buf + len || !number_finite(v))
     return OLC_E_MALFORMED;
   *out = v;
   return OLC_OK;

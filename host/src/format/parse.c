@@ -326,8 +326,8 @@ static olc_status parse_field(olc_format_parser *ps, olc_record *r, unsigned *se
     return parse_sep(ps, '\n');
   }
   if (++*fields > ps->lim.max_fields_per_record)
-    return olc_format__fail(ps, kw, OLC_E_MALFORMED, "too many fields (limit %zu)",
-                            ps->lim.max_fields_per_record);
+    return olc_format__fail(ps, kw, OLC_E_MALFORMED, "too many fields (limit %llu)",
+                            (unsigned long long)ps->lim.max_fields_per_record);
   if ((r->level == OLC_LEVEL_EXACT && f == PF_STRUCTURE) ||
       (r->level == OLC_LEVEL_PORTABLE &&
        (f == PF_MODEL_DIGEST || f == PF_PROCESSOR || f == PF_THREAD_COUNT)))
@@ -422,8 +422,8 @@ static olc_status parse_record(olc_format_parser *ps, const unsigned char *kw) {
   ps->ms_count = 0;
   ps->props_count = 0;
   if (ps->set->count >= ps->lim.max_records)
-    return olc_format__fail(ps, kw, OLC_E_MALFORMED, "too many records (limit %zu)",
-                            ps->lim.max_records);
+    return olc_format__fail(ps, kw, OLC_E_MALFORMED, "too many records (limit %llu)",
+                            (unsigned long long)ps->lim.max_records);
   ps->p = kw + 7;
   st = parse_profile_line(ps, &r);
   while (st == OLC_OK && !done) {
@@ -524,8 +524,8 @@ olc_status olc_format__parse(olc_recset *out, const unsigned char *bytes, size_t
   ps.lim = limits != NULL ? *limits : defaults;
   if (len > ps.lim.max_file_size) {
     /* checked before reading a byte: nothing is allocated or scanned */
-    st = olc_error__set(err, OLC_E_LIMIT, "parse", "file too large (%zu bytes, limit %zu)", len,
-                        ps.lim.max_file_size);
+    st = olc_error__set(err, OLC_E_LIMIT, "parse", "file too large (%llu bytes, limit %llu)",
+                        (unsigned long long)len, (unsigned long long)ps.lim.max_file_size);
     olc_error__at(err, 0, 0, (uint64_t)ps.lim.max_file_size);
     return st;
   }
