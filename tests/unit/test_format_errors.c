@@ -68,6 +68,7 @@ void fmt_check_error(const char *in, size_t len, const olc_format_limits *lim, o
 
 static void test_header_errors(void) {
   ERR("", 1, 1, "empty file");
+  fmt_check_error(NULL, 0, NULL, OLC_E_MALFORMED, 1, 1, "empty file");
   ERR("onnx_light_calibration_profile 1\n", 1, 31, "bad header");
   ERR("ONNX_light_calibration_profiles 1\n", 1, 1, "bad header");
   ERR("onnx_light_calib", 1, 17, "header cut short");

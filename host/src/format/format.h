@@ -53,7 +53,10 @@ olc_status olc_format__parse(olc_recset *out, const unsigned char *bytes, size_t
 /*
  * Appends the canonical serialization of set to out: the header, then every
  * record in canonical order (the order of olc_recset__sort) with a fixed
- * field order.  Does not modify set.  Returns OLC_OK or OLC_E_NOMEM.
+ * field order.  Does not modify set.  Returns OLC_OK or OLC_E_NOMEM, or
+ * OLC_E_INVALID for a record the reader would reject (a non-finite
+ * measurement, a negative thread count); out may then hold a partial text.
+ * A set that is already in canonical order is written without sorting.
  */
 olc_status olc_format__write(olc_buf *out, const olc_recset *set);
 
@@ -61,7 +64,10 @@ olc_status olc_format__write(olc_buf *out, const olc_recset *set);
 olc_status olc_format__quote(olc_buf *out, const unsigned char *s, size_t len);
 
 /* Appends the shortest decimal text of a finite double that reads back
- * bit-identically, independent of the C locale ("2.5", "1e-07", "-0"). */
+ * bit-identically, independent of the C locale: the fewest significant
+ * digits, in fixed or scientific form, whichever is shorter (fixed on a
+ * tie), as C++17 std::to_chars writes it ("2.5", "100", "1e+06", "1e-07",
+ * "-0").  OLC_E_INVALID for inf/nan. */
 olc_status olc_format__double(olc_buf *out, double value);
 
 /* Parses a double written by olc_format__double (or any decimal/exponent

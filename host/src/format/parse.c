@@ -529,6 +529,8 @@ olc_status olc_format__parse(olc_recset *out, const unsigned char *bytes, size_t
     olc_error__at(err, 0, 0, (uint64_t)ps.lim.max_file_size);
     return st;
   }
+  if (bytes == NULL)
+    bytes = (const unsigned char *)""; /* an empty file given as NULL */
   ps.base = bytes;
   ps.p = bytes;
   ps.end = bytes + len;
