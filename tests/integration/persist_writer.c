@@ -9,8 +9,8 @@
  *                                     on stdout, then sleeps MS ms
  *   persist_writer forkexec PATH SELF one update whose merge runs
  *                                     "SELF fdcheck" and fails if it fails
- *   persist_writer fdcheck            exit 3 when a *.lock or *.tmp file is
- *                                     open in this process (inherited)
+ *   persist_writer fdcheck PREFIX     exit 3 when a PREFIX*.lock or *.tmp
+ *                                     file is open in this process
  *   persist_writer timeout PATH MS    one update with lock timeout MS; exit
  *                                     0 on OLC_E_LOCK_TIMEOUT, 1 otherwise
  *
@@ -33,6 +33,7 @@ typedef struct job {
   const char *key;
   long hold_ms;
   const char *self;
+  const char *path;
 } job;
 
 static olc_status merge(olc_buf *out, int *unchanged, const unsigned char *base, size_t len,
@@ -63,7 +64,7 @@ static olc_status merge(olc_buf *out, int *unchanged, const unsigned char *base,
     int status = 0;
     pid_t pid = fork();
     if (pid == 0) {
-      execl(j->self, j->self, "fdcheck", (char *)NULL);
+      execl(j->self, j->self, "fdcheck", j->path, (char *)NULL);
       _exit(127);
     }
     if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
@@ -78,7 +79,9 @@ static olc_status merge(olc_buf *out, int *unchanged, const unsigned char *base,
   return st;
 }
 
-static int fdcheck(void) {
+/* Only descriptors under prefix count: the test runner may pass its own
+ * (ctest's log file, for one). */
+static int fdcheck(const char *prefix) {
   DIR *d = opendir("/proc/self/fd");
   struct dirent *e;
   int bad = 0;
@@ -94,6 +97,8 @@ static int fdcheck(void) {
       continue;
     target[n] = 0;
     l = (size_t)n;
+    if (strncmp(target, prefix, strlen(prefix)) != 0)
+      continue;
     if ((l > 5 && strcmp(target + l - 5, ".lock") == 0) ||
         (l > 4 && strcmp(target + l - 4, ".tmp") == 0)) {
       fprintf(stderr, "persist_writer: inherited descriptor %s -> %s\n", e->d_name, target);
@@ -119,10 +124,10 @@ static int update(const char *path, job *j, int64_t timeout_ms, olc_status *out)
 }
 
 int main(int argc, char **argv) {
-  job j = {NULL, 0, NULL};
+  job j = {NULL, 0, NULL, NULL};
   olc_status st;
-  if (argc == 2 && strcmp(argv[1], "fdcheck") == 0)
-    return fdcheck();
+  if (argc == 3 && strcmp(argv[1], "fdcheck") == 0)
+    return fdcheck(argv[2]);
   if (argc == 5 && strcmp(argv[1], "inc") == 0) {
     long i, n = atol(argv[3]);
     j.key = argv[4];
@@ -137,6 +142,7 @@ int main(int argc, char **argv) {
   }
   if (argc == 4 && strcmp(argv[1], "forkexec") == 0) {
     j.self = argv[3];
+    j.path = argv[2];
     return update(argv[2], &j, 30000, &st);
   }
   if (argc == 4 && strcmp(argv[1], "timeout") == 0) {

@@ -240,7 +240,7 @@ static void test_c6_holder_death(void) {
 
 static void test_c7_fd_inheritance(void) {
   const char *argv[] = {OLC_PERSIST_WRITER, "forkexec", path, OLC_PERSIST_WRITER, NULL};
-  const char *check[] = {OLC_PERSIST_WRITER, "fdcheck", NULL};
+  const char *check[] = {OLC_PERSIST_WRITER, "fdcheck", dir, NULL};
   char *leak = olc_test_path(dir, "leak.lock");
   int status, fd;
   fresh_dir();
