@@ -19,6 +19,9 @@
 #error "OLC_MOCK_PLUGIN_ROOT must be defined"
 #endif
 
+/* The exact identity of workload mm, which names no model. */
+#define MM_IDENTITY "workload:dtype=float32;k=2;m=8;n=4"
+
 static char *tmp;
 
 static int setup(void) {
@@ -185,7 +188,7 @@ static void test_first_then_second_run(void) {
   CU_ASSERT_EQUAL(r->selected->level, OLC_LEVEL_EXACT);
   CU_ASSERT_EQUAL(r->selected->origin, OLC_ORIGIN_CALIBRATED);
   CU_ASSERT_STRING_EQUAL(r->selected->implementation, "1");
-  CU_ASSERT_STRING_EQUAL(r->selected->model_digest, "");
+  CU_ASSERT_STRING_EQUAL(r->selected->model_digest, MM_IDENTITY);
   CU_ASSERT_EQUAL(r->selected->thread_count, 2);
   m = measurement(r->selected, "median_latency");
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
@@ -326,7 +329,7 @@ static void mm_key(olc_key *k, olc_property *props) {
   k->backend = "mock_det";
   k->operator_name = "MatMul";
   k->implementation = "1";
-  k->model_digest = "";
+  k->model_digest = MM_IDENTITY;
   k->processor = "mock-cpu";
   k->thread_count = 2;
   k->structure = props;

@@ -156,6 +156,21 @@ static void test_every_key(void) {
   olc_config_free(c);
 }
 
+/* Workloads without a model get an identity from their sorted properties:
+ * different shapes, different exact records. */
+static void test_structural_identity(void) {
+  olc_config *c = load_ok("[workload.a]\nbackend = b\noperator = o\nn = 2\nm = 1\n"
+                          "[workload.b]\nbackend = b\noperator = o\nm = 1\nn = 3\n"
+                          "[workload.c]\nbackend = b\noperator = o\n",
+                          NULL);
+  CU_ASSERT_STRING_EQUAL(olc_config_find_workload(c, "a")->model_digest, "workload:m=1;n=2");
+  CU_ASSERT_STRING_EQUAL(olc_config_find_workload(c, "b")->model_digest, "workload:m=1;n=3");
+  CU_ASSERT_STRING_EQUAL(olc_config_find_workload(c, "c")->model_digest, "workload:");
+  /* File order of the properties is kept for the plugin. */
+  CU_ASSERT_STRING_EQUAL(olc_config_find_workload(c, "a")->properties[0].name, "n");
+  olc_config_free(c);
+}
+
 static void test_booleans(void) {
   static const char *const yes[] = {"true", "TRUE", "yes", "On", "1"};
   static const char *const no[] = {"false", "No", "off", "0"};
@@ -492,7 +507,8 @@ static void test_examples(void) {
   olc_config_free(c);
   c = load_example("minimal.ini");
   CU_ASSERT_EQUAL(olc_config_workload_count(c), 1u);
-  CU_ASSERT_PTR_NULL(olc_config_workload(c, 0)->model_digest);
+  CU_ASSERT_STRING_EQUAL(olc_config_workload(c, 0)->model_digest,
+                         "workload:dtype=float32;k=1024;m=1024;n=1024");
   olc_config_free(c);
   c = load_example("in_memory.ini");
   olc_config_store_options(c, &so);
@@ -509,6 +525,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "defaults", test_defaults);
   CU_add_test(s, "every key", test_every_key);
   CU_add_test(s, "booleans", test_booleans);
+  CU_add_test(s, "identity of workloads without a model", test_structural_identity);
   CU_add_test(s, "unknown keys and sections", test_unknown_keys);
   CU_add_test(s, "bad values", test_bad_values);
   CU_add_test(s, "duplicates", test_duplicates);

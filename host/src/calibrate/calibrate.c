@@ -8,11 +8,11 @@
  * lookup selects it and explains the rest.
  *
  * The key is olc_plugins__make_key's: backend = the plugin's name,
- * implementation = its version, the workload's operator, the model digest
- * of model = PATH / model_digest, or "" for workloads without a model
- * (micro-benchmarks such as a bare GEMM: exact records then still bind to
- * the processor and thread count), and the plugin's processor, thread
- * count and structure.
+ * implementation = its version, the workload's operator and model digest
+ * (model = PATH / model_digest; for a workload without a model the config
+ * supplies "workload:<sorted properties>", so that exact records of
+ * different shapes stay apart), and the plugin's processor, thread count
+ * and structure.
  */
 #include "calibrate/calibrate_int.h"
 

@@ -512,6 +512,43 @@ static int handler(void *user, const char *section, const char *name, const char
 
 /* -------------------------------------------------------------- finish */
 
+static int cmp_property(const void *a, const void *b) {
+  return strcmp(((const olc_property *)a)->name, ((const olc_property *)b)->name);
+}
+
+/*
+ * The identity of a workload that names no model: "workload:" and its
+ * properties sorted by name, "name=value" joined by ';'.  The exact store
+ * key has no structure of its own, so without this every model-less
+ * workload of a plugin (a 256^3 and a 512^3 GEMM) would share one exact
+ * record.  Readable on purpose: `olc explain` shows it when it differs.
+ */
+static int structural_digest(parser *p, olc_workload_config *w, const olc_config_kvs *props) {
+  olc_property *sorted = NULL;
+  size_t i, pos, len = sizeof "workload:";
+  char *text;
+  for (i = 0; i < props->count; i++)
+    len += strlen(props->items[i].name) + strlen(props->items[i].value) + 2;
+  text = olc_arena__alloc(&p->cfg->arena, len);
+  if (props->count > 0)
+    sorted = malloc(props->count * sizeof *sorted);
+  if (text == NULL || (props->count > 0 && sorted == NULL)) {
+    free(sorted);
+    return nomem(p);
+  }
+  if (props->count > 0) {
+    memcpy(sorted, props->items, props->count * sizeof *sorted);
+    qsort(sorted, props->count, sizeof *sorted, cmp_property);
+  }
+  pos = (size_t)snprintf(text, len, "workload:");
+  for (i = 0; i < props->count; i++)
+    pos += (size_t)snprintf(text + pos, len - pos, "%s%s=%s", i > 0 ? ";" : "", sorted[i].name,
+                            sorted[i].value);
+  free(sorted);
+  w->model_digest = text;
+  return 1;
+}
+
 static int finish(parser *p) {
   olc_config *c = p->cfg;
   size_t i;
@@ -524,6 +561,8 @@ static int finish(parser *p) {
       return fail(p, w->line, OLC_E_CONFIG, "[workload.%s] has no %s", w->name, missing);
     w->properties = c->workloads[i].props.items;
     w->property_count = c->workloads[i].props.count;
+    if (w->model_digest == NULL && !structural_digest(p, w, &c->workloads[i].props))
+      return 0;
   }
   for (i = 0; i < c->plugin_count; i++) {
     c->plugins[i].pub.entries = c->plugins[i].entries.items;
