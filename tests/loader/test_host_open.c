@@ -146,6 +146,8 @@ static void test_insecure_and_env(void) {
   free(tmp);
 }
 
+static const char *w1_digest = "";
+
 static void put(olc_store *s, const char *processor, const char *policy, int override) {
   olc_key key;
   olc_property st = {"m", "64"};
@@ -156,7 +158,7 @@ static void put(olc_store *s, const char *processor, const char *policy, int ove
   key.backend = "mock_det";
   key.operator_name = "MatMul";
   key.implementation = "1";
-  key.model_digest = "";
+  key.model_digest = w1_digest;
   key.processor = processor;
   key.thread_count = 2;
   key.structure = &st;
@@ -184,6 +186,10 @@ static void test_explain(void) {
   int saw_validation = 0;
   olc_error err;
   OLC_ASSERT_OK(olc_host_open(&h, c, s, NULL, &err), &err);
+  /* The exact key carries the workload's digest as the config gives it. */
+  CU_ASSERT_PTR_NOT_NULL_FATAL(olc_config_find_workload(c, "w1"));
+  if (olc_config_find_workload(c, "w1")->model_digest != NULL)
+    w1_digest = olc_config_find_workload(c, "w1")->model_digest;
   /* Nothing stored: explained, nothing selected. */
   OLC_ASSERT_STATUS(OLC_E_NOT_FOUND, olc_host_explain(&r, h, "w1", &err), &err);
   CU_ASSERT_PTR_NOT_NULL(r);

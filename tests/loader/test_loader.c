@@ -224,6 +224,8 @@ static void test_broken_files(void) {
   char *tmp = olc_test_tmpdir("loader-broken");
   char *p;
   const char *dirs[1];
+  const char *dirs2[2];
+  size_t before;
   olc_host *h = NULL;
   olc_error err;
   const olc_load_entry *e;
@@ -259,6 +261,16 @@ static void test_broken_files(void) {
   CU_ASSERT_EQUAL(e->stage, OLC_LOAD_OPEN);
   CU_ASSERT_PTR_NOT_NULL(strstr(e->message, "x.so")); /* dlerror names the file */
   check_mock_det_works(h);
+  olc_host_free(h);
+  /* The link and the real file are one library: the second is a duplicate,
+   * and the first keeps its services (key logs through them). */
+  dirs2[0] = MOCK_DIR("good");
+  dirs2[1] = tmp;
+  OLC_ASSERT_OK(open_dirs(&h, dirs2, 2, NULL, 0, 1, &err), &err);
+  CU_ASSERT_EQUAL(olc_host_report(h, 2)->stage, OLC_LOAD_DUPLICATE);
+  before = olc_plugins__log_count(h);
+  check_mock_det_works(h);
+  CU_ASSERT_EQUAL(olc_plugins__log_count(h), before + 1);
   olc_host_free(h);
   olc_test_rmtree(tmp);
   free(tmp);
@@ -436,10 +448,14 @@ static void test_two_hosts(void) {
   olc_error err;
   OLC_ASSERT_OK(open_dirs(&a, dirs, 1, NULL, 0, 1, &err), &err);
   OLC_ASSERT_OK(open_dirs(&b, dirs, 1, NULL, 0, 1, &err), &err);
+  size_t before;
   check_mock_det_works(a);
   check_mock_det_works(b);
   olc_host_free(b);
+  /* a's services work again once b let go of the library: key logs. */
+  before = olc_plugins__log_count(a);
   check_mock_det_works(a);
+  CU_ASSERT_EQUAL(olc_plugins__log_count(a), before + 1);
   olc_host_free(a);
 }
 

@@ -154,6 +154,7 @@ static int32_t mock_key(void *instance, const olc_plugin_workload *w,
   const char *processor = m->processor;
   int32_t rc = OLC_PLUGIN_OK;
   uint32_t i;
+  mock_log(OLC_PLUGIN_LOG_DEBUG, "key");
   if (strcmp(m->key_mode, "unsupported") == 0 || !mock_serves(w)) {
     mock_error(OLC_PLUGIN_E_UNSUPPORTED, "operator not served by the mock");
     return OLC_PLUGIN_E_UNSUPPORTED;

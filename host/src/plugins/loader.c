@@ -140,13 +140,6 @@ static olc_status push_plugin(olc_host *h, olc_loaded_plugin *lp) {
   return OLC_OK;
 }
 
-static void detach(olc_plugins_lib *lib, olc_loaded_plugin *lp, olc_loaded_plugin *restore) {
-  olc_plugins__lock();
-  if (lib->current == lp)
-    lib->current = restore;
-  olc_plugins__unlock();
-}
-
 /* Calls create with the [plugin.NAME] entries; lp is attached to its lib. */
 static olc_status create_instance(load_ctx *lc, olc_loaded_plugin *lp, olc_error *err) {
   const olc_plugin_config *cfg = plugin_cfg(lc->params, lc->name);
@@ -201,7 +194,6 @@ static olc_status enter(load_ctx *lc, olc_plugin_entry_fn entry, olc_loaded_plug
                         olc_error *err) {
   const olc_plugin *t = NULL;
   olc_loaded_plugin *lp = calloc(1, sizeof *lp);
-  olc_loaded_plugin *prev;
   const char *pmsg;
   char msg[MSG_SIZE];
   int32_t rc;
@@ -211,7 +203,7 @@ static olc_status enter(load_ctx *lc, olc_plugin_entry_fn entry, olc_loaded_plug
     return olc_error__set(err, OLC_E_NOMEM, "load", "out of memory");
   lp->host = lc->host;
   lp->lib = lc->lib;
-  prev = olc_plugins__lib_attach(lc->lib, lp);
+  olc_plugins__lib_attach(lc->lib, lp);
   olc_plugins__lifecycle_lock();
   olc_plugins__error_clear();
   rc = entry(OLC_PLUGIN_ABI_MAJOR, &lc->lib->services, &t);
@@ -258,7 +250,7 @@ static olc_status enter(load_ctx *lc, olc_plugin_entry_fn entry, olc_loaded_plug
   *out = lp;
   return OLC_OK;
 fail:
-  detach(lc->lib, lp, prev);
+  olc_plugins__lib_detach(lc->lib, lp);
   free(lp);
   return st == OLC_OK ? SKIPPED : st;
 }
@@ -349,9 +341,7 @@ destroy:
   lp->table->destroy(lp->instance);
   olc_plugins__lifecycle_unlock();
 drop:
-  /* The previous owner of the library (another host) is not restored; a
-   * library serves the host that loaded it last. */
-  detach(lc.lib, lp, NULL);
+  olc_plugins__lib_detach(lc.lib, lp);
   free(lp);
   return st == SKIPPED ? OLC_OK : st;
 }
@@ -496,7 +486,7 @@ void olc_host_free(olc_host *host) {
       lp->table->destroy(lp->instance);
       olc_plugins__lifecycle_unlock();
     }
-    detach(lp->lib, lp, NULL);
+    olc_plugins__lib_detach(lp->lib, lp);
     free(lp);
   }
   free(host->plugins);

@@ -34,8 +34,9 @@ typedef struct olc_plugins_lib {
   olc_plugin_host services;
   void *handle;
   char *path;
-  /* The loaded plugin this library currently serves (global lock); NULL
-   * while no host holds it. */
+  /* The loaded plugins of live hosts that hold this library, most recent
+   * first (global lock); the services act for the first.  NULL while no
+   * host holds it. */
   olc_loaded_plugin *current;
   struct olc_plugins_lib *next;
 } olc_plugins_lib;
@@ -49,6 +50,7 @@ struct olc_loaded_plugin {
   const char *path;
   void *instance;
   int created;
+  olc_loaded_plugin *lib_next; /* next holder of the same library */
 };
 
 typedef struct olc_plugins_log_line {
@@ -106,8 +108,10 @@ olc_status olc_plugins__report_add(olc_host *host, const char *path, const char 
 
 /* The library record for handle (created on first use), or NULL on OOM. */
 olc_plugins_lib *olc_plugins__lib_get(void *handle, const char *path);
-/* Points lib at p (NULL: no host), returning what it pointed at before. */
-olc_loaded_plugin *olc_plugins__lib_attach(olc_plugins_lib *lib, olc_loaded_plugin *p);
+/* Makes p the plugin lib's services act for; detach undoes it (p may be
+ * anywhere in the list of holders; absent is fine). */
+void olc_plugins__lib_attach(olc_plugins_lib *lib, olc_loaded_plugin *p);
+void olc_plugins__lib_detach(olc_plugins_lib *lib, olc_loaded_plugin *p);
 /* Clears the calling thread's set_error slot before calling into lib. */
 void olc_plugins__error_clear(void);
 /* The message lib's plugin set on this thread since the last clear, or NULL. */

@@ -4,8 +4,9 @@
  *
  * One table per shared library, kept until the process ends (the plugin may
  * keep the pointer that long); its ctx is the library record, which knows
- * the loaded plugin currently attached to it.  A library loaded by two hosts
- * at once serves the one that loaded it last.
+ * the loaded plugins attached to it.  A library loaded by two hosts at once
+ * serves the one that loaded it last, and the other again once that one is
+ * freed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,13 +269,23 @@ olc_plugins_lib *olc_plugins__lib_get(void *handle, const char *path) {
   return lib;
 }
 
-olc_loaded_plugin *olc_plugins__lib_attach(olc_plugins_lib *lib, olc_loaded_plugin *p) {
-  olc_loaded_plugin *old;
+void olc_plugins__lib_attach(olc_plugins_lib *lib, olc_loaded_plugin *p) {
   olc_plugins__lock();
-  old = lib->current;
+  p->lib_next = lib->current;
   lib->current = p;
   olc_plugins__unlock();
-  return old;
+}
+
+void olc_plugins__lib_detach(olc_plugins_lib *lib, olc_loaded_plugin *p) {
+  olc_loaded_plugin **link;
+  olc_plugins__lock();
+  for (link = &lib->current; *link != NULL; link = &(*link)->lib_next)
+    if (*link == p) {
+      *link = p->lib_next;
+      break;
+    }
+  p->lib_next = NULL;
+  olc_plugins__unlock();
 }
 
 void olc_plugins__error_clear(void) {
