@@ -289,6 +289,66 @@ static void test_unsorted_structure_matches(void) {
   olc_store_free(s);
 }
 
+/* The candidate index (default lookups) must report exactly what a scan of
+ * the whole bucket (all_candidates) reports, less DIFFERENT_IDENTITY. */
+static void test_index_agrees_with_scan(void) {
+  static const char *impls[] = {"1", "2", "10"};
+  static const char *models[] = {"ma", "mb", "mc"};
+  static const char *procs[] = {"px", "py"};
+  static const olc_property s1[1] = {{"dtype", "f16"}};
+  static const olc_property s2[2] = {{"dtype", "f32"}, {"n", "4"}};
+  olc_store *s = tsu_open_memory();
+  unsigned seed = 12345u;
+  int i, round;
+  olc_error e;
+  for (i = 0; i < 200; i++) {
+    olc_key k = tsu_key(impls[i % 3], models[(i / 3) % 3], procs[(i / 9) % 2], 1 + (i / 18) % 2);
+    k.structure = (i / 36) % 2 ? s2 : s1;
+    k.structure_count = (i / 36) % 2 ? 2 : 1;
+    OLC_ASSERT_OK(tsu_put(s, &k, "p", OLC_LEVELS_DEFAULT, (i / 72) % 2, &e), &e);
+  }
+  for (round = 0; round < 300; round++) {
+    olc_lookup_result *a, *b;
+    olc_key k;
+    size_t ia, ib;
+    seed = seed * 1103515245u + 12345u;
+    k = tsu_key(impls[(seed >> 8) % 3], models[(seed >> 12) % 3], procs[(seed >> 16) % 2],
+                1 + (int64_t)((seed >> 20) % 3));
+    k.structure = (seed >> 24) % 2 ? s2 : s1;
+    k.structure_count = (seed >> 24) % 2 ? 2 : (seed >> 25) % 2;
+    if ((seed >> 27) % 4 == 0) {
+      k.model_digest = NULL;
+      k.processor = NULL;
+    }
+    {
+      olc_lookup_options o = OLC_LOOKUP_OPTIONS_INIT;
+      o.key = &k;
+      o.force_portable = (int)((seed >> 29) % 2);
+      a = NULL;
+      b = NULL;
+      (void)olc_store_lookup(&a, s, &o, &e);
+      o.all_candidates = 1;
+      (void)olc_store_lookup(&b, s, &o, &e);
+    }
+    CU_ASSERT_FATAL(a != NULL && b != NULL);
+    CU_ASSERT_PTR_EQUAL(olc_lookup_result_selected(a), olc_lookup_result_selected(b));
+    for (ia = 0, ib = 0; ib < olc_lookup_result_rejected_count(b); ib++) {
+      const olc_rejection *rb = olc_lookup_result_rejected(b, ib), *ra;
+      if (rb->reason == OLC_REASON_DIFFERENT_IDENTITY)
+        continue;
+      ra = olc_lookup_result_rejected(a, ia++);
+      CU_ASSERT_PTR_NOT_NULL_FATAL(ra);
+      CU_ASSERT_PTR_EQUAL(ra->record, rb->record);
+      CU_ASSERT_EQUAL(ra->reason, rb->reason);
+      CU_ASSERT_STRING_EQUAL(ra->message, rb->message);
+    }
+    CU_ASSERT_EQUAL(ia, olc_lookup_result_rejected_count(a));
+    olc_lookup_result_free(a);
+    olc_lookup_result_free(b);
+  }
+  olc_store_free(s);
+}
+
 int main(int argc, char **argv) {
   CU_pSuite suite;
   if (CU_initialize_registry() != CUE_SUCCESS)
@@ -303,5 +363,6 @@ int main(int argc, char **argv) {
   CU_add_test(suite, "lookup_rejects_bad_keys", test_lookup_rejects_bad_keys);
   CU_add_test(suite, "version_order", test_version_order);
   CU_add_test(suite, "unsorted_structure_matches", test_unsorted_structure_matches);
+  CU_add_test(suite, "index_agrees_with_scan", test_index_agrees_with_scan);
   return olc_test_run(argc, argv);
 }

@@ -1,8 +1,10 @@
 /*
  * store/lookup.c - precedence, the validator and the rejection list.
  *
- * Only the records of the key's backend and operator are examined (one
- * bucket of the snapshot index), so a lookup costs the size of that bucket.
+ * Only the records of the key's backend and operator are examined: with
+ * all_candidates one bucket of the snapshot index, otherwise only the
+ * records the candidate index (index.c) names, so a lookup costs the size
+ * of its answer.
  * A record is a candidate when it matches the key or differs from it in
  * exactly one identity field; the reason names that field.  With
  * all_candidates every record of the bucket is reported, and one that
@@ -266,27 +268,66 @@ static olc_status choose(lookup_ctx *c, const olc_record *matched[5]) {
   return st;
 }
 
-static olc_status scan_bucket(lookup_ctx *c, const olc_snapshot *snap) {
-  const olc_record *matched[5] = {NULL, NULL, NULL, NULL, NULL};
+static olc_status consider(lookup_ctx *c, const olc_record *r, const olc_record *matched[5]) {
   char msg[512];
+  unsigned d = diff_fields(r, c);
+  if (d == 0) {
+    int p = (int)olc_record_precedence(r);
+    if (matched[p] == NULL)
+      matched[p] = r;
+    return OLC_OK;
+  }
+  if ((d & (d - 1)) == 0) {
+    olc_reason why = single_reason(msg, sizeof msg, r, d, c);
+    return reject(c, r, why, msg);
+  }
+  if (c->opts->all_candidates) {
+    identity_message(msg, sizeof msg, r, d, c);
+    return reject(c, r, OLC_REASON_DIFFERENT_IDENTITY, msg);
+  }
+  return OLC_OK;
+}
+
+/* Every record of the backend and operator (all_candidates, or when the
+ * candidate index could not be built). */
+static olc_status scan_bucket(lookup_ctx *c, const olc_snapshot *snap,
+                              const olc_record *matched[5]) {
   size_t first, count, i;
   olc_status st = OLC_OK;
   olc_snapshot__bucket(snap, c->key->backend, c->key->operator_name, &first, &count);
-  for (i = 0; i < count && st == OLC_OK; i++) {
-    const olc_record *r = olc_snapshot__at(snap, first + i);
-    unsigned d = diff_fields(r, c);
-    if (d == 0) {
-      int p = (int)olc_record_precedence(r);
-      if (matched[p] == NULL)
-        matched[p] = r;
-    } else if ((d & (d - 1)) == 0) {
-      olc_reason why = single_reason(msg, sizeof msg, r, d, c);
-      st = reject(c, r, why, msg);
-    } else if (c->opts->all_candidates) {
-      identity_message(msg, sizeof msg, r, d, c);
-      st = reject(c, r, OLC_REASON_DIFFERENT_IDENTITY, msg);
-    }
+  for (i = 0; i < count && st == OLC_OK; i++)
+    st = consider(c, olc_snapshot__at(snap, first + i), matched);
+  return st;
+}
+
+/* Only the records the candidate index names: the cost follows the size of
+ * the answer, not of the bucket. */
+static olc_status scan_candidates(lookup_ctx *c, olc_snapshot *snap, const olc_record *matched[5]) {
+  olc_cand_fields kf;
+  size_t *idx = NULL, n = 0, i;
+  olc_status st;
+  olc_cand__fields(&kf, c->key->backend, c->key->operator_name, c->key->implementation,
+                   c->key->model_digest, c->key->processor, c->key->thread_count, c->props,
+                   c->nprops);
+  st = olc_cand__find(&idx, &n, snap, &kf, c->has_exact, 1);
+  if (st != OLC_OK)
+    return scan_bucket(c, snap, matched);
+  for (i = 0; i < n && st == OLC_OK; i++) {
+    const olc_record *r = &snap->set.recs[idx[i]];
+    /* A hash collision may bring a record of another bucket. */
+    if (strcmp(r->backend, c->key->backend) != 0 ||
+        strcmp(r->operator_name, c->key->operator_name) != 0)
+      continue;
+    st = consider(c, r, matched);
   }
+  free(idx);
+  return st;
+}
+
+static olc_status find(lookup_ctx *c, olc_snapshot *snap) {
+  const olc_record *matched[5] = {NULL, NULL, NULL, NULL, NULL};
+  olc_status st =
+      c->opts->all_candidates ? scan_bucket(c, snap, matched) : scan_candidates(c, snap, matched);
   if (st == OLC_OK)
     st = choose(c, matched);
   if (st == OLC_OK && c->res->rejected_count > 1)
@@ -325,7 +366,7 @@ olc_status olc_store_lookup(olc_lookup_result **out, olc_store *store,
   c.has_exact = olc_store__key_has_exact(options->key);
   c.res = res;
   /* The validator runs here, without any lock held. */
-  st = scan_bucket(&c, res->snap);
+  st = find(&c, res->snap);
   free(props);
   if (st != OLC_OK) {
     olc_lookup_result_free(res);

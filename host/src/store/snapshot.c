@@ -9,6 +9,8 @@ void olc_mutex__init(olc_mutex *m) { InitializeSRWLock(m); }
 void olc_mutex__destroy(olc_mutex *m) { (void)m; }
 void olc_mutex__lock(olc_mutex *m) { AcquireSRWLockExclusive(m); }
 void olc_mutex__unlock(olc_mutex *m) { ReleaseSRWLockExclusive(m); }
+int olc_flag__get(olc_flag *f) { return InterlockedCompareExchange(f, 0, 0) != 0; }
+void olc_flag__set(olc_flag *f) { InterlockedExchange(f, 1); }
 static void refs_init(olc_refcount *r) { *r = 1; }
 static void refs_inc(olc_refcount *r) { InterlockedIncrement(r); }
 static int refs_dec_is_last(olc_refcount *r) { return InterlockedDecrement(r) == 0; }
@@ -17,6 +19,8 @@ void olc_mutex__init(olc_mutex *m) { pthread_mutex_init(m, NULL); }
 void olc_mutex__destroy(olc_mutex *m) { pthread_mutex_destroy(m); }
 void olc_mutex__lock(olc_mutex *m) { pthread_mutex_lock(m); }
 void olc_mutex__unlock(olc_mutex *m) { pthread_mutex_unlock(m); }
+int olc_flag__get(olc_flag *f) { return atomic_load_explicit(f, memory_order_acquire) != 0; }
+void olc_flag__set(olc_flag *f) { atomic_store_explicit(f, 1, memory_order_release); }
 static void refs_init(olc_refcount *r) { atomic_init(r, 1); }
 static void refs_inc(olc_refcount *r) { atomic_fetch_add_explicit(r, 1, memory_order_relaxed); }
 static int refs_dec_is_last(olc_refcount *r) {
@@ -51,6 +55,7 @@ olc_snapshot *olc_snapshot__new(olc_recset *set, const olc_file_id *id) {
     return NULL;
   }
   refs_init(&snap->refs);
+  olc_mutex__init(&snap->cand_lock);
   snap->set = *set;
   olc_recset__init(set);
   if (id != NULL)
@@ -63,6 +68,7 @@ olc_snapshot *olc_snapshot__new(olc_recset *set, const olc_file_id *id) {
     snap->by_bucket = malloc(n * sizeof *snap->by_bucket);
     if (snap->by_bucket == NULL) {
       olc_recset__free(&snap->set);
+      olc_mutex__destroy(&snap->cand_lock);
       free(snap);
       return NULL;
     }
@@ -85,6 +91,8 @@ void olc_snapshot__unref(olc_snapshot *snap) {
     return;
   olc_recset__free(&snap->set);
   free(snap->by_bucket);
+  olc_cand__free(snap->cand);
+  olc_mutex__destroy(&snap->cand_lock);
   free(snap);
 }
 

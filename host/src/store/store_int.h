@@ -24,17 +24,28 @@
 #include <windows.h>
 typedef SRWLOCK olc_mutex;
 typedef volatile LONG olc_refcount;
+typedef volatile LONG olc_flag;
 #else
 #include <pthread.h>
 #include <stdatomic.h>
 typedef pthread_mutex_t olc_mutex;
 typedef atomic_size_t olc_refcount;
+typedef atomic_int olc_flag;
 #endif
 
 void olc_mutex__init(olc_mutex *m);
 void olc_mutex__destroy(olc_mutex *m);
 void olc_mutex__lock(olc_mutex *m);
 void olc_mutex__unlock(olc_mutex *m);
+/* A flag set once (acquire/release). */
+int olc_flag__get(olc_flag *f);
+void olc_flag__set(olc_flag *f);
+
+/* The candidate index of a snapshot (index.c). */
+typedef struct olc_cand_index olc_cand_index;
+typedef struct olc_cand_fields {
+  uint64_t bucket, impl, model, processor, threads, structure;
+} olc_cand_fields;
 
 /* An immutable set of records with an index by (backend, operator). */
 typedef struct olc_snapshot {
@@ -44,7 +55,23 @@ typedef struct olc_snapshot {
    * does not already group them that way; NULL when it does. */
   size_t *by_bucket;
   olc_file_id id; /* the file this snapshot was read from or written to */
+  /* Built by the first lookup that needs it (index.c). */
+  olc_mutex cand_lock;
+  olc_flag cand_ready;
+  olc_cand_index *cand;
 } olc_snapshot;
+
+/* Hashes of the identity fields of a key or record (structure sorted). */
+void olc_cand__fields(olc_cand_fields *f, const char *backend, const char *operator_name,
+                      const char *implementation, const char *model, const char *processor,
+                      int64_t threads, const olc_property *structure, size_t count);
+/* Indices (into snap->set.recs, ascending, unique) of every record that may
+ * match the key or differ from it in one identity field: a superset that
+ * the caller filters exactly.  exact/portable select the levels probed.
+ * *out is malloc'ed. */
+olc_status olc_cand__find(size_t **out, size_t *count, olc_snapshot *snap,
+                          const olc_cand_fields *key, int exact, int portable);
+void olc_cand__free(olc_cand_index *ix);
 
 /* Takes ownership of *set (left empty) and builds the index.  NULL on out
  * of memory (set is then freed). */
