@@ -112,6 +112,21 @@ static void join(char *out, size_t size, const char *dir, const char *name) {
   memcpy(out + a + 1, name, b + 1);
 }
 
+/* The keys looked up, computed before timing so that formatting them is
+ * not measured.  Index i of a run uses keys[i % KEYS]. */
+#define KEYS 4096
+static rec_text *keys;
+
+static void make_keys(size_t n) {
+  size_t i;
+  if (keys == NULL)
+    keys = malloc(KEYS * sizeof *keys);
+  if (keys == NULL)
+    die("malloc", "out of memory");
+  for (i = 0; i < KEYS; i++)
+    make_rec(&keys[i], (i * 7919u) % n);
+}
+
 /* ---- olc side ---------------------------------------------------------- */
 
 static int olc_select_all(const olc_record *r, void *payload) {
@@ -191,8 +206,7 @@ static double olc_load(olc_store *s) {
   return now_s() - t0;
 }
 
-static double olc_lookups(olc_store *s, size_t n, size_t count, int all, size_t *rejected) {
-  rec_text t;
+static double olc_lookups(olc_store *s, size_t count, int all, size_t *rejected) {
   size_t i;
   double t0 = now_s();
   for (i = 0; i < count; i++) {
@@ -200,8 +214,7 @@ static double olc_lookups(olc_store *s, size_t n, size_t count, int all, size_t 
     olc_lookup_result *res = NULL;
     olc_key k;
     olc_error e;
-    make_rec(&t, (i * 7919u) % n);
-    k = rec_key(&t);
+    k = rec_key(&keys[i % KEYS]);
     o.key = &k;
     o.all_candidates = all;
     if (olc_store_lookup(&res, s, &o, &e) != OLC_OK)
@@ -342,13 +355,12 @@ static double sql_load(const char *path) {
   return now_s() - t0;
 }
 
-static double sql_lookups(sqlite3 *db, sqlite3_stmt *get, sqlite3_stmt *bucket, size_t n,
-                          size_t count) {
-  rec_text t;
+static double sql_lookups(sqlite3 *db, sqlite3_stmt *get, sqlite3_stmt *bucket, size_t count) {
   size_t i;
   double t0 = now_s();
   for (i = 0; i < count; i++) {
-    make_rec(&t, (i * 7919u) % n);
+    const rec_text *tp = &keys[i % KEYS];
+#define t (*tp)
     sqlite3_bind_text(get, 1, t.backend, -1, SQLITE_STATIC);
     sqlite3_bind_text(get, 2, t.op, -1, SQLITE_STATIC);
     sqlite3_bind_text(get, 3, t.model, -1, SQLITE_STATIC);
@@ -365,6 +377,7 @@ static double sql_lookups(sqlite3 *db, sqlite3_stmt *get, sqlite3_stmt *bucket, 
         sql_read_row(bucket);
       sqlite3_reset(bucket);
     }
+#undef t
   }
   return (now_s() - t0) / (double)count;
 }
@@ -385,8 +398,8 @@ static double sql_save_one(sqlite3 *db, sqlite3_stmt *put, size_t n, size_t roun
 
 static void run_size(const bench_cfg *cfg, size_t n, result_row *row) {
   char opath[4096], spath[4096];
-  size_t rounds = cfg->quick ? 3 : 9, lookups = cfg->quick ? 2000 : 20000, r;
-  size_t save_rounds = cfg->quick ? 3 : (n >= 100000 ? 7 : 15);
+  size_t rounds = cfg->quick ? 3 : (n >= 100000 ? 5 : 9), lookups = cfg->quick ? 2000 : 20000, r;
+  size_t save_rounds = cfg->quick ? 3 : (n >= 100000 ? 5 : 11);
   double *v[9];
   olc_store *s, *snc;
   sqlite3 *db;
@@ -417,8 +430,10 @@ static void run_size(const bench_cfg *cfg, size_t n, result_row *row) {
   bucket = sql_prepare(db, SQL_BUCKET);
   put = sql_prepare(db, SQL_PUT);
   /* Warm-up: one pass of each. */
-  olc_lookups(s, n, lookups / 10 + 1, 0, NULL);
-  sql_lookups(db, get, NULL, n, lookups / 10 + 1);
+  make_keys(n);
+  olc_lookups(s, KEYS, 0, NULL);
+  olc_lookups(snc, KEYS, 0, NULL);
+  sql_lookups(db, get, NULL, KEYS);
   for (r = 0; r < rounds; r++) {
     /* Interleaved A/B: each round runs both, alternating who goes first. */
     if (r % 2 == 0) {
@@ -428,11 +443,11 @@ static void run_size(const bench_cfg *cfg, size_t n, result_row *row) {
       v[1][r] = sql_load(spath);
       v[0][r] = olc_load(s);
     }
-    v[2][r] = olc_lookups(s, n, lookups, 0, NULL);
-    v[3][r] = olc_lookups(snc, n, lookups, 0, NULL);
-    v[4][r] = sql_lookups(db, get, NULL, n, lookups);
-    v[5][r] = olc_lookups(snc, n, lookups / 10 + 1, 1, &row->rej_count);
-    v[6][r] = sql_lookups(db, get, bucket, n, lookups / 10 + 1);
+    v[2][r] = olc_lookups(s, lookups, 0, NULL);
+    v[3][r] = olc_lookups(snc, lookups, 0, NULL);
+    v[4][r] = sql_lookups(db, get, NULL, lookups);
+    v[5][r] = olc_lookups(snc, lookups / 10 + 1, 1, &row->rej_count);
+    v[6][r] = sql_lookups(db, get, bucket, lookups / 10 + 1);
   }
   for (r = 0; r < save_rounds; r++) {
     if (r % 2 == 0) {
