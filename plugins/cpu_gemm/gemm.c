@@ -92,6 +92,40 @@ static int ws_prepare(cg_workspace *ws, const cg_gemm_args *g, const cg_policy *
   return 0;
 }
 
+/*
+ * A software-prefetch stream over the next B block (rows x cols of the
+ * source), spread evenly over the micro-kernel calls of the current block:
+ * the lines come from memory into L2/L3 while the FMA units are busy, so
+ * the next packing reads cache instead of waiting on DRAM.
+ */
+typedef struct pf_stream {
+  const char *base;
+  int64_t row_bytes_stride, rows, lines_per_row;
+  int64_t next, total, per_call;
+} pf_stream;
+
+static void pf_init(pf_stream *pf, const float *base, int64_t ld, int64_t rows, int64_t cols,
+                    int64_t calls) {
+  pf->base = (const char *)base;
+  pf->row_bytes_stride = ld * (int64_t)sizeof(float);
+  pf->rows = rows;
+  pf->lines_per_row = (cols * (int64_t)sizeof(float) + 63) / 64;
+  pf->next = 0;
+  pf->total = rows * pf->lines_per_row;
+  pf->per_call = calls > 0 ? (pf->total + calls - 1) / calls : pf->total;
+}
+
+static inline void pf_step(pf_stream *pf) {
+  int64_t end = pf->next + pf->per_call;
+  if (end > pf->total)
+    end = pf->total;
+  for (int64_t i = pf->next; i < end; i++) {
+    int64_t r = i / pf->lines_per_row, l = i - r * pf->lines_per_row;
+    __builtin_prefetch(pf->base + r * pf->row_bytes_stride + l * 64, 0, 1);
+  }
+  pf->next = end;
+}
+
 /* The state of one (jc, pc, ic) block shared by the inner loops. */
 typedef struct blk {
   const cg_kernel_info *ki;
@@ -99,6 +133,7 @@ typedef struct blk {
   const cg_policy *p;
   cg_workspace *ws;
   int64_t pc, kcur;
+  pf_stream *pf; /* NULL: nothing to prefetch */
 } blk;
 
 static void edge_tile(const blk *x, cg_ukernel_fn fn, const float *a, int64_t rs_a, int64_t cs_a,
@@ -167,6 +202,8 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
         a = x->ws->edge_a, rs_a = 1, cs_a = mr;
       }
       fn = (cs_a == (int64_t)mr && rs_b == (int64_t)nr) ? x->ki->packed : x->ki->general;
+      if (x->pf != NULL)
+        pf_step(x->pf);
       if (rows == (int64_t)mr && cols == (int64_t)nr)
         fn(kc, a, rs_a, cs_a, b, rs_b, c, g->ldc, acc);
       else
@@ -179,19 +216,31 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
 static void gemm_range(const cg_gemm_args *g, const cg_policy *p, cg_workspace *ws, int64_t m0,
                        int64_t m1, int64_t n0, int64_t n1) {
   blk x;
+  pf_stream pf;
   const uint32_t mr = cg_kernel_table[p->kernel].mr, nr = cg_kernel_table[p->kernel].nr;
   x.ki = &cg_kernel_table[p->kernel];
   x.g = g;
   x.p = p;
   x.ws = ws;
+  x.pf = NULL;
   for (int64_t jc = n0; jc < n1; jc += p->nc) {
     int64_t ncur = min64(p->nc, n1 - jc);
     for (int64_t pc = 0; pc < g->k; pc += p->kc) {
       x.pc = pc;
       x.kcur = min64(p->kc, g->k - pc);
-      if (p->pack & CG_PACK_B)
+      if (p->pack & CG_PACK_B) {
+        int64_t calls = (m1 - m0 + mr - 1) / mr * ((ncur + nr - 1) / nr);
         cg_pack_b(ws->b_buf, g->b + pc * g->ldb + jc, g->ldb, x.kcur, ncur, nr);
-      else if (!(p->pack & CG_PACK_BJ) && ncur % nr != 0)
+        x.pf = &pf;
+        if (pc + p->kc < g->k)
+          pf_init(&pf, g->b + (pc + p->kc) * g->ldb + jc, g->ldb, min64(p->kc, g->k - pc - p->kc),
+                  ncur, calls);
+        else if (jc + p->nc < n1)
+          pf_init(&pf, g->b + jc + p->nc, g->ldb, min64(p->kc, g->k), min64(p->nc, n1 - jc - p->nc),
+                  calls);
+        else
+          x.pf = NULL;
+      } else if (!(p->pack & CG_PACK_BJ) && ncur % nr != 0)
         cg_pack_b(ws->edge_b, g->b + pc * g->ldb + jc + ncur / nr * nr, g->ldb, x.kcur, ncur % nr,
                   nr);
       for (int64_t ic = m0; ic < m1; ic += p->mc) {

@@ -49,6 +49,9 @@ static inline __attribute__((always_inline)) void avx2_body(int64_t k, const flo
   for (int64_t p = 0; p < k; p++) {
     __m256 b0 = _mm256_loadu_ps(b);
     __m256 b1 = _mm256_loadu_ps(b + 8);
+#ifdef CG_AVX2_PREFETCH_A
+    _mm_prefetch((const char *)(a + CG_AVX2_PREFETCH_A * cs_a), _MM_HINT_T0);
+#endif
     ROW_FMA(0);
     ROW_FMA(1);
     ROW_FMA(2);
