@@ -261,6 +261,10 @@ static void test_missing_backend(void) {
 static void test_syntax(void) {
   char text[512];
   expect_error("[host]\nthis is not a key\n", 2, "syntax error");
+  /* The first error wins, whether inih or the host found it. */
+  expect_error("[host]\nnot a key\nthreads = x\n", 2, "syntax error");
+  expect_error("[host]\nthreads = x\nnot a key\n", 2, "threads: bad value");
+  expect_error("[store\npath = a\n", 1, "no ']'");
   expect_error("[store]\npath = a\n  continued\n", 3, "continuation");
   memset(text, 'x', sizeof text);
   memcpy(text, "[store]\npath = ", 15);

@@ -40,6 +40,7 @@ typedef struct parser {
   const char *name;
   olc_error *err;
   olc_status st;
+  uint32_t err_line; /* line of the first error */
   /* reader */
   const char *text;
   size_t len;
@@ -65,6 +66,7 @@ static int fail(parser *p, uint32_t line, olc_status st, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
+  p->err_line = line;
   p->st = olc_error__set(p->err, st, "config", "%s:%u: %s", p->name, (unsigned)line, what);
   if (p->err != NULL)
     p->err->line = line;
@@ -226,6 +228,8 @@ static char *reader(char *str, int num, void *stream) {
     const char *close = memchr(s + i, ']', n - i);
     if (close != NULL)
       begin_section(p, s + i + 1, (size_t)(close - (s + i + 1)), p->line);
+    else
+      fail(p, p->line, OLC_E_CONFIG, "syntax error (no ']' after '[')");
   }
   return str;
 }
@@ -600,9 +604,12 @@ olc_status olc_config__parse(olc_config **out, const char *text, size_t len, con
     return olc_error__set(err, OLC_E_NOMEM, "config", "out of memory");
   }
   rc = ini_parse_stream(reader, &p, handler, &p);
-  if (p.st == OLC_OK && rc > 0)
+  /* rc is the first line inih found wrong, ours included: an earlier line
+   * is one of inih's own syntax errors, which must be reported first. */
+  if (rc > 0 && (p.st == OLC_OK || (uint32_t)rc < p.err_line)) {
+    p.st = OLC_OK;
     fail(&p, (uint32_t)rc, OLC_E_CONFIG, "syntax error (expected [section] or key = value)");
-  else if (p.st == OLC_OK && rc < 0)
+  } else if (p.st == OLC_OK && rc < 0)
     fail(&p, 0, OLC_E_NOMEM, "out of memory");
   if (p.st == OLC_OK)
     finish(&p);
