@@ -33,10 +33,17 @@
 /*
  * A policy: the tiling of the SGEMM kernel.  One work-group computes a
  * tm x tn tile of C; each work item computes wm x wn elements of it (rows
- * strided by wgy, columns in vec-wide groups strided by wgx), so the
- * work-group is wgx x wgy = (tn / wn) x (tm / wm) items.  tk is the depth of
- * one step along k (the local-memory tile depth when local = 1, the unroll
- * depth otherwise).
+ * strided by wgy, columns strided by wgx), so the work-group is
+ * wgx x wgy = (tn / wn) x (tm / wm) items.  Three kernel forms:
+ * - local=1: A and B tiles of depth tk staged in local memory; vec is the
+ *   vector width along n (wn is a multiple of vec, columns come in vec-wide
+ *   groups).
+ * - local=0, vec=1: direct loads from global memory, tk the unroll depth
+ *   along k (with wm = wn = 1 the textbook naive kernel).
+ * - local=0, vec>1: B is first transposed into a scratch buffer, then each
+ *   item computes dot products along k with vec-wide loads of A and of B's
+ *   transpose (contiguous streams: what CPU devices want); tk is the unroll
+ *   depth in vectors.
  */
 typedef struct egpu_policy {
   uint32_t tm, tn, tk;
@@ -62,6 +69,7 @@ typedef struct egpu_program {
   egpu_policy policy;
   cl_program program;
   cl_kernel kernel;
+  cl_kernel transpose; /* B -> Bt, for the local=0, vec>1 form */
   struct egpu_program *next;
 } egpu_program;
 
@@ -88,6 +96,7 @@ typedef struct egpu_shape {
 typedef struct egpu_state {
   egpu_shape shape;
   cl_mem a, b, c;
+  cl_mem bt;     /* B transposed, made on first use by the local=0, vec>1 form */
   float *host_a; /* m x k, row-major, the values uploaded to a */
   float *host_b; /* k x n */
 } egpu_state;

@@ -128,7 +128,8 @@ int egpu_policy_check(const egpu_policy *p, const egpu_limits *l, char *msg, siz
              p->wm, p->wn);
     return -1;
   }
-  if (p->wn % p->vec != 0) {
+  /* vec runs along n, except in the transposed form (local=0) where it runs along k. */
+  if (p->local && p->wn % p->vec != 0) {
     snprintf(msg, msg_size, "policy: wn=%u is not a multiple of vec=%u", p->wn, p->vec);
     return -1;
   }
@@ -180,18 +181,19 @@ typedef struct seed {
 /*
  * Best guesses first.  On a GPU (dedicated local memory) the local-memory
  * tilings lead; on a CPU device (e.g. POCL) local memory is ordinary memory
- * and the register-blocked direct kernels, vectorized across work items by
- * the driver, lead.
+ * and work items run one after another, so the transposed dot-product form
+ * (contiguous streams, explicit vectors) and register-blocked direct loads
+ * lead.
  */
 static const seed gpu_seeds[] = {
     {64, 64, 16, 4, 4, 4, 1}, {128, 128, 16, 8, 8, 4, 1}, {64, 128, 16, 4, 8, 4, 1},
     {64, 64, 8, 4, 4, 1, 1},  {32, 32, 16, 2, 2, 2, 1},   {32, 64, 16, 2, 4, 4, 1},
-    {16, 16, 16, 1, 1, 1, 1}, {64, 64, 16, 4, 4, 4, 0},
+    {16, 16, 16, 1, 1, 1, 1}, {64, 64, 16, 4, 4, 1, 0},
 };
 static const seed cpu_seeds[] = {
-    {32, 64, 16, 4, 8, 4, 0},  {64, 64, 16, 8, 8, 4, 0}, {32, 32, 16, 4, 4, 4, 0},
-    {64, 64, 16, 4, 4, 4, 1},  {32, 64, 16, 4, 8, 4, 1}, {16, 64, 8, 2, 8, 4, 0},
-    {64, 128, 16, 8, 8, 4, 0}, {32, 32, 8, 2, 2, 1, 1},
+    {32, 32, 4, 4, 4, 4, 0},  {32, 16, 4, 4, 2, 4, 0},  {16, 32, 4, 2, 4, 4, 0},
+    {64, 64, 4, 4, 4, 4, 0},  {32, 64, 16, 4, 8, 1, 0}, {64, 64, 16, 8, 8, 1, 0},
+    {32, 64, 16, 4, 8, 4, 1}, {64, 64, 16, 4, 4, 4, 1},
 };
 
 static egpu_policy from_seed(const seed *s) {

@@ -261,6 +261,28 @@ static void test_every_candidate(void) {
   release_all(&ps);
 }
 
+/* The GPU-side tilings (and vec=2) are checked here too, whatever device runs the test. */
+static void test_gpu_tilings(void) {
+  static const char *const texts[] = {
+      "v1 tm=128 tn=128 tk=16 wm=8 wn=8 vec=4 local=1 wg=16x16",
+      "v1 tm=32 tn=32 tk=16 wm=2 wn=2 vec=2 local=1 wg=16x16",
+      "v1 tm=16 tn=16 tk=16 wm=1 wn=1 vec=1 local=1 wg=16x16",
+      "v1 tm=64 tn=64 tk=16 wm=4 wn=4 vec=1 local=0 wg=16x16",
+      "v1 tm=16 tn=24 tk=3 wm=2 wn=3 vec=2 local=0 wg=8x8",
+  };
+  size_t i;
+  for (i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+    void *p = NULL;
+    if (g_table->validate(g_inst, texts[i], strlen(texts[i]), &p) != OLC_PLUGIN_OK) {
+      /* Beyond this device's limits: validate said why. */
+      CU_ASSERT(strlen(harness_last_error.message) > 0);
+      continue;
+    }
+    CU_ASSERT_EQUAL(check_policy(p, 67, 131, 19), 0);
+    g_table->release_policy(g_inst, p);
+  }
+}
+
 static void test_run_errors(void) {
   harness_workload hw, other;
   harness_policies ps;
@@ -345,6 +367,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "validate_rejects", test_validate_rejects);
   CU_add_test(s, "correct_shapes", test_correct_shapes);
   CU_add_test(s, "every_candidate", test_every_candidate);
+  CU_add_test(s, "gpu_tilings", test_gpu_tilings);
   CU_add_test(s, "run_errors", test_run_errors);
   CU_add_test(s, "create_selectors", test_create_selectors);
   result = olc_test_run(argc, argv);

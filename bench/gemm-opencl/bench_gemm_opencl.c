@@ -1,0 +1,347 @@
+/*
+ * bench_gemm_opencl - example_gpu against CLBlast SGEMM on one OpenCL device,
+ * in one process, runs interleaved.
+ *
+ * For each shape: CLBlast (CLBlastSgemm, row-major, same buffers, same
+ * queue), example_gpu with the calibrated policy, and example_gpu with its
+ * simplest candidate (the last one it offers).  Medians of wall time around
+ * a synchronous call (the plugin's run, or CLBlastSgemm + clFinish), GFLOP/s
+ * and ratios.
+ *
+ * The calibrated policy: given with --policy (e.g. what the store holds), or
+ * measured here over the plugin's candidates and chosen by median, which is
+ * what the host's calibrate loop does.
+ *
+ * usage: bench_gemm_opencl [--json] [--quick] [--reps N] [--shapes 256,512,1024]
+ *                          [--platform SEL] [--device SEL] [--policy TEXT]
+ * Exit codes: 0 done, 1 failure, 2 usage, 77 no OpenCL device.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <clblast_c.h>
+
+#include "egpu.h"
+#include "egpu_harness.h"
+
+#define MAX_SHAPES 8
+#define MAX_REPS 101
+
+typedef struct options {
+  int json, quick, reps;
+  unsigned shapes[MAX_SHAPES];
+  int shape_count;
+  const char *policy;
+  olc_plugin_kv config[2];
+  uint32_t config_count;
+} options;
+
+typedef struct result {
+  unsigned size;
+  double clblast_s, best_s, simple_s;
+  char best[160], simple[160];
+  double max_rel_diff;
+  int tuned; /* candidates measured to choose best */
+} result;
+
+static const olc_plugin *g_table;
+static egpu_instance *g_inst;
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double now_s(void) { return (double)harness_now_ns(NULL) * 1e-9; }
+
+static void policy_text(const void *policy, char *buf, size_t size) {
+  harness_bytes b;
+  olc_plugin_byte_sink sink = {sizeof sink, OLC_PLUGIN_ABI_MINOR, &b, hb_write};
+  memset(&b, 0, sizeof b);
+  if (g_table->serialize(g_inst, policy, &sink) != OLC_PLUGIN_OK || b.len >= size)
+    b.len = 0;
+  memcpy(buf, b.data, b.len);
+  buf[b.len] = '\0';
+}
+
+/* One timed run of the plugin; < 0 on failure. */
+static double time_plugin(const harness_workload *hw, void *state, const void *policy) {
+  double t0 = now_s();
+  if (g_table->run(g_inst, &hw->w, state, policy) != OLC_PLUGIN_OK) {
+    fprintf(stderr, "bench_gemm_opencl: run failed: %s\n", harness_last_error.message);
+    return -1.0;
+  }
+  return now_s() - t0;
+}
+
+static double time_clblast(const egpu_state *s) {
+  cl_command_queue q = g_inst->queue;
+  double t0 = now_s();
+  CLBlastStatusCode st = CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo,
+                                      s->shape.m, s->shape.n, s->shape.k, 1.0f, s->a, 0, s->shape.k,
+                                      s->b, 0, s->shape.n, 0.0f, s->c, 0, s->shape.n, &q, NULL);
+  if (st != CLBlastSuccess || clFinish(q) != CL_SUCCESS) {
+    fprintf(stderr, "bench_gemm_opencl: CLBlastSgemm failed (%d)\n", (int)st);
+    return -1.0;
+  }
+  return now_s() - t0;
+}
+
+static int read_c(const egpu_state *s, float *out) {
+  return clEnqueueReadBuffer(g_inst->queue, s->c, CL_TRUE, 0,
+                             (size_t)s->shape.m * s->shape.n * sizeof(float), out, 0, NULL,
+                             NULL) == CL_SUCCESS
+             ? 0
+             : -1;
+}
+
+/*
+ * The calibrated policy for one shape.  Today: every candidate, one warm-up
+ * and `reps` timed runs each, the lowest median wins (the host's calibrate
+ * loop, in small).  Later the store's selection comes in through --policy.
+ */
+static void *choose_policy(const options *o, const harness_workload *hw, void *state,
+                           harness_policies *cands, int *tuned) {
+  void *best = NULL;
+  double best_t = 0.0, t[MAX_REPS];
+  int i, r, reps = o->quick ? 2 : 3;
+  if (o->policy != NULL) {
+    if (g_table->validate(g_inst, o->policy, strlen(o->policy), &best) != OLC_PLUGIN_OK) {
+      fprintf(stderr, "bench_gemm_opencl: --policy: %s\n", harness_last_error.message);
+      return NULL;
+    }
+    *tuned = 0;
+    return best;
+  }
+  for (i = 0; i < cands->count; i++) {
+    if (time_plugin(hw, state, cands->items[i]) < 0)
+      continue;
+    for (r = 0; r < reps; r++)
+      t[r] = time_plugin(hw, state, cands->items[i]);
+    t[0] = median(t, reps);
+    if (t[0] > 0 && (best == NULL || t[0] < best_t)) {
+      best = cands->items[i];
+      best_t = t[0];
+    }
+  }
+  *tuned = cands->count;
+  /* Hand back a copy, like validate does, so the caller releases one kind. */
+  if (best != NULL) {
+    char text[160];
+    void *copy = NULL;
+    policy_text(best, text, sizeof text);
+    if (g_table->validate(g_inst, text, strlen(text), &copy) != OLC_PLUGIN_OK)
+      return NULL;
+    return copy;
+  }
+  return NULL;
+}
+
+static int bench_shape(const options *o, unsigned size, result *res) {
+  harness_workload hw;
+  harness_policies cands;
+  olc_plugin_policy_sink sink = {sizeof sink, OLC_PLUGIN_ABI_MINOR, &cands, hp_emit};
+  void *state = NULL, *best = NULL;
+  double tc[MAX_REPS], tb[MAX_REPS], ts[MAX_REPS];
+  float *c_ref = NULL, *c_got = NULL;
+  size_t i, nc = (size_t)size * size;
+  int r, rc = 1;
+  memset(res, 0, sizeof *res);
+  memset(&cands, 0, sizeof cands);
+  res->size = size;
+  harness_matmul(&hw, "float32", size, size, size);
+  if (g_table->candidates(g_inst, &hw.w, &sink) != OLC_PLUGIN_OK || cands.count == 0 ||
+      g_table->prepare(g_inst, &hw.w, &state) != OLC_PLUGIN_OK) {
+    fprintf(stderr, "bench_gemm_opencl: %u: %s\n", size, harness_last_error.message);
+    goto done;
+  }
+  best = choose_policy(o, &hw, state, &cands, &res->tuned);
+  if (best == NULL)
+    goto done;
+  policy_text(best, res->best, sizeof res->best);
+  policy_text(cands.items[cands.count - 1], res->simple, sizeof res->simple);
+
+  /* Warm-up (CLBlast compiles its kernels on first use) and a cross-check. */
+  c_ref = malloc(nc * sizeof(float));
+  c_got = malloc(nc * sizeof(float));
+  if (c_ref == NULL || c_got == NULL || time_clblast(state) < 0 || read_c(state, c_ref) != 0 ||
+      time_plugin(&hw, state, best) < 0 || read_c(state, c_got) != 0 ||
+      time_plugin(&hw, state, cands.items[cands.count - 1]) < 0)
+    goto done;
+  for (i = 0; i < nc; i++) {
+    double d = fabs((double)c_got[i] - c_ref[i]) / (fabs((double)c_ref[i]) + 1.0);
+    if (!(d <= res->max_rel_diff))
+      res->max_rel_diff = isnan(d) ? INFINITY : d;
+  }
+
+  /* Interleaved, with the order rotated so no contender always goes first. */
+  for (r = 0; r < o->reps; r++) {
+    int j;
+    for (j = 0; j < 3; j++) {
+      int which = (j + r) % 3;
+      double t = which == 0   ? time_clblast(state)
+                 : which == 1 ? time_plugin(&hw, state, best)
+                              : time_plugin(&hw, state, cands.items[cands.count - 1]);
+      if (t < 0)
+        goto done;
+      (which == 0 ? tc : which == 1 ? tb : ts)[r] = t;
+    }
+  }
+  res->clblast_s = median(tc, o->reps);
+  res->best_s = median(tb, o->reps);
+  res->simple_s = median(ts, o->reps);
+  rc = 0;
+done:
+  free(c_ref);
+  free(c_got);
+  if (state != NULL)
+    g_table->unprepare(g_inst, state);
+  g_table->release_policy(g_inst, best);
+  for (r = 0; r < cands.count; r++)
+    g_table->release_policy(g_inst, cands.items[r]);
+  return rc;
+}
+
+static double gflops(unsigned n, double s) { return 2.0 * n * (double)n * n / s * 1e-9; }
+
+static void print_table(const result *res, int count) {
+  int i;
+  printf("device: %s\n", g_inst->device_name);
+  printf("%-6s %10s %10s %10s %8s %8s %8s %10s\n", "n", "CLBlast", "calibr.", "simplest", "cal/clb",
+         "cal/simp", "maxdiff", "");
+  printf("%-6s %10s %10s %10s %8s %8s %8s\n", "", "GFLOP/s", "GFLOP/s", "GFLOP/s", "", "", "");
+  for (i = 0; i < count; i++) {
+    const result *r = &res[i];
+    printf("%-6u %10.2f %10.2f %10.2f %7.2fx %7.2fx %8.1e\n", r->size,
+           gflops(r->size, r->clblast_s), gflops(r->size, r->best_s), gflops(r->size, r->simple_s),
+           r->clblast_s / r->best_s, r->simple_s / r->best_s, r->max_rel_diff);
+  }
+  for (i = 0; i < count; i++)
+    printf("%u: calibrated %s (%s %d candidates); simplest %s\n", res[i].size, res[i].best,
+           res[i].tuned ? "best of" : "given,", res[i].tuned, res[i].simple);
+}
+
+static void print_json(const result *res, int count, int reps) {
+  int i;
+  printf("{\"device\": \"");
+  for (i = 0; g_inst->device_name[i] != '\0'; i++)
+    if (g_inst->device_name[i] != '"' && g_inst->device_name[i] != '\\')
+      putchar(g_inst->device_name[i]);
+  printf("\", \"reps\": %d, \"results\": [", reps);
+  for (i = 0; i < count; i++) {
+    const result *r = &res[i];
+    printf("%s\n  {\"m\": %u, \"n\": %u, \"k\": %u, "
+           "\"clblast_ms\": %.4f, \"clblast_gflops\": %.3f, "
+           "\"calibrated_policy\": \"%s\", \"calibrated_tuned\": %d, \"calibrated_ms\": %.4f, "
+           "\"calibrated_gflops\": %.3f, "
+           "\"simplest_policy\": \"%s\", \"simplest_ms\": %.4f, \"simplest_gflops\": %.3f, "
+           "\"calibrated_vs_clblast\": %.4f, \"calibrated_vs_simplest\": %.4f, "
+           "\"max_rel_diff\": %.3g}",
+           i ? "," : "", r->size, r->size, r->size, r->clblast_s * 1e3,
+           gflops(r->size, r->clblast_s), r->best, r->tuned, r->best_s * 1e3,
+           gflops(r->size, r->best_s), r->simple, r->simple_s * 1e3, gflops(r->size, r->simple_s),
+           r->clblast_s / r->best_s, r->simple_s / r->best_s, r->max_rel_diff);
+  }
+  printf("\n]}\n");
+}
+
+static int parse_args(int argc, char **argv, options *o) {
+  int i;
+  memset(o, 0, sizeof *o);
+  o->reps = 0;
+  for (i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(a, "--json") == 0) {
+      o->json = 1;
+    } else if (strcmp(a, "--quick") == 0) {
+      o->quick = 1;
+    } else if (strcmp(a, "--reps") == 0 && v != NULL) {
+      o->reps = atoi(v);
+      i++;
+    } else if (strcmp(a, "--policy") == 0 && v != NULL) {
+      o->policy = v;
+      i++;
+    } else if ((strcmp(a, "--platform") == 0 || strcmp(a, "--device") == 0) && v != NULL) {
+      o->config[o->config_count].key = a + 2;
+      o->config[o->config_count++].value = v;
+      i++;
+    } else if (strcmp(a, "--shapes") == 0 && v != NULL) {
+      char *end;
+      const char *p = v;
+      o->shape_count = 0;
+      while (*p != '\0' && o->shape_count < MAX_SHAPES) {
+        unsigned long n = strtoul(p, &end, 10);
+        if (end == p || n == 0 || n > 8192 || (*end != ',' && *end != '\0'))
+          return -1;
+        o->shapes[o->shape_count++] = (unsigned)n;
+        p = *end == ',' ? end + 1 : end;
+      }
+      i++;
+    } else {
+      return -1;
+    }
+  }
+  if (o->shape_count == 0) {
+    static const unsigned full[] = {256, 512, 1024}, quick[] = {64, 128};
+    const unsigned *s = o->quick ? quick : full;
+    o->shape_count = o->quick ? 2 : 3;
+    memcpy(o->shapes, s, (size_t)o->shape_count * sizeof *s);
+  }
+  if (o->reps == 0)
+    o->reps = o->quick ? 3 : 7;
+  return o->reps > 0 && o->reps <= MAX_REPS && o->config_count <= 2 ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+  options o;
+  result res[MAX_SHAPES];
+  void *handle = NULL, *inst = NULL;
+  int32_t rc;
+  int i;
+  if (parse_args(argc, argv, &o) != 0) {
+    fprintf(stderr, "usage: bench_gemm_opencl [--json] [--quick] [--reps N] [--shapes 256,512] "
+                    "[--platform SEL] [--device SEL] [--policy TEXT]\n");
+    return 2;
+  }
+  g_table = harness_load(EGPU_PLUGIN_PATH, &handle);
+  if (g_table == NULL)
+    return 1;
+  rc = g_table->create(&harness_host, o.config, o.config_count, 1, &inst);
+  if (rc == OLC_PLUGIN_E_UNAVAILABLE) {
+    fprintf(stderr, "bench_gemm_opencl: skipped: %s\n", harness_last_error.message);
+    return 77;
+  }
+  if (rc != OLC_PLUGIN_OK) {
+    fprintf(stderr, "bench_gemm_opencl: %s\n", harness_last_error.message);
+    return 1;
+  }
+  /* The instance's own context and queue: CLBlast runs on the very same device. */
+  g_inst = inst;
+  for (i = 0; i < o.shape_count; i++) {
+    if (!o.json)
+      fprintf(stderr, "bench_gemm_opencl: %u^3 ...\n", o.shapes[i]);
+    if (bench_shape(&o, o.shapes[i], &res[i]) != 0) {
+      g_table->destroy(inst);
+      return 1;
+    }
+  }
+  if (o.json)
+    print_json(res, o.shape_count, o.reps);
+  else
+    print_table(res, o.shape_count);
+  g_table->destroy(inst);
+  for (i = 0; i < o.shape_count; i++)
+    if (!(res[i].max_rel_diff < 1e-3)) {
+      fprintf(stderr, "bench_gemm_opencl: %u: example_gpu and CLBlast disagree (%g)\n", res[i].size,
+              res[i].max_rel_diff);
+      return 1;
+    }
+  return 0;
+}
