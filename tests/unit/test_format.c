@@ -489,8 +489,38 @@ static void test_write_refuses(void) {
   olc_buf__reset(&out);
   CU_ASSERT_EQUAL(olc_format__write(&out, &set), OLC_E_INVALID);
   CU_ASSERT_EQUAL(olc_format__double(&out, NAN), OLC_E_INVALID);
-  olc_buf__free(&out);
+  /* two records with one identity */
+  set.recs[0].thread_count = 1;
+  OLC_ASSERT_OK(olc_recset__append_copy(&set, &set.recs[0]), NULL);
+  olc_buf__reset(&out);
+  CU_ASSERT_EQUAL(olc_format__write(&out, &set), OLC_E_INVALID);
+  set.recs[1].thread_count = 2;
+  olc_buf__reset(&out);
+  OLC_ASSERT_OK(olc_format__write(&out, &set), NULL);
   olc_recset__free(&set);
+  /* a repeated structure name, sorted or not; unsorted unique is fine */
+  {
+    static const olc_property props[3][3] = {{{"b", "1"}, {"a", "2"}, {"b", "3"}},
+                                             {{"a", "1"}, {"b", "2"}, {"b", "3"}},
+                                             {{"a", "1"}, {"c", "2"}, {"b", "3"}}};
+    size_t k;
+    for (k = 0; k < 3; k++) {
+      olc_recset one = OLC_RECSET_INIT;
+      memset(&r, 0, sizeof(r));
+      r.level = OLC_LEVEL_PORTABLE;
+      r.backend = r.operator_name = r.implementation = "x";
+      r.structure = props[k];
+      r.structure_count = 3;
+      OLC_ASSERT_OK(olc_recset__append_copy(&one, &r), NULL);
+      olc_buf__reset(&out);
+      CU_ASSERT_EQUAL(olc_format__write(&out, &one), k < 2 ? OLC_E_INVALID : OLC_OK);
+      olc_recset__free(&one);
+    }
+    OLC_ASSERT_OK(olc_buf__terminate(&out), NULL);
+    CU_ASSERT_PTR_NOT_NULL(strstr((const char *)out.data, "structure \"a\" \"1\"\nstructure "
+                                                          "\"b\" \"3\"\nstructure \"c\" \"2\"\n"));
+  }
+  olc_buf__free(&out);
 }
 
 int main(int argc, char **argv) {

@@ -54,8 +54,9 @@ olc_status olc_format__parse(olc_recset *out, const unsigned char *bytes, size_t
  * Appends the canonical serialization of set to out: the header, then every
  * record in canonical order (the order of olc_recset__sort) with a fixed
  * field order.  Does not modify set.  Returns OLC_OK or OLC_E_NOMEM, or
- * OLC_E_INVALID for a record the reader would reject (a non-finite
- * measurement, a negative thread count); out may then hold a partial text.
+ * OLC_E_INVALID for a set the reader would reject (a non-finite
+ * measurement, a negative thread count, a repeated structure name, two
+ * records with one identity); out may then hold a partial text.
  * A set that is already in canonical order is written without sorting.
  */
 olc_status olc_format__write(olc_buf *out, const olc_recset *set);

@@ -498,7 +498,7 @@ static olc_status parse_all(olc_format_parser *ps, size_t len) {
     return st;
   ps->pool = olc_arena__alloc(&ps->set->arena, len);
   if (ps->pool == NULL)
-    return olc_error__set(ps->err, OLC_E_NOMEM, "parse", "out of memory");
+    return OLC_E_NOMEM;
   while (ps->p < ps->end) {
     const unsigned char *kw = ps->p;
     size_t n = parse_word(ps);
@@ -537,8 +537,10 @@ olc_status olc_format__parse(olc_recset *out, const unsigned char *bytes, size_t
   ps.set = out;
   ps.err = err;
   st = parse_all(&ps, len);
-  if (st == OLC_E_NOMEM && err != NULL && err->code != OLC_E_NOMEM)
+  if (st == OLC_E_NOMEM) {
     olc_error__set(err, OLC_E_NOMEM, "parse", "out of memory");
+    olc_error__at(err, 0, 0, 0);
+  }
   free(ps.ms);
   free(ps.props);
   free(ps.rec_off);

@@ -76,6 +76,13 @@ olc_status olc_format__quote(olc_buf *out, const unsigned char *s, size_t len) {
 
 static size_t write_slen(const char *s) { return s != NULL ? strlen(s) : 0; }
 
+/* strcmp with NULL first, as the record order has it */
+static int write_scmp(const char *a, const char *b) {
+  if (a == NULL || b == NULL)
+    return a == b ? 0 : (a == NULL ? -1 : 1);
+  return strcmp(a, b);
+}
+
 /* Adds the worst-case size of a quoted string; 0 on overflow. */
 static int write_add(size_t *total, size_t n) {
   if (n > (SIZE_MAX - 64) / 2 || *total > SIZE_MAX - (2 * n + 64))
@@ -117,16 +124,21 @@ static olc_status write_record(olc_buf *out, const olc_record *r) {
     }
     /* The set should hold sorted structures; sort a copy if it does not, so
      * the output stays canonical either way. */
-    for (i = 1; i < r->structure_count; i++)
-      if (strcmp(props[i - 1].name, props[i].name) > 0)
+    for (i = 1; i < r->structure_count; i++) {
+      if (write_scmp(props[i - 1].name, props[i].name) >= 0)
         break;
+    }
     if (i < r->structure_count) {
       sorted = malloc(r->structure_count * sizeof(*sorted));
       if (sorted == NULL)
         return OLC_E_NOMEM;
       memcpy(sorted, props, r->structure_count * sizeof(*sorted));
-      (void)olc_properties__sort(sorted, r->structure_count);
       props = sorted;
+      /* a repeated name would make the file unreadable */
+      if (olc_properties__sort(sorted, r->structure_count) != (size_t)-1) {
+        st = OLC_E_INVALID;
+        goto done;
+      }
     }
   }
   st = olc_buf__reserve(out, need);
@@ -160,7 +172,7 @@ static olc_status write_record(olc_buf *out, const olc_record *r) {
   } else {
     for (i = 0; i < r->structure_count; i++) {
       WRITE_LIT(&c, "\nstructure ");
-      write_quoted(&c, (const unsigned char *)props[i].name, strlen(props[i].name));
+      write_quoted(&c, (const unsigned char *)props[i].name, write_slen(props[i].name));
       *c.p++ = ' ';
       write_quoted(&c, (const unsigned char *)props[i].value, write_slen(props[i].value));
     }
@@ -205,9 +217,15 @@ olc_status olc_format__write(olc_buf *out, const olc_recset *set) {
     return OLC_E_NOMEM;
   for (i = 0; i < set->count; i++)
     v[i] = &set->recs[i];
-  if (!olc_recset__sort_ptrs(v, set->count)) {
+  switch (olc_recset__sort_ptrs(v, set->count)) {
+  case 0:
     st = OLC_E_NOMEM;
     goto done;
+  case 2:
+    st = OLC_E_INVALID; /* duplicate identities: the reader would reject */
+    goto done;
+  default:
+    break;
   }
   for (i = 0; i < set->count && st == OLC_OK; i++)
     st = write_record(out, v[i]);

@@ -195,15 +195,21 @@ static void record_msort(const olc_record **v, const olc_record **tmp, size_t n)
 
 int olc_recset__sort_ptrs(const olc_record **v, size_t n);
 /* Sorts an array of record pointers into canonical order (used by the
- * writer, which must not reorder the set).  Returns 0 on out of memory. */
+ * writer, which must not reorder the set).  Returns 0 on out of memory, 2
+ * when two records share an identity, else 1.  An already sorted array
+ * costs one comparison per record. */
 int olc_recset__sort_ptrs(const olc_record **v, size_t n) {
   const olc_record **tmp;
   size_t i;
-  for (i = 1; i < n; i++)
-    if (olc_record__identity_cmp(v[i - 1], v[i]) > 0)
+  int dup = 0;
+  for (i = 1; i < n; i++) {
+    int c = olc_record__identity_cmp(v[i - 1], v[i]);
+    if (c > 0)
       break;
+    dup |= c == 0;
+  }
   if (i >= n)
-    return 1;
+    return dup ? 2 : 1;
   if (n > SIZE_MAX / sizeof(*tmp))
     return 0;
   tmp = malloc(n * sizeof(*tmp));
@@ -211,6 +217,9 @@ int olc_recset__sort_ptrs(const olc_record **v, size_t n) {
     return 0;
   record_msort(v, tmp, n);
   free(tmp);
+  for (i = 1; i < n; i++)
+    if (olc_record__identity_cmp(v[i - 1], v[i]) == 0)
+      return 2;
   return 1;
 }
 
