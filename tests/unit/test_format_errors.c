@@ -287,6 +287,14 @@ static void test_limits(void) {
   lim.max_fields_per_record = 7;
   fmt_check_error(two, sizeof(two) - 1, &lim, OLC_E_MALFORMED, 10, 1, "too many fields (limit 7)");
 
+  /* zero fields mean the defaults */
+  memset(&lim, 0, sizeof(lim));
+  olc_recset__init(&set);
+  OLC_ASSERT_OK(olc_format__parse(&set, (const unsigned char *)two, sizeof(two) - 1, &lim, &err),
+                &err);
+  CU_ASSERT_EQUAL(set.count, 2);
+  olc_recset__free(&set);
+
   /* records */
   lim = (olc_format_limits)OLC_FORMAT_LIMITS_DEFAULT;
   lim.max_records = 1;

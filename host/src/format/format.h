@@ -37,7 +37,8 @@ typedef struct olc_format_limits {
 /*
  * Parses a whole file into out (which must be freshly initialized; on
  * failure it is left empty).  Records keep their file order; portable
- * structures are sorted.  limits may be NULL for the defaults.
+ * structures are sorted.  limits may be NULL for the defaults, and a zero
+ * field in it also means that field's default.
  *
  * Returns OLC_OK, OLC_E_MALFORMED (err->line/column/offset and message say
  * where and why: "empty file", "bad header", "unknown keyword \"x\"",

@@ -522,6 +522,15 @@ olc_status olc_format__parse(olc_recset *out, const unsigned char *bytes, size_t
 
   memset(&ps, 0, sizeof(ps));
   ps.lim = limits != NULL ? *limits : defaults;
+  /* a zero limit means the default, as in olc_store_options */
+  if (ps.lim.max_file_size == 0)
+    ps.lim.max_file_size = defaults.max_file_size;
+  if (ps.lim.max_value_size == 0)
+    ps.lim.max_value_size = defaults.max_value_size;
+  if (ps.lim.max_fields_per_record == 0)
+    ps.lim.max_fields_per_record = defaults.max_fields_per_record;
+  if (ps.lim.max_records == 0)
+    ps.lim.max_records = defaults.max_records;
   if (len > ps.lim.max_file_size) {
     /* checked before reading a byte: nothing is allocated or scanned */
     st = olc_error__set(err, OLC_E_LIMIT, "parse", "file too large (%llu bytes, limit %llu)",
