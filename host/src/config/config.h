@@ -1,7 +1,9 @@
 /*
  * config/config.h - internals of the ini configuration (olc/host.h).
  *
- * config.c     olc_config_* : parse (inih), validate, getters
+ * config.c     loading (file, string, embedded default), getters
+ * parse.c      inih driver: reader with line numbers, sections, finish
+ * keys.c       the keys of each section and their checks
  * values.c     value parsers (booleans, integers, decimals), path helpers
  * cpus_posix.c the CPUs this process may use (affinity, cgroup quota)
  * digest.c     SHA-256 of a model file (OpenSSL libcrypto, streaming)
