@@ -13,7 +13,7 @@
  * - a measurement needs a non-empty name, a non-NULL unit (may be empty) and
  *   a finite value.
  */
-#include <math.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,8 +27,8 @@ static olc_status check_text(const char *s, const char *what, const char *field,
   if (nonempty && s[0] == 0)
     return olc_error__set(err, OLC_E_INVALID, "key", "%s: %s is empty", what, field);
   if (strlen(s) > max_len)
-    return olc_error__set(err, OLC_E_LIMIT, "key", "%s: %s is longer than %zu bytes", what, field,
-                          max_len);
+    return olc_error__set(err, OLC_E_LIMIT, "key", "%s: %s is longer than %llu bytes", what, field,
+                          (unsigned long long)max_len);
   return OLC_OK;
 }
 
@@ -65,16 +65,16 @@ olc_status olc_store__check_key(olc_property **sorted, const olc_key *key, const
   if (key->structure_count == 0)
     return OLC_OK;
   if (key->structure == NULL)
-    return olc_error__set(err, OLC_E_INVALID, "key", "%s: structure is NULL with %zu entries", what,
-                          key->structure_count);
+    return olc_error__set(err, OLC_E_INVALID, "key", "%s: structure is NULL with %llu entries",
+                          what, (unsigned long long)key->structure_count);
   if (key->structure_count > limits.max_fields_per_record / 2)
-    return olc_error__set(err, OLC_E_LIMIT, "key", "%s: %zu structural properties is too many",
-                          what, key->structure_count);
+    return olc_error__set(err, OLC_E_LIMIT, "key", "%s: %llu structural properties is too many",
+                          what, (unsigned long long)key->structure_count);
   for (i = 0; i < key->structure_count; i++) {
     const olc_property *p = &key->structure[i];
     if (p->name == NULL || p->name[0] == 0)
-      return olc_error__set(err, OLC_E_INVALID, "key", "%s: structural property %zu has no name",
-                            what, i);
+      return olc_error__set(err, OLC_E_INVALID, "key", "%s: structural property %llu has no name",
+                            what, (unsigned long long)i);
     if (p->value == NULL)
       return olc_error__set(err, OLC_E_INVALID, "key",
                             "%s: structural property \"%s\" has a NULL value", what, p->name);
@@ -163,18 +163,21 @@ static olc_status check_measurements(const olc_save_request *req, size_t max, ol
   size_t i;
   if (req->measurement_count != 0 && req->measurements == NULL)
     return olc_error__set(err, OLC_E_INVALID, "measurement",
-                          "measurements is NULL with %zu entries", req->measurement_count);
+                          "measurements is NULL with %llu entries",
+                          (unsigned long long)req->measurement_count);
   for (i = 0; i < req->measurement_count; i++) {
     const olc_measurement *m = &req->measurements[i];
     if (m->name == NULL || m->name[0] == 0)
-      return olc_error__set(err, OLC_E_INVALID, "measurement", "measurement %zu has no name", i);
+      return olc_error__set(err, OLC_E_INVALID, "measurement", "measurement %llu has no name",
+                            (unsigned long long)i);
     if (m->unit == NULL)
       return olc_error__set(err, OLC_E_INVALID, "measurement", "measurement \"%s\" has a NULL unit",
                             m->name);
     if (strlen(m->name) > max || strlen(m->unit) > max)
       return olc_error__set(err, OLC_E_LIMIT, "measurement", "measurement \"%.64s\" is too long",
                             m->name);
-    if (!isfinite(m->value))
+    /* Written out (not isfinite) so no <math.h> macro narrows the double. */
+    if (m->value != m->value || m->value > DBL_MAX || m->value < -DBL_MAX)
       return olc_error__set(err, OLC_E_INVALID, "measurement",
                             "measurement \"%s\" is not a finite number", m->name);
   }
@@ -189,11 +192,11 @@ static olc_status get_policy(olc_buf *policy, const olc_save_request *req, size_
   policy->limit = max;
   if (req->serialize == NULL) {
     if (req->policy == NULL && req->policy_len != 0)
-      return olc_error__set(err, OLC_E_INVALID, "policy", "policy is NULL with %zu bytes",
-                            req->policy_len);
+      return olc_error__set(err, OLC_E_INVALID, "policy", "policy is NULL with %llu bytes",
+                            (unsigned long long)req->policy_len);
     if (req->policy_len > max)
-      return olc_error__set(err, OLC_E_LIMIT, "policy", "policy of %zu bytes exceeds %zu",
-                            req->policy_len, max);
+      return olc_error__set(err, OLC_E_LIMIT, "policy", "policy of %llu bytes exceeds %llu",
+                            (unsigned long long)req->policy_len, (unsigned long long)max);
     st = olc_buf__append(policy, req->policy, req->policy_len);
     if (st != OLC_OK)
       return olc_error__set(err, st, "policy", "cannot copy the policy");
@@ -205,8 +208,8 @@ static olc_status get_policy(olc_buf *policy, const olc_save_request *req, size_
   if (st == OLC_OK)
     return OLC_OK;
   if (st == OLC_E_LIMIT)
-    return olc_error__set(err, OLC_E_LIMIT, "serialize", "serialized policy exceeds %zu bytes",
-                          max);
+    return olc_error__set(err, OLC_E_LIMIT, "serialize", "serialized policy exceeds %llu bytes",
+                          (unsigned long long)max);
   olc_error__set(err, OLC_E_SERIALIZE, "serialize", "policy serialization failed: %s",
                  msg[0] != 0 ? msg : olc_status_str(st));
   if (err != NULL)
@@ -255,8 +258,8 @@ olc_status olc_store__build_records(olc_recset *out, const olc_save_request *req
       (st = check_measurements(req, limits.max_value_size, err)) != OLC_OK)
     goto done;
   if (req->measurement_count + req->key->structure_count + 8 > limits.max_fields_per_record) {
-    st = olc_error__set(err, OLC_E_LIMIT, "save", "%zu measurements is too many",
-                        req->measurement_count);
+    st = olc_error__set(err, OLC_E_LIMIT, "save", "%llu measurements is too many",
+                        (unsigned long long)req->measurement_count);
     goto done;
   }
   if ((st = get_policy(&policy, req, limits.max_value_size, err)) != OLC_OK ||

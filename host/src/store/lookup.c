@@ -375,8 +375,9 @@ olc_status olc_store_lookup(olc_lookup_result **out, olc_store *store,
   *out = res;
   if (res->selected == NULL)
     return olc_error__set(err, OLC_E_NOT_FOUND, "lookup",
-                          "no usable profile for backend \"%.80s\" operator \"%.80s\" (%zu "
+                          "no usable profile for backend \"%.80s\" operator \"%.80s\" (%llu "
                           "rejected)",
-                          options->key->backend, options->key->operator_name, res->rejected_count);
+                          options->key->backend, options->key->operator_name,
+                          (unsigned long long)res->rejected_count);
   return OLC_OK;
 }
