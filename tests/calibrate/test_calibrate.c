@@ -443,6 +443,96 @@ static void test_time_budget(void) {
   close_session(&s);
 }
 
+/* Runs one calibration with [plugin.mock_det] entries; returns mm's result
+ * status and copies its message. */
+static olc_status run_with(const char *plugin_entries, char *message, size_t size,
+                           size_t *candidates) {
+  session s;
+  char extra[256];
+  ini_params p = {NULL, 0, NULL, "failures.txt", NULL, 0, NULL};
+  olc_calibration *cal;
+  const olc_workload_result *r;
+  olc_status st;
+  snprintf(extra, sizeof extra, "[plugin.mock_det]\n%s\n", plugin_entries);
+  p.extra = extra;
+  open_session(&s, &p);
+  cal = calibrate(&s, NULL);
+  CU_ASSERT_EQUAL(olc_calibration_count(cal), 2u);
+  r = find(cal, "mm");
+  st = r->status;
+  snprintf(message, size, "%s", r->message ? r->message : "");
+  *candidates = r->candidate_count;
+  if (st != OLC_OK)
+    CU_ASSERT_PTR_NULL(r->selected);
+  /* The other workload still got its own result. */
+  CU_ASSERT_EQUAL(find(cal, "elsewhere")->status, OLC_E_UNAVAILABLE);
+  olc_calibration_free(cal);
+  close_session(&s);
+  return st;
+}
+
+/* A failing plugin fails its workload, with the reason, and nothing else. */
+static void test_plugin_failures(void) {
+  char msg[OLC_ERROR_MESSAGE_SIZE];
+  size_t n;
+  olc_status st;
+  st = run_with("run = fail", msg, sizeof msg, &n);
+  CU_ASSERT(st != OLC_OK);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "no candidate could be measured"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "run failed on purpose"));
+  CU_ASSERT_EQUAL(n, 4u); /* each one tried */
+  st = run_with("candidates = none", msg, sizeof msg, &n);
+  CU_ASSERT_EQUAL(st, OLC_E_PLUGIN);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "no candidates"));
+  CU_ASSERT_EQUAL(n, 0u);
+  st = run_with("validate = reject", msg, sizeof msg, &n);
+  CU_ASSERT(st != OLC_OK);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "rejected on purpose"));
+  st = run_with("key = unsupported", msg, sizeof msg, &n);
+  CU_ASSERT(st != OLC_OK);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "key:"));
+  CU_ASSERT_EQUAL(n, 0u);
+  st = run_with("serialize = fail", msg, sizeof msg, &n);
+  CU_ASSERT(st != OLC_OK);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "serialize failed on purpose"));
+  /* Other candidates: the cheapest still wins wherever it is. */
+  {
+    session s;
+    ini_params p = {NULL, 0,   NULL, "other.txt", "[plugin.mock_det]\ncandidates = 300,900,50\n",
+                    0,    NULL};
+    olc_calibration *cal;
+    const olc_workload_result *r;
+    open_session(&s, &p);
+    cal = calibrate(&s, NULL);
+    r = find(cal, "mm");
+    CU_ASSERT_EQUAL(r->status, OLC_OK);
+    CU_ASSERT_EQUAL(r->candidate_count, 3u);
+    CU_ASSERT_EQUAL(r->candidates[1].abandoned, 1);
+    CU_ASSERT(policy_is(r->selected, "spin_us=50"));
+    olc_calibration_free(cal);
+    close_session(&s);
+  }
+}
+
+/* An operator the plugin does not serve is reported, not attempted. */
+static void test_unserved_operator(void) {
+  session s;
+  ini_params p = {
+      NULL, 0,   NULL, "op.txt", "[workload.softmax]\nbackend = mock_det\noperator = Softmax\n",
+      0,    NULL};
+  olc_calibration *cal;
+  const olc_workload_result *r;
+  open_session(&s, &p);
+  cal = calibrate(&s, NULL);
+  r = find(cal, "softmax");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  CU_ASSERT_EQUAL(r->status, OLC_E_UNSUPPORTED);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r->message, "Softmax"));
+  CU_ASSERT_EQUAL(find(cal, "mm")->status, OLC_OK);
+  olc_calibration_free(cal);
+  close_session(&s);
+}
+
 static void test_bad_arguments(void) {
   session s;
   ini_params p = {NULL, 0, NULL, "args.txt", NULL, 0, NULL};
@@ -477,6 +567,8 @@ int main(int argc, char **argv) {
   CU_add_test(s, "force_portable picks the portable record", test_force_portable);
   CU_add_test(s, "select_only with an empty store", test_select_only_empty);
   CU_add_test(s, "time budget", test_time_budget);
+  CU_add_test(s, "plugin failures", test_plugin_failures);
+  CU_add_test(s, "unserved operator", test_unserved_operator);
   CU_add_test(s, "bad arguments", test_bad_arguments);
   return olc_test_run(argc, argv);
 }
