@@ -95,7 +95,6 @@ static int run_command(cli_ctx *ctx, int argc, char **argv) {
     return cli_usage_error(ctx, "unknown subcommand '%.64s'", argv[1]);
   }
   if (c == NULL) {
-    ctx->command = "olc";
     return cli_usage_error(ctx, "unknown command '%.64s' (see 'olc --help')", argv[0]);
   }
   words = c->sub != NULL ? 2 : 1;
@@ -112,7 +111,7 @@ int main(int argc, char **argv) {
   memset(&ctx, 0, sizeof ctx);
   ctx.out = stdout;
   ctx.err = stderr;
-  ctx.command = "olc";
+  ctx.command = "usage"; /* "olc: usage: ..." until a command is known */
   ctx.store_path = env_store();
 
   for (; i < argc; i++) {
