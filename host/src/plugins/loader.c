@@ -7,6 +7,27 @@
  * absolute path.  The first file that provides a name wins; later ones are
  * reported as duplicates.
  *
+ * Decisions the header leaves open:
+ * - A directory that does not exist is skipped silently (the default config
+ *   lists both build-tree and install locations); one that cannot be read
+ *   gets a report entry (stage open, path = the directory).
+ * - OLC_PLUGIN_PATH entries that are not absolute are ignored; the variable
+ *   is read with secure_getenv and ignored when uid != euid or gid != egid.
+ * - Permissions: the file, its directory and (for a link) the resolved file
+ *   and its directory must be owned by this user or root and not writable
+ *   by group or others.  Not checked on Windows (ACLs).
+ * - "Unavailable here" (create returns OLC_PLUGIN_E_UNAVAILABLE) is not a
+ *   failure: reported at stage create with unavailable = 1, never fatal,
+ *   even for a critical plugin.  A duplicate or a disabled plugin is not a
+ *   failure either.
+ * - A file whose name without suffix names a plugin with enabled = false is
+ *   not even opened (its constructors do not run); otherwise a disabled
+ *   plugin is recognised by its table's name and never created.
+ * - critical = true is matched by the plugin's name, or by the file's name
+ *   while the plugin's name is not known yet (open, symbol, abi failures).
+ *   A critical plugin that no file provides is not detected (the config
+ *   has no way to list its [plugin.*] sections).
+ *
  * Libraries are never dlclose'd, not even one that failed validation: a
  * library may have started threads or registered TLS destructors or atexit
  * handlers in its constructors, and unmapping it is how hosts crash at exit.

@@ -4,7 +4,7 @@
  * output arrives through sinks with caps and is copied; plugin statuses plus
  * set_error detail become olc_status + "plugin NAME: ..." messages.
  */
-#include <math.h>
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,7 +129,7 @@ static int32_t check_str(key_ctx *k, const char *s, size_t cap, const char *what
   }
   n = strnlen(s, cap + 1);
   if (n > cap) {
-    snprintf(msg, sizeof msg, "key: %s is longer than %zu bytes", what, cap);
+    snprintf(msg, sizeof msg, "key: %s is longer than %lu bytes", what, (unsigned long)cap);
     return sink_refuse(k, OLC_PLUGIN_E_LIMIT, OLC_E_LIMIT, msg);
   }
   if (n == 0) {
@@ -314,8 +314,8 @@ olc_status olc_plugins__serialize(olc_buf *out, olc_loaded_plugin *p, const void
     olc_status st;
     if (b.fail == OLC_PLUGIN_E_LIMIT)
       st = olc_error__set(err, OLC_E_LIMIT, "serialize",
-                          "plugin %s: serialized policy is larger than %zu bytes", p->name,
-                          OLC_PLUGINS_MAX_POLICY);
+                          "plugin %s: serialized policy is larger than %lu bytes", p->name,
+                          (unsigned long)OLC_PLUGINS_MAX_POLICY);
     else if (b.fail != 0)
       st = olc_error__set(err, b.fail == OLC_PLUGIN_E_NOMEM ? OLC_E_NOMEM : OLC_E_PLUGIN,
                           "serialize", "plugin %s: serialize wrote %s", p->name,
@@ -430,7 +430,7 @@ olc_status olc_plugins__flops(double *flops, olc_loaded_plugin *p, const olc_plu
   rc = p->table->flops(p->instance, w, &f);
   if (rc != OLC_PLUGIN_OK)
     return plugin_fail(err, p, "flops", rc, OLC_E_PLUGIN);
-  if (!isfinite(f) || f < 0)
+  if (!(f >= 0 && f <= DBL_MAX)) /* also NaN; isfinite warns on some libcs */
     return olc_error__set(err, OLC_E_PLUGIN, "flops", "plugin %s: flops returned %g", p->name, f);
   *flops = f;
   return OLC_OK;
