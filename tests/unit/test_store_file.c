@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "store/store_int.h"
 #include "test_store_util.h"
@@ -289,6 +291,71 @@ static void test_missing_directory_is_created_on_first_write(void) {
   free(sub);
 }
 
+/* A real second process saves; the first handle's next lookup sees it. */
+static void test_other_process_is_seen(void) {
+  olc_key k = tsu_key("3", "model-a", "cpu-x", 8);
+  olc_lookup_result *res;
+  olc_record_list *l = NULL;
+  olc_store *a;
+  olc_error e;
+  int status = -1;
+  pid_t pid;
+  fresh();
+  a = tsu_open_file(path, 1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+  OLC_ASSERT_OK(tsu_put(a, &k, "mine", OLC_LEVEL_BIT_EXACT, 0, &e), &e);
+  pid = fork();
+  CU_ASSERT_FATAL(pid >= 0);
+  if (pid == 0) {
+    olc_store *child = tsu_open_file(path, 1);
+    olc_status st =
+        child != NULL ? tsu_put(child, &k, "child", OLC_LEVEL_BIT_PORTABLE, 1, NULL) : OLC_E_IO;
+    olc_store_free(child);
+    _exit(st == OLC_OK ? 0 : 1);
+  }
+  CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+  CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  res = lookup(a, &k, OLC_OK);
+  CU_ASSERT_STRING_EQUAL(tsu_selected_policy(res), "child");
+  CU_ASSERT_EQUAL(olc_lookup_result_selected(res)->origin, OLC_ORIGIN_OVERRIDE);
+  CU_ASSERT_EQUAL(tsu_count_rejections(res, OLC_REASON_SHADOWED), 1);
+  olc_lookup_result_free(res);
+  OLC_ASSERT_OK(olc_store_list(&l, a, &e), &e);
+  CU_ASSERT_EQUAL(olc_record_list_count(l), 2);
+  olc_record_list_free(l);
+  olc_store_free(a);
+}
+
+static void test_default_path(void) {
+  char buf[4096], small[8];
+  char *cache = olc_test_path(dir, "cache");
+  const char *old = getenv("XDG_CACHE_HOME");
+  char *saved = old != NULL ? strdup(old) : NULL;
+  olc_store_options o = OLC_STORE_OPTIONS_INIT;
+  olc_store *s = NULL;
+  olc_error e;
+  setenv("XDG_CACHE_HOME", cache, 1);
+  OLC_ASSERT_OK(olc_store_default_path(buf, sizeof buf, &e), &e);
+  CU_ASSERT_EQUAL(strncmp(buf, cache, strlen(cache)), 0);
+  CU_ASSERT_STRING_EQUAL(buf + strlen(cache), "/onnx-light/calibration_profiles.txt");
+  OLC_ASSERT_STATUS(OLC_E_LIMIT, olc_store_default_path(small, sizeof small, &e), &e);
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_store_default_path(NULL, 0, &e), &e);
+  /* path = NULL opens the default path; nothing is created by opening. */
+  OLC_ASSERT_OK(olc_store_open(&s, &o, &e), &e);
+  CU_ASSERT_STRING_EQUAL(olc_store_path(s), buf);
+  {
+    struct stat st;
+    CU_ASSERT_NOT_EQUAL(stat(cache, &st), 0);
+  }
+  olc_store_free(s);
+  if (saved != NULL)
+    setenv("XDG_CACHE_HOME", saved, 1);
+  else
+    unsetenv("XDG_CACHE_HOME");
+  free(saved);
+  free(cache);
+}
+
 int main(int argc, char **argv) {
   CU_pSuite suite;
   if (CU_initialize_registry() != CUE_SUCCESS)
@@ -296,6 +363,8 @@ int main(int argc, char **argv) {
   suite = CU_add_suite("store_file", setup, teardown);
   CU_add_test(suite, "nul_policy_round_trip", test_nul_policy_round_trip);
   CU_add_test(suite, "other_handle_is_seen", test_other_handle_is_seen);
+  CU_add_test(suite, "other_process_is_seen", test_other_process_is_seen);
+  CU_add_test(suite, "default_path", test_default_path);
   CU_add_test(suite, "malformed_file_never_replaces_snapshot",
               test_malformed_file_never_replaces_snapshot);
   CU_add_test(suite, "newer_file_never_replaces_snapshot", test_newer_file_never_replaces_snapshot);
