@@ -164,6 +164,10 @@ int cli_parse_int64(int64_t *out, const char *text, int64_t min, int64_t max, ch
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
+/* isfinite() without the macro, which mingw-w64 expands with float
+ * conversions that -Wconversion reports. */
+static int is_finite(double v) { return v - v == 0.0; }
+
 /* Checks the plain decimal grammar strtod would also accept hex, inf and
  * nan for: [+-]? digits [. digits?] | . digits, then [eE][+-]?digits. */
 static int decimal_grammar(const char *s) {
@@ -212,7 +216,7 @@ int cli_parse_double(double *out, const char *text, char *msg, size_t msg_size) 
     snprintf(msg, msg_size, "'%.64s' is not a decimal number", text);
     return -1;
   }
-  if (!isfinite(v) || (errno == ERANGE && fabs(v) > 1.0)) {
+  if (!is_finite(v) || (errno == ERANGE && fabs(v) > 1.0)) {
     snprintf(msg, msg_size, "'%.64s' is out of range", text);
     return -1;
   }
@@ -237,7 +241,7 @@ void cli_format_double(char *buf, size_t size, double value) {
   if (p != NULL)
     exponent = (int)strtol(p + 1, NULL, 10);
   /* ...written plainly unless the exponent is far from zero ("1e-07"). */
-  if (exponent >= -4 && exponent < 17 && isfinite(value))
+  if (exponent >= -4 && exponent < 17 && is_finite(value))
     snprintf(buf, size, "%.*f", digits - 1 - exponent > 0 ? digits - 1 - exponent : 0, value);
   /* Whatever the decimal point of the current locale, write '.'. */
   for (p = buf; *p != 0; p++)
