@@ -286,7 +286,8 @@ static olc_status check_names(const olc_config *cfg, const olc_calibrate_options
   size_t i;
   for (i = 0; i < opt->workload_count; i++) {
     if (opt->workloads[i] == NULL)
-      return olc_error__set(err, OLC_E_INVALID, "calibrate", "workload name %zu is null", i);
+      return olc_error__set(err, OLC_E_INVALID, "calibrate", "workload name %lu is null",
+                            (unsigned long)i);
     if (olc_config_find_workload(cfg, opt->workloads[i]) == NULL)
       return olc_error__set(err, OLC_E_NOT_FOUND, "calibrate", "no workload '%s' in %s",
                             opt->workloads[i], olc_config_source(cfg));

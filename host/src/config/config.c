@@ -26,8 +26,8 @@ olc_status olc_config_load_string(olc_config **out, const char *text, size_t len
   if (text == NULL && len > 0)
     return olc_error__set(err, OLC_E_INVALID, "config", "no text");
   if (len > CONFIG_MAX_SIZE)
-    return olc_error__set(err, OLC_E_CONFIG, "config", "%s: larger than %zu bytes",
-                          name ? name : "<string>", CONFIG_MAX_SIZE);
+    return olc_error__set(err, OLC_E_CONFIG, "config", "%s: larger than %lu bytes",
+                          name ? name : "<string>", (unsigned long)CONFIG_MAX_SIZE);
   return olc_config__parse(out, text != NULL ? text : "", len, name ? name : "<string>", base_dir,
                            err);
 }
@@ -78,8 +78,8 @@ olc_status olc_config_load_file(olc_config **out, const char *path, olc_error *e
     goto done;
   }
   if (len > CONFIG_MAX_SIZE) {
-    st = olc_error__set(err, OLC_E_CONFIG, "config", "%s: larger than %zu bytes", path,
-                        CONFIG_MAX_SIZE);
+    st = olc_error__set(err, OLC_E_CONFIG, "config", "%s: larger than %lu bytes", path,
+                        (unsigned long)CONFIG_MAX_SIZE);
     goto done;
   }
   dir = dir_of(path);

@@ -10,6 +10,8 @@
 
 #ifndef _WIN32
 #include <unistd.h>
+#else
+#include <windows.h>
 #endif
 
 /* Relative path from the installed bin directory to the installed plugin
@@ -96,7 +98,9 @@ int olc_config__parse_decimal(double *out, const char *s) {
     return 0;
   }
   mantissa *= pow(10.0, (double)exponent);
-  if (!isfinite(mantissa))
+  /* Finite test without isfinite(), which mingw-w64 warns about: inf - inf
+   * and nan - nan are nan, which compares unequal to 0. */
+  if (!(mantissa - mantissa == 0.0))
     return 0;
   *out = negative ? -mantissa : mantissa;
   return 1;
@@ -120,7 +124,22 @@ char *olc_config__exe_dir(void) {
   return strdup(buf);
 }
 #else
-char *olc_config__exe_dir(void) { return NULL; }
+char *olc_config__exe_dir(void) {
+  char buf[MAX_PATH * 4];
+  char *slash, *back;
+  DWORD n = GetModuleFileNameA(NULL, buf, (DWORD)sizeof buf);
+  if (n == 0 || n >= sizeof buf)
+    return NULL;
+  buf[n] = 0;
+  slash = strrchr(buf, '/');
+  back = strrchr(buf, '\\');
+  if (back != NULL && (slash == NULL || back > slash))
+    slash = back;
+  if (slash == NULL)
+    return NULL;
+  *slash = 0;
+  return _strdup(buf);
+}
 #endif
 
 static char *join3(const char *a, const char *b, const char *c) {
