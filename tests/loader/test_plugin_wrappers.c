@@ -6,6 +6,7 @@
  * the plugin's behalf) plus olc_host_prune.
  */
 #include <CUnit/CUnit.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,6 +466,62 @@ static void test_prune(void) {
   olc_store_free(s);
 }
 
+/* key, validate and the store validator from several threads at once on
+ * one instance (plugin.h allows it): each thread sees its own results and
+ * its own set_error detail, never another thread's. */
+typedef struct worker {
+  olc_loaded_plugin *p;
+  int index;
+  int failures;
+} worker;
+
+static void *work(void *arg) {
+  worker *wk = arg;
+  olc_plugin_workload w;
+  int i;
+  workload(&w, "MatMul");
+  for (i = 0; i < 300; i++) {
+    olc_plugin_key k;
+    olc_error err;
+    char msg[128];
+    if (olc_plugins__key(&k, wk->p, &w, &err) != OLC_OK || k.structure_count != 3)
+      wk->failures++;
+    olc_plugin_key__free(&k);
+    if (wk->index % 2 == 0) {
+      if (olc_plugins__validate(NULL, wk->p, "spin_us=9", 9, &err) != OLC_OK)
+        wk->failures++;
+    } else if (olc_plugins__validate(NULL, wk->p, "spin_us=x", 9, &err) != OLC_E_VALIDATION ||
+               strcmp(err.message, "plugin mock_behave: spin_us out of range") != 0) {
+      wk->failures++;
+    }
+    if (olc_plugins__store_validator((const unsigned char *)"nope", 4, wk->p, msg, sizeof msg) !=
+            OLC_E_VALIDATION ||
+        strcmp(msg, "policy length out of range") != 0)
+      wk->failures++;
+  }
+  return NULL;
+}
+
+static void test_concurrent(void) {
+  olc_host *h;
+  olc_loaded_plugin *p = behave(&h, NULL, NULL, NULL, NULL, NULL);
+  pthread_t th[4];
+  worker wk[4];
+  int i;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  for (i = 0; i < 4; i++) {
+    wk[i].p = p;
+    wk[i].index = i;
+    wk[i].failures = 0;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, work, &wk[i]), 0);
+  }
+  for (i = 0; i < 4; i++) {
+    pthread_join(th[i], NULL);
+    CU_ASSERT_EQUAL(wk[i].failures, 0);
+  }
+  olc_host_free(h);
+}
+
 int main(int argc, char **argv) {
   CU_pSuite s;
   if (CU_initialize_registry() != CUE_SUCCESS)
@@ -480,5 +537,6 @@ int main(int argc, char **argv) {
   CU_add_test(s, "workload_builder", test_workload_builder);
   CU_add_test(s, "store_services", test_store_services);
   CU_add_test(s, "prune", test_prune);
+  CU_add_test(s, "concurrent", test_concurrent);
   return olc_test_run(argc, argv);
 }
