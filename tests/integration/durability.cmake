@@ -15,6 +15,7 @@ olc_target_warnings(persist_writer)
 set(_dur_sources
   ${CMAKE_CURRENT_LIST_DIR}/test_durability.c
   ${CMAKE_CURRENT_LIST_DIR}/test_durability_audit.c
+  ${CMAKE_CURRENT_LIST_DIR}/test_durability_faults.c
   ${CMAKE_CURRENT_LIST_DIR}/durability_util.c)
 
 # One executable; the ctests below select its suites.
@@ -36,9 +37,23 @@ endfunction()
 _olc_durability_case(test_durability_crash crash)
 _olc_durability_case(test_durability_lock lock)
 _olc_durability_case(test_durability_audit audit)
+_olc_durability_case(test_durability_k1 k1)
+_olc_durability_case(test_durability_faults faults)
+# P4: the classic fcntl fallback (forced) still loses nothing.
+_olc_durability_case(test_durability_classic_lock c1 DISABLE ofd)
+set_property(TEST test_durability_classic_lock APPEND PROPERTY ENVIRONMENT OLC_C1_PER_PROC=50)
 # Negative controls: each must detect the broken write path.
 _olc_durability_case(test_durability_neg_nolock c1 DISABLE lock)
 _olc_durability_case(test_durability_neg_inplace_crash crash DISABLE rename)
 _olc_durability_case(test_durability_neg_nofsync_audit audit DISABLE fsync)
 _olc_durability_case(test_durability_neg_inplace_audit audit DISABLE rename)
 _olc_durability_case(test_durability_neg_nodirsync_audit audit DISABLE dirsync)
+_olc_durability_case(test_durability_neg_inplace_k1 k1 DISABLE rename)
+
+# F2: real ENOSPC on a 64 KiB tmpfs in a user+mount namespace; skipped
+# where unshare or mounting is not allowed.
+add_test(NAME test_durability_enospc COMMAND sh -c
+  "command -v unshare >/dev/null || exit 77; unshare -rm true 2>/dev/null || exit 77; exec unshare -rm \"$0\" enospc"
+  $<TARGET_FILE:persist_writer>)
+set_tests_properties(test_durability_enospc PROPERTIES LABELS integration SKIP_RETURN_CODE 77
+  TIMEOUT 60)

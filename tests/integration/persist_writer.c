@@ -13,14 +13,20 @@
  *                                     file is open in this process
  *   persist_writer timeout PATH MS    one update with lock timeout MS; exit
  *                                     0 on OLC_E_LOCK_TIMEOUT, 1 otherwise
+ *   persist_writer once PATH          one update; prints "<STATUS> <where>"
+ *                                     and exits 0 whatever the status
+ *   persist_writer c4 PATH MS         C4: the merge opens and closes
+ *                                     PATH.lock, prints "L", sleeps MS ms
  *
  * Exit status: 0 success, 1 failure (message on stderr), 2 usage.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +40,7 @@ typedef struct job {
   long hold_ms;
   const char *self;
   const char *path;
+  int reopen_lock; /* C4: open and close PATH.lock inside the lock */
 } job;
 
 static olc_status merge(olc_buf *out, int *unchanged, const unsigned char *base, size_t len,
@@ -51,6 +58,14 @@ static olc_status merge(olc_buf *out, int *unchanged, const unsigned char *base,
     return OLC_E_MALFORMED;
   if (counter_add(&m, "counter", 1) != 0 || (j->key && counter_add(&m, j->key, 1) != 0))
     return OLC_E_LIMIT;
+  if (j->reopen_lock) {
+    char lock[4096];
+    int fd;
+    snprintf(lock, sizeof lock, "%s.lock", j->path);
+    fd = open(lock, O_RDWR | O_CLOEXEC);
+    if (fd < 0 || close(fd) != 0)
+      return OLC_E_IO;
+  }
   if (j->hold_ms > 0) {
     struct timespec ts;
     if (write(1, "L\n", 2) != 2)
@@ -109,6 +124,66 @@ static int fdcheck(const char *prefix) {
   return bad ? 3 : 0;
 }
 
+/* F2: real ENOSPC on a 64 KiB tmpfs (run under "unshare -rm"); 77 when
+ * mounting is impossible. */
+static olc_status fill(olc_buf *out, int *unchanged, const unsigned char *base, size_t len,
+                       int exists, void *payload, olc_error *err) {
+  size_t n = *(const size_t *)payload;
+  (void)unchanged;
+  (void)base;
+  (void)len;
+  (void)exists;
+  (void)err;
+  if (olc_buf__reserve(out, n) != OLC_OK)
+    return OLC_E_NOMEM;
+  memset(out->data, 'f', n);
+  out->len = n;
+  return OLC_OK;
+}
+
+static int enospc_check(void) {
+  char dir[] = "/tmp/olc-enospc-XXXXXX", path[64];
+  olc_persist_options o = {1000, 0, 0600, 0};
+  olc_buf b = OLC_BUF_INIT;
+  olc_error err;
+  size_t n = 40000;
+  olc_status st;
+  int bad = 0;
+  if (mkdtemp(dir) == NULL)
+    return 77;
+  if (mount("tmpfs", dir, "tmpfs", 0, "size=64k") != 0) {
+    fprintf(stderr, "skipped: cannot mount a tmpfs: %s\n", strerror(errno));
+    rmdir(dir);
+    return 77;
+  }
+  snprintf(path, sizeof path, "%s/p.txt", dir);
+  st = olc_persist__update(NULL, NULL, path, &o, fill, &n, &err);
+  bad |= st != OLC_OK;
+  n = 41000; /* old + new no longer fit */
+  st = olc_persist__update(NULL, NULL, path, &o, fill, &n, &err);
+  printf("update over a full tmpfs: %s %s\n", olc_status_name(st), err.where);
+  bad |= st != OLC_E_NOSPC;
+  bad |= olc_persist__read(&b, NULL, path, 0, &err) != OLC_OK || b.len != 40000;
+  n = 10000; /* fits next to the old file: succeeds */
+  st = olc_persist__update(NULL, NULL, path, &o, fill, &n, &err);
+  bad |= st != OLC_OK;
+  bad |= olc_persist__read(&b, NULL, path, 0, &err) != OLC_OK || b.len != 10000;
+  {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d != NULL && (e = readdir(d)) != NULL)
+      if (strstr(e->d_name, ".tmp") != NULL)
+        bad = 1;
+    if (d != NULL)
+      closedir(d);
+  }
+  olc_buf__free(&b);
+  umount(dir);
+  rmdir(dir);
+  printf("%s\n", bad ? "FAIL" : "PASS: ENOSPC left the old file intact, no temporary");
+  return bad;
+}
+
 static int update(const char *path, job *j, int64_t timeout_ms, olc_status *out) {
   olc_persist_options o;
   olc_error err;
@@ -124,7 +199,7 @@ static int update(const char *path, job *j, int64_t timeout_ms, olc_status *out)
 }
 
 int main(int argc, char **argv) {
-  job j = {NULL, 0, NULL, NULL};
+  job j = {NULL, 0, NULL, NULL, 0};
   olc_status st;
   if (argc == 3 && strcmp(argv[1], "fdcheck") == 0)
     return fdcheck(argv[2]);
@@ -149,6 +224,38 @@ int main(int argc, char **argv) {
     update(argv[2], &j, atol(argv[3]), &st);
     return st == OLC_E_LOCK_TIMEOUT ? 0 : 1;
   }
+  if (argc == 3 && strcmp(argv[1], "once") == 0) {
+    olc_persist_options o;
+    olc_error err;
+    o.lock_timeout_ms = 5000;
+    o.tmp_grace_seconds = 0;
+    o.file_mode = 0600;
+    o.max_file_size = 1 << 20;
+    olc_error_clear(&err);
+    char line[128];
+    size_t off = 0, n;
+    st = olc_persist__update(NULL, NULL, argv[2], &o, merge, &j, &err);
+    snprintf(line, sizeof line, "%s %s\n", olc_status_name(st), err.where[0] ? err.where : "-");
+    /* write(2) with an EINTR loop: the tests inject EINTR into write. */
+    n = strlen(line);
+    while (off < n) {
+      ssize_t r = write(1, line + off, n - off);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        return 1;
+      off += (size_t)r;
+    }
+    return 0;
+  }
+  if (argc == 4 && strcmp(argv[1], "c4") == 0) {
+    j.hold_ms = atol(argv[3]);
+    j.path = argv[2];
+    j.reopen_lock = 1;
+    return update(argv[2], &j, 30000, &st);
+  }
+  if (argc == 2 && strcmp(argv[1], "enospc") == 0)
+    return enospc_check();
   fprintf(stderr, "usage: persist_writer inc|hold|forkexec|fdcheck|timeout ...\n");
   return 2;
 }

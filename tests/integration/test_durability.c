@@ -82,7 +82,12 @@ static void lost_update_case(int procs, int per_proc, int fresh_file) {
   CU_ASSERT_EQUAL(dur_tmp_count(dir), 0);
 }
 
-static void test_c1_lost_update(void) { lost_update_case(8, 200, 0); }
+/* OLC_C1_PER_PROC shortens the run (the P4 classic-lock variant). */
+static void test_c1_lost_update(void) {
+  const char *n = getenv("OLC_C1_PER_PROC");
+  int per = n != NULL ? atoi(n) : 200;
+  lost_update_case(8, per > 0 && per <= 200 ? per : 200, 0);
+}
 
 /* C8: 8 writers when neither P nor P.lock exist yet. */
 static void test_c8_first_creation(void) {
@@ -257,6 +262,7 @@ static void test_c7_fd_inheritance(void) {
 }
 
 int test_durability_audit_register(void);
+int test_durability_faults_register(void);
 
 int main(int argc, char **argv) {
   CU_pSuite s;
@@ -272,9 +278,11 @@ int main(int argc, char **argv) {
   CU_add_test(s, "C5 lock timeout with a stopped holder", test_c5_lock_timeout);
   CU_add_test(s, "C6 holder death releases the lock", test_c6_holder_death);
   CU_add_test(s, "C7 no descriptor inherited across exec", test_c7_fd_inheritance);
-  if (test_durability_audit_register() != 0)
+  if (test_durability_audit_register() != 0 || test_durability_faults_register() != 0)
     return 1;
-  if (argc > 1 && strcmp(argv[1], "audit") == 0 &&
+  if (argc > 1 &&
+      (strcmp(argv[1], "audit") == 0 || strcmp(argv[1], "k1") == 0 ||
+       strcmp(argv[1], "faults") == 0) &&
       system("strace -o /dev/null true >/dev/null 2>&1") != 0) {
     fprintf(stderr, "strace is missing or cannot trace here: skipped\n");
     CU_cleanup_registry();

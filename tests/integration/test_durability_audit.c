@@ -156,20 +156,21 @@ static const char *const lsan_off[] = {"ASAN_OPTIONS=detect_leaks=0", NULL};
 
 static int run_audit(audit *a, int with_old) {
   char *log = olc_test_path(adir, "strace.log");
-  const char *argv[] = {"strace",
-                  "-o",
-                  log,
-                  "-y",
-                  "-s",
-                  "512",
-                  "-e",
-                  "trace=open,openat,fcntl,write,fsync,fdatasync,close,rename,renameat,renameat2",
-                  OLC_PERSIST_WRITER,
-                  "inc",
-                  apath,
-                  "1",
-                  "k",
-                  NULL};
+  const char *argv[] = {
+      "strace",
+      "-o",
+      log,
+      "-y",
+      "-s",
+      "512",
+      "-e",
+      "trace=open,openat,fcntl,write,fsync,fdatasync,close,rename,renameat,renameat2",
+      OLC_PERSIST_WRITER,
+      "inc",
+      apath,
+      "1",
+      "k",
+      NULL};
   char line[8192];
   FILE *f;
   int status;
