@@ -40,6 +40,12 @@ if(TARGET example_gpu)
   add_test(NAME test_example_gpu_symbols
     COMMAND ${CMAKE_COMMAND} -DNM=${OLC_NM} -DPLUGIN=$<TARGET_FILE:example_gpu>
             -P ${EGPU_TEST_DIR}/scripts/check_symbols.cmake)
-  set_tests_properties(test_example_gpu_symbols PROPERTIES LABELS unit SKIP_RETURN_CODE 77
-    TIMEOUT 60)
+  set_tests_properties(test_example_gpu_symbols PROPERTIES LABELS unit TIMEOUT 60)
+  # The same check on the ICD loader, which does read files: it must notice.
+  if(OpenCL_LIBRARY AND EXISTS "${OpenCL_LIBRARY}")
+    add_test(NAME test_example_gpu_symbols_selfcheck
+      COMMAND ${CMAKE_COMMAND} -DNM=${OLC_NM} -DPLUGIN=${OpenCL_LIBRARY} -DEXPECT_FORBIDDEN=ON
+              -P ${EGPU_TEST_DIR}/scripts/check_symbols.cmake)
+    set_tests_properties(test_example_gpu_symbols_selfcheck PROPERTIES LABELS unit TIMEOUT 60)
+  endif()
 endif()
