@@ -78,14 +78,19 @@ static void default_for_kernel(cg_policy *p, uint32_t kernel, const cg_cpu *cpu,
   p->kc = (uint32_t)min_u64(kc, CG_KC_MAX);
   p->mc = round_down(min_u64(mc, CG_MC_MAX), ki->mr);
   p->nc = round_down(min_u64(nc, 8192), ki->nr);
+  p->split = CG_SPLIT_NONE;
+  if (threads > 1)
+    p->split = s->m >= s->n ? CG_SPLIT_IC : CG_SPLIT_JC;
   p->pack = CG_PACK_A | CG_PACK_B;
   /* Few columns: every element of A is used only n times, so packing A
    * costs more than reading its rows in place. */
   if (s->n <= 4 * (int64_t)ki->nr)
     p->pack = CG_PACK_B;
-  p->split = CG_SPLIT_NONE;
-  if (threads > 1)
-    p->split = s->m >= s->n ? CG_SPLIT_IC : CG_SPLIT_JC;
+  /* All of a thread's rows in one MC block: B would be packed exactly once
+   * either way, so pack it panel by panel straight into L1 rather than as
+   * a whole panel that makes a round trip through L3. */
+  else if ((p->split == CG_SPLIT_IC ? (s->m + threads - 1) / threads : s->m) <= (int64_t)p->mc)
+    p->pack = CG_PACK_A | CG_PACK_BJ;
   clamp_policy(p, s);
 }
 
@@ -139,10 +144,10 @@ uint32_t cg_policy_candidates(cg_policy *out, uint32_t cap, const cg_cpu *cpu, u
     p = d, p.split = d.split == CG_SPLIT_IC ? CG_SPLIT_JC : CG_SPLIT_IC, cand_add(&l, p);
     p = d, p.split = CG_SPLIT_NONE, cand_add(&l, p);
   }
-  /* Few rows: B packed panel by panel, straight into L1. */
-  if (shape->m <= 4 * (int64_t)cg_kernel_table[best].mr * (int64_t)threads) {
-    p = d, p.pack = (d.pack & CG_PACK_A) | CG_PACK_BJ, cand_add(&l, p);
-    p = d, p.pack = (d.pack & CG_PACK_A) | CG_PACK_BJ, p.kc = d.kc / 2, cand_add(&l, p);
+  /* The other way of packing B (whole panel or panel by panel). */
+  if (d.pack & (CG_PACK_B | CG_PACK_BJ)) {
+    p = d, p.pack = (d.pack & CG_PACK_A) | ((d.pack & CG_PACK_B) ? CG_PACK_BJ : CG_PACK_B);
+    cand_add(&l, p);
   }
   /* Variants of the runner-up packing choice. */
   p = d, p.pack = d.pack ^ CG_PACK_A, p.kc = d.kc * 2, cand_add(&l, p);

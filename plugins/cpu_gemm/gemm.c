@@ -9,8 +9,8 @@
  *         pack A (or only its edge micro-panel)
  *         for jr in NC step NR     B micro-panel -> L1
  *           for ir in MC step MR   micro-kernel on one MR x NR tile of C
- * The first KC slice overwrites C, later ones accumulate.  Edge tiles are
- * computed into a small buffer and copied, so kernels stay full-tile only.
+ * The first KC slice overwrites C, later ones accumulate.  Kernels handle
+ * partial tiles themselves (row count specialised, columns masked).
  */
 #define _DEFAULT_SOURCE /* madvise */
 #include "gemm.h"
@@ -62,9 +62,7 @@ void cg_workspace_free(cg_workspace *ws) {
     return;
   cg_free_floats(ws->a_buf);
   cg_free_floats(ws->b_buf);
-  cg_free_floats(ws->edge_a);
   cg_free_floats(ws->edge_b);
-  cg_free_floats(ws->tile);
   memset(ws, 0, sizeof(*ws));
 }
 
@@ -83,11 +81,7 @@ static int ws_prepare(cg_workspace *ws, const cg_gemm_args *g, const cg_policy *
     return -1;
   if ((p->pack & CG_PACK_B) && ws_reserve(&ws->b_buf, &ws->b_cap, b_need) != 0)
     return -1;
-  if (ws_reserve(&ws->edge_a, &ws->edge_a_cap, (size_t)ki->mr * (size_t)kc) != 0)
-    return -1;
   if (ws_reserve(&ws->edge_b, &ws->edge_b_cap, (size_t)ki->nr * (size_t)kc) != 0)
-    return -1;
-  if (ws->tile == NULL && (ws->tile = cg_alloc_floats(32u * 32u)) == NULL)
     return -1;
   return 0;
 }
@@ -136,23 +130,6 @@ typedef struct blk {
   pf_stream *pf; /* NULL: nothing to prefetch */
 } blk;
 
-static void edge_tile(const blk *x, cg_ukernel_fn fn, const float *a, int64_t rs_a, int64_t cs_a,
-                      const float *b, int64_t rs_b, float *c, int64_t rows, int64_t cols) {
-  const uint32_t nr = x->ki->nr;
-  float *t = x->ws->tile;
-  fn(x->kcur, a, rs_a, cs_a, b, rs_b, t, nr, 0);
-  for (int64_t r = 0; r < rows; r++) {
-    float *cr = c + r * x->g->ldc;
-    const float *tr = t + r * nr;
-    if (x->pc == 0) {
-      memcpy(cr, tr, (size_t)cols * sizeof(float));
-    } else {
-      for (int64_t j = 0; j < cols; j++)
-        cr[j] += tr[j];
-    }
-  }
-}
-
 /* The jr/ir loops over one mcur x ncur block of C. */
 static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int64_t ncur) {
   const cg_gemm_args *g = x->g;
@@ -161,7 +138,7 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
   const int pack_bj = (x->p->pack & CG_PACK_BJ) != 0;
   const int64_t n_ir = (mcur + mr - 1) / mr;
   const int64_t kc = x->kcur;
-  const int64_t full_n = ncur / nr * nr, full_m = mcur / mr * mr;
+  const int64_t full_n = ncur / nr * nr;
   const int acc = x->pc > 0;
   for (int64_t jr = 0; jr < ncur; jr += nr) {
     int64_t cols = min64(nr, ncur - jr);
@@ -196,18 +173,14 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
       cg_ukernel_fn fn;
       if (pack_a) {
         a = x->ws->a_buf + ir * kc, rs_a = 1, cs_a = mr;
-      } else if (ir < full_m) {
-        a = g->a + (ic + ir) * g->lda + x->pc, rs_a = g->lda, cs_a = 1;
       } else {
-        a = x->ws->edge_a, rs_a = 1, cs_a = mr;
+        /* Kernels read only the rows they are given: no edge copy. */
+        a = g->a + (ic + ir) * g->lda + x->pc, rs_a = g->lda, cs_a = 1;
       }
       fn = (cs_a == (int64_t)mr && rs_b == (int64_t)nr) ? x->ki->packed : x->ki->general;
       if (x->pf != NULL)
         pf_step(x->pf);
-      if (rows == (int64_t)mr && cols == (int64_t)nr)
-        fn(kc, a, rs_a, cs_a, b, rs_b, c, g->ldc, acc);
-      else
-        edge_tile(x, fn, a, rs_a, cs_a, b, rs_b, c, rows, cols);
+      fn(rows, cols, kc, a, rs_a, cs_a, b, rs_b, c, g->ldc, acc);
     }
   }
 }
@@ -247,9 +220,6 @@ static void gemm_range(const cg_gemm_args *g, const cg_policy *p, cg_workspace *
         int64_t mcur = min64(p->mc, m1 - ic);
         if (p->pack & CG_PACK_A)
           cg_pack_a(ws->a_buf, g->a + ic * g->lda + pc, g->lda, mcur, x.kcur, mr);
-        else if (mcur % mr != 0)
-          cg_pack_a(ws->edge_a, g->a + (ic + mcur / mr * mr) * g->lda + pc, g->lda, mcur % mr,
-                    x.kcur, mr);
         macro_block(&x, ic, mcur, jc, ncur);
       }
     }

@@ -14,8 +14,8 @@
 
 /* One thread's packing buffers, grown on demand and kept between runs. */
 typedef struct cg_workspace {
-  float *a_buf, *b_buf, *edge_a, *edge_b, *tile;
-  size_t a_cap, b_cap, edge_a_cap, edge_b_cap; /* in floats */
+  float *a_buf, *b_buf, *edge_b; /* edge_b: one kc x nr panel */
+  size_t a_cap, b_cap, edge_b_cap; /* in floats */
 } cg_workspace;
 
 typedef struct cg_gemm_args {

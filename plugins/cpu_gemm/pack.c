@@ -48,16 +48,15 @@ void cg_pack_a(float *dst, const float *a, int64_t lda, int64_t mc, int64_t kc, 
   }
 }
 
-static inline __attribute__((always_inline)) void pack_b_nr(float *dst, const float *b, int64_t ldb,
+static inline __attribute__((always_inline)) void pack_b_nr(float *restrict dst,
+                                                            const float *restrict b, int64_t ldb,
                                                             int64_t kc, int64_t nc, uint32_t nr) {
   int64_t full = nc / nr, tail = nc % nr;
-  /* Row by row: the reads are sequential through B, which keeps the
-   * hardware prefetchers streaming; the writes land in nc/nr panels. */
+#ifdef CG_PACK_B_ROWWISE
   for (int64_t p = 0; p < kc; p++) {
     const float *src = b + p * ldb;
     float *d = dst + p * nr;
     for (int64_t j = 0; j < full; j++) {
-      /* memcpy of a constant size: plain vector moves, no aliasing doubt. */
       memcpy(d, src, nr * sizeof(float));
       src += nr;
       d += kc * nr;
@@ -67,6 +66,28 @@ static inline __attribute__((always_inline)) void pack_b_nr(float *dst, const fl
         d[x] = (int64_t)x < tail ? src[x] : 0.0f;
     }
   }
+#else
+  /* Panel by panel: the writes stream through one contiguous panel (no
+   * read-for-ownership scattered over the whole buffer); each source line
+   * holds exactly one panel row, so the strided reads never re-read a line,
+   * and they are prefetched a few rows ahead. */
+  for (int64_t j = 0; j < full; j++) {
+    const float *src = b + j * nr;
+    float *d = dst + j * kc * nr;
+    for (int64_t p = 0; p < kc; p++) {
+      __builtin_prefetch(src + (p + 8) * ldb, 0, 3);
+      memcpy(d + p * nr, src + p * ldb, nr * sizeof(float));
+    }
+  }
+  if (tail > 0) {
+    const float *src = b + full * nr;
+    float *d = dst + full * kc * nr;
+    for (int64_t p = 0; p < kc; p++) {
+      for (uint32_t x = 0; x < nr; x++)
+        d[p * nr + x] = (int64_t)x < tail ? src[p * ldb + x] : 0.0f;
+    }
+  }
+#endif
 }
 
 void cg_pack_b(float *dst, const float *b, int64_t ldb, int64_t kc, int64_t nc, uint32_t nr) {

@@ -7,7 +7,10 @@
  * cs_a = MR; row-major source rows: rs_a = lda, cs_a = 1) and B(p, j) at
  * b[p * rs_b + j] (packed panels: rs_b = NR; source rows: rs_b = ldb).
  * C(r, j) is c[r * ldc + j]; accumulate = 0 overwrites it, 1 adds to it.
- * Kernels always compute the full tile; the driver handles edges.
+ * Only the first m rows (m <= MR) and n columns (n <= NR) of the tile are
+ * read from A and written to C; B is always read for the full NR columns
+ * (packed panels are zero-padded, the driver packs an edge panel of an
+ * unpacked B).
  *
  * Each kernel file is compiled with its own ISA flags and only called after
  * the probe has seen that ISA (CPU and OS support).
@@ -17,8 +20,9 @@
 
 #include <stdint.h>
 
-typedef void (*cg_ukernel_fn)(int64_t k, const float *a, int64_t rs_a, int64_t cs_a, const float *b,
-                              int64_t rs_b, float *c, int64_t ldc, int accumulate);
+typedef void (*cg_ukernel_fn)(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a,
+                              int64_t cs_a, const float *b, int64_t rs_b, float *c, int64_t ldc,
+                              int accumulate);
 
 typedef struct cg_kernel_info {
   const char *name; /* as in the policy text: "avx2_6x16" */
@@ -35,17 +39,20 @@ extern const uint32_t cg_kernel_count;
 /* Index of a kernel by name, or -1. */
 int cg_kernel_find(const char *name, size_t len);
 
-void sgemm_ref_4x8(int64_t k, const float *a, int64_t rs_a, int64_t cs_a, const float *b,
-                   int64_t rs_b, float *c, int64_t ldc, int accumulate);
-void sgemm_ref_4x8_packed(int64_t k, const float *a, int64_t rs_a, int64_t cs_a, const float *b,
-                          int64_t rs_b, float *c, int64_t ldc, int accumulate);
-void sgemm_avx2_6x16(int64_t k, const float *a, int64_t rs_a, int64_t cs_a, const float *b,
-                     int64_t rs_b, float *c, int64_t ldc, int accumulate);
-void sgemm_avx2_6x16_packed(int64_t k, const float *a, int64_t rs_a, int64_t cs_a, const float *b,
-                            int64_t rs_b, float *c, int64_t ldc, int accumulate);
-void sgemm_avx512_12x32(int64_t k, const float *a, int64_t rs_a, int64_t cs_a, const float *b,
-                        int64_t rs_b, float *c, int64_t ldc, int accumulate);
-void sgemm_avx512_12x32_packed(int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
-                               const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate);
+void sgemm_ref_4x8(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
+                   const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate);
+void sgemm_ref_4x8_packed(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a,
+                          int64_t cs_a, const float *b, int64_t rs_b, float *c, int64_t ldc,
+                          int accumulate);
+void sgemm_avx2_6x16(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
+                     const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate);
+void sgemm_avx2_6x16_packed(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a,
+                            int64_t cs_a, const float *b, int64_t rs_b, float *c, int64_t ldc,
+                            int accumulate);
+void sgemm_avx512_12x32(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
+                        const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate);
+void sgemm_avx512_12x32_packed(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a,
+                               int64_t cs_a, const float *b, int64_t rs_b, float *c, int64_t ldc,
+                               int accumulate);
 
 #endif

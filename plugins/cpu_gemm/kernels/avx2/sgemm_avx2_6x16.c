@@ -3,7 +3,10 @@
  *
  * 12 YMM accumulators + 2 B vectors + 1 broadcast A value = 15 of the 16
  * registers; each k step is 12 FMAs against 8 loads, so the two FMA pipes
- * stay the bottleneck.  Compiled with -mavx2 -mfma only.
+ * stay the bottleneck.  Partial tiles (fewer rows or columns) are handled
+ * here: the row count is a compile-time constant of each specialisation,
+ * and C columns past the edge are masked, so the driver never needs a
+ * temporary tile.  Compiled with -mavx2 -mfma only.
  */
 #include <stddef.h>
 
@@ -17,41 +20,57 @@
 
 #define ROW_FMA(r)                                                                                 \
   do {                                                                                             \
-    __m256 av = _mm256_broadcast_ss(a + (r)*rs_a);                                                 \
-    c##r##0 = _mm256_fmadd_ps(av, b0, c##r##0);                                                    \
-    c##r##1 = _mm256_fmadd_ps(av, b1, c##r##1);                                                    \
+    if ((r) < rows) {                                                                              \
+      __m256 av = _mm256_broadcast_ss(a + (r)*rs_a);                                               \
+      c##r##0 = _mm256_fmadd_ps(av, b0, c##r##0);                                                  \
+      c##r##1 = _mm256_fmadd_ps(av, b1, c##r##1);                                                  \
+    }                                                                                              \
   } while (0)
 
 #define ROW_STORE(r)                                                                               \
   do {                                                                                             \
-    float *cr = c + (r)*ldc;                                                                       \
-    if (accumulate) {                                                                              \
-      c##r##0 = _mm256_add_ps(c##r##0, _mm256_loadu_ps(cr));                                       \
-      c##r##1 = _mm256_add_ps(c##r##1, _mm256_loadu_ps(cr + 8));                                   \
+    if ((r) < rows) {                                                                              \
+      float *cr = c + (r)*ldc;                                                                     \
+      if (full) {                                                                                  \
+        if (accumulate) {                                                                          \
+          c##r##0 = _mm256_add_ps(c##r##0, _mm256_loadu_ps(cr));                                   \
+          c##r##1 = _mm256_add_ps(c##r##1, _mm256_loadu_ps(cr + 8));                               \
+        }                                                                                          \
+        _mm256_storeu_ps(cr, c##r##0);                                                             \
+        _mm256_storeu_ps(cr + 8, c##r##1);                                                         \
+      } else {                                                                                     \
+        if (accumulate) {                                                                          \
+          c##r##0 = _mm256_add_ps(c##r##0, _mm256_maskload_ps(cr, m0));                            \
+          c##r##1 = _mm256_add_ps(c##r##1, _mm256_maskload_ps(cr + 8, m1));                        \
+        }                                                                                          \
+        _mm256_maskstore_ps(cr, m0, c##r##0);                                                      \
+        _mm256_maskstore_ps(cr + 8, m1, c##r##1);                                                  \
+      }                                                                                            \
     }                                                                                              \
-    _mm256_storeu_ps(cr, c##r##0);                                                                 \
-    _mm256_storeu_ps(cr + 8, c##r##1);                                                             \
   } while (0)
 
-static inline __attribute__((always_inline)) void avx2_body(int64_t k, const float *a, int64_t rs_a,
-                                                            int64_t cs_a, const float *b,
-                                                            int64_t rs_b, float *c, int64_t ldc,
-                                                            int accumulate) {
+static inline __attribute__((always_inline)) void
+avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
+          const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate) {
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
   __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
   __m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
   __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
   __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
-  for (int r = 0; r < K_MR; r++)
+  const int full = cols == K_NR;
+  __m256i m0 = _mm256_setzero_si256(), m1 = _mm256_setzero_si256();
+  if (!full) {
+    const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)cols), idx);
+    m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)cols - 8), idx);
+  }
+  for (int r = 0; r < rows; r++)
     _mm_prefetch((const char *)(c + r * ldc), _MM_HINT_T0);
 #pragma GCC unroll 4
   for (int64_t p = 0; p < k; p++) {
     __m256 b0 = _mm256_loadu_ps(b);
     __m256 b1 = _mm256_loadu_ps(b + 8);
-#ifdef CG_AVX2_PREFETCH_A
-    _mm_prefetch((const char *)(a + CG_AVX2_PREFETCH_A * cs_a), _MM_HINT_T0);
-#endif
     ROW_FMA(0);
     ROW_FMA(1);
     ROW_FMA(2);
@@ -69,30 +88,54 @@ static inline __attribute__((always_inline)) void avx2_body(int64_t k, const flo
   ROW_STORE(5);
 }
 
-void sgemm_avx2_6x16(int64_t k, const float *a, int64_t rs_a, int64_t cs_a, const float *b,
-                     int64_t rs_b, float *c, int64_t ldc, int accumulate) {
-  avx2_body(k, a, rs_a, cs_a, b, rs_b, c, ldc, accumulate);
+/* One specialisation per row count; the full tile is the hot one. */
+#define AVX2_DISPATCH(RS_A, CS_A, RS_B)                                                            \
+  switch (m) {                                                                                     \
+  case 6:                                                                                          \
+    avx2_body(6, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate);                                \
+    break;                                                                                         \
+  case 5:                                                                                          \
+    avx2_body(5, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate);                                \
+    break;                                                                                         \
+  case 4:                                                                                          \
+    avx2_body(4, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate);                                \
+    break;                                                                                         \
+  case 3:                                                                                          \
+    avx2_body(3, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate);                                \
+    break;                                                                                         \
+  case 2:                                                                                          \
+    avx2_body(2, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate);                                \
+    break;                                                                                         \
+  default:                                                                                         \
+    avx2_body(1, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate);                                \
+    break;                                                                                         \
+  }
+
+void sgemm_avx2_6x16(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
+                     const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate) {
+  AVX2_DISPATCH(rs_a, cs_a, rs_b)
 }
 
-void sgemm_avx2_6x16_packed(int64_t k, const float *a, int64_t rs_a, int64_t cs_a, const float *b,
-                            int64_t rs_b, float *c, int64_t ldc, int accumulate) {
+void sgemm_avx2_6x16_packed(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a,
+                            int64_t cs_a, const float *b, int64_t rs_b, float *c, int64_t ldc,
+                            int accumulate) {
   (void)rs_a;
   (void)cs_a;
   (void)rs_b;
-  avx2_body(k, a, 1, K_MR, b, K_NR, c, ldc, accumulate);
+  AVX2_DISPATCH(1, K_MR, K_NR)
 }
-
 #else
 /* Built for another architecture: the probe never selects this kernel
  * there (its ISA level is never reported), so the bodies are empty. */
-void sgemm_avx2_6x16(int64_t k, const float *a, int64_t rs_a, int64_t cs_a, const float *b,
-                     int64_t rs_b, float *c, int64_t ldc, int accumulate) {
-  (void)k, (void)a, (void)rs_a, (void)cs_a, (void)b, (void)rs_b, (void)c, (void)ldc,
-      (void)accumulate;
+void sgemm_avx2_6x16(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
+                     const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate) {
+  (void)m, (void)n, (void)k, (void)a, (void)rs_a, (void)cs_a, (void)b, (void)rs_b, (void)c,
+      (void)ldc, (void)accumulate;
 }
 
-void sgemm_avx2_6x16_packed(int64_t k, const float *a, int64_t rs_a, int64_t cs_a, const float *b,
-                            int64_t rs_b, float *c, int64_t ldc, int accumulate) {
-  sgemm_avx2_6x16(k, a, rs_a, cs_a, b, rs_b, c, ldc, accumulate);
+void sgemm_avx2_6x16_packed(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a,
+                            int64_t cs_a, const float *b, int64_t rs_b, float *c, int64_t ldc,
+                            int accumulate) {
+  sgemm_avx2_6x16(m, n, k, a, rs_a, cs_a, b, rs_b, c, ldc, accumulate);
 }
 #endif
