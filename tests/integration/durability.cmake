@@ -16,6 +16,7 @@ set(_dur_sources
   ${CMAKE_CURRENT_LIST_DIR}/test_durability.c
   ${CMAKE_CURRENT_LIST_DIR}/test_durability_audit.c
   ${CMAKE_CURRENT_LIST_DIR}/test_durability_faults.c
+  ${CMAKE_CURRENT_LIST_DIR}/test_durability_more.c
   ${CMAKE_CURRENT_LIST_DIR}/durability_util.c)
 
 # One executable; the ctests below select its suites.
@@ -39,6 +40,9 @@ _olc_durability_case(test_durability_lock lock)
 _olc_durability_case(test_durability_audit audit)
 _olc_durability_case(test_durability_k1 k1)
 _olc_durability_case(test_durability_faults faults)
+_olc_durability_case(test_durability_c2 c2)
+_olc_durability_case(test_durability_c4 c4)
+_olc_durability_case(test_durability_k3 k3)
 # P4: the classic fcntl fallback (forced) still loses nothing.
 _olc_durability_case(test_durability_classic_lock c1 DISABLE ofd)
 set_property(TEST test_durability_classic_lock APPEND PROPERTY ENVIRONMENT OLC_C1_PER_PROC=50)
@@ -49,6 +53,8 @@ _olc_durability_case(test_durability_neg_nofsync_audit audit DISABLE fsync)
 _olc_durability_case(test_durability_neg_inplace_audit audit DISABLE rename)
 _olc_durability_case(test_durability_neg_nodirsync_audit audit DISABLE dirsync)
 _olc_durability_case(test_durability_neg_inplace_k1 k1 DISABLE rename)
+_olc_durability_case(test_durability_neg_inplace_c2 c2 DISABLE rename)
+_olc_durability_case(test_durability_neg_classic_c4 c4 DISABLE ofd)
 
 # F2: real ENOSPC on a 64 KiB tmpfs in a user+mount namespace; skipped
 # where unshare or mounting is not allowed.

@@ -263,6 +263,7 @@ static void test_c7_fd_inheritance(void) {
 
 int test_durability_audit_register(void);
 int test_durability_faults_register(void);
+int test_durability_more_register(void);
 
 int main(int argc, char **argv) {
   CU_pSuite s;
@@ -278,7 +279,8 @@ int main(int argc, char **argv) {
   CU_add_test(s, "C5 lock timeout with a stopped holder", test_c5_lock_timeout);
   CU_add_test(s, "C6 holder death releases the lock", test_c6_holder_death);
   CU_add_test(s, "C7 no descriptor inherited across exec", test_c7_fd_inheritance);
-  if (test_durability_audit_register() != 0 || test_durability_faults_register() != 0)
+  if (test_durability_audit_register() != 0 || test_durability_faults_register() != 0 ||
+      test_durability_more_register() != 0)
     return 1;
   if (argc > 1 &&
       (strcmp(argv[1], "audit") == 0 || strcmp(argv[1], "k1") == 0 ||
