@@ -183,75 +183,127 @@ static int number_fast(char *d, size_t *nd, int *exp10, double a) {
   return 0;
 }
 
-/* One try: "%.{p-1}e" into buf; 1 when it reads back as a. */
-static int number_try(char *buf, size_t size, int p, double a, number_locale loc) {
-  int len = number_snprintf_e(buf, size, p - 1, a, loc);
-  char *end = NULL;
-  if (len <= 0 || (size_t)len >= size)
-    return -1;
-  return number_strtod(buf, &end, loc) == a;
-}
-
-/* General path: printf's %.*e with 1..17 significant digits, the fewest
- * that read back bit-identically (more correctly rounded digits never read
- * back worse, so the predicate is monotone).  Values that reach this path
- * mostly need 16 or 17 digits, so those are tried first: usually two
- * conversions instead of a five-step binary search. */
-static int number_slow(char *d, size_t *nd, int *exp10, double a, number_locale loc) {
-  char buf[48], keep[48];
-  int lo = 1, hi = 14, r;
-  size_t i, n = 0;
+/* Splits printf's "d[.ddd]e[+-]xx" into its digits and exponent. */
+static int number_split(const char *buf, char *d, size_t *nd, int *exp10) {
+  const char *p = buf;
+  size_t n = 0;
   int e = 0, eneg = 0;
-  const char *p;
-
-  r = number_try(buf, sizeof(buf), 16, a, loc);
-  if (r == 1) {
-    memcpy(keep, buf, sizeof(keep));
-    r = number_try(buf, sizeof(buf), 15, a, loc);
-    if (r == 1) {
-      memcpy(keep, buf, sizeof(keep));
-      while (lo <= hi && r >= 0) { /* fewer digits: binary search in 1..14 */
-        int mid = (lo + hi) / 2;
-        r = number_try(buf, sizeof(buf), mid, a, loc);
-        if (r == 1) {
-          memcpy(keep, buf, sizeof(keep));
-          hi = mid - 1;
-        } else {
-          lo = mid + 1;
-        }
-      }
-    }
-    if (r < 0)
-      return 0;
-    memcpy(buf, keep, sizeof(buf));
-  } else if (r == 0) {
-    /* 17 digits always read back */
-    if (number_snprintf_e(buf, sizeof(buf), 16, a, loc) <= 0)
-      return 0;
-  } else {
-    return 0;
-  }
-  /* buf is "d[.ddd]e[+-]xx" (the C locale's decimal point; any non-digit
-   * separator would be skipped the same way) */
-  p = buf;
   for (; *p != 0 && *p != 'e'; p++)
-    if (*p >= '0' && *p <= '9')
+    if (*p >= '0' && *p <= '9' && n < 40)
       d[n++] = *p;
-  if (*p != 'e' || n == 0)
+  if (*p != 'e' || n == 0 || d[0] == '0')
     return 0;
   p++;
   if (*p == '-' || *p == '+')
     eneg = *p++ == '-';
-  for (; *p >= '0' && *p <= '9'; p++)
+  for (; *p >= '0' && *p <= '9' && e < 10000; p++)
     e = e * 10 + (*p - '0');
-  while (n > 1 && d[n - 1] == '0')
-    n--;
-  for (i = 0; i < n && d[i] == '0'; i++) {
-  }
-  if (i != 0) /* never happens for non-zero values; keep the text sane */
-    return 0;
   *nd = n;
   *exp10 = eneg ? -e : e;
+  return 1;
+}
+
+/* p significant digits of a as printf rounds them (exactly). */
+static int number_digits(char *d, size_t *nd, int *exp10, int p, double a, number_locale loc) {
+  char buf[48];
+  int len = number_snprintf_e(buf, sizeof(buf), p - 1, a, loc);
+  if (len <= 0 || (size_t)len >= sizeof(buf))
+    return 0;
+  return number_split(buf, d, nd, exp10);
+}
+
+/* Whether digits d[0..n) times 10^exp10 (scientific) read back as a. */
+static int number_reads_back(const char *d, size_t n, int exp10, double a, number_locale loc) {
+  char buf[64], *end = NULL;
+  int len = 0;
+  buf[len++] = d[0];
+  buf[len++] = '.';
+  memcpy(buf + len, d + 1, n - 1);
+  len += (int)n - 1;
+  len += snprintf(buf + len, sizeof(buf) - (size_t)len, "e%d", exp10);
+  return number_strtod(buf, &end, loc) == a;
+}
+
+/* Rounds the 17 digits d17 to p digits half-up, into out.  This equals
+ * rounding the exact value unless the dropped digits are exactly 5, 50,
+ * ... (then the 17-digit text itself may have been rounded across the
+ * midpoint): returns 0 for that case, and the caller asks printf. */
+static int number_round17(char *out, int *exp10, const char *d17, int e17, int p) {
+  int i, up;
+  if (d17[p] == '5') {
+    for (i = p + 1; i < 17 && d17[i] == '0'; i++) {
+    }
+    if (i == 17)
+      return 0;
+  }
+  up = d17[p] >= '5';
+  memcpy(out, d17, (size_t)p);
+  *exp10 = e17;
+  for (i = p - 1; up && i >= 0; i--) {
+    if (out[i] == '9') {
+      out[i] = '0';
+    } else {
+      out[i]++;
+      up = 0;
+    }
+  }
+  if (up) { /* 99..9 rounded up to 100..0 */
+    out[0] = '1';
+    *exp10 = e17 + 1;
+  }
+  return 1;
+}
+
+/*
+ * General path.  The fewest of 1..17 significant digits that read back
+ * bit-identically (more correctly rounded digits never read back worse, so
+ * the predicate is monotone).  Values that reach this path mostly need 16
+ * or 17 digits: one printf gives the 17, the 16- and 15-digit candidates
+ * are rounded from them, and strtod checks each; only ties and the rare
+ * shorter values cost more printf calls.
+ */
+static int number_slow(char *d, size_t *nd, int *exp10, double a, number_locale loc) {
+  char d17[40], c[40];
+  size_t n17 = 0, n;
+  int e17 = 0, ec = 0, p, lo, hi;
+
+  if (!number_digits(d17, &n17, &e17, 17, a, loc) || n17 != 17)
+    return 0;
+  memcpy(d, d17, 17);
+  *nd = 17;
+  *exp10 = e17;
+  for (p = 16; p >= 15; p--) {
+    if (!number_round17(c, &ec, d17, e17, p)) {
+      if (!number_digits(c, &n, &ec, p, a, loc) || n != (size_t)p)
+        return 0;
+    }
+    if (!number_reads_back(c, (size_t)p, ec, a, loc))
+      break;
+    memcpy(d, c, (size_t)p);
+    *nd = (size_t)p;
+    *exp10 = ec;
+  }
+  if (*nd == 15) { /* shorter still: binary search 1..14 with printf */
+    lo = 1;
+    hi = 14;
+    while (lo <= hi) {
+      int mid = (lo + hi) / 2;
+      if (!number_digits(c, &n, &ec, mid, a, loc) || n != (size_t)mid)
+        return 0;
+      if (number_reads_back(c, n, ec, a, loc)) {
+        memcpy(d, c, n);
+        *nd = n;
+        *exp10 = ec;
+        hi = mid - 1;
+      } else {
+        lo = mid + 1;
+      }
+    }
+  }
+  n = *nd;
+  while (n > 1 && d[n - 1] == '0')
+    n--;
+  *nd = n;
   return 1;
 }
 
