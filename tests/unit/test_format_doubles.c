@@ -88,11 +88,12 @@ static void test_random_roundtrip(void) {
   olc_buf__free(&out);
 }
 
-/* Shortest: one significant digit fewer never reads back. */
+/* Shortest: one significant digit fewer never reads back, and the digits
+ * are the correctly rounded ones (so the text is unique). */
 static void test_shortest(void) {
   size_t i, bad = 0;
   olc_buf out = OLC_BUF_INIT;
-  for (i = 0; i < 20000; i++) {
+  for (i = 0; i < 50000; i++) {
     uint64_t bits = drng_next();
     double v;
     char fewer[64];
@@ -117,6 +118,24 @@ static void test_shortest(void) {
     if (!in_exp && memchr(out.data, '.', out.len) == NULL)
       for (k = out.len; k > 0 && out.data[k - 1] == '0'; k--)
         digits--;
+    {
+      /* the digits are the correctly rounded ones: printf's, at that count */
+      char exact[64], got[40], want[40];
+      size_t ng = 0, nw = 0;
+      snprintf(exact, sizeof(exact), "%.*e", (int)digits - 1, v);
+      for (k = 0; k < out.len && out.data[k] != 'e'; k++)
+        if (out.data[k] >= '0' && out.data[k] <= '9' && (ng > 0 || out.data[k] != '0') &&
+            ng < digits)
+          got[ng++] = (char)out.data[k];
+      for (k = 0; exact[k] != 0 && exact[k] != 'e'; k++)
+        if (exact[k] >= '0' && exact[k] <= '9')
+          want[nw++] = exact[k];
+      if (ng != digits || nw != digits || memcmp(got, want, digits) != 0) {
+        if (bad++ < 5)
+          fprintf(stderr, "\nnot the rounded digits: %.17g written \"%.*s\", printf \"%s\"\n", v,
+                  (int)out.len, (const char *)out.data, exact);
+      }
+    }
     if (digits > 1) {
       snprintf(fewer, sizeof(fewer), "%.*e", (int)digits - 2, v);
       if (strtod(fewer, NULL) == v) {
