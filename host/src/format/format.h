@@ -46,7 +46,11 @@ typedef struct olc_format_limits {
  * record", "unterminated quote", "unexpected byte after closing quote",
  * "record cut short", "value too large", "too many fields", ...),
  * OLC_E_VERSION (a newer version; err->message names found and supported),
- * OLC_E_LIMIT (file too large; checked before anything else), OLC_E_NOMEM.
+ * OLC_E_LIMIT (file too large; checked before anything else, so line and
+ * column are 0 and offset is the limit), OLC_E_NOMEM.  Columns count bytes
+ * from the last LF, also an LF inside a quoted value.  The in-file limits
+ * (value size, fields per record, records) are OLC_E_MALFORMED with the
+ * position of the offending value, field or record.
  */
 olc_status olc_format__parse(olc_recset *out, const unsigned char *bytes, size_t len,
                              const olc_format_limits *limits, olc_error *err);
