@@ -49,3 +49,21 @@ if(TARGET example_gpu)
     set_tests_properties(test_example_gpu_symbols_selfcheck PROPERTIES LABELS unit TIMEOUT 60)
   endif()
 endif()
+
+# Under the real host: loaded, calibrated, saved, selected again; and with no
+# OpenCL platform (an empty vendors directory), reported unavailable.
+if(TARGET example_gpu AND TARGET olc)
+  set(EGPU_EMPTY_VENDORS ${CMAKE_CURRENT_BINARY_DIR}/egpu_empty_vendors)
+  file(MAKE_DIRECTORY ${EGPU_EMPTY_VENDORS})
+  olc_add_test(NAME test_example_gpu_host
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_example_gpu_host.c
+    LIBS OpenCL::OpenCL
+    ARGS host
+    LABELS integration TIMEOUT 120)
+  target_compile_definitions(test_example_gpu_host PRIVATE CL_TARGET_OPENCL_VERSION=120
+    EGPU_PLUGIN_DIR="$<TARGET_FILE_DIR:example_gpu>")
+  add_dependencies(test_example_gpu_host example_gpu)
+  add_test(NAME test_example_gpu_host_unavailable COMMAND test_example_gpu_host unavailable)
+  set_tests_properties(test_example_gpu_host_unavailable PROPERTIES LABELS integration
+    TIMEOUT 60 ENVIRONMENT "OCL_ICD_VENDORS=${EGPU_EMPTY_VENDORS};OPENCL_VENDOR_PATH=${EGPU_EMPTY_VENDORS}")
+endif()
