@@ -49,7 +49,7 @@ static int exited_ok(int status) {
 
 static void lost_update_case(int procs, int per_proc, int fresh_file) {
   pid_t pids[8];
-  char keys[8][8], count[16];
+  char keys[8][16], count[16];
   counter_map m;
   int i, all_ok = 1;
   long total = (long)procs * per_proc;

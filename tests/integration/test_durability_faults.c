@@ -34,7 +34,8 @@ static const char *const lsan_off[] = {"ASAN_OPTIONS=detect_leaks=0", NULL};
 
 typedef struct call {
   char name[24];
-  int k; /* 1-based index among the calls of this name */
+  int k;        /* 1-based index among the calls of this name */
+  char fd[256]; /* the first "<path>" of the line (strace -y), or "" */
 } call;
 
 static call calls[MAX_CALLS];
@@ -107,8 +108,12 @@ static int reference_trace(void) {
     }
     counts[i]++;
     if (in_window) {
+      const char *lt = strchr(line, '<'), *gt = lt ? strchr(lt, '>') : NULL;
       snprintf(calls[ncalls].name, sizeof calls[ncalls].name, "%s", names[i]);
       calls[ncalls].k = counts[i];
+      calls[ncalls].fd[0] = 0;
+      if (gt != NULL && (size_t)(gt - lt) < sizeof calls[ncalls].fd)
+        snprintf(calls[ncalls].fd, sizeof calls[ncalls].fd, "%.*s", (int)(gt - lt - 1), lt + 1);
       ncalls++;
     }
   }
@@ -283,24 +288,31 @@ static const named_fault named[] = {
     {"F11 EIO while reloading", "trace=read", {NULL, NULL, NULL}, "OLC_E_IO reload", 1},
 };
 
-/* Index (1-based) of the first call of name from the window's start. */
-static int first_store_call(const char *name) {
+/* Index (1-based) of the first call of name on a descriptor whose path
+ * ends with suffix (sanitizer runtimes make calls of their own, so counting
+ * from the window's start is not enough). */
+static int first_store_call(const char *name, const char *suffix) {
   int i;
-  for (i = 0; i < ncalls; i++)
-    if (strcmp(calls[i].name, name) == 0)
+  for (i = 0; i < ncalls; i++) {
+    size_t a = strlen(calls[i].fd), b = strlen(suffix);
+    if (strcmp(calls[i].name, name) == 0 && a >= b && strcmp(calls[i].fd + a - b, suffix) == 0)
       return calls[i].k;
-  return 1;
+  }
+  return -1;
 }
 
 static void test_named_faults(void) {
   size_t i;
   char when_close[96], when_read[96], w_read[96], w_write[96], w_fcntl[96];
   CU_ASSERT_EQUAL_FATAL(reference_trace(), 0);
-  /* close: the reload fd, the GC dir fd, then the temporary (3rd). */
+  CU_ASSERT_FATAL(first_store_call("close", ".tmp") > 0);
+  CU_ASSERT_FATAL(first_store_call("read", "/s.txt") > 0);
   snprintf(when_close, sizeof when_close, "inject=close:error=EIO:when=%d",
-           first_store_call("close") + 2);
-  snprintf(when_read, sizeof when_read, "inject=read:error=EIO:when=%d", first_store_call("read"));
-  snprintf(w_read, sizeof w_read, "inject=read:error=EINTR:when=%d+2", first_store_call("read"));
+           first_store_call("close", ".tmp"));
+  snprintf(when_read, sizeof when_read, "inject=read:error=EIO:when=%d",
+           first_store_call("read", "/s.txt"));
+  snprintf(w_read, sizeof w_read, "inject=read:error=EINTR:when=%d+2",
+           first_store_call("read", "/s.txt"));
   snprintf(w_write, sizeof w_write, "inject=write:error=EINTR:when=1+2");
   snprintf(w_fcntl, sizeof w_fcntl, "inject=fcntl:error=EINTR:when=1+2");
   for (i = 0; i < sizeof named / sizeof named[0]; i++) {

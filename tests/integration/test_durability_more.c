@@ -134,7 +134,7 @@ static void test_k3_random_kills(void) {
   store_padded(0);
   for (round = 0; round < rounds; round++) {
     const char *next[] = {OLC_PERSIST_WRITER, "inc", mpath, "1", "n", NULL};
-    char key[3][4];
+    char key[3][16];
     pid_t pids[3];
     int n = 1 + rand() % 3, i, loaded, st;
     counter_map m;
