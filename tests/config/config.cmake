@@ -6,3 +6,18 @@ if(NOT WIN32)
   target_compile_definitions(test_config PRIVATE
     OLC_CONFIG_EXAMPLES="${PROJECT_SOURCE_DIR}/config/examples")
 endif()
+
+# The config fuzz target, replayed on generated inputs in every build, and
+# a libFuzzer binary with -DOLC_FUZZ=ON (clang).
+if(NOT WIN32)
+  olc_add_test(NAME test_config_fuzz
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config_fuzz.c ${CMAKE_CURRENT_LIST_DIR}/fuzz_config.c
+    LABELS fuzz HOOKS TIMEOUT 120)
+  if(OLC_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
+    add_executable(fuzz_config ${CMAKE_CURRENT_LIST_DIR}/fuzz_config.c)
+    target_compile_options(fuzz_config PRIVATE -fsanitize=fuzzer)
+    target_link_options(fuzz_config PRIVATE -fsanitize=fuzzer)
+    target_link_libraries(fuzz_config PRIVATE olc_testhooks)
+    olc_target_warnings(fuzz_config)
+  endif()
+endif()

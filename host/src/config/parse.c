@@ -181,7 +181,7 @@ static char *reader(char *str, int num, void *stream) {
   i = 0;
   if (p->line == 1 && n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
     i = 3;
-  p->line_indented = s[i] == ' ' || s[i] == '\t';
+  p->line_indented = i < n && (s[i] == ' ' || s[i] == '\t');
   while (i < n && (s[i] == ' ' || s[i] == '\t'))
     i++;
   if (i < n && s[i] == '[' && !(p->line_indented && p->last_key[0] != 0)) {
