@@ -177,8 +177,9 @@ static void test_first_then_second_run(void) {
   CU_ASSERT(r->candidates[1].median_us >= 100.0);
   CU_ASSERT(r->candidates[0].median_us > r->candidates[1].median_us);
   CU_ASSERT(r->candidates[1].spread_us >= 0.0);
-  /* 200 and 800 us are clearly slower than 1.5 x 100 us: abandoned. */
-  CU_ASSERT_EQUAL(r->candidates[2].abandoned, 1);
+  /* 800 us is clearly slower than 1.5 x ~100 us: abandoned after its first
+   * three runs.  (200 us is too, unless preemption inflated the 100 us
+   * median on a busy machine, so it is not asserted.) */
   CU_ASSERT_EQUAL(r->candidates[3].abandoned, 1);
   CU_ASSERT_PTR_NOT_NULL(r->candidates[3].message);
   CU_ASSERT(r->candidates[3].samples <= 3u);
