@@ -13,6 +13,12 @@
  * supplies "workload:<sorted properties>", so that exact records of
  * different shapes stay apart), and the plugin's processor, thread count
  * and structure.
+ *
+ * Progress: options->progress is called before candidate j (0-based) of m
+ * is measured, with the best median so far (< 0 before the first), and
+ * once more after the last one with j = the number measured (j < m when
+ * the time budget stopped the workload).  Workloads selected from the
+ * store measure nothing and report no progress.
  */
 #include "calibrate/calibrate_int.h"
 
