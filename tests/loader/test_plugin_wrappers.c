@@ -311,6 +311,34 @@ static void test_run(void) {
   olc_host_free(h);
 }
 
+/* Plugin messages reach errors and logs as one valid UTF-8 line. */
+static void test_dirty_messages(void) {
+  olc_host *h;
+  olc_loaded_plugin *p = behave(&h, NULL, "run", "fail_multiline", NULL, NULL);
+  olc_plugin_workload w;
+  void *policy = NULL;
+  olc_error err;
+  char line[256];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  workload(&w, "MatMul");
+  OLC_ASSERT_OK(olc_plugins__validate(&policy, p, "spin_us=5", 9, &err), &err);
+  OLC_ASSERT_STATUS(OLC_E_PLUGIN, olc_plugins__run(p, &w, NULL, policy, &err), &err);
+  CU_ASSERT_STRING_EQUAL(err.message, "plugin mock_behave: first line second line");
+  CU_ASSERT_EQUAL(olc_plugins__log_line(h, olc_plugins__log_count(h) - 1, line, sizeof line),
+                  OLC_PLUGIN_LOG_WARN);
+  CU_ASSERT_STRING_EQUAL(line, "mock_behave: two lines");
+  CU_ASSERT_EQUAL(olc_plugins__log_line(h, 999, line, sizeof line), -1);
+  olc_plugins__release(p, policy);
+  olc_host_free(h);
+  p = behave(&h, NULL, "run", "fail_bad_utf8", NULL, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  OLC_ASSERT_OK(olc_plugins__validate(&policy, p, "spin_us=5", 9, &err), &err);
+  OLC_ASSERT_STATUS(OLC_E_PLUGIN, olc_plugins__run(p, &w, NULL, policy, &err), &err);
+  CU_ASSERT_STRING_EQUAL(err.message, "plugin mock_behave: (message is not valid utf-8)");
+  olc_plugins__release(p, policy);
+  olc_host_free(h);
+}
+
 static void test_workload_builder(void) {
   olc_property wp[3] = {{"dtype", "float32"}, {"m", "8"}, {"n", "9"}};
   olc_workload_config wc;
@@ -534,6 +562,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "candidate_caps", test_candidate_caps);
   CU_add_test(s, "validate_serialize", test_validate_serialize);
   CU_add_test(s, "run", test_run);
+  CU_add_test(s, "dirty_messages", test_dirty_messages);
   CU_add_test(s, "workload_builder", test_workload_builder);
   CU_add_test(s, "store_services", test_store_services);
   CU_add_test(s, "prune", test_prune);

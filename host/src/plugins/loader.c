@@ -240,17 +240,20 @@ static olc_status enter(load_ctx *lc, olc_plugin_entry_fn entry, olc_loaded_plug
     st = skip(lc, OLC_LOAD_ABI, OLC_E_PLUGIN, rc, 0, msg, err);
     goto fail;
   }
-  /* Nothing past struct_size may be read before this check. */
+  /* Nothing past struct_size may be read unchecked.  The major comes first
+   * (when the table is big enough to hold it): a table of another major is
+   * an abi mismatch whatever its size. */
+  if (t->struct_size >= offsetof(olc_plugin, abi_major) + sizeof t->abi_major &&
+      t->abi_major != OLC_PLUGIN_ABI_MAJOR) {
+    snprintf(msg, sizeof msg, "plugin table has abi major %u, the host speaks %u",
+             (unsigned)t->abi_major, OLC_PLUGIN_ABI_MAJOR);
+    st = skip(lc, OLC_LOAD_ABI, OLC_E_PLUGIN, 0, 0, msg, err);
+    goto fail;
+  }
   if (t->struct_size < OLC_PLUGINS_MIN_TABLE_SIZE) {
     snprintf(msg, sizeof msg, "plugin table is too small: struct_size %u < %u (abi 1.0)",
              (unsigned)t->struct_size, (unsigned)OLC_PLUGINS_MIN_TABLE_SIZE);
     st = skip(lc, OLC_LOAD_VALIDATE, OLC_E_PLUGIN, 0, 0, msg, err);
-    goto fail;
-  }
-  if (t->abi_major != OLC_PLUGIN_ABI_MAJOR) {
-    snprintf(msg, sizeof msg, "plugin table has abi major %u, the host speaks %u",
-             (unsigned)t->abi_major, OLC_PLUGIN_ABI_MAJOR);
-    st = skip(lc, OLC_LOAD_ABI, OLC_E_PLUGIN, 0, 0, msg, err);
     goto fail;
   }
   if (!name_ok(t->name, msg, sizeof msg)) {
