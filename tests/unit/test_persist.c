@@ -238,6 +238,23 @@ static void test_symlink_never_written_through(void) {
   free(target);
 }
 
+/* A FIFO (or a directory) planted at P: readers and writers fail at once
+ * with OLC_E_IO instead of hanging or writing. */
+static void test_not_a_regular_file(void) {
+  olc_error err;
+  olc_buf b = OLC_BUF_INIT;
+  reset_store(NULL);
+  CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
+  OLC_ASSERT_STATUS(OLC_E_IO, olc_persist__read(&b, NULL, path, 0, &err), &err);
+  OLC_ASSERT_STATUS(OLC_E_IO, bump(1, &err), &err);
+  CU_ASSERT_STRING_EQUAL(err.where, "reload");
+  CU_ASSERT_EQUAL(unlink(path), 0);
+  CU_ASSERT_EQUAL_FATAL(mkdir(path, 0700), 0);
+  OLC_ASSERT_STATUS(OLC_E_IO, bump(1, &err), &err);
+  CU_ASSERT_EQUAL(count_tmp(dir), 0);
+  olc_buf__free(&b);
+}
+
 static void make_file(const char *name, long age_s) {
   char *p = olc_test_path(dir, name);
   struct timespec ts[2];
@@ -401,6 +418,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "a base over the size limit is refused", test_base_too_large);
   CU_add_test(s, "a symlink in place of P is never written through",
               test_symlink_never_written_through);
+  CU_add_test(s, "a FIFO or directory at P fails, never hangs", test_not_a_regular_file);
   CU_add_test(s, "gc: exact pattern, grace, no symlinks", test_gc_exact_pattern_and_grace);
   CU_add_test(s, "lock timeout (OFD)", test_lock_timeout_ofd);
   CU_add_test(s, "lock timeout (classic fcntl)", test_lock_timeout_classic);

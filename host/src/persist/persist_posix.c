@@ -44,7 +44,9 @@ static olc_status reload(writer *w, olc_error *err) {
   int e = olc_persist__hook_fail(OLC_STEP_RELOAD);
   olc_status st;
   if (e == 0) {
-    fd = OLC_FS(openat(w->dfd, w->base, O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+    /* O_NONBLOCK: a FIFO planted at P must not hang the writer (fstat then
+     * rejects it); it changes nothing for regular files. */
+    fd = OLC_FS(openat(w->dfd, w->base, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
     e = fd < 0 ? errno : 0;
   }
   if (e == ENOENT) {

@@ -26,7 +26,7 @@ olc_status olc_persist__read(olc_buf *out, olc_file_id *id, const char *path, si
   olc_buf__reset(out);
   /* One open, read to EOF: P is never modified in place, so this is a
    * consistent snapshot even when a writer renames a new version now. */
-  fd = OLC_FS(open(path, O_RDONLY | O_CLOEXEC));
+  fd = OLC_FS(open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)); /* a FIFO must not hang */
   if (fd < 0) {
     int e = errno;
     if (e == ENOENT)
@@ -81,7 +81,7 @@ static olc_status repair_locked(char *moved_to, size_t moved_to_size, const char
   struct stat st;
   char name[4096];
   olc_status s;
-  int fd = OLC_FS(openat(dfd, base, O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  int fd = OLC_FS(openat(dfd, base, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
   if (fd < 0) {
     int e = errno;
     if (e == ENOENT)
