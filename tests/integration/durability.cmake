@@ -43,6 +43,7 @@ _olc_durability_case(test_durability_faults faults)
 _olc_durability_case(test_durability_c2 c2)
 _olc_durability_case(test_durability_c4 c4)
 _olc_durability_case(test_durability_k3 k3)
+_olc_durability_case(test_durability_secure secure)
 # P4: the classic fcntl fallback (forced) still loses nothing.
 _olc_durability_case(test_durability_classic_lock c1 DISABLE ofd)
 set_property(TEST test_durability_classic_lock APPEND PROPERTY ENVIRONMENT OLC_C1_PER_PROC=50)

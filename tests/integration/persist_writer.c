@@ -15,6 +15,7 @@
  *                                     0 on OLC_E_LOCK_TIMEOUT, 1 otherwise
  *   persist_writer once PATH          one update; prints "<STATUS> <where>"
  *                                     and exits 0 whatever the status
+ *   persist_writer defaultpath        prints "<AT_SECURE> <default path>"
  *   persist_writer c4 PATH MS         C4: the merge opens and closes
  *                                     PATH.lock, prints "L", sleeps MS ms
  *
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -253,6 +255,14 @@ int main(int argc, char **argv) {
     j.path = argv[2];
     j.reopen_lock = 1;
     return update(argv[2], &j, 30000, &st);
+  }
+  if (argc == 2 && strcmp(argv[1], "defaultpath") == 0) {
+    char buf[4096];
+    olc_error err;
+    if (olc_persist__default_path(buf, sizeof buf, &err) != OLC_OK)
+      snprintf(buf, sizeof buf, "error: %s", err.message);
+    printf("%lu %s\n", getauxval(AT_SECURE), buf);
+    return 0;
   }
   if (argc == 2 && strcmp(argv[1], "enospc") == 0)
     return enospc_check();

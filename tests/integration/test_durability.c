@@ -264,6 +264,7 @@ static void test_c7_fd_inheritance(void) {
 int test_durability_audit_register(void);
 int test_durability_faults_register(void);
 int test_durability_more_register(void);
+int dur_secure_prepare(void);
 
 int main(int argc, char **argv) {
   CU_pSuite s;
@@ -287,6 +288,11 @@ int main(int argc, char **argv) {
        strcmp(argv[1], "faults") == 0) &&
       system("strace -o /dev/null true >/dev/null 2>&1") != 0) {
     fprintf(stderr, "strace is missing or cannot trace here: skipped\n");
+    CU_cleanup_registry();
+    return 77;
+  }
+  if (argc > 1 && strcmp(argv[1], "secure") == 0 && dur_secure_prepare() != 0) {
+    fprintf(stderr, "needs root and a file system without nosuid: skipped\n");
     CU_cleanup_registry();
     return 77;
   }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -171,6 +172,73 @@ static void test_k3_random_kills(void) {
   CU_ASSERT_EQUAL(violations, 0);
 }
 
+/* ---- privileged processes ignore the environment (issue 6, 4) ---- */
+
+static char *secure_copy; /* a setuid copy of persist_writer */
+
+/* 0 when a setuid test can run here: root, and a directory where the
+ * setuid bit works; the copy is made then. */
+int dur_secure_prepare(void);
+int dur_secure_prepare(void) {
+  char *d, cmd[8192];
+  struct statvfs vfs;
+  if (geteuid() != 0)
+    return -1;
+  d = olc_test_tmpdir("secure");
+  if (d == NULL || statvfs(d, &vfs) != 0 || (vfs.f_flag & ST_NOSUID)) {
+    free(d);
+    return -1;
+  }
+  secure_copy = olc_test_path(d, "persist_writer_suid");
+  free(d);
+  snprintf(cmd, sizeof cmd, "cp '%s' '%s' && chown 65534:65534 '%s'", OLC_PERSIST_WRITER,
+           secure_copy, secure_copy);
+  if (system(cmd) != 0 || chmod(secure_copy, 0755) != 0)
+    return -1;
+  return 0;
+}
+
+static void default_path_of(char *out, size_t size, const char *program) {
+  char cmd[8192];
+  FILE *p;
+  snprintf(cmd, sizeof cmd, "HOME=/evil-home XDG_CACHE_HOME=/evil-cache '%s' defaultpath", program);
+  out[0] = 0;
+  p = popen(cmd, "r");
+  if (p == NULL)
+    return;
+  if (fgets(out, (int)size, p) == NULL)
+    out[0] = 0;
+  pclose(p);
+  out[strcspn(out, "\n")] = 0;
+}
+
+static void test_secure_environment(void) {
+  char plain[4096], suid[4096];
+  CU_ASSERT_FATAL(secure_copy != NULL);
+  /* Control: an ordinary process honours XDG_CACHE_HOME. */
+  default_path_of(plain, sizeof plain, secure_copy);
+  fprintf(stderr, "\n  plain:  %s", plain);
+  CU_ASSERT_STRING_EQUAL(plain, "0 /evil-cache/onnx-light/calibration_profiles.txt");
+  /* setuid (euid 65534, uid 0): AT_SECURE, the environment is ignored and
+   * the passwd entry of the real uid decides. */
+  CU_ASSERT_EQUAL_FATAL(chmod(secure_copy, 04755), 0);
+  default_path_of(suid, sizeof suid, secure_copy);
+  fprintf(stderr, "\n  setuid: %s\n", suid);
+  CU_ASSERT(strncmp(suid, "1 /", 3) == 0);
+  CU_ASSERT(strstr(suid, "evil") == NULL);
+  CU_ASSERT(strstr(suid, "/.cache/onnx-light/calibration_profiles.txt") != NULL);
+  unlink(secure_copy);
+  {
+    char *slash = strrchr(secure_copy, '/');
+    if (slash != NULL) {
+      *slash = 0;
+      rmdir(secure_copy);
+    }
+  }
+  free(secure_copy);
+  secure_copy = NULL;
+}
+
 int test_durability_more_register(void);
 int test_durability_more_register(void) {
   CU_pSuite s = CU_add_suite("c2", msetup, mteardown);
@@ -185,5 +253,9 @@ int test_durability_more_register(void) {
   if (s == NULL)
     return -1;
   CU_add_test(s, "K3 random kill -9 rounds", test_k3_random_kills);
+  s = CU_add_suite("secure", NULL, NULL);
+  if (s == NULL)
+    return -1;
+  CU_add_test(s, "a setuid process ignores HOME and XDG_CACHE_HOME", test_secure_environment);
   return 0;
 }
