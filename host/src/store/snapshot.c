@@ -33,23 +33,8 @@ static int bucket_cmp(const olc_record *r, const char *backend, const char *oper
   return c != 0 ? c : strcmp(r->operator_name, operator_name);
 }
 
-/* qsort has no context argument, so the index sort compares through this
- * table; it is only used while building a snapshot, under no shared state
- * other than the snapshot being built by this thread. */
-static _Thread_local const olc_record *sort_recs;
-
-static int index_cmp(const void *pa, const void *pb) {
-  size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
-  int c = bucket_cmp(&sort_recs[a], sort_recs[b].backend, sort_recs[b].operator_name);
-  if (c != 0)
-    return c;
-  return a < b ? -1 : a > b;
-}
-
 olc_snapshot *olc_snapshot__new(olc_recset *set, const olc_file_id *id) {
   olc_snapshot *snap = calloc(1, sizeof *snap);
-  size_t i, n = set->count;
-  int grouped = 1;
   if (snap == NULL) {
     olc_recset__free(set);
     return NULL;
@@ -60,24 +45,6 @@ olc_snapshot *olc_snapshot__new(olc_recset *set, const olc_file_id *id) {
   olc_recset__init(set);
   if (id != NULL)
     snap->id = *id;
-  for (i = 1; i < n && grouped; i++)
-    if (bucket_cmp(&snap->set.recs[i - 1], snap->set.recs[i].backend,
-                   snap->set.recs[i].operator_name) > 0)
-      grouped = 0;
-  if (!grouped) {
-    snap->by_bucket = malloc(n * sizeof *snap->by_bucket);
-    if (snap->by_bucket == NULL) {
-      olc_recset__free(&snap->set);
-      olc_mutex__destroy(&snap->cand_lock);
-      free(snap);
-      return NULL;
-    }
-    for (i = 0; i < n; i++)
-      snap->by_bucket[i] = i;
-    sort_recs = snap->set.recs;
-    qsort(snap->by_bucket, n, sizeof *snap->by_bucket, index_cmp);
-    sort_recs = NULL;
-  }
   return snap;
 }
 
@@ -90,14 +57,13 @@ void olc_snapshot__unref(olc_snapshot *snap) {
   if (snap == NULL || !refs_dec_is_last(&snap->refs))
     return;
   olc_recset__free(&snap->set);
-  free(snap->by_bucket);
   olc_cand__free(snap->cand);
   olc_mutex__destroy(&snap->cand_lock);
   free(snap);
 }
 
 const olc_record *olc_snapshot__at(const olc_snapshot *snap, size_t pos) {
-  return &snap->set.recs[snap->by_bucket != NULL ? snap->by_bucket[pos] : pos];
+  return &snap->set.recs[pos];
 }
 
 void olc_snapshot__bucket(const olc_snapshot *snap, const char *backend, const char *operator_name,

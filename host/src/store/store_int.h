@@ -50,10 +50,10 @@ typedef struct olc_cand_fields {
 /* An immutable set of records with an index by (backend, operator). */
 typedef struct olc_snapshot {
   olc_refcount refs;
-  olc_recset set; /* canonical (identity) order, unique identities */
-  /* Record indices ordered by (backend, operator) when the identity order
-   * does not already group them that way; NULL when it does. */
-  size_t *by_bucket;
+  /* Canonical (identity) order with unique identities, which groups the
+   * records of one backend and operator together: the identity order
+   * begins with backend and operator (strcmp). */
+  olc_recset set;
   olc_file_id id; /* the file this snapshot was read from or written to */
   /* Built by the first lookup that needs it (index.c). */
   olc_mutex cand_lock;
@@ -73,13 +73,13 @@ olc_status olc_cand__find(size_t **out, size_t *count, olc_snapshot *snap,
                           const olc_cand_fields *key, int exact, int portable);
 void olc_cand__free(olc_cand_index *ix);
 
-/* Takes ownership of *set (left empty) and builds the index.  NULL on out
- * of memory (set is then freed). */
+/* Takes ownership of *set (left empty; it must be normalized, see
+ * olc_store__normalize).  NULL on out of memory (set is then freed). */
 olc_snapshot *olc_snapshot__new(olc_recset *set, const olc_file_id *id);
 void olc_snapshot__ref(olc_snapshot *snap);
 void olc_snapshot__unref(olc_snapshot *snap);
-/* [*first, *first + *count) in bucket order: the records of one backend and
- * operator.  Use olc_snapshot__at to reach them. */
+/* [*first, *first + *count): the records of one backend and operator, by
+ * binary search.  Use olc_snapshot__at to reach them. */
 void olc_snapshot__bucket(const olc_snapshot *snap, const char *backend, const char *operator_name,
                           size_t *first, size_t *count);
 const olc_record *olc_snapshot__at(const olc_snapshot *snap, size_t bucket_pos);
