@@ -30,10 +30,9 @@ static inline __attribute__((always_inline)) void
 avx512_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
             const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate) {
   __m512 acc[K_MR][2];
-  const __mmask16 m0 = cols >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << cols) - 1u);
-  const __mmask16 m1 = cols >= 32  ? (__mmask16)0xffff
-                       : cols > 16 ? (__mmask16)((1u << (cols - 16)) - 1u)
-                                   : (__mmask16)0;
+  const uint32_t bits0 = cols >= 16 ? 0xffffu : (1u << cols) - 1u;
+  const uint32_t bits1 = cols >= 32 ? 0xffffu : cols > 16 ? (1u << (cols - 16)) - 1u : 0u;
+  const __mmask16 m0 = (__mmask16)bits0, m1 = (__mmask16)bits1;
   for (int r = 0; r < rows; r++) {
     acc[r][0] = _mm512_setzero_ps();
     acc[r][1] = _mm512_setzero_ps();
