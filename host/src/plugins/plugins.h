@@ -103,6 +103,15 @@ olc_status olc_plugins__flops(double *flops, olc_loaded_plugin *p, const olc_plu
 olc_status olc_plugins__store_validator(const unsigned char *policy, size_t policy_len,
                                         void *payload, char *message, size_t message_size);
 
+/*
+ * What the plugins of host wrote through host->log: the last 64 lines,
+ * oldest first, each "NAME: message" (one line, valid UTF-8).  The library
+ * never prints them; a front end may.  log_line copies the i-th line into
+ * buf and returns its OLC_PLUGIN_LOG_* level, or -1 when i >= count.
+ */
+size_t olc_plugins__log_count(const olc_host *host);
+int32_t olc_plugins__log_line(const olc_host *host, size_t i, char *buf, size_t size);
+
 /* Monotonic clock in nanoseconds (the host's clock, also given to plugins). */
 uint64_t olc_plugins__now_ns(void);
 

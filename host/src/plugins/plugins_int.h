@@ -117,11 +117,6 @@ void olc_plugins__error_clear(void);
 /* The message lib's plugin set on this thread since the last clear, or NULL. */
 const char *olc_plugins__error_message(const olc_plugins_lib *lib, int32_t *code);
 
-/* Log lines the plugins of host wrote (oldest first), i < count. */
-size_t olc_plugins__log_count(const olc_host *host);
-/* Copies the i-th line into buf; returns its level (or -1 when out of range). */
-int32_t olc_plugins__log_line(const olc_host *host, size_t i, char *buf, size_t size);
-
 /* ---------------------------------------------------------------- checks */
 
 /* 1 when s is valid UTF-8 (no overlongs, surrogates or > U+10FFFF). */
