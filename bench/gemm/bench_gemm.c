@@ -7,10 +7,13 @@
  * reported in GFLOP/s, as ratios to OpenBLAS and as a share of the measured
  * FMA peak.  cpu_gemm is driven through its plugin ABI, as the host drives
  * it.  The selected policy comes from select_policy(): today an in-bench
- * search over the plugin's candidates (median of a few runs each); later
- * the host's store (see the hook there) or --policy TEXT.
+ * search over the plugin's candidates (successive halving); later the
+ * host's store (see the hook there) or --policy TEXT.  --exhaustive N also
+ * measures every candidate N times and reports the search's gap to the
+ * exhaustive best and its time as a share of the exhaustive time.
  *
- * usage: bench_gemm [--json] [--quick] [--min] [--cputime] [--threads 1,2] [--reps N]
+ * usage: bench_gemm [--json] [--quick] [--min] [--cputime] [--threads 1,2] [--reps N] [--exhaustive
+ * N]
  *                   [--shape MxNxK]... [--policy TEXT] [--plugin PATH]
  */
 #include <cblas.h>
@@ -189,28 +192,97 @@ static double median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* Samples per candidate kept by the selection (successive halving). */
+#define SEL_MAX_SAMPLES 16
+
+typedef struct cand_stats {
+  double t[SEL_MAX_SAMPLES];
+  int n;
+  int alive;
+} cand_stats;
+
+static double cand_median(const cand_stats *c) {
+  double v[SEL_MAX_SAMPLES];
+  memcpy(v, c->t, sizeof(double) * (size_t)c->n);
+  return median(v, c->n);
+}
+
+/* Calibration-quality figures for --exhaustive. */
+typedef struct sel_report {
+  double loop_s, exhaustive_s; /* time spent measuring */
+  double gap;                  /* pick's median / exhaustive best's median - 1 */
+  int exhaustive_best;
+} sel_report;
+
 /*
  * The policy to benchmark as "calibrated".  Hook: once the host's loop and
  * store exist, look the workload up with host.store_lookup and validate it
- * here; until then search the candidates (median of `runs` samples each).
+ * here.  Until then: a search over the candidates in the spirit of the
+ * host's loop, by successive halving (one sample each, keep the better
+ * half, twice the samples, ... until two remain, then 5 more samples each;
+ * the best median wins).  With rep_exh > 0 every candidate is also
+ * measured rep_exh times to report how far the pick is from the true best.
  */
 static int select_policy(bench *x, cand_set *cands, const char *forced, void **forced_policy,
-                         int runs) {
-  int best = 0;
-  double best_t = INFINITY;
+                         int rep_exh, sel_report *rep) {
+  cand_stats st[MAX_CANDS];
+  int alive = cands->n, runs = 1, best = 0;
+  double t0;
+  memset(rep, 0, sizeof(*rep));
   if (forced != NULL) {
     if (x->pl->validate(x->inst, forced, strlen(forced), forced_policy) != OLC_PLUGIN_OK)
       die("--policy '%s' rejected", forced);
     return -1;
   }
+  memset(st, 0, sizeof(st));
+  for (int i = 0; i < cands->n; i++)
+    st[i].alive = 1;
+  t0 = now_s();
+  time_plugin(x, cands->p[0]); /* warm-up: buffers, caches */
+  for (;;) {
+    int final = alive <= 2;
+    int take = final ? 5 : runs;
+    for (int r = 0; r < take; r++) {
+      for (int i = 0; i < cands->n; i++) {
+        if (st[i].alive && st[i].n < SEL_MAX_SAMPLES)
+          st[i].t[st[i].n++] = time_plugin(x, cands->p[i]);
+      }
+    }
+    if (final)
+      break;
+    /* Keep the better half (by median so far). */
+    for (int drop = alive - (alive + 1) / 2; drop > 0; drop--) {
+      int worst = -1;
+      for (int i = 0; i < cands->n; i++) {
+        if (st[i].alive && (worst < 0 || cand_median(&st[i]) > cand_median(&st[worst])))
+          worst = i;
+      }
+      st[worst].alive = 0;
+      alive--;
+    }
+    runs *= 2;
+  }
   for (int i = 0; i < cands->n; i++) {
-    double t[5];
-    time_plugin(x, cands->p[i]); /* warm-up: buffers, caches */
-    for (int r = 0; r < runs; r++)
-      t[r] = time_plugin(x, cands->p[i]);
-    double med = median(t, runs);
-    if (med < best_t)
-      best_t = med, best = i;
+    if (st[i].alive && (!st[best].alive || cand_median(&st[i]) < cand_median(&st[best])))
+      best = i;
+  }
+  rep->loop_s = now_s() - t0;
+  if (rep_exh > 0) {
+    double best_med = INFINITY, pick_med = 0;
+    t0 = now_s();
+    for (int i = 0; i < cands->n; i++) {
+      cand_stats e;
+      memset(&e, 0, sizeof(e));
+      for (int r = 0; r < rep_exh && r < SEL_MAX_SAMPLES; r++)
+        e.t[e.n++] = time_plugin(x, cands->p[i]);
+      double med = cand_median(&e);
+      if (med < best_med)
+        best_med = med, rep->exhaustive_best = i;
+      if (i == best)
+        pick_med = med;
+    }
+    rep->exhaustive_s = now_s() - t0;
+    rep->gap = pick_med / best_med - 1.0;
   }
   return best;
 }
@@ -225,10 +297,12 @@ typedef struct result {
   shape s;
   int threads;
   double ob, cal, def;
+  int ncands, pick;
+  sel_report sel;
   char cal_text[256], def_text[256];
 } result;
 
-static void run_shape(bench *x, int threads, int reps, int search_runs, const char *forced,
+static void run_shape(bench *x, int threads, int reps, int exhaustive, const char *forced,
                       result *res) {
   cand_set cands = {{0}, 0};
   olc_plugin_policy_sink sink = {sizeof(sink), OLC_PLUGIN_ABI_MINOR, &cands, emit_cand};
@@ -265,7 +339,9 @@ static void run_shape(bench *x, int threads, int reps, int search_runs, const ch
     one = time_openblas(x);
     x->iters = one > 0.02 ? 1 : (int)(0.02 / (one > 1e-6 ? one : 1e-6)) + 1;
   }
-  sel = select_policy(x, &cands, forced, &forced_policy, search_runs);
+  sel = select_policy(x, &cands, forced, &forced_policy, exhaustive, &res->sel);
+  res->ncands = cands.n;
+  res->pick = sel;
   cal = sel >= 0 ? cands.p[sel] : forced_policy;
   time_plugin(x, cands.p[0]);
   for (int r = 0; r < reps; r++) {
@@ -292,7 +368,7 @@ static void run_shape(bench *x, int threads, int reps, int search_runs, const ch
 
 int main(int argc, char **argv) {
   const char *plugin_path = CG_BENCH_PLUGIN, *forced = NULL;
-  int json = 0, reps = 7, search_runs = 3, nthreads = 0, threads[8], nshapes = 0;
+  int json = 0, reps = 7, exhaustive = 0, nthreads = 0, threads[8], nshapes = 0;
   shape shapes[MAX_SHAPES];
   result results[MAX_SHAPES * 8];
   int nres = 0;
@@ -308,12 +384,14 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--min") == 0) {
       use_min = 1;
     } else if (strcmp(argv[i], "--quick") == 0) {
-      reps = 3, search_runs = 1;
+      reps = 3;
       if (nshapes == 0)
         shapes[nshapes++] = (shape){256, 256, 256};
     } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
       for (char *s = strtok(argv[++i], ","); s != NULL && nthreads < 8; s = strtok(NULL, ","))
         threads[nthreads++] = atoi(s) > 0 ? atoi(s) : 1;
+    } else if (strcmp(argv[i], "--exhaustive") == 0 && i + 1 < argc) {
+      exhaustive = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       reps = atoi(argv[++i]);
       reps = reps < 1 ? 1 : reps;
@@ -327,7 +405,8 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--plugin") == 0 && i + 1 < argc) {
       plugin_path = argv[++i];
     } else {
-      fprintf(stderr, "usage: bench_gemm [--json] [--quick] [--min] [--cputime] [--threads 1,2] [--reps N] "
+      fprintf(stderr, "usage: bench_gemm [--json] [--quick] [--min] [--cputime] [--threads 1,2] "
+                      "[--reps N] [--exhaustive N] "
                       "[--shape MxNxK]... [--policy TEXT] [--plugin PATH]\n");
       return 2;
     }
@@ -354,7 +433,7 @@ int main(int argc, char **argv) {
     openblas_set_num_threads(threads[ti]);
     for (int si = 0; si < nshapes; si++) {
       x.s = shapes[si];
-      run_shape(&x, threads[ti], reps, search_runs, forced, &results[nres++]);
+      run_shape(&x, threads[ti], reps, exhaustive, forced, &results[nres++]);
       if (!json) {
         const result *r = &results[nres - 1];
         printf("%5ldx%5ldx%5ld t=%d  openblas %6.1f  cal %6.1f (%.2fx, %3.0f%% peak)  def %6.1f "
@@ -362,6 +441,11 @@ int main(int argc, char **argv) {
                r->s.m, r->s.n, r->s.k, r->threads, r->ob, r->cal, r->cal / r->ob,
                peak > 0 ? 100.0 * r->cal / (peak * r->threads) : 0.0, r->def, r->def / r->ob,
                r->cal_text);
+        if (exhaustive > 0)
+          printf("      calibration: %d candidates, pick #%d, exhaustive best #%d, gap %.1f%%, "
+                 "loop time %.0f%% of exhaustive\n",
+                 r->ncands, r->pick, r->sel.exhaustive_best, 100.0 * r->sel.gap,
+                 100.0 * r->sel.loop_s / r->sel.exhaustive_s);
         fflush(stdout);
       }
     }
@@ -374,10 +458,13 @@ int main(int argc, char **argv) {
       printf("  {\"m\": %ld, \"n\": %ld, \"k\": %ld, \"threads\": %d, \"openblas_gflops\": %.2f, "
              "\"calibrated_gflops\": %.2f, \"default_gflops\": %.2f, \"calibrated_ratio\": %.3f, "
              "\"default_ratio\": %.3f, \"calibrated_peak_pct\": %.1f, "
-             "\"calibrated_policy\": \"%s\", \"default_policy\": \"%s\"}%s\n",
+             "\"calibrated_policy\": \"%s\", \"default_policy\": \"%s\", \"candidates\": %d, "
+             "\"pick\": %d, \"exhaustive_best\": %d, \"gap_pct\": %.2f, \"loop_s\": %.3f, "
+             "\"exhaustive_s\": %.3f}%s\n",
              r->s.m, r->s.n, r->s.k, r->threads, r->ob, r->cal, r->def, r->cal / r->ob,
              r->def / r->ob, peak > 0 ? 100.0 * r->cal / (peak * r->threads) : 0.0, r->cal_text,
-             r->def_text, i + 1 < nres ? "," : "");
+             r->def_text, r->ncands, r->pick, r->sel.exhaustive_best, 100.0 * r->sel.gap,
+             r->sel.loop_s, r->sel.exhaustive_s, i + 1 < nres ? "," : "");
     }
     printf("]}\n");
   } else {
