@@ -28,11 +28,17 @@ enum {
   TAG_PORTABLE_NO_STRUCTURE
 };
 
+/* One entry per (record, left-out field); hash, record and chain link
+ * share a cache line. */
+typedef struct cand_entry {
+  uint64_t hash;
+  uint32_t rec;
+  uint32_t next; /* UINT32_MAX ends the chain */
+} cand_entry;
+
 struct olc_cand_index {
   uint32_t *heads; /* mask + 1 chain heads; UINT32_MAX = empty */
-  uint32_t *next;
-  uint32_t *rec;
-  uint64_t *hash;
+  cand_entry *entries;
   uint64_t mask;
   size_t count;
 };
@@ -99,17 +105,15 @@ static void index_free(olc_cand_index *ix) {
   if (ix == NULL)
     return;
   free(ix->heads);
-  free(ix->next);
-  free(ix->rec);
-  free(ix->hash);
+  free(ix->entries);
   free(ix);
 }
 
 static void insert(olc_cand_index *ix, uint64_t h, size_t rec) {
   size_t slot = (size_t)(h & ix->mask), e = ix->count++;
-  ix->hash[e] = h;
-  ix->rec[e] = (uint32_t)rec;
-  ix->next[e] = ix->heads[slot];
+  ix->entries[e].hash = h;
+  ix->entries[e].rec = (uint32_t)rec;
+  ix->entries[e].next = ix->heads[slot];
   ix->heads[slot] = (uint32_t)e;
 }
 
@@ -126,10 +130,8 @@ static olc_cand_index *index_build(const olc_recset *set) {
   if (ix == NULL)
     return NULL;
   ix->heads = malloc(slots * sizeof *ix->heads);
-  ix->next = malloc((entries + 1) * sizeof *ix->next);
-  ix->rec = malloc((entries + 1) * sizeof *ix->rec);
-  ix->hash = malloc((entries + 1) * sizeof *ix->hash);
-  if (ix->heads == NULL || ix->next == NULL || ix->rec == NULL || ix->hash == NULL) {
+  ix->entries = malloc((entries + 1) * sizeof *ix->entries);
+  if (ix->heads == NULL || ix->entries == NULL) {
     index_free(ix);
     return NULL;
   }
@@ -173,10 +175,25 @@ static int cmp_size(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+static void sort_indices(size_t *v, size_t n) {
+  size_t i, j;
+  if (n > 16) {
+    qsort(v, n, sizeof *v, cmp_size);
+    return;
+  }
+  for (i = 1; i < n; i++) {
+    size_t x = v[i];
+    for (j = i; j > 0 && v[j - 1] > x; j--)
+      v[j] = v[j - 1];
+    v[j] = x;
+  }
+}
+
 olc_status olc_cand__find(size_t **out, size_t *count, olc_snapshot *snap,
-                          const olc_cand_fields *key, int exact, int portable) {
+                          const olc_cand_fields *key, int exact, int portable, size_t *buf,
+                          size_t buf_cap) {
   olc_cand_index *ix = index_get(snap);
-  size_t *found = NULL, n = 0, cap = 0, i, u;
+  size_t *found = buf, n = 0, cap = buf_cap, i, u;
   int tag;
   *out = NULL;
   *count = 0;
@@ -188,26 +205,30 @@ olc_status olc_cand__find(size_t **out, size_t *count, olc_snapshot *snap,
     if (tag <= TAG_EXACT_NO_THREADS ? !exact : !portable)
       continue;
     h = leave_out(key, tag);
-    for (e = ix->heads[h & ix->mask]; e != UINT32_MAX; e = ix->next[e]) {
-      if (ix->hash[e] != h)
+    for (e = ix->heads[h & ix->mask]; e != UINT32_MAX; e = ix->entries[e].next) {
+      if (ix->entries[e].hash != h)
         continue;
       if (n == cap) {
         size_t ncap = cap ? cap * 2 : 16;
-        size_t *p = realloc(found, ncap * sizeof *p);
+        size_t *p = malloc(ncap * sizeof *p);
         if (p == NULL) {
-          free(found);
+          if (found != buf)
+            free(found);
           return OLC_E_NOMEM;
         }
+        if (n > 0)
+          memcpy(p, found, n * sizeof *p);
+        if (found != buf)
+          free(found);
         found = p;
         cap = ncap;
       }
-      found[n++] = ix->rec[e];
+      found[n++] = ix->entries[e].rec;
     }
   }
   /* A matching record is found under every tag: keep each record once, in
    * canonical order. */
-  if (n > 1)
-    qsort(found, n, sizeof *found, cmp_size);
+  sort_indices(found, n);
   for (i = 0, u = 0; i < n; i++)
     if (u == 0 || found[u - 1] != found[i])
       found[u++] = found[i];

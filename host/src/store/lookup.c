@@ -304,12 +304,12 @@ static olc_status scan_bucket(lookup_ctx *c, const olc_snapshot *snap,
  * the answer, not of the bucket. */
 static olc_status scan_candidates(lookup_ctx *c, olc_snapshot *snap, const olc_record *matched[5]) {
   olc_cand_fields kf;
-  size_t *idx = NULL, n = 0, i;
+  size_t stack[32], *idx = NULL, n = 0, i;
   olc_status st;
   olc_cand__fields(&kf, c->key->backend, c->key->operator_name, c->key->implementation,
                    c->key->model_digest, c->key->processor, c->key->thread_count, c->props,
                    c->nprops);
-  st = olc_cand__find(&idx, &n, snap, &kf, c->has_exact, 1);
+  st = olc_cand__find(&idx, &n, snap, &kf, c->has_exact, 1, stack, sizeof stack / sizeof stack[0]);
   if (st != OLC_OK)
     return scan_bucket(c, snap, matched);
   for (i = 0; i < n && st == OLC_OK; i++) {
@@ -320,7 +320,8 @@ static olc_status scan_candidates(lookup_ctx *c, olc_snapshot *snap, const olc_r
       continue;
     st = consider(c, r, matched);
   }
-  free(idx);
+  if (idx != stack)
+    free(idx);
   return st;
 }
 

@@ -68,9 +68,11 @@ void olc_cand__fields(olc_cand_fields *f, const char *backend, const char *opera
 /* Indices (into snap->set.recs, ascending, unique) of every record that may
  * match the key or differ from it in one identity field: a superset that
  * the caller filters exactly.  exact/portable select the levels probed.
- * *out is malloc'ed. */
+ * *out is buf when the answer fits in buf_cap entries, else malloc'ed (the
+ * caller frees it when it is not buf). */
 olc_status olc_cand__find(size_t **out, size_t *count, olc_snapshot *snap,
-                          const olc_cand_fields *key, int exact, int portable);
+                          const olc_cand_fields *key, int exact, int portable, size_t *buf,
+                          size_t buf_cap);
 void olc_cand__free(olc_cand_index *ix);
 
 /* Takes ownership of *set (left empty; it must be normalized, see
