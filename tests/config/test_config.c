@@ -228,6 +228,8 @@ static void test_bad_values(void) {
   expect_error("[workload.w]\nbackend = b\noperator = o\nmodel_digest = sha256:abc\n", 4,
                "model_digest: bad value");
   expect_error("[workload.w]\nbackend = b\noperator = o\nm =\n", 4, "[workload.w] m: empty value");
+  expect_error("[workload.w]\nbackend = CPU-Gemm\noperator = o\n", 2,
+               "backend: 'CPU-Gemm' is not a plugin name");
 }
 
 static void test_duplicates(void) {

@@ -215,6 +215,10 @@ static int workload_key(parser *p, const char *name, const char *value) {
     return olc_config__fail(p, p->line, OLC_E_CONFIG, "duplicate key '%s' in [workload.%s]", name,
                             w->name);
   if (strcmp(name, "backend") == 0) {
+    if (strspn(value, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(value))
+      return olc_config__fail(p, p->line, OLC_E_CONFIG,
+                              "[workload.%s] backend: '%.60s' is not a plugin name ([a-z0-9_]+)",
+                              w->name, value);
     w->backend = olc_arena__strdup(&c->arena, value);
     return w->backend != NULL ? 1 : olc_config__nomem(p);
   }
