@@ -180,6 +180,37 @@ static void test_k2_crash_every_step(void) {
   }
 }
 
+/* OLC_TEST_FAIL_AT from the environment reaches the writer process. */
+static void test_fail_at_from_env(void) {
+  static const char *const cases[][2] = {
+      {"OLC_TEST_FAIL_AT=fsync", "OLC_E_IO fsync\n"},
+      {"OLC_TEST_FAIL_AT=write:28", "OLC_E_NOSPC write\n"},
+      {"OLC_TEST_FAIL_AT=rename:18", "OLC_E_IO rename\n"},
+      {"OLC_TEST_FAIL_AT=dir-fsync", "OLC_COMMITTED_UNSYNCED dir-fsync\n"},
+  };
+  const char *argv[] = {OLC_PERSIST_WRITER, "once", path, NULL};
+  size_t i;
+  if (getenv("OLC_TEST_DISABLE") != NULL)
+    return; /* the negative control of this suite is about K2 only */
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const char *env[] = {cases[i][0], NULL};
+    char out[128];
+    ssize_t n;
+    int fd = -1;
+    pid_t pid;
+    fresh_dir();
+    CU_ASSERT_EQUAL_FATAL(dur_store(path, 1), 0);
+    pid = dur_spawn(argv, env, &fd);
+    CU_ASSERT_FATAL(pid > 0);
+    n = read(fd, out, sizeof out - 1);
+    close(fd);
+    CU_ASSERT(exited_ok(dur_wait(pid)));
+    out[n > 0 ? n : 0] = 0;
+    CU_ASSERT_STRING_EQUAL(out, cases[i][1]);
+    CU_ASSERT_EQUAL(dur_tmp_count(dir), 0);
+  }
+}
+
 /* ---- C5, C6, C7 ---- */
 
 /* Starts a holder that prints "L" once it is inside the lock. */
@@ -276,6 +307,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "C8 8 writers create the file", test_c8_first_creation);
   s = CU_add_suite("crash", setup, teardown);
   CU_add_test(s, "K2/K4 SIGKILL after every named step", test_k2_crash_every_step);
+  CU_add_test(s, "OLC_TEST_FAIL_AT from the environment", test_fail_at_from_env);
   s = CU_add_suite("lock", setup, teardown);
   CU_add_test(s, "C5 lock timeout with a stopped holder", test_c5_lock_timeout);
   CU_add_test(s, "C6 holder death releases the lock", test_c6_holder_death);

@@ -78,8 +78,18 @@ static int reference_trace(void) {
   char names[64][24];
   int nnames = 0, in_window = 0;
   FILE *f;
+  int out = -1, st;
+  pid_t pid;
   reset();
-  if (dur_run(argv, lsan_off) != 0) {
+  pid = dur_spawn(argv, lsan_off, &out); /* the status line is not wanted here */
+  if (pid > 0) {
+    char sink[256];
+    while (read(out, sink, sizeof sink) > 0) {
+    }
+    close(out);
+  }
+  st = pid > 0 ? dur_wait(pid) : -1;
+  if (st != 0) {
     free(log);
     return -1;
   }
