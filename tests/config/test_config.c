@@ -267,6 +267,7 @@ static void test_syntax(void) {
   expect_error("[host]\nnot a key\nthreads = x\n", 2, "syntax error");
   expect_error("[host]\nthreads = x\nnot a key\n", 2, "threads: bad value");
   expect_error("[store\npath = a\n", 1, "no ']'");
+  expect_error("[host]\n[workload.w]\nbackend = b\noperator = o\nm = \xff\n", 5, "invalid utf-8");
   expect_error("[store]\npath = a\n  continued\n", 3, "continuation");
   memset(text, 'x', sizeof text);
   memcpy(text, "[store]\npath = ", 15);
@@ -436,6 +437,12 @@ static void test_values(void) {
   CU_ASSERT(!olc_config__parse_int(&i, "101", 0, 100));
   CU_ASSERT(!olc_config__parse_int(&i, "4 2", 0, 100));
   CU_ASSERT(!olc_config__parse_int(&i, "", 0, 100));
+  CU_ASSERT(olc_config__utf8_valid("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14));
+  CU_ASSERT(!olc_config__utf8_valid("\xff", 1));
+  CU_ASSERT(!olc_config__utf8_valid("\xc3", 1));             /* torn */
+  CU_ASSERT(!olc_config__utf8_valid("\xc0\xaf", 2));         /* overlong */
+  CU_ASSERT(!olc_config__utf8_valid("\xed\xa0\x80", 3));     /* surrogate */
+  CU_ASSERT(!olc_config__utf8_valid("\xf4\x90\x80\x80", 4)); /* > U+10FFFF */
   CU_ASSERT(olc_config__parse_bool(&b, "Yes") && b == 1);
   CU_ASSERT(!olc_config__parse_bool(&b, "y"));
 }

@@ -167,6 +167,9 @@ static char *reader(char *str, int num, void *stream) {
   if (memchr(s, 0, n) != NULL) {
     olc_config__fail(p, p->line, OLC_E_CONFIG, "nul byte in line");
     n = 0;
+  } else if (!olc_config__utf8_valid(s, n)) {
+    olc_config__fail(p, p->line, OLC_E_CONFIG, "invalid utf-8 in line");
+    n = 0;
   } else if (n > (size_t)num - 1) {
     olc_config__fail(p, p->line, OLC_E_CONFIG, "line longer than %d bytes", num - 3);
     n = 0;
