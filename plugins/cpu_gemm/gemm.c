@@ -185,37 +185,71 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
   }
 }
 
+/*
+ * Prepares B for the block (pc, jc): packs it (whole-panel mode) and aims
+ * the prefetch stream at the block that will be packed next, or packs only
+ * the edge panel when B is read in place.
+ */
+static void stage_b(blk *x, pf_stream *pf, int64_t jc, int64_t ncur, int64_t rows_c,
+                    int64_t next_pc, int64_t next_jc, int64_t next_ncur) {
+  const cg_gemm_args *g = x->g;
+  const cg_policy *p = x->p;
+  const uint32_t mr = x->ki->mr, nr = x->ki->nr;
+  x->pf = NULL;
+  if (p->pack & CG_PACK_B) {
+    int64_t calls = (rows_c + mr - 1) / mr * ((ncur + nr - 1) / nr);
+    cg_pack_b(x->ws->b_buf, g->b + x->pc * g->ldb + jc, g->ldb, x->kcur, ncur, nr);
+    if (next_pc >= 0) {
+      pf_init(pf, g->b + next_pc * g->ldb + next_jc, g->ldb, min64(p->kc, g->k - next_pc),
+              next_ncur, calls);
+      x->pf = pf;
+    }
+  } else if (!(p->pack & CG_PACK_BJ) && ncur % nr != 0) {
+    cg_pack_b(x->ws->edge_b, g->b + x->pc * g->ldb + jc + ncur / nr * nr, g->ldb, x->kcur,
+              ncur % nr, nr);
+  }
+}
+
 /* One thread's share: rows [m0, m1) and columns [n0, n1) of C. */
 static void gemm_range(const cg_gemm_args *g, const cg_policy *p, cg_workspace *ws, int64_t m0,
                        int64_t m1, int64_t n0, int64_t n1) {
   blk x;
   pf_stream pf;
-  const uint32_t mr = cg_kernel_table[p->kernel].mr, nr = cg_kernel_table[p->kernel].nr;
+  const uint32_t mr = cg_kernel_table[p->kernel].mr;
   x.ki = &cg_kernel_table[p->kernel];
   x.g = g;
   x.p = p;
   x.ws = ws;
   x.pf = NULL;
-  for (int64_t jc = n0; jc < n1; jc += p->nc) {
-    int64_t ncur = min64(p->nc, n1 - jc);
+  if (m1 - m0 <= (int64_t)p->mc) {
+    /* All rows in one A block: swap the NC and KC loops so that block is
+     * packed once per KC slice instead of once per NC panel.  Same B and C
+     * traffic, a fraction of the A packing (the skinny-M case). */
     for (int64_t pc = 0; pc < g->k; pc += p->kc) {
       x.pc = pc;
       x.kcur = min64(p->kc, g->k - pc);
-      if (p->pack & CG_PACK_B) {
-        int64_t calls = (m1 - m0 + mr - 1) / mr * ((ncur + nr - 1) / nr);
-        cg_pack_b(ws->b_buf, g->b + pc * g->ldb + jc, g->ldb, x.kcur, ncur, nr);
-        x.pf = &pf;
-        if (pc + p->kc < g->k)
-          pf_init(&pf, g->b + (pc + p->kc) * g->ldb + jc, g->ldb, min64(p->kc, g->k - pc - p->kc),
-                  ncur, calls);
-        else if (jc + p->nc < n1)
-          pf_init(&pf, g->b + jc + p->nc, g->ldb, min64(p->kc, g->k), min64(p->nc, n1 - jc - p->nc),
-                  calls);
-        else
-          x.pf = NULL;
-      } else if (!(p->pack & CG_PACK_BJ) && ncur % nr != 0)
-        cg_pack_b(ws->edge_b, g->b + pc * g->ldb + jc + ncur / nr * nr, g->ldb, x.kcur, ncur % nr,
-                  nr);
+      if (p->pack & CG_PACK_A)
+        cg_pack_a(ws->a_buf, g->a + m0 * g->lda + pc, g->lda, m1 - m0, x.kcur, mr);
+      for (int64_t jc = n0; jc < n1; jc += p->nc) {
+        int64_t ncur = min64(p->nc, n1 - jc);
+        int64_t npc = pc, njc = jc + p->nc;
+        if (njc >= n1)
+          npc = pc + p->kc < g->k ? pc + p->kc : -1, njc = n0;
+        stage_b(&x, &pf, jc, ncur, m1 - m0, npc, njc, min64(p->nc, n1 - njc));
+        macro_block(&x, m0, m1 - m0, jc, ncur);
+      }
+    }
+    return;
+  }
+  for (int64_t jc = n0; jc < n1; jc += p->nc) {
+    int64_t ncur = min64(p->nc, n1 - jc);
+    for (int64_t pc = 0; pc < g->k; pc += p->kc) {
+      int64_t npc = pc + p->kc, njc = jc;
+      x.pc = pc;
+      x.kcur = min64(p->kc, g->k - pc);
+      if (npc >= g->k)
+        npc = jc + p->nc < n1 ? 0 : -1, njc = jc + p->nc;
+      stage_b(&x, &pf, jc, ncur, m1 - m0, npc, njc, min64(p->nc, n1 - njc));
       for (int64_t ic = m0; ic < m1; ic += p->mc) {
         int64_t mcur = min64(p->mc, m1 - ic);
         if (p->pack & CG_PACK_A)
@@ -267,8 +301,10 @@ int cg_gemm(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t t
       memset(g->c + i * g->ldc, 0, (size_t)g->n * sizeof(float));
     return 0;
   }
-  if (p->split == CG_SPLIT_NONE || pool == NULL)
+  if (p->split == CG_SPLIT_NONE || pool == NULL || threads < cg_pool_size(pool))
     threads = 1;
+  else
+    threads = cg_pool_size(pool);
   for (uint32_t i = 0; i < threads; i++) {
     if (ws_prepare(&ws[i], g, p) != 0)
       return -1;
@@ -279,6 +315,6 @@ int cg_gemm(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t t
   if (threads == 1)
     gemm_task(&t, 0, 1);
   else
-    cg_pool_run(pool, gemm_task, &t, threads);
+    cg_pool_run(pool, gemm_task, &t);
   return 0;
 }

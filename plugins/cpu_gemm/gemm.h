@@ -14,7 +14,7 @@
 
 /* One thread's packing buffers, grown on demand and kept between runs. */
 typedef struct cg_workspace {
-  float *a_buf, *b_buf, *edge_b; /* edge_b: one kc x nr panel */
+  float *a_buf, *b_buf, *edge_b;   /* edge_b: one kc x nr panel */
   size_t a_cap, b_cap, edge_b_cap; /* in floats */
 } cg_workspace;
 
@@ -29,8 +29,9 @@ typedef struct cg_gemm_args {
 } cg_gemm_args;
 
 /*
- * Runs the GEMM with up to `threads` threads of pool (NULL: the caller
- * alone), using ws[0..threads-1].  The policy must have passed
+ * Runs the GEMM on all the threads of pool (the caller alone when pool is
+ * NULL or the policy's split is none), using one workspace per thread:
+ * ws must have threads >= pool size entries.  The policy must have passed
  * cg_policy_check.  Returns 0, or -1 when a buffer could not be allocated.
  */
 int cg_gemm(const cg_gemm_args *args, const cg_policy *policy, cg_pool *pool, uint32_t threads,

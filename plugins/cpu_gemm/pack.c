@@ -7,6 +7,11 @@
 
 #include <string.h>
 
+/* Rows ahead that the panel-by-panel B packing prefetches. */
+#ifndef CG_PACK_B_PF
+#define CG_PACK_B_PF 8
+#endif
+
 static inline __attribute__((always_inline)) void
 pack_a_panel(float *dst, const float *a, int64_t lda, int64_t rows, int64_t kc, uint32_t mr) {
   if (rows == (int64_t)mr) {
@@ -75,7 +80,7 @@ static inline __attribute__((always_inline)) void pack_b_nr(float *restrict dst,
     const float *src = b + j * nr;
     float *d = dst + j * kc * nr;
     for (int64_t p = 0; p < kc; p++) {
-      __builtin_prefetch(src + (p + 8) * ldb, 0, 3);
+      __builtin_prefetch(src + (p + CG_PACK_B_PF) * ldb, 0, 3);
       memcpy(d + p * nr, src + p * ldb, nr * sizeof(float));
     }
   }

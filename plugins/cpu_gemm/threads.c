@@ -1,24 +1,38 @@
 /*
- * threads.c - the instance's worker pool.  A generation counter under one
- * mutex hands out each task; workers check in on a second condition
- * variable.  Runs are serialized by the ABI (run is never concurrent on an
- * instance), so one task slot is enough.
+ * threads.c - the instance's worker pool.
+ *
+ * Hand-off and completion both spin briefly before sleeping: a GEMM of a
+ * few hundred microseconds cannot afford a condition-variable wake-up
+ * (tens of microseconds) on each side, yet idle workers must not burn a
+ * core between runs.  Runs are serialized by the ABI (run is never
+ * concurrent on an instance) and every task uses all the pool's threads,
+ * so one task slot is enough.
  */
 #include "threads.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define CG_PAUSE() _mm_pause()
+#else
+#define CG_PAUSE() ((void)0)
+#endif
+
+/* About 100-200 microseconds of polling before going to sleep. */
+#define CG_SPIN_ITERS 20000
 
 struct cg_pool {
   pthread_mutex_t mu;
   pthread_cond_t wake, done;
   uint32_t size;    /* threads including the caller */
   uint32_t started; /* workers actually created */
-  uint64_t generation;
-  uint32_t active; /* threads taking part in the current task */
-  uint32_t pending;
-  int stop;
-  cg_task_fn fn;
+  _Atomic uint64_t generation;
+  _Atomic uint32_t pending;
+  _Atomic int stop;
+  cg_task_fn fn; /* written before generation is bumped (release) */
   void *arg;
   pthread_t *workers;
 };
@@ -28,31 +42,40 @@ typedef struct worker_arg {
   uint32_t tid;
 } worker_arg;
 
+static uint64_t wait_generation(cg_pool *pool, uint64_t seen) {
+  uint64_t g;
+  for (int i = 0; i < CG_SPIN_ITERS; i++) {
+    g = atomic_load_explicit(&pool->generation, memory_order_acquire);
+    if (g != seen || atomic_load_explicit(&pool->stop, memory_order_acquire))
+      return g;
+    CG_PAUSE();
+  }
+  pthread_mutex_lock(&pool->mu);
+  while ((g = atomic_load_explicit(&pool->generation, memory_order_acquire)) == seen &&
+         !atomic_load_explicit(&pool->stop, memory_order_acquire))
+    pthread_cond_wait(&pool->wake, &pool->mu);
+  pthread_mutex_unlock(&pool->mu);
+  return g;
+}
+
 static void *pool_worker(void *p) {
   worker_arg *wa = p;
   cg_pool *pool = wa->pool;
   uint32_t tid = wa->tid;
   uint64_t seen = 0;
   free(wa);
-  pthread_mutex_lock(&pool->mu);
   for (;;) {
-    while (!pool->stop && pool->generation == seen)
-      pthread_cond_wait(&pool->wake, &pool->mu);
-    if (pool->stop)
+    seen = wait_generation(pool, seen);
+    if (atomic_load_explicit(&pool->stop, memory_order_acquire))
       break;
-    seen = pool->generation;
-    if (tid < pool->active) {
-      cg_task_fn fn = pool->fn;
-      void *arg = pool->arg;
-      uint32_t n = pool->active;
-      pthread_mutex_unlock(&pool->mu);
-      fn(arg, tid, n);
+    pool->fn(pool->arg, tid, pool->size);
+    if (atomic_fetch_sub_explicit(&pool->pending, 1u, memory_order_acq_rel) == 1u) {
+      /* Under the lock, so a caller about to sleep cannot miss it. */
       pthread_mutex_lock(&pool->mu);
-      if (--pool->pending == 0)
-        pthread_cond_signal(&pool->done);
+      pthread_cond_signal(&pool->done);
+      pthread_mutex_unlock(&pool->mu);
     }
   }
-  pthread_mutex_unlock(&pool->mu);
   return NULL;
 }
 
@@ -62,6 +85,9 @@ int cg_pool_create(cg_pool **out, uint32_t threads) {
   if (pool == NULL)
     return -1;
   pool->size = threads < 1 ? 1 : threads;
+  atomic_init(&pool->generation, 0);
+  atomic_init(&pool->pending, 0);
+  atomic_init(&pool->stop, 0);
   pthread_mutex_init(&pool->mu, NULL);
   pthread_cond_init(&pool->wake, NULL);
   pthread_cond_init(&pool->done, NULL);
@@ -93,7 +119,7 @@ void cg_pool_destroy(cg_pool *pool) {
   if (pool == NULL)
     return;
   pthread_mutex_lock(&pool->mu);
-  pool->stop = 1;
+  atomic_store_explicit(&pool->stop, 1, memory_order_release);
   pthread_cond_broadcast(&pool->wake);
   pthread_mutex_unlock(&pool->mu);
   for (uint32_t i = 0; i < pool->started; i++)
@@ -107,24 +133,26 @@ void cg_pool_destroy(cg_pool *pool) {
 
 uint32_t cg_pool_size(const cg_pool *pool) { return pool->size; }
 
-void cg_pool_run(cg_pool *pool, cg_task_fn fn, void *arg, uint32_t n) {
-  if (n > pool->size)
-    n = pool->size;
-  if (n <= 1) {
+void cg_pool_run(cg_pool *pool, cg_task_fn fn, void *arg) {
+  if (pool->size <= 1 || pool->started + 1 < pool->size) {
     fn(arg, 0, 1);
     return;
   }
-  pthread_mutex_lock(&pool->mu);
   pool->fn = fn;
   pool->arg = arg;
-  pool->active = n;
-  pool->pending = n - 1;
-  pool->generation++;
+  atomic_store_explicit(&pool->pending, pool->size - 1, memory_order_relaxed);
+  pthread_mutex_lock(&pool->mu);
+  atomic_fetch_add_explicit(&pool->generation, 1u, memory_order_release);
   pthread_cond_broadcast(&pool->wake);
   pthread_mutex_unlock(&pool->mu);
-  fn(arg, 0, n);
+  fn(arg, 0, pool->size);
+  for (int i = 0; i < CG_SPIN_ITERS; i++) {
+    if (atomic_load_explicit(&pool->pending, memory_order_acquire) == 0)
+      return;
+    CG_PAUSE();
+  }
   pthread_mutex_lock(&pool->mu);
-  while (pool->pending > 0)
+  while (atomic_load_explicit(&pool->pending, memory_order_acquire) != 0)
     pthread_cond_wait(&pool->done, &pool->mu);
   pthread_mutex_unlock(&pool->mu);
 }

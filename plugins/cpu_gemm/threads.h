@@ -16,8 +16,8 @@ int cg_pool_create(cg_pool **out, uint32_t threads);
 void cg_pool_destroy(cg_pool *pool);
 uint32_t cg_pool_size(const cg_pool *pool);
 
-/* Runs fn(arg, tid, n) for tid 0..n-1 (n <= pool size; tid 0 on the caller)
- * and returns when all have finished. */
-void cg_pool_run(cg_pool *pool, cg_task_fn fn, void *arg, uint32_t n);
+/* Runs fn(arg, tid, n) for tid 0..n-1 with n the pool size (tid 0 on the
+ * caller) and returns when all have finished.  Not reentrant. */
+void cg_pool_run(cg_pool *pool, cg_task_fn fn, void *arg);
 
 #endif

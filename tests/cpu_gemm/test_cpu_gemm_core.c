@@ -148,7 +148,7 @@ static void test_residuals_all(void) {
       uint32_t n = cg_policy_candidates(cands, CG_CANDIDATES_MAX, &cpu, cpu.isa, 2, &sh);
       CU_ASSERT(n >= 1);
       for (uint32_t i = 0; i < n; i++)
-        check(&p, &cands[i], 2);
+        check(&p, &cands[i], POOL_THREADS);
     }
     problem_free(&p);
   }
