@@ -6,7 +6,10 @@
 
 #include "olc/error.h"
 
-#if defined(__GNUC__)
+#if defined(__MINGW32__) && defined(__MINGW_PRINTF_FORMAT)
+/* mingw-w64's printf understands %zu only under its own format archetype. */
+#define OLC_PRINTF(fmt, args) __attribute__((format(__MINGW_PRINTF_FORMAT, fmt, args)))
+#elif defined(__GNUC__)
 #define OLC_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
 #define OLC_PRINTF(fmt, args)
