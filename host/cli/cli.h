@@ -151,6 +151,8 @@ void cli_json_newline(cli_json *j);
 /* A line break between two elements (the separator goes before it). */
 void cli_json_break(cli_json *j);
 
+/* Length of the well-formed UTF-8 sequence starting at s (len > 0), or 0. */
+size_t cli_utf8_sequence(const unsigned char *s, size_t len);
 /* 1 when s[0..len) is well-formed UTF-8 (NUL bytes allowed). */
 int cli_utf8_valid(const unsigned char *s, size_t len);
 /* Writes the standard base64 of s[0..len) as a JSON string. */

@@ -56,7 +56,7 @@ void cli_json_key(cli_json *j, const char *key) {
 
 /* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs,
  * no surrogates, at most U+10FFFF), or 0. */
-static size_t utf8_sequence(const unsigned char *s, size_t len) {
+size_t cli_utf8_sequence(const unsigned char *s, size_t len) {
   unsigned c = s[0];
   size_t n, i;
   unsigned lo = 0x80, hi = 0xBF;
@@ -93,7 +93,7 @@ static size_t utf8_sequence(const unsigned char *s, size_t len) {
 int cli_utf8_valid(const unsigned char *s, size_t len) {
   size_t i = 0;
   while (i < len) {
-    size_t n = utf8_sequence(s + i, len - i);
+    size_t n = cli_utf8_sequence(s + i, len - i);
     if (n == 0)
       return 0;
     i += n;
@@ -134,7 +134,7 @@ static void json_write_string(cli_json *j, const unsigned char *s, size_t len) {
         fprintf(j->out, "\\u%04x", c);
         break;
       }
-      n = utf8_sequence(s + i, len - i);
+      n = cli_utf8_sequence(s + i, len - i);
       if (n == 0) {
         fputs("\\ufffd", j->out);
         break;

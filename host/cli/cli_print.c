@@ -63,6 +63,7 @@ void cli_print_quoted(FILE *out, const unsigned char *s, size_t len) {
   fputc('"', out);
   while (i < len) {
     unsigned c = s[i];
+    size_t n = c >= 0x80 ? cli_utf8_sequence(s + i, len - i) : 0;
     if (c == '"' || c == '\\') {
       fputc('\\', out);
       fputc((int)c, out);
@@ -70,18 +71,11 @@ void cli_print_quoted(FILE *out, const unsigned char *s, size_t len) {
     } else if (c >= 0x20 && c < 0x7F) {
       fputc((int)c, out);
       i++;
-    } else if (c >= 0x80 && cli_utf8_valid(s + i, 1) == 0) {
-      /* Print a whole valid multi-byte sequence; anything else escaped. */
-      size_t n = 2;
-      while (n <= 4 && i + n <= len && !cli_utf8_valid(s + i, n))
-        n++;
-      if (n <= 4 && i + n <= len) {
-        fwrite(s + i, 1, n, out);
-        i += n;
-      } else {
-        fprintf(out, "\\x%02x", c);
-        i++;
-      }
+    } else if (n != 0 && !(c == 0xC2 && s[i + 1] < 0xA0)) {
+      /* Whole characters as they are, but never the C1 controls
+       * (U+0080..U+009F): some terminals act on them. */
+      fwrite(s + i, 1, n, out);
+      i += n;
     } else {
       fprintf(out, "\\x%02x", c);
       i++;
