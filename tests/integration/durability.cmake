@@ -22,6 +22,8 @@ set(_dur_sources
 # One executable; the ctests below select its suites.
 olc_add_test(NAME test_durability SOURCES ${_dur_sources} LABELS integration HOOKS
   ARGS c1 TIMEOUT 120)
+# olc_add_test takes one label; the list is set here.
+set_tests_properties(test_durability PROPERTIES LABELS "integration;torture")
 target_compile_definitions(test_durability PRIVATE
   OLC_PERSIST_WRITER="$<TARGET_FILE:persist_writer>")
 add_dependencies(test_durability persist_writer)
@@ -29,7 +31,8 @@ add_dependencies(test_durability persist_writer)
 function(_olc_durability_case name suite)
   cmake_parse_arguments(D "" "DISABLE" "" ${ARGN})
   add_test(NAME ${name} COMMAND test_durability ${suite})
-  set_tests_properties(${name} PROPERTIES LABELS integration SKIP_RETURN_CODE 77 TIMEOUT 120)
+  set_tests_properties(${name} PROPERTIES LABELS "integration;torture" SKIP_RETURN_CODE 77
+    TIMEOUT 120)
   if(D_DISABLE)
     set_property(TEST ${name} APPEND PROPERTY ENVIRONMENT OLC_TEST_DISABLE=${D_DISABLE})
   endif()
@@ -62,5 +65,6 @@ _olc_durability_case(test_durability_neg_classic_c4 c4 DISABLE ofd)
 add_test(NAME test_durability_enospc COMMAND sh -c
   "command -v unshare >/dev/null || exit 77; unshare -rm true 2>/dev/null || exit 77; exec unshare -rm \"$0\" enospc"
   $<TARGET_FILE:persist_writer>)
-set_tests_properties(test_durability_enospc PROPERTIES LABELS integration SKIP_RETURN_CODE 77
+set_tests_properties(test_durability_enospc PROPERTIES LABELS "integration;torture"
+  SKIP_RETURN_CODE 77
   TIMEOUT 60)
