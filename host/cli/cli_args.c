@@ -7,6 +7,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,15 +204,24 @@ static int decimal_grammar(const char *s) {
 }
 
 int cli_parse_double(double *out, const char *text, char *msg, size_t msg_size) {
-  char *end = NULL;
+  char copy[512], *end = NULL;
+  const char *dp = localeconv()->decimal_point;
+  size_t len = strlen(text), i;
   double v;
-  if (!decimal_grammar(text)) {
+  if (!decimal_grammar(text) || len >= sizeof copy) {
     snprintf(msg, msg_size, "'%.64s' is not a decimal number", text);
     return -1;
   }
-  /* The tool never calls setlocale, so strtod reads '.' as in the C locale. */
+  /* The input always uses '.'; strtod wants the decimal point of the
+   * current locale (the tool never calls setlocale, but a command that
+   * does must not change how numbers are read). */
+  memcpy(copy, text, len + 1);
+  if (dp != NULL && dp[0] != 0 && dp[0] != '.' && dp[1] == 0)
+    for (i = 0; i < len; i++)
+      if (copy[i] == '.')
+        copy[i] = dp[0];
   errno = 0;
-  v = strtod(text, &end);
+  v = strtod(copy, &end);
   if (end == NULL || *end != 0) {
     snprintf(msg, msg_size, "'%.64s' is not a decimal number", text);
     return -1;

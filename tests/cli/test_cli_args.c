@@ -4,6 +4,7 @@
  */
 #include <CUnit/CUnit.h>
 #include <float.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,43 @@ static void test_format_double(void) {
   check_format(DBL_MAX, "1.7976931348623157e+308");
   check_format(5e-324, "5e-324");
   check_format(0.30000000000000004, "0.30000000000000004");
+}
+
+/* Under a locale with a decimal comma, numbers still read and print with
+ * '.'.  Needs de_DE.UTF-8 (or another comma locale); skipped without. */
+static void test_numbers_comma_locale(void) {
+  static const char *names[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8"};
+  char buf[40], msg[160];
+  double v = 0;
+  size_t i;
+  const char *got = NULL;
+  char *dir = NULL;
+  for (i = 0; i < sizeof names / sizeof names[0] && got == NULL; i++)
+    got = setlocale(LC_NUMERIC, names[i]);
+  if (got == NULL && (dir = olc_test_tmpdir("locale")) != NULL) {
+    /* Not installed: build it into a private LOCPATH when localedef can. */
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "localedef -i de_DE -f UTF-8 '%s/de_DE.UTF-8' >/dev/null 2>&1", dir);
+    if (system(cmd) == 0 && setenv("LOCPATH", dir, 1) == 0)
+      got = setlocale(LC_NUMERIC, "de_DE.UTF-8");
+  }
+  if (got == NULL || strcmp(localeconv()->decimal_point, ",") != 0) {
+    fprintf(stderr, "no decimal-comma locale available: comma check skipped\n");
+    setlocale(LC_NUMERIC, "C");
+    olc_test_rmtree(dir);
+    free(dir);
+    return;
+  }
+  CU_ASSERT_EQUAL(cli_parse_double(&v, "2.5", msg, sizeof msg), 0);
+  CU_ASSERT_EQUAL(v, 2.5);
+  CU_ASSERT_EQUAL(cli_parse_double(&v, "2,5", msg, sizeof msg), -1);
+  cli_format_double(buf, sizeof buf, 0.1);
+  CU_ASSERT_STRING_EQUAL(buf, "0.1");
+  cli_format_double(buf, sizeof buf, 1e-7);
+  CU_ASSERT_STRING_EQUAL(buf, "1e-07");
+  setlocale(LC_NUMERIC, "C");
+  olc_test_rmtree(dir);
+  free(dir);
 }
 
 enum { ID_A = 1, ID_FLAG, ID_MANY };
@@ -247,6 +285,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "int64", test_int64);
   CU_add_test(s, "double", test_double);
   CU_add_test(s, "format_double", test_format_double);
+  CU_add_test(s, "numbers_comma_locale", test_numbers_comma_locale);
   CU_add_test(s, "parser", test_parser);
   CU_add_test(s, "parser_errors", test_parser_errors);
   CU_add_test(s, "json", test_json);
