@@ -19,6 +19,12 @@
 
 #include "store/store_int.h"
 
+#if defined(__GNUC__) || defined(__clang__)
+#define OLC_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define OLC_PREFETCH(p) ((void)(p))
+#endif
+
 enum {
   TAG_EXACT_NO_IMPL = 1,
   TAG_EXACT_NO_MODEL,
@@ -194,18 +200,30 @@ olc_status olc_cand__find(size_t **out, size_t *count, olc_snapshot *snap,
                           size_t buf_cap) {
   olc_cand_index *ix = index_get(snap);
   size_t *found = buf, n = 0, cap = buf_cap, i, u;
+  uint64_t hs[TAG_PORTABLE_NO_STRUCTURE + 1];
+  uint32_t first[TAG_PORTABLE_NO_STRUCTURE + 1];
   int tag;
   *out = NULL;
   *count = 0;
   if (ix == NULL)
     return OLC_E_NOMEM;
+  /* The probes are independent: issue their memory loads together so that
+   * the cache misses of a large store overlap instead of adding up. */
   for (tag = TAG_EXACT_NO_IMPL; tag <= TAG_PORTABLE_NO_STRUCTURE; tag++) {
-    uint64_t h;
+    hs[tag] = leave_out(key, tag);
+    OLC_PREFETCH(&ix->heads[hs[tag] & ix->mask]);
+  }
+  for (tag = TAG_EXACT_NO_IMPL; tag <= TAG_PORTABLE_NO_STRUCTURE; tag++) {
+    first[tag] = ix->heads[hs[tag] & ix->mask];
+    if (first[tag] != UINT32_MAX)
+      OLC_PREFETCH(&ix->entries[first[tag]]);
+  }
+  for (tag = TAG_EXACT_NO_IMPL; tag <= TAG_PORTABLE_NO_STRUCTURE; tag++) {
+    uint64_t h = hs[tag];
     uint32_t e;
     if (tag <= TAG_EXACT_NO_THREADS ? !exact : !portable)
       continue;
-    h = leave_out(key, tag);
-    for (e = ix->heads[h & ix->mask]; e != UINT32_MAX; e = ix->entries[e].next) {
+    for (e = first[tag]; e != UINT32_MAX; e = ix->entries[e].next) {
       if (ix->entries[e].hash != h)
         continue;
       if (n == cap) {
