@@ -1,0 +1,240 @@
+/*
+ * calibrate/isolate.c - the measure session (isolate.h): starting the
+ * worker with the plugin and workload, one MEASURE/RESULT exchange per
+ * candidate, new workers after crashes, and the in-process fallback.
+ */
+#include "calibrate/isolate.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "plugins/plugins_int.h"
+#include "util/error.h"
+
+void olc_calibrate__session_init(olc_measure_session *s, olc_host *host, olc_loaded_plugin *plugin,
+                                 const olc_plugin_workload *workload, void *state,
+                                 const olc_policy_list *list,
+                                 const olc_calibration_settings *settings, int in_process,
+                                 double timeout_s) {
+  memset(s, 0, sizeof *s);
+  s->host = host;
+  s->plugin = plugin;
+  s->workload = workload;
+  s->state = state;
+  s->list = list;
+  s->settings = settings;
+  s->in_process = in_process;
+  s->timeout_s = timeout_s;
+}
+
+double olc_calibrate__timeout(double explicit_s, const olc_calibration_settings *settings,
+                              const olc_measure_params *params) {
+  double t, runs;
+  (void)settings;
+  if (explicit_s > 0)
+    return explicit_s;
+  /* The first candidate has nothing to compare with; later ones are
+   * abandoned after a few runs when clearly slower, so 20 x the best run
+   * time per run is generous for any candidate worth keeping. */
+  t = params->best_us > 0 ? 10.0 : OLC_ISOLATE_DEFAULT_TIMEOUT;
+  runs = (double)params->warmup + (double)(params->min_repetitions ? params->min_repetitions : 1);
+  if (params->best_us > 0 && 20.0 * params->best_us * 1e-6 * runs > t)
+    t = 20.0 * params->best_us * 1e-6 * runs;
+  if (3.0 * params->min_seconds > t)
+    t = 3.0 * params->min_seconds;
+  return t;
+}
+
+/* SETUP: what the worker needs to rebuild this plugin instance and
+ * workload (wire.h). */
+static void build_setup(olc_wire_writer *w, const olc_measure_session *s) {
+  const olc_config *cfg = olc_plugins__config(s->host);
+  const olc_plugin_config *pc =
+      cfg != NULL ? olc_config_plugin(cfg, olc_plugins__name(s->plugin)) : NULL;
+  const olc_plugin_workload *wl = s->workload;
+  size_t i;
+  olc_wire__begin(w, OLC_WIRE_SETUP);
+  olc_wire__put_u32(w, OLC_WIRE_VERSION);
+  olc_wire__put_str(w, s->plugin->path);
+  olc_wire__put_str(w, olc_plugins__name(s->plugin));
+  olc_wire__put_u32(w, s->host->threads);
+  olc_wire__put_u32(w, pc != NULL ? (uint32_t)pc->entry_count : 0u);
+  for (i = 0; pc != NULL && i < pc->entry_count; i++) {
+    olc_wire__put_str(w, pc->entries[i].name);
+    olc_wire__put_str(w, pc->entries[i].value);
+  }
+  olc_wire__put_str(w, wl->name);
+  olc_wire__put_str(w, wl->operator_name);
+  olc_wire__put_str(w, wl->model_digest);
+  olc_wire__put_u32(w, wl->property_count);
+  for (i = 0; i < wl->property_count; i++) {
+    olc_wire__put_str(w, wl->properties[i].key);
+    olc_wire__put_str(w, wl->properties[i].value);
+  }
+  olc_wire__finish(w);
+}
+
+/* Starts a worker and waits for READY. */
+static olc_status start(olc_measure_session *s, olc_error *err) {
+  olc_wire_writer w;
+  olc_wire_reader r;
+  olc_buf answer = OLC_BUF_INIT;
+  uint32_t type = 0;
+  olc_status st;
+  char why[OLC_ERROR_MESSAGE_SIZE];
+  double t =
+      s->timeout_s > OLC_ISOLATE_DEFAULT_TIMEOUT ? s->timeout_s : OLC_ISOLATE_DEFAULT_TIMEOUT;
+  if (s->worker_path[0] == 0) {
+    st = olc_isolate__find_worker(s->worker_path, sizeof s->worker_path, why, sizeof why);
+    if (st != OLC_OK) {
+      s->worker_path[0] = 0;
+      return olc_error__set(err, st, "isolate", "%s", why);
+    }
+  }
+  st = olc_isolate__spawn(&s->worker, s->worker_path, err);
+  if (st != OLC_OK)
+    return st;
+  build_setup(&w, s);
+  st = olc_isolate__call(s->worker, &w, t, &type, &answer, err);
+  olc_wire__writer_free(&w);
+  if (st == OLC_OK) {
+    int32_t ready;
+    const char *msg;
+    olc_wire__reader(&r, answer.data, answer.len);
+    ready = (int32_t)olc_wire__get_u32(&r);
+    msg = olc_wire__get_str(&r);
+    if (type != OLC_WIRE_READY || !olc_wire__done(&r))
+      st = olc_error__set(err, OLC_E_INTERNAL, "isolate", "worker %s answered setup wrongly",
+                          s->worker_path);
+    else if (ready != OLC_OK)
+      st = olc_error__set(err, (olc_status)ready, "isolate", "worker setup: %s",
+                          msg != NULL ? msg : olc_status_str((olc_status)ready));
+  } else {
+    char m[OLC_ERROR_MESSAGE_SIZE];
+    snprintf(m, sizeof m, "%s", err != NULL ? err->message : "");
+    olc_error__set(err, st, "isolate", "worker setup %s", m);
+  }
+  olc_buf__free(&answer);
+  if (st != OLC_OK) {
+    olc_isolate__stop(s->worker);
+    s->worker = NULL;
+  }
+  return st;
+}
+
+/* One candidate in the worker. */
+static olc_status measure_isolated(olc_measure_session *s, size_t i, const olc_measure_params *p,
+                                   olc_measure_result *out, olc_error *err) {
+  olc_wire_writer w;
+  olc_wire_reader r;
+  olc_buf answer = OLC_BUF_INIT;
+  uint32_t type = 0;
+  uint64_t left = 0;
+  double timeout = olc_calibrate__timeout(s->timeout_s, s->settings, p);
+  olc_status st;
+  if (p->deadline_ns != 0) {
+    uint64_t now = olc_plugins__now_ns();
+    left = p->deadline_ns > now ? p->deadline_ns - now : 1u;
+  }
+  olc_wire__begin(&w, OLC_WIRE_MEASURE);
+  olc_wire__put_u64(&w, (uint64_t)i);
+  olc_wire__put_bytes(&w, s->list->serialized[i].data, s->list->serialized[i].len);
+  olc_wire__put_u32(&w, p->warmup);
+  olc_wire__put_u32(&w, p->min_repetitions);
+  olc_wire__put_f64(&w, p->min_seconds);
+  olc_wire__put_f64(&w, p->abandon_factor);
+  olc_wire__put_f64(&w, p->best_us);
+  olc_wire__put_u64(&w, left);
+  olc_wire__finish(&w);
+  if (w.st == OLC_E_NOMEM) {
+    olc_wire__writer_free(&w);
+    return olc_error__set(err, OLC_E_NOMEM, "isolate", "out of memory");
+  }
+  st = olc_isolate__call(s->worker, &w, timeout, &type, &answer, err);
+  olc_wire__writer_free(&w);
+  if (st == OLC_OK) {
+    uint64_t index;
+    int32_t rst;
+    const char *msg;
+    olc_wire__reader(&r, answer.data, answer.len);
+    index = olc_wire__get_u64(&r);
+    rst = (int32_t)olc_wire__get_u32(&r);
+    msg = olc_wire__get_str(&r);
+    out->median_us = olc_wire__get_f64(&r);
+    out->mad_us = olc_wire__get_f64(&r);
+    out->samples = olc_wire__get_u32(&r);
+    out->end = (olc_measure_end)olc_wire__get_u32(&r);
+    if (type != OLC_WIRE_RESULT || !olc_wire__done(&r) || index != (uint64_t)i ||
+        out->end > OLC_MEASURE_DEADLINE) {
+      /* Not what a worker says: treat it as one that went wrong. */
+      st = olc_error__set(err, OLC_E_CRASHED, "isolate", "the worker sent a malformed result");
+      olc_isolate__stop(s->worker);
+      s->worker = NULL;
+    } else if (rst != OLC_OK) {
+      st = olc_error__set(err, (olc_status)rst, "measure", "%s",
+                          msg != NULL ? msg : olc_status_str((olc_status)rst));
+    }
+  } else if (st == OLC_E_CRASHED || st == OLC_E_TIMEOUT || !olc_isolate__alive(s->worker)) {
+    char m[OLC_ERROR_MESSAGE_SIZE];
+    snprintf(m, sizeof m, "%s", err != NULL ? err->message : olc_status_str(st));
+    if (st != OLC_E_TIMEOUT)
+      st = OLC_E_CRASHED;
+    olc_error__set(err, st, "isolate", "%s in the measuring worker%s", m,
+                   st == OLC_E_TIMEOUT ? " (killed)" : "");
+    olc_isolate__stop(s->worker);
+    s->worker = NULL;
+  }
+  olc_buf__free(&answer);
+  if (st != OLC_OK) {
+    out->median_us = 0;
+    out->mad_us = 0;
+    out->samples = 0;
+    out->end = OLC_MEASURE_DONE;
+  }
+  return st;
+}
+
+olc_status olc_calibrate__session_measure(olc_measure_session *s, size_t i,
+                                          const olc_measure_params *params, olc_measure_result *out,
+                                          olc_error *err) {
+  olc_error e;
+  olc_status st;
+  memset(out, 0, sizeof *out);
+  if (!s->in_process && s->worker == NULL) {
+    if (s->start_failures >= OLC_ISOLATE_MAX_START_FAILURES)
+      return olc_error__set(err, OLC_E_CRASHED, "isolate",
+                            "not measured: the worker could not be restarted (%u tries)",
+                            s->start_failures);
+    olc_error_clear(&e);
+    st = start(s, &e);
+    if (st == OLC_E_NOMEM)
+      return olc_error__set(err, st, "isolate", "out of memory");
+    if (st != OLC_OK && !s->started) {
+      /* Never ran: measure here, as without isolation, and say so. */
+      s->in_process = 1;
+      snprintf(s->note, sizeof s->note, "measured in-process (no crash isolation): %.200s",
+               e.message);
+    } else if (st != OLC_OK) {
+      s->start_failures++;
+      return olc_error__set(err, OLC_E_CRASHED, "isolate",
+                            "not measured: the worker could not be restarted: %s", e.message);
+    } else {
+      s->started = 1;
+      s->start_failures = 0;
+    }
+  }
+  if (s->in_process)
+    return olc_calibrate__measure(out, s->plugin, s->workload, s->state, s->list->policies[i],
+                                  params, err);
+  return measure_isolated(s, i, params, out, err);
+}
+
+const char *olc_calibrate__session_note(const olc_measure_session *s) {
+  return s->note[0] != 0 ? s->note : NULL;
+}
+
+void olc_calibrate__session_end(olc_measure_session *s) {
+  if (s->worker != NULL)
+    olc_isolate__stop(s->worker);
+  s->worker = NULL;
+}

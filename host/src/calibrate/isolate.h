@@ -1,0 +1,116 @@
+/*
+ * calibrate/isolate.h - measuring candidates in a worker process.
+ *
+ * A measure session is how the calibrate loop times the candidates of one
+ * workload.  By default (POSIX) it starts the worker executable olc-worker
+ * (host/worker/) at the first candidate: a fresh process (fork + execve,
+ * never a bare fork of this multithreaded host) that loads the same plugin
+ * file, creates an instance with the same [plugin.NAME] entries and thread
+ * count, prepares the workload once and then measures each candidate it is
+ * sent (validate = deserialize, then olc_calibrate__measure with the
+ * loop's parameters), answering with the median, spread, sample count and
+ * end reason (wire.h).  The worker has no store: only this process writes
+ * it.
+ *
+ * Each candidate has a timeout.  A worker that dies while measuring (a
+ * signal, abort, exit() inside run) or misses the timeout (killed with
+ * SIGKILL) makes that candidate fail with OLC_E_CRASHED or OLC_E_TIMEOUT
+ * and a message naming what happened; the next candidate gets a new
+ * worker.
+ *
+ * When isolation is off (in_process), unavailable (Windows) or the worker
+ * cannot be found or started, candidates are measured in this process with
+ * the caller's prepared state, and olc_calibrate__session_note says why
+ * (a warning for the workload's result).
+ *
+ * The worker is found, in order: $OLC_WORKER (secure_getenv; when set,
+ * nothing else is tried), olc-worker next to the running executable, the
+ * install location relative to it (bin/../libexec/olc), the absolute
+ * install location, and (test builds only) the build tree.
+ */
+#ifndef OLC_CALIBRATE_ISOLATE_H
+#define OLC_CALIBRATE_ISOLATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "calibrate/measure.h"
+#include "calibrate/wire.h"
+#include "olc/host.h"
+#include "plugins/plugins.h"
+
+#define OLC_WORKER_NAME "olc-worker"
+/* Default per-candidate timeout when nothing better is known (s). */
+#define OLC_ISOLATE_DEFAULT_TIMEOUT 30.0
+/* Restarts that may fail in a row before the session gives up. */
+#define OLC_ISOLATE_MAX_START_FAILURES 3u
+
+typedef struct olc_isolate_worker olc_isolate_worker;
+
+typedef struct olc_measure_session {
+  olc_host *host;
+  olc_loaded_plugin *plugin;
+  const olc_plugin_workload *workload;
+  void *state; /* the caller's prepared state, for in-process measuring */
+  const olc_policy_list *list;
+  const olc_calibration_settings *settings;
+  double timeout_s; /* per candidate; <= 0: automatic (olc_calibrate__timeout) */
+  int in_process;   /* requested, or fallen back to */
+  int started;      /* a worker answered READY at least once */
+  unsigned start_failures;
+  olc_isolate_worker *worker;
+  char note[OLC_ERROR_MESSAGE_SIZE]; /* why in-process after all; "" */
+  char worker_path[4096];
+} olc_measure_session;
+
+/*
+ * Sets up a session (starts nothing).  Everything is borrowed and must
+ * outlive the session.  timeout_s <= 0 means automatic.
+ */
+void olc_calibrate__session_init(olc_measure_session *s, olc_host *host, olc_loaded_plugin *plugin,
+                                 const olc_plugin_workload *workload, void *state,
+                                 const olc_policy_list *list,
+                                 const olc_calibration_settings *settings, int in_process,
+                                 double timeout_s);
+/*
+ * Measures candidate i of the list with params, like olc_calibrate__measure
+ * (OLC_OK with *out, or the plugin's failure in err), and also
+ * OLC_E_CRASHED / OLC_E_TIMEOUT when the worker died or was killed.
+ * OLC_E_NOMEM only when this process is out of memory.
+ */
+olc_status olc_calibrate__session_measure(olc_measure_session *s, size_t i,
+                                          const olc_measure_params *params, olc_measure_result *out,
+                                          olc_error *err);
+/* The warning when measuring fell back to in-process, else NULL. */
+const char *olc_calibrate__session_note(const olc_measure_session *s);
+/* Stops the worker (it unprepares and exits; killed when it does not). */
+void olc_calibrate__session_end(olc_measure_session *s);
+
+/* The per-candidate timeout in seconds for params (explicit > 0 wins). */
+double olc_calibrate__timeout(double explicit_s, const olc_calibration_settings *settings,
+                              const olc_measure_params *params);
+
+/* ------------------------------------------ platform (isolate_posix.c) */
+
+/* Finds the worker executable: path into buf and OLC_OK, or
+ * OLC_E_NOT_FOUND / OLC_E_UNSUPPORTED with why. */
+olc_status olc_isolate__find_worker(char *buf, size_t size, char *why, size_t why_size);
+/* Starts exe with a fresh socket on its fd 3, other descriptors closed and
+ * no OLC_* variables in its environment. */
+olc_status olc_isolate__spawn(olc_isolate_worker **out, const char *exe, olc_error *err);
+/*
+ * Sends a request and waits at most timeout_s for the answer.  When the
+ * worker dies or times out it is reaped, the call returns OLC_E_CRASHED or
+ * OLC_E_TIMEOUT with err->message saying how ("crashed (SIGSEGV)",
+ * "aborted (SIGABRT)", "exited with status 3", "timed out after 1 s"),
+ * and olc_isolate__alive answers 0 from then on.
+ */
+olc_status olc_isolate__call(olc_isolate_worker *w, const olc_wire_writer *request,
+                             double timeout_s, uint32_t *type, olc_buf *answer, olc_error *err);
+int olc_isolate__alive(const olc_isolate_worker *w);
+/* The worker's process id (tests), 0 when gone. */
+long olc_isolate__pid(const olc_isolate_worker *w);
+/* Closes the socket, waits briefly for a clean exit, else kills; frees. */
+void olc_isolate__stop(olc_isolate_worker *w);
+
+#endif

@@ -1,0 +1,329 @@
+/*
+ * host/worker/worker.c - olc-worker, the process in which `olc calibrate`
+ * measures candidates (host/src/calibrate/isolate.h).
+ *
+ *   olc-worker FD
+ *
+ * FD is a stream socket to the host (wire.h).  The worker answers one
+ * SETUP (load the plugin file, create an instance with the host's
+ * [plugin.NAME] entries and thread count, prepare the workload) with
+ * READY, then each MEASURE (validate = deserialize the policy, time it
+ * with olc_calibrate__measure, release it) with RESULT, and exits when the
+ * host closes the socket.  It opens no store: plugins' store lookups and
+ * saves fail here, and only the host writes the store.  If a plugin
+ * crashes, aborts, hangs or exits, this process ends and the host says so.
+ *
+ * The plugin is loaded with the host's own loader (same checks, same
+ * services), pointed at the plugin's directory with every other plugin
+ * disabled, and must come from the very file the host loaded.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if !defined(_WIN32)
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
+#if defined(__linux__)
+#include <signal.h>
+#include <sys/prctl.h>
+#endif
+
+#include "calibrate/measure.h"
+#include "calibrate/wire.h"
+#include "plugins/plugins_int.h"
+#include "util/error.h"
+
+#define MAX_ENTRIES 4096u
+
+typedef struct worker {
+  olc_buf setup; /* the SETUP payload: the strings below point into it */
+  const char *path;
+  const char *name;
+  char stem[OLC_PLUGINS_MAX_NAME + 1];
+  olc_plugin_config cfg;      /* the plugin's [plugin.NAME] section */
+  olc_plugin_config disabled; /* every other plugin */
+  olc_property *entries;
+  olc_plugin_kv *props;
+  olc_plugin_workload w;
+  olc_host *host;
+  olc_loaded_plugin *plugin;
+  void *state;
+  int prepared;
+  olc_status setup_status;
+  char setup_message[OLC_ERROR_MESSAGE_SIZE];
+} worker;
+
+static const olc_plugin_config *plugin_cfg(void *payload, const char *name) {
+  worker *k = payload;
+  if (strcmp(name, k->name) == 0 || strcmp(name, k->stem) == 0)
+    return &k->cfg;
+  return &k->disabled;
+}
+
+/* File name without directory and plugin suffix. */
+static void file_stem(worker *k) {
+  const char *base = strrchr(k->path, '/');
+  size_t n;
+  base = base != NULL ? base + 1 : k->path;
+  n = strlen(base) - olc_plugins__suffix_len(base);
+  if (n > OLC_PLUGINS_MAX_NAME)
+    n = 0;
+  memcpy(k->stem, base, n);
+  k->stem[n] = 0;
+}
+
+static olc_status parse_setup(worker *k, olc_error *err) {
+  olc_wire_reader r;
+  uint32_t version, threads, n, i;
+  olc_wire__reader(&r, k->setup.data, k->setup.len);
+  version = olc_wire__get_u32(&r);
+  if (version != OLC_WIRE_VERSION)
+    return olc_error__set(err, OLC_E_VERSION, "worker", "protocol version %u, expected %u",
+                          (unsigned)version, OLC_WIRE_VERSION);
+  k->path = olc_wire__get_str(&r);
+  k->name = olc_wire__get_str(&r);
+  threads = olc_wire__get_u32(&r);
+  n = olc_wire__get_u32(&r);
+  if (r.bad || k->path == NULL || k->name == NULL || n > MAX_ENTRIES)
+    return olc_error__set(err, OLC_E_MALFORMED, "worker", "malformed setup");
+  k->entries = calloc(n ? n : 1, sizeof *k->entries);
+  if (k->entries == NULL)
+    return olc_error__set(err, OLC_E_NOMEM, "worker", "out of memory");
+  for (i = 0; i < n; i++) {
+    k->entries[i].name = olc_wire__get_str(&r);
+    k->entries[i].value = olc_wire__get_str(&r);
+  }
+  k->cfg.name = k->name;
+  k->cfg.enabled = 1;
+  k->cfg.entries = k->entries;
+  k->cfg.entry_count = n;
+  k->disabled.name = "";
+  k->w.struct_size = (uint32_t)sizeof k->w;
+  k->w.abi_minor = OLC_PLUGIN_ABI_MINOR;
+  k->w.name = olc_wire__get_str(&r);
+  k->w.operator_name = olc_wire__get_str(&r);
+  k->w.model_digest = olc_wire__get_str(&r);
+  n = olc_wire__get_u32(&r);
+  if (r.bad || n > MAX_ENTRIES)
+    return olc_error__set(err, OLC_E_MALFORMED, "worker", "malformed setup workload");
+  k->props = calloc(n ? n : 1, sizeof *k->props);
+  if (k->props == NULL)
+    return olc_error__set(err, OLC_E_NOMEM, "worker", "out of memory");
+  for (i = 0; i < n; i++) {
+    k->props[i].key = olc_wire__get_str(&r);
+    k->props[i].value = olc_wire__get_str(&r);
+  }
+  k->w.properties = n > 0 ? k->props : NULL;
+  k->w.property_count = n;
+  if (!olc_wire__done(&r))
+    return olc_error__set(err, OLC_E_MALFORMED, "worker", "malformed setup");
+  for (i = 0; i < k->cfg.entry_count; i++)
+    if (k->entries[i].name == NULL || k->entries[i].value == NULL)
+      return olc_error__set(err, OLC_E_MALFORMED, "worker", "null config entry");
+  for (i = 0; i < n; i++)
+    if (k->props[i].key == NULL || k->props[i].value == NULL)
+      return olc_error__set(err, OLC_E_MALFORMED, "worker", "null workload property");
+  file_stem(k);
+  (void)threads;
+  return OLC_OK;
+}
+
+/* Why the plugin did not load: its report entry. */
+static olc_status not_loaded(worker *k, olc_error *err) {
+  size_t i;
+  for (i = 0; i < olc_host_report_count(k->host); i++) {
+    const olc_load_entry *e = olc_host_report(k->host, i);
+    if (e->path != NULL && strcmp(e->path, k->path) == 0 && e->status != OLC_OK)
+      return olc_error__set(err, e->status, "worker", "plugin %s: %s: %s", k->name,
+                            olc_load_stage_str(e->stage), e->message ? e->message : "");
+  }
+  return olc_error__set(err, OLC_E_NOT_FOUND, "worker", "plugin %s not loaded from %s", k->name,
+                        k->path);
+}
+
+static olc_status setup(worker *k, olc_error *err) {
+  olc_wire_reader r;
+  olc_plugins_params params;
+  char *dir = NULL, *slash, *want = NULL, *got = NULL;
+  uint32_t threads;
+  olc_status st = parse_setup(k, err);
+  if (st != OLC_OK)
+    return st;
+  olc_wire__reader(&r, k->setup.data, k->setup.len);
+  (void)olc_wire__get_u32(&r);
+  (void)olc_wire__get_str(&r);
+  (void)olc_wire__get_str(&r);
+  threads = olc_wire__get_u32(&r);
+  dir = strdup(k->path);
+  if (dir == NULL)
+    return olc_error__set(err, OLC_E_NOMEM, "worker", "out of memory");
+  slash = strrchr(dir, '/');
+  if (slash == NULL || slash == dir) {
+    free(dir);
+    return olc_error__set(err, OLC_E_INVALID, "worker", "plugin path %s is not absolute", k->path);
+  }
+  *slash = 0;
+  memset(&params, 0, sizeof params);
+  params.dirs = (const char *const *)&dir;
+  params.dir_count = 1;
+  params.threads = threads;
+  params.plugin_config = plugin_cfg;
+  params.plugin_config_payload = k;
+  params.ignore_env = 1;
+  st = olc_plugins__open(&k->host, &params, NULL, err);
+  free(dir);
+  if (st != OLC_OK)
+    return st;
+  k->plugin = olc_plugins__find(k->host, k->name);
+  if (k->plugin == NULL)
+    return not_loaded(k, err);
+  want = olc_plugins__realpath(k->path);
+  got = olc_plugins__realpath(k->plugin->path);
+  if (want == NULL || got == NULL || strcmp(want, got) != 0)
+    st = olc_error__set(err, OLC_E_PLUGIN, "worker", "plugin %s came from %s, not %s", k->name,
+                        k->plugin->path, k->path);
+  free(want);
+  free(got);
+  if (st != OLC_OK)
+    return st;
+  st = olc_plugins__prepare(&k->state, k->plugin, &k->w, err);
+  if (st == OLC_OK)
+    k->prepared = 1;
+  return st;
+}
+
+static int send_ready(int fd, olc_status st, const char *message) {
+  olc_wire_writer w;
+  olc_status s;
+  olc_wire__begin(&w, OLC_WIRE_READY);
+  olc_wire__put_u32(&w, (uint32_t)(int32_t)st);
+  olc_wire__put_str(&w, message);
+  olc_wire__finish(&w);
+  s = olc_wire__send(fd, &w, 0, NULL);
+  olc_wire__writer_free(&w);
+  return s == OLC_OK;
+}
+
+/* One MEASURE: validate, measure, release, answer. */
+static int measure(worker *k, int fd, const olc_buf *payload) {
+  olc_wire_reader r;
+  olc_wire_writer w;
+  olc_measure_params p;
+  olc_measure_result m;
+  olc_error e;
+  olc_status st;
+  const void *bytes;
+  size_t len;
+  uint64_t index, left;
+  void *policy = NULL;
+  int ok;
+  memset(&m, 0, sizeof m);
+  olc_error_clear(&e);
+  olc_wire__reader(&r, payload->data, payload->len);
+  index = olc_wire__get_u64(&r);
+  bytes = olc_wire__get_bytes(&r, &len);
+  p.warmup = olc_wire__get_u32(&r);
+  p.min_repetitions = olc_wire__get_u32(&r);
+  p.min_seconds = olc_wire__get_f64(&r);
+  p.abandon_factor = olc_wire__get_f64(&r);
+  p.best_us = olc_wire__get_f64(&r);
+  left = olc_wire__get_u64(&r);
+  p.deadline_ns = left != 0 ? olc_plugins__now_ns() + left : 0;
+  if (!olc_wire__done(&r))
+    return 0;
+  if (k->setup_status != OLC_OK)
+    st = olc_error__set(&e, k->setup_status, "worker", "%s", k->setup_message);
+  else
+    st = olc_plugins__validate(&policy, k->plugin, bytes, len, &e);
+  if (st == OLC_OK) {
+    st = olc_calibrate__measure(&m, k->plugin, &k->w, k->state, policy, &p, &e);
+    olc_plugins__release(k->plugin, policy);
+  }
+  olc_wire__begin(&w, OLC_WIRE_RESULT);
+  olc_wire__put_u64(&w, index);
+  olc_wire__put_u32(&w, (uint32_t)(int32_t)st);
+  olc_wire__put_str(&w, st != OLC_OK ? (e.message[0] ? e.message : olc_status_str(st)) : NULL);
+  olc_wire__put_f64(&w, m.median_us);
+  olc_wire__put_f64(&w, m.mad_us);
+  olc_wire__put_u32(&w, m.samples);
+  olc_wire__put_u32(&w, (uint32_t)m.end);
+  olc_wire__finish(&w);
+  ok = olc_wire__send(fd, &w, 0, NULL) == OLC_OK;
+  olc_wire__writer_free(&w);
+  return ok;
+}
+
+/* What the process needs before any plugin code runs. */
+static int prepare_process(int fd) {
+#if !defined(_WIN32)
+  struct rlimit none = {0, 0};
+  /* A crashing candidate is an expected outcome here, not a core file. */
+  (void)setrlimit(RLIMIT_CORE, &none);
+  /* Plugins print to stdout at most; the host's stdout may carry JSON. */
+  (void)dup2(2, 1);
+  /* Children a plugin starts do not inherit the socket. */
+  if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
+    return 0;
+#endif
+#if defined(__linux__)
+  /* Gone with the host, even while a candidate hangs. */
+  (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() == 1)
+    return 0;
+#endif
+  (void)fd;
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  worker k;
+  olc_buf payload = OLC_BUF_INIT;
+  olc_error e;
+  uint32_t type;
+  char *end = NULL;
+  long fd;
+  int setup_done = 0, rc = 0;
+  if (argc != 2 || (fd = strtol(argv[1], &end, 10), end == argv[1] || *end != 0) || fd < 0 ||
+      fd > 1024) {
+    fprintf(stderr, "olc-worker: usage: olc-worker FD (started by the olc host only)\n");
+    return 2;
+  }
+  if (!prepare_process((int)fd))
+    return 2;
+  memset(&k, 0, sizeof k);
+  for (;;) {
+    olc_error_clear(&e);
+    if (olc_wire__recv((int)fd, &type, &payload, 0, &e) != OLC_OK)
+      break; /* the host closed the socket (or is gone): done */
+    if (type == OLC_WIRE_SETUP && !setup_done) {
+      setup_done = 1;
+      k.setup = payload;
+      memset(&payload, 0, sizeof payload);
+      k.setup_status = setup(&k, &e);
+      snprintf(k.setup_message, sizeof k.setup_message, "%s",
+               k.setup_status != OLC_OK ? e.message : "");
+      if (!send_ready((int)fd, k.setup_status, k.setup_status != OLC_OK ? e.message : NULL))
+        break;
+    } else if (type == OLC_WIRE_MEASURE && setup_done) {
+      if (!measure(&k, (int)fd, &payload)) {
+        rc = 2;
+        break;
+      }
+    } else {
+      rc = 2; /* out of protocol */
+      break;
+    }
+  }
+  if (k.prepared)
+    olc_plugins__unprepare(k.plugin, k.state);
+  olc_host_free(k.host);
+  free(k.entries);
+  free(k.props);
+  olc_buf__free(&k.setup);
+  olc_buf__free(&payload);
+  return rc;
+}

@@ -1,0 +1,277 @@
+/*
+ * tests/isolation/mock_crash.c - a plugin whose run() misbehaves for chosen
+ * candidates, for the crash-isolation tests.
+ *
+ * Like mock_det (tests/plugins): a policy is "spin_us=N" and run() busy-
+ * waits N microseconds on the host's clock; candidates come from
+ * [plugin.NAME] candidates = 300,101,200 (default 400,100,200).  Entries
+ * name the candidate (by N) that misbehaves inside run():
+ *
+ *   segv = N    writes to an unmapped address (SIGSEGV)
+ *   abort = N   abort() (SIGABRT)
+ *   hang = N    sleeps forever
+ *   busy = N    spins forever without calling anything
+ *   exit = N    exit(3)
+ *   fail = N    returns an error with "run failed on purpose"
+ *
+ * Built once per MOCK_CRASH_DEFAULT variant (tests/isolation/isolation.cmake):
+ * the define sets the default misbehaviour "segv=101" etc. so that a
+ * variant misbehaves without any config.
+ */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#endif
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "olc/plugin.h"
+
+#ifndef MOCK_NAME
+#define MOCK_NAME "mock_crash"
+#endif
+#define MOCK_MAX 32
+
+static const olc_plugin_host *mock_host;
+/* Read through a volatile so the compiler cannot see the fault coming. */
+static volatile uintptr_t mock_bad_address = 16;
+
+enum { ACT_NONE, ACT_SEGV, ACT_ABORT, ACT_HANG, ACT_BUSY, ACT_EXIT, ACT_FAIL, ACT_COUNT };
+static const char *const act_names[ACT_COUNT] = {"",     "segv", "abort", "hang",
+                                                 "busy", "exit", "fail"};
+
+typedef struct mock_instance {
+  uint32_t spins[MOCK_MAX];
+  uint32_t spin_count;
+  uint32_t trigger[ACT_COUNT]; /* the N that triggers each action (0: none) */
+} mock_instance;
+
+typedef struct mock_policy {
+  uint32_t spin_us;
+} mock_policy;
+
+static void mock_error(int32_t code, const char *message) {
+  if (mock_host != NULL && mock_host->set_error != NULL)
+    mock_host->set_error(mock_host->ctx, code, message);
+}
+
+static int parse_spins(mock_instance *m, const char *s) {
+  m->spin_count = 0;
+  while (*s != 0) {
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (end == s || v == 0 || v > 1000000ul || m->spin_count == MOCK_MAX)
+      return -1;
+    m->spins[m->spin_count++] = (uint32_t)v;
+    if (*end != ',' && *end != 0)
+      return -1;
+    s = *end == ',' ? end + 1 : end;
+  }
+  return m->spin_count > 0 ? 0 : -1;
+}
+
+/* "segv=101" -> trigger. */
+static void parse_action(mock_instance *m, const char *key, const char *value) {
+  int a;
+  for (a = 1; a < ACT_COUNT; a++)
+    if (strcmp(key, act_names[a]) == 0)
+      m->trigger[a] = (uint32_t)strtoul(value, NULL, 10);
+}
+
+static int32_t mock_create(const olc_plugin_host *host, const olc_plugin_kv *config,
+                           uint32_t config_count, uint32_t thread_count, void **instance) {
+  mock_instance *m = calloc(1, sizeof *m);
+  uint32_t i;
+  (void)thread_count;
+  mock_host = host;
+  if (m == NULL)
+    return OLC_PLUGIN_E_NOMEM;
+  (void)parse_spins(m, "400,100,200");
+#ifdef MOCK_CRASH_DEFAULT
+  {
+    char def[32];
+    char *eq;
+    snprintf(def, sizeof def, "%s", MOCK_CRASH_DEFAULT);
+    eq = strchr(def, '=');
+    if (eq != NULL) {
+      *eq = 0;
+      parse_action(m, def, eq + 1);
+    }
+    (void)parse_spins(m, "400,101,200");
+  }
+#endif
+  for (i = 0; i < config_count; i++) {
+    if (config[i].key == NULL || config[i].value == NULL)
+      continue;
+    if (strcmp(config[i].key, "candidates") == 0) {
+      if (parse_spins(m, config[i].value) != 0) {
+        free(m);
+        mock_error(OLC_PLUGIN_E_INVALID, "candidates: expected a list like 400,100,200");
+        return OLC_PLUGIN_E_INVALID;
+      }
+    } else {
+      parse_action(m, config[i].key, config[i].value);
+    }
+  }
+  *instance = m;
+  return OLC_PLUGIN_OK;
+}
+
+static void mock_destroy(void *instance) { free(instance); }
+
+static int32_t mock_key(void *instance, const olc_plugin_workload *w,
+                        const olc_plugin_key_sink *sink) {
+  int32_t rc;
+  uint32_t i;
+  (void)instance;
+  rc = sink->set_processor(sink->ctx, "mock-cpu");
+  if (rc == OLC_PLUGIN_OK)
+    rc = sink->set_thread_count(sink->ctx, 1);
+  for (i = 0; rc == OLC_PLUGIN_OK && i < w->property_count; i++)
+    rc = sink->add_structure(sink->ctx, w->properties[i].key, w->properties[i].value);
+  return rc;
+}
+
+static mock_policy *new_policy(uint32_t spin_us) {
+  mock_policy *p = malloc(sizeof *p);
+  if (p != NULL)
+    p->spin_us = spin_us;
+  return p;
+}
+
+static int32_t mock_candidates(void *instance, const olc_plugin_workload *w,
+                               const olc_plugin_policy_sink *sink) {
+  const mock_instance *m = instance;
+  uint32_t i;
+  (void)w;
+  for (i = 0; i < m->spin_count; i++) {
+    mock_policy *p = new_policy(m->spins[i]);
+    int32_t rc;
+    if (p == NULL)
+      return OLC_PLUGIN_E_NOMEM;
+    rc = sink->emit(sink->ctx, p);
+    if (rc != OLC_PLUGIN_OK)
+      return rc;
+  }
+  return OLC_PLUGIN_OK;
+}
+
+static int32_t mock_validate(void *instance, const void *bytes, uint64_t len, void **policy) {
+  char text[32];
+  char *end;
+  unsigned long v;
+  (void)instance;
+  if (len < 9 || len >= sizeof text) {
+    mock_error(OLC_PLUGIN_E_INVALID, "policy length out of range");
+    return OLC_PLUGIN_E_INVALID;
+  }
+  memcpy(text, bytes, (size_t)len);
+  text[len] = 0;
+  v = strtoul(text + 8, &end, 10);
+  if (strncmp(text, "spin_us=", 8) != 0 || *end != 0 || v == 0 || v > 1000000ul) {
+    mock_error(OLC_PLUGIN_E_INVALID, "not spin_us=N");
+    return OLC_PLUGIN_E_INVALID;
+  }
+  if (policy != NULL) {
+    *policy = new_policy((uint32_t)v);
+    if (*policy == NULL)
+      return OLC_PLUGIN_E_NOMEM;
+  }
+  return OLC_PLUGIN_OK;
+}
+
+static int32_t mock_serialize(void *instance, const void *policy, const olc_plugin_byte_sink *out) {
+  const mock_policy *p = policy;
+  char text[32];
+  int n = snprintf(text, sizeof text, "spin_us=%u", (unsigned)p->spin_us);
+  (void)instance;
+  return out->write(out->ctx, text, (uint64_t)n);
+}
+
+static void mock_release(void *instance, void *policy) {
+  (void)instance;
+  free(policy);
+}
+
+static void misbehave(int act) {
+  volatile unsigned long spin = 0;
+  struct timespec ts = {3600, 0};
+  switch (act) {
+  case ACT_SEGV:
+    *(volatile int *)mock_bad_address = 1;
+    break;
+  case ACT_ABORT:
+    abort();
+  case ACT_HANG:
+    for (;;)
+      nanosleep(&ts, NULL);
+  case ACT_BUSY:
+    for (;;)
+      spin = spin + 1;
+  case ACT_EXIT:
+    exit(3);
+  default:
+    break;
+  }
+}
+
+static int32_t mock_run(void *instance, const olc_plugin_workload *w, void *state,
+                        const void *policy) {
+  const mock_instance *m = instance;
+  const mock_policy *p = policy;
+  uint64_t start, wait;
+  int a;
+  (void)w;
+  (void)state;
+  for (a = 1; a < ACT_COUNT; a++)
+    if (m->trigger[a] != 0 && m->trigger[a] == p->spin_us) {
+      if (a == ACT_FAIL) {
+        mock_error(OLC_PLUGIN_E_FAILED, "run failed on purpose");
+        return OLC_PLUGIN_E_FAILED;
+      }
+      misbehave(a);
+    }
+  start = mock_host->now_ns(mock_host->ctx);
+  wait = (uint64_t)p->spin_us * 1000u;
+  while (mock_host->now_ns(mock_host->ctx) - start < wait) {
+  }
+  return OLC_PLUGIN_OK;
+}
+
+static const char *const mock_operators[] = {"MatMul"};
+
+static const olc_plugin mock_table = {(uint32_t)sizeof(olc_plugin),
+                                      OLC_PLUGIN_ABI_MINOR,
+                                      OLC_PLUGIN_ABI_MAJOR,
+                                      0,
+                                      MOCK_NAME,
+                                      "1",
+                                      "mock plugin that crashes on purpose",
+                                      mock_operators,
+                                      1,
+                                      0,
+                                      mock_create,
+                                      mock_destroy,
+                                      mock_key,
+                                      mock_candidates,
+                                      mock_validate,
+                                      mock_serialize,
+                                      mock_release,
+                                      mock_run,
+                                      NULL,
+                                      NULL,
+                                      NULL};
+
+OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,
+                                           const olc_plugin **plugin);
+OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,
+                                           const olc_plugin **plugin) {
+  mock_host = host;
+  if (host_abi_major != OLC_PLUGIN_ABI_MAJOR)
+    return OLC_PLUGIN_E_ABI;
+  *plugin = &mock_table;
+  return OLC_PLUGIN_OK;
+}
