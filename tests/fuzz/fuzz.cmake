@@ -16,6 +16,7 @@ if(NOT WIN32)
     set(OLC_FUZZ_ENABLED ON)
   endif()
   set(OLC_FUZZ_LONG_COMMANDS)
+  set(OLC_FUZZ_EXES)
 
   # olc_fuzz_target(NAME n SECONDS s SOURCES ... [LIBS ...] [DEFS ...]
   #                 [INCLUDES ...] [DEPENDS ...] [INIT])
@@ -55,6 +56,7 @@ if(NOT WIN32)
           add_dependencies(fuzz_${F_NAME} ${F_DEPENDS})
         endif()
       endif()
+      list(APPEND OLC_FUZZ_EXES fuzz_${F_NAME} fuzz_${F_NAME}_replay)
       add_test(NAME fuzz_${F_NAME}_bounded
         COMMAND sh ${OLC_FUZZ_DIR}/run_target.sh $<TARGET_FILE:fuzz_${F_NAME}> ${F_SECONDS}
                 ${OLC_FUZZ_WORK}/${F_NAME} ${_dirs})
@@ -101,8 +103,16 @@ if(NOT WIN32)
   endif()
 
   if(OLC_FUZZ_ENABLED)
+    # Everything run_ci.sh needs (the fuzz executables, their replays, the
+    # config engineer's test of label fuzz), without the rest of the tree.
+    add_custom_target(fuzz-all)
+    add_dependencies(fuzz-all ${OLC_FUZZ_EXES})
+    if(TARGET test_config_fuzz)
+      add_dependencies(fuzz-all test_config_fuzz)
+    endif()
     add_custom_target(fuzz-long ${OLC_FUZZ_LONG_COMMANDS}
       COMMENT "libFuzzer: ${OLC_FUZZ_LONG_SECONDS} s per target (work: ${OLC_FUZZ_WORK}/long-*)"
       USES_TERMINAL VERBATIM)
+    add_dependencies(fuzz-long fuzz-all)
   endif()
 endif()

@@ -17,7 +17,7 @@ for d in "$@"; do
 done
 # Leaks are checked per input; -rss_limit_mb catches runaway allocations.
 # shellcheck disable=SC2086
-"$exe" -seed="$seed" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 \
+"$exe" -seed="$seed" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -error_exitcode=1 \
   -rss_limit_mb=2048 -max_len=16384 -artifact_prefix="$work/" "$work/corpus" $dirs \
   >"$work/log.txt" 2>&1
 rc=$?
