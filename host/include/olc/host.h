@@ -185,7 +185,8 @@ typedef struct olc_workload_result {
   const char *backend;
   const char *operator_name;
   olc_status status;      /* OLC_OK, OLC_E_NOT_FOUND (nothing selected), ... */
-  const char *message;    /* why, when status != OLC_OK */
+  const char *message;    /* why, when status != OLC_OK; else NULL or a
+                             warning (e.g. measured in-process: no worker) */
   int calibrated_now;     /* measured in this call (else selected from the store) */
   const olc_record *selected;              /* NULL when nothing was selected */
   const olc_lookup_result *lookup;         /* the final lookup (rejections) */
@@ -210,10 +211,22 @@ typedef struct olc_calibrate_options {
   int select_only;              /* never measure (olc select) */
   olc_progress_fn progress;
   void *progress_payload;
+  /* Measure in this process.  By default (POSIX) candidates are measured
+   * in a worker process (olc-worker, found next to the program, in the
+   * install tree or through $OLC_WORKER), so that one that crashes,
+   * aborts, exits or hangs is rejected (OLC_E_CRASHED / OLC_E_TIMEOUT)
+   * and the loop goes on; only this process writes the store.  Without a
+   * worker (Windows, not found) measuring falls back to in-process and
+   * the workload's message says so. */
+  int in_process;
+  /* Per-candidate timeout in the worker, seconds; 0: automatic (30 s for
+   * the first candidate, then max(10 s, 20 x the best run x runs)). */
+  double candidate_timeout_seconds;
 } olc_calibrate_options;
 
 #define OLC_CALIBRATE_OPTIONS_VERSION 1u
-#define OLC_CALIBRATE_OPTIONS_INIT {OLC_CALIBRATE_OPTIONS_VERSION, NULL, 0, 0, 0, 0, NULL, NULL}
+#define OLC_CALIBRATE_OPTIONS_INIT                                                                 \
+  {OLC_CALIBRATE_OPTIONS_VERSION, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0.0}
 
 /*
  * Runs the calibrate-and-select loop.  A failing workload does not stop the

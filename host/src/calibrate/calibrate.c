@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibrate/isolate.h"
 #include "calibrate/measure.h"
 #include "util/error.h"
 
@@ -75,8 +76,9 @@ static void progress(job *j, size_t candidate, size_t count, double best_us) {
                      best_us);
 }
 
-/* Measures every candidate; *winner = index of the best, or count. */
-static olc_status measure_all(job *j, const olc_policy_list *list, void *state,
+/* Measures every candidate (in a worker process unless in-process, see
+ * isolate.h); *winner = index of the best, or count. */
+static olc_status measure_all(job *j, const olc_policy_list *list, olc_measure_session *ms,
                               olc_candidate_result *results, size_t *measured, size_t *winner) {
   const olc_calibration_settings *s = j->settings;
   uint64_t start = olc_plugins__now_ns();
@@ -104,7 +106,7 @@ static olc_status measure_all(job *j, const olc_policy_list *list, void *state,
     mp.best_us = best;
     mp.deadline_ns = i > 0 ? start + budget : 0;
     olc_error_clear(&e);
-    st = olc_calibrate__measure(&m, j->plugin, &j->w, state, list->policies[i], &mp, &e);
+    st = olc_calibrate__session_measure(ms, i, &mp, &m, &e);
     if (st == OLC_E_NOMEM)
       return st;
     c->policy =
@@ -178,6 +180,7 @@ static olc_status calibrate_now(job *j) {
   olc_candidate_result *results;
   olc_lookup_result *lr = NULL;
   void *state = NULL;
+  olc_measure_session ms;
   size_t measured = 0, winner = 0;
   olc_error e;
   olc_status st, fatal = OLC_OK;
@@ -205,8 +208,14 @@ static olc_status calibrate_now(job *j) {
     goto done;
   }
   r->calibrated_now = 1;
-  fatal = measure_all(j, &list, state, results, &measured, &winner);
+  olc_calibrate__session_init(&ms, j->host, j->plugin, &j->w, state, &list, j->settings,
+                              j->opt->in_process, j->opt->candidate_timeout_seconds);
+  fatal = measure_all(j, &list, &ms, results, &measured, &winner);
+  olc_calibrate__session_end(&ms);
   olc_plugins__unprepare(j->plugin, state);
+  if (fatal == OLC_OK && olc_calibrate__session_note(&ms) != NULL &&
+      (r->message = olc_arena__strdup(&j->cal->arena, olc_calibrate__session_note(&ms))) == NULL)
+    fatal = OLC_E_NOMEM;
   r->candidate_count = measured;
   if (fatal != OLC_OK)
     goto done;
