@@ -1,0 +1,67 @@
+# Hostile plugins, configs and files (issue 6, section 4): the plugins are
+# tests/hostile/hostile_plugin.c built once per kind into
+#   ${OLC_HOSTILE_PLUGIN_DIR}/hostile_<kind>.so
+# (one directory; the test links them next to the loader's mock plugins).
+include(${CMAKE_CURRENT_LIST_DIR}/../plugins/mock_plugins.cmake)
+if(WIN32)
+  return()
+endif()
+
+set(OLC_HOSTILE_PLUGIN_DIR ${PROJECT_BINARY_DIR}/tests/hostile/plugins)
+add_custom_target(olc_hostile_plugins)
+
+# olc_hostile_plugin(<kind> [DEFINITIONS...]): hostile_<kind>.so, plugin name
+# hostile_<kind>.
+function(olc_hostile_plugin kind)
+  set(t olc_hostile_${kind})
+  add_library(${t} MODULE ${CMAKE_CURRENT_LIST_DIR}/hostile_plugin.c)
+  set_target_properties(${t} PROPERTIES PREFIX "" OUTPUT_NAME hostile_${kind}
+    LIBRARY_OUTPUT_DIRECTORY $<1:${OLC_HOSTILE_PLUGIN_DIR}>
+    C_VISIBILITY_PRESET hidden)
+  target_link_libraries(${t} PRIVATE olc::plugin_api)
+  target_compile_definitions(${t} PRIVATE HOSTILE_NAME="hostile_${kind}" ${ARGN})
+  olc_target_warnings(${t})
+  add_dependencies(olc_hostile_plugins ${t})
+endfunction()
+
+# Load time.
+olc_hostile_plugin(null_table HOSTILE_NULL_TABLE)
+olc_hostile_plugin(entry_status HOSTILE_ENTRY_STATUS)
+olc_hostile_plugin(long_name HOSTILE_LONG_NAME)
+olc_hostile_plugin(empty_name HOSTILE_EMPTY_NAME)
+olc_hostile_plugin(null_operators HOSTILE_NULL_OPERATORS)
+olc_hostile_plugin(many_operators HOSTILE_MANY_OPERATORS)
+olc_hostile_plugin(bad_operator HOSTILE_BAD_OPERATOR)
+olc_hostile_plugin(no_version HOSTILE_NO_VERSION)
+olc_hostile_plugin(create_no_detail HOSTILE_CREATE_NO_DETAIL)
+olc_hostile_plugin(log_flood HOSTILE_LOG_FLOOD)
+olc_hostile_plugin(stdout HOSTILE_STDOUT)
+# Run time (one workload each).
+olc_hostile_plugin(key_fails HOSTILE_KEY_FAILS)
+olc_hostile_plugin(key_no_processor HOSTILE_KEY_NO_PROCESSOR)
+olc_hostile_plugin(key_huge HOSTILE_KEY_HUGE)
+olc_hostile_plugin(key_zero_threads HOSTILE_KEY_ZERO_THREADS)
+olc_hostile_plugin(candidates_fail HOSTILE_CANDIDATES_FAIL)
+olc_hostile_plugin(dup_candidates HOSTILE_DUP_CANDIDATES)
+olc_hostile_plugin(serialize_null HOSTILE_SERIALIZE_NULL)
+olc_hostile_plugin(validate_garbage HOSTILE_VALIDATE_GARBAGE)
+olc_hostile_plugin(validate_rejects_own HOSTILE_VALIDATE_REJECTS_OWN)
+olc_hostile_plugin(prepare_fails HOSTILE_PREPARE_FAILS)
+olc_hostile_plugin(run_fails HOSTILE_RUN_FAILS)
+olc_hostile_plugin(run_status HOSTILE_RUN_STATUS)
+olc_hostile_plugin(error_abuse HOSTILE_ERROR_ABUSE)
+olc_hostile_plugin(flops_inf HOSTILE_FLOPS_INF)
+
+olc_add_test(NAME test_hostile_plugins SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hostile_plugins.c
+  LABELS integration HOOKS TIMEOUT 120)
+target_compile_definitions(test_hostile_plugins PRIVATE
+  OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}"
+  OLC_HOSTILE_PLUGIN_DIR="${OLC_HOSTILE_PLUGIN_DIR}")
+add_dependencies(test_hostile_plugins olc_mock_plugins olc_hostile_plugins)
+
+foreach(t IN ITEMS test_hostile_files test_hostile_perms)
+  if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/${t}.c)
+    olc_add_test(NAME ${t} SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}.c LABELS integration HOOKS
+      TIMEOUT 120)
+  endif()
+endforeach()
