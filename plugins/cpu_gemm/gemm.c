@@ -51,6 +51,8 @@ static int ws_reserve(float **buf, size_t *cap, size_t need) {
   nb = cg_alloc_floats(need);
   if (nb == NULL)
     return -1;
+  /* Touch it now: page faults belong to setup, not to a timed run. */
+  memset(nb, 0, need * sizeof(float));
   cg_free_floats(*buf);
   *buf = nb;
   *cap = need;
@@ -118,6 +120,20 @@ static inline void pf_step(pf_stream *pf) {
     __builtin_prefetch(pf->base + r * pf->row_bytes_stride + l * 64, 0, 1);
   }
   pf->next = end;
+}
+
+int cg_gemm_reserve(const cg_shape *shape, const cg_policy *policy, uint32_t threads,
+                    cg_workspace *ws) {
+  cg_gemm_args g;
+  memset(&g, 0, sizeof(g));
+  g.m = shape->m, g.n = shape->n, g.k = shape->k;
+  if (g.m <= 0 || g.n <= 0 || g.k <= 0)
+    return 0;
+  for (uint32_t i = 0; i < threads; i++) {
+    if (ws_prepare(&ws[i], &g, policy) != 0)
+      return -1;
+  }
+  return 0;
 }
 
 /* The state of one (jc, pc, ic) block shared by the inner loops. */

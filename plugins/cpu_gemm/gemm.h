@@ -37,6 +37,11 @@ typedef struct cg_gemm_args {
 int cg_gemm(const cg_gemm_args *args, const cg_policy *policy, cg_pool *pool, uint32_t threads,
             cg_workspace *ws);
 
+/* Grows ws[0..threads-1] for a shape and policy ahead of time (so the first
+ * timed run does not pay for allocation and page faults).  0 or -1. */
+int cg_gemm_reserve(const cg_shape *shape, const cg_policy *policy, uint32_t threads,
+                    cg_workspace *ws);
+
 void cg_workspace_free(cg_workspace *ws);
 
 /* Aligned allocation helpers shared with the plugin's prepared buffers:

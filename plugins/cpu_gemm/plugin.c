@@ -338,6 +338,16 @@ static int32_t cg_prepare(void *instance, const olc_plugin_workload *workload, v
   st->c = cg_alloc_floats((size_t)(s.m * s.n));
   if (st->a == NULL || st->b == NULL || st->c == NULL)
     goto nomem;
+  {
+    /* Packing buffers sized for every candidate now, not in a timed run. */
+    cg_policy list[CG_CANDIDATES_MAX];
+    uint32_t count =
+        cg_policy_candidates(list, CG_CANDIDATES_MAX, &in->cpu, in->isa, in->threads, &s);
+    for (uint32_t i = 0; i < count; i++) {
+      if (cg_gemm_reserve(&s, &list[i], in->threads, in->ws) != 0)
+        goto nomem;
+    }
+  }
   fill_matrix(st->a, s.m * s.k, 1);
   fill_matrix(st->b, s.k * s.n, 2);
   memset(st->c, 0, (size_t)(s.m * s.n) * sizeof(float));
