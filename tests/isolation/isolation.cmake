@@ -35,4 +35,12 @@ if(NOT WIN32 AND TARGET olc_worker)
     OLC_CRASH_PLUGIN_ROOT="${OLC_CRASH_PLUGIN_ROOT}"
     OLC_TEST_WORKER="$<TARGET_FILE:olc_worker>")
   add_dependencies(test_isolation olc_crash_plugins olc_worker)
+
+  # The same through olc_host_calibrate (the public loop).
+  olc_add_test(NAME test_isolation_loop
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_isolation_loop.c
+    LABELS integration HOOKS TIMEOUT 60)
+  target_compile_definitions(test_isolation_loop PRIVATE
+    OLC_CRASH_PLUGIN_ROOT="${OLC_CRASH_PLUGIN_ROOT}")
+  add_dependencies(test_isolation_loop olc_crash_plugins olc_worker)
 endif()

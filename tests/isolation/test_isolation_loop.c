@@ -1,0 +1,332 @@
+/*
+ * tests/isolation/test_isolation_loop.c - crash isolation through the
+ * public loop (olc_host_calibrate): with candidates that segfault, abort,
+ * hang and exit inside run(), each is rejected with its reason, the loop
+ * goes on, the winner is saved and selected, and the store holds exactly
+ * that one save (its exact and portable records), written by this process (the worker, inspected
+ * while it runs, has no store path in its arguments or environment and no descriptor on the store's
+ * directory).  Also: in_process = 1 starts no worker, and a missing worker falls back to in-process
+ * with a warning.
+ */
+#include <CUnit/CUnit.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "olc/host.h"
+#include "olc/store.h"
+#include "test_support.h"
+
+#ifndef OLC_CRASH_PLUGIN_ROOT
+#error "OLC_CRASH_PLUGIN_ROOT must be defined"
+#endif
+
+static char *tmp;
+static char store_path[1024];
+
+static int suite_setup(void) {
+  tmp = olc_test_tmpdir("isolation-loop");
+  return tmp == NULL;
+}
+
+static int suite_teardown(void) {
+  olc_test_rmtree(tmp);
+  free(tmp);
+  return 0;
+}
+
+typedef struct session {
+  olc_config *config;
+  olc_store *store;
+  olc_host *host;
+} session;
+
+static void open_session(session *s, const char *tag, const char *entries) {
+  char text[2048], *ini;
+  olc_store_options so;
+  olc_host_options ho = OLC_HOST_OPTIONS_INIT;
+  olc_error err;
+  int n;
+  snprintf(store_path, sizeof store_path, "%s/%s/profiles.txt", tmp, tag);
+  n = snprintf(text, sizeof text,
+               "[host]\nplugin_dirs = %s/crash\nthreads = 1\n"
+               "[store]\npath = %s\n"
+               "[calibration]\nwarmup = 1\nmin_repetitions = 3\nmin_seconds = 0.001\n"
+               "max_seconds_per_workload = 60\nabandon_factor = 100\n"
+               "[workload.mm]\nbackend = mock_crash\noperator = MatMul\nm = 8\nn = 4\nk = 2\n"
+               "[plugin.mock_crash]\n%s\n",
+               OLC_CRASH_PLUGIN_ROOT, store_path, entries);
+  CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
+  ini = olc_test_path(tmp, "olc.ini");
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(ini, text, (size_t)n), 0);
+  memset(s, 0, sizeof *s);
+  OLC_ASSERT_OK(olc_config_load_file(&s->config, ini, &err), &err);
+  free(ini);
+  olc_config_store_options(s->config, &so);
+  OLC_ASSERT_OK(olc_store_open(&s->store, &so, &err), &err);
+  ho.ignore_env = 1;
+  OLC_ASSERT_OK(olc_host_open(&s->host, s->config, s->store, &ho, &err), &err);
+}
+
+static void close_session(session *s) {
+  olc_host_free(s->host);
+  olc_store_free(s->store);
+  olc_config_free(s->config);
+}
+
+/* The live olc-worker children of this process (at most 4). */
+static size_t worker_children(long *pids, size_t cap) {
+  DIR *d = opendir("/proc");
+  struct dirent *de;
+  size_t n = 0;
+  if (d == NULL)
+    return 0;
+  while ((de = readdir(d)) != NULL && n < cap) {
+    char path[300], buf[512], *close_paren;
+    FILE *fp;
+    size_t len;
+    long ppid = 0;
+    if (de->d_name[0] < '0' || de->d_name[0] > '9')
+      continue;
+    snprintf(path, sizeof path, "/proc/%.64s/stat", de->d_name);
+    fp = fopen(path, "r");
+    if (fp == NULL)
+      continue;
+    len = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[len] = 0;
+    /* pid (comm) state ppid ...; comm is "olc-worker" (15 chars max). */
+    close_paren = strrchr(buf, ')');
+    if (close_paren == NULL || strstr(buf, "(olc-worker)") == NULL)
+      continue;
+    if (sscanf(close_paren + 2, "%*c %ld", &ppid) == 1 && ppid == (long)getpid())
+      pids[n++] = atol(de->d_name);
+  }
+  closedir(d);
+  return n;
+}
+
+static size_t read_proc(long pid, const char *name, char *buf, size_t size) {
+  char path[64];
+  FILE *fp;
+  size_t n;
+  snprintf(path, sizeof path, "/proc/%ld/%s", pid, name);
+  fp = fopen(path, "rb");
+  if (fp == NULL)
+    return 0;
+  n = fread(buf, 1, size - 1, fp);
+  fclose(fp);
+  buf[n] = 0;
+  return n;
+}
+
+static int contains(const char *buf, size_t n, const char *needle) {
+  size_t k = strlen(needle), i;
+  for (i = 0; k <= n && i <= n - k; i++)
+    if (memcmp(buf + i, needle, k) == 0)
+      return 1;
+  return 0;
+}
+
+typedef struct watch {
+  size_t calls;
+  size_t workers_seen; /* progress calls that found a live worker */
+  size_t leaks;        /* store path or tmp dir seen in a worker */
+} watch;
+
+/* Before each candidate: look at the worker of the previous one. */
+static void on_progress(void *payload, const char *workload, size_t wi, size_t wn, size_t ci,
+                        size_t cn, double best_us) {
+  static char buf[1 << 16];
+  watch *w = payload;
+  long pids[4];
+  size_t n, i;
+  (void)workload;
+  (void)wi;
+  (void)wn;
+  (void)ci;
+  (void)cn;
+  (void)best_us;
+  w->calls++;
+  n = worker_children(pids, 4);
+  for (i = 0; i < n; i++) {
+    char fddir[64];
+    DIR *d;
+    struct dirent *de;
+    size_t len = read_proc(pids[i], "cmdline", buf, sizeof buf);
+    w->workers_seen++;
+    if (contains(buf, len, store_path) || contains(buf, len, tmp))
+      w->leaks++;
+    len = read_proc(pids[i], "environ", buf, sizeof buf);
+    if (contains(buf, len, store_path) || contains(buf, len, "OLC_"))
+      w->leaks++;
+    snprintf(fddir, sizeof fddir, "/proc/%ld/fd", pids[i]);
+    d = opendir(fddir);
+    while (d != NULL && (de = readdir(d)) != NULL) {
+      char link[400], target[1024];
+      ssize_t tl;
+      snprintf(link, sizeof link, "%s/%.255s", fddir, de->d_name);
+      tl = readlink(link, target, sizeof target - 1);
+      if (tl > 0) {
+        target[tl] = 0;
+        if (strstr(target, tmp) != NULL)
+          w->leaks++;
+      }
+    }
+    if (d != NULL)
+      closedir(d);
+  }
+}
+
+static const olc_workload_result *calibrate(session *s, olc_calibrate_options *opt,
+                                            olc_calibration **cal) {
+  olc_error err;
+  OLC_ASSERT_OK(olc_host_calibrate(cal, s->host, opt, &err), &err);
+  CU_ASSERT_EQUAL_FATAL(olc_calibration_count(*cal), 1);
+  return olc_calibration_get(*cal, 0);
+}
+
+static int policy_is(const unsigned char *p, size_t len, const char *text) {
+  return p != NULL && len == strlen(text) && memcmp(p, text, len) == 0;
+}
+
+static void check(const olc_candidate_result *c, olc_status st, const char *needle) {
+  const char *m = c->message != NULL ? c->message : "";
+  if (c->status != st || (needle != NULL && strstr(m, needle) == NULL))
+    fprintf(stderr, "\n  %.*s: %s \"%s\" (expected %s \"%s\")\n", (int)c->policy_len,
+            (const char *)c->policy, olc_status_name(c->status), m, olc_status_name(st),
+            needle ? needle : "");
+  CU_ASSERT_EQUAL(c->status, st);
+  if (needle != NULL)
+    CU_ASSERT_PTR_NOT_NULL(strstr(m, needle));
+}
+
+static void test_loop_survives_crashes(void) {
+  session s;
+  olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+  olc_calibration *cal = NULL;
+  const olc_workload_result *r;
+  olc_record_list *list = NULL;
+  olc_store *fresh = NULL;
+  olc_store_options so = OLC_STORE_OPTIONS_INIT;
+  olc_error err;
+  size_t records = 0, i;
+  watch w;
+  memset(&w, 0, sizeof w);
+  open_session(&s, "crashes",
+               "candidates = 300,101,102,103,105,200\n"
+               "segv = 101\nabort = 102\nhang = 103\nexit = 105\n");
+  opt.candidate_timeout_seconds = 1.0;
+  opt.progress = on_progress;
+  opt.progress_payload = &w;
+  r = calibrate(&s, &opt, &cal);
+  if (r->status != OLC_OK)
+    fprintf(stderr, "\n  mm: %s: %s\n", olc_status_name(r->status), r->message);
+  CU_ASSERT_EQUAL(r->status, OLC_OK);
+  CU_ASSERT_PTR_NULL(r->message); /* isolated: no warning */
+  CU_ASSERT(r->calibrated_now);
+  CU_ASSERT_EQUAL_FATAL(r->candidate_count, 6);
+  check(&r->candidates[0], OLC_OK, NULL);
+  check(&r->candidates[1], OLC_E_CRASHED, "crashed (SIGSEGV)");
+  check(&r->candidates[2], OLC_E_CRASHED, "aborted (SIGABRT)");
+  check(&r->candidates[3], OLC_E_TIMEOUT, "timed out after 1 s");
+  check(&r->candidates[4], OLC_E_CRASHED, "exited with status 3");
+  check(&r->candidates[5], OLC_OK, NULL);
+  CU_ASSERT(policy_is(r->candidates[1].policy, r->candidates[1].policy_len, "spin_us=101"));
+  CU_ASSERT(r->selected != NULL &&
+            policy_is(r->selected->policy, r->selected->policy_len, "spin_us=200"));
+  /* The worker was watched while it ran and knew nothing of the store. */
+  CU_ASSERT_EQUAL(w.calls, 7);
+  CU_ASSERT(w.workers_seen >= 2);
+  CU_ASSERT_EQUAL(w.leaks, 0);
+  olc_calibration_free(cal);
+  close_session(&s);
+  /* The file is valid and holds exactly the winner. */
+  OLC_ASSERT_OK(olc_store_check_file(store_path, &records, &err), &err);
+  /* One save: the winner's exact record and its portable twin. */
+  CU_ASSERT_EQUAL(records, 2);
+  if (records != 2) {
+    unsigned char *text = olc_test_read_file(store_path, NULL);
+    fprintf(stderr, "\n  %s:\n%s\n", store_path, text ? (char *)text : "(missing)");
+    free(text);
+  }
+  so.path = store_path;
+  OLC_ASSERT_OK(olc_store_open(&fresh, &so, &err), &err);
+  OLC_ASSERT_OK(olc_store_list(&list, fresh, &err), &err);
+  CU_ASSERT_EQUAL(olc_record_list_count(list), 2);
+  for (i = 0; i < olc_record_list_count(list); i++)
+    CU_ASSERT(policy_is(olc_record_list_get(list, i)->policy,
+                        olc_record_list_get(list, i)->policy_len, "spin_us=200"));
+  olc_record_list_free(list);
+  olc_store_free(fresh);
+  /* No worker outlives the call. */
+  {
+    long pids[4];
+    CU_ASSERT_EQUAL(worker_children(pids, 4), 0);
+  }
+}
+
+static void test_in_process_option(void) {
+  session s;
+  olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+  olc_calibration *cal = NULL;
+  const olc_workload_result *r;
+  watch w;
+  memset(&w, 0, sizeof w);
+  open_session(&s, "in-process", "candidates = 300,100,200\n");
+  opt.in_process = 1;
+  opt.progress = on_progress;
+  opt.progress_payload = &w;
+  r = calibrate(&s, &opt, &cal);
+  CU_ASSERT_EQUAL(r->status, OLC_OK);
+  CU_ASSERT_PTR_NULL(r->message);
+  CU_ASSERT_EQUAL(r->candidate_count, 3);
+  CU_ASSERT(r->selected != NULL &&
+            policy_is(r->selected->policy, r->selected->policy_len, "spin_us=100"));
+  CU_ASSERT_EQUAL(w.calls, 4);
+  CU_ASSERT_EQUAL(w.workers_seen, 0); /* measured here */
+  olc_calibration_free(cal);
+  close_session(&s);
+}
+
+static void test_missing_worker_falls_back(void) {
+  session s;
+  olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+  olc_calibration *cal = NULL;
+  const olc_workload_result *r;
+  char missing[1100];
+  snprintf(missing, sizeof missing, "%s/nowhere/olc-worker", tmp);
+  setenv("OLC_WORKER", missing, 1);
+  open_session(&s, "fallback", "candidates = 300,100,200\n");
+  r = calibrate(&s, &opt, &cal);
+  unsetenv("OLC_WORKER");
+  CU_ASSERT_EQUAL(r->status, OLC_OK);
+  CU_ASSERT(r->selected != NULL &&
+            policy_is(r->selected->policy, r->selected->policy_len, "spin_us=100"));
+  CU_ASSERT(r->message != NULL && strstr(r->message, "in-process") != NULL &&
+            strstr(r->message, "OLC_WORKER") != NULL);
+  olc_calibration_free(cal);
+  close_session(&s);
+}
+
+int main(int argc, char **argv) {
+  CU_pSuite s;
+  {
+    /* Under AddressSanitizer the worker would turn a SIGSEGV into exit(1)
+     * after its report; the test wants the signal itself. */
+    const char *old = getenv("ASAN_OPTIONS");
+    char opts[512];
+    snprintf(opts, sizeof opts, "%s%shandle_segv=0", old ? old : "", old && *old ? ":" : "");
+    setenv("ASAN_OPTIONS", opts, 1);
+  }
+  unsetenv("OLC_WORKER");
+  if (CU_initialize_registry() != CUE_SUCCESS)
+    return 2;
+  s = CU_add_suite("isolation_loop", suite_setup, suite_teardown);
+  CU_add_test(s, "loop survives segv, abort, hang, exit", test_loop_survives_crashes);
+  CU_add_test(s, "in_process option", test_in_process_option);
+  CU_add_test(s, "missing worker: in-process with a warning", test_missing_worker_falls_back);
+  return olc_test_run(argc, argv);
+}
