@@ -60,8 +60,15 @@ target_compile_definitions(test_hostile_plugins PRIVATE
 add_dependencies(test_hostile_plugins olc_mock_plugins olc_hostile_plugins)
 
 foreach(t IN ITEMS test_hostile_files test_hostile_perms)
-  if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/${t}.c)
-    olc_add_test(NAME ${t} SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}.c LABELS integration HOOKS
-      TIMEOUT 120)
+  if(NOT EXISTS ${CMAKE_CURRENT_LIST_DIR}/${t}.c)
+    continue()
+  endif()
+  olc_add_test(NAME ${t} SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}.c LABELS integration HOOKS
+    TIMEOUT 120)
+  target_compile_definitions(${t} PRIVATE OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
+  add_dependencies(${t} olc_mock_plugins)
+  if(TARGET olc_cli)
+    target_compile_definitions(${t} PRIVATE OLC_CLI_PATH="$<TARGET_FILE:olc_cli>")
+    add_dependencies(${t} olc_cli)
   endif()
 endforeach()
