@@ -102,6 +102,18 @@ static void test_other_handle_is_seen(void) {
   res = lookup(a, &k, OLC_OK);
   CU_ASSERT_STRING_EQUAL(tsu_selected_policy(res), "from-b");
   olc_lookup_result_free(res);
+  {
+    /* A list notices the change like a lookup does. */
+    olc_record_list *l = NULL;
+    OLC_ASSERT_OK(tsu_put(b, &k, "again", OLC_LEVEL_BIT_EXACT, 1, &e), &e);
+    OLC_ASSERT_OK(olc_store_list(&l, a, &e), &e);
+    CU_ASSERT_EQUAL(olc_record_list_count(l), 3);
+    olc_record_list_free(l);
+    OLC_ASSERT_OK(olc_store_remove_override(b, &k, OLC_LEVEL_BIT_EXACT, &e), &e);
+    OLC_ASSERT_OK(olc_store_list(&l, a, &e), &e);
+    CU_ASSERT_EQUAL(olc_record_list_count(l), 2);
+    olc_record_list_free(l);
+  }
   /* With check_for_changes off the handle keeps its snapshot... */
   res = lookup(c, &k, OLC_E_NOT_FOUND);
   olc_lookup_result_free(res);
