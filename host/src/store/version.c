@@ -8,7 +8,7 @@
 #define OLC_VERSION_TEXT                                                                           \
   OLC_STR(OLC_VERSION_MAJOR) "." OLC_STR(OLC_VERSION_MINOR) "." OLC_STR(OLC_VERSION_PATCH)
 #else
-#define OLC_VERSION_TEXT "0.1.0"
+#error "OLC_VERSION_MAJOR/MINOR/PATCH come from the CMake project version"
 #endif
 
 const char *olc_version(void) { return OLC_VERSION_TEXT; }
