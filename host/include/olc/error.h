@@ -30,29 +30,29 @@ typedef enum olc_status {
    * durability across power loss is not confirmed. */
   OLC_COMMITTED_UNSYNCED = 1,
 
-  OLC_E_INVALID = -1,        /* bad argument or option */
-  OLC_E_NOMEM = -2,          /* out of memory */
-  OLC_E_NOT_FOUND = -3,      /* nothing matched (lookup, remove, file) */
-  OLC_E_IO = -4,             /* an I/O call failed; see sys_errno and where */
-  OLC_E_NOSPC = -5,          /* no space left (ENOSPC, EDQUOT) */
-  OLC_E_LOCK_TIMEOUT = -6,   /* the store lock was not acquired in time */
-  OLC_E_LOCK = -7,           /* taking the store lock failed */
-  OLC_E_MALFORMED = -8,      /* a file could not be parsed; see line/column */
-  OLC_E_VERSION = -9,        /* a file has an unsupported (newer) version */
-  OLC_E_VALIDATION = -10,    /* a backend validator rejected a policy */
-  OLC_E_SERIALIZE = -11,     /* a backend serializer failed */
-  OLC_E_LIMIT = -12,         /* a size or count limit was exceeded */
-  OLC_E_DISABLED = -13,      /* the operation needs persistence, which is off */
-  OLC_E_PLUGIN = -14,        /* a plugin failed or misbehaved */
-  OLC_E_CONFIG = -15,        /* a configuration file is invalid */
-  OLC_E_UNAVAILABLE = -16,   /* a backend is not available on this machine */
-  OLC_E_DUPLICATE = -17,     /* a duplicate name or record */
-  OLC_E_BUSY = -18,          /* the object is in use */
-  OLC_E_INTERNAL = -19,      /* an internal invariant failed (a bug) */
-  OLC_E_UNSUPPORTED = -20,   /* the operation is not supported here */
-  OLC_E_CANCELLED = -21,     /* a callback asked to stop */
-  OLC_E_TIMEOUT = -22,       /* an operation ran out of time */
-  OLC_E_CRASHED = -23        /* a worker process crashed */
+  OLC_E_INVALID = -1,      /* bad argument or option */
+  OLC_E_NOMEM = -2,        /* out of memory */
+  OLC_E_NOT_FOUND = -3,    /* nothing matched (lookup, remove, file) */
+  OLC_E_IO = -4,           /* an I/O call failed; see sys_errno and where */
+  OLC_E_NOSPC = -5,        /* no space left (ENOSPC, EDQUOT) */
+  OLC_E_LOCK_TIMEOUT = -6, /* the store lock was not acquired in time */
+  OLC_E_LOCK = -7,         /* taking the store lock failed */
+  OLC_E_MALFORMED = -8,    /* a file could not be parsed; see line/column */
+  OLC_E_VERSION = -9,      /* a file has an unsupported (newer) version */
+  OLC_E_VALIDATION = -10,  /* a backend validator rejected a policy */
+  OLC_E_SERIALIZE = -11,   /* a backend serializer failed */
+  OLC_E_LIMIT = -12,       /* a size or count limit was exceeded */
+  OLC_E_DISABLED = -13,    /* the operation needs persistence, which is off */
+  OLC_E_PLUGIN = -14,      /* a plugin failed or misbehaved */
+  OLC_E_CONFIG = -15,      /* a configuration file is invalid */
+  OLC_E_UNAVAILABLE = -16, /* a backend is not available on this machine */
+  OLC_E_DUPLICATE = -17,   /* a duplicate name or record */
+  OLC_E_BUSY = -18,        /* the object is in use */
+  OLC_E_INTERNAL = -19,    /* an internal invariant failed (a bug) */
+  OLC_E_UNSUPPORTED = -20, /* the operation is not supported here */
+  OLC_E_CANCELLED = -21,   /* a callback asked to stop */
+  OLC_E_TIMEOUT = -22,     /* an operation ran out of time */
+  OLC_E_CRASHED = -23      /* a worker process crashed */
 } olc_status;
 
 /* Static, human-readable text for a status ("io error", ...). Never NULL. */
@@ -69,12 +69,12 @@ OLC_API const char *olc_status_name(olc_status status);
  * Fields that do not apply are zero.
  */
 typedef struct olc_error {
-  olc_status code;       /* the status the call returned */
-  int sys_errno;         /* errno (or GetLastError()) of the failing call */
-  int32_t backend_code;  /* a plugin's own status, when one failed */
-  uint32_t line;         /* 1-based line in a file, when parsing */
-  uint32_t column;       /* 1-based byte column in that line */
-  uint64_t offset;       /* 0-based byte offset in the file */
+  olc_status code;                      /* the status the call returned */
+  int sys_errno;                        /* errno (or GetLastError()) of the failing call */
+  int32_t backend_code;                 /* a plugin's own status, when one failed */
+  uint32_t line;                        /* 1-based line in a file, when parsing */
+  uint32_t column;                      /* 1-based byte column in that line */
+  uint64_t offset;                      /* 0-based byte offset in the file */
   char where[OLC_ERROR_WHERE_SIZE];     /* step or function: "fsync", "parse" */
   char message[OLC_ERROR_MESSAGE_SIZE]; /* one line, names the object */
 } olc_error;

@@ -9,15 +9,15 @@
 #define OLC_EXPORT_H
 
 #if defined(_WIN32) && !defined(OLC_STATIC)
-#  if defined(OLC_BUILDING)
-#    define OLC_API __declspec(dllexport)
-#  else
-#    define OLC_API __declspec(dllimport)
-#  endif
-#elif defined(__GNUC__) && __GNUC__ >= 4
-#  define OLC_API __attribute__((visibility("default")))
+#if defined(OLC_BUILDING)
+#define OLC_API __declspec(dllexport)
 #else
-#  define OLC_API
+#define OLC_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#define OLC_API __attribute__((visibility("default")))
+#else
+#define OLC_API
 #endif
 
 #endif /* OLC_EXPORT_H */

@@ -43,17 +43,20 @@ typedef struct olc_workload_config {
   const char *name;
   const char *backend;
   const char *operator_name;
-  const char *model_digest;        /* "sha256:<hex>" (from model = PATH) or NULL */
-  const olc_property *properties;  /* structural properties, in file order */
+  /* "sha256:<hex>" from model = PATH, model_digest as written, or, when
+   * neither is given, "workload:<sorted properties>" so that workloads of
+   * different shapes never share an exact record.  Never NULL. */
+  const char *model_digest;
+  const olc_property *properties; /* structural properties, in file order */
   size_t property_count;
-  uint32_t line;                   /* line of the section header */
+  uint32_t line; /* line of the section header */
 } olc_workload_config;
 
 /* One [plugin.NAME] section: passed through to the plugin's create. */
 typedef struct olc_plugin_config {
   const char *name;
-  int enabled;  /* enabled = false disables the plugin */
-  int critical; /* critical = true makes its load failure fatal */
+  int enabled;                 /* enabled = false disables the plugin */
+  int critical;                /* critical = true makes its load failure fatal */
   const olc_property *entries; /* every key = value, enabled/critical included */
   size_t entry_count;
 } olc_plugin_config;
@@ -72,8 +75,7 @@ OLC_API olc_status olc_config_load_file(olc_config **out, const char *path, olc_
  * paths (NULL: the current directory).
  */
 OLC_API olc_status olc_config_load_string(olc_config **out, const char *text, size_t len,
-                                          const char *name, const char *base_dir,
-                                          olc_error *err);
+                                          const char *name, const char *base_dir, olc_error *err);
 
 /*
  * The embedded default configuration (config/default.ini, built in).  Its
@@ -110,14 +112,14 @@ typedef struct olc_host olc_host;
 
 /* Where loading a plugin file stopped.  Append-only. */
 typedef enum olc_load_stage {
-  OLC_LOAD_LOADED = 0,    /* loaded and instantiated */
-  OLC_LOAD_OPEN = 1,      /* dlopen failed (not a library, missing deps) */
-  OLC_LOAD_SYMBOL = 2,    /* no olc_plugin_entry */
-  OLC_LOAD_ABI = 3,       /* incompatible ABI major or entry failure */
-  OLC_LOAD_VALIDATE = 4,  /* the table is malformed (size, NULL function) */
-  OLC_LOAD_DUPLICATE = 5, /* another file already provides this name */
-  OLC_LOAD_CREATE = 6,    /* create failed or said unavailable */
-  OLC_LOAD_DISABLED = 7,  /* [plugin.NAME] enabled = false */
+  OLC_LOAD_LOADED = 0,     /* loaded and instantiated */
+  OLC_LOAD_OPEN = 1,       /* dlopen failed (not a library, missing deps) */
+  OLC_LOAD_SYMBOL = 2,     /* no olc_plugin_entry */
+  OLC_LOAD_ABI = 3,        /* incompatible ABI major or entry failure */
+  OLC_LOAD_VALIDATE = 4,   /* the table is malformed (size, NULL function) */
+  OLC_LOAD_DUPLICATE = 5,  /* another file already provides this name */
+  OLC_LOAD_CREATE = 6,     /* create failed or said unavailable */
+  OLC_LOAD_DISABLED = 7,   /* [plugin.NAME] enabled = false */
   OLC_LOAD_PERMISSIONS = 8 /* file or directory writable by other users */
 } olc_load_stage;
 
@@ -131,10 +133,10 @@ typedef struct olc_load_entry {
   const char *plugin_name; /* NULL when not known */
   const char *plugin_version;
   olc_load_stage stage;
-  olc_status status;       /* OLC_OK, or why it was skipped */
-  int32_t plugin_status;   /* the plugin's own status, when it returned one */
-  int unavailable;         /* create said "unavailable here" (skip, not fail) */
-  const char *message;     /* one line */
+  olc_status status;     /* OLC_OK, or why it was skipped */
+  int32_t plugin_status; /* the plugin's own status, when it returned one */
+  int unavailable;       /* create said "unavailable here" (skip, not fail) */
+  const char *message;   /* one line */
 } olc_load_entry;
 
 /* Options for olc_host_open.  Initialize with OLC_HOST_OPTIONS_INIT. */
@@ -145,7 +147,8 @@ typedef struct olc_host_options {
 } olc_host_options;
 
 #define OLC_HOST_OPTIONS_VERSION 1u
-#define OLC_HOST_OPTIONS_INIT {OLC_HOST_OPTIONS_VERSION, 0, 0}
+#define OLC_HOST_OPTIONS_INIT                                                                      \
+  { OLC_HOST_OPTIONS_VERSION, 0, 0 }
 
 /*
  * Loads every plugin of the configured directories (and OLC_PLUGIN_PATH,
@@ -171,8 +174,8 @@ typedef struct olc_calibration olc_calibration;
 typedef struct olc_candidate_result {
   const unsigned char *policy; /* serialized */
   size_t policy_len;
-  double median_us;    /* median latency of one run */
-  double spread_us;    /* median absolute deviation */
+  double median_us; /* median latency of one run */
+  double spread_us; /* median absolute deviation */
   uint32_t samples;
   int abandoned;       /* stopped early: clearly slower than the best */
   olc_status status;   /* OLC_OK, or why it could not be measured */
@@ -184,15 +187,15 @@ typedef struct olc_workload_result {
   const char *workload;
   const char *backend;
   const char *operator_name;
-  olc_status status;      /* OLC_OK, OLC_E_NOT_FOUND (nothing selected), ... */
-  const char *message;    /* why, when status != OLC_OK; else NULL or a
-                             warning (e.g. measured in-process: no worker) */
-  int calibrated_now;     /* measured in this call (else selected from the store) */
-  const olc_record *selected;              /* NULL when nothing was selected */
-  const olc_lookup_result *lookup;         /* the final lookup (rejections) */
-  const olc_candidate_result *candidates;  /* measured candidates, in order */
+  olc_status status;               /* OLC_OK, OLC_E_NOT_FOUND (nothing selected), ... */
+  const char *message;             /* why, when status != OLC_OK; else NULL or a
+                                      warning (e.g. measured in-process: no worker) */
+  int calibrated_now;              /* measured in this call (even when an override then won) */
+  const olc_record *selected;      /* NULL when nothing was selected */
+  const olc_lookup_result *lookup; /* the final lookup (rejections) */
+  const olc_candidate_result *candidates; /* measured candidates, in order */
   size_t candidate_count;
-  double seconds;         /* wall time spent on this workload */
+  double seconds; /* wall time spent on this workload */
 } olc_workload_result;
 
 /* Progress callback (workload i of n, candidate j of m, best so far in us;
@@ -206,9 +209,9 @@ typedef struct olc_calibrate_options {
   uint32_t version;             /* OLC_CALIBRATE_OPTIONS_VERSION */
   const char *const *workloads; /* names to run; NULL: all configured */
   size_t workload_count;
-  int recalibrate;              /* measure even when the store has a selection */
-  int force_portable;           /* in addition to the config's setting */
-  int select_only;              /* never measure (olc select) */
+  int recalibrate;    /* measure even when the store has a selection */
+  int force_portable; /* in addition to the config's setting */
+  int select_only;    /* never measure (olc select) */
   olc_progress_fn progress;
   void *progress_payload;
   /* Measure in this process.  By default (POSIX) candidates are measured
@@ -226,7 +229,7 @@ typedef struct olc_calibrate_options {
 
 #define OLC_CALIBRATE_OPTIONS_VERSION 1u
 #define OLC_CALIBRATE_OPTIONS_INIT                                                                 \
-  {OLC_CALIBRATE_OPTIONS_VERSION, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0.0}
+  { OLC_CALIBRATE_OPTIONS_VERSION, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0.0 }
 
 /*
  * Runs the calibrate-and-select loop.  A failing workload does not stop the
@@ -248,8 +251,8 @@ OLC_API void olc_calibration_free(olc_calibration *calibration);
  * OLC_E_NOT_FOUND / OLC_E_UNAVAILABLE when the workload or its plugin is
  * missing.
  */
-OLC_API olc_status olc_host_explain(olc_lookup_result **out, olc_host *host,
-                                    const char *workload, olc_error *err);
+OLC_API olc_status olc_host_explain(olc_lookup_result **out, olc_host *host, const char *workload,
+                                    olc_error *err);
 
 /*
  * Removes calibrated records (never overrides) that a loaded plugin rejects

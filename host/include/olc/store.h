@@ -68,10 +68,13 @@ typedef struct olc_measurement {
 
 /*
  * A key.  backend, operator_name and implementation are always required.
- * The exact identity adds model_digest, processor and thread_count; the
- * portable identity is the structure, which need not be sorted (the store
- * sorts it) but must not repeat a name.  All strings are UTF-8 without NUL
- * bytes and are borrowed for the duration of the call.
+ * The exact identity adds model_digest, processor and thread_count: it is
+ * present when model_digest and processor are both non-NULL (either may be
+ * an empty string); giving only one of them is OLC_E_INVALID.  thread_count
+ * must be >= 0 (0: not applicable).  The portable identity is the
+ * structure, which need not be sorted (the store sorts it) but must not
+ * repeat a name.  All strings are UTF-8 without NUL bytes and are borrowed
+ * for the duration of the call.
  */
 typedef struct olc_key {
   const char *backend;
@@ -135,23 +138,24 @@ typedef olc_status (*olc_serialize_fn)(olc_bytes *out, void *payload, char *mess
  * one-line reason written into message (message_size bytes including the
  * NUL).  It may be called from any thread that uses the store.
  */
-typedef olc_status (*olc_validate_fn)(const unsigned char *policy, size_t policy_len,
-                                      void *payload, char *message, size_t message_size);
+typedef olc_status (*olc_validate_fn)(const unsigned char *policy, size_t policy_len, void *payload,
+                                      char *message, size_t message_size);
 
 /* Options for olc_store_open. Initialize with OLC_STORE_OPTIONS_INIT. */
 typedef struct olc_store_options {
-  uint32_t version;            /* OLC_STORE_OPTIONS_VERSION */
-  const char *path;            /* NULL: olc_store_default_path() */
-  int persistence_enabled;     /* 0: no file-system call at all */
-  int64_t lock_timeout_ms;     /* < 0: wait forever */
-  int check_for_changes;       /* re-read when another process replaced the file */
-  uint32_t tmp_grace_seconds;  /* age before a leftover *.tmp is deleted */
-  uint32_t file_mode;          /* mode of a newly created store file */
-  size_t max_file_size;        /* refuse larger files (0: the default, 64 MiB) */
+  uint32_t version;           /* OLC_STORE_OPTIONS_VERSION */
+  const char *path;           /* NULL: olc_store_default_path() */
+  int persistence_enabled;    /* 0: no file-system call at all */
+  int64_t lock_timeout_ms;    /* < 0: wait forever */
+  int check_for_changes;      /* re-read when another process replaced the file */
+  uint32_t tmp_grace_seconds; /* age before a leftover *.tmp is deleted */
+  uint32_t file_mode;         /* mode of a newly created store file */
+  size_t max_file_size;       /* refuse larger files (0: the default, 64 MiB) */
 } olc_store_options;
 
 #define OLC_STORE_OPTIONS_VERSION 1u
-#define OLC_STORE_OPTIONS_INIT {OLC_STORE_OPTIONS_VERSION, NULL, 1, 10000, 1, 3600u, 0600u, 0}
+#define OLC_STORE_OPTIONS_INIT                                                                     \
+  { OLC_STORE_OPTIONS_VERSION, NULL, 1, 10000, 1, 3600u, 0600u, 0 }
 
 /*
  * Opens a store.  With persistence enabled the file is read once now; a
@@ -182,12 +186,14 @@ OLC_API const char *olc_store_path(const olc_store *store);
 OLC_API olc_status olc_store_default_path(char *buf, size_t buf_size, olc_error *err);
 
 /*
- * Re-reads the file now.  Returns OLC_OK (also for a missing file), or the
- * parse/I-O failure; on failure the in-memory snapshot is unchanged.
+ * Re-reads the file now.  Returns OLC_OK (also for a missing file, and
+ * always when persistence is off), or the parse/I-O failure; on failure the
+ * in-memory snapshot is unchanged.
  */
 OLC_API olc_status olc_store_reload(olc_store *store, olc_error *err);
 
-/* Result of the last load attempt (OLC_OK when none failed). */
+/* Result of the last load attempt (OLC_OK when none failed; a successful
+ * write also counts as a good load). */
 OLC_API olc_status olc_store_load_status(olc_store *store, olc_error *err);
 
 /* What to save.  Initialize with OLC_SAVE_REQUEST_INIT. */
@@ -204,12 +210,14 @@ typedef struct olc_save_request {
   /* Optional; run on the serialized policy before anything is written. */
   olc_validate_fn validate;
   void *validate_payload;
-  /* OLC_LEVELS_DEFAULT, or a mask of OLC_LEVEL_BIT_*. */
+  /* OLC_LEVELS_DEFAULT (every level the key has an identity for;
+   * OLC_E_INVALID when it has none), or a mask of OLC_LEVEL_BIT_*. */
   unsigned levels;
 } olc_save_request;
 
 #define OLC_SAVE_REQUEST_VERSION 1u
-#define OLC_SAVE_REQUEST_INIT {OLC_SAVE_REQUEST_VERSION, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL, NULL, OLC_LEVELS_DEFAULT}
+#define OLC_SAVE_REQUEST_INIT                                                                      \
+  { OLC_SAVE_REQUEST_VERSION, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL, NULL, OLC_LEVELS_DEFAULT }
 
 /*
  * Saves a calibrated profile (the .rst's Store): the exact record, and the
@@ -228,8 +236,7 @@ OLC_API olc_status olc_store_save(olc_store *store, const olc_save_request *requ
                                   olc_error *err);
 
 /* The same as olc_store_save for a user override. */
-OLC_API olc_status olc_store_install_override(olc_store *store,
-                                              const olc_save_request *request,
+OLC_API olc_status olc_store_install_override(olc_store *store, const olc_save_request *request,
                                               olc_error *err);
 
 /*
@@ -237,8 +244,8 @@ OLC_API olc_status olc_store_install_override(olc_store *store,
  * exact, plus portable when the key has structure).  Returns OLC_OK,
  * OLC_E_NOT_FOUND when there was none, or a write failure.
  */
-OLC_API olc_status olc_store_remove_override(olc_store *store, const olc_key *key,
-                                             unsigned levels, olc_error *err);
+OLC_API olc_status olc_store_remove_override(olc_store *store, const olc_key *key, unsigned levels,
+                                             olc_error *err);
 
 /* Why a candidate was not selected.  Append-only. */
 typedef enum olc_reason {
@@ -248,10 +255,10 @@ typedef enum olc_reason {
   OLC_REASON_DIFFERENT_PROCESSOR = 4,
   OLC_REASON_DIFFERENT_THREAD_COUNT = 5,
   OLC_REASON_DIFFERENT_STRUCTURE = 6,
-  OLC_REASON_FORCE_PORTABLE = 7,          /* exact level skipped by force_portable */
-  OLC_REASON_SHADOWED = 8,                /* a higher level was selected */
-  OLC_REASON_VALIDATION_FAILED = 9,       /* the backend's validator said no */
-  OLC_REASON_DIFFERENT_IDENTITY = 10      /* differs in several fields (all_candidates) */
+  OLC_REASON_FORCE_PORTABLE = 7,     /* exact level skipped by force_portable */
+  OLC_REASON_SHADOWED = 8,           /* a higher level was selected */
+  OLC_REASON_VALIDATION_FAILED = 9,  /* the backend's validator said no */
+  OLC_REASON_DIFFERENT_IDENTITY = 10 /* differs in several fields (all_candidates) */
 } olc_reason;
 
 /* "outdated_implementation", ... (stable identifiers, used in JSON). */
@@ -278,14 +285,18 @@ typedef struct olc_lookup_options {
 } olc_lookup_options;
 
 #define OLC_LOOKUP_OPTIONS_VERSION 1u
-#define OLC_LOOKUP_OPTIONS_INIT {OLC_LOOKUP_OPTIONS_VERSION, NULL, 0, 0, NULL, NULL}
+#define OLC_LOOKUP_OPTIONS_INIT                                                                    \
+  { OLC_LOOKUP_OPTIONS_VERSION, NULL, 0, 0, NULL, NULL }
 
 /*
  * Looks up the best profile: exact override, portable override, exact
  * calibrated, portable calibrated; the first whose policy the validator
- * accepts wins.  Sees what other processes saved since the last look (unless
- * check_for_changes is off).  *out always receives a result on OLC_OK and on
- * OLC_E_NOT_FOUND (nothing selected; the rejections are still there).
+ * accepts wins.  With all_candidates, a record that differs in several
+ * identity fields is reported as OLC_REASON_DIFFERENT_IDENTITY and its
+ * message lists the fields.  The result holds a reference to the snapshot
+ * it was computed on, so it stays valid after the store is freed.  Sees what other processes saved
+ * since the last look (unless check_for_changes is off).  *out always receives a result on OLC_OK
+ * and on OLC_E_NOT_FOUND (nothing selected; the rejections are still there).
  *
  * Returns OLC_OK, OLC_E_NOT_FOUND, OLC_E_INVALID, OLC_E_NOMEM.  A file that
  * changed on disk but cannot be read is not an error here: the previous
@@ -298,8 +309,7 @@ OLC_API olc_status olc_store_lookup(olc_lookup_result **out, olc_store *store,
 OLC_API const olc_record *olc_lookup_result_selected(const olc_lookup_result *result);
 OLC_API size_t olc_lookup_result_rejected_count(const olc_lookup_result *result);
 /* The i-th rejection (i < count), or NULL. Borrowed from the result. */
-OLC_API const olc_rejection *olc_lookup_result_rejected(const olc_lookup_result *result,
-                                                        size_t i);
+OLC_API const olc_rejection *olc_lookup_result_rejected(const olc_lookup_result *result, size_t i);
 OLC_API void olc_lookup_result_free(olc_lookup_result *result);
 
 /*
@@ -312,7 +322,8 @@ OLC_API const olc_record *olc_record_list_get(const olc_record_list *list, size_
 OLC_API void olc_record_list_free(olc_record_list *list);
 
 /*
- * Predicate for olc_store_remove_if: return 1 to remove the record.
+ * Predicate for olc_store_remove_if: return 1 to remove the record.  It runs
+ * under the handle's write mutex and must not write to the same store.
  */
 typedef int (*olc_record_predicate_fn)(const olc_record *record, void *payload);
 
@@ -335,7 +346,9 @@ OLC_API olc_status olc_store_import_file(olc_store *store, const char *path, siz
 
 /*
  * Writes the records (all, or only portable ones) to path as a valid
- * version-1 file, atomically (temporary sibling, fsync, rename).
+ * version-1 file, atomically (temporary sibling, fsync, rename, under
+ * path.lock, which is left in place like the store's own lock file).
+ * Import, export and repair return OLC_E_DISABLED when persistence is off.
  */
 OLC_API olc_status olc_store_export_file(olc_store *store, const char *path, int portable_only,
                                          olc_error *err);
