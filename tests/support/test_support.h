@@ -11,12 +11,12 @@
 
 /* Asserts that an olc call returned the expected status; on failure prints
  * the olc_error (where, message, line/column) so the cause is visible. */
-#define OLC_ASSERT_STATUS(expected, call, errp)                                                \
-  do {                                                                                        \
-    olc_status olc__st = (call);                                                              \
-    if (olc__st != (expected))                                                                \
-      olc_test_print_error(#call, olc__st, (expected), (errp));                               \
-    CU_ASSERT_EQUAL_FATAL(olc__st, (expected));                                               \
+#define OLC_ASSERT_STATUS(expected, call, errp)                                                    \
+  do {                                                                                             \
+    olc_status olc__st = (call);                                                                   \
+    if (olc__st != (expected))                                                                     \
+      olc_test_print_error(#call, olc__st, (expected), (errp));                                    \
+    CU_ASSERT_EQUAL_FATAL(olc__st, (expected));                                                    \
   } while (0)
 
 #define OLC_ASSERT_OK(call, errp) OLC_ASSERT_STATUS(OLC_OK, call, errp)

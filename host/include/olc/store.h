@@ -294,9 +294,10 @@ typedef struct olc_lookup_options {
  * accepts wins.  With all_candidates, a record that differs in several
  * identity fields is reported as OLC_REASON_DIFFERENT_IDENTITY and its
  * message lists the fields.  The result holds a reference to the snapshot
- * it was computed on, so it stays valid after the store is freed.  Sees what other processes saved
- * since the last look (unless check_for_changes is off).  *out always receives a result on OLC_OK
- * and on OLC_E_NOT_FOUND (nothing selected; the rejections are still there).
+ * it was computed on, so it stays valid after the store is freed.  Sees
+ * what other processes saved since the last look (unless check_for_changes
+ * is off).  *out always receives a result on OLC_OK and on OLC_E_NOT_FOUND
+ * (nothing selected; the rejections are still there).
  *
  * Returns OLC_OK, OLC_E_NOT_FOUND, OLC_E_INVALID, OLC_E_NOMEM.  A file that
  * changed on disk but cannot be read is not an error here: the previous

@@ -21,7 +21,8 @@ typedef struct olc_recset {
   size_t cap;
 } olc_recset;
 
-#define OLC_RECSET_INIT {OLC_ARENA_INIT, NULL, 0, 0}
+#define OLC_RECSET_INIT                                                                            \
+  { OLC_ARENA_INIT, NULL, 0, 0 }
 
 void olc_recset__init(olc_recset *set);
 void olc_recset__free(olc_recset *set);

@@ -15,7 +15,8 @@ typedef struct olc_arena {
   size_t total; /* bytes handed out, for statistics */
 } olc_arena;
 
-#define OLC_ARENA_INIT {NULL, 0}
+#define OLC_ARENA_INIT                                                                             \
+  { NULL, 0 }
 
 /* Aligned to max_align_t. NULL on out of memory or overflow. */
 void *olc_arena__alloc(olc_arena *arena, size_t size);

@@ -18,7 +18,8 @@ struct olc_bytes {
 };
 typedef struct olc_bytes olc_buf;
 
-#define OLC_BUF_INIT {NULL, 0, 0, 0}
+#define OLC_BUF_INIT                                                                               \
+  { NULL, 0, 0, 0 }
 
 /* Ensures room for extra more bytes. OLC_OK, OLC_E_NOMEM or OLC_E_LIMIT. */
 olc_status olc_buf__reserve(olc_buf *buf, size_t extra);

@@ -16,8 +16,8 @@
 #endif
 
 /* Sets code, where (may be NULL) and a formatted message; returns code. */
-olc_status olc_error__set(olc_error *err, olc_status code, const char *where, const char *fmt,
-                          ...) OLC_PRINTF(4, 5);
+olc_status olc_error__set(olc_error *err, olc_status code, const char *where, const char *fmt, ...)
+    OLC_PRINTF(4, 5);
 
 /* The same, and records sys_errno; the message gets ": <strerror>" appended. */
 olc_status olc_error__sys(olc_error *err, olc_status code, int sys_errno, const char *where,

@@ -60,7 +60,7 @@ extern "C" {
 #endif
 
 /* True when struct s (whose struct_size says how big it is) has field f. */
-#define OLC_PLUGIN_HAS_FIELD(s, type, f)                                                      \
+#define OLC_PLUGIN_HAS_FIELD(s, type, f)                                                           \
   ((s) != NULL && (size_t)(s)->struct_size >= offsetof(type, f) + sizeof(((type *)0)->f))
 
 /*
@@ -200,8 +200,8 @@ typedef struct olc_plugin {
    * the host wants used (>= 1).  Returns OLC_PLUGIN_OK and sets *instance,
    * OLC_PLUGIN_E_UNAVAILABLE (skip this plugin on this machine), or a failure.
    */
-  int32_t (*create)(const olc_plugin_host *host, const olc_plugin_kv *config,
-                    uint32_t config_count, uint32_t thread_count, void **instance);
+  int32_t (*create)(const olc_plugin_host *host, const olc_plugin_kv *config, uint32_t config_count,
+                    uint32_t thread_count, void **instance);
   /* Destroys an instance (joins its threads, frees its memory). */
   void (*destroy)(void *instance);
 
