@@ -83,7 +83,7 @@ static int ws_prepare(cg_workspace *ws, const cg_gemm_args *g, const cg_policy *
     return -1;
   if ((p->pack & CG_PACK_B) && ws_reserve(&ws->b_buf, &ws->b_cap, b_need) != 0)
     return -1;
-  if (ws_reserve(&ws->edge_b, &ws->edge_b_cap, (size_t)ki->nr * (size_t)kc) != 0)
+  if (ws_reserve(&ws->edge_b, &ws->edge_b_cap, 2u * (size_t)ki->nr * (size_t)kc) != 0)
     return -1;
   return 0;
 }
@@ -156,19 +156,34 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
   const int64_t kc = x->kcur;
   const int64_t full_n = ncur / nr * nr;
   const int acc = x->pc > 0;
+  /* pack_bj: two panel buffers; with packed A the kernel packs the next
+   * panel into the other one during its first call (copy_next). */
+  float *bj_buf[2] = {x->ws->edge_b, x->ws->edge_b + kc * nr};
+  int bj_cur = 0, bj_ready = 0;
   for (int64_t jr = 0; jr < ncur; jr += nr) {
     int64_t cols = min64(nr, ncur - jr);
     const float *b;
     int64_t rs_b;
     const float *next = NULL; /* source of the next panel, for pack_bj */
+    int copy_next = 0;
     if (pack_b) {
       b = x->ws->b_buf + jr * kc, rs_b = nr;
     } else if (pack_bj) {
       const float *src = g->b + x->pc * g->ldb + jc + jr;
-      cg_pack_b(x->ws->edge_b, src, g->ldb, kc, cols, nr);
-      b = x->ws->edge_b, rs_b = nr;
-      if (jr + nr < ncur)
+      if (!bj_ready)
+        cg_pack_b(bj_buf[bj_cur], src, g->ldb, kc, cols, nr);
+      b = bj_buf[bj_cur], rs_b = nr;
+      bj_ready = 0;
+      if (jr + 2 * (int64_t)nr <= ncur && pack_a && x->ki->packed_copy != NULL) {
+        copy_next = 1;
+        /* The kernel copies panel jr+1 during this panel's first call;
+         * bring panel jr+2 towards the caches meanwhile (L2, falling back
+         * to L3: its lines share a few sets, they will not stay in L1). */
+        if (jr + 2 * (int64_t)nr < ncur)
+          next = src + 2 * nr;
+      } else if (jr + nr < ncur) {
         next = src + nr;
+      }
     } else if (jr < full_n) {
       b = g->b + x->pc * g->ldb + jc + jr, rs_b = g->ldb;
     } else {
@@ -180,8 +195,13 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
         /* Spread the next panel's kc source lines over this panel's
          * micro-kernel calls so they arrive while we compute. */
         int64_t q = ir / mr, lo = kc * q / n_ir, hi = kc * (q + 1) / n_ir;
-        for (int64_t pp = lo; pp < hi; pp++)
-          __builtin_prefetch(next + pp * g->ldb, 0, 3);
+        if (copy_next) {
+          for (int64_t pp = lo; pp < hi; pp++)
+            __builtin_prefetch(next + pp * g->ldb, 0, 1);
+        } else {
+          for (int64_t pp = lo; pp < hi; pp++)
+            __builtin_prefetch(next + pp * g->ldb, 0, 3);
+        }
       }
       float *c = g->c + (ic + ir) * g->ldc + jc + jr;
       const float *a;
@@ -196,8 +216,16 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
       fn = (cs_a == (int64_t)mr && rs_b == (int64_t)nr) ? x->ki->packed : x->ki->general;
       if (x->pf != NULL)
         pf_step(x->pf);
-      fn(rows, cols, kc, a, rs_a, cs_a, b, rs_b, c, g->ldc, acc);
+      if (copy_next && ir == 0) {
+        x->ki->packed_copy(rows, cols, kc, a, b, c, g->ldc, acc,
+                           g->b + x->pc * g->ldb + jc + jr + nr, g->ldb, bj_buf[bj_cur ^ 1]);
+        bj_ready = 1;
+      } else {
+        fn(rows, cols, kc, a, rs_a, cs_a, b, rs_b, c, g->ldc, acc);
+      }
     }
+    if (bj_ready)
+      bj_cur ^= 1;
   }
 }
 

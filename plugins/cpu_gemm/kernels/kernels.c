@@ -9,9 +9,10 @@
 #include "kernels.h"
 
 const cg_kernel_info cg_kernel_table[] = {
-    {"avx512_12x32", CG_ISA_AVX512, 12, 32, sgemm_avx512_12x32_packed, sgemm_avx512_12x32},
-    {"avx2_6x16", CG_ISA_AVX2, 6, 16, sgemm_avx2_6x16_packed, sgemm_avx2_6x16},
-    {"ref_4x8", CG_ISA_REF, 4, 8, sgemm_ref_4x8_packed, sgemm_ref_4x8},
+    {"avx512_12x32", CG_ISA_AVX512, 12, 32, sgemm_avx512_12x32_packed, sgemm_avx512_12x32, NULL},
+    {"avx2_6x16", CG_ISA_AVX2, 6, 16, sgemm_avx2_6x16_packed, sgemm_avx2_6x16,
+     sgemm_avx2_6x16_packed_copy},
+    {"ref_4x8", CG_ISA_REF, 4, 8, sgemm_ref_4x8_packed, sgemm_ref_4x8, NULL},
 };
 
 const uint32_t cg_kernel_count = (uint32_t)(sizeof(cg_kernel_table) / sizeof(cg_kernel_table[0]));

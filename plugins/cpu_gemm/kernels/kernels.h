@@ -24,12 +24,22 @@ typedef void (*cg_ukernel_fn)(int64_t m, int64_t n, int64_t k, const float *a, i
                               int64_t cs_a, const float *b, int64_t rs_b, float *c, int64_t ldc,
                               int accumulate);
 
+/*
+ * Packed-A/packed-B kernel that also copies one kc x NR panel of B (rows
+ * src + p * ld_src, NR floats each) to dst (dst[p * NR + j]) as it goes:
+ * the next panel is packed under the arithmetic of the current one.
+ */
+typedef void (*cg_ukernel_copy_fn)(int64_t m, int64_t n, int64_t k, const float *a, const float *b,
+                                   float *c, int64_t ldc, int accumulate, const float *src,
+                                   int64_t ld_src, float *dst);
+
 typedef struct cg_kernel_info {
   const char *name; /* as in the policy text: "avx2_6x16" */
   uint32_t isa;     /* CG_ISA_* required */
   uint32_t mr, nr;
   cg_ukernel_fn packed; /* specialised for packed A (rs_a = 1, cs_a = MR) */
   cg_ukernel_fn general;
+  cg_ukernel_copy_fn packed_copy; /* NULL when the kernel has none */
 } cg_kernel_info;
 
 /* All kernels compiled in, best first within each ISA. */
@@ -49,6 +59,9 @@ void sgemm_avx2_6x16(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs
 void sgemm_avx2_6x16_packed(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a,
                             int64_t cs_a, const float *b, int64_t rs_b, float *c, int64_t ldc,
                             int accumulate);
+void sgemm_avx2_6x16_packed_copy(int64_t m, int64_t n, int64_t k, const float *a, const float *b,
+                                 float *c, int64_t ldc, int accumulate, const float *src,
+                                 int64_t ld_src, float *dst);
 void sgemm_avx512_12x32(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
                         const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate);
 void sgemm_avx512_12x32_packed(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a,

@@ -51,7 +51,8 @@
 
 static inline __attribute__((always_inline)) void
 avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
-          const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate) {
+          const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate, const int copy,
+          const float *src, int64_t ld_src, float *dst) {
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
   __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
@@ -77,6 +78,18 @@ avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a,
     ROW_FMA(3);
     ROW_FMA(4);
     ROW_FMA(5);
+    if (copy) {
+      /* Pack one row of the next B panel: independent of the FMA chains,
+       * so its cache misses overlap the arithmetic. */
+      __m256 s0 = _mm256_loadu_ps(src), s1 = _mm256_loadu_ps(src + 8);
+#ifdef CG_COPY_PF
+      _mm_prefetch((const char *)(src + CG_COPY_PF * ld_src), _MM_HINT_T0);
+#endif
+      _mm256_storeu_ps(dst, s0);
+      _mm256_storeu_ps(dst + 8, s1);
+      src += ld_src;
+      dst += K_NR;
+    }
     a += cs_a;
     b += rs_b;
   }
@@ -89,40 +102,47 @@ avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a,
 }
 
 /* One specialisation per row count; the full tile is the hot one. */
-#define AVX2_DISPATCH(RS_A, CS_A, RS_B)                                                            \
+#define AVX2_CASE(R, RS_A, CS_A, RS_B, COPY)                                                       \
+  case R:                                                                                          \
+    avx2_body(R, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate, COPY, src, ld_src, dst);        \
+    break;
+
+#define AVX2_DISPATCH(RS_A, CS_A, RS_B, COPY)                                                      \
   switch (m) {                                                                                     \
-  case 6:                                                                                          \
-    avx2_body(6, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate);                                \
-    break;                                                                                         \
-  case 5:                                                                                          \
-    avx2_body(5, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate);                                \
-    break;                                                                                         \
-  case 4:                                                                                          \
-    avx2_body(4, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate);                                \
-    break;                                                                                         \
-  case 3:                                                                                          \
-    avx2_body(3, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate);                                \
-    break;                                                                                         \
-  case 2:                                                                                          \
-    avx2_body(2, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate);                                \
-    break;                                                                                         \
+    AVX2_CASE(6, RS_A, CS_A, RS_B, COPY)                                                           \
+    AVX2_CASE(5, RS_A, CS_A, RS_B, COPY)                                                           \
+    AVX2_CASE(4, RS_A, CS_A, RS_B, COPY)                                                           \
+    AVX2_CASE(3, RS_A, CS_A, RS_B, COPY)                                                           \
+    AVX2_CASE(2, RS_A, CS_A, RS_B, COPY)                                                           \
   default:                                                                                         \
-    avx2_body(1, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate);                                \
+    avx2_body(1, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate, COPY, src, ld_src, dst);        \
     break;                                                                                         \
   }
 
 void sgemm_avx2_6x16(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
                      const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate) {
-  AVX2_DISPATCH(rs_a, cs_a, rs_b)
+  const float *src = NULL;
+  float *dst = NULL;
+  const int64_t ld_src = 0;
+  AVX2_DISPATCH(rs_a, cs_a, rs_b, 0)
 }
 
 void sgemm_avx2_6x16_packed(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a,
                             int64_t cs_a, const float *b, int64_t rs_b, float *c, int64_t ldc,
                             int accumulate) {
+  const float *src = NULL;
+  float *dst = NULL;
+  const int64_t ld_src = 0;
   (void)rs_a;
   (void)cs_a;
   (void)rs_b;
-  AVX2_DISPATCH(1, K_MR, K_NR)
+  AVX2_DISPATCH(1, K_MR, K_NR, 0)
+}
+
+void sgemm_avx2_6x16_packed_copy(int64_t m, int64_t n, int64_t k, const float *a, const float *b,
+                                 float *c, int64_t ldc, int accumulate, const float *src,
+                                 int64_t ld_src, float *dst) {
+  AVX2_DISPATCH(1, K_MR, K_NR, 1)
 }
 #else
 /* Built for another architecture: the probe never selects this kernel
@@ -137,5 +157,12 @@ void sgemm_avx2_6x16_packed(int64_t m, int64_t n, int64_t k, const float *a, int
                             int64_t cs_a, const float *b, int64_t rs_b, float *c, int64_t ldc,
                             int accumulate) {
   sgemm_avx2_6x16(m, n, k, a, rs_a, cs_a, b, rs_b, c, ldc, accumulate);
+}
+
+void sgemm_avx2_6x16_packed_copy(int64_t m, int64_t n, int64_t k, const float *a, const float *b,
+                                 float *c, int64_t ldc, int accumulate, const float *src,
+                                 int64_t ld_src, float *dst) {
+  (void)m, (void)n, (void)k, (void)a, (void)b, (void)c, (void)ldc, (void)accumulate, (void)src,
+      (void)ld_src, (void)dst;
 }
 #endif
