@@ -210,10 +210,12 @@ olc_status olc_calibrate__session_measure(olc_measure_session *s, size_t i,
     if (st == OLC_E_NOMEM)
       return olc_error__set(err, st, "isolate", "out of memory");
     if (st != OLC_OK && !s->started) {
-      /* Never ran: measure here, as without isolation, and say so. */
+      /* Never ran: measure here, as without isolation, and say so (not on
+       * a platform that has no isolation at all: nothing to warn about). */
       s->in_process = 1;
-      snprintf(s->note, sizeof s->note, "measured in-process (no crash isolation): %.200s",
-               e.message);
+      if (st != OLC_E_UNSUPPORTED)
+        snprintf(s->note, sizeof s->note, "measured in-process (no crash isolation): %.200s",
+                 e.message);
     } else if (st != OLC_OK) {
       s->start_failures++;
       return olc_error__set(err, OLC_E_CRASHED, "isolate",
