@@ -53,10 +53,15 @@ static int parse_u32(const char *s, size_t len, uint32_t *out) {
 }
 
 static int fail(char *why, size_t cap, const char *what, const char *arg, size_t arg_len) {
-  /* Clip the echoed word so the message stays one short line. */
-  int shown = (int)(arg_len > 40 ? 40 : arg_len);
+  /* Echo at most 40 bytes, printable ASCII only, so the reason stays one
+   * short, valid line whatever bytes the policy holds. */
+  char shown[41];
+  size_t n = arg_len > 40 ? 40 : arg_len;
+  for (size_t i = 0; i < n; i++)
+    shown[i] = (arg[i] >= 0x20 && arg[i] < 0x7f) ? arg[i] : '?';
+  shown[n] = '\0';
   if (why != NULL && cap > 0)
-    snprintf(why, cap, "policy: %s '%.*s'", what, shown, arg);
+    snprintf(why, cap, "policy: %s '%s'", what, shown);
   return -1;
 }
 
