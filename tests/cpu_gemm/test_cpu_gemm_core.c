@@ -232,6 +232,13 @@ static void test_policy_rejects(void) {
     }
     CU_ASSERT(strncmp(why, "policy: ", 8) == 0);
   }
+  /* Raw bytes are never echoed into the reason: it stays one printable line. */
+  {
+    const char raw[] = "\x01\xff\n v1 kernel=\x7f";
+    CU_ASSERT_EQUAL(cg_policy_parse(&p, raw, sizeof(raw) - 1, CG_ISA_AVX512, why, sizeof(why)), -1);
+    for (const char *q = why; *q != '\0'; q++)
+      CU_ASSERT(*q >= 0x20 && *q < 0x7f);
+  }
   /* A kernel above the instance's ISA level is refused with a reason. */
   CU_ASSERT_EQUAL(cg_policy_parse(&p, "v1 kernel=avx2_6x16 mc=72 kc=256 nc=512 split=ic pack=b", 55,
                                   CG_ISA_REF, why, sizeof(why)),
