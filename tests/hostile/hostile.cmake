@@ -72,3 +72,8 @@ foreach(t IN ITEMS test_hostile_files test_hostile_perms)
     add_dependencies(${t} olc_cli)
   endif()
 endforeach()
+
+# Static side of "no environment override in a privileged process".
+add_test(NAME test_hostile_getenv
+  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/check_getenv.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(test_hostile_getenv PROPERTIES LABELS unit TIMEOUT 60)

@@ -83,6 +83,21 @@ static void modes_under(mode_t mask) {
   OLC_ASSERT_OK(save_one(file, "x", &err), &err);
   OLC_ASSERT_OK(save_one(file, "y", &err), &err); /* a replacement keeps the mode */
   umask(old);
+  {
+    /* An export is a store file too: created 0600 (its directory exists). */
+    olc_store_options o = OLC_STORE_OPTIONS_INIT;
+    olc_store *s = NULL;
+    char *exported = olc_test_path(tmp, "a/exported.txt");
+    o.path = file;
+    OLC_ASSERT_OK(olc_store_open(&s, &o, &err), &err);
+    old = umask(mask);
+    OLC_ASSERT_OK(olc_store_export_file(s, exported, 0, &err), &err);
+    umask(old);
+    printf("\n  umask %03o: export %03o", (unsigned)mask, mode_of(exported));
+    CU_ASSERT_EQUAL(mode_of(exported) & 0077, 0);
+    olc_store_free(s);
+    free(exported);
+  }
   printf("\n  umask %03o: dir %03o, dir %03o, file %03o, lock %03o", (unsigned)mask, mode_of(a),
          mode_of(b), mode_of(file), mode_of(lock));
   CU_ASSERT_EQUAL(mode_of(a), 0700);
