@@ -208,6 +208,27 @@ static int send_ready(int fd, olc_status st, const char *message) {
   return s == OLC_OK;
 }
 
+/* The plugin's log lines since before (at most the ring's last lines),
+ * without the "NAME: " the ring adds: the host logs them again through
+ * the plugin's own services, so they land in its log as if logged there. */
+static void put_log(const worker *k, olc_wire_writer *w, size_t before) {
+  size_t total = k->host != NULL ? k->host->log_total : 0;
+  size_t n = olc_plugins__log_count(k->host), count = total - before, i;
+  size_t prefix = strlen(k->name) + 2;
+  if (count > n)
+    count = n;
+  olc_wire__put_u32(w, (uint32_t)count);
+  for (i = n - count; i < n; i++) {
+    char line[OLC_PLUGINS_LOG_LINE_SIZE];
+    int32_t level = olc_plugins__log_line(k->host, i, line, sizeof line);
+    const char *text = line;
+    if (strncmp(line, k->name, prefix - 2) == 0 && strncmp(line + prefix - 2, ": ", 2) == 0)
+      text = line + prefix;
+    olc_wire__put_u32(w, (uint32_t)level);
+    olc_wire__put_str(w, text);
+  }
+}
+
 /* One MEASURE: validate, measure, release, answer. */
 static int measure(worker *k, int fd, const olc_buf *payload) {
   olc_wire_reader r;
@@ -221,6 +242,7 @@ static int measure(worker *k, int fd, const olc_buf *payload) {
   uint64_t index, left;
   void *policy = NULL;
   int ok;
+  size_t log_before = k->host != NULL ? k->host->log_total : 0;
   memset(&m, 0, sizeof m);
   olc_error_clear(&e);
   olc_wire__reader(&r, payload->data, payload->len);
@@ -251,6 +273,7 @@ static int measure(worker *k, int fd, const olc_buf *payload) {
   olc_wire__put_f64(&w, m.mad_us);
   olc_wire__put_u32(&w, m.samples);
   olc_wire__put_u32(&w, (uint32_t)m.end);
+  put_log(k, &w, log_before);
   olc_wire__finish(&w);
   ok = olc_wire__send(fd, &w, 0, NULL) == OLC_OK;
   olc_wire__writer_free(&w);

@@ -13,6 +13,7 @@
  *   busy = N    spins forever without calling anything
  *   exit = N    exit(3)
  *   fail = N    returns an error with "run failed on purpose"
+ *   log = N     logs "run spin_us=N" (info) on every run of that candidate
  *
  * Built once per MOCK_CRASH_DEFAULT variant (tests/isolation/isolation.cmake):
  * the define sets the default misbehaviour "segv=101" etc. so that a
@@ -39,9 +40,9 @@ static const olc_plugin_host *mock_host;
 /* Read through a volatile so the compiler cannot see the fault coming. */
 static volatile uintptr_t mock_bad_address = 16;
 
-enum { ACT_NONE, ACT_SEGV, ACT_ABORT, ACT_HANG, ACT_BUSY, ACT_EXIT, ACT_FAIL, ACT_COUNT };
+enum { ACT_NONE, ACT_SEGV, ACT_ABORT, ACT_HANG, ACT_BUSY, ACT_EXIT, ACT_FAIL, ACT_LOG, ACT_COUNT };
 static const char *const act_names[ACT_COUNT] = {"",     "segv", "abort", "hang",
-                                                 "busy", "exit", "fail"};
+                                                 "busy", "exit", "fail",  "log"};
 
 typedef struct mock_instance {
   uint32_t spins[MOCK_MAX];
@@ -228,6 +229,13 @@ static int32_t mock_run(void *instance, const olc_plugin_workload *w, void *stat
   (void)state;
   for (a = 1; a < ACT_COUNT; a++)
     if (m->trigger[a] != 0 && m->trigger[a] == p->spin_us) {
+      if (a == ACT_LOG) {
+        char line[48];
+        snprintf(line, sizeof line, "run spin_us=%u", (unsigned)p->spin_us);
+        if (mock_host->log != NULL)
+          mock_host->log(mock_host->ctx, OLC_PLUGIN_LOG_INFO, line);
+        continue;
+      }
       if (a == ACT_FAIL) {
         mock_error(OLC_PLUGIN_E_FAILED, "run failed on purpose");
         return OLC_PLUGIN_E_FAILED;

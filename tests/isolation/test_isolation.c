@@ -282,13 +282,23 @@ static void inspect_worker(fixture *f, long pid) {
   inspected++;
 }
 
+static int has_log_line(const olc_host *host, const char *text) {
+  size_t i;
+  for (i = 0; i < olc_plugins__log_count(host); i++) {
+    char line[256];
+    if (olc_plugins__log_line(host, i, line, sizeof line) >= 0 && strcmp(line, text) == 0)
+      return 1;
+  }
+  return 0;
+}
+
 static void test_isolated_good(void) {
   fixture f;
   outcome o;
   size_t i;
   long pid;
   setenv("OLC_TEST_MARKER", "visible to the worker? no", 1);
-  open_fixture(&f, "crash", "candidates = 300,100,200\n");
+  open_fixture(&f, "crash", "candidates = 300,100,200\nlog = 100\n");
   inspected = 0;
   run_session(&f, 0, 5.0, &o, inspect_worker);
   unsetenv("OLC_TEST_MARKER");
@@ -301,6 +311,9 @@ static void test_isolated_good(void) {
   pid = o.pid_after[0];
   CU_ASSERT(pid != 0 && o.pid_after[1] == pid && o.pid_after[2] == pid);
   CU_ASSERT(pid != 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH);
+  /* What the plugin logged in the worker reached this host's log. */
+  CU_ASSERT(has_log_line(f.host, "mock_crash: run spin_us=100"));
+  CU_ASSERT(!has_log_line(f.host, "mock_crash: run spin_us=300"));
   close_fixture(&f);
 }
 

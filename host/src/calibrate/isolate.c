@@ -122,6 +122,19 @@ static olc_status start(olc_measure_session *s, olc_error *err) {
   return st;
 }
 
+/* The plugin's log lines from the worker, logged again here through the
+ * plugin's services so that they reach this host's log. */
+static void replay_log(const olc_measure_session *s, olc_wire_reader *r) {
+  const olc_plugin_host *svc = &s->plugin->lib->services;
+  uint32_t n = olc_wire__get_u32(r), i;
+  for (i = 0; i < n && !r->bad; i++) {
+    int32_t level = (int32_t)olc_wire__get_u32(r);
+    const char *text = olc_wire__get_str(r);
+    if (text != NULL && svc->log != NULL)
+      svc->log(svc->ctx, level, text);
+  }
+}
+
 /* One candidate in the worker. */
 static olc_status measure_isolated(olc_measure_session *s, size_t i, const olc_measure_params *p,
                                    olc_measure_result *out, olc_error *err) {
@@ -164,6 +177,7 @@ static olc_status measure_isolated(olc_measure_session *s, size_t i, const olc_m
     out->mad_us = olc_wire__get_f64(&r);
     out->samples = olc_wire__get_u32(&r);
     out->end = (olc_measure_end)olc_wire__get_u32(&r);
+    replay_log(s, &r);
     if (type != OLC_WIRE_RESULT || !olc_wire__done(&r) || index != (uint64_t)i ||
         out->end > OLC_MEASURE_DEADLINE) {
       /* Not what a worker says: treat it as one that went wrong. */

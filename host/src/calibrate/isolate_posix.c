@@ -364,8 +364,11 @@ olc_status olc_isolate__call(olc_isolate_worker *w, const olc_wire_writer *reque
   }
   /* End of stream, a reset or a malformed frame: the worker is going or
    * gone; its wait status says how. */
-  if (st == OLC_E_MALFORMED)
+  if (st == OLC_E_MALFORMED) {
     (void)kill(w->pid, SIGKILL);
+    reap(w, EXIT_GRACE_NS, why, sizeof why);
+    return olc_error__set(err, OLC_E_CRASHED, "isolate", "broke the protocol (killed)");
+  }
   reap(w, EXIT_GRACE_NS, why, sizeof why);
   return olc_error__set(err, OLC_E_CRASHED, "isolate", "%s", why);
 }

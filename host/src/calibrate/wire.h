@@ -17,7 +17,8 @@
  *   host -> worker  MEASURE  candidate index, serialized policy, the
  *                            measure parameters (deadline as time left)
  *   worker -> host  RESULT   index, status, message, median, mad,
- *                            samples, end reason
+ *                            samples, end reason, the plugin's log lines
+ *                            meanwhile (count, then level and text each)
  *
  * The host closing its end is the worker's signal to clean up and exit.
  * Encoding (wire.c) is portable; the socket I/O is wire_posix.c.
@@ -31,7 +32,7 @@
 #include "olc/error.h"
 #include "util/buf.h"
 
-#define OLC_WIRE_VERSION 1u
+#define OLC_WIRE_VERSION 2u
 #define OLC_WIRE_HEADER_SIZE 8u
 /* Larger than any legal SETUP or MEASURE (a policy is at most 1 MiB). */
 #define OLC_WIRE_MAX_FRAME ((uint32_t)16 << 20)
