@@ -386,6 +386,42 @@ static void test_worker_cannot_load(void) {
   free(dst);
 }
 
+/* The worker refuses another protocol version (the host then measures
+ * in-process) and ends on a frame it does not expect. */
+static void test_protocol(void) {
+  olc_isolate_worker *w = NULL;
+  olc_wire_writer req;
+  olc_wire_reader r;
+  olc_buf answer = OLC_BUF_INIT;
+  uint32_t type = 0;
+  olc_error e;
+  const char *msg;
+  OLC_ASSERT_OK(olc_isolate__spawn(&w, OLC_TEST_WORKER, &e), &e);
+  olc_wire__begin(&req, OLC_WIRE_SETUP);
+  olc_wire__put_u32(&req, OLC_WIRE_VERSION + 1u);
+  OLC_ASSERT_OK(olc_wire__finish(&req), NULL);
+  OLC_ASSERT_OK(olc_isolate__call(w, &req, 5.0, &type, &answer, &e), &e);
+  olc_wire__writer_free(&req);
+  CU_ASSERT_EQUAL(type, OLC_WIRE_READY);
+  olc_wire__reader(&r, answer.data, answer.len);
+  CU_ASSERT_EQUAL((int32_t)olc_wire__get_u32(&r), OLC_E_VERSION);
+  msg = olc_wire__get_str(&r);
+  CU_ASSERT(msg != NULL && strstr(msg, "protocol version") != NULL);
+  CU_ASSERT(olc_wire__done(&r));
+  CU_ASSERT(olc_isolate__alive(w));
+  olc_wire__begin(&req, 77u); /* no such frame */
+  OLC_ASSERT_OK(olc_wire__finish(&req), NULL);
+  CU_ASSERT_EQUAL(olc_isolate__call(w, &req, 5.0, &type, &answer, &e), OLC_E_CRASHED);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e.message, "exited with status 2"));
+  CU_ASSERT(!olc_isolate__alive(w));
+  CU_ASSERT_EQUAL(olc_isolate__pid(w), 0);
+  /* Calls on a gone worker fail at once. */
+  CU_ASSERT_EQUAL(olc_isolate__call(w, &req, 5.0, &type, &answer, &e), OLC_E_CRASHED);
+  olc_wire__writer_free(&req);
+  olc_isolate__stop(w);
+  olc_buf__free(&answer);
+}
+
 int main(int argc, char **argv) {
   CU_pSuite s;
   /* Under AddressSanitizer the worker would turn a SIGSEGV into exit(1)
@@ -406,5 +442,6 @@ int main(int argc, char **argv) {
   CU_add_test(s, "worker not found: in-process fallback", test_worker_not_found);
   CU_add_test(s, "worker from OLC_WORKER", test_worker_from_env);
   CU_add_test(s, "worker cannot load the plugin: fallback", test_worker_cannot_load);
+  CU_add_test(s, "protocol version and stray frames", test_protocol);
   return olc_test_run(argc, argv);
 }
