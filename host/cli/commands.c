@@ -15,6 +15,12 @@ const cli_command cli_commands[] = {
     {"import", NULL, "merge the records of a file into the store", cli_cmd_import},
     {"export", NULL, "write the store (or its portable records) to a file", cli_cmd_export},
     {"repair", NULL, "move an unreadable store file aside", cli_cmd_repair},
+    /* Host commands (cmd_calibrate.c, cmd_inspect.c). */
+    {"calibrate", NULL, "calibrate the configured workloads and select", cli_cmd_calibrate},
+    {"select", NULL, "select from the store for each workload, never measure", cli_cmd_select},
+    {"explain", NULL, "why each record of a workload was or was not chosen", cli_cmd_explain},
+    {"plugins", NULL, "load the plugins and print the load report", cli_cmd_plugins},
+    {"prune", NULL, "remove calibrated records the plugins reject", cli_cmd_prune},
 };
 
 const size_t cli_command_count = sizeof cli_commands / sizeof cli_commands[0];

@@ -39,4 +39,13 @@ int cli_cmd_lookup(cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_override_set(cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_override_remove(cli_ctx *ctx, int argc, char **argv);
 
+/* cmd_calibrate.c */
+int cli_cmd_calibrate(cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_select(cli_ctx *ctx, int argc, char **argv);
+
+/* cmd_inspect.c */
+int cli_cmd_explain(cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_plugins(cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_prune(cli_ctx *ctx, int argc, char **argv);
+
 #endif /* OLC_CLI_COMMANDS_H */

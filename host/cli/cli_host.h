@@ -1,0 +1,86 @@
+/*
+ * host/cli/cli_host.h - what the host commands (calibrate, select, explain,
+ * plugins, prune) share: the configuration, the store it names and the
+ * plugin host, opened in one call; and the printers of the load report and
+ * of calibration results, as text and as JSON.
+ */
+#ifndef OLC_CLI_HOST_H
+#define OLC_CLI_HOST_H
+
+#include "cli.h"
+
+/* The options every host command takes (rows for its cli_option table). */
+enum { CLI_HOST_CONFIG = 2000, CLI_HOST_JSON, CLI_HOST_VERBOSE };
+
+#define CLI_HOST_OPTIONS                                                                           \
+  {"config", "FILE", CLI_HOST_CONFIG, 0}, { "json", NULL, CLI_HOST_JSON, 0 }
+#define CLI_HOST_VERBOSE_OPTION                                                                    \
+  { "verbose", NULL, CLI_HOST_VERBOSE, 0 }
+
+#define CLI_HOST_HELP                                                                              \
+  "  --config FILE          the ini file (default: $OLC_CONFIG, else the embedded\n"               \
+  "                         default configuration)\n"                                              \
+  "  --store PATH           the store file (default: $OLC_STORE, else [store] path,\n"             \
+  "                         else the per-user cache path)\n"                                       \
+  "  --json                 print JSON instead of text\n"
+#define CLI_HOST_VERBOSE_HELP "  --verbose              also print timings in the text output\n"
+
+typedef struct cli_host_args {
+  const char *config_path; /* --config */
+  int json;
+  int verbose;
+} cli_host_args;
+
+/* Takes one parsed option.  Returns 1 when it was one of CLI_HOST_OPTIONS,
+ * 0 when not. */
+int cli_host_option(cli_host_args *a, int id, const char *value);
+
+typedef struct cli_host {
+  olc_config *config;
+  olc_store *store;
+  olc_host *host;
+} cli_host;
+
+/* Loads the configuration (--config, else $OLC_CONFIG read with
+ * secure_getenv, else the embedded default), opens the store of its [store]
+ * section (ctx->store_path, i.e. --store or $OLC_STORE, replacing the
+ * path) and the plugin host.  Returns CLI_EXIT_OK, or prints why and
+ * returns CLI_EXIT_FAILURE (everything opened is closed again). */
+int cli_host_open(const cli_ctx *ctx, const cli_host_args *a, cli_host *h);
+void cli_host_close(cli_host *h);
+
+/* Prints a warning on ctx->err for every plugin file that failed to load
+ * (not for disabled plugins nor those that said "unavailable here"). */
+void cli_host_warn_load(const cli_ctx *ctx, const olc_host *host);
+
+/* The load report. */
+void cli_host_print_report(FILE *out, const cli_host *h);
+void cli_host_json_report(cli_json *j, const cli_host *h);
+
+/* The "config" and "store" members of a top-level JSON object. */
+void cli_host_json_source(cli_json *j, const cli_host *h);
+
+/* How a workload result is classified for the summary and the exit code. */
+typedef enum cli_outcome {
+  CLI_OUTCOME_CALIBRATED = 0, /* measured now and selected */
+  CLI_OUTCOME_SELECTED,       /* selected from the store, nothing measured */
+  CLI_OUTCOME_SKIPPED,        /* plugin not loaded or unavailable here */
+  CLI_OUTCOME_NOT_SELECTED,   /* select: no stored selection */
+  CLI_OUTCOME_FAILED          /* anything else */
+} cli_outcome;
+
+cli_outcome cli_host_outcome(const olc_workload_result *r);
+const char *cli_outcome_str(cli_outcome o);
+
+/* One workload result: text (candidates when any were measured, timings
+ * with verbose) or one JSON object. */
+void cli_host_print_result(FILE *out, const olc_workload_result *r, int verbose);
+void cli_host_json_result(cli_json *j, const olc_workload_result *r);
+
+/* The rejections of a lookup result, as text lines ("rejected: ...") each
+ * followed by the record when with_records, or as a JSON array. */
+void cli_host_print_rejections(FILE *out, const olc_lookup_result *lr, const char *indent,
+                               int with_records);
+void cli_host_json_rejections(cli_json *j, const olc_lookup_result *lr);
+
+#endif /* OLC_CLI_HOST_H */

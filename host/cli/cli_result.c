@@ -1,0 +1,227 @@
+/*
+ * host/cli/cli_result.c - calibration results and lookup rejections as
+ * text and as JSON (calibrate, select, explain).
+ */
+#include "cli_host.h"
+
+#include <string.h>
+
+cli_outcome cli_host_outcome(const olc_workload_result *r) {
+  if (r->status == OLC_OK && r->selected != NULL)
+    return r->calibrated_now ? CLI_OUTCOME_CALIBRATED : CLI_OUTCOME_SELECTED;
+  if (r->status == OLC_E_UNAVAILABLE)
+    return CLI_OUTCOME_SKIPPED;
+  /* Nothing stored to select (olc select); after measuring, the same
+   * status means the saved policy lost, which is a failure. */
+  if (r->status == OLC_E_NOT_FOUND && !r->calibrated_now)
+    return CLI_OUTCOME_NOT_SELECTED;
+  return CLI_OUTCOME_FAILED;
+}
+
+const char *cli_outcome_str(cli_outcome o) {
+  switch (o) {
+  case CLI_OUTCOME_CALIBRATED:
+    return "calibrated";
+  case CLI_OUTCOME_SELECTED:
+    return "selected";
+  case CLI_OUTCOME_SKIPPED:
+    return "skipped";
+  case CLI_OUTCOME_NOT_SELECTED:
+    return "not_selected";
+  case CLI_OUTCOME_FAILED:
+    break;
+  }
+  return "failed";
+}
+
+static void print_str(FILE *out, const char *s) {
+  cli_print_quoted(out, (const unsigned char *)(s != NULL ? s : ""), s != NULL ? strlen(s) : 0);
+}
+
+void cli_host_print_rejections(FILE *out, const olc_lookup_result *lr, const char *indent,
+                               int with_records) {
+  size_t i, n = olc_lookup_result_rejected_count(lr);
+  char sub[32];
+  snprintf(sub, sizeof sub, "%s  ", indent);
+  for (i = 0; i < n; i++) {
+    const olc_rejection *rej = olc_lookup_result_rejected(lr, i);
+    if (rej == NULL)
+      continue;
+    fprintf(out, "%srejected: %s %s: %s: ", indent, olc_level_str(rej->record->level),
+            olc_origin_str(rej->record->origin), olc_reason_str(rej->reason));
+    print_str(out, rej->message);
+    fputc('\n', out);
+    if (with_records)
+      cli_print_record(out, rej->record, sub);
+  }
+}
+
+void cli_host_json_rejections(cli_json *j, const olc_lookup_result *lr) {
+  size_t i, n = lr != NULL ? olc_lookup_result_rejected_count(lr) : 0;
+  cli_json_begin_array(j);
+  for (i = 0; i < n; i++) {
+    const olc_rejection *rej = olc_lookup_result_rejected(lr, i);
+    if (rej == NULL)
+      continue;
+    cli_json_begin_object(j);
+    cli_json_key(j, "level");
+    cli_json_string(j, olc_level_str(rej->record->level));
+    cli_json_key(j, "origin");
+    cli_json_string(j, olc_origin_str(rej->record->origin));
+    cli_json_key(j, "reason");
+    cli_json_string(j, olc_reason_str(rej->reason));
+    cli_json_key(j, "message");
+    cli_json_string(j, rej->message != NULL ? rej->message : "");
+    cli_json_key(j, "record");
+    cli_json_record(j, rej->record);
+    cli_json_end_object(j);
+  }
+  cli_json_end_array(j);
+}
+
+/* Index of the candidate that won (the best median among those measured
+ * in full), or count. */
+static size_t winner(const olc_workload_result *r) {
+  size_t i, best = r->candidate_count;
+  for (i = 0; i < r->candidate_count; i++) {
+    const olc_candidate_result *c = &r->candidates[i];
+    if (c->status != OLC_OK || c->abandoned)
+      continue;
+    if (best == r->candidate_count || c->median_us < r->candidates[best].median_us)
+      best = i;
+  }
+  return best;
+}
+
+static void print_candidates(FILE *out, const olc_workload_result *r) {
+  size_t i, w = winner(r);
+  fprintf(out, "  candidates measured: %zu\n", r->candidate_count);
+  for (i = 0; i < r->candidate_count; i++) {
+    const olc_candidate_result *c = &r->candidates[i];
+    fputs("    ", out);
+    cli_print_quoted(out, c->policy, c->policy_len);
+    if (c->status != OLC_OK) {
+      fprintf(out, ": failed (%s)", olc_status_str(c->status));
+    } else {
+      fprintf(out, ": median %.3f us, spread %.3f us, %u samples%s", c->median_us, c->spread_us,
+              (unsigned)c->samples, i == w ? " (best)" : "");
+    }
+    if (c->message != NULL && c->message[0] != 0) {
+      fputs(": ", out);
+      print_str(out, c->message);
+    }
+    fputc('\n', out);
+  }
+}
+
+void cli_host_print_result(FILE *out, const olc_workload_result *r, int verbose) {
+  cli_outcome o = cli_host_outcome(r);
+  fputs("workload ", out);
+  print_str(out, r->workload);
+  fputs(": backend ", out);
+  print_str(out, r->backend);
+  fputs(" operator ", out);
+  print_str(out, r->operator_name);
+  fputc('\n', out);
+  switch (o) {
+  case CLI_OUTCOME_CALIBRATED:
+    fputs("  calibrated now\n", out);
+    break;
+  case CLI_OUTCOME_SELECTED:
+    fputs("  selected from the store (nothing measured)\n", out);
+    break;
+  case CLI_OUTCOME_SKIPPED:
+    fputs("  skipped: ", out);
+    print_str(out, r->message);
+    fputc('\n', out);
+    break;
+  case CLI_OUTCOME_NOT_SELECTED:
+    fputs("  not selected: ", out);
+    print_str(out, r->message);
+    fputc('\n', out);
+    break;
+  case CLI_OUTCOME_FAILED:
+    fprintf(out, "  failed (%s): ", olc_status_str(r->status));
+    print_str(out, r->message);
+    fputc('\n', out);
+    break;
+  }
+  if (r->selected != NULL) {
+    fprintf(out, "  selected: %s %s\n", olc_level_str(r->selected->level),
+            olc_origin_str(r->selected->origin));
+    cli_print_record(out, r->selected, "    ");
+  }
+  if (r->status == OLC_OK && r->message != NULL && r->message[0] != 0) {
+    fputs("  note: ", out);
+    print_str(out, r->message);
+    fputc('\n', out);
+  }
+  if (r->candidate_count > 0)
+    print_candidates(out, r);
+  if (r->lookup != NULL)
+    cli_host_print_rejections(out, r->lookup, "  ", 0);
+  if (verbose)
+    fprintf(out, "  time: %.3f s\n", r->seconds);
+}
+
+static void json_policy(cli_json *j, const unsigned char *policy, size_t len) {
+  if (cli_utf8_valid(policy, len)) {
+    cli_json_key(j, "policy");
+    cli_json_string_n(j, policy, len);
+  } else {
+    cli_json_key(j, "policy_base64");
+    cli_json_base64(j, policy, len);
+  }
+}
+
+void cli_host_json_result(cli_json *j, const olc_workload_result *r) {
+  size_t i, w = winner(r);
+  cli_json_begin_object(j);
+  cli_json_key(j, "workload");
+  cli_json_string(j, r->workload);
+  cli_json_key(j, "backend");
+  cli_json_string(j, r->backend);
+  cli_json_key(j, "operator");
+  cli_json_string(j, r->operator_name);
+  cli_json_key(j, "outcome");
+  cli_json_string(j, cli_outcome_str(cli_host_outcome(r)));
+  cli_json_key(j, "status");
+  cli_json_string(j, olc_status_str(r->status));
+  cli_json_key(j, "message");
+  cli_json_string(j, r->message);
+  cli_json_key(j, "calibrated_now");
+  cli_json_bool(j, r->calibrated_now);
+  cli_json_key(j, "seconds");
+  cli_json_double(j, r->seconds);
+  cli_json_key(j, "selected");
+  if (r->selected != NULL)
+    cli_json_record(j, r->selected);
+  else
+    cli_json_null(j);
+  cli_json_key(j, "candidates");
+  cli_json_begin_array(j);
+  for (i = 0; i < r->candidate_count; i++) {
+    const olc_candidate_result *c = &r->candidates[i];
+    cli_json_begin_object(j);
+    json_policy(j, c->policy, c->policy_len);
+    cli_json_key(j, "status");
+    cli_json_string(j, olc_status_str(c->status));
+    cli_json_key(j, "median_us");
+    cli_json_double(j, c->median_us);
+    cli_json_key(j, "spread_us");
+    cli_json_double(j, c->spread_us);
+    cli_json_key(j, "samples");
+    cli_json_int(j, c->samples);
+    cli_json_key(j, "abandoned");
+    cli_json_bool(j, c->abandoned);
+    cli_json_key(j, "best");
+    cli_json_bool(j, i == w);
+    cli_json_key(j, "message");
+    cli_json_string(j, c->message);
+    cli_json_end_object(j);
+  }
+  cli_json_end_array(j);
+  cli_json_key(j, "rejected");
+  cli_host_json_rejections(j, r->lookup);
+  cli_json_end_object(j);
+}

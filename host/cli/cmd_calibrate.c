@@ -1,0 +1,260 @@
+/*
+ * host/cli/cmd_calibrate.c - olc calibrate and olc select: the
+ * calibrate-and-select loop over the configured workloads.
+ */
+#include "cli_host.h"
+#include "commands.h"
+
+#include <stdlib.h>
+#include <string.h>
+#if defined(_WIN32)
+#include <io.h>
+#define cli_isatty _isatty
+#define cli_fileno _fileno
+#else
+#include <unistd.h>
+#define cli_isatty isatty
+#define cli_fileno fileno
+#endif
+
+enum { OPT_WORKLOAD = 1, OPT_RECALIBRATE, OPT_FORCE_PORTABLE, OPT_IN_PROCESS };
+
+static const char calibrate_help[] =
+    "usage: olc calibrate [--config FILE] [--workload NAME]... [--recalibrate]\n"
+    "                     [--force-portable] [--in-process] [--json] [--store PATH]\n\n"
+    "For each workload of the configuration: asks its plugin for the key, looks\n"
+    "the store up with the plugin's validator and selects a valid hit without\n"
+    "measuring anything; otherwise times every candidate the plugin offers,\n"
+    "saves the best with its measurements and selects it.  Prints per workload\n"
+    "the outcome (calibrated now, selected from the store, skipped, failed), the\n"
+    "selected record, the measured candidates (median, spread, samples, why one\n"
+    "was abandoned), the rejected records with their reasons and the time taken.\n"
+    "Workloads whose plugin is not loaded or not available here are skipped.\n"
+    "While measuring, a progress line is shown on stderr when it is a terminal.\n\n"
+    "Exit status: 0 when every workload that could run has a selection (skipped\n"
+    "ones do not count), 1 when one failed, 2 on a usage error (also an unknown\n"
+    "--workload).\n\n" CLI_HOST_HELP
+    "  --workload NAME        only this [workload.NAME] (repeatable; default: all)\n"
+    "  --recalibrate          measure even when the store has a valid selection\n"
+    "  --force-portable       skip the exact records (also [store] force_portable)\n"
+    "  --in-process           measure in this process instead of a worker process\n"
+    "                         (a crashing candidate then ends olc)\n"
+    "  --json                 {\"config\", \"store\", \"workloads\": [{workload, backend,\n"
+    "                         operator, outcome, status, message, calibrated_now,\n"
+    "                         seconds, selected, candidates: [{policy, status,\n"
+    "                         median_us, spread_us, samples, abandoned, best,\n"
+    "                         message}], rejected}], \"summary\": {...}}\n";
+
+static const char select_help[] =
+    "usage: olc select [--config FILE] [--workload NAME]... [--force-portable]\n"
+    "                  [--json] [--verbose] [--store PATH]\n\n"
+    "Like olc calibrate, but only looks the store up: it never measures.  Prints\n"
+    "per workload the selected record (or why there is none) and the rejected\n"
+    "records with their reasons.\n\n"
+    "Exit status: 0 when every workload that could run has a selection, 3 when\n"
+    "one has none, 1 on other failures, 2 on a usage error.\n\n" CLI_HOST_HELP CLI_HOST_VERBOSE_HELP
+    "  --workload NAME        only this [workload.NAME] (repeatable; default: all)\n"
+    "  --force-portable       skip the exact records (also [store] force_portable)\n"
+    "  --json                 the same JSON as olc calibrate (candidates empty)\n";
+
+/* The progress line on a terminal: rewritten in place, cleared at the end. */
+typedef struct progress_line {
+  FILE *err;
+  int width; /* characters of the line on screen */
+} progress_line;
+
+static void on_progress(void *payload, const char *workload, size_t wi, size_t wn, size_t ci,
+                        size_t cn, double best_us) {
+  progress_line *p = payload;
+  char line[160], best[40];
+  int n;
+  if (best_us >= 0)
+    snprintf(best, sizeof best, "%.1f us", best_us);
+  else
+    snprintf(best, sizeof best, "-");
+  /* candidate_index is 0-based before a candidate; the last call reports
+   * how many were measured. */
+  n = snprintf(line, sizeof line, "workload %zu/%zu %.40s: candidate %zu/%zu, best %s", wi + 1, wn,
+               workload, ci < cn ? ci + 1 : ci, cn, best);
+  if (n < 0)
+    return;
+  if (n >= (int)sizeof line)
+    n = (int)sizeof line - 1;
+  fprintf(p->err, "\r%s%*s", line, p->width > n ? p->width - n : 0, "");
+  fflush(p->err);
+  p->width = n;
+}
+
+static void progress_clear(progress_line *p) {
+  if (p->width > 0) {
+    fprintf(p->err, "\r%*s\r", p->width, "");
+    fflush(p->err);
+  }
+}
+
+typedef struct counts {
+  size_t n[CLI_OUTCOME_FAILED + 1];
+} counts;
+
+static void print_summary(FILE *out, const counts *c, int select_only) {
+  if (select_only)
+    fprintf(out, "summary: %zu selected, %zu not selected, %zu skipped, %zu failed\n",
+            c->n[CLI_OUTCOME_SELECTED], c->n[CLI_OUTCOME_NOT_SELECTED], c->n[CLI_OUTCOME_SKIPPED],
+            c->n[CLI_OUTCOME_FAILED]);
+  else
+    fprintf(out,
+            "summary: %zu calibrated now, %zu selected from the store, %zu skipped, "
+            "%zu failed\n",
+            c->n[CLI_OUTCOME_CALIBRATED], c->n[CLI_OUTCOME_SELECTED], c->n[CLI_OUTCOME_SKIPPED],
+            c->n[CLI_OUTCOME_FAILED] + c->n[CLI_OUTCOME_NOT_SELECTED]);
+}
+
+static void json_summary(cli_json *j, const counts *c, double seconds) {
+  size_t i;
+  cli_json_key(j, "summary");
+  cli_json_begin_object(j);
+  for (i = 0; i <= CLI_OUTCOME_FAILED; i++) {
+    cli_json_key(j, cli_outcome_str((cli_outcome)i));
+    cli_json_int(j, (int64_t)c->n[i]);
+  }
+  cli_json_key(j, "seconds");
+  cli_json_double(j, seconds);
+  cli_json_end_object(j);
+}
+
+static void print_calibration(const cli_ctx *ctx, const cli_host *h, const olc_calibration *cal,
+                              const cli_host_args *a, int select_only, counts *c) {
+  size_t i, n = olc_calibration_count(cal);
+  double seconds = 0;
+  cli_json j;
+  memset(c, 0, sizeof *c);
+  for (i = 0; i < n; i++) {
+    const olc_workload_result *r = olc_calibration_get(cal, i);
+    c->n[cli_host_outcome(r)]++;
+    seconds += r->seconds;
+  }
+  if (!a->json) {
+    for (i = 0; i < n; i++)
+      cli_host_print_result(ctx->out, olc_calibration_get(cal, i), !select_only || a->verbose);
+    print_summary(ctx->out, c, select_only);
+    if (!select_only || a->verbose)
+      fprintf(ctx->out, "time: %.3f s\n", seconds);
+    return;
+  }
+  cli_json_init(&j, ctx->out);
+  cli_json_begin_object(&j);
+  cli_host_json_source(&j, h);
+  cli_json_key(&j, "workloads");
+  cli_json_begin_array(&j);
+  for (i = 0; i < n; i++) {
+    cli_json_break(&j);
+    cli_host_json_result(&j, olc_calibration_get(cal, i));
+  }
+  cli_json_end_array(&j);
+  json_summary(&j, c, seconds);
+  cli_json_end_object(&j);
+  cli_json_newline(&j);
+}
+
+/* calibrate and select: select_only never measures. */
+static int run_loop(cli_ctx *ctx, int argc, char **argv, int select_only) {
+  static const cli_option calibrate_opts[] = {CLI_HOST_OPTIONS,
+                                              {"workload", "NAME", OPT_WORKLOAD, CLI_OPT_REPEAT},
+                                              {"recalibrate", NULL, OPT_RECALIBRATE, 0},
+                                              {"force-portable", NULL, OPT_FORCE_PORTABLE, 0},
+                                              {"in-process", NULL, OPT_IN_PROCESS, 0}};
+  static const cli_option select_opts[] = {CLI_HOST_OPTIONS,
+                                           CLI_HOST_VERBOSE_OPTION,
+                                           {"workload", "NAME", OPT_WORKLOAD, CLI_OPT_REPEAT},
+                                           {"force-portable", NULL, OPT_FORCE_PORTABLE, 0}};
+  olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+  cli_host_args a;
+  cli_host h;
+  cli_parser p;
+  olc_calibration *cal = NULL;
+  progress_line progress;
+  const char **names = NULL;
+  size_t count = 0, i;
+  counts c;
+  olc_error err;
+  olc_status st;
+  const char *v;
+  int id, r, rc = CLI_EXIT_OK;
+
+  memset(&a, 0, sizeof a);
+  memset(&h, 0, sizeof h);
+  names = calloc((size_t)(argc > 0 ? argc : 1), sizeof *names);
+  if (names == NULL)
+    return cli_failf(ctx, "out of memory");
+  if (select_only)
+    cli_parser_init(&p, ctx, select_opts, sizeof select_opts / sizeof select_opts[0], argc, argv);
+  else
+    cli_parser_init(&p, ctx, calibrate_opts, sizeof calibrate_opts / sizeof calibrate_opts[0], argc,
+                    argv);
+  while ((r = cli_parser_next(&p, &id, &v)) > 0) {
+    if (id == CLI_ID_HELP) {
+      rc = cli_help(ctx, select_only ? select_help : calibrate_help);
+      goto done;
+    }
+    if (id == CLI_ID_POSITIONAL) {
+      rc = cli_usage_error(ctx, "unexpected argument '%.64s'", v);
+      goto done;
+    }
+    if (cli_host_option(&a, id, v))
+      continue;
+    if (id == OPT_WORKLOAD)
+      names[count++] = v;
+    else if (id == OPT_RECALIBRATE)
+      opt.recalibrate = 1;
+    else if (id == OPT_FORCE_PORTABLE)
+      opt.force_portable = 1;
+    else if (id == OPT_IN_PROCESS)
+      opt.in_process = 1;
+  }
+  if (r < 0) {
+    rc = cli_parser_usage(ctx, &p);
+    goto done;
+  }
+  rc = cli_host_open(ctx, &a, &h);
+  if (rc != CLI_EXIT_OK)
+    goto done;
+  for (i = 0; i < count; i++) {
+    if (olc_config_find_workload(h.config, names[i]) == NULL) {
+      rc = cli_usage_error(ctx, "no workload '%.64s' in %s", names[i], olc_config_source(h.config));
+      goto done;
+    }
+  }
+  cli_host_warn_load(ctx, h.host);
+  if (count > 0) {
+    opt.workloads = names;
+    opt.workload_count = count;
+  }
+  opt.select_only = select_only;
+  memset(&progress, 0, sizeof progress);
+  progress.err = ctx->err;
+  if (!select_only && cli_isatty(cli_fileno(ctx->err))) {
+    opt.progress = on_progress;
+    opt.progress_payload = &progress;
+  }
+  olc_error_clear(&err);
+  st = olc_host_calibrate(&cal, h.host, &opt, &err);
+  progress_clear(&progress);
+  if (st != OLC_OK) {
+    rc = cli_fail(ctx, st, &err);
+    goto done;
+  }
+  print_calibration(ctx, &h, cal, &a, select_only, &c);
+  if (c.n[CLI_OUTCOME_FAILED] > 0 || (!select_only && c.n[CLI_OUTCOME_NOT_SELECTED] > 0))
+    rc = CLI_EXIT_FAILURE;
+  else if (c.n[CLI_OUTCOME_NOT_SELECTED] > 0)
+    rc = CLI_EXIT_NOT_SELECTED;
+done:
+  olc_calibration_free(cal);
+  cli_host_close(&h);
+  free(names);
+  return rc;
+}
+
+int cli_cmd_calibrate(cli_ctx *ctx, int argc, char **argv) { return run_loop(ctx, argc, argv, 0); }
+
+int cli_cmd_select(cli_ctx *ctx, int argc, char **argv) { return run_loop(ctx, argc, argv, 1); }

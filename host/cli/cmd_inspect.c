@@ -1,0 +1,281 @@
+/*
+ * host/cli/cmd_inspect.c - olc plugins, olc explain and olc prune: what the
+ * host loaded, why a workload's records were or were not chosen, and the
+ * removal of calibrated records the loaded plugins reject.
+ */
+#include "cli_host.h"
+#include "commands.h"
+
+#include <string.h>
+
+enum { OPT_WORKLOAD = 1, OPT_DRY_RUN };
+
+/* Parses the options of a host command; returns -1 to go on, else the exit
+ * code (help, usage error). */
+static int parse_host(cli_ctx *ctx, const char *help, const cli_option *opts, size_t count,
+                      int argc, char **argv, cli_host_args *a, const char **workload,
+                      int *dry_run) {
+  cli_parser p;
+  const char *v;
+  int id, r;
+  memset(a, 0, sizeof *a);
+  cli_parser_init(&p, ctx, opts, count, argc, argv);
+  while ((r = cli_parser_next(&p, &id, &v)) > 0) {
+    if (id == CLI_ID_HELP)
+      return cli_help(ctx, help);
+    if (id == CLI_ID_POSITIONAL)
+      return cli_usage_error(ctx, "unexpected argument '%.64s'", v);
+    if (cli_host_option(a, id, v))
+      continue;
+    if (id == OPT_WORKLOAD)
+      *workload = v;
+    else if (id == OPT_DRY_RUN)
+      *dry_run = 1;
+  }
+  if (r < 0)
+    return cli_parser_usage(ctx, &p);
+  return -1;
+}
+
+/* ---- olc plugins ------------------------------------------------------- */
+
+static const char plugins_help[] =
+    "usage: olc plugins [--config FILE] [--json] [--store PATH]\n\n"
+    "Loads the plugins of the configured directories (and $OLC_PLUGIN_PATH) and\n"
+    "prints the load report: per file its path, plugin name and version, the\n"
+    "stage where loading stopped (loaded, open, symbol, abi, validate,\n"
+    "duplicate, create, disabled, permissions), the status and the message.\n"
+    "Exits 0 when the host could be opened (skipped files are reported, not\n"
+    "fatal), 1 when a plugin marked critical failed.\n\n" CLI_HOST_HELP
+    "  --json                 {\"config\", \"plugin_dirs\": [...], \"plugins\": [{path,\n"
+    "                         name, version, stage, status, plugin_status,\n"
+    "                         unavailable, message}]}\n";
+
+int cli_cmd_plugins(cli_ctx *ctx, int argc, char **argv) {
+  static const cli_option opts[] = {CLI_HOST_OPTIONS};
+  cli_host_args a;
+  cli_host h;
+  const char *unused = NULL;
+  int dry = 0, rc;
+  rc = parse_host(ctx, plugins_help, opts, sizeof opts / sizeof opts[0], argc, argv, &a, &unused,
+                  &dry);
+  if (rc >= 0)
+    return rc;
+  rc = cli_host_open(ctx, &a, &h);
+  if (rc != CLI_EXIT_OK)
+    return rc;
+  if (a.json) {
+    cli_json j;
+    cli_json_init(&j, ctx->out);
+    cli_host_json_report(&j, &h);
+    cli_json_newline(&j);
+  } else {
+    cli_host_print_report(ctx->out, &h);
+  }
+  cli_host_close(&h);
+  return rc;
+}
+
+/* ---- olc explain ------------------------------------------------------- */
+
+static const char explain_help[] =
+    "usage: olc explain --workload NAME [--config FILE] [--json] [--store PATH]\n\n"
+    "Prints every record of the workload's backend and operator, each with why\n"
+    "it was or was not chosen: the plugin's key is looked up with the plugin's\n"
+    "validator and all candidates reported (different thread count, processor,\n"
+    "model or structure, outdated or newer implementation, validation failed,\n"
+    "shadowed by a higher level, skipped by force_portable).  Never measures.\n"
+    "Exits 3 when nothing is selected, 1 when the workload's plugin is not\n"
+    "loaded.\n\n" CLI_HOST_HELP
+    "  --workload NAME        the [workload.NAME] to explain (required)\n"
+    "  --json                 {\"config\", \"store\", \"workload\", \"backend\",\n"
+    "                         \"operator\", \"selected\": record or null, \"rejected\":\n"
+    "                         [{level, origin, reason, message, record}]}\n";
+
+int cli_cmd_explain(cli_ctx *ctx, int argc, char **argv) {
+  static const cli_option opts[] = {CLI_HOST_OPTIONS, {"workload", "NAME", OPT_WORKLOAD, 0}};
+  const olc_workload_config *wc;
+  olc_lookup_result *lr = NULL;
+  const olc_record *sel;
+  cli_host_args a;
+  cli_host h;
+  const char *workload = NULL;
+  olc_error err;
+  olc_status st;
+  int dry = 0, rc;
+
+  rc = parse_host(ctx, explain_help, opts, sizeof opts / sizeof opts[0], argc, argv, &a, &workload,
+                  &dry);
+  if (rc >= 0)
+    return rc;
+  if (workload == NULL)
+    return cli_usage_error(ctx, "missing --workload NAME");
+  rc = cli_host_open(ctx, &a, &h);
+  if (rc != CLI_EXIT_OK)
+    return rc;
+  wc = olc_config_find_workload(h.config, workload);
+  if (wc == NULL) {
+    rc = cli_usage_error(ctx, "no workload '%.64s' in %s", workload, olc_config_source(h.config));
+    goto done;
+  }
+  olc_error_clear(&err);
+  st = olc_host_explain(&lr, h.host, workload, &err);
+  if (st != OLC_OK && st != OLC_E_NOT_FOUND) {
+    rc = cli_fail(ctx, st, &err);
+    goto done;
+  }
+  if (lr == NULL) {
+    rc = cli_fail(ctx, st, &err);
+    goto done;
+  }
+  sel = olc_lookup_result_selected(lr);
+  if (a.json) {
+    cli_json j;
+    cli_json_init(&j, ctx->out);
+    cli_json_begin_object(&j);
+    cli_host_json_source(&j, &h);
+    cli_json_key(&j, "workload");
+    cli_json_string(&j, wc->name);
+    cli_json_key(&j, "backend");
+    cli_json_string(&j, wc->backend);
+    cli_json_key(&j, "operator");
+    cli_json_string(&j, wc->operator_name);
+    cli_json_key(&j, "selected");
+    if (sel != NULL)
+      cli_json_record(&j, sel);
+    else
+      cli_json_null(&j);
+    cli_json_key(&j, "rejected");
+    cli_host_json_rejections(&j, lr);
+    cli_json_end_object(&j);
+    cli_json_newline(&j);
+  } else {
+    size_t n = olc_lookup_result_rejected_count(lr) + (sel != NULL);
+    fprintf(ctx->out, "workload %s: backend %s operator %s: %zu record%s\n", wc->name, wc->backend,
+            wc->operator_name, n, n == 1 ? "" : "s");
+    if (sel != NULL) {
+      fprintf(ctx->out, "selected: %s %s\n", olc_level_str(sel->level),
+              olc_origin_str(sel->origin));
+      cli_print_record(ctx->out, sel, "  ");
+    } else {
+      fputs("selected: none\n", ctx->out);
+    }
+    cli_host_print_rejections(ctx->out, lr, "", 1);
+  }
+  if (sel == NULL)
+    rc = CLI_EXIT_NOT_SELECTED;
+done:
+  olc_lookup_result_free(lr);
+  cli_host_close(&h);
+  return rc;
+}
+
+/* ---- olc prune --------------------------------------------------------- */
+
+static const char prune_help[] =
+    "usage: olc prune [--dry-run] [--config FILE] [--json] [--store PATH]\n\n"
+    "Removes the calibrated records that a loaded plugin rejects: outdated (an\n"
+    "older implementation than the plugin's) or invalid (its validator says\n"
+    "no).  Overrides, records of plugins not loaded here and records of a newer\n"
+    "implementation are kept.  Prints each record removed with the reason.\n\n" CLI_HOST_HELP
+    "  --dry-run              only print what would be removed\n"
+    "  --json                 {\"config\", \"store\", \"dry_run\", \"records\": [{reason,\n"
+    "                         record}], \"removed\": N}\n";
+
+typedef struct prune_out {
+  FILE *out;
+  int json;
+  cli_json j;
+} prune_out;
+
+static void on_prune(void *payload, const olc_record *record, const char *why) {
+  prune_out *p = payload;
+  if (p->json) {
+    cli_json_break(&p->j);
+    cli_json_begin_object(&p->j);
+    cli_json_key(&p->j, "reason");
+    cli_json_string(&p->j, why);
+    cli_json_key(&p->j, "record");
+    cli_json_record(&p->j, record);
+    cli_json_end_object(&p->j);
+    return;
+  }
+  fputs("prune: ", p->out);
+  cli_print_quoted(p->out, (const unsigned char *)why, strlen(why));
+  fputc('\n', p->out);
+  cli_print_record(p->out, record, "  ");
+}
+
+/* Copies what was buffered to out. */
+static void copy_out(FILE *from, FILE *out) {
+  char buf[4096];
+  size_t n;
+  rewind(from);
+  while ((n = fread(buf, 1, sizeof buf, from)) > 0)
+    fwrite(buf, 1, n, out);
+}
+
+int cli_cmd_prune(cli_ctx *ctx, int argc, char **argv) {
+  static const cli_option opts[] = {CLI_HOST_OPTIONS, {"dry-run", NULL, OPT_DRY_RUN, 0}};
+  cli_host_args a;
+  cli_host h;
+  prune_out p;
+  FILE *buffer;
+  const char *unused = NULL;
+  size_t removed = 0;
+  olc_error err;
+  olc_status st;
+  int dry = 0, rc;
+
+  rc = parse_host(ctx, prune_help, opts, sizeof opts / sizeof opts[0], argc, argv, &a, &unused,
+                  &dry);
+  if (rc >= 0)
+    return rc;
+  rc = cli_host_open(ctx, &a, &h);
+  if (rc != CLI_EXIT_OK)
+    return rc;
+  cli_host_warn_load(ctx, h.host);
+  /* The report runs while the records are removed, before the write is
+   * known to succeed: buffer it, print it only on success. */
+  buffer = tmpfile();
+  memset(&p, 0, sizeof p);
+  p.out = buffer != NULL ? buffer : ctx->out;
+  p.json = a.json;
+  if (p.json) {
+    cli_json_init(&p.j, p.out);
+    cli_json_begin_object(&p.j);
+    cli_host_json_source(&p.j, &h);
+    cli_json_key(&p.j, "dry_run");
+    cli_json_bool(&p.j, dry);
+    cli_json_key(&p.j, "records");
+    cli_json_begin_array(&p.j);
+  }
+  olc_error_clear(&err);
+  st = olc_host_prune(h.host, dry, on_prune, &p, &removed, &err);
+  if (st < 0) {
+    rc = cli_fail(ctx, st, &err);
+    goto done;
+  }
+  if (st == OLC_COMMITTED_UNSYNCED)
+    fprintf(ctx->err, "olc: %s: warning: %s\n", ctx->command,
+            err.message[0] != 0 ? err.message : olc_status_str(st));
+  if (p.json) {
+    if (removed > 0)
+      fputc('\n', p.out);
+    cli_json_end_array(&p.j);
+    cli_json_key(&p.j, "removed");
+    cli_json_int(&p.j, (int64_t)removed);
+    cli_json_end_object(&p.j);
+    cli_json_newline(&p.j);
+  } else {
+    fprintf(p.out, "%s %zu record%s from %s\n", dry ? "would remove" : "removed", removed,
+            removed == 1 ? "" : "s", olc_store_path(h.store) ? olc_store_path(h.store) : "memory");
+  }
+  if (buffer != NULL)
+    copy_out(buffer, ctx->out);
+done:
+  if (buffer != NULL)
+    fclose(buffer);
+  cli_host_close(&h);
+  return rc;
+}
