@@ -84,7 +84,8 @@ if(NOT WIN32)
     if(TARGET ${_plugin})
       olc_fuzz_target(NAME policy_${_plugin} SECONDS 45 INIT
         SOURCES ${OLC_FUZZ_DIR}/fuzz_policy.c LIBS ${CMAKE_DL_LIBS}
-        DEFS OLC_FUZZ_PLUGIN_PATH="$<TARGET_FILE:${_plugin}>" DEPENDS ${_plugin})
+        DEFS OLC_FUZZ_PLUGIN_PATH="$<TARGET_FILE:${_plugin}>" OLC_FUZZ_STRICT_TEXT
+        DEPENDS ${_plugin})
     endif()
   endforeach()
 
