@@ -148,8 +148,8 @@ void cli_host_print_report(FILE *out, const cli_host *h) {
       fputs(" version ", out);
       put_safe(out, e->plugin_version);
     }
-    fprintf(out, "\n  stage: %s (%s%s)\n", olc_load_stage_str(e->stage), olc_status_str(e->status),
-            e->unavailable ? ", unavailable here" : "");
+    fprintf(out, "\n  stage: %s (%s%s)\n", olc_load_stage_str(e->stage), olc_status_name(e->status),
+            e->unavailable ? ", unavailable here: skipped" : "");
     if (e->message != NULL && e->message[0] != 0) {
       fputs("  message: ", out);
       put_safe(out, e->message);
@@ -194,7 +194,7 @@ void cli_host_json_report(cli_json *j, const cli_host *h) {
     cli_json_key(j, "stage");
     cli_json_string(j, olc_load_stage_str(e->stage));
     cli_json_key(j, "status");
-    cli_json_string(j, olc_status_str(e->status));
+    cli_json_string(j, olc_status_name(e->status));
     cli_json_key(j, "plugin_status");
     cli_json_int(j, e->plugin_status);
     cli_json_key(j, "unavailable");

@@ -101,7 +101,7 @@ static void print_candidates(FILE *out, const olc_workload_result *r) {
     fputs("    ", out);
     cli_print_quoted(out, c->policy, c->policy_len);
     if (c->status != OLC_OK) {
-      fprintf(out, ": failed (%s)", olc_status_str(c->status));
+      fprintf(out, ": failed (%s)", olc_status_name(c->status));
     } else {
       fprintf(out, ": median %.3f us, spread %.3f us, %u samples%s", c->median_us, c->spread_us,
               (unsigned)c->samples, i == w ? " (best)" : "");
@@ -141,7 +141,7 @@ void cli_host_print_result(FILE *out, const olc_workload_result *r, int verbose)
     fputc('\n', out);
     break;
   case CLI_OUTCOME_FAILED:
-    fprintf(out, "  failed (%s): ", olc_status_str(r->status));
+    fprintf(out, "  failed (%s): ", olc_status_name(r->status));
     print_str(out, r->message);
     fputc('\n', out);
     break;
@@ -186,7 +186,7 @@ void cli_host_json_result(cli_json *j, const olc_workload_result *r) {
   cli_json_key(j, "outcome");
   cli_json_string(j, cli_outcome_str(cli_host_outcome(r)));
   cli_json_key(j, "status");
-  cli_json_string(j, olc_status_str(r->status));
+  cli_json_string(j, olc_status_name(r->status));
   cli_json_key(j, "message");
   cli_json_string(j, r->message);
   cli_json_key(j, "calibrated_now");
@@ -205,7 +205,7 @@ void cli_host_json_result(cli_json *j, const olc_workload_result *r) {
     cli_json_begin_object(j);
     json_policy(j, c->policy, c->policy_len);
     cli_json_key(j, "status");
-    cli_json_string(j, olc_status_str(c->status));
+    cli_json_string(j, olc_status_name(c->status));
     cli_json_key(j, "median_us");
     cli_json_double(j, c->median_us);
     cli_json_key(j, "spread_us");

@@ -151,8 +151,13 @@ int cli_cmd_explain(cli_ctx *ctx, int argc, char **argv) {
     cli_json_newline(&j);
   } else {
     size_t n = olc_lookup_result_rejected_count(lr) + (sel != NULL);
-    fprintf(ctx->out, "workload %s: backend %s operator %s: %zu record%s\n", wc->name, wc->backend,
-            wc->operator_name, n, n == 1 ? "" : "s");
+    fputs("workload ", ctx->out);
+    cli_print_quoted(ctx->out, (const unsigned char *)wc->name, strlen(wc->name));
+    fputs(": backend ", ctx->out);
+    cli_print_quoted(ctx->out, (const unsigned char *)wc->backend, strlen(wc->backend));
+    fputs(" operator ", ctx->out);
+    cli_print_quoted(ctx->out, (const unsigned char *)wc->operator_name, strlen(wc->operator_name));
+    fprintf(ctx->out, ": %zu record%s\n", n, n == 1 ? "" : "s");
     if (sel != NULL) {
       fprintf(ctx->out, "selected: %s %s\n", olc_level_str(sel->level),
               olc_origin_str(sel->origin));

@@ -1,0 +1,465 @@
+/*
+ * tests/cli_host/test_cli_host.c - the host commands of olc end to end:
+ * calibrate, select, explain, plugins and prune run as the built binary
+ * against the mock plugins (mock_det, tests/plugins/README.md) with a
+ * config file and a store in a fresh temporary directory.  The mock
+ * plugins are copied into that directory so that every path the output
+ * shows starts with it (normalized to @DIR@ in the golden files).
+ *
+ * Golden files (tests/golden/cli/NAME.txt) hold the text output of plugins,
+ * select and explain with the directory replaced by @DIR@ and measured
+ * values by @NUM@.  OLC_UPDATE_GOLDEN=1 rewrites them from this run.
+ */
+#include <CUnit/CUnit.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli_test_util.h"
+#include "test_support.h"
+
+static char *g_dir;
+static char *g_ini;
+static char *g_store; /* g_dir/store.txt, the [store] path of the config */
+static cli_run g_r;
+
+#define HAS(s, needle) CU_ASSERT_PTR_NOT_NULL(strstr((s), (needle)))
+#define HAS_NOT(s, needle) CU_ASSERT_PTR_NULL(strstr((s), (needle)))
+
+/* Copies the mock plugin file src into g_dir/sub/. */
+static void copy_plugin(const char *src, const char *sub) {
+  char path[4096];
+  const char *base = strrchr(src, '/');
+  unsigned char *data;
+  size_t len = 0;
+  snprintf(path, sizeof path, "%s/%s", g_dir, sub);
+  mkdir(path, 0755);
+  snprintf(path, sizeof path, "%s/%s%s", g_dir, sub, base != NULL ? base : "/x.so");
+  data = olc_test_read_file(src, &len);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(path, data, len), 0);
+  CU_ASSERT_EQUAL(chmod(path, 0755), 0);
+  free(data);
+}
+
+static void setup(void) {
+  g_dir = olc_test_tmpdir("cli_host");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(g_dir);
+  g_ini = olc_test_path(g_dir, "olc.ini");
+  g_store = olc_test_path(g_dir, "store.txt");
+  copy_plugin(OLC_MOCK_PLUGIN_DIR_GOOD "/mock_det.so", "good");
+  copy_plugin(OLC_MOCK_PLUGIN_DIR_GOOD_V2 "/mock_det.so", "good_v2");
+}
+
+static void teardown(void) {
+  cli_run_free(&g_r);
+  olc_test_rmtree(g_dir);
+  free(g_dir);
+  free(g_ini);
+  free(g_store);
+  g_dir = g_ini = g_store = NULL;
+}
+
+/* Writes g_ini: plugin directories (relative to g_dir), threads, and
+ * [store] force_portable; two workloads: mm (mock_det) and elsewhere (a
+ * plugin that is not installed). */
+static void write_config(const char *dirs, unsigned threads, int force_portable) {
+  char text[2048];
+  int n = snprintf(text, sizeof text,
+                   "[host]\nplugin_dirs = %s\nthreads = %u\n"
+                   "[store]\npath = store.txt\nforce_portable = %s\n"
+                   "[calibration]\nwarmup = 1\nmin_repetitions = 3\nmin_seconds = 0.001\n"
+                   "max_seconds_per_workload = 30\nabandon_factor = 1.5\n"
+                   "[workload.mm]\nbackend = mock_det\noperator = MatMul\n"
+                   "dtype = float32\nm = 8\nn = 4\nk = 2\n"
+                   "[workload.elsewhere]\nbackend = not_installed\noperator = MatMul\nm = 1\n",
+                   dirs, threads, force_portable ? "true" : "false");
+  CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(g_ini, text, (size_t)n), 0);
+}
+
+/* Runs olc with the given arguments (NULL-terminated); the output stays in
+ * g_r.  The environment is clean: no OLC_CONFIG, OLC_STORE or
+ * OLC_PLUGIN_PATH unless env names them. */
+static int run_env(const char *const *env, const char *first, ...) {
+  const char *argv[64];
+  size_t n = 0;
+  const char *a;
+  va_list ap;
+  va_start(ap, first);
+  for (a = first; a != NULL && n < 63; a = va_arg(ap, const char *))
+    argv[n++] = a;
+  va_end(ap);
+  argv[n] = NULL;
+  cli_run_free(&g_r);
+  CU_ASSERT_EQUAL_FATAL(cli_test_run(&g_r, g_dir, env, argv), 0);
+  return g_r.code;
+}
+
+#define OLC(...) run_env(NULL, __VA_ARGS__, NULL)
+#define CFG "--config", g_ini
+
+static char *store_text(void) { return (char *)olc_test_read_file(g_store, NULL); }
+
+static size_t count(const char *s, const char *needle) {
+  size_t n = 0;
+  for (s = strstr(s, needle); s != NULL; s = strstr(s + 1, needle))
+    n++;
+  return n;
+}
+
+/* ---- golden files --------------------------------------------------------- */
+
+/* Appends s to buf (size cap) with every occurrence of from as to. */
+static void replace_all(char *dst, size_t cap, const char *src, const char *from, const char *to) {
+  size_t fl = strlen(from), tl = strlen(to), n = 0;
+  while (*src != 0 && n + 1 < cap) {
+    if (fl > 0 && strncmp(src, from, fl) == 0 && n + tl + 1 < cap) {
+      memcpy(dst + n, to, tl);
+      n += tl;
+      src += fl;
+    } else {
+      dst[n++] = *src++;
+    }
+  }
+  dst[n] = 0;
+}
+
+/* The output as the golden files hold it: the directory as @DIR@, the
+ * value of every measurement line as @NUM@ (they are timings). */
+static char *normalize(const char *out) {
+  size_t cap = strlen(out) * 2 + 64;
+  char *a = malloc(cap), *b = malloc(cap), *real, *line, *p;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  real = realpath(g_dir, NULL);
+  replace_all(a, cap, out, g_dir, "@DIR@");
+  if (real != NULL && strcmp(real, g_dir) != 0) {
+    replace_all(b, cap, a, real, "@DIR@");
+    strcpy(a, b);
+  }
+  free(real);
+  /* measurement "NAME" VALUE "UNIT" -> measurement "NAME" @NUM@ "UNIT" */
+  b[0] = 0;
+  for (line = a; *line != 0; line = p) {
+    char *end = strchr(line, '\n');
+    char *m = strstr(line, "measurement \"");
+    size_t len = end != NULL ? (size_t)(end - line + 1) : strlen(line);
+    p = line + len;
+    if (m != NULL && m < line + len) {
+      char *q = strchr(m + 13, '"'); /* end of the name */
+      char *v = q != NULL ? q + 2 : NULL;
+      char *u = v != NULL ? strchr(v, ' ') : NULL;
+      if (u != NULL && u < line + len) {
+        strncat(b, line, (size_t)(v - line));
+        strcat(b, "@NUM@");
+        strncat(b, u, (size_t)(line + len - u));
+        continue;
+      }
+    }
+    strncat(b, line, len);
+  }
+  free(a);
+  return b;
+}
+
+/* Compares the normalized output with tests/golden/cli/NAME, or rewrites
+ * the file when OLC_UPDATE_GOLDEN=1. */
+static void golden(const char *name, const char *out) {
+  char path[4096];
+  char *got = normalize(out), *want;
+  const char *update = getenv("OLC_UPDATE_GOLDEN");
+  snprintf(path, sizeof path, "%s/%s", OLC_GOLDEN_DIR, name);
+  if (update != NULL && strcmp(update, "1") == 0) {
+    CU_ASSERT_EQUAL(olc_test_write_file(path, got, strlen(got)), 0);
+    fprintf(stderr, "updated %s\n", path);
+  } else {
+    want = (char *)olc_test_read_file(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL(want);
+    if (want != NULL && strcmp(want, got) != 0) {
+      fprintf(stderr, "golden %s differs; got:\n%s\n(OLC_UPDATE_GOLDEN=1 rewrites it)\n", path,
+              got);
+      CU_FAIL("output differs from the golden file");
+    }
+    free(want);
+  }
+  free(got);
+}
+
+/* ---- tests ---------------------------------------------------------------- */
+
+static void test_help(void) {
+  static const char *commands[] = {"calibrate", "select", "explain", "plugins", "prune"};
+  size_t i;
+  CU_ASSERT_EQUAL(OLC("--help"), 0);
+  for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    HAS(g_r.out, commands[i]);
+  for (i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+    char want[64];
+    CU_ASSERT_EQUAL(OLC(commands[i], "--help"), 0);
+    snprintf(want, sizeof want, "usage: olc %s", commands[i]);
+    HAS(g_r.out, want);
+    HAS(g_r.out, "--config FILE");
+  }
+  CU_ASSERT_EQUAL(OLC("help", "calibrate"), 0);
+  HAS(g_r.out, "--recalibrate");
+  HAS(g_r.out, "Exit status");
+}
+
+static void test_usage_errors(void) {
+  write_config("good", 2, 0);
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG, "--bogus"), 2);
+  HAS(g_r.err, "'--bogus'");
+  CU_ASSERT_EQUAL(OLC("select", CFG, "--recalibrate"), 2);
+  CU_ASSERT_EQUAL(OLC("explain", CFG), 2);
+  HAS(g_r.err, "--workload");
+  CU_ASSERT_EQUAL(OLC("explain", CFG, "--workload", "nosuch"), 2);
+  HAS(g_r.err, "'nosuch'");
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG, "--workload", "nosuch"), 2);
+  HAS(g_r.err, "'nosuch'");
+  CU_ASSERT_EQUAL(OLC("plugins", CFG, "extra"), 2);
+  CU_ASSERT_EQUAL(OLC("prune", CFG, "--dry-run=1"), 2);
+  /* A config that does not parse names file and line: a failure. */
+  CU_ASSERT_EQUAL(olc_test_write_file(g_ini, "[host]\nbogus = 1\n", 18), 0);
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG), 1);
+  HAS(g_r.err, "olc.ini:2");
+  CU_ASSERT_EQUAL(OLC("select", "--config", "/nonexistent/olc.ini"), 1);
+}
+
+/* First run measures and writes the store, the second selects without
+ * measuring and without writing. */
+static void test_first_then_second(void) {
+  char *before, *after;
+  write_config("good", 2, 0);
+  CU_ASSERT_EQUAL(OLC("select", CFG), 3); /* empty store: nothing selected */
+  HAS(g_r.out, "not selected");
+  HAS(g_r.out, "skipped: \"plugin 'not_installed' not loaded\"");
+
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG), 0);
+  HAS(g_r.out, "workload \"mm\"");
+  HAS(g_r.out, "  calibrated now\n");
+  HAS(g_r.out, "candidates measured: 4");
+  HAS(g_r.out, "\"spin_us=100\": median");
+  HAS(g_r.out, "(best)");
+  HAS(g_r.out, "policy \"spin_us=100\"");
+  HAS(g_r.out, "skipped");
+  HAS(g_r.out, "summary: 1 calibrated now, 0 selected from the store, 1 skipped, 0 failed");
+  HAS(g_r.out, "time: ");
+  /* Not a terminal: no progress line. */
+  HAS_NOT(g_r.err, "candidate 1/");
+  before = store_text();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(before);
+  HAS(before, "spin_us=100");
+  CU_ASSERT_EQUAL(count(before, "spin_us="), 2); /* exact + portable */
+
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG), 0);
+  HAS(g_r.out, "selected from the store (nothing measured)");
+  HAS_NOT(g_r.out, "candidates measured");
+  HAS(g_r.out, "summary: 0 calibrated now, 1 selected from the store, 1 skipped, 0 failed");
+  after = store_text();
+  CU_ASSERT_PTR_NOT_NULL(after);
+  if (after != NULL)
+    CU_ASSERT_STRING_EQUAL(before, after);
+
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG, "--json"), 0);
+  CU_ASSERT(cli_test_json_valid(g_r.out));
+  HAS(g_r.out, "\"outcome\":\"selected\"");
+  HAS(g_r.out, "\"calibrated_now\":false");
+  HAS(g_r.out, "\"candidates\":[]");
+  HAS(g_r.out, "\"outcome\":\"skipped\"");
+
+  CU_ASSERT_EQUAL(OLC("select", CFG, "--workload", "mm"), 0);
+  HAS(g_r.out, "selected: exact calibrated");
+  HAS_NOT(g_r.out, "elsewhere");
+  HAS_NOT(g_r.out, "time:");
+  CU_ASSERT_EQUAL(OLC("select", CFG, "--verbose"), 0);
+  HAS(g_r.out, "time:");
+
+  /* --recalibrate measures again; --json shows the candidates. */
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG, "--recalibrate", "--workload", "mm", "--json"), 0);
+  CU_ASSERT(cli_test_json_valid(g_r.out));
+  HAS(g_r.out, "\"outcome\":\"calibrated\"");
+  HAS(g_r.out, "\"policy\":\"spin_us=800\"");
+  HAS(g_r.out, "\"best\":true");
+  HAS(g_r.out, "\"calibrated\":1");
+  free(before);
+  free(after);
+}
+
+/* In-process measuring gives the same outcome. */
+static void test_in_process(void) {
+  write_config("good", 2, 0);
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG, "--in-process", "--workload", "mm"), 0);
+  HAS(g_r.out, "calibrated now");
+  HAS(g_r.out, "policy \"spin_us=100\"");
+}
+
+/* A changed thread count: the exact record is rejected, the portable one
+ * selected. */
+static void test_thread_count_changed(void) {
+  write_config("good", 2, 0);
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG), 0);
+  write_config("good", 3, 0);
+  CU_ASSERT_EQUAL(OLC("select", CFG), 0);
+  HAS(g_r.out, "selected: portable calibrated");
+  HAS(g_r.out, "rejected: exact calibrated: different_thread_count");
+  CU_ASSERT_EQUAL(OLC("explain", CFG, "--workload", "mm", "--json"), 0);
+  CU_ASSERT(cli_test_json_valid(g_r.out));
+  HAS(g_r.out, "\"reason\":\"different_thread_count\"");
+  HAS(g_r.out, "\"workload\":\"mm\"");
+}
+
+/* A newer implementation (good_v2): both records outdated; prune removes
+ * them; calibrate then measures again. */
+static void test_implementation_changed_and_prune(void) {
+  char *text;
+  write_config("good", 2, 0);
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG), 0);
+  /* An override is never pruned. */
+  CU_ASSERT_EQUAL(OLC("--store", g_store, "override", "set", "--level", "portable", "--backend",
+                      "mock_det", "--operator", "Conv", "--implementation", "1", "--structure",
+                      "m=1", "--policy", "spin_us=5"),
+                  0);
+  write_config("good_v2", 2, 0);
+  CU_ASSERT_EQUAL(OLC("select", CFG), 3);
+  HAS(g_r.out, "not selected");
+  HAS(g_r.out, "rejected: exact calibrated: outdated_implementation");
+  HAS(g_r.out, "rejected: portable calibrated: outdated_implementation");
+  CU_ASSERT_EQUAL(OLC("explain", CFG, "--workload", "mm"), 3);
+  HAS(g_r.out, "selected: none");
+  CU_ASSERT_EQUAL(count(g_r.out, "outdated_implementation"), 2);
+
+  CU_ASSERT_EQUAL(OLC("prune", CFG, "--dry-run"), 0);
+  CU_ASSERT_EQUAL(count(g_r.out, "prune: \"outdated implementation"), 2);
+  HAS(g_r.out, "would remove 2 records");
+  text = store_text();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+  CU_ASSERT_EQUAL(count(text, "spin_us=100"), 2); /* dry run: nothing removed */
+  free(text);
+
+  CU_ASSERT_EQUAL(OLC("prune", CFG, "--json"), 0);
+  CU_ASSERT(cli_test_json_valid(g_r.out));
+  HAS(g_r.out, "\"removed\":2");
+  HAS(g_r.out, "\"dry_run\":false");
+  text = store_text();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+  CU_ASSERT_EQUAL(count(text, "spin_us=100"), 0);
+  HAS(text, "spin_us=5"); /* the override stays */
+  free(text);
+  CU_ASSERT_EQUAL(OLC("prune", CFG), 0);
+  HAS(g_r.out, "removed 0 records");
+
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG), 0);
+  HAS(g_r.out, "calibrated now");
+  HAS(g_r.out, "implementation \"2\"");
+}
+
+/* An override wins over the calibrated record, even right after measuring. */
+static void test_override_wins(void) {
+  write_config("good", 2, 0);
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG), 0);
+  CU_ASSERT_EQUAL(OLC("--store", g_store, "override", "set", "--level", "exact", "--backend",
+                      "mock_det", "--operator", "MatMul", "--implementation", "1", "--model-digest",
+                      "workload:dtype=float32;k=2;m=8;n=4", "--processor", "mock-cpu", "--threads",
+                      "2", "--policy", "spin_us=200"),
+                  0);
+  CU_ASSERT_EQUAL(OLC("select", CFG), 0);
+  HAS(g_r.out, "selected: exact override");
+  HAS(g_r.out, "policy \"spin_us=200\"");
+  HAS(g_r.out, "rejected: exact calibrated: shadowed");
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG, "--recalibrate", "--workload", "mm"), 0);
+  HAS(g_r.out, "calibrated now");
+  HAS(g_r.out, "selected: exact override");
+}
+
+/* force_portable (option or config) picks the portable record. */
+static void test_force_portable(void) {
+  write_config("good", 2, 0);
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG), 0);
+  CU_ASSERT_EQUAL(OLC("select", CFG, "--force-portable"), 0);
+  HAS(g_r.out, "selected: portable calibrated");
+  HAS(g_r.out, "rejected: exact calibrated: force_portable");
+  write_config("good", 2, 1);
+  CU_ASSERT_EQUAL(OLC("select", CFG, "--json"), 0);
+  CU_ASSERT(cli_test_json_valid(g_r.out));
+  HAS(g_r.out, "\"level\":\"portable\"");
+  HAS(g_r.out, "\"reason\":\"force_portable\"");
+  CU_ASSERT_EQUAL(OLC("explain", CFG, "--workload", "mm"), 0);
+  HAS(g_r.out, "selected: portable calibrated");
+}
+
+/* The configuration comes from $OLC_CONFIG when --config is not given,
+ * and --store replaces the [store] path. */
+static void test_env_config_and_store(void) {
+  char cfg[4200], *other = olc_test_path(g_dir, "other.txt");
+  const char *env[] = {cfg, NULL};
+  write_config("good", 2, 0);
+  snprintf(cfg, sizeof cfg, "OLC_CONFIG=%s", g_ini);
+  CU_ASSERT_EQUAL(run_env(env, "--store", other, "calibrate", "--workload", "mm", NULL), 0);
+  HAS(g_r.out, "calibrated now");
+  CU_ASSERT_EQUAL(run_env(env, "calibrate", "--store", other, "--json", NULL), 0);
+  HAS(g_r.out, "\"outcome\":\"selected\"");
+  HAS(g_r.out, "other.txt");
+  CU_ASSERT_EQUAL(OLC("select", CFG), 3); /* store.txt is still empty */
+  free(other);
+}
+
+static void test_plugins(void) {
+  copy_plugin(OLC_MOCK_PLUGIN_ROOT "/no_entry/mock_no_entry.so", "no_entry");
+  copy_plugin(OLC_MOCK_PLUGIN_ROOT "/wrong_major/mock_wrong_major.so", "wrong_major");
+  copy_plugin(OLC_MOCK_PLUGIN_ROOT "/create_unavailable/mock_create_unavailable.so", "unavailable");
+  write_config("good, no_entry, wrong_major, unavailable, missing", 2, 0);
+  CU_ASSERT_EQUAL(OLC("plugins", CFG), 0);
+  HAS(g_r.out, "stage: loaded (OLC_OK)");
+  HAS(g_r.out, "stage: symbol");
+  HAS(g_r.out, "stage: abi");
+  HAS(g_r.out, "unavailable here");
+  HAS(g_r.out, "4 plugin files, 1 loaded");
+  golden("plugins.txt", g_r.out);
+  CU_ASSERT_EQUAL(OLC("plugins", CFG, "--json"), 0);
+  CU_ASSERT(cli_test_json_valid(g_r.out));
+  HAS(g_r.out, "\"stage\":\"symbol\"");
+  HAS(g_r.out, "\"unavailable\":true");
+  HAS(g_r.out, "\"name\":\"mock_det\"");
+  /* calibrate warns about the broken files, not the unavailable one. */
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG), 0);
+  HAS(g_r.err, "mock_no_entry.so skipped (symbol)");
+  HAS(g_r.err, "mock_wrong_major.so skipped (abi)");
+  HAS_NOT(g_r.err, "mock_create_unavailable");
+}
+
+static void test_golden_select_explain(void) {
+  write_config("good", 2, 0);
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG), 0);
+  CU_ASSERT_EQUAL(OLC("select", CFG), 0);
+  golden("select.txt", g_r.out);
+  write_config("good", 3, 0);
+  CU_ASSERT_EQUAL(OLC("select", CFG), 0);
+  golden("select_threads.txt", g_r.out);
+  CU_ASSERT_EQUAL(OLC("explain", CFG, "--workload", "mm"), 0);
+  golden("explain.txt", g_r.out);
+  write_config("good_v2", 2, 0);
+  CU_ASSERT_EQUAL(OLC("explain", CFG, "--workload", "mm"), 3);
+  golden("explain_outdated.txt", g_r.out);
+}
+
+int main(int argc, char **argv) {
+  CU_pSuite s;
+  if (CU_initialize_registry() != CUE_SUCCESS)
+    return 1;
+  s = CU_add_suite_with_setup_and_teardown("cli_host", NULL, NULL, setup, teardown);
+  CU_add_test(s, "help", test_help);
+  CU_add_test(s, "usage_errors", test_usage_errors);
+  CU_add_test(s, "first_then_second", test_first_then_second);
+  CU_add_test(s, "in_process", test_in_process);
+  CU_add_test(s, "thread_count_changed", test_thread_count_changed);
+  CU_add_test(s, "implementation_changed_and_prune", test_implementation_changed_and_prune);
+  CU_add_test(s, "override_wins", test_override_wins);
+  CU_add_test(s, "force_portable", test_force_portable);
+  CU_add_test(s, "env_config_and_store", test_env_config_and_store);
+  CU_add_test(s, "plugins", test_plugins);
+  CU_add_test(s, "golden_select_explain", test_golden_select_explain);
+  return olc_test_run(argc, argv);
+}
