@@ -286,8 +286,17 @@ static int prepare_process(int fd) {
   struct rlimit none = {0, 0};
   /* A crashing candidate is an expected outcome here, not a core file. */
   (void)setrlimit(RLIMIT_CORE, &none);
-  /* Plugins print to stdout at most; the host's stdout may carry JSON. */
+  /* Plugins print to stdout at most; the host's stdout may carry JSON.
+   * Nor do they read the user's terminal. */
   (void)dup2(2, 1);
+  {
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null >= 0) {
+      (void)dup2(null, 0);
+      if (null != 0)
+        (void)close(null);
+    }
+  }
   /* Children a plugin starts do not inherit the socket. */
   if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
     return 0;

@@ -284,6 +284,8 @@ static const char *signal_name(int sig) {
     return "SIGKILL";
   case SIGTERM:
     return "SIGTERM";
+  case SIGINT:
+    return "SIGINT";
   case SIGPIPE:
     return "SIGPIPE";
   case SIGTRAP:
@@ -293,6 +295,15 @@ static const char *signal_name(int sig) {
   default:
     return NULL;
   }
+}
+
+/* How a signal ended the worker: its own fault, or done to it. */
+static const char *signal_verb(int sig) {
+  if (sig == SIGABRT)
+    return "aborted";
+  if (sig == SIGKILL || sig == SIGTERM || sig == SIGINT)
+    return "killed";
+  return "crashed";
 }
 
 /*
@@ -328,11 +339,7 @@ static int reap(olc_isolate_worker *w, uint64_t grace_ns, char *why, size_t size
   if (r != w->pid)
     snprintf(why, size, "died (exit status unavailable: the application reaps its children)");
   else if (WIFSIGNALED(status) && signal_name(WTERMSIG(status)) != NULL)
-    snprintf(why, size, "%s (%s)",
-             WTERMSIG(status) == SIGABRT   ? "aborted"
-             : WTERMSIG(status) == SIGKILL ? "killed"
-                                           : "crashed",
-             signal_name(WTERMSIG(status)));
+    snprintf(why, size, "%s (%s)", signal_verb(WTERMSIG(status)), signal_name(WTERMSIG(status)));
   else if (WIFSIGNALED(status))
     snprintf(why, size, "killed by signal %d", WTERMSIG(status));
   else if (WIFEXITED(status))
