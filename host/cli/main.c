@@ -21,7 +21,9 @@ static const char main_help_tail[] =
 static void print_main_help(FILE *out) {
   size_t i;
   fputs(main_usage, out);
-  fputs("\nManage the onnx-light calibration profile store.\n\nCommands:\n", out);
+  fputs("\nCalibrate backends through their plugins, select their policies, and manage\nthe "
+        "onnx-light calibration profile store.\n\nCommands:\n",
+        out);
   for (i = 0; i < cli_command_count; i++) {
     char words[40];
     const cli_command *c = &cli_commands[i];
