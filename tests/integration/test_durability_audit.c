@@ -2,13 +2,17 @@
  * tests/integration/test_durability_audit.c - K5, the power-loss ordering
  * audit: strace one update and reduce the system calls on the store's
  * files to events.  Required: exactly
- *   LOCK READ_OPEN TMP_CREATE TMP_WRITE+ TMP_FSYNC TMP_CLOSE RENAME
- *   DIR_FSYNC UNLOCK
- * with one fsync of the temporary, the temporary created
- * O_CREAT|O_EXCL|O_NOFOLLOW, every descriptor O_CLOEXEC, and no open of P
- * for writing.  With OLC_TEST_DISABLE=fsync, rename or dirsync (negative
- * controls) the audit must report a violation.
+ *   LOCK [GEN_GROW] GEN_MAP READ_OPEN TMP_CREATE TMP_WRITE+ TMP_FSYNC
+ *   TMP_CLOSE RENAME DIR_FSYNC GEN_UNMAP UNLOCK
+ * (GEN_GROW, the ftruncate of a new P.lock to its 4096 bytes, only when
+ * P.lock did not exist) with one fsync of the temporary, the temporary
+ * created O_CREAT|O_EXCL|O_NOFOLLOW, every descriptor O_CLOEXEC, no open of
+ * P for writing, P.lock mapped MAP_SHARED and writable under the lock and
+ * unmapped before the unlock, and its generation counter (not a system
+ * call: read from the file before and after) moved by exactly 2 and even.  With
+ * OLC_TEST_DISABLE=fsync, rename or dirsync (negative controls) the audit must report a violation.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +46,7 @@ typedef struct audit {
   char events[1024];
   char violations[1024];
   int tmp_fsyncs;
+  char gen_addr[32]; /* address returned by the mmap of P.lock */
 } audit;
 
 static void add_event(audit *a, const char *ev) {
@@ -98,8 +103,33 @@ static int ends_with(const char *s, const char *suffix) {
   return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
+/* "munmap(0x7f.., 4096)": the address names no file; it is P.lock's when
+ * the mmap of P.lock returned it. */
+static void classify_munmap(audit *a, const char *line) {
+  size_t n = strlen(a->gen_addr);
+  if (n > 0 && strncmp(line + 7, a->gen_addr, n) == 0 && line[7 + n] == ',') {
+    add_event(a, "GEN_UNMAP");
+    a->gen_addr[0] = 0;
+  }
+}
+
+static void classify_mmap(audit *a, const char *line, const char *p) {
+  const char *ret = strstr(line, ") = 0x");
+  if (!ends_with(p, ".lock"))
+    return;
+  if (!strstr(line, "MAP_SHARED") || !strstr(line, "PROT_WRITE"))
+    add_violation(a, "P.lock not mapped shared and writable", line);
+  if (ret == NULL || sscanf(ret + 4, "%31[0-9a-fx]", a->gen_addr) != 1)
+    add_violation(a, "P.lock mapping failed", line);
+  add_event(a, "GEN_MAP");
+}
+
 static void classify(audit *a, const char *line, const char *base) {
   char p[4096], name[4096];
+  if (strncmp(line, "munmap(", 7) == 0) {
+    classify_munmap(a, line);
+    return;
+  }
   if (strstr(line, real_dir) == NULL && strstr(line, base) == NULL)
     return; /* not about the store's directory */
   if (strncmp(line, "open", 4) == 0) {
@@ -124,6 +154,13 @@ static void classify(audit *a, const char *line, const char *base) {
   if (strncmp(line, "fcntl(", 6) == 0 && ends_with(p, ".lock") && (strstr(line, "SETLK") != NULL) &&
       strstr(line, "= 0") != NULL) {
     add_event(a, "LOCK");
+  } else if (strncmp(line, "mmap(", 5) == 0) {
+    classify_mmap(a, line, p);
+  } else if (strncmp(line, "ftruncate(", 10) == 0) {
+    if (ends_with(p, ".lock") && strstr(line, ", 4096) = 0") != NULL)
+      add_event(a, "GEN_GROW");
+    else
+      add_violation(a, "unexpected ftruncate", line);
   } else if (strncmp(line, "write(", 6) == 0) {
     add_event(a, ends_with(p, ".tmp") ? "TMP_WRITE+" : "OTHER_WRITE");
   } else if (strncmp(line, "fsync(", 6) == 0 || strncmp(line, "fdatasync(", 10) == 0) {
@@ -149,8 +186,25 @@ static void classify(audit *a, const char *line, const char *base) {
   }
 }
 
-static const char expected_events[] =
-    "LOCK READ_OPEN TMP_CREATE TMP_WRITE+ TMP_FSYNC TMP_CLOSE RENAME DIR_FSYNC UNLOCK";
+static const char expected_new_lock[] = "LOCK GEN_GROW GEN_MAP READ_OPEN TMP_CREATE TMP_WRITE+ "
+                                        "TMP_FSYNC TMP_CLOSE RENAME DIR_FSYNC GEN_UNMAP UNLOCK";
+static const char expected_events[] = "LOCK GEN_MAP READ_OPEN TMP_CREATE TMP_WRITE+ TMP_FSYNC "
+                                      "TMP_CLOSE RENAME DIR_FSYNC GEN_UNMAP UNLOCK";
+
+/* The generation counter of P.lock (bytes 8..15 after the magic
+ * "olcgen01"); 0 when P.lock is absent or has no magic yet. */
+static uint64_t read_gen(const char *lock) {
+  unsigned char b[16];
+  uint64_t g;
+  FILE *f = fopen(lock, "rb");
+  size_t n = f ? fread(b, 1, sizeof b, f) : 0;
+  if (f != NULL)
+    fclose(f);
+  if (n != sizeof b || memcmp(b, "olcgen01", 8) != 0)
+    return 0;
+  memcpy(&g, b + 8, sizeof g);
+  return g;
+}
 
 static const char *const lsan_off[] = {"ASAN_OPTIONS=detect_leaks=0", NULL};
 
@@ -164,7 +218,8 @@ static int run_audit(audit *a, int with_old) {
       "-s",
       "512",
       "-e",
-      "trace=open,openat,fcntl,write,fsync,fdatasync,close,rename,renameat,renameat2",
+      "trace=open,openat,fcntl,write,fsync,fdatasync,close,rename,renameat,renameat2,mmap,"
+      "munmap,ftruncate",
       OLC_PERSIST_WRITER,
       "inc",
       apath,
@@ -172,27 +227,39 @@ static int run_audit(audit *a, int with_old) {
       "k",
       NULL};
   char line[8192];
+  char *lock = olc_test_path(adir, "store.txt.lock");
   FILE *f;
   int status;
+  uint64_t gen0, gen1;
   memset(a, 0, sizeof *a);
   unlink(apath);
-  if (with_old && dur_store(apath, 1) != 0)
-    return -1;
-  /* LeakSanitizer cannot run under ptrace (ASan builds). */
-  status = dur_run(argv, lsan_off);
-  if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  if (!with_old)
+    unlink(lock); /* absent P: a new P.lock too; existing P: the first run's P.lock */
+  gen0 = with_old && dur_store(apath, 1) != 0 ? UINT64_MAX : read_gen(lock);
+  if (gen0 == UINT64_MAX) {
+    free(lock);
     free(log);
     return -1;
   }
-  f = fopen(log, "r");
+  /* LeakSanitizer cannot run under ptrace (ASan builds). */
+  status = dur_run(argv, lsan_off);
+  f = status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ? NULL : fopen(log, "r");
   free(log);
-  if (f == NULL)
+  if (f == NULL) {
+    free(lock);
     return -1;
+  }
   while (fgets(line, sizeof line, f) != NULL)
     classify(a, line, "store.txt");
   fclose(f);
-  if (strcmp(a->events, expected_events) != 0)
+  gen1 = read_gen(lock);
+  free(lock);
+  if (strcmp(a->events, with_old ? expected_events : expected_new_lock) != 0)
     add_violation(a, "event order", a->events);
+  if (gen1 != gen0 + 2 || (gen1 & 1u) != 0) {
+    snprintf(line, sizeof line, "%llu -> %llu", (unsigned long long)gen0, (unsigned long long)gen1);
+    add_violation(a, "generation of P.lock not moved by 2 to an even value", line);
+  }
   if (a->tmp_fsyncs != 1)
     add_violation(a, "fsyncs of the temporary != 1", a->events);
   return 0;

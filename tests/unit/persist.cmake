@@ -5,6 +5,7 @@ if(NOT WIN32)
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_persist.c
             ${CMAKE_CURRENT_LIST_DIR}/test_persist_faults.c
             ${CMAKE_CURRENT_LIST_DIR}/test_persist_path.c
+            ${CMAKE_CURRENT_LIST_DIR}/test_persist_watch.c
     LABELS unit HOOKS TIMEOUT 120)
 endif()
 

@@ -405,6 +405,7 @@ static void test_threads_lose_nothing(void) {
 
 int test_persist_faults_register(void);
 int test_persist_path_register(void);
+int test_persist_watch_register(void);
 
 int main(int argc, char **argv) {
   CU_pSuite s;
@@ -424,7 +425,8 @@ int main(int argc, char **argv) {
   CU_add_test(s, "lock timeout (classic fcntl)", test_lock_timeout_classic);
   CU_add_test(s, "infinite timeout takes a free lock", test_lock_forever_waits);
   CU_add_test(s, "8 threads x 50 increments lose nothing", test_threads_lose_nothing);
-  if (test_persist_faults_register() != 0 || test_persist_path_register() != 0)
+  if (test_persist_faults_register() != 0 || test_persist_path_register() != 0 ||
+      test_persist_watch_register() != 0)
     return 1;
   return olc_test_run(argc, argv);
 }

@@ -67,6 +67,9 @@ static void load_env(void) {
       h.crash_step = olc_step__from_name(v);
   }
   h.disabled_safety = parse_safety(getenv("OLC_TEST_DISABLE"));
+  v = getenv("OLC_TEST_WATCH_RECHECK_MS");
+  if (v != NULL && *v != 0)
+    h.watch_recheck_ms = atoll(v);
   hooks = h;
 }
 
@@ -126,6 +129,11 @@ void olc_persist__hook_crash_half(void) {
 }
 
 int olc_persist__hook_disabled(unsigned safety) { return (hooks.disabled_safety & safety) != 0; }
+
+int64_t olc_persist__hook_watch_recheck_ms(void) {
+  olc_persist__hooks_init();
+  return hooks.watch_recheck_ms;
+}
 
 #else
 /* ISO C forbids an empty translation unit. */

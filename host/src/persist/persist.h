@@ -24,8 +24,8 @@
 /* Identity of the file at a path, for cheap change detection. */
 typedef struct olc_file_id {
   int exists;
-  uint64_t dev;  /* st_dev, or the volume serial on Windows */
-  uint64_t ino;  /* st_ino, or the file index on Windows */
+  uint64_t dev; /* st_dev, or the volume serial on Windows */
+  uint64_t ino; /* st_ino, or the file index on Windows */
   uint64_t size;
   int64_t mtime_ns;
 } olc_file_id;
@@ -44,10 +44,10 @@ typedef enum olc_step {
   OLC_STEP_MERGE,     /* the caller's transform */
   OLC_STEP_GC,        /* delete stale P.*.tmp */
   OLC_STEP_TMP_CREATE,
-  OLC_STEP_WRITE,     /* the hook also fires after half of the bytes */
+  OLC_STEP_WRITE, /* the hook also fires after half of the bytes */
   OLC_STEP_FSYNC,
   OLC_STEP_CLOSE,
-  OLC_STEP_RENAME,    /* commit point */
+  OLC_STEP_RENAME, /* commit point */
   OLC_STEP_DIR_FSYNC,
   OLC_STEP_UNLOCK,
   OLC_STEP_COUNT
@@ -71,8 +71,8 @@ typedef struct olc_persist_options {
  * file: id->exists = 0), OLC_E_LIMIT (larger than max_file_size; nothing
  * allocated), OLC_E_IO.
  */
-olc_status olc_persist__read(olc_buf *out, olc_file_id *id, const char *path,
-                             size_t max_file_size, olc_error *err);
+olc_status olc_persist__read(olc_buf *out, olc_file_id *id, const char *path, size_t max_file_size,
+                             olc_error *err);
 
 /* Identity of the file at path without reading it (absent: exists = 0). */
 olc_status olc_persist__stat(olc_file_id *id, const char *path, olc_error *err);
@@ -85,8 +85,7 @@ olc_status olc_persist__stat(olc_file_id *id, const char *path, olc_error *err);
  */
 typedef olc_status (*olc_persist_transform_fn)(olc_buf *out, int *unchanged,
                                                const unsigned char *base, size_t base_len,
-                                               int base_exists, void *payload,
-                                               olc_error *err);
+                                               int base_exists, void *payload, olc_error *err);
 
 /*
  * The locked reload-merge-replace of DURABILITY.md.  new_id (may be NULL)
@@ -102,8 +101,7 @@ typedef olc_status (*olc_persist_transform_fn)(olc_buf *out, int *unchanged,
  */
 olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *path,
                                const olc_persist_options *options,
-                               olc_persist_transform_fn transform, void *payload,
-                               olc_error *err);
+                               olc_persist_transform_fn transform, void *payload, olc_error *err);
 
 /*
  * Under the lock, renames path to path.corrupt-<YYYYmmddTHHMMSSZ>.<8 hex>
@@ -111,8 +109,7 @@ olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *pa
  * file).  Returns OLC_OK, OLC_E_NOT_FOUND, OLC_E_BUSY (check passed), or a
  * lock/I-O failure.
  */
-typedef olc_status (*olc_persist_check_fn)(const unsigned char *bytes, size_t len,
-                                           void *payload);
+typedef olc_status (*olc_persist_check_fn)(const unsigned char *bytes, size_t len, void *payload);
 olc_status olc_persist__repair(char *moved_to, size_t moved_to_size, const char *path,
                                const olc_persist_options *options, olc_persist_check_fn check,
                                void *payload, olc_error *err);
@@ -126,6 +123,96 @@ olc_status olc_persist__resolve(char **out, const char *path, olc_error *err);
 
 /* The default store path (see olc_store_default_path). */
 olc_status olc_persist__default_path(char *buf, size_t size, olc_error *err);
+
+/*
+ * Change detection without a system call (the wal-index idea of SQLite).
+ *
+ * The permanent lock sibling P.lock carries a generation counter that every
+ * writer moves under the lock (DURABILITY.md 2.4):
+ *
+ *   offset 0  8 bytes  magic "olcgen01"
+ *   offset 8  8 bytes  generation, unsigned 64-bit, native byte order
+ *                      (little-endian on every supported target)
+ *   size      4096 bytes (a writer extends a smaller P.lock under the lock;
+ *                      nobody ever shrinks it)
+ *
+ * A writer maps P.lock MAP_SHARED (a view of the file mapping on Windows)
+ * and, holding the lock, makes the generation odd right before the step
+ * that changes P (the rename W10, or repair's move aside) and even again
+ * right after it, whether that step succeeded or failed.  A writer killed
+ * in between leaves it odd.  Stores are sequentially consistent atomics
+ * followed by a full fence, so the odd value is visible to every process
+ * before the new P is.
+ *
+ * A reader maps P.lock read-only.  olc_persist__watch_quiet is one acquire
+ * load and a coarse clock read: it answers 1 (nothing saved since the last
+ * settle; no system call) only when the generation is even, equals the one
+ * recorded by olc_persist__watch_settle, and the periodic recheck is not
+ * due.  Otherwise the caller compares file identities with
+ * olc_persist__stat as before: watch_begin (reads the generation first),
+ * stat, compare/reload, watch_settle.  Odd (a writer at work or killed at
+ * work), no mapping (no P.lock yet, cannot map, persistence off) and any
+ * failure simply mean "compare identities": slower, never wrong, never an
+ * error.
+ *
+ * Trade-off: a user who deletes P.lock while readers have it mapped
+ * orphans their mapping (its counter never moves again).  Every
+ * OLC_PERSIST_WATCH_RECHECK_MS (100 ms) a reader therefore compares
+ * identities anyway and checks that its mapping is still the file named
+ * P.lock, remapping it when it is not: a change is then seen within that
+ * interval instead of at once.  Truncating P.lock below 4096 bytes while a
+ * reader has it mapped is sabotage the library cannot defend against (the
+ * reader's load faults), as with SQLite's -shm file.
+ */
+#define OLC_PERSIST_WATCH_RECHECK_MS 100
+#define OLC_PERSIST_WATCH_MAPS 5 /* mappings of one watch before it gives up */
+
+/* One mapping of P.lock; never changed after it is published. */
+typedef struct olc_persist_watch_map {
+  const void *base; /* the mapped P.lock */
+  void *handle;     /* the mapping object on Windows */
+  uint64_t epoch;   /* 1 .. OLC_PERSIST_WATCH_MAPS */
+  olc_file_id id;   /* identity of the mapped file */
+} olc_persist_watch_map;
+
+typedef struct olc_persist_watch {
+  char *lock_path; /* "<P>.lock" */
+  /* atomic: the current mapping, NULL when none.  Older ones stay mapped
+   * until close: another thread may still be reading through them. */
+  olc_persist_watch_map *cur;
+  olc_persist_watch_map maps[OLC_PERSIST_WATCH_MAPS];
+  int nmaps;
+  uint64_t seen;       /* atomic: generation << 3 | epoch, or GEN_NONE */
+  int64_t recheck_at;  /* atomic: coarse monotonic ms of the next recheck */
+  int64_t interval_ms; /* recheck period */
+  int busy;            /* atomic try-lock of the recheck */
+} olc_persist_watch;
+
+/* A generation read by olc_persist__watch_begin. */
+typedef struct olc_persist_watch_token {
+  uint64_t gen; /* OLC_PERSIST_GEN_NONE: nothing to settle */
+  uint64_t epoch;
+} olc_persist_watch_token;
+
+#define OLC_PERSIST_GEN_NONE UINT64_MAX
+
+/* Prepares w for the store file at path and maps its P.lock when it
+ * exists.  Only OLC_E_NOMEM (or OLC_E_INVALID) can fail; a P.lock that
+ * cannot be mapped is retried at the recheck interval. */
+olc_status olc_persist__watch_open(olc_persist_watch *w, const char *path, olc_error *err);
+/* Unmaps everything (a zeroed or closed watch is fine). */
+void olc_persist__watch_close(olc_persist_watch *w);
+/* 1: nothing was saved since the last settle (no system call, thread
+ * safe).  0: the caller must compare identities. */
+int olc_persist__watch_quiet(olc_persist_watch *w);
+/* Call before the identity comparison: does the due recheck (maps,
+ * remaps; system calls) and reads the generation. */
+olc_persist_watch_token olc_persist__watch_begin(olc_persist_watch *w);
+/* Call once the caller holds what the file was at or after its stat that
+ * followed begin: later quiet answers 1 until the next save. */
+void olc_persist__watch_settle(olc_persist_watch *w, olc_persist_watch_token token);
+/* The generation now (OLC_PERSIST_GEN_NONE when unmapped); tests. */
+uint64_t olc_persist__watch_gen(olc_persist_watch *w);
 
 /* Number of file-system calls made by this module since start (tests). */
 uint64_t olc_persist__call_count(void);
@@ -141,6 +228,7 @@ uint64_t olc_persist__call_count(void);
  *                                      "fsync" (no fsync of the temporary),
  *                                      "rename" (write P in place, O_TRUNC),
  *                                      "dirsync" (no directory fsync)
+ *   OLC_TEST_WATCH_RECHECK_MS=<ms>     recheck interval of new watches
  */
 #ifdef OLC_TEST_HOOKS
 #define OLC_SAFETY_LOCK 1u
@@ -153,6 +241,7 @@ typedef struct olc_persist_hooks {
   olc_step crash_step;
   int crash_half_write;
   unsigned disabled_safety; /* OLC_SAFETY_* */
+  int64_t watch_recheck_ms; /* > 0: recheck interval of new watches */
 } olc_persist_hooks;
 /* Replaces the hooks (NULL: none). Not thread-safe; set before use. */
 void olc_persist__set_hooks(const olc_persist_hooks *hooks);

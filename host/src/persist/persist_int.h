@@ -44,6 +44,31 @@ olc_status olc_persist__split(char **dir, const char **base, const char *path, o
  * ENOMEM -> OLC_E_NOMEM, else fallback. */
 olc_status olc_persist__errno_status(int sys_errno, olc_status fallback);
 
+/* ---- the generation counter of P.lock (persist.h, DURABILITY.md 2.4) ---- */
+#define OLC_PERSIST__GEN_SIZE 4096u
+#define OLC_PERSIST__GEN_MAGIC "olcgen01" /* 8 bytes at offset 0 */
+#define OLC_PERSIST__GEN_OFFSET 8u
+
+/* Writer side, lock held, base = a writable mapping of P.lock (NULL: no
+ * counter, every call is a no-op).  init writes the magic when it is
+ * missing; odd before the step that changes P, even after it. */
+void olc_persist__gen_init(void *base);
+void olc_persist__gen_odd(void *base);
+void olc_persist__gen_even(void *base);
+/* Reader side: 1 when base carries the magic; the generation (acquire). */
+int olc_persist__gen_valid(const void *base);
+uint64_t olc_persist__gen_load(const void *base);
+
+/* Platform part of the watch (gen_posix.c, gen_win32.c): maps lock_path
+ * read-only when it is a regular file of at least OLC_PERSIST__GEN_SIZE
+ * bytes with the magic; *id receives its identity.  0 on success. */
+int olc_persist__gen_map_read(const void **base, void **handle, olc_file_id *id,
+                              const char *lock_path);
+void olc_persist__gen_unmap(const void *base, void *handle);
+
+/* Coarse monotonic clock in ms (no system call where the OS allows). */
+int64_t olc_persist__coarse_ms(void);
+
 /* ---- test hooks (no-ops in the shipped library) ---- */
 #define OLC_PERSIST__SAFETY_CLASSIC 16u /* force the classic fcntl lock */
 
@@ -57,6 +82,8 @@ void olc_persist__hook_crash(olc_step step);
 void olc_persist__hook_crash_half(void);
 /* 1 when the safety step (OLC_SAFETY_* or OLC_PERSIST__SAFETY_*) is off. */
 int olc_persist__hook_disabled(unsigned safety);
+/* Recheck interval of new watches set by a test (0: the default). */
+int64_t olc_persist__hook_watch_recheck_ms(void);
 #else
 /* The shipped library: every hook is a constant the compiler folds away. */
 #ifndef OLC_SAFETY_LOCK
@@ -76,6 +103,7 @@ static inline int olc_persist__hook_disabled(unsigned safety) {
   (void)safety;
   return 0;
 }
+static inline int64_t olc_persist__hook_watch_recheck_ms(void) { return 0; }
 #endif
 
 #endif

@@ -23,6 +23,8 @@ typedef struct writer {
   int lfd;
   int tfd;
   int tmp_created;
+  void *gen;   /* the generation counter of P.lock, NULL when unmapped */
+  int gen_odd; /* made odd, not yet even again */
   char tmp[4096];
   olc_persist_options opt;
   olc_buf old;
@@ -181,6 +183,8 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
     st = olc_posix__lock(&w->lfd, w->dfd, w->base, w->path, w->opt.file_mode,
                          w->opt.lock_timeout_ms, err);
   if (st == OLC_OK)
+    w->gen = olc_posix__gen_open(w->lfd); /* W2b */
+  if (st == OLC_OK)
     st = reload(w, err);
   if (st != OLC_OK)
     return st;
@@ -202,12 +206,20 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
   }
   olc_posix__gc(w->dfd, w->base, w->opt.tmp_grace_seconds); /* W5 */
   olc_persist__hook_crash(OLC_STEP_GC);
+  if (olc_persist__hook_disabled(OLC_SAFETY_RENAME)) {
+    olc_persist__gen_odd(w->gen); /* the in-place control changes P from here on */
+    w->gen_odd = 1;
+  }
   st = create_tmp(w, err);
   if (st == OLC_OK)
     st = write_tmp(w, &new_st, err);
   if (st != OLC_OK)
     return st;
   if (w->tmp_created) { /* W10: the commit point */
+    /* Odd first: a reader that saw the old even value must not trust it
+     * once the new P can be seen. */
+    olc_persist__gen_odd(w->gen);
+    w->gen_odd = 1;
     e = olc_persist__hook_fail(OLC_STEP_RENAME);
     if (e == 0 && OLC_FS(renameat(w->dfd, w->tmp, w->dfd, w->base)) != 0)
       e = errno;
@@ -216,6 +228,8 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
     w->tmp_created = 0;
   }
   olc_persist__hook_crash(OLC_STEP_RENAME);
+  olc_persist__gen_even(w->gen); /* after the rename (the crash hook may stop here) */
+  w->gen_odd = 0;
   if (written != NULL)
     *written = 1;
   if (new_id != NULL)
@@ -250,6 +264,9 @@ olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *pa
     OLC_FS(close(w.tfd));
   if (w.tmp_created)
     OLC_FS(unlinkat(w.dfd, w.tmp, 0)); /* abort before the commit point */
+  if (w.gen_odd)
+    olc_persist__gen_even(w.gen); /* failed rename: even again (a new value) */
+  olc_posix__gen_close(w.gen);
   if (w.lfd >= 0 || st == OLC_OK || st == OLC_COMMITTED_UNSYNCED)
     olc_posix__unlock(w.lfd); /* W13 */
   if (w.dfd >= 0)

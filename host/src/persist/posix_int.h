@@ -48,4 +48,10 @@ mode_t olc_posix__umask(void);
 
 void olc_posix__id_from_stat(olc_file_id *id, const struct stat *st);
 
+/* Maps the generation counter of the locked P.lock for writing (growing
+ * the file to its size first); NULL when that fails or there is no lock
+ * descriptor (the write goes on: readers then see it at their recheck). */
+void *olc_posix__gen_open(int lfd);
+void olc_posix__gen_close(void *base);
+
 #endif

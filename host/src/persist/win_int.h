@@ -57,6 +57,11 @@ void olc_win__id_from_info(olc_file_id *id, const BY_HANDLE_FILE_INFORMATION *in
 /* Deletes "<base>.<pid>.<16 hex>.tmp" files in dir older than grace. */
 void olc_win__gc(const char *dir, const char *base, uint32_t grace_seconds);
 
+/* Maps the generation counter of the locked P.lock for writing (growing
+ * the file first); NULL when that fails or there is no lock handle. */
+void *olc_win__gen_open(HANDLE lock, HANDLE *mapping);
+void olc_win__gen_close(void *base, HANDLE mapping);
+
 /* dir + "\" + name (malloc'ed UTF-8). */
 char *olc_win__join(const char *dir, const char *name);
 

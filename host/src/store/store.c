@@ -128,26 +128,43 @@ static olc_status reload_locked(olc_store *store, olc_error *err) {
   return OLC_OK;
 }
 
-void olc_store__refresh(olc_store *store) {
-  olc_file_id now;
+/* 1 when the snapshot (or the remembered failed load) is the file whose
+ * identity is id. */
+static int seen_is(olc_store *store, const olc_file_id *id) {
   int same;
+  olc_mutex__lock(&store->state);
+  same = olc_file_id__equal(id, &store->seen_id);
+  olc_mutex__unlock(&store->state);
+  return same;
+}
+
+/* Change detection before a read.  Fast path: the generation counter of
+ * P.lock says nothing was saved since the last check (no system call).
+ * Otherwise compare the file's identity (one stat) and reload when it
+ * differs; then the generation read before the stat is settled, so the
+ * following lookups take the fast path until the next save. */
+void olc_store__refresh(olc_store *store) {
+  olc_persist_watch_token token;
+  olc_file_id now;
   if (!store->persist || !store->check_for_changes)
     return;
-  if (olc_persist__stat(&now, store->path, NULL) != OLC_OK)
-    return; /* cannot tell: keep the snapshot */
-  olc_mutex__lock(&store->state);
-  same = olc_file_id__equal(&now, &store->seen_id);
-  olc_mutex__unlock(&store->state);
-  if (same)
+  if (olc_persist__watch_quiet(&store->watch))
     return;
-  olc_mutex__lock(&store->reload);
-  /* Another thread may have reloaded while this one waited. */
-  olc_mutex__lock(&store->state);
-  same = olc_file_id__equal(&now, &store->seen_id);
-  olc_mutex__unlock(&store->state);
-  if (!same)
-    (void)reload_locked(store, NULL);
-  olc_mutex__unlock(&store->reload);
+  token = olc_persist__watch_begin(&store->watch);
+  if (olc_persist__stat(&now, store->path, NULL) != OLC_OK)
+    return; /* cannot tell: keep the snapshot, look again next time */
+  if (!seen_is(store, &now)) {
+    olc_mutex__lock(&store->reload);
+    /* Another thread may have reloaded while this one waited. */
+    if (!seen_is(store, &now))
+      (void)reload_locked(store, NULL);
+    olc_mutex__unlock(&store->reload);
+    /* A read that failed before it knew the file is retried next time; a
+     * reload that met an even newer file settles at the next look. */
+    if (!seen_is(store, &now))
+      return;
+  }
+  olc_persist__watch_settle(&store->watch, token);
 }
 
 olc_status olc_store_reload(olc_store *store, olc_error *err) {
@@ -253,6 +270,8 @@ olc_status olc_store_open(olc_store **out, const olc_store_options *options, olc
   }
   if (s->persist) {
     st = resolve_path(s, options, err);
+    if (st == OLC_OK && s->check_for_changes)
+      st = olc_persist__watch_open(&s->watch, s->path, err);
     if (st != OLC_OK) {
       olc_store_free(s);
       return st;
@@ -273,6 +292,7 @@ void olc_store_free(olc_store *store) {
   if (store == NULL)
     return;
   olc_snapshot__unref(store->snap);
+  olc_persist__watch_close(&store->watch);
   free(store->path);
   olc_mutex__destroy(&store->state);
   olc_mutex__destroy(&store->write);

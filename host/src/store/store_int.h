@@ -101,6 +101,9 @@ struct olc_store {
   int persist;
   int check_for_changes;
   char *path; /* resolved; NULL when persistence is off */
+  /* The generation counter of P.lock: lookups skip the stat while it says
+   * nothing was saved (persist.h).  Open only with check_for_changes. */
+  olc_persist_watch watch;
   olc_persist_options popts;
   olc_format_limits limits;
 };
