@@ -57,21 +57,6 @@ static inline __attribute__((always_inline)) void pack_b_nr(float *restrict dst,
                                                             const float *restrict b, int64_t ldb,
                                                             int64_t kc, int64_t nc, uint32_t nr) {
   int64_t full = nc / nr, tail = nc % nr;
-#ifdef CG_PACK_B_ROWWISE
-  for (int64_t p = 0; p < kc; p++) {
-    const float *src = b + p * ldb;
-    float *d = dst + p * nr;
-    for (int64_t j = 0; j < full; j++) {
-      memcpy(d, src, nr * sizeof(float));
-      src += nr;
-      d += kc * nr;
-    }
-    if (tail > 0) {
-      for (uint32_t x = 0; x < nr; x++)
-        d[x] = (int64_t)x < tail ? src[x] : 0.0f;
-    }
-  }
-#else
   /* Panel by panel: the writes stream through one contiguous panel (no
    * read-for-ownership scattered over the whole buffer); each source line
    * holds exactly one panel row, so the strided reads never re-read a line,
@@ -80,7 +65,8 @@ static inline __attribute__((always_inline)) void pack_b_nr(float *restrict dst,
     const float *src = b + j * nr;
     float *d = dst + j * kc * nr;
     for (int64_t p = 0; p < kc; p++) {
-      __builtin_prefetch(src + (p + CG_PACK_B_PF) * ldb, 0, 3);
+      if (p + CG_PACK_B_PF < kc) /* stay inside the block: no wild pointers */
+        __builtin_prefetch(src + (p + CG_PACK_B_PF) * ldb, 0, 3);
       memcpy(d + p * nr, src + p * ldb, nr * sizeof(float));
     }
   }
@@ -92,7 +78,6 @@ static inline __attribute__((always_inline)) void pack_b_nr(float *restrict dst,
         d[p * nr + x] = (int64_t)x < tail ? src[p * ldb + x] : 0.0f;
     }
   }
-#endif
 }
 
 void cg_pack_b(float *dst, const float *b, int64_t ldb, int64_t kc, int64_t nc, uint32_t nr) {

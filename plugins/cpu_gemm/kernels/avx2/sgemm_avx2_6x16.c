@@ -17,6 +17,7 @@
 
 #define K_MR 6
 #define K_NR 16
+#define K_C_LATE 48 /* k steps before the end at which C goes to L1 */
 
 #define ROW_FMA(r)                                                                                 \
   do {                                                                                             \
@@ -66,10 +67,14 @@ avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a,
     m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)cols), idx);
     m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)cols - 8), idx);
   }
+  /* C's lines share one L1 set per panel; fetched at the start they would
+   * be evicted by the streaming A and B before the update.  Fetch them to
+   * L2 now and into L1 a few dozen steps before the end. */
   for (int r = 0; r < rows; r++)
-    _mm_prefetch((const char *)(c + r * ldc), _MM_HINT_T0);
+    _mm_prefetch((const char *)(c + r * ldc), _MM_HINT_T1);
+  int64_t k_main = k > K_C_LATE ? k - K_C_LATE : 0;
 #pragma GCC unroll 4
-  for (int64_t p = 0; p < k; p++) {
+  for (int64_t p = 0; p < k_main; p++) {
     __m256 b0 = _mm256_loadu_ps(b);
     __m256 b1 = _mm256_loadu_ps(b + 8);
     ROW_FMA(0);
@@ -82,9 +87,30 @@ avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a,
       /* Pack one row of the next B panel: independent of the FMA chains,
        * so its cache misses overlap the arithmetic. */
       __m256 s0 = _mm256_loadu_ps(src), s1 = _mm256_loadu_ps(src + 8);
-#ifdef CG_COPY_PF
-      _mm_prefetch((const char *)(src + CG_COPY_PF * ld_src), _MM_HINT_T0);
-#endif
+      _mm256_storeu_ps(dst, s0);
+      _mm256_storeu_ps(dst + 8, s1);
+      src += ld_src;
+      dst += K_NR;
+    }
+    a += cs_a;
+    b += rs_b;
+  }
+  for (int r = 0; r < rows; r++)
+    _mm_prefetch((const char *)(c + r * ldc), _MM_HINT_T0);
+#pragma GCC unroll 4
+  for (int64_t p = k_main; p < k; p++) {
+    __m256 b0 = _mm256_loadu_ps(b);
+    __m256 b1 = _mm256_loadu_ps(b + 8);
+    ROW_FMA(0);
+    ROW_FMA(1);
+    ROW_FMA(2);
+    ROW_FMA(3);
+    ROW_FMA(4);
+    ROW_FMA(5);
+    if (copy) {
+      /* Pack one row of the next B panel: independent of the FMA chains,
+       * so its cache misses overlap the arithmetic. */
+      __m256 s0 = _mm256_loadu_ps(src), s1 = _mm256_loadu_ps(src + 8);
       _mm256_storeu_ps(dst, s0);
       _mm256_storeu_ps(dst + 8, s1);
       src += ld_src;
