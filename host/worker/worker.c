@@ -53,6 +53,8 @@ typedef struct worker {
   olc_loaded_plugin *plugin;
   void *state;
   int prepared;
+  uint32_t threads;   /* the host's effective thread count */
+  int allow_insecure; /* [host] allow_insecure_plugins of the host's config */
   olc_status setup_status;
   char setup_message[OLC_ERROR_MESSAGE_SIZE];
 } worker;
@@ -78,7 +80,7 @@ static void file_stem(worker *k) {
 
 static olc_status parse_setup(worker *k, olc_error *err) {
   olc_wire_reader r;
-  uint32_t version, threads, n, i;
+  uint32_t version, n, i;
   olc_wire__reader(&r, k->setup.data, k->setup.len);
   version = olc_wire__get_u32(&r);
   if (version != OLC_WIRE_VERSION)
@@ -86,7 +88,8 @@ static olc_status parse_setup(worker *k, olc_error *err) {
                           (unsigned)version, OLC_WIRE_VERSION);
   k->path = olc_wire__get_str(&r);
   k->name = olc_wire__get_str(&r);
-  threads = olc_wire__get_u32(&r);
+  k->threads = olc_wire__get_u32(&r);
+  k->allow_insecure = olc_wire__get_u32(&r) != 0;
   n = olc_wire__get_u32(&r);
   if (r.bad || k->path == NULL || k->name == NULL || n > MAX_ENTRIES)
     return olc_error__set(err, OLC_E_MALFORMED, "worker", "malformed setup");
@@ -128,7 +131,6 @@ static olc_status parse_setup(worker *k, olc_error *err) {
     if (k->props[i].key == NULL || k->props[i].value == NULL)
       return olc_error__set(err, OLC_E_MALFORMED, "worker", "null workload property");
   file_stem(k);
-  (void)threads;
   return OLC_OK;
 }
 
@@ -146,18 +148,11 @@ static olc_status not_loaded(worker *k, olc_error *err) {
 }
 
 static olc_status setup(worker *k, olc_error *err) {
-  olc_wire_reader r;
   olc_plugins_params params;
   char *dir = NULL, *slash, *want = NULL, *got = NULL;
-  uint32_t threads;
   olc_status st = parse_setup(k, err);
   if (st != OLC_OK)
     return st;
-  olc_wire__reader(&r, k->setup.data, k->setup.len);
-  (void)olc_wire__get_u32(&r);
-  (void)olc_wire__get_str(&r);
-  (void)olc_wire__get_str(&r);
-  threads = olc_wire__get_u32(&r);
   dir = strdup(k->path);
   if (dir == NULL)
     return olc_error__set(err, OLC_E_NOMEM, "worker", "out of memory");
@@ -170,10 +165,11 @@ static olc_status setup(worker *k, olc_error *err) {
   memset(&params, 0, sizeof params);
   params.dirs = (const char *const *)&dir;
   params.dir_count = 1;
-  params.threads = threads;
+  params.threads = k->threads;
   params.plugin_config = plugin_cfg;
   params.plugin_config_payload = k;
   params.ignore_env = 1;
+  params.allow_insecure_plugins = k->allow_insecure;
   st = olc_plugins__open(&k->host, &params, NULL, err);
   free(dir);
   if (st != OLC_OK)

@@ -11,7 +11,8 @@
  * including a terminating NUL, then the bytes; length 0 = NULL) or byte
  * strings (u32 length, bytes).  The exchange is strictly request/answer:
  *
- *   host -> worker  SETUP    plugin file and name, threads, [plugin.NAME]
+ *   host -> worker  SETUP    version, plugin file and name, threads,
+ *                            allow_insecure_plugins, [plugin.NAME]
  *                            entries, the workload
  *   worker -> host  READY    status, message (plugin loaded, prepared)
  *   host -> worker  MEASURE  candidate index, serialized policy, the
@@ -32,7 +33,7 @@
 #include "olc/error.h"
 #include "util/buf.h"
 
-#define OLC_WIRE_VERSION 2u
+#define OLC_WIRE_VERSION 3u
 #define OLC_WIRE_HEADER_SIZE 8u
 /* Larger than any legal SETUP or MEASURE (a policy is at most 1 MiB). */
 #define OLC_WIRE_MAX_FRAME ((uint32_t)16 << 20)
