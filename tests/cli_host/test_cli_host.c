@@ -11,11 +11,17 @@
  * values by @NUM@.  OLC_UPDATE_GOLDEN=1 rewrites them from this run.
  */
 #include <CUnit/CUnit.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli_test_util.h"
 #include "test_support.h"
@@ -430,6 +436,90 @@ static void test_plugins(void) {
   HAS_NOT(g_r.err, "mock_create_unavailable");
 }
 
+/* Runs olc calibrate with stderr on a pseudo-terminal; returns what the
+ * terminal received (NUL-terminated) and the exit status in *code. */
+static char *calibrate_on_tty(int *code) {
+  extern char **environ;
+  char *argv[] = {NULL, NULL, NULL, NULL, NULL};
+  posix_spawn_file_actions_t fa;
+  static char buf[65536];
+  size_t len = 0;
+  pid_t pid;
+  int master, status = 0, done = 0;
+  const char *slave;
+  *code = -1;
+  master = posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0 ||
+      (slave = ptsname(master)) == NULL) {
+    if (master >= 0)
+      close(master);
+    return NULL;
+  }
+  argv[0] = strdup(OLC_CLI_PATH);
+  argv[1] = strdup("calibrate");
+  argv[2] = strdup("--config");
+  argv[3] = strdup(g_ini);
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, slave, O_RDWR | O_NOCTTY, 0);
+  if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ) == 0) {
+    /* Read while it runs: a full terminal buffer would block it. */
+    while (!done || len + 1 < sizeof buf) {
+      struct pollfd pfd = {master, POLLIN, 0};
+      ssize_t n = 0;
+      if (poll(&pfd, 1, 20) > 0)
+        n = read(master, buf + len, sizeof buf - 1 - len);
+      if (n > 0) {
+        len += (size_t)n;
+        continue;
+      }
+      if (done)
+        break; /* drained: EIO once the slave is closed, or nothing more */
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        done = 1;
+      }
+      if (n < 0 && errno != EIO && errno != EAGAIN && errno != EINTR)
+        break;
+    }
+    if (!done && waitpid(pid, &status, 0) == pid)
+      *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  posix_spawn_file_actions_destroy(&fa);
+  close(master);
+  free(argv[0]);
+  free(argv[1]);
+  free(argv[2]);
+  free(argv[3]);
+  buf[len] = 0;
+  return buf;
+}
+
+/* The progress line: only on a terminal, rewritten with \r, cleared. */
+static void test_progress_on_terminal(void) {
+  const char *tty;
+  char *end;
+  int code;
+  write_config("good", 2, 0);
+  tty = calibrate_on_tty(&code);
+  if (tty == NULL) {
+    fprintf(stderr, "no pseudo-terminal here: progress test skipped\n");
+    return;
+  }
+  CU_ASSERT_EQUAL(code, 0);
+  HAS(tty, "\rworkload 1/2 mm: candidate 1/4, best -");
+  HAS(tty, "\rworkload 1/2 mm: candidate 2/4, best 4");
+  HAS(tty, "\rworkload 1/2 mm: candidate 4/4, best 1");
+  HAS_NOT(tty, "elsewhere"); /* skipped: nothing measured */
+  /* Cleared at the end: the last bytes are blanks between \r's. */
+  end = strrchr(tty, '\r');
+  CU_ASSERT_PTR_NOT_NULL(end);
+  if (end != NULL)
+    CU_ASSERT_EQUAL(end[1], 0);
+  /* The same run with stderr in a file shows no progress (test above). */
+}
+
 static void test_golden_select_explain(void) {
   write_config("good", 2, 0);
   CU_ASSERT_EQUAL(OLC("calibrate", CFG), 0);
@@ -460,6 +550,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "force_portable", test_force_portable);
   CU_add_test(s, "env_config_and_store", test_env_config_and_store);
   CU_add_test(s, "plugins", test_plugins);
+  CU_add_test(s, "progress_on_terminal", test_progress_on_terminal);
   CU_add_test(s, "golden_select_explain", test_golden_select_explain);
   return olc_test_run(argc, argv);
 }
