@@ -77,6 +77,12 @@ static void build_setup(olc_wire_writer *w, const olc_measure_session *s) {
   olc_wire__finish(w);
 }
 
+/* A failure the worker reported.  Its running out of memory is not this
+ * process's (which would stop the whole loop): the candidate fails. */
+static olc_status from_worker(int32_t status) {
+  return status == OLC_E_NOMEM ? OLC_E_PLUGIN : (olc_status)status;
+}
+
 /* Starts a worker and waits for READY. */
 static olc_status start(olc_measure_session *s, olc_error *err) {
   olc_wire_writer w;
@@ -110,7 +116,7 @@ static olc_status start(olc_measure_session *s, olc_error *err) {
       st = olc_error__set(err, OLC_E_INTERNAL, "isolate", "worker %s answered setup wrongly",
                           s->worker_path);
     else if (ready != OLC_OK)
-      st = olc_error__set(err, (olc_status)ready, "isolate", "worker setup: %s",
+      st = olc_error__set(err, from_worker(ready), "isolate", "worker setup: %s",
                           msg != NULL ? msg : olc_status_str((olc_status)ready));
   } else {
     char m[OLC_ERROR_MESSAGE_SIZE];
@@ -162,9 +168,11 @@ static olc_status measure_isolated(olc_measure_session *s, size_t i, const olc_m
   olc_wire__put_f64(&w, p->best_us);
   olc_wire__put_u64(&w, left);
   olc_wire__finish(&w);
-  if (w.st == OLC_E_NOMEM) {
+  if (w.st != OLC_OK) { /* out of memory, or a policy over the frame limit */
+    st = w.st;
     olc_wire__writer_free(&w);
-    return olc_error__set(err, OLC_E_NOMEM, "isolate", "out of memory");
+    return olc_error__set(err, st, "isolate", "%s",
+                          st == OLC_E_NOMEM ? "out of memory" : "policy too large for the worker");
   }
   st = olc_isolate__call(s->worker, &w, timeout, &type, &answer, err);
   olc_wire__writer_free(&w);
@@ -188,7 +196,7 @@ static olc_status measure_isolated(olc_measure_session *s, size_t i, const olc_m
       olc_isolate__stop(s->worker);
       s->worker = NULL;
     } else if (rst != OLC_OK) {
-      st = olc_error__set(err, (olc_status)rst, "measure", "%s",
+      st = olc_error__set(err, from_worker(rst), "measure", "%s",
                           msg != NULL ? msg : olc_status_str((olc_status)rst));
     }
   } else if (st == OLC_E_CRASHED || st == OLC_E_TIMEOUT || !olc_isolate__alive(s->worker)) {
