@@ -204,13 +204,28 @@ static int send_ready(int fd, olc_status st, const char *message) {
   return s == OLC_OK;
 }
 
+/* Lines the plugin has logged so far (its threads may log too). */
+static size_t log_total(const worker *k) {
+  size_t n;
+  if (k->host == NULL)
+    return 0;
+  olc_plugins__lock();
+  n = k->host->log_total;
+  olc_plugins__unlock();
+  return n;
+}
+
 /* The plugin's log lines since before (at most the ring's last lines),
  * without the "NAME: " the ring adds: the host logs them again through
  * the plugin's own services, so they land in its log as if logged there. */
 static void put_log(const worker *k, olc_wire_writer *w, size_t before) {
-  size_t total = k->host != NULL ? k->host->log_total : 0;
-  size_t n = olc_plugins__log_count(k->host), count = total - before, i;
-  size_t prefix = strlen(k->name) + 2;
+  size_t total = log_total(k), n, count = total - before, i, prefix;
+  if (k->host == NULL || k->name == NULL) {
+    olc_wire__put_u32(w, 0);
+    return;
+  }
+  n = olc_plugins__log_count(k->host);
+  prefix = strlen(k->name) + 2;
   if (count > n)
     count = n;
   olc_wire__put_u32(w, (uint32_t)count);
@@ -238,7 +253,7 @@ static int measure(worker *k, int fd, const olc_buf *payload) {
   uint64_t index, left;
   void *policy = NULL;
   int ok;
-  size_t log_before = k->host != NULL ? k->host->log_total : 0;
+  size_t log_before = log_total(k);
   memset(&m, 0, sizeof m);
   olc_error_clear(&e);
   olc_wire__reader(&r, payload->data, payload->len);

@@ -308,23 +308,23 @@ static const char *signal_verb(int sig) {
 
 /*
  * Reaps the worker, waiting up to grace_ns for it to exit by itself, then
- * kills it.  Writes how it ended into why.  Returns 1 when it had to be
- * killed.
+ * kills it.  Writes how it ended into why.
  */
-static int reap(olc_isolate_worker *w, uint64_t grace_ns, char *why, size_t size) {
+static void reap(olc_isolate_worker *w, uint64_t grace_ns, char *why, size_t size) {
   uint64_t until = olc_plugins__now_ns() + grace_ns;
-  int status = 0, killed = 0;
+  int status = 0;
   long nap = 1;
   pid_t r;
-  if (w->dead)
-    return 0;
+  if (w->dead) {
+    snprintf(why, size, "already gone");
+    return;
+  }
   for (;;) {
     r = waitpid(w->pid, &status, WNOHANG);
     if (r == w->pid || (r < 0 && errno != EINTR))
       break;
     if (r == 0 && olc_plugins__now_ns() >= until) {
       (void)kill(w->pid, SIGKILL);
-      killed = 1;
       do
         r = waitpid(w->pid, &status, 0);
       while (r < 0 && errno == EINTR);
@@ -346,7 +346,6 @@ static int reap(olc_isolate_worker *w, uint64_t grace_ns, char *why, size_t size
     snprintf(why, size, "exited with status %d", WEXITSTATUS(status));
   else
     snprintf(why, size, "ended with wait status %d", status);
-  return killed;
 }
 
 olc_status olc_isolate__call(olc_isolate_worker *w, const olc_wire_writer *request,
