@@ -226,6 +226,10 @@ static void test_usage_errors(void) {
   CU_ASSERT_EQUAL(OLC("calibrate", CFG, "--workload", "nosuch"), 2);
   HAS(g_r.err, "'nosuch'");
   CU_ASSERT_EQUAL(OLC("plugins", CFG, "extra"), 2);
+  /* A workload whose plugin is not loaded cannot be explained. */
+  CU_ASSERT_EQUAL(OLC("explain", CFG, "--workload", "elsewhere"), 1);
+  HAS(g_r.err, "not_installed");
+  CU_ASSERT_EQUAL(cli_test_lines(g_r.err), 1);
   CU_ASSERT_EQUAL(OLC("prune", CFG, "--dry-run=1"), 2);
   /* A config that does not parse names file and line: a failure. */
   CU_ASSERT_EQUAL(olc_test_write_file(g_ini, "[host]\nbogus = 1\n", 18), 0);
