@@ -409,6 +409,31 @@ static void test_protocol(void) {
   CU_ASSERT(msg != NULL && strstr(msg, "protocol version") != NULL);
   CU_ASSERT(olc_wire__done(&r));
   CU_ASSERT(olc_isolate__alive(w));
+  /* A MEASURE after a failed setup gets that failure back. */
+  olc_wire__begin(&req, OLC_WIRE_MEASURE);
+  olc_wire__put_u64(&req, 5);
+  olc_wire__put_bytes(&req, "spin_us=1", 9);
+  olc_wire__put_u32(&req, 0);
+  olc_wire__put_u32(&req, 1);
+  olc_wire__put_f64(&req, 0.0);
+  olc_wire__put_f64(&req, 1.5);
+  olc_wire__put_f64(&req, -1.0);
+  olc_wire__put_u64(&req, 0);
+  OLC_ASSERT_OK(olc_wire__finish(&req), NULL);
+  OLC_ASSERT_OK(olc_isolate__call(w, &req, 5.0, &type, &answer, &e), &e);
+  olc_wire__writer_free(&req);
+  CU_ASSERT_EQUAL(type, OLC_WIRE_RESULT);
+  olc_wire__reader(&r, answer.data, answer.len);
+  CU_ASSERT(olc_wire__get_u64(&r) == 5u);
+  CU_ASSERT_EQUAL((int32_t)olc_wire__get_u32(&r), OLC_E_VERSION);
+  msg = olc_wire__get_str(&r);
+  CU_ASSERT(msg != NULL && strstr(msg, "protocol version") != NULL);
+  (void)olc_wire__get_f64(&r);
+  (void)olc_wire__get_f64(&r);
+  CU_ASSERT_EQUAL(olc_wire__get_u32(&r), 0); /* samples */
+  (void)olc_wire__get_u32(&r);
+  CU_ASSERT_EQUAL(olc_wire__get_u32(&r), 0); /* log lines */
+  CU_ASSERT(olc_wire__done(&r));
   olc_wire__begin(&req, 77u); /* no such frame */
   OLC_ASSERT_OK(olc_wire__finish(&req), NULL);
   CU_ASSERT_EQUAL(olc_isolate__call(w, &req, 5.0, &type, &answer, &e), OLC_E_CRASHED);
