@@ -93,6 +93,8 @@ static double now_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
 static void die(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

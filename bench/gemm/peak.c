@@ -2,6 +2,9 @@
  * peak.c - measured single-thread FMA peak: independent AVX2 FMA chains,
  * enough of them to cover the FMA latency times the number of pipes.
  */
+#if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#endif
 #include <stdint.h>
 #include <time.h>
 
