@@ -2,7 +2,9 @@
 # section 3), label `sanitize`:
 #   sanitize_valgrind  tests/sanitize/valgrind_calibrate.sh on this build
 #                      tree (skipped, 77, on a sanitizer build or without
-#                      valgrind); on by default (about 1 minute).
+#                      valgrind); off by default (1 to 5 minutes on 2 busy
+#                      cores, most of it test_calibrate's measuring workers
+#                      under valgrind).
 #   sanitize_tsan      tests/sanitize/tsan.sh: configures and builds a
 #                      ThreadSanitizer tree in <build>/sanitize-tsan and runs
 #                      the threaded store, persist and loader tests there;
@@ -11,7 +13,7 @@
 if(NOT CMAKE_SYSTEM_NAME STREQUAL "Linux")
   return()
 endif()
-option(OLC_TEST_VALGRIND "Register the valgrind memcheck ctest (label sanitize)" ON)
+option(OLC_TEST_VALGRIND "Register the valgrind memcheck ctest (label sanitize)" OFF)
 option(OLC_TEST_TSAN "Register the ThreadSanitizer ctest (label sanitize; builds a second tree)"
   OFF)
 
