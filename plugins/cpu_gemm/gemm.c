@@ -95,45 +95,33 @@ static int ws_prepare(cg_workspace *ws, const cg_gemm_args *g, const cg_policy *
  * the next packing reads cache instead of waiting on DRAM.
  */
 typedef struct pf_stream {
-  const char *base;
-  int64_t row_bytes_stride, rows, lines_per_row;
-  int64_t next, total, per_call;
+  const char *row;                                          /* current row */
+  int64_t row_bytes_stride, rows_left, lines_per_row, line; /* line: next line in row */
+  int64_t per_call;
 } pf_stream;
 
 static void pf_init(pf_stream *pf, const float *base, int64_t ld, int64_t rows, int64_t cols,
                     int64_t calls) {
-  pf->base = (const char *)base;
+  int64_t total;
+  pf->row = (const char *)base;
   pf->row_bytes_stride = ld * (int64_t)sizeof(float);
-  pf->rows = rows;
+  pf->rows_left = rows;
   pf->lines_per_row = (cols * (int64_t)sizeof(float) + 63) / 64;
-  pf->next = 0;
-  pf->total = rows * pf->lines_per_row;
-  pf->per_call = calls > 0 ? (pf->total + calls - 1) / calls : pf->total;
+  pf->line = 0;
+  total = rows * pf->lines_per_row;
+  pf->per_call = calls > 0 ? (total + calls - 1) / calls : total;
 }
 
+/* Issues the next per_call prefetches (no division: walked row by row). */
 static inline void pf_step(pf_stream *pf) {
-  int64_t end = pf->next + pf->per_call;
-  if (end > pf->total)
-    end = pf->total;
-  for (int64_t i = pf->next; i < end; i++) {
-    int64_t r = i / pf->lines_per_row, l = i - r * pf->lines_per_row;
-    __builtin_prefetch(pf->base + r * pf->row_bytes_stride + l * 64, 0, 1);
+  for (int64_t i = 0; i < pf->per_call && pf->rows_left > 0; i++) {
+    __builtin_prefetch(pf->row + pf->line * 64, 0, 1);
+    if (++pf->line == pf->lines_per_row) {
+      pf->line = 0;
+      pf->row += pf->row_bytes_stride;
+      pf->rows_left--;
+    }
   }
-  pf->next = end;
-}
-
-int cg_gemm_reserve(const cg_shape *shape, const cg_policy *policy, uint32_t threads,
-                    cg_workspace *ws) {
-  cg_gemm_args g;
-  memset(&g, 0, sizeof(g));
-  g.m = shape->m, g.n = shape->n, g.k = shape->k;
-  if (g.m <= 0 || g.n <= 0 || g.k <= 0)
-    return 0;
-  for (uint32_t i = 0; i < threads; i++) {
-    if (ws_prepare(&ws[i], &g, policy) != 0)
-      return -1;
-  }
-  return 0;
 }
 
 /* The state of one (jc, pc, ic) block shared by the inner loops. */

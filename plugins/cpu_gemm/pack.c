@@ -7,6 +7,10 @@
 
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* Rows ahead that the panel-by-panel B packing prefetches. */
 #ifndef CG_PACK_B_PF
 #define CG_PACK_B_PF 8
@@ -27,10 +31,49 @@ pack_a_panel(float *dst, const float *a, int64_t lda, int64_t rows, int64_t kc, 
   }
 }
 
+#if defined(__SSE2__)
+/*
+ * A full 6-row panel (the AVX2 kernel's) four k at a time: rows 0-3 as a
+ * 4x4 transpose, rows 4-5 interleaved, so a 6 x 4 block costs 6 loads and
+ * 8 stores instead of 24 scalar loads and stores.  SSE2 is part of x86-64.
+ */
+static void pack_a_panel6_sse(float *restrict dst, const float *restrict a, int64_t lda,
+                              int64_t kc) {
+  int64_t p = 0;
+  for (; p + 4 <= kc; p += 4) {
+    __m128 r0 = _mm_loadu_ps(a + p), r1 = _mm_loadu_ps(a + lda + p);
+    __m128 r2 = _mm_loadu_ps(a + 2 * lda + p), r3 = _mm_loadu_ps(a + 3 * lda + p);
+    __m128 r4 = _mm_loadu_ps(a + 4 * lda + p), r5 = _mm_loadu_ps(a + 5 * lda + p);
+    __m128 lo45 = _mm_unpacklo_ps(r4, r5), hi45 = _mm_unpackhi_ps(r4, r5);
+    float *d = dst + p * 6;
+    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+    _mm_storeu_ps(d, r0);
+    _mm_storel_pi((__m64 *)(void *)(d + 4), lo45);
+    _mm_storeu_ps(d + 6, r1);
+    _mm_storeh_pi((__m64 *)(void *)(d + 10), lo45);
+    _mm_storeu_ps(d + 12, r2);
+    _mm_storel_pi((__m64 *)(void *)(d + 16), hi45);
+    _mm_storeu_ps(d + 18, r3);
+    _mm_storeh_pi((__m64 *)(void *)(d + 22), hi45);
+  }
+  for (; p < kc; p++) {
+    for (int r = 0; r < 6; r++)
+      dst[p * 6 + r] = a[r * lda + p];
+  }
+}
+#endif
+
 static void pack_a_mr(float *dst, const float *a, int64_t lda, int64_t mc, int64_t kc,
                       uint32_t mr) {
   for (int64_t i = 0; i < mc; i += mr) {
     int64_t rows = mc - i < (int64_t)mr ? mc - i : (int64_t)mr;
+#if defined(__SSE2__)
+    if (mr == 6 && rows == 6) {
+      pack_a_panel6_sse(dst, a + i * lda, lda, kc);
+      dst += kc * mr;
+      continue;
+    }
+#endif
     pack_a_panel(dst, a + i * lda, lda, rows, kc, mr);
     dst += kc * mr;
   }
