@@ -124,6 +124,20 @@ static inline void pf_step(pf_stream *pf) {
   }
 }
 
+int cg_gemm_reserve(const cg_shape *shape, const cg_policy *policy, uint32_t threads,
+                    cg_workspace *ws) {
+  cg_gemm_args g;
+  memset(&g, 0, sizeof(g));
+  g.m = shape->m, g.n = shape->n, g.k = shape->k;
+  if (g.m <= 0 || g.n <= 0 || g.k <= 0)
+    return 0;
+  for (uint32_t i = 0; i < threads; i++) {
+    if (ws_prepare(&ws[i], &g, policy) != 0)
+      return -1;
+  }
+  return 0;
+}
+
 /* The state of one (jc, pc, ic) block shared by the inner loops. */
 typedef struct blk {
   const cg_kernel_info *ki;
