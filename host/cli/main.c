@@ -16,7 +16,8 @@ static const char main_help_tail[] =
     "                 the command\n"
     "  --help, -h     show help (`olc COMMAND --help` for one command)\n"
     "  --version      print the version\n"
-    "\nExit status: 0 success, 1 failure, 2 usage error, 3 lookup selected nothing.\n";
+    "\nExit status: 0 success, 1 failure, 2 usage error, 3 lookup, select or explain\n"
+    "selected nothing.\n";
 
 static void print_main_help(FILE *out) {
   size_t i;
