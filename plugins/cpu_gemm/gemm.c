@@ -176,16 +176,10 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
         cg_pack_b(bj_buf[bj_cur], src, g->ldb, kc, cols, nr);
       b = bj_buf[bj_cur], rs_b = nr;
       bj_ready = 0;
-      if (jr + 2 * (int64_t)nr <= ncur && pack_a && x->ki->packed_copy != NULL) {
+      if (jr + 2 * (int64_t)nr <= ncur && pack_a && x->ki->packed_copy != NULL)
         copy_next = 1;
-        /* The kernel copies panel jr+1 during this panel's first call;
-         * bring panel jr+2 towards the caches meanwhile (L2, falling back
-         * to L3: its lines share a few sets, they will not stay in L1). */
-        if (jr + 2 * (int64_t)nr < ncur)
-          next = src + 2 * nr;
-      } else if (jr + nr < ncur) {
+      else if (jr + nr < ncur)
         next = src + nr;
-      }
     } else if (jr < full_n) {
       b = g->b + x->pc * g->ldb + jc + jr, rs_b = g->ldb;
     } else {
@@ -197,13 +191,8 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
         /* Spread the next panel's kc source lines over this panel's
          * micro-kernel calls so they arrive while we compute. */
         int64_t q = ir / mr, lo = kc * q / n_ir, hi = kc * (q + 1) / n_ir;
-        if (copy_next) {
-          for (int64_t pp = lo; pp < hi; pp++)
-            __builtin_prefetch(next + pp * g->ldb, 0, 1);
-        } else {
-          for (int64_t pp = lo; pp < hi; pp++)
-            __builtin_prefetch(next + pp * g->ldb, 0, 3);
-        }
+        for (int64_t pp = lo; pp < hi; pp++)
+          __builtin_prefetch(next + pp * g->ldb, 0, 3);
       }
       float *c = g->c + (ic + ir) * g->ldc + jc + jr;
       const float *a;
@@ -218,9 +207,23 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
       fn = (cs_a == (int64_t)mr && rs_b == (int64_t)nr) ? x->ki->packed : x->ki->general;
       if (x->pf != NULL)
         pf_step(x->pf);
-      if (copy_next && ir == 0) {
-        x->ki->packed_copy(rows, cols, kc, a, b, c, g->ldc, acc,
-                           g->b + x->pc * g->ldb + jc + jr + nr, g->ldb, bj_buf[bj_cur ^ 1]);
+      if (copy_next) {
+        /* Call q copies rows [lo, hi) of the next panel; the rows of call
+         * q + 1 (or of the first call of the panel after) go to L2 now: a
+         * few dozen lines, few enough to survive the set conflicts of a
+         * power-of-two ldb, which a whole panel would not. */
+        const float *src1 = g->b + x->pc * g->ldb + jc + jr + nr;
+        int64_t q = ir / mr, lo = kc * q / n_ir, hi = kc * (q + 1) / n_ir;
+        const float *pf_src = NULL;
+        int64_t pf_lo = 0, pf_hi = 0;
+        if (q + 1 < n_ir)
+          pf_src = src1, pf_lo = hi, pf_hi = kc * (q + 2) / n_ir;
+        else if (jr + 2 * (int64_t)nr < ncur)
+          pf_src = src1 + nr, pf_lo = 0, pf_hi = kc / n_ir;
+        for (int64_t pp = pf_lo; pf_src != NULL && pp < pf_hi; pp++)
+          __builtin_prefetch(pf_src + pp * g->ldb, 0, 2);
+        x->ki->packed_copy(rows, cols, kc, a, b, c, g->ldc, acc, src1 + lo * g->ldb, g->ldb,
+                           bj_buf[bj_cur ^ 1] + lo * (int64_t)nr, hi - lo);
         bj_ready = 1;
       } else {
         fn(rows, cols, kc, a, rs_a, cs_a, b, rs_b, c, g->ldc, acc);

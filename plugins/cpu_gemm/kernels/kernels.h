@@ -25,13 +25,13 @@ typedef void (*cg_ukernel_fn)(int64_t m, int64_t n, int64_t k, const float *a, i
                               int accumulate);
 
 /*
- * Packed-A/packed-B kernel that also copies one kc x NR panel of B (rows
- * src + p * ld_src, NR floats each) to dst (dst[p * NR + j]) as it goes:
- * the next panel is packed under the arithmetic of the current one.
+ * Packed-A/packed-B kernel that also copies the first copy_rows (<= k) rows
+ * of a B panel (row p at src + p * ld_src, NR floats) to dst[p * NR + j] as
+ * it goes: the next panel is packed under the arithmetic of this one.
  */
 typedef void (*cg_ukernel_copy_fn)(int64_t m, int64_t n, int64_t k, const float *a, const float *b,
                                    float *c, int64_t ldc, int accumulate, const float *src,
-                                   int64_t ld_src, float *dst);
+                                   int64_t ld_src, float *dst, int64_t copy_rows);
 
 typedef struct cg_kernel_info {
   const char *name; /* as in the policy text: "avx2_6x16" */
@@ -61,7 +61,7 @@ void sgemm_avx2_6x16_packed(int64_t m, int64_t n, int64_t k, const float *a, int
                             int accumulate);
 void sgemm_avx2_6x16_packed_copy(int64_t m, int64_t n, int64_t k, const float *a, const float *b,
                                  float *c, int64_t ldc, int accumulate, const float *src,
-                                 int64_t ld_src, float *dst);
+                                 int64_t ld_src, float *dst, int64_t copy_rows);
 void sgemm_avx512_12x32(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
                         const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate);
 void sgemm_avx512_12x32_packed(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a,

@@ -53,7 +53,7 @@
 static inline __attribute__((always_inline)) void
 avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
           const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate, const int copy,
-          const float *src, int64_t ld_src, float *dst) {
+          const float *src, int64_t ld_src, float *dst, int64_t copy_rows) {
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
   __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
@@ -83,7 +83,7 @@ avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a,
     ROW_FMA(3);
     ROW_FMA(4);
     ROW_FMA(5);
-    if (copy) {
+    if (copy && p < copy_rows) {
       /* Pack one row of the next B panel: independent of the FMA chains,
        * so its cache misses overlap the arithmetic. */
       __m256 s0 = _mm256_loadu_ps(src), s1 = _mm256_loadu_ps(src + 8);
@@ -107,7 +107,7 @@ avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a,
     ROW_FMA(3);
     ROW_FMA(4);
     ROW_FMA(5);
-    if (copy) {
+    if (copy && p < copy_rows) {
       /* Pack one row of the next B panel: independent of the FMA chains,
        * so its cache misses overlap the arithmetic. */
       __m256 s0 = _mm256_loadu_ps(src), s1 = _mm256_loadu_ps(src + 8);
@@ -130,7 +130,8 @@ avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a,
 /* One specialisation per row count; the full tile is the hot one. */
 #define AVX2_CASE(R, RS_A, CS_A, RS_B, COPY)                                                       \
   case R:                                                                                          \
-    avx2_body(R, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate, COPY, src, ld_src, dst);        \
+    avx2_body(R, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate, COPY, src, ld_src, dst,         \
+              copy_rows);                                                                          \
     break;
 
 #define AVX2_DISPATCH(RS_A, CS_A, RS_B, COPY)                                                      \
@@ -141,7 +142,8 @@ avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a,
     AVX2_CASE(3, RS_A, CS_A, RS_B, COPY)                                                           \
     AVX2_CASE(2, RS_A, CS_A, RS_B, COPY)                                                           \
   default:                                                                                         \
-    avx2_body(1, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate, COPY, src, ld_src, dst);        \
+    avx2_body(1, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate, COPY, src, ld_src, dst,         \
+              copy_rows);                                                                          \
     break;                                                                                         \
   }
 
@@ -149,7 +151,7 @@ void sgemm_avx2_6x16(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs
                      const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate) {
   const float *src = NULL;
   float *dst = NULL;
-  const int64_t ld_src = 0;
+  const int64_t ld_src = 0, copy_rows = 0;
   AVX2_DISPATCH(rs_a, cs_a, rs_b, 0)
 }
 
@@ -158,7 +160,7 @@ void sgemm_avx2_6x16_packed(int64_t m, int64_t n, int64_t k, const float *a, int
                             int accumulate) {
   const float *src = NULL;
   float *dst = NULL;
-  const int64_t ld_src = 0;
+  const int64_t ld_src = 0, copy_rows = 0;
   (void)rs_a;
   (void)cs_a;
   (void)rs_b;
@@ -167,7 +169,7 @@ void sgemm_avx2_6x16_packed(int64_t m, int64_t n, int64_t k, const float *a, int
 
 void sgemm_avx2_6x16_packed_copy(int64_t m, int64_t n, int64_t k, const float *a, const float *b,
                                  float *c, int64_t ldc, int accumulate, const float *src,
-                                 int64_t ld_src, float *dst) {
+                                 int64_t ld_src, float *dst, int64_t copy_rows) {
   AVX2_DISPATCH(1, K_MR, K_NR, 1)
 }
 #else
@@ -187,8 +189,8 @@ void sgemm_avx2_6x16_packed(int64_t m, int64_t n, int64_t k, const float *a, int
 
 void sgemm_avx2_6x16_packed_copy(int64_t m, int64_t n, int64_t k, const float *a, const float *b,
                                  float *c, int64_t ldc, int accumulate, const float *src,
-                                 int64_t ld_src, float *dst) {
+                                 int64_t ld_src, float *dst, int64_t copy_rows) {
   (void)m, (void)n, (void)k, (void)a, (void)b, (void)c, (void)ldc, (void)accumulate, (void)src,
-      (void)ld_src, (void)dst;
+      (void)ld_src, (void)dst, (void)copy_rows;
 }
 #endif
