@@ -244,9 +244,11 @@ static int run_loop(cli_ctx *ctx, int argc, char **argv, int select_only) {
     goto done;
   }
   print_calibration(ctx, &h, cal, &a, select_only, &c);
-  if (c.n[CLI_OUTCOME_FAILED] > 0 || (!select_only && c.n[CLI_OUTCOME_NOT_SELECTED] > 0))
-    rc = CLI_EXIT_FAILURE;
-  else if (c.n[CLI_OUTCOME_NOT_SELECTED] > 0)
+  if (c.n[CLI_OUTCOME_FAILED] > 0 || (!select_only && c.n[CLI_OUTCOME_NOT_SELECTED] > 0)) {
+    size_t failed = c.n[CLI_OUTCOME_FAILED] + (select_only ? 0 : c.n[CLI_OUTCOME_NOT_SELECTED]);
+    /* Exit 1 always comes with one line on stderr; the details are above. */
+    rc = cli_failf(ctx, "%zu workload%s failed", failed, failed == 1 ? "" : "s");
+  } else if (c.n[CLI_OUTCOME_NOT_SELECTED] > 0)
     rc = CLI_EXIT_NOT_SELECTED;
 done:
   olc_calibration_free(cal);

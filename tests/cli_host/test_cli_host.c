@@ -71,7 +71,8 @@ static void teardown(void) {
 /* Writes g_ini: plugin directories (relative to g_dir), threads, and
  * [store] force_portable; two workloads: mm (mock_det) and elsewhere (a
  * plugin that is not installed). */
-static void write_config(const char *dirs, unsigned threads, int force_portable) {
+static void write_config_extra(const char *dirs, unsigned threads, int force_portable,
+                               const char *extra) {
   char text[2048];
   int n = snprintf(text, sizeof text,
                    "[host]\nplugin_dirs = %s\nthreads = %u\n"
@@ -80,10 +81,14 @@ static void write_config(const char *dirs, unsigned threads, int force_portable)
                    "max_seconds_per_workload = 30\nabandon_factor = 1.5\n"
                    "[workload.mm]\nbackend = mock_det\noperator = MatMul\n"
                    "dtype = float32\nm = 8\nn = 4\nk = 2\n"
-                   "[workload.elsewhere]\nbackend = not_installed\noperator = MatMul\nm = 1\n",
-                   dirs, threads, force_portable ? "true" : "false");
+                   "[workload.elsewhere]\nbackend = not_installed\noperator = MatMul\nm = 1\n%s",
+                   dirs, threads, force_portable ? "true" : "false", extra);
   CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
   CU_ASSERT_EQUAL_FATAL(olc_test_write_file(g_ini, text, (size_t)n), 0);
+}
+
+static void write_config(const char *dirs, unsigned threads, int force_portable) {
+  write_config_extra(dirs, threads, force_portable, "");
 }
 
 /* Runs olc with the given arguments (NULL-terminated); the output stays in
@@ -296,6 +301,31 @@ static void test_first_then_second(void) {
   HAS(g_r.out, "\"calibrated\":1");
   free(before);
   free(after);
+}
+
+/* A workload that fails: calibrate exits 1 and says why; select exits 3
+ * (nothing stored), or 1 when the plugin fails before the lookup. */
+static void test_failures(void) {
+  write_config_extra("good", 2, 0, "[plugin.mock_det]\nrun = fail\n");
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG), 1);
+  HAS(g_r.out, "failed (");
+  HAS(g_r.out, "run failed on purpose");
+  HAS(g_r.out, "1 skipped, 1 failed");
+  CU_ASSERT_STRING_EQUAL(g_r.err, "olc: calibrate: 1 workload failed\n");
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG, "--json"), 1);
+  CU_ASSERT(cli_test_json_valid(g_r.out));
+  HAS(g_r.out, "\"outcome\":\"failed\"");
+  CU_ASSERT_EQUAL(OLC("select", CFG, "--json"), 3);
+  CU_ASSERT(cli_test_json_valid(g_r.out));
+  HAS(g_r.out, "\"outcome\":\"not_selected\"");
+  write_config_extra("good", 2, 0, "[plugin.mock_det]\nkey = unsupported\n");
+  CU_ASSERT_EQUAL(OLC("select", CFG), 1);
+  HAS(g_r.out, "failed (");
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG), 1);
+  /* Only the workload that could not run: calibrate succeeds. */
+  write_config("good", 2, 0);
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG, "--workload", "elsewhere"), 0);
+  HAS(g_r.out, "0 calibrated now, 0 selected from the store, 1 skipped, 0 failed");
 }
 
 /* In-process measuring gives the same outcome. */
@@ -547,6 +577,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "help", test_help);
   CU_add_test(s, "usage_errors", test_usage_errors);
   CU_add_test(s, "first_then_second", test_first_then_second);
+  CU_add_test(s, "failures", test_failures);
   CU_add_test(s, "in_process", test_in_process);
   CU_add_test(s, "thread_count_changed", test_thread_count_changed);
   CU_add_test(s, "implementation_changed_and_prune", test_implementation_changed_and_prune);
