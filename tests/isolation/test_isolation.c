@@ -181,8 +181,8 @@ static void test_crash_kinds(void) {
   expect(&o, 0, OLC_OK, NULL);
   expect(&o, 1, OLC_E_CRASHED, "crashed (SIGSEGV)");
   expect(&o, 2, OLC_E_CRASHED, "aborted (SIGABRT)");
-  expect(&o, 3, OLC_E_TIMEOUT, "timed out after 1 s");
-  expect(&o, 4, OLC_E_TIMEOUT, "timed out after 1 s");
+  expect(&o, 3, OLC_E_TIMEOUT, "a run took longer than 1 s");
+  expect(&o, 4, OLC_E_TIMEOUT, "a run took longer than 1 s");
   expect(&o, 5, OLC_E_CRASHED, "exited with status 3");
   expect(&o, 6, OLC_E_PLUGIN, "run failed on purpose");
   expect(&o, 7, OLC_OK, NULL);
@@ -198,6 +198,21 @@ static void test_crash_kinds(void) {
   CU_ASSERT(o.pid_after[0] != 0 && o.pid_after[0] != o.pid_after[6]);
   for (i = 0; i < o.count; i++)
     printf("\n  candidate %lu: %s %s", (unsigned long)i, olc_status_name(o.st[i]), o.msg[i]);
+  close_fixture(&f);
+}
+
+/* The timeout limits one run, not a measurement: 4 runs of 0.2 s pass a
+ * 0.5 s timeout (the worker reports each finished run), one run of 0.7 s
+ * does not. */
+static void test_timeout_per_run(void) {
+  fixture f;
+  outcome o;
+  open_fixture(&f, "crash", "candidates = 200000,700000\n");
+  run_session(&f, 0, 0.5, &o, NULL);
+  expect(&o, 0, OLC_OK, NULL);
+  CU_ASSERT_EQUAL(o.m[0].samples, 3);
+  CU_ASSERT(o.m[0].median_us >= 200000.0);
+  expect(&o, 1, OLC_E_TIMEOUT, "a run took longer than 0.5 s");
   close_fixture(&f);
 }
 
@@ -462,6 +477,7 @@ int main(int argc, char **argv) {
     return 2;
   s = CU_add_suite("isolation", suite_setup, suite_teardown);
   CU_add_test(s, "segv, abort, hang, busy, exit, fail", test_crash_kinds);
+  CU_add_test(s, "timeout per run, not per measurement", test_timeout_per_run);
   CU_add_test(s, "in-process mode", test_in_process);
   CU_add_test(s, "isolated: worker has no store", test_isolated_good);
   CU_add_test(s, "worker not found: in-process fallback", test_worker_not_found);

@@ -127,17 +127,18 @@ static void test_oversized_field(void) {
 static void test_timeout_rule(void) {
   olc_calibration_settings s = {1, 5, 0.05, 30.0, 1.5};
   olc_measure_params p = {1, 5, 0.05, 1.5, -1.0, 0};
-  /* Explicit wins; the first candidate gets the default; later ones 10 s
-   * or 20 x the best run time per run; never under 3 x min_seconds. */
+  /* Per run: explicit wins; before any result the default; then 10 s or
+   * 20 x the best median, whichever is longer. */
   CU_ASSERT_DOUBLE_EQUAL(olc_calibrate__timeout(1.5, &s, &p), 1.5, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(olc_calibrate__timeout(0, &s, &p), OLC_ISOLATE_DEFAULT_TIMEOUT, 1e-12);
   p.best_us = 100;
-  CU_ASSERT_DOUBLE_EQUAL(olc_calibrate__timeout(0, &s, &p), 10.0, 1e-12);
-  p.best_us = 1e6; /* 1 s runs: 20 x 1 s x 6 runs */
-  CU_ASSERT_DOUBLE_EQUAL(olc_calibrate__timeout(0, &s, &p), 120.0, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(olc_calibrate__timeout(0, &s, &p), OLC_ISOLATE_MIN_TIMEOUT, 1e-12);
+  p.best_us = 2e6; /* 2 s runs */
+  CU_ASSERT_DOUBLE_EQUAL(olc_calibrate__timeout(0, &s, &p), 40.0, 1e-9);
+  /* A measurement is not a run: a long min_seconds changes nothing. */
   p.best_us = 100;
-  p.min_seconds = 20;
-  CU_ASSERT_DOUBLE_EQUAL(olc_calibrate__timeout(0, &s, &p), 60.0, 1e-12);
+  p.min_seconds = 100;
+  CU_ASSERT_DOUBLE_EQUAL(olc_calibrate__timeout(0, &s, &p), OLC_ISOLATE_MIN_TIMEOUT, 1e-12);
 }
 
 int main(int argc, char **argv) {

@@ -222,9 +222,11 @@ typedef struct olc_calibrate_options {
    * worker (Windows, not found) measuring falls back to in-process and
    * the workload's message says so. */
   int in_process;
-  /* Per-candidate timeout in the worker, seconds; 0: automatic (30 s for
-   * the first candidate, then max(10 s, 20 x the best run x runs)). */
-  double candidate_timeout_seconds;
+  /* The longest one run of a candidate may take in the worker before it
+   * is killed and the candidate rejected, seconds; 0: automatic (60 s
+   * until a candidate was measured, then max(10 s, 20 x the best
+   * median)).  A measurement of many runs may take longer. */
+  double run_timeout_seconds;
 } olc_calibrate_options;
 
 #define OLC_CALIBRATE_OPTIONS_VERSION 1u

@@ -30,20 +30,16 @@ void olc_calibrate__session_init(olc_measure_session *s, olc_host *host, olc_loa
 
 double olc_calibrate__timeout(double explicit_s, const olc_calibration_settings *settings,
                               const olc_measure_params *params) {
-  double t, runs;
+  double t;
   (void)settings;
   if (explicit_s > 0)
     return explicit_s;
-  /* The first candidate has nothing to compare with; later ones are
-   * abandoned after a few runs when clearly slower, so 20 x the best run
-   * time per run is generous for any candidate worth keeping. */
-  t = params->best_us > 0 ? 10.0 : OLC_ISOLATE_DEFAULT_TIMEOUT;
-  runs = (double)params->warmup + (double)(params->min_repetitions ? params->min_repetitions : 1);
-  if (params->best_us > 0 && 20.0 * params->best_us * 1e-6 * runs > t)
-    t = 20.0 * params->best_us * 1e-6 * runs;
-  if (3.0 * params->min_seconds > t)
-    t = 3.0 * params->min_seconds;
-  return t;
+  /* Before the first result nothing is known about the workload; after
+   * it, a run 20 x slower than the best median would be abandoned anyway. */
+  if (!(params->best_us > 0))
+    return OLC_ISOLATE_DEFAULT_TIMEOUT;
+  t = 20.0 * params->best_us * 1e-6;
+  return t > OLC_ISOLATE_MIN_TIMEOUT ? t : OLC_ISOLATE_MIN_TIMEOUT;
 }
 
 /* SETUP: what the worker needs to rebuild this plugin instance and
@@ -121,7 +117,7 @@ static olc_status start(olc_measure_session *s, olc_error *err) {
   } else {
     char m[OLC_ERROR_MESSAGE_SIZE];
     snprintf(m, sizeof m, "%s", err != NULL ? err->message : "");
-    olc_error__set(err, st, "isolate", "worker setup %s", m);
+    olc_error__set(err, st, "isolate", "worker setup: %s", m);
   }
   olc_buf__free(&answer);
   if (st != OLC_OK) {
@@ -204,8 +200,11 @@ static olc_status measure_isolated(olc_measure_session *s, size_t i, const olc_m
     snprintf(m, sizeof m, "%s", err != NULL ? err->message : olc_status_str(st));
     if (st != OLC_E_TIMEOUT)
       st = OLC_E_CRASHED;
-    olc_error__set(err, st, "isolate", "%s in the measuring worker%s", m,
-                   st == OLC_E_TIMEOUT ? " (killed)" : "");
+    if (st == OLC_E_TIMEOUT)
+      olc_error__set(err, st, "isolate", "timed out: a run took longer than %g s (worker killed)",
+                     timeout);
+    else
+      olc_error__set(err, st, "isolate", "%s in the measuring worker", m);
     olc_isolate__stop(s->worker);
     s->worker = NULL;
   }

@@ -12,11 +12,12 @@
  * end reason (wire.h).  The worker has no store: only this process writes
  * it.
  *
- * Each candidate has a timeout.  A worker that dies while measuring (a
- * signal, abort, exit() inside run) or misses the timeout (killed with
- * SIGKILL) makes that candidate fail with OLC_E_CRASHED or OLC_E_TIMEOUT
- * and a message naming what happened; the next candidate gets a new
- * worker.
+ * Each run has a timeout: the worker reports every finished run (at most
+ * every 100 ms, wire.h), and one that stays silent longer than the
+ * timeout is killed with SIGKILL.  A worker that dies while measuring (a
+ * signal, abort, exit() inside run) or is killed makes that candidate fail
+ * with OLC_E_CRASHED or OLC_E_TIMEOUT and a message naming what happened;
+ * the next candidate gets a new worker.
  *
  * When isolation is off (in_process), unavailable (Windows) or the worker
  * cannot be found or started, candidates are measured in this process with
@@ -40,8 +41,10 @@
 #include "plugins/plugins.h"
 
 #define OLC_WORKER_NAME "olc-worker"
-/* Default per-candidate timeout when nothing better is known (s). */
-#define OLC_ISOLATE_DEFAULT_TIMEOUT 30.0
+/* Run timeout (s) while no candidate has been measured yet, and the
+ * least one after that. */
+#define OLC_ISOLATE_DEFAULT_TIMEOUT 60.0
+#define OLC_ISOLATE_MIN_TIMEOUT 10.0
 /* Restarts that may fail in a row before the session gives up. */
 #define OLC_ISOLATE_MAX_START_FAILURES 3u
 
@@ -54,7 +57,7 @@ typedef struct olc_measure_session {
   void *state; /* the caller's prepared state, for in-process measuring */
   const olc_policy_list *list;
   const olc_calibration_settings *settings;
-  double timeout_s; /* per candidate; <= 0: automatic (olc_calibrate__timeout) */
+  double timeout_s; /* per run; <= 0: automatic (olc_calibrate__timeout) */
   int in_process;   /* requested, or fallen back to */
   int started;      /* a worker answered READY at least once */
   unsigned start_failures;
@@ -86,7 +89,8 @@ const char *olc_calibrate__session_note(const olc_measure_session *s);
 /* Stops the worker (it unprepares and exits; killed when it does not). */
 void olc_calibrate__session_end(olc_measure_session *s);
 
-/* The per-candidate timeout in seconds for params (explicit > 0 wins). */
+/* The run timeout in seconds for params (explicit > 0 wins): 60 s before
+ * any candidate was measured, then max(10 s, 20 x the best median). */
 double olc_calibrate__timeout(double explicit_s, const olc_calibration_settings *settings,
                               const olc_measure_params *params);
 
@@ -99,10 +103,11 @@ olc_status olc_isolate__find_worker(char *buf, size_t size, char *why, size_t wh
  * no OLC_* variables in its environment. */
 olc_status olc_isolate__spawn(olc_isolate_worker **out, const char *exe, olc_error *err);
 /*
- * Sends a request and waits at most timeout_s for the answer.  When the
+ * Sends a request and waits for the answer, at most timeout_s since the
+ * request or the last PROGRESS frame (which are skipped).  When the
  * worker dies or times out it is reaped, the call returns OLC_E_CRASHED or
  * OLC_E_TIMEOUT with err->message saying how ("crashed (SIGSEGV)",
- * "aborted (SIGABRT)", "exited with status 3", "timed out after 1 s"),
+ * "aborted (SIGABRT)", "exited with status 3", "no answer within 1 s"),
  * and olc_isolate__alive answers 0 from then on.
  */
 olc_status olc_isolate__call(olc_isolate_worker *w, const olc_wire_writer *request,

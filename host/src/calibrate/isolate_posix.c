@@ -359,14 +359,19 @@ olc_status olc_isolate__call(olc_isolate_worker *w, const olc_wire_writer *reque
     timeout_s = 1e6;
   deadline = olc_plugins__now_ns() + (uint64_t)(timeout_s * 1e9);
   st = olc_wire__send(w->fd, request, deadline, err);
-  if (st == OLC_OK)
+  /* Each PROGRESS (a run finished) starts the timeout again. */
+  while (st == OLC_OK) {
     st = olc_wire__recv(w->fd, type, answer, deadline, err);
+    if (st != OLC_OK || *type != OLC_WIRE_PROGRESS)
+      break;
+    deadline = olc_plugins__now_ns() + (uint64_t)(timeout_s * 1e9);
+  }
   if (st == OLC_OK || st == OLC_E_NOMEM)
     return st;
   if (st == OLC_E_TIMEOUT) {
     (void)kill(w->pid, SIGKILL);
     reap(w, EXIT_GRACE_NS, why, sizeof why);
-    return olc_error__set(err, OLC_E_TIMEOUT, "isolate", "timed out after %g s", timeout_s);
+    return olc_error__set(err, OLC_E_TIMEOUT, "isolate", "no answer within %g s", timeout_s);
   }
   /* End of stream, a reset or a malformed frame: the worker is going or
    * gone; its wait status says how. */

@@ -17,9 +17,14 @@
  *   worker -> host  READY    status, message (plugin loaded, prepared)
  *   host -> worker  MEASURE  candidate index, serialized policy, the
  *                            measure parameters (deadline as time left)
+ *   worker -> host  PROGRESS (any number, before RESULT) a run of the
+ *                            plugin finished; sent at most every 100 ms
  *   worker -> host  RESULT   index, status, message, median, mad,
  *                            samples, end reason, the plugin's log lines
  *                            meanwhile (count, then level and text each)
+ *
+ * PROGRESS makes the host's timeout a limit on one run (on silence), not
+ * on a whole measurement, which may legitimately take long.
  *
  * The host closing its end is the worker's signal to clean up and exit.
  * Encoding (wire.c) is portable; the socket I/O is wire_posix.c.
@@ -33,7 +38,7 @@
 #include "olc/error.h"
 #include "util/buf.h"
 
-#define OLC_WIRE_VERSION 3u
+#define OLC_WIRE_VERSION 4u
 #define OLC_WIRE_HEADER_SIZE 8u
 /* Larger than any legal SETUP or MEASURE (a policy is at most 1 MiB). */
 #define OLC_WIRE_MAX_FRAME ((uint32_t)16 << 20)
@@ -42,7 +47,8 @@ typedef enum olc_wire_type {
   OLC_WIRE_SETUP = 1,
   OLC_WIRE_READY = 2,
   OLC_WIRE_MEASURE = 3,
-  OLC_WIRE_RESULT = 4
+  OLC_WIRE_RESULT = 4,
+  OLC_WIRE_PROGRESS = 5 /* worker -> host, no payload: a run finished */
 } olc_wire_type;
 
 /* A frame being built: begin, put fields, finish.  The first failure
