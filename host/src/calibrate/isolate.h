@@ -3,8 +3,9 @@
  *
  * A measure session is how the calibrate loop times the candidates of one
  * workload.  By default (POSIX) it starts the worker executable olc-worker
- * (host/worker/) at the first candidate: a fresh process (fork + execve,
- * never a bare fork of this multithreaded host) that loads the same plugin
+ * (host/worker/) at the first candidate: a fresh process (posix_spawn or
+ * fork + execve, never a bare fork of this multithreaded host, whose
+ * thread pools and locks would not survive it) that loads the same plugin
  * file, creates an instance with the same [plugin.NAME] entries and thread
  * count, prepares the workload once and then measures each candidate it is
  * sent (validate = deserialize, then olc_calibrate__measure with the
@@ -19,10 +20,13 @@
  * with OLC_E_CRASHED or OLC_E_TIMEOUT and a message naming what happened;
  * the next candidate gets a new worker.
  *
- * When isolation is off (in_process), unavailable (Windows) or the worker
- * cannot be found or started, candidates are measured in this process with
- * the caller's prepared state, and olc_calibrate__session_note says why
- * (a warning for the workload's result).
+ * When isolation is off (in_process) or unavailable (Windows), or the
+ * first worker cannot be found, started or set up, candidates are
+ * measured in this process with the caller's prepared state, and
+ * olc_calibrate__session_note says why (a warning for the workload's
+ * result; none on Windows).  A later worker that cannot be started fails
+ * its candidate instead (never in-process after a crash).  The plugin's
+ * log lines in the worker are logged again through its services here.
  *
  * The worker is found, in order: $OLC_WORKER (secure_getenv; when set,
  * nothing else is tried), olc-worker next to the running executable, the
