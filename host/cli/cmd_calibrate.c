@@ -73,8 +73,9 @@ static void on_progress(void *payload, const char *workload, size_t wi, size_t w
   else
     snprintf(best, sizeof best, "-");
   /* candidate_index is 0-based before a candidate; the last call reports
-   * how many were measured. */
-  n = snprintf(line, sizeof line, "workload %zu/%zu %.40s: candidate %zu/%zu, best %s", wi + 1, wn,
+   * how many were measured.  The name is cut so that the line stays under
+   * 80 columns: a wrapped line could not be rewritten with \r. */
+  n = snprintf(line, sizeof line, "workload %zu/%zu %.24s: candidate %zu/%zu, best %s", wi + 1, wn,
                workload, ci < cn ? ci + 1 : ci, cn, best);
   if (n < 0)
     return;
