@@ -37,6 +37,7 @@ trap 'rm -rf "$work"' EXIT
 XDG_CACHE_HOME=$work/cache
 OLC_STORE=$work/store.txt
 export XDG_CACHE_HOME OLC_STORE
+unset OLC_CONFIG OLC_PLUGIN_PATH  # the embedded default configuration, nothing else
 
 vg() {
   # --trace-children: the calibrate loop's measuring worker (olc-worker) is
