@@ -231,6 +231,7 @@ static int select_policy(bench *x, cand_set *cands, const char *forced, void **f
   int alive = cands->n, runs = 1, best = 0;
   double t0;
   memset(rep, 0, sizeof(*rep));
+  rep->exhaustive_best = -1; /* not measured */
   if (forced != NULL) {
     if (x->pl->validate(x->inst, forced, strlen(forced), forced_policy) != OLC_PLUGIN_OK)
       die("--policy '%s' rejected", forced);
