@@ -273,7 +273,28 @@ static void test_syntax(void) {
   memcpy(text, "[store]\npath = ", 15);
   text[sizeof text - 2] = '\n';
   text[sizeof text - 1] = 0;
-  expect_error(text, 2, "line longer than");
+  {
+    /* A long value (past inih's 200-byte line) is taken whole. */
+    olc_config *c = NULL;
+    olc_error err;
+    olc_store_options so = OLC_STORE_OPTIONS_INIT;
+    OLC_ASSERT_OK(olc_config_load_string(&c, text, strlen(text), "t.ini", "/base", &err), &err);
+    olc_config_store_options(c, &so);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(so.path);
+    CU_ASSERT_EQUAL(strlen(so.path), strlen("/base/") + sizeof text - 2 - 15);
+    olc_config_free(c);
+  }
+  {
+    /* Past OLC_CONFIG_MAX_LINE (64 KiB): an error naming the line. */
+    size_t big = 70 * 1024;
+    char *huge = malloc(big + 32);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(huge);
+    memcpy(huge, "[store]\npath = ", 15);
+    memset(huge + 15, 'y', big);
+    memcpy(huge + 15 + big, "\n", 2);
+    expect_error(huge, 2, "line longer than");
+    free(huge);
+  }
   {
     static const char nul_text[] = "[store]\npath = a\0b\n";
     olc_config *c = NULL;

@@ -150,6 +150,54 @@ static void begin_section(parser *p, const char *section, size_t len, uint32_t l
 
 /* ------------------------------------------------------------- reader */
 
+/* Marker handed to inih in place of a long value (never seen by users:
+ * the handler swaps it back only for the line the reader marked). */
+#define LONG_VALUE_MARKER "\x1f"
+
+/*
+ * A line longer than inih's buffer (Debian builds inih with a 200-byte
+ * stack line): when it is "key = value" with a short key, inih is given
+ * "key = <marker>" and the handler takes the value from the text.  Blank
+ * space and an inline "; comment" are stripped as inih would.  Returns the
+ * replacement length, or 0 when the line cannot take this path.
+ */
+static size_t shorten_long_line(parser *p, char *str, int num, const char *s, size_t n) {
+  const char *eq = memchr(s, '=', n);
+  const char *v, *end = s + n;
+  size_t klen, i = 0;
+  if (n > OLC_CONFIG_MAX_LINE)
+    return 0;
+  while (i < n && (s[i] == ' ' || s[i] == '\t'))
+    i++;
+  if (i < n && (s[i] == ';' || s[i] == '#')) {
+    memcpy(str, "\n", 2); /* a long comment: inih only needs the line counted */
+    return 1;
+  }
+  if (eq == NULL)
+    return 0;
+  klen = (size_t)(eq - s);
+  if (klen + sizeof " = " LONG_VALUE_MARKER "\n" > (size_t)num)
+    return 0;
+  v = eq + 1;
+  while (v < end && (*v == ' ' || *v == '\t'))
+    v++;
+  {
+    const char *c;
+    for (c = v; c < end; c++)
+      if (*c == ';' && c > v && (c[-1] == ' ' || c[-1] == '\t')) {
+        end = c;
+        break;
+      }
+  }
+  while (end > v && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
+    end--;
+  p->long_value = v;
+  p->long_value_len = (size_t)(end - v);
+  memcpy(str, s, klen);
+  memcpy(str + klen, "= " LONG_VALUE_MARKER "\n", sizeof "= " LONG_VALUE_MARKER "\n");
+  return klen + sizeof "= " LONG_VALUE_MARKER "\n" - 1;
+}
+
 /* Hands inih one line at a time (fgets semantics) and notes what inih
  * cannot tell the handler: the line number, and section headers. */
 static char *reader(char *str, int num, void *stream) {
@@ -171,8 +219,18 @@ static char *reader(char *str, int num, void *stream) {
     olc_config__fail(p, p->line, OLC_E_CONFIG, "invalid utf-8 in line");
     n = 0;
   } else if (n > (size_t)num - 1) {
-    olc_config__fail(p, p->line, OLC_E_CONFIG, "line longer than %d bytes", num - 3);
-    n = 0;
+    size_t shortened = shorten_long_line(p, str, num, s, n);
+    if (shortened == 0) {
+      olc_config__fail(p, p->line, OLC_E_CONFIG,
+                       n > OLC_CONFIG_MAX_LINE ? "line longer than %zu bytes"
+                                               : "line too long for anything but key = value "
+                                                 "(at most %zu bytes)",
+                       OLC_CONFIG_MAX_LINE);
+      n = 0;
+    } else {
+      p->line_indented = s[0] == ' ' || s[0] == '\t';
+      return str;
+    }
   }
   if (n == 0) {
     /* Give inih a blank line so it keeps counting. */
@@ -205,6 +263,19 @@ static int handler(void *user, const char *section, const char *name, const char
   (void)section;
   if (p->st != OLC_OK)
     return 1;
+  if (p->long_value != NULL && strcmp(value, LONG_VALUE_MARKER) == 0) {
+    char *copy = malloc(p->long_value_len + 1);
+    int rc;
+    if (copy == NULL)
+      return olc_config__nomem(p);
+    memcpy(copy, p->long_value, p->long_value_len);
+    copy[p->long_value_len] = 0;
+    p->long_value = NULL;
+    rc = handler(user, section, name, copy);
+    free(copy);
+    return rc;
+  }
+  p->long_value = NULL;
   continuation = p->line_indented && strcmp(name, p->last_key) == 0;
   snprintf(p->last_key, sizeof p->last_key, "%s", name);
   if (continuation)

@@ -37,7 +37,15 @@ typedef struct parser {
   unsigned sections;  /* fixed sections seen (bit = kind) */
   char last_key[128]; /* for continuation lines */
   int has_plugin_dirs;
+  /* A "key = value" line too long for inih's line buffer: inih gets
+   * "key = " plus a marker, and the handler takes the value from here. */
+  const char *long_value;
+  size_t long_value_len;
 } parser;
+
+/* Longest config line accepted (inih's own buffer is much shorter; longer
+ * values take the long_value path). */
+#define OLC_CONFIG_MAX_LINE ((size_t)64 * 1024)
 
 /* Records the first error ("NAME:LINE: what"); returns 0 for inih. */
 int olc_config__fail(parser *p, uint32_t line, olc_status st, const char *fmt, ...)
