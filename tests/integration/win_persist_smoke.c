@@ -3,7 +3,9 @@
  * (persist_win32.c, io_win32.c, path_win32.c) run under wine by
  * mingw_cross.sh: first write with missing directories, read back, no-op
  * merge, LockFileEx timeout, a fault at each step leaving the file intact,
- * GC, non-ASCII names, repair and the default path.  Plain C, no CUnit:
+ * GC, non-ASCII names, repair, the generation counter of P.lock (mapped
+ * by a watch, moved by 2 per write, quiet checks without a call) and the
+ * default path.  Plain C, no CUnit:
  * prints "ok"/"FAIL" per check and exits 1 on any failure.
  */
 #include <errno.h>
@@ -126,6 +128,49 @@ static void fault(const char *path, const char *dir, olc_step step, int e, olc_s
   CHECK(olc_persist__update(NULL, NULL, path, &o, grow, NULL, &err) == OLC_OK, "  lock released");
 }
 
+/* The generation counter of P.lock through a reader's watch (persist.h). */
+static void watch_checks(const char *path, olc_persist_options *o) {
+  olc_persist_watch w;
+  olc_persist_watch_token t;
+  olc_persist_hooks h;
+  olc_file_id id;
+  olc_error err;
+  uint64_t g0 = OLC_PERSIST_GEN_NONE, before;
+  int i, quiet = 0, opened;
+  memset(&h, 0, sizeof h);
+  h.watch_recheck_ms = 600000; /* no periodic recheck in this test */
+  olc_persist__set_hooks(&h);
+  CHECK(olc_persist__update(NULL, NULL, path, o, grow, NULL, &err) == OLC_OK, "watch: a write");
+  opened = olc_persist__watch_open(&w, path, &err) == OLC_OK;
+  CHECK(opened, "watch: open");
+  if (!opened) {
+    olc_persist__set_hooks(NULL);
+    return;
+  }
+  t = olc_persist__watch_begin(&w);
+  g0 = olc_persist__watch_gen(&w);
+  CHECK(g0 != OLC_PERSIST_GEN_NONE && g0 % 2 == 0 && t.gen == g0,
+        "watch: P.lock mapped, generation even");
+  CHECK(olc_persist__stat(&id, path, &err) == OLC_OK && id.exists, "watch: identity");
+  olc_persist__watch_settle(&w, t);
+  before = olc_persist__call_count();
+  for (i = 0; i < 1000; i++)
+    quiet += olc_persist__watch_quiet(&w);
+  CHECK(quiet == 1000 && olc_persist__call_count() == before,
+        "watch: 1000 quiet checks, no file-system call");
+  CHECK(olc_persist__update(NULL, NULL, path, o, grow, NULL, &err) == OLC_OK &&
+            olc_persist__watch_gen(&w) == g0 + 2 && !olc_persist__watch_quiet(&w),
+        "watch: a write moves it by 2; not quiet");
+  h.fail_step = OLC_STEP_RENAME;
+  h.fail_errno = EACCES;
+  olc_persist__set_hooks(&h);
+  CHECK(olc_persist__update(NULL, NULL, path, o, grow, NULL, &err) == OLC_E_IO &&
+            olc_persist__watch_gen(&w) == g0 + 4,
+        "watch: a failed replace ends even");
+  olc_persist__watch_close(&w);
+  olc_persist__set_hooks(NULL);
+}
+
 int main(int argc, char **argv) {
   char base[MAX_PATH], dir[MAX_PATH], path[MAX_PATH], leftover[MAX_PATH], buf[1024];
   char moved[1024], *resolved = NULL;
@@ -201,6 +246,8 @@ int main(int argc, char **argv) {
   CHECK(olc_persist__repair(moved, sizeof moved, path, &o, check_x, NULL, &err) == OLC_OK &&
             strstr(moved, ".corrupt-") != NULL && file_size(path) == -1,
         "repair moves a bad file aside");
+
+  watch_checks(path, &o);
 
   CHECK(olc_persist__resolve(&resolved, path, &err) == OLC_OK && resolved != NULL &&
             strstr(resolved, "store.txt") != NULL,

@@ -1,6 +1,6 @@
 /*
  * tests/unit/test_persist_watch.c - the generation counter of P.lock
- * (persist.h, DURABILITY.md 2.4): a write moves it by 2 and leaves it even,
+ * (persist.h, "change detection without a system call"): a write moves it by 2 and leaves it even,
  * a writer killed between the bumps leaves it odd (readers then compare
  * identities), a failed rename leaves it even, readers without a P.lock
  * fall back, a quiet check makes no system call, and a replaced P.lock is

@@ -1,6 +1,6 @@
 /*
  * persist/gen_posix.c - mapping the generation counter of P.lock on POSIX
- * (persist.h, DURABILITY.md 2.4): writable by writers under the lock,
+ * (persist.h, "change detection without a system call"): writable by writers under the lock,
  * read-only by readers.
  */
 #include "persist/posix_int.h"

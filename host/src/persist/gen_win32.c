@@ -1,6 +1,6 @@
 /*
  * persist/gen_win32.c - mapping the generation counter of P.lock on
- * Windows (persist.h, DURABILITY.md 2.4): a view of a file mapping,
+ * Windows (persist.h, "change detection without a system call"): a view of a file mapping,
  * writable by writers holding LockFileEx, read-only for readers.  Views are
  * not subject to byte-range locks (SQLite maps its locked -shm the same
  * way).

@@ -128,7 +128,7 @@ olc_status olc_persist__default_path(char *buf, size_t size, olc_error *err);
  * Change detection without a system call (the wal-index idea of SQLite).
  *
  * The permanent lock sibling P.lock carries a generation counter that every
- * writer moves under the lock (DURABILITY.md 2.4):
+ * writer moves under the lock (proposed as DURABILITY.md 2.4):
  *
  *   offset 0  8 bytes  magic "olcgen01"
  *   offset 8  8 bytes  generation, unsigned 64-bit, native byte order

@@ -44,7 +44,7 @@ olc_status olc_persist__split(char **dir, const char **base, const char *path, o
  * ENOMEM -> OLC_E_NOMEM, else fallback. */
 olc_status olc_persist__errno_status(int sys_errno, olc_status fallback);
 
-/* ---- the generation counter of P.lock (persist.h, DURABILITY.md 2.4) ---- */
+/* ---- the generation counter of P.lock (see persist.h) ---- */
 #define OLC_PERSIST__GEN_SIZE 4096u
 #define OLC_PERSIST__GEN_MAGIC "olcgen01" /* 8 bytes at offset 0 */
 #define OLC_PERSIST__GEN_OFFSET 8u
