@@ -8,6 +8,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define OLC_HAVE_VALGRIND_H 1
+#endif
+#endif
+
 #include "config/config.h"
 #include "plugins/plugins_int.h"
 #include "util/error.h"
@@ -28,6 +35,17 @@ void olc_calibrate__session_init(olc_measure_session *s, olc_host *host, olc_loa
   s->timeout_s = timeout_s;
 }
 
+/* Under valgrind (the worker traced too) code runs 20-100 x slower, and a
+ * first run that compiles kernels (OpenCL) can take minutes: the
+ * automatic timeouts grow by this factor there. */
+static double slowdown(void) {
+#if defined(OLC_HAVE_VALGRIND_H)
+  if (RUNNING_ON_VALGRIND)
+    return 20.0;
+#endif
+  return 1.0;
+}
+
 double olc_calibrate__timeout(double explicit_s, const olc_calibration_settings *settings,
                               const olc_measure_params *params) {
   double t;
@@ -35,11 +53,12 @@ double olc_calibrate__timeout(double explicit_s, const olc_calibration_settings 
   if (explicit_s > 0)
     return explicit_s;
   /* Before the first result nothing is known about the workload; after
-   * it, a run 20 x slower than the best median would be abandoned anyway. */
+   * it, a run 20 x slower than the best median would be abandoned anyway
+   * (the median was measured as slowly as the next run will be). */
   if (!(params->best_us > 0))
-    return OLC_ISOLATE_DEFAULT_TIMEOUT;
+    return OLC_ISOLATE_DEFAULT_TIMEOUT * slowdown();
   t = 20.0 * params->best_us * 1e-6;
-  return t > OLC_ISOLATE_MIN_TIMEOUT ? t : OLC_ISOLATE_MIN_TIMEOUT;
+  return t > OLC_ISOLATE_MIN_TIMEOUT * slowdown() ? t : OLC_ISOLATE_MIN_TIMEOUT * slowdown();
 }
 
 /* SETUP: what the worker needs to rebuild this plugin instance and
@@ -87,8 +106,10 @@ static olc_status start(olc_measure_session *s, olc_error *err) {
   uint32_t type = 0;
   olc_status st;
   char why[OLC_ERROR_MESSAGE_SIZE];
-  double t =
-      s->timeout_s > OLC_ISOLATE_DEFAULT_TIMEOUT ? s->timeout_s : OLC_ISOLATE_DEFAULT_TIMEOUT;
+  /* Loading, creating and preparing: never less than the first run gets. */
+  double t = OLC_ISOLATE_DEFAULT_TIMEOUT * slowdown();
+  if (s->timeout_s > t)
+    t = s->timeout_s;
   if (s->worker_path[0] == 0) {
     st = olc_isolate__find_worker(s->worker_path, sizeof s->worker_path, why, sizeof why);
     if (st != OLC_OK) {
