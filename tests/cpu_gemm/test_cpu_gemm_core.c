@@ -7,9 +7,11 @@
 #include <CUnit/CUnit.h>
 #include <float.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gemm.h"
 #include "kernels/kernels.h"
@@ -294,6 +296,39 @@ static void test_identity_stable(void) {
   CU_ASSERT_EQUAL(cg_probe_identity(b, 8, &cpu, cpu.isa), 7u);
 }
 
+typedef struct pool_probe {
+  _Atomic unsigned hits[POOL_THREADS];
+  _Atomic unsigned bad_n;
+} pool_probe;
+
+static void pool_task(void *arg, uint32_t tid, uint32_t n) {
+  pool_probe *pp = arg;
+  if (n != POOL_THREADS || tid >= POOL_THREADS)
+    atomic_fetch_add(&pp->bad_n, 1u);
+  else
+    atomic_fetch_add(&pp->hits[tid], 1u);
+}
+
+/* Every run reaches every thread exactly once, whether the workers are
+ * still spinning (back-to-back runs) or asleep (runs after a pause). */
+static void test_pool_handoff(void) {
+  static pool_probe pp;
+  const unsigned runs = 600;
+  struct timespec pause_ts = {0, 2000000}; /* 2 ms: past the spin window */
+  for (unsigned t = 0; t < POOL_THREADS; t++)
+    atomic_init(&pp.hits[t], 0u);
+  atomic_init(&pp.bad_n, 0u);
+  CU_ASSERT_EQUAL(cg_pool_size(pool), POOL_THREADS);
+  for (unsigned r = 0; r < runs; r++) {
+    cg_pool_run(pool, pool_task, &pp);
+    if (r % 100 == 99)
+      nanosleep(&pause_ts, NULL);
+  }
+  CU_ASSERT_EQUAL(atomic_load(&pp.bad_n), 0u);
+  for (unsigned t = 0; t < POOL_THREADS; t++)
+    CU_ASSERT_EQUAL(atomic_load(&pp.hits[t]), runs);
+}
+
 int main(int argc, char **argv) {
   CU_pSuite s;
   if (CU_initialize_registry() != CUE_SUCCESS)
@@ -306,5 +341,6 @@ int main(int argc, char **argv) {
   CU_add_test(s, "candidate_blocking", test_candidate_blocking);
   CU_add_test(s, "decode_cache", test_decode_cache);
   CU_add_test(s, "identity_stable", test_identity_stable);
+  CU_add_test(s, "pool_handoff", test_pool_handoff);
   return olc_test_run(argc, argv);
 }
