@@ -75,7 +75,7 @@ static void build_setup(olc_wire_writer *w, const olc_measure_session *s) {
   olc_wire__put_str(w, olc_plugins__name(s->plugin));
   olc_wire__put_u32(w, s->host->threads);
   /* The file passed the host's permission check under this policy. */
-  olc_wire__put_u32(w, cfg != NULL && olc_config__allow_insecure_plugins(cfg) ? 1u : 0u);
+  olc_wire__put_u32(w, s->host->allow_insecure_plugins ? 1u : 0u);
   olc_wire__put_u32(w, pc != NULL ? (uint32_t)pc->entry_count : 0u);
   for (i = 0; pc != NULL && i < pc->entry_count; i++) {
     olc_wire__put_str(w, pc->entries[i].name);

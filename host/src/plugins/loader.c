@@ -387,7 +387,8 @@ static olc_status load_dir(olc_host *h, const olc_plugins_params *params, const 
   if (st != OLC_OK)
     return olc_plugins__report_add(h, dir, NULL, NULL, OLC_LOAD_OPEN, st, 0, 0, lerr.message);
   /* Same directory, so sorting names sorts absolute paths. */
-  qsort(names, count, sizeof *names, cmp_names);
+  if (count > 1)
+    qsort(names, count, sizeof *names, cmp_names);
   for (i = 0; i < count && st == OLC_OK; i++) {
     char *path = olc_plugins__join(dir, names[i]);
     if (path == NULL) {
@@ -484,6 +485,7 @@ olc_status olc_plugins__open(olc_host **out, const olc_plugins_params *params, o
   h->store = store;
   h->threads = params->threads > 0 ? params->threads : 1;
   h->force_portable = params->force_portable;
+  h->allow_insecure_plugins = params->allow_insecure_plugins;
   st = collect_dirs(&dirs, &dir_count, params);
   if (st != OLC_OK)
     olc_error__set(err, st, "olc_host_open", "out of memory");

@@ -62,8 +62,9 @@ struct olc_host {
   const olc_config *config; /* NULL when opened through olc_plugins__open */
   olc_store *store;         /* borrowed, may be NULL */
   uint32_t threads;
-  int force_portable; /* for lookups made on a plugin's behalf */
-  olc_arena arena;    /* report strings, plugin names */
+  int force_portable;         /* for lookups made on a plugin's behalf */
+  int allow_insecure_plugins; /* the permission policy files were loaded under */
+  olc_arena arena;            /* report strings, plugin names */
   olc_loaded_plugin **plugins;
   size_t plugin_count;
   size_t plugin_cap;
