@@ -80,8 +80,20 @@ run() {
 }
 
 if "$olc" calibrate --help >/dev/null 2>&1; then
-  run "olc calibrate (default config)" "$olc" calibrate
-  run "olc calibrate again (selects from the store)" "$olc" calibrate
+  # Every workload of the default configuration, measured in this process:
+  # under valgrind one OpenCL run through POCL takes longer than the
+  # worker's 60 s per-candidate timeout (the worker would be killed and the
+  # workload fail), and in-process it still runs the whole plugin code.
+  run "olc calibrate --in-process (default config)" "$olc" calibrate --in-process
+  # Again: everything is selected from the store (key, lookup, validate).
+  run "olc calibrate (selects from the store)" "$olc" calibrate
+  # The measuring worker (olc-worker, host code) on one CPU workload of the
+  # default configuration.
+  wl=$(sed -n 's/^\[workload\.\(gemm_256\)\]$/\1/p' "$here/../../config/default.ini" 2>/dev/null)
+  if [ -n "$wl" ]; then
+    run "olc calibrate --recalibrate --workload $wl (worker)" "$olc" calibrate --recalibrate \
+      --workload "$wl"
+  fi
   run "olc list" "$olc" list
 else
   echo "olc has no calibrate command yet: store commands and test_calibrate instead"
