@@ -37,7 +37,8 @@ std::mt19937_64 rng;
 
 /* Bytes that matter to the codec, often; any byte sometimes. */
 unsigned char random_byte() {
-  static const unsigned char special[] = {'"', '\\', 'a', 'z', ' ', '\n', '\r', '\t', 0, 0xff, 0x80};
+  static const unsigned char special[] = {'"',  '\\', 'a', 'z',  ' ', '\n',
+                                          '\r', '\t', 0,   0xff, 0x80};
   if (rng() % 3 == 0)
     return static_cast<unsigned char>(rng() & 0xff);
   return special[rng() % sizeof special];
@@ -145,9 +146,8 @@ int check_decoding(size_t count, size_t *closed_count) {
       std::fprintf(stderr,
                    "decoding mismatch on \"%s\": std %s \"%s\" (%zu bytes), ours %d \"%s\" (%zu "
                    "bytes)\n",
-                   show(input).c_str(), closed ? "closed" : "unterminated",
-                   show(theirs).c_str(), their_consumed, static_cast<int>(st),
-                   show(ours).c_str(), our_consumed);
+                   show(input).c_str(), closed ? "closed" : "unterminated", show(theirs).c_str(),
+                   their_consumed, static_cast<int>(st), show(ours).c_str(), our_consumed);
   }
   return bad;
 }
@@ -166,8 +166,8 @@ int main() {
   int enc = check_encoding(count);
   int dec = check_decoding(count, &closed);
   std::printf("encoding: %zu strings, %d mismatches\n", count, enc);
-  std::printf("decoding: %zu inputs (%zu closed, %zu unterminated), %d mismatches\n", count,
-              closed, count - closed, dec);
+  std::printf("decoding: %zu inputs (%zu closed, %zu unterminated), %d mismatches\n", count, closed,
+              count - closed, dec);
   /* The generator must reach both sides of the decoding comparison. */
   if (closed < count / 10 || count - closed < count / 10) {
     std::printf("decoding inputs too one-sided\n");
