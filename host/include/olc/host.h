@@ -36,6 +36,9 @@ typedef struct olc_calibration_settings {
   double min_seconds;              /* and at least this long (default 0.05) */
   double max_seconds_per_workload; /* budget for all candidates (default 30) */
   double abandon_factor;           /* abandon when > factor x best (default 1.5) */
+  /* Appended after 0.1: */
+  int isolation;              /* measure in a worker process (default 1; POSIX) */
+  double run_timeout_seconds; /* one run's limit in the worker (0: automatic) */
 } olc_calibration_settings;
 
 /* One [workload.NAME] section. */

@@ -209,7 +209,9 @@ static olc_status calibrate_now(job *j) {
   }
   r->calibrated_now = 1;
   olc_calibrate__session_init(&ms, j->host, j->plugin, &j->w, state, &list, j->settings,
-                              j->opt->in_process, j->opt->run_timeout_seconds);
+                              j->opt->in_process || !j->settings->isolation,
+                              j->opt->run_timeout_seconds > 0 ? j->opt->run_timeout_seconds
+                                                              : j->settings->run_timeout_seconds);
   fatal = measure_all(j, &list, &ms, results, &measured, &winner);
   olc_calibrate__session_end(&ms);
   olc_plugins__unprepare(j->plugin, state);

@@ -14,7 +14,8 @@ static const char *const host_keys[] = {"plugin_dirs", "threads", "allow_insecur
 static const char *const store_keys[] = {"path", "persistence", "force_portable", "lock_timeout_ms",
                                          NULL};
 static const char *const calibration_keys[] = {
-    "warmup", "min_repetitions", "min_seconds", "max_seconds_per_workload", "abandon_factor", NULL};
+    "warmup",         "min_repetitions", "min_seconds",         "max_seconds_per_workload",
+    "abandon_factor", "isolation",       "run_timeout_seconds", NULL};
 
 static int key_index(const char *const *keys, const char *name) {
   int i;
@@ -166,8 +167,12 @@ static int calibration_key(parser *p, int k, const char *name, const char *value
     return parse_seconds(p, &s->min_seconds, name, value, 0.0, 0, 3600.0);
   case 3:
     return parse_seconds(p, &s->max_seconds_per_workload, name, value, 0.0, 1, 86400.0);
-  default:
+  case 4:
     return parse_seconds(p, &s->abandon_factor, name, value, 1.0, 0, 1e6);
+  case 5:
+    return parse_flag(p, &s->isolation, name, value);
+  default:
+    return parse_seconds(p, &s->run_timeout_seconds, name, value, 0.0, 0, 86400.0);
   }
 }
 

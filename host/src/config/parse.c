@@ -328,6 +328,8 @@ olc_status olc_config__parse(olc_config **out, const char *text, size_t len, con
   c->calibration.min_seconds = 0.05;
   c->calibration.max_seconds_per_workload = 30.0;
   c->calibration.abandon_factor = 1.5;
+  c->calibration.isolation = 1;
+  c->calibration.run_timeout_seconds = 0.0;
   memset(&p, 0, sizeof p);
   p.cfg = c;
   p.name = name;
