@@ -8,7 +8,8 @@
 #                               asan preset (ASan+UBSan) with ctest
 #
 # Options: --no-install (never call apt-get), --no-asan (skip the sanitizer
-# pass of --test), --jobs N (default: the number of CPUs).
+# pass of --test), --no-fuzz (skip the bounded libFuzzer runs of --test),
+# --jobs N (default: the number of CPUs).
 # Packages come from Debian only; nothing is downloaded at build time.
 set -euo pipefail
 
@@ -16,6 +17,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MODE=build
 INSTALL=1
 ASAN=1
+FUZZ=1
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 while [ $# -gt 0 ]; do
@@ -23,6 +25,7 @@ while [ $# -gt 0 ]; do
   --test) MODE="test" ;;
   --no-install) INSTALL=0 ;;
   --no-asan) ASAN=0 ;;
+  --no-fuzz) FUZZ=0 ;;
   --jobs)
     shift
     JOBS=${1:?--jobs needs a number}
@@ -138,6 +141,14 @@ fi
 # The output ends with the summary of the last ctest run.
 build_preset dev
 test_preset dev
+if [ "$FUZZ" -eq 1 ]; then
+  # libFuzzer targets (clang, fixed seed, about 3 minutes in all); 77 = no clang.
+  say "fuzz (bounded runs, fixed seed)"
+  JOBS="$JOBS" "$ROOT/tests/fuzz/run_ci.sh" || {
+    rc=$?
+    [ "$rc" -eq 77 ] || exit "$rc"
+  }
+fi
 if [ "$ASAN" -eq 1 ]; then
   build_preset asan
   # Benchmarks and the mingw-w64 cross-compile test run no sanitized code:

@@ -71,18 +71,18 @@ if(NOT WIN32)
   endmacro()
 
   # (1) the version-1 codec: no crash/UB/leak, round trip, canonical fixed point.
-  olc_fuzz_target(NAME format SECONDS 60 SOURCES ${OLC_FUZZ_DIR}/fuzz_format.c)
+  olc_fuzz_target(NAME format SECONDS 40 SOURCES ${OLC_FUZZ_DIR}/fuzz_format.c)
 
   # (2) the ini loader; the target itself is the config engineer's
   # tests/config/fuzz_config.c (their tests/config/config.cmake also builds
   # the libFuzzer executable fuzz_config, which is reused here).
-  olc_fuzz_target(NAME config SECONDS 45
+  olc_fuzz_target(NAME config SECONDS 30
     SOURCES ${PROJECT_SOURCE_DIR}/tests/config/fuzz_config.c)
 
   # (3) each shipped plugin's policy validate, through dlopen of the module.
   foreach(_plugin cpu_gemm example_gpu)
     if(TARGET ${_plugin})
-      olc_fuzz_target(NAME policy_${_plugin} SECONDS 45 INIT
+      olc_fuzz_target(NAME policy_${_plugin} SECONDS 30 INIT
         SOURCES ${OLC_FUZZ_DIR}/fuzz_policy.c LIBS ${CMAKE_DL_LIBS}
         DEFS OLC_FUZZ_PLUGIN_PATH="$<TARGET_FILE:${_plugin}>" OLC_FUZZ_STRICT_TEXT
         DEPENDS ${_plugin})
@@ -98,7 +98,7 @@ if(NOT WIN32)
     if(OLC_FUZZ_LIBM)
       set(_libm ${OLC_FUZZ_LIBM})
     endif()
-    olc_fuzz_target(NAME cli SECONDS 45
+    olc_fuzz_target(NAME cli SECONDS 30
       SOURCES ${OLC_FUZZ_DIR}/fuzz_cli.c ${_cli}/cli_args.c ${_cli}/cli_key.c ${_cli}/cli_util.c
       INCLUDES ${_cli} LIBS ${_libm})
   endif()
