@@ -4,7 +4,8 @@
 #   scripts/setup.sh            install what is missing, build the release
 #                               preset (build/release/bin/olc)
 #   scripts/setup.sh --test     the same setup, then the whole test suite:
-#                               the dev preset (-Werror) with ctest, then the
+#                               the dev preset (-Werror) with ctest, bounded
+#                               libFuzzer runs (clang), then the
 #                               asan preset (ASan+UBSan) with ctest
 #
 # Options: --no-install (never call apt-get), --no-asan (skip the sanitizer
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
     ;;
   --jobs=*) JOBS=${1#--jobs=} ;;
   -h | --help)
-    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
     ;;
   *)
