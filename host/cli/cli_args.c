@@ -23,12 +23,28 @@ void cli_parser_init(cli_parser *p, cli_ctx *ctx, const cli_option *options, siz
   p->index = 0;
 }
 
+/* Copies at most 64 bytes of command-line text for a message, with control
+ * bytes shown as '?', so an error stays one line and never sends terminal
+ * escapes. */
+static const char *shown(char *buf, size_t size, const char *text, size_t len) {
+  size_t i, n = len < 64 ? len : 64;
+  if (n >= size)
+    n = size - 1;
+  for (i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)text[i];
+    buf[i] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
+  }
+  buf[n] = 0;
+  return buf;
+}
+
 /* Writes "<before><name><after>"; names come from the command line, so
- * they are capped to keep the line short. */
+ * they are capped and cleaned to keep the line short and whole. */
 static int parser_error(cli_parser *p, const char *before, const char *name, size_t name_len,
                         const char *after) {
-  int n = name_len > 64 ? 64 : (int)name_len;
-  snprintf(p->message, sizeof p->message, "%s%.*s%s", before, n, name, after);
+  char clean[80];
+  snprintf(p->message, sizeof p->message, "%s%s%s", before,
+           shown(clean, sizeof clean, name, name_len), after);
   return -1;
 }
 
@@ -127,25 +143,29 @@ int cli_parse_int64(int64_t *out, const char *text, int64_t min, int64_t max, ch
   const char *s = text;
   int negative = 0;
   uint64_t limit, v = 0;
+  char clean[80];
 
   if (*s == '-') {
     negative = 1;
     s++;
   }
   if (*s == 0) {
-    snprintf(msg, msg_size, "'%.64s' is not an integer", text);
+    snprintf(msg, msg_size, "'%s' is not an integer",
+             shown(clean, sizeof clean, text, strlen(text)));
     return -1;
   }
   limit = negative ? (uint64_t)INT64_MAX + 1u : (uint64_t)INT64_MAX;
   for (; *s != 0; s++) {
     unsigned d;
     if (*s < '0' || *s > '9') {
-      snprintf(msg, msg_size, "'%.64s' is not an integer", text);
+      snprintf(msg, msg_size, "'%s' is not an integer",
+               shown(clean, sizeof clean, text, strlen(text)));
       return -1;
     }
     d = (unsigned)(*s - '0');
     if (v > (limit - d) / 10u) {
-      snprintf(msg, msg_size, "'%.64s' is out of range", text);
+      snprintf(msg, msg_size, "'%s' is out of range",
+               shown(clean, sizeof clean, text, strlen(text)));
       return -1;
     }
     v = v * 10u + d;
@@ -154,8 +174,8 @@ int cli_parse_int64(int64_t *out, const char *text, int64_t min, int64_t max, ch
     /* Two's complement negation without overflowing INT64_MIN. */
     int64_t r = negative ? (v == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)v) : (int64_t)v;
     if (r < min || r > max) {
-      snprintf(msg, msg_size, "%.64s is out of range (%lld to %lld)", text, (long long)min,
-               (long long)max);
+      snprintf(msg, msg_size, "%s is out of range (%lld to %lld)",
+               shown(clean, sizeof clean, text, strlen(text)), (long long)min, (long long)max);
       return -1;
     }
     *out = r;
@@ -204,12 +224,13 @@ static int decimal_grammar(const char *s) {
 }
 
 int cli_parse_double(double *out, const char *text, char *msg, size_t msg_size) {
-  char copy[512], *end = NULL;
+  char copy[512], *end = NULL, clean[80];
   const char *dp = localeconv()->decimal_point;
   size_t len = strlen(text), i;
   double v;
   if (!decimal_grammar(text) || len >= sizeof copy) {
-    snprintf(msg, msg_size, "'%.64s' is not a decimal number", text);
+    snprintf(msg, msg_size, "'%s' is not a decimal number",
+             shown(clean, sizeof clean, text, strlen(text)));
     return -1;
   }
   /* The input always uses '.'; strtod wants the decimal point of the
@@ -223,11 +244,12 @@ int cli_parse_double(double *out, const char *text, char *msg, size_t msg_size) 
   errno = 0;
   v = strtod(copy, &end);
   if (end == NULL || *end != 0) {
-    snprintf(msg, msg_size, "'%.64s' is not a decimal number", text);
+    snprintf(msg, msg_size, "'%s' is not a decimal number",
+             shown(clean, sizeof clean, text, strlen(text)));
     return -1;
   }
   if (!is_finite(v) || (errno == ERANGE && fabs(v) > 1.0)) {
-    snprintf(msg, msg_size, "'%.64s' is out of range", text);
+    snprintf(msg, msg_size, "'%s' is out of range", shown(clean, sizeof clean, text, strlen(text)));
     return -1;
   }
   *out = v;
