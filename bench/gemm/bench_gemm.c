@@ -6,15 +6,17 @@
  * (its first candidate) are timed in turn, A/B/C/A/B/C..., and the medians
  * reported in GFLOP/s, as ratios to OpenBLAS and as a share of the measured
  * FMA peak.  cpu_gemm is driven through its plugin ABI, as the host drives
- * it.  The selected policy comes from select_policy(): today an in-bench
- * search over the plugin's candidates (successive halving); later the
- * host's store (see the hook there) or --policy TEXT.  --exhaustive N also
- * measures every candidate N times and reports the search's gap to the
- * exhaustive best and its time as a share of the exhaustive time.
+ * it.  The calibrated policy is the one the host's calibrate-and-select
+ * loop selects (olc_host_calibrate through the public API, in process,
+ * in-memory store, one workload per shape, the bench's thread count);
+ * --policy TEXT overrides it, and --search uses the older in-bench search
+ * instead (select_policy(); --exhaustive N then also measures every
+ * candidate N times).  --quality runs the calibration-quality report on
+ * the cpu_gemm workloads of config/default.ini instead (quality.c).
  *
- * usage: bench_gemm [--json] [--quick] [--min] [--cputime] [--threads 1,2] [--reps N] [--exhaustive
- * N]
- *                   [--shape MxNxK]... [--policy TEXT] [--plugin PATH]
+ * usage: bench_gemm [--json] [--quick] [--min] [--cputime] [--threads 1,2] [--reps N]
+ *                   [--shape MxNxK]... [--policy TEXT] [--search [--exhaustive N]]
+ *                   [--quality] [--plugin PATH]
  */
 #include <cblas.h>
 #include <dlfcn.h>
@@ -26,6 +28,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "bench_gemm.h"
+#include "host_cal.h"
 #include "olc/plugin.h"
 
 void openblas_set_num_threads(int num_threads);
@@ -155,11 +159,20 @@ static float *alloc_matrix(long count) {
   return p;
 }
 
+int bench_policy_text(const olc_plugin *pl, void *inst, const void *policy, char *buf,
+                      size_t size) {
+  text_buf t;
+  olc_plugin_byte_sink sink = {sizeof(sink), OLC_PLUGIN_ABI_MINOR, &t, write_text};
+  t.len = 0;
+  t.s[0] = '\0';
+  if (pl->serialize(inst, policy, &sink) != OLC_PLUGIN_OK)
+    return -1;
+  snprintf(buf, size, "%s", t.s);
+  return 0;
+}
+
 static void policy_text(bench *x, const void *policy, text_buf *t) {
-  olc_plugin_byte_sink sink = {sizeof(sink), OLC_PLUGIN_ABI_MINOR, t, write_text};
-  t->len = 0;
-  t->s[0] = '\0';
-  if (x->pl->serialize(x->inst, policy, &sink) != OLC_PLUGIN_OK)
+  if (bench_policy_text(x->pl, x->inst, policy, t->s, sizeof(t->s)) != 0)
     die("serialize");
 }
 
@@ -234,7 +247,7 @@ static int select_policy(bench *x, cand_set *cands, const char *forced, void **f
   rep->exhaustive_best = -1; /* not measured */
   if (forced != NULL) {
     if (x->pl->validate(x->inst, forced, strlen(forced), forced_policy) != OLC_PLUGIN_OK)
-      die("--policy '%s' rejected", forced);
+      die("policy '%s' rejected", forced);
     return -1;
   }
   memset(st, 0, sizeof(st));
@@ -302,6 +315,8 @@ typedef struct result {
   double ob, cal, def;
   int ncands, pick;
   sel_report sel;
+  double host_cal_s;   /* host's calibration of this shape (< 0: not used) */
+  char cal_source[16]; /* "host", "--policy", "search" */
   char cal_text[256], def_text[256];
 } result;
 
@@ -369,8 +384,47 @@ static void run_shape(bench *x, int threads, int reps, int exhaustive, const cha
   free(x->a), free(x->b), free(x->c), free(tob), free(tcal), free(tdef);
 }
 
+/* --quality: the table, or the JSON object. */
+static int run_quality(const olc_plugin *pl, int threads, int json) {
+  bench_quality_row q[16];
+  int n = bench_quality(pl, &host, (uint32_t)threads, q, 16);
+  if (n < 0)
+    return 1;
+  if (json) {
+    printf("{\"quality\": [\n");
+  } else {
+    printf("calibration quality (config/default.ini, cpu_gemm workloads, %d thread%s)\n", threads,
+           threads > 1 ? "s" : "");
+    printf("%-14s %-16s %6s %5s %9s %9s %6s %8s %8s %6s  %s\n", "workload", "m x n x k", "cands",
+           "meas", "pick us", "best us", "gap%", "loop s", "exh s", "time%", "pick");
+  }
+  for (int i = 0; i < n; i++) {
+    const bench_quality_row *r = &q[i];
+    double gap = 100.0 * (r->pick_s / r->best_s - 1.0), tp = 100.0 * r->loop_s / r->exhaustive_s;
+    char shp[48];
+    snprintf(shp, sizeof(shp), "%ldx%ldx%ld", r->m, r->n, r->k);
+    if (json)
+      printf("  {\"workload\": \"%s\", \"m\": %ld, \"n\": %ld, \"k\": %ld, \"threads\": %d, "
+             "\"candidates\": %d, \"loop_measured\": %d, \"loop_abandoned\": %d, "
+             "\"pick\": %d, \"best\": %d, \"pick_median_us\": %.3f, \"best_median_us\": %.3f, "
+             "\"gap_pct\": %.2f, \"loop_s\": %.3f, \"exhaustive_s\": %.3f, \"time_pct\": %.1f, "
+             "\"policy\": \"%s\"}%s\n",
+             r->name, r->m, r->n, r->k, r->threads, r->candidates, r->loop_measured,
+             r->loop_abandoned, r->pick, r->best, r->pick_s * 1e6, r->best_s * 1e6, gap, r->loop_s,
+             r->exhaustive_s, tp, r->policy, i + 1 < n ? "," : "");
+    else
+      printf("%-14s %-16s %6d %5d %9.1f %9.1f %6.1f %8.2f %8.2f %6.1f  %s\n", r->name, shp,
+             r->candidates, r->loop_measured, r->pick_s * 1e6, r->best_s * 1e6, gap, r->loop_s,
+             r->exhaustive_s, tp, r->policy);
+  }
+  if (json)
+    printf("]}\n");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *plugin_path = CG_BENCH_PLUGIN, *forced = NULL;
+  int search = 0, quality = 0;
   int json = 0, reps = 7, exhaustive = 0, nthreads = 0, threads[8], nshapes = 0;
   shape shapes[MAX_SHAPES];
   result results[MAX_SHAPES * 8];
@@ -407,10 +461,15 @@ int main(int argc, char **argv) {
       forced = argv[++i];
     } else if (strcmp(argv[i], "--plugin") == 0 && i + 1 < argc) {
       plugin_path = argv[++i];
+    } else if (strcmp(argv[i], "--search") == 0) {
+      search = 1;
+    } else if (strcmp(argv[i], "--quality") == 0) {
+      quality = 1;
     } else {
       fprintf(stderr, "usage: bench_gemm [--json] [--quick] [--min] [--cputime] [--threads 1,2] "
                       "[--reps N] [--exhaustive N] "
-                      "[--shape MxNxK]... [--policy TEXT] [--plugin PATH]\n");
+                      "[--shape MxNxK]... [--policy TEXT] [--search] [--quality] "
+                      "[--plugin PATH]\n");
       return 2;
     }
   }
@@ -426,17 +485,38 @@ int main(int argc, char **argv) {
   *(void **)&entry = dlsym(dl, OLC_PLUGIN_ENTRY_SYMBOL);
   if (entry == NULL || entry(OLC_PLUGIN_ABI_MAJOR, &host, &pl) != OLC_PLUGIN_OK)
     die("no usable entry in %s", plugin_path);
+  if (quality)
+    return run_quality(pl, threads[0], json);
   peak = bench_fma_peak_gflops();
   for (int ti = 0; ti < nthreads; ti++) {
     bench x;
+    bench_hc_workload hw[MAX_SHAPES];
     memset(&x, 0, sizeof(x));
+    memset(hw, 0, sizeof(hw));
+    if (forced == NULL && !search) {
+      char err[512];
+      for (int si = 0; si < nshapes; si++)
+        hw[si].m = shapes[si].m, hw[si].n = shapes[si].n, hw[si].k = shapes[si].k;
+      if (bench_hc_calibrate(BENCH_PLUGIN_DIR, "cpu_gemm", (uint32_t)threads[ti], NULL, NULL, hw,
+                             (size_t)nshapes, err, sizeof(err)) != 0)
+        die("host calibration: %s", err);
+      for (int si = 0; si < nshapes; si++)
+        if (!hw[si].ok)
+          die("host calibration of %s: %s", hw[si].name, hw[si].message);
+    }
     x.pl = pl;
     if (pl->create(&host, NULL, 0, (uint32_t)threads[ti], &x.inst) != OLC_PLUGIN_OK)
       die("create");
     openblas_set_num_threads(threads[ti]);
     for (int si = 0; si < nshapes; si++) {
+      const char *pol = forced != NULL ? forced : search ? NULL : hw[si].policy;
       x.s = shapes[si];
-      run_shape(&x, threads[ti], reps, exhaustive, forced, &results[nres++]);
+      run_shape(&x, threads[ti], reps, search ? exhaustive : 0, pol, &results[nres++]);
+      results[nres - 1].host_cal_s = pol == hw[si].policy ? hw[si].seconds : -1.0;
+      snprintf(results[nres - 1].cal_source, sizeof(results[nres - 1].cal_source), "%s",
+               forced != NULL ? "--policy"
+               : search       ? "search"
+                              : "host");
       if (!json) {
         const result *r = &results[nres - 1];
         printf("%5ldx%5ldx%5ld t=%d  openblas %6.1f  cal %6.1f (%.2fx, %3.0f%% peak)  def %6.1f "
@@ -444,7 +524,10 @@ int main(int argc, char **argv) {
                r->s.m, r->s.n, r->s.k, r->threads, r->ob, r->cal, r->cal / r->ob,
                peak > 0 ? 100.0 * r->cal / (peak * r->threads) : 0.0, r->def, r->def / r->ob,
                r->cal_text);
-        if (exhaustive > 0)
+        if (r->host_cal_s >= 0)
+          printf("      host calibration: %.2f s (%zu candidates measured, %zu abandoned)\n",
+                 r->host_cal_s, hw[si].measured, hw[si].abandoned);
+        if (search && exhaustive > 0)
           printf("      calibration: %d candidates, pick #%d, exhaustive best #%d, gap %.1f%%, "
                  "loop time %.0f%% of exhaustive\n",
                  r->ncands, r->pick, r->sel.exhaustive_best, 100.0 * r->sel.gap,
@@ -463,11 +546,13 @@ int main(int argc, char **argv) {
              "\"default_ratio\": %.3f, \"calibrated_peak_pct\": %.1f, "
              "\"calibrated_policy\": \"%s\", \"default_policy\": \"%s\", \"candidates\": %d, "
              "\"pick\": %d, \"exhaustive_best\": %d, \"gap_pct\": %.2f, \"loop_s\": %.3f, "
-             "\"exhaustive_s\": %.3f}%s\n",
+             "\"exhaustive_s\": %.3f, \"calibrated_source\": \"%s\", "
+             "\"host_calibration_s\": %.3f}%s\n",
              r->s.m, r->s.n, r->s.k, r->threads, r->ob, r->cal, r->def, r->cal / r->ob,
              r->def / r->ob, peak > 0 ? 100.0 * r->cal / (peak * r->threads) : 0.0, r->cal_text,
              r->def_text, r->ncands, r->pick, r->sel.exhaustive_best, 100.0 * r->sel.gap,
-             r->sel.loop_s, r->sel.exhaustive_s, i + 1 < nres ? "," : "");
+             r->sel.loop_s, r->sel.exhaustive_s, r->cal_source, r->host_cal_s,
+             i + 1 < nres ? "," : "");
     }
     printf("]}\n");
   } else {

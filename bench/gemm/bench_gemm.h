@@ -1,0 +1,35 @@
+/*
+ * bench_gemm.h - what the parts of bench_gemm share.
+ */
+#ifndef BENCH_GEMM_H
+#define BENCH_GEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "olc/plugin.h"
+
+/* The serialized text of a policy object; 0, or -1 on failure. */
+int bench_policy_text(const olc_plugin *pl, void *inst, const void *policy, char *buf, size_t size);
+
+/* One row of --quality. */
+typedef struct bench_quality_row {
+  char name[64];
+  long m, n, k;
+  int threads;
+  double loop_s;         /* wall time of olc_host_calibrate for the workload */
+  int loop_measured;     /* candidates the loop measured */
+  int loop_abandoned;    /* of which abandoned early */
+  char policy[256];      /* the loop's pick */
+  int candidates;        /* measured exhaustively */
+  int pick, best;        /* candidate indexes (pick -1: not a candidate) */
+  double pick_s, best_s; /* medians per run in the exhaustive pass */
+  double exhaustive_s;   /* wall time of the exhaustive pass */
+} bench_quality_row;
+
+/* Runs --quality on the cpu_gemm workloads of config/default.ini; returns
+ * the number of rows, or -1 (with a message on stderr). */
+int bench_quality(const olc_plugin *pl, const olc_plugin_host *h, uint32_t threads,
+                  bench_quality_row *rows, int max_rows);
+
+#endif
