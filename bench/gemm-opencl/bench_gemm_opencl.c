@@ -8,12 +8,14 @@
  * a synchronous call (the plugin's run, or CLBlastSgemm + clFinish), GFLOP/s
  * and ratios.
  *
- * The calibrated policy: given with --policy (e.g. what the store holds), or
- * measured here over the plugin's candidates and chosen by median, which is
- * what the host's calibrate loop does.
+ * The calibrated policy: the one the host's calibrate-and-select loop
+ * selects (olc_host_calibrate through the public API, in process, in-memory
+ * store, one workload per shape, the same --platform/--device as the
+ * plugin's [plugin.example_gpu] entries; ../gemm/host_cal.c); --policy TEXT
+ * overrides it, and --search measures the candidates here instead.
  *
  * usage: bench_gemm_opencl [--json] [--quick] [--reps N] [--shapes 256,512,1024]
- *                          [--platform SEL] [--device SEL] [--policy TEXT]
+ *                          [--platform SEL] [--device SEL] [--policy TEXT] [--search]
  * Exit codes: 0 done, 1 failure, 2 usage, 77 no OpenCL device.
  */
 #include <math.h>
@@ -25,12 +27,13 @@
 
 #include "egpu.h"
 #include "egpu_harness.h"
+#include "host_cal.h"
 
 #define MAX_SHAPES 8
 #define MAX_REPS 101
 
 typedef struct options {
-  int json, quick, reps;
+  int json, quick, reps, search;
   unsigned shapes[MAX_SHAPES];
   int shape_count;
   const char *policy;
@@ -43,7 +46,10 @@ typedef struct result {
   double clblast_s, best_s, simple_s;
   char best[160], simple[160];
   double max_rel_diff;
-  int tuned; /* candidates measured to choose best */
+  int tuned;          /* candidates measured to choose best */
+  double host_cal_s;  /* host's calibration of this shape (< 0: not used) */
+  int host_measured;  /* candidates the host's loop measured */
+  const char *source; /* "host", "--policy", "search" */
 } result;
 
 static const olc_plugin *g_table;
@@ -107,13 +113,13 @@ static int read_c(const egpu_state *s, float *out) {
  * and `reps` timed runs each, the lowest median wins (the host's calibrate
  * loop, in small).  Later the store's selection comes in through --policy.
  */
-static void *choose_policy(const options *o, const harness_workload *hw, void *state,
-                           harness_policies *cands, int *tuned) {
+static void *choose_policy(const options *o, const char *given, const harness_workload *hw,
+                           void *state, harness_policies *cands, int *tuned) {
   void *best = NULL;
   double best_t = 0.0, t[MAX_REPS];
   int i, r, reps = o->quick ? 2 : 3;
-  if (o->policy != NULL) {
-    if (g_table->validate(g_inst, o->policy, strlen(o->policy), &best) != OLC_PLUGIN_OK) {
+  if (given != NULL) {
+    if (g_table->validate(g_inst, given, strlen(given), &best) != OLC_PLUGIN_OK) {
       fprintf(stderr, "bench_gemm_opencl: --policy: %s\n", harness_last_error.message);
       return NULL;
     }
@@ -157,7 +163,7 @@ static void *choose_policy(const options *o, const harness_workload *hw, void *s
   return NULL;
 }
 
-static int bench_shape(const options *o, unsigned size, result *res) {
+static int bench_shape(const options *o, const char *given, unsigned size, result *res) {
   harness_workload hw;
   harness_policies cands;
   olc_plugin_policy_sink sink = {sizeof sink, OLC_PLUGIN_ABI_MINOR, &cands, hp_emit};
@@ -166,7 +172,6 @@ static int bench_shape(const options *o, unsigned size, result *res) {
   float *c_ref = NULL, *c_got = NULL;
   size_t i, nc = (size_t)size * size;
   int r, rc = 1;
-  memset(res, 0, sizeof *res);
   memset(&cands, 0, sizeof cands);
   res->size = size;
   harness_matmul(&hw, "float32", size, size, size);
@@ -175,7 +180,7 @@ static int bench_shape(const options *o, unsigned size, result *res) {
     fprintf(stderr, "bench_gemm_opencl: %u: %s\n", size, harness_last_error.message);
     goto done;
   }
-  best = choose_policy(o, &hw, state, &cands, &res->tuned);
+  best = choose_policy(o, given, &hw, state, &cands, &res->tuned);
   if (best == NULL)
     goto done;
   policy_text(best, res->best, sizeof res->best);
@@ -249,9 +254,13 @@ static void print_table(const result *res, int count) {
            gflops(r->size, r->clblast_s), gflops(r->size, r->best_s), gflops(r->size, r->simple_s),
            r->clblast_s / r->best_s, r->simple_s / r->best_s, r->max_rel_diff);
   }
-  for (i = 0; i < count; i++)
-    printf("%u: calibrated %s (%s %d candidates); simplest %s\n", res[i].size, res[i].best,
-           res[i].tuned ? "best of" : "given,", res[i].tuned, res[i].simple);
+  for (i = 0; i < count; i++) {
+    printf("%u: calibrated (%s) %s; simplest %s\n", res[i].size, res[i].source, res[i].best,
+           res[i].simple);
+    if (res[i].host_cal_s >= 0)
+      printf("      host calibration: %.2f s (%d candidates measured)\n", res[i].host_cal_s,
+             res[i].host_measured);
+  }
 }
 
 static void print_json(const result *res, int count, int reps) {
@@ -269,11 +278,13 @@ static void print_json(const result *res, int count, int reps) {
            "\"calibrated_gflops\": %.3f, "
            "\"simplest_policy\": \"%s\", \"simplest_ms\": %.4f, \"simplest_gflops\": %.3f, "
            "\"calibrated_vs_clblast\": %.4f, \"calibrated_vs_simplest\": %.4f, "
-           "\"max_rel_diff\": %.3g}",
+           "\"max_rel_diff\": %.3g, \"calibrated_source\": \"%s\", "
+           "\"host_calibration_s\": %.3f, \"host_measured\": %d}",
            i ? "," : "", r->size, r->size, r->size, r->clblast_s * 1e3,
            gflops(r->size, r->clblast_s), r->best, r->tuned, r->best_s * 1e3,
            gflops(r->size, r->best_s), r->simple, r->simple_s * 1e3, gflops(r->size, r->simple_s),
-           r->clblast_s / r->best_s, r->simple_s / r->best_s, r->max_rel_diff);
+           r->clblast_s / r->best_s, r->simple_s / r->best_s, r->max_rel_diff, r->source,
+           r->host_cal_s, r->host_measured);
   }
   printf("\n]}\n");
 }
@@ -288,6 +299,8 @@ static int parse_args(int argc, char **argv, options *o) {
       o->json = 1;
     } else if (strcmp(a, "--quick") == 0) {
       o->quick = 1;
+    } else if (strcmp(a, "--search") == 0) {
+      o->search = 1;
     } else if (strcmp(a, "--reps") == 0 && v != NULL) {
       o->reps = atoi(v);
       i++;
@@ -328,12 +341,14 @@ static int parse_args(int argc, char **argv, options *o) {
 int main(int argc, char **argv) {
   options o;
   result res[MAX_SHAPES];
+  bench_hc_workload hw[MAX_SHAPES];
   void *handle = NULL, *inst = NULL;
   int32_t rc;
   int i;
+  uint32_t u;
   if (parse_args(argc, argv, &o) != 0) {
     fprintf(stderr, "usage: bench_gemm_opencl [--json] [--quick] [--reps N] [--shapes 256,512] "
-                    "[--platform SEL] [--device SEL] [--policy TEXT]\n");
+                    "[--platform SEL] [--device SEL] [--policy TEXT] [--search]\n");
     return 2;
   }
   g_table = harness_load(EGPU_PLUGIN_PATH, &handle);
@@ -350,10 +365,43 @@ int main(int argc, char **argv) {
   }
   /* The instance's own context and queue: CLBlast runs on the very same device. */
   g_inst = inst;
+  memset(res, 0, sizeof res);
+  memset(hw, 0, sizeof hw);
+  if (o.policy == NULL && !o.search) {
+    /* The host's loop, with the same device selection as this instance. */
+    char extra[512], err[512];
+    size_t len = (size_t)snprintf(extra, sizeof extra, "[plugin.example_gpu]\n");
+    for (u = 0; u < o.config_count; u++)
+      len += (size_t)snprintf(extra + len, sizeof extra - len, "%s = %s\n", o.config[u].key,
+                              o.config[u].value);
+    for (i = 0; i < o.shape_count; i++)
+      hw[i].m = hw[i].n = hw[i].k = o.shapes[i];
+    if (!o.json)
+      fprintf(stderr, "bench_gemm_opencl: host calibration ...\n");
+    if (bench_hc_calibrate(BENCH_PLUGIN_DIR, "example_gpu", 1, NULL, extra, hw,
+                           (size_t)o.shape_count, err, sizeof err) != 0) {
+      fprintf(stderr, "bench_gemm_opencl: host calibration: %s\n", err);
+      g_table->destroy(inst);
+      return 1;
+    }
+  }
   for (i = 0; i < o.shape_count; i++) {
+    const char *given = o.policy != NULL ? o.policy : o.search ? NULL : hw[i].policy;
+    res[i].host_cal_s = -1.0;
+    res[i].source = o.policy != NULL ? "--policy" : o.search ? "search" : "host";
+    if (given == hw[i].policy) {
+      if (!hw[i].ok) {
+        fprintf(stderr, "bench_gemm_opencl: host calibration of %s: %s\n", hw[i].name,
+                hw[i].message);
+        g_table->destroy(inst);
+        return 1;
+      }
+      res[i].host_cal_s = hw[i].seconds;
+      res[i].host_measured = (int)hw[i].measured;
+    }
     if (!o.json)
       fprintf(stderr, "bench_gemm_opencl: %u^3 ...\n", o.shapes[i]);
-    if (bench_shape(&o, o.shapes[i], &res[i]) != 0) {
+    if (bench_shape(&o, given, o.shapes[i], &res[i]) != 0) {
       g_table->destroy(inst);
       return 1;
     }
