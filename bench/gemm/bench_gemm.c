@@ -16,7 +16,7 @@
  *
  * usage: bench_gemm [--json] [--quick] [--min] [--cputime] [--threads 1,2] [--reps N]
  *                   [--shape MxNxK]... [--policy TEXT] [--search [--exhaustive N]]
- *                   [--quality] [--plugin PATH]
+ *                   [--quality [ROUNDS]] [--plugin PATH]
  */
 #include <cblas.h>
 #include <dlfcn.h>
@@ -384,44 +384,6 @@ static void run_shape(bench *x, int threads, int reps, int exhaustive, const cha
   free(x->a), free(x->b), free(x->c), free(tob), free(tcal), free(tdef);
 }
 
-/* --quality: the table, or the JSON object. */
-static int run_quality(const olc_plugin *pl, int threads, int json) {
-  bench_quality_row q[16];
-  int n = bench_quality(pl, &host, (uint32_t)threads, q, 16);
-  if (n < 0)
-    return 1;
-  if (json) {
-    printf("{\"quality\": [\n");
-  } else {
-    printf("calibration quality (config/default.ini, cpu_gemm workloads, %d thread%s)\n", threads,
-           threads > 1 ? "s" : "");
-    printf("%-14s %-16s %6s %5s %9s %9s %6s %8s %8s %6s  %s\n", "workload", "m x n x k", "cands",
-           "meas", "pick us", "best us", "gap%", "loop s", "exh s", "time%", "pick");
-  }
-  for (int i = 0; i < n; i++) {
-    const bench_quality_row *r = &q[i];
-    double gap = 100.0 * (r->pick_s / r->best_s - 1.0), tp = 100.0 * r->loop_s / r->exhaustive_s;
-    char shp[48];
-    snprintf(shp, sizeof(shp), "%ldx%ldx%ld", r->m, r->n, r->k);
-    if (json)
-      printf("  {\"workload\": \"%s\", \"m\": %ld, \"n\": %ld, \"k\": %ld, \"threads\": %d, "
-             "\"candidates\": %d, \"loop_measured\": %d, \"loop_abandoned\": %d, "
-             "\"pick\": %d, \"best\": %d, \"pick_median_us\": %.3f, \"best_median_us\": %.3f, "
-             "\"gap_pct\": %.2f, \"loop_s\": %.3f, \"exhaustive_s\": %.3f, \"time_pct\": %.1f, "
-             "\"policy\": \"%s\"}%s\n",
-             r->name, r->m, r->n, r->k, r->threads, r->candidates, r->loop_measured,
-             r->loop_abandoned, r->pick, r->best, r->pick_s * 1e6, r->best_s * 1e6, gap, r->loop_s,
-             r->exhaustive_s, tp, r->policy, i + 1 < n ? "," : "");
-    else
-      printf("%-14s %-16s %6d %5d %9.1f %9.1f %6.1f %8.2f %8.2f %6.1f  %s\n", r->name, shp,
-             r->candidates, r->loop_measured, r->pick_s * 1e6, r->best_s * 1e6, gap, r->loop_s,
-             r->exhaustive_s, tp, r->policy);
-  }
-  if (json)
-    printf("]}\n");
-  return 0;
-}
-
 int main(int argc, char **argv) {
   const char *plugin_path = CG_BENCH_PLUGIN, *forced = NULL;
   int search = 0, quality = 0;
@@ -465,10 +427,12 @@ int main(int argc, char **argv) {
       search = 1;
     } else if (strcmp(argv[i], "--quality") == 0) {
       quality = 1;
+      if (i + 1 < argc && argv[i + 1][0] >= '1' && argv[i + 1][0] <= '9')
+        quality = atoi(argv[++i]); /* rounds */
     } else {
       fprintf(stderr, "usage: bench_gemm [--json] [--quick] [--min] [--cputime] [--threads 1,2] "
                       "[--reps N] [--exhaustive N] "
-                      "[--shape MxNxK]... [--policy TEXT] [--search] [--quality] "
+                      "[--shape MxNxK]... [--policy TEXT] [--search] [--quality [ROUNDS]] "
                       "[--plugin PATH]\n");
       return 2;
     }
@@ -486,7 +450,7 @@ int main(int argc, char **argv) {
   if (entry == NULL || entry(OLC_PLUGIN_ABI_MAJOR, &host, &pl) != OLC_PLUGIN_OK)
     die("no usable entry in %s", plugin_path);
   if (quality)
-    return run_quality(pl, threads[0], json);
+    return bench_quality_report(pl, &host, threads[0], quality, json) == 0 ? 0 : 1;
   peak = bench_fma_peak_gflops();
   for (int ti = 0; ti < nthreads; ti++) {
     bench x;

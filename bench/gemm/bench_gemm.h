@@ -32,4 +32,10 @@ typedef struct bench_quality_row {
 int bench_quality(const olc_plugin *pl, const olc_plugin_host *h, uint32_t threads,
                   bench_quality_row *rows, int max_rows);
 
+/* --quality [ROUNDS]: runs bench_quality ROUNDS times and prints every
+ * round and, per workload, the median gap and time share over the rounds
+ * (a table, or a JSON object).  Returns 0, or -1. */
+int bench_quality_report(const olc_plugin *pl, const olc_plugin_host *h, int threads, int rounds,
+                         int json);
+
 #endif

@@ -210,3 +210,73 @@ done:
   olc_config_free(def);
   return n;
 }
+
+static double median_of(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+#define Q_MAX_ROUNDS 32
+
+int bench_quality_report(const olc_plugin *pl, const olc_plugin_host *h, int threads, int rounds,
+                         int json) {
+  static bench_quality_row q[Q_MAX_ROUNDS][Q_MAX_WORKLOADS];
+  double gap[Q_MAX_WORKLOADS][Q_MAX_ROUNDS], tp[Q_MAX_WORKLOADS][Q_MAX_ROUNDS];
+  int n = 0;
+  rounds = rounds < 1 ? 1 : rounds > Q_MAX_ROUNDS ? Q_MAX_ROUNDS : rounds;
+  if (json)
+    printf("{\"quality\": {\"threads\": %d, \"rounds\": [\n", threads);
+  else
+    printf("calibration quality (config/default.ini, cpu_gemm workloads, %d thread%s, %d round%s)\n"
+           "%-5s %-13s %-13s %5s %4s %4s %9s %9s %6s %7s %7s %6s  %s\n",
+           threads, threads > 1 ? "s" : "", rounds, rounds > 1 ? "s" : "", "round", "workload",
+           "m x n x k", "cands", "meas", "aban", "pick us", "best us", "gap%", "loop s", "exh s",
+           "time%", "pick");
+  for (int ri = 0; ri < rounds; ri++) {
+    n = bench_quality(pl, h, (uint32_t)threads, q[ri], Q_MAX_WORKLOADS);
+    if (n < 0)
+      return -1;
+    for (int i = 0; i < n; i++) {
+      const bench_quality_row *r = &q[ri][i];
+      char shp[48];
+      gap[i][ri] = 100.0 * (r->pick_s / r->best_s - 1.0);
+      tp[i][ri] = 100.0 * r->loop_s / r->exhaustive_s;
+      snprintf(shp, sizeof shp, "%ldx%ldx%ld", r->m, r->n, r->k);
+      if (json)
+        printf("  {\"round\": %d, \"workload\": \"%s\", \"m\": %ld, \"n\": %ld, \"k\": %ld, "
+               "\"candidates\": %d, \"loop_measured\": %d, \"loop_abandoned\": %d, "
+               "\"pick\": %d, \"best\": %d, \"pick_median_us\": %.3f, "
+               "\"best_median_us\": %.3f, \"gap_pct\": %.2f, \"loop_s\": %.3f, "
+               "\"exhaustive_s\": %.3f, \"time_pct\": %.1f, \"policy\": \"%s\"}%s\n",
+               ri + 1, r->name, r->m, r->n, r->k, r->candidates, r->loop_measured,
+               r->loop_abandoned, r->pick, r->best, r->pick_s * 1e6, r->best_s * 1e6, gap[i][ri],
+               r->loop_s, r->exhaustive_s, tp[i][ri], r->policy,
+               ri + 1 < rounds || i + 1 < n ? "," : "");
+      else
+        printf("%-5d %-13s %-13s %5d %4d %4d %9.1f %9.1f %6.1f %7.2f %7.2f %6.1f  %s\n", ri + 1,
+               r->name, shp, r->candidates, r->loop_measured, r->loop_abandoned, r->pick_s * 1e6,
+               r->best_s * 1e6, gap[i][ri], r->loop_s, r->exhaustive_s, tp[i][ri], r->policy);
+      fflush(stdout);
+    }
+  }
+  if (json)
+    printf("], \"summary\": [\n");
+  else
+    printf("median over %d round%s (goals: gap <= 3%%, time <= 25%%):\n", rounds,
+           rounds > 1 ? "s" : "");
+  for (int i = 0; i < n; i++) {
+    double g[Q_MAX_ROUNDS], t[Q_MAX_ROUNDS], gmax = 0.0;
+    for (int ri = 0; ri < rounds; ri++)
+      g[ri] = gap[i][ri], t[ri] = tp[i][ri], gmax = g[ri] > gmax ? g[ri] : gmax;
+    if (json)
+      printf("  {\"workload\": \"%s\", \"gap_pct_median\": %.2f, \"gap_pct_max\": %.2f, "
+             "\"time_pct_median\": %.1f}%s\n",
+             q[0][i].name, median_of(g, rounds), gmax, median_of(t, rounds), i + 1 < n ? "," : "");
+    else
+      printf("  %-13s gap %5.1f%% (max %5.1f%%)  time %5.1f%%\n", q[0][i].name,
+             median_of(g, rounds), gmax, median_of(t, rounds));
+  }
+  if (json)
+    printf("]}}\n");
+  return 0;
+}
