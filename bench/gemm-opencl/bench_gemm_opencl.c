@@ -370,7 +370,9 @@ int main(int argc, char **argv) {
   if (o.policy == NULL && !o.search) {
     /* The host's loop, with the same device selection as this instance. */
     char extra[512], err[512];
-    size_t len = (size_t)snprintf(extra, sizeof extra, "[plugin.example_gpu]\n");
+    /* Only example_gpu: cpu_gemm's instance would hold a thread pool here. */
+    size_t len = (size_t)snprintf(extra, sizeof extra,
+                                  "[plugin.cpu_gemm]\nenabled = false\n\n[plugin.example_gpu]\n");
     for (u = 0; u < o.config_count; u++)
       len += (size_t)snprintf(extra + len, sizeof extra - len, "%s = %s\n", o.config[u].key,
                               o.config[u].value);

@@ -461,8 +461,8 @@ int main(int argc, char **argv) {
       char err[512];
       for (int si = 0; si < nshapes; si++)
         hw[si].m = shapes[si].m, hw[si].n = shapes[si].n, hw[si].k = shapes[si].k;
-      if (bench_hc_calibrate(BENCH_PLUGIN_DIR, "cpu_gemm", (uint32_t)threads[ti], NULL, NULL, hw,
-                             (size_t)nshapes, err, sizeof(err)) != 0)
+      if (bench_hc_calibrate(BENCH_PLUGIN_DIR, "cpu_gemm", (uint32_t)threads[ti], NULL,
+                             BENCH_ONLY_CPU_GEMM, hw, (size_t)nshapes, err, sizeof(err)) != 0)
         die("host calibration: %s", err);
       for (int si = 0; si < nshapes; si++)
         if (!hw[si].ok)

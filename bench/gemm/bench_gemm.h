@@ -9,6 +9,15 @@
 
 #include "olc/plugin.h"
 
+/*
+ * Extra configuration for the host's calibration of cpu_gemm: the other
+ * plugins of the build stay unloaded.  Measured: with example_gpu loaded
+ * on PoCL, its pthread device's threads slowed cpu_gemm's runs in this
+ * process 2-3x for about a second after the host was opened, which both
+ * misled the loop and the timings that followed.
+ */
+#define BENCH_ONLY_CPU_GEMM "[plugin.example_gpu]\nenabled = false\n"
+
 /* The serialized text of a policy object; 0, or -1 on failure. */
 int bench_policy_text(const olc_plugin *pl, void *inst, const void *policy, char *buf, size_t size);
 

@@ -131,8 +131,13 @@ static int exhaustive(const olc_plugin *pl, void *inst, const bench_hc_workload 
       goto done;
     if (med < best)
       best = med, q->best = i;
-    if (bench_policy_text(pl, inst, c.p[i], text, sizeof text) == 0 && strcmp(text, pick_text) == 0)
+    if (bench_policy_text(pl, inst, c.p[i], text, sizeof text) != 0)
+      text[0] = '\0';
+    if (strcmp(text, pick_text) == 0)
       q->pick = i, q->pick_s = med;
+    if (getenv("BENCH_QUALITY_VERBOSE") != NULL) /* every candidate's median, on stderr */
+      fprintf(stderr, "  %s #%d %9.1f us  %s%s\n", hw->name, i, med * 1e6, text,
+              q->pick == i ? "  <- loop's pick" : "");
   }
   q->exhaustive_s = wall_s() - t0;
   q->best_s = best;
@@ -177,8 +182,8 @@ int bench_quality(const olc_plugin *pl, const olc_plugin_host *h, uint32_t threa
     w[count].k = prop_long(wc, "k");
     count++;
   }
-  if (bench_hc_calibrate(BENCH_PLUGIN_DIR, "cpu_gemm", threads, &cs, NULL, w, count, err,
-                         sizeof err) != 0) {
+  if (bench_hc_calibrate(BENCH_PLUGIN_DIR, "cpu_gemm", threads, &cs, BENCH_ONLY_CPU_GEMM, w, count,
+                         err, sizeof err) != 0) {
     fprintf(stderr, "bench_gemm: host calibration: %s\n", err);
     goto done;
   }
