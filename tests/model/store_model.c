@@ -26,9 +26,12 @@ static void identity(char *out, size_t size, const olc_record *r) {
 void model_line(char *out, size_t size, const olc_record *r) {
   char id[MODEL_LINE];
   identity(id, sizeof id, r);
-  snprintf(out, size, "%s %.17g %.*s", id,
-           r->measurement_count > 0 ? r->measurements[0].value : -1.0, (int)r->policy_len,
-           (const char *)r->policy);
+  int n = snprintf(out, size, "%s %.17g %.*s", id,
+                   r->measurement_count > 0 ? r->measurements[0].value : -1.0, (int)r->policy_len,
+                   (const char *)r->policy);
+  /* Lines are compared whole: a truncated one would hide a difference. */
+  if (n < 0 || (size_t)n >= size)
+    abort();
 }
 
 static size_t find(const model *m, const olc_record *r) {
