@@ -324,6 +324,71 @@ static void test_planted_link_not_mapped(void) {
   free(victim);
 }
 
+/* 1 when another process can take a classic lock on P.lock right now. */
+static int lock_is_free(void) {
+  pid_t pid = fork();
+  int status = -1;
+  if (pid == 0) {
+    struct flock fl;
+    int fd = open(wlock, O_RDWR);
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    _exit(fd >= 0 && fcntl(fd, F_SETLK, &fl) == 0 ? 0 : 1);
+  }
+  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+    return -1;
+  return WEXITSTATUS(status) == 0;
+}
+
+typedef struct probe {
+  olc_persist_watch *w;
+  uint64_t gen;
+  int free_before, free_after;
+} probe;
+
+/* Runs inside a write, lock held: a watch that wants to map P.lock now. */
+static olc_status probe_transform(olc_buf *out, int *unchanged, const unsigned char *base,
+                                  size_t len, int exists, void *payload, olc_error *err) {
+  probe *p = payload;
+  (void)out;
+  (void)base;
+  (void)len;
+  (void)exists;
+  (void)err;
+  p->free_before = lock_is_free();
+  p->gen = olc_persist__watch_begin(p->w).gen;
+  p->free_after = lock_is_free();
+  *unchanged = 1;
+  return OLC_OK;
+}
+
+static void test_map_never_drops_classic_lock(void) {
+  olc_persist_watch w;
+  olc_persist_hooks h;
+  olc_persist_options o;
+  olc_error e;
+  probe p;
+  fresh();
+  CU_ASSERT_EQUAL_FATAL(write_once(1), OLC_OK); /* P.lock with its counter */
+  memset(&h, 0, sizeof h);
+  h.disabled_safety = 16u; /* classic fcntl locks (OLC_PERSIST__SAFETY_CLASSIC) */
+  olc_persist__set_hooks(&h);
+  OLC_ASSERT_OK(olc_persist__watch_open(&w, wpath, &e), &e);
+  memset(&p, 0, sizeof p);
+  p.w = &w;
+  memset(&o, 0, sizeof o);
+  o.lock_timeout_ms = 2000;
+  OLC_ASSERT_OK(olc_persist__update(NULL, NULL, wpath, &o, probe_transform, &p, &e), &e);
+  /* Opening and closing P.lock to map it would have released this
+   * process's classic lock: the watch waits for the next recheck. */
+  CU_ASSERT_EQUAL(p.free_before, 0);
+  CU_ASSERT_EQUAL(p.free_after, 0);
+  CU_ASSERT_EQUAL(p.gen, OLC_PERSIST_GEN_NONE);
+  olc_persist__watch_close(&w);
+  olc_persist__set_hooks(NULL);
+}
+
 int test_persist_watch_register(void);
 int test_persist_watch_register(void) {
   CU_pSuite s = CU_add_suite("watch", wsetup, wteardown);
@@ -339,5 +404,7 @@ int test_persist_watch_register(void) {
   CU_add_test(s, "no P.lock yet: identities, then mapped", test_no_lock_file_falls_back);
   CU_add_test(s, "a replaced P.lock is remapped at the recheck", test_replaced_lock_is_remapped);
   CU_add_test(s, "a symlink planted at P.lock is never mapped", test_planted_link_not_mapped);
+  CU_add_test(s, "mapping never drops this process's classic lock",
+              test_map_never_drops_classic_lock);
   return 0;
 }

@@ -268,10 +268,23 @@ static void test_threads_see_other_process(void) {
   pthread_t t[4];
   spin_arg a[4];
   volatile int stop = 0;
-  int i, status = -1;
+  int i, status = -1, go[2];
+  char b = 0;
   pid_t pid;
   fresh();
   save("1", "p1");
+  CU_ASSERT_EQUAL_FATAL(pipe(go), 0);
+  /* The writer process is forked before any thread starts (a fork among
+   * running threads could inherit a lock held by one of them). */
+  pid = fork();
+  CU_ASSERT_FATAL(pid >= 0);
+  if (pid == 0) {
+    close(go[1]);
+    if (read(go[0], &b, 1) == 1)
+      save("2", "p2");
+    _exit(0);
+  }
+  close(go[0]);
   r = tsu_open_file(path, 1);
   CU_ASSERT_PTR_NOT_NULL_FATAL(r);
   for (i = 0; i < 4; i++) {
@@ -280,11 +293,8 @@ static void test_threads_see_other_process(void) {
     a[i].saw_p2 = 0;
     CU_ASSERT_EQUAL_FATAL(pthread_create(&t[i], NULL, spin, &a[i]), 0);
   }
-  pid = fork();
-  if (pid == 0) {
-    save("2", "p2");
-    _exit(0);
-  }
+  CU_ASSERT_EQUAL(write(go[1], "g", 1), 1);
+  close(go[1]);
   CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
   for (i = 0; i < 4; i++) {
     pthread_join(t[i], NULL);

@@ -41,17 +41,20 @@ int olc_persist__gen_map_read(const void **base, void **handle, olc_file_id *id,
   int fd;
   *base = NULL;
   *handle = NULL;
+  /* Closing any descriptor of P.lock drops every classic fcntl lock this
+   * process holds on it (the fallback without OFD locks): never while a
+   * writer of this process may hold one.  Busy: try at the next recheck. */
+  if (!olc_posix__mutex_trylock())
+    return -1;
   /* O_NOFOLLOW: a symlink planted at P.lock is never mapped. */
   fd = OLC_FS(open(lock_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
-  if (fd < 0)
-    return -1;
-  if (OLC_FS(fstat(fd, &st)) != 0 || !S_ISREG(st.st_mode) ||
-      st.st_size < (off_t)OLC_PERSIST__GEN_SIZE) {
-    OLC_FS(close(fd));
-    return -1;
-  }
-  p = OLC_FS(mmap(NULL, OLC_PERSIST__GEN_SIZE, PROT_READ, MAP_SHARED, fd, 0));
-  OLC_FS(close(fd)); /* the mapping keeps the file */
+  p = MAP_FAILED;
+  if (fd >= 0 && OLC_FS(fstat(fd, &st)) == 0 && S_ISREG(st.st_mode) &&
+      st.st_size >= (off_t)OLC_PERSIST__GEN_SIZE)
+    p = OLC_FS(mmap(NULL, OLC_PERSIST__GEN_SIZE, PROT_READ, MAP_SHARED, fd, 0));
+  if (fd >= 0)
+    OLC_FS(close(fd)); /* the mapping keeps the file */
+  olc_posix__mutex_unlock();
   if (p == MAP_FAILED)
     return -1;
   if (!olc_persist__gen_valid(p)) {

@@ -20,6 +20,7 @@ static pthread_mutex_t writer_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 void olc_posix__mutex_lock(void) { pthread_mutex_lock(&writer_mutex); }
 void olc_posix__mutex_unlock(void) { pthread_mutex_unlock(&writer_mutex); }
+int olc_posix__mutex_trylock(void) { return pthread_mutex_trylock(&writer_mutex) == 0; }
 
 /* mkdir -p with mode 0700: creates the parent first when it is missing. */
 static int mkdir_p(char *dir) {

@@ -19,6 +19,8 @@
  * before they reach the file lock; classic fcntl locks need it). */
 void olc_posix__mutex_lock(void);
 void olc_posix__mutex_unlock(void);
+/* 1 when the mutex was free and is now held. */
+int olc_posix__mutex_trylock(void);
 
 /* Opens dir (O_DIRECTORY|O_CLOEXEC).  With create, missing directories are
  * made first (mkdir -p, 0700).  Step "mkdir".  Missing without create:
