@@ -49,7 +49,7 @@ vg() {
   # of drivers that keep global state until exit is not a leak of ours.
   valgrind -q --error-exitcode=1 --leak-check=full --show-leak-kinds=definite,indirect \
     --errors-for-leak-kinds=definite,indirect --track-origins=yes --trace-children=yes \
-    --child-silent-after-fork=yes \
+    --child-silent-after-fork=yes --num-callers=64 \
     --trace-children-skip='*/ld,*/ld.bfd,*/ld.gold,*/ld.lld,*-ld,*-ld.bfd,*-ld.gold' \
     --suppressions="$here/valgrind.supp" \
     --log-file="$work/vg.%p.log" "$@"
