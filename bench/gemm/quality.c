@@ -192,7 +192,8 @@ int bench_quality(const olc_plugin *pl, const olc_plugin_host *h, uint32_t threa
   for (size_t i = 0; i < count; i++) {
     bench_quality_row *q = &rows[i];
     memset(q, 0, sizeof *q);
-    snprintf(q->name, sizeof q->name, "%s", w[i].name);
+    if (snprintf(q->name, sizeof q->name, "%s", w[i].name) >= (int)sizeof q->name)
+      q->name[sizeof q->name - 1] = 0; /* a long workload name is shown cut */
     q->m = w[i].m, q->n = w[i].n, q->k = w[i].k;
     q->threads = (int)threads;
     q->loop_s = w[i].seconds;
