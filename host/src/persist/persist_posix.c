@@ -244,6 +244,8 @@ olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *pa
                                olc_persist_transform_fn transform, void *payload, olc_error *err) {
   writer w;
   olc_status st;
+  /* A stale error must not survive into this call's report. */
+  olc_error_clear(err);
   if (written != NULL)
     *written = 0;
   if (new_id != NULL)
