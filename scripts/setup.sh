@@ -4,9 +4,10 @@
 #   scripts/setup.sh            install what is missing, build the release
 #                               preset (build/release/bin/olc)
 #   scripts/setup.sh --test     the same setup, then the whole test suite:
-#                               the dev preset (-Werror) with ctest, bounded
-#                               libFuzzer runs (clang), then the
-#                               asan preset (ASan+UBSan) with ctest
+#                               the dev preset (-Werror) with ctest (with a
+#                               TSan run of the threaded tests and valgrind
+#                               on olc calibrate), bounded libFuzzer runs
+#                               (clang), then the asan preset with ctest
 #
 # Options: --no-install (never call apt-get), --no-asan (skip the sanitizer
 # pass of --test), --no-fuzz (skip the bounded libFuzzer runs of --test),
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
     ;;
   --jobs=*) JOBS=${1#--jobs=} ;;
   -h | --help)
-    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
     ;;
   *)
@@ -140,7 +141,9 @@ if [ "$MODE" = build ]; then
 fi
 
 # The output ends with the summary of the last ctest run.
-build_preset dev
+# The dev pass also registers the ThreadSanitizer run of the threaded tests
+# (a second build) and `olc calibrate` under valgrind memcheck.
+build_preset dev -DOLC_TEST_TSAN=ON -DOLC_TEST_VALGRIND=ON
 test_preset dev
 if [ "$FUZZ" -eq 1 ]; then
   # libFuzzer targets (clang, fixed seed, about 3 minutes in all); 77 = no clang.
