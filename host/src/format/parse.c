@@ -219,6 +219,17 @@ static olc_status parse_thread_count(olc_format_parser *ps, int64_t *out) {
   size_t n = parse_word(ps), i;
   char shown[160];
   int64_t v = 0;
+#ifdef OLC_TEST_HOOKS
+  if (relaxed("strtol")) {
+    /* Negative control for Z1: the prototype's bug, strtoll on file bytes
+     * that are not NUL-terminated (ASan must catch it in the replay). */
+    char *e = NULL;
+    long long r = strtoll((const char *)w, &e, 10);
+    ps->p = (const unsigned char *)e;
+    *out = r;
+    return parse_sep(ps, '\n');
+  }
+#endif
   if (n == 0 || (n > 1 && w[0] == '0'))
     goto bad;
   for (i = 0; i < n; i++) {
