@@ -36,6 +36,8 @@ static unsigned parse_safety(const char *s) {
       bits |= OLC_SAFETY_DIRSYNC;
     else if (n == 3 && strncmp(s, "ofd", n) == 0)
       bits |= OLC_PERSIST__SAFETY_CLASSIC;
+    else if (n == 5 && strncmp(s, "order", n) == 0)
+      bits |= OLC_PERSIST__SAFETY_ORDER;
     s = end ? end + 1 : NULL;
   }
   return bits;

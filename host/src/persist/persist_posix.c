@@ -139,6 +139,9 @@ static olc_status write_tmp(writer *w, struct stat *new_st, olc_error *err) {
   if (e != 0)
     return step_error(err, OLC_STEP_WRITE, e, "cannot write", w->path);
   olc_persist__hook_crash(OLC_STEP_WRITE);
+  if (olc_persist__hook_disabled(OLC_PERSIST__SAFETY_ORDER) &&
+      OLC_FS(renameat(w->dfd, w->tmp, w->dfd, w->base)) == 0)
+    w->tmp_created = 0; /* negative control: the rename comes before the fsync */
   if (!olc_persist__hook_disabled(OLC_SAFETY_FSYNC)) {
     e = olc_persist__hook_fail(OLC_STEP_FSYNC);
     if (e == 0 && OLC_FS(fsync(w->tfd)) != 0)
