@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "olc/host.h"
@@ -257,6 +258,22 @@ static void test_ini_endless_file(void) {
   printf("\n  ini %-28s %-14s %.150s", "a directory", olc_status_str(st), err.message);
   CU_ASSERT_NOT_EQUAL(st, OLC_OK);
   olc_config_free(c);
+  c = NULL;
+  {
+    /* A FIFO with no writer: refused at once, never waited on. */
+    char fifo[] = "/tmp/olc-hostile-fifo-XXXXXX";
+    int fd = mkstemp(fifo);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
+    unlink(fifo);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+    st = olc_config_load_file(&c, fifo, &err);
+    printf("\n  ini %-28s %-14s %.150s", "a fifo", olc_status_str(st), err.message);
+    CU_ASSERT_EQUAL(st, OLC_E_CONFIG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "not a regular file"));
+    olc_config_free(c);
+    unlink(fifo);
+  }
   if (capped)
     setrlimit(RLIMIT_AS, &old);
 }

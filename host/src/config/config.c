@@ -13,10 +13,44 @@
 #include "olc_default_config.h"
 #include "util/error.h"
 
+#ifndef _WIN32
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
 /* A config file is a few kilobytes; anything this big is a mistake. */
 #define CONFIG_MAX_SIZE ((size_t)4 << 20)
 
 #define DEFAULT_SOURCE "<embedded default>"
+
+/* Opens a config file for reading.  On POSIX the open does not block (a
+ * FIFO would wait for a writer forever) and only a regular file is read. */
+static olc_status open_config(FILE **out, const char *path, olc_error *err) {
+#ifndef _WIN32
+  struct stat st;
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  *out = NULL;
+  if (fd < 0)
+    return olc_error__sys(err, OLC_E_IO, errno, "open", "cannot open config '%s'", path);
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return olc_error__set(err, OLC_E_CONFIG, "open", "config '%s' is not a regular file", path);
+  }
+  *out = fdopen(fd, "rb");
+  if (*out == NULL) {
+    olc_status code = olc_error__sys(err, OLC_E_IO, errno, "open", "cannot open config '%s'", path);
+    close(fd);
+    return code;
+  }
+  return OLC_OK;
+#else
+  *out = fopen(path, "rb");
+  if (*out == NULL)
+    return olc_error__sys(err, OLC_E_IO, errno, "open", "cannot open config '%s'", path);
+  return OLC_OK;
+#endif
+}
 
 olc_status olc_config_load_string(olc_config **out, const char *text, size_t len, const char *name,
                                   const char *base_dir, olc_error *err) {
@@ -62,11 +96,9 @@ olc_status olc_config_load_file(olc_config **out, const char *path, olc_error *e
   if (out == NULL || path == NULL)
     return olc_error__set(err, OLC_E_INVALID, "config", "no path or output pointer");
   *out = NULL;
-  f = fopen(path, "rb");
-  if (f == NULL) {
-    st = olc_error__sys(err, OLC_E_IO, errno, "open", "cannot open config '%s'", path);
+  st = open_config(&f, path, err);
+  if (st != OLC_OK)
     goto done;
-  }
   text = malloc(CONFIG_MAX_SIZE + 1);
   if (text == NULL) {
     st = olc_error__set(err, OLC_E_NOMEM, "config", "out of memory reading '%s'", path);
