@@ -90,21 +90,6 @@ int dur_store(const char *path, long value) {
   return r;
 }
 
-int dur_tmp_count(const char *dir) {
-  DIR *d = opendir(dir);
-  struct dirent *e;
-  int n = 0;
-  if (d == NULL)
-    return -1;
-  while ((e = readdir(d)) != NULL) {
-    size_t l = strlen(e->d_name);
-    if (l > 4 && strcmp(e->d_name + l - 4, ".tmp") == 0)
-      n++;
-  }
-  closedir(d);
-  return n;
-}
-
 int dur_negative(const char *safety) {
   const char *v = getenv("OLC_TEST_DISABLE");
   return v != NULL && strstr(v, safety) != NULL;

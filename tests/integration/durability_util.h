@@ -33,7 +33,6 @@ int dur_load(counter_map *m, const char *path);
 int dur_store(const char *path, long value);
 
 /* Number of "*.tmp" entries in dir. */
-int dur_tmp_count(const char *dir);
 
 /* 1 when OLC_TEST_DISABLE names safety (the negative-control run). */
 int dur_negative(const char *safety);

@@ -79,7 +79,7 @@ static void lost_update_case(int procs, int per_proc, int fresh_file) {
   CU_ASSERT_EQUAL(counter_get(&m, "counter"), total);
   for (i = 0; i < procs; i++)
     CU_ASSERT_EQUAL(counter_get(&m, keys[i]), per_proc);
-  CU_ASSERT_EQUAL(dur_tmp_count(dir), 0);
+  CU_ASSERT_EQUAL(olc_test_count_tmp(dir), 0);
 }
 
 /* OLC_C1_PER_PROC shortens the run (the P4 classic-lock variant). */
@@ -120,7 +120,7 @@ static int check_crash(const char *point, long old, int old_exists, int *violati
     ok = loaded == 0;
   else
     ok = loaded == 1 && counter_get(&m, "counter") == want;
-  if (dur_tmp_count(dir) > 1)
+  if (olc_test_count_tmp(dir) > 1)
     ok = 0;
   if (!ok) {
     (*violations)++;
@@ -160,7 +160,7 @@ static void crash_case(const char *point, int old_exists, int *violations) {
     return;
   CU_ASSERT(exited_ok(status));
   CU_ASSERT(dur_now() - t0 < 5.0);
-  CU_ASSERT_EQUAL(dur_tmp_count(dir), 0);
+  CU_ASSERT_EQUAL(olc_test_count_tmp(dir), 0);
   CU_ASSERT_EQUAL(dur_load(&m, path), 1);
 }
 
@@ -207,7 +207,7 @@ static void test_fail_at_from_env(void) {
     CU_ASSERT(exited_ok(dur_wait(pid)));
     out[n > 0 ? n : 0] = 0;
     CU_ASSERT_STRING_EQUAL(out, cases[i][1]);
-    CU_ASSERT_EQUAL(dur_tmp_count(dir), 0);
+    CU_ASSERT_EQUAL(olc_test_count_tmp(dir), 0);
   }
 }
 

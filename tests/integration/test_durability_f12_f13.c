@@ -78,20 +78,6 @@ static olc_status save(const char *backend, size_t policy_len, uint32_t grace, o
   return st;
 }
 
-static int tmp_count(void) {
-  char cmd[4096];
-  FILE *p;
-  int n = -1;
-  snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -c '\\.tmp$'", tmp);
-  p = popen(cmd, "r");
-  if (p != NULL) {
-    if (fscanf(p, "%d", &n) != 1)
-      n = -1;
-    pclose(p);
-  }
-  return n;
-}
-
 static int same_bytes(const unsigned char *a, size_t alen, const char *file) {
   size_t blen = 0;
   unsigned char *b = olc_test_read_file(file, &blen);
@@ -143,7 +129,7 @@ static int f12_child(const unsigned char *pre, size_t pre_len) {
     bad |= 8; /* I2 */
   if (olc_store_check_file(path, NULL, &err) != OLC_OK)
     bad |= 16; /* I1 */
-  if (tmp_count() > 1)
+  if (olc_test_count_tmp(tmp) > 1)
     bad |= 32; /* I3 */
   return bad;
 }
@@ -172,7 +158,7 @@ static void test_f12_efbig(void) {
   OLC_ASSERT_OK(save("big", 64 * 1024, 0, &err), &err);
   OLC_ASSERT_OK(olc_store_check_file(path, &n, &err), &err);
   CU_ASSERT_EQUAL(n, 2);
-  CU_ASSERT_EQUAL(tmp_count(), 0);
+  CU_ASSERT_EQUAL(olc_test_count_tmp(tmp), 0);
   free(pre);
 }
 
@@ -279,7 +265,7 @@ static void test_f13_gc_failure(void) {
   /* Deletable again: the next writer's GC (grace 0) removes it. */
   OLC_ASSERT_OK(save("third", 16, 0, &err), &err);
   CU_ASSERT_EQUAL(access(left, F_OK), -1);
-  CU_ASSERT_EQUAL(tmp_count(), 0);
+  CU_ASSERT_EQUAL(olc_test_count_tmp(tmp), 0);
   free(left);
 }
 

@@ -150,7 +150,7 @@ static int file_state(void) {
 static int next_writer_ok(void) {
   const char *argv[] = {OLC_PERSIST_WRITER, "inc", fpath, "1", "z", NULL};
   int st = dur_run(argv, NULL);
-  return st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && dur_tmp_count(fdir) == 0;
+  return st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && olc_test_count_tmp(fdir) == 0;
 }
 
 static void test_k1_kill_every_syscall(void) {
@@ -166,7 +166,7 @@ static void test_k1_kill_every_syscall(void) {
     snprintf(inject, sizeof inject, "inject=%s:signal=SIGKILL:when=%d", calls[i].name, calls[i].k);
     dur_run(argv, lsan_off);
     state = file_state();
-    ok = (state == 1 || state == 2) && dur_tmp_count(fdir) <= 1 && next_writer_ok();
+    ok = (state == 1 || state == 2) && olc_test_count_tmp(fdir) <= 1 && next_writer_ok();
     if (!ok) {
       violations++;
       if (!dur_negative("rename"))
@@ -232,7 +232,7 @@ static void test_fault_every_syscall(void) {
       ok = state == 1 || state == 2; /* the status line itself was lost */
     else
       ok = committed(status) ? state == 2 : state == 1;
-    ok = ok && dur_tmp_count(fdir) == 0 && next_writer_ok();
+    ok = ok && olc_test_count_tmp(fdir) == 0 && next_writer_ok();
     if (!ok) {
       violations++;
       fprintf(stderr, "\n  EIO at %s #%d: status '%s', file state %d\n", calls[i].name, calls[i].k,
@@ -344,7 +344,7 @@ static void test_named_faults(void) {
     fprintf(stderr, "\n  %-44s %s", c->id, status);
     CU_ASSERT_STRING_EQUAL(status, c->expected);
     CU_ASSERT_EQUAL(state, c->state);
-    CU_ASSERT_EQUAL(dur_tmp_count(fdir), 0);
+    CU_ASSERT_EQUAL(olc_test_count_tmp(fdir), 0);
     CU_ASSERT(next_writer_ok());
     reset();
   }

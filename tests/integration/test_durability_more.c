@@ -153,14 +153,14 @@ static void test_k3_random_kills(void) {
       dur_wait(pids[i]);
     }
     loaded = dur_load(&m, mpath);
-    if (loaded != 1 || counter_get(&m, "counter") < last || dur_tmp_count(mdir) > 1) {
+    if (loaded != 1 || counter_get(&m, "counter") < last || olc_test_count_tmp(mdir) > 1) {
       violations++;
       fprintf(stderr, "  round %d: file state %d, %d temporaries\n", round, loaded,
-              dur_tmp_count(mdir));
+              olc_test_count_tmp(mdir));
       break;
     }
     st = dur_run(next, NULL);
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || dur_tmp_count(mdir) != 0 ||
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || olc_test_count_tmp(mdir) != 0 ||
         dur_load(&m, mpath) != 1) {
       violations++;
       fprintf(stderr, "  round %d: the next writer failed or left a temporary\n", round);

@@ -70,6 +70,32 @@ void olc_test_rmtree(const char *path) {
   }
   rmdir(path);
 }
+
+int olc_test_count_tmp(const char *dir) {
+  DIR *dh = opendir(dir);
+  struct dirent *e;
+  int n = 0;
+  if (dh == NULL)
+    return -1;
+  while ((e = readdir(dh)) != NULL) {
+    size_t l = strlen(e->d_name);
+    if (l > 4 && strcmp(e->d_name + l - 4, ".tmp") == 0)
+      n++;
+  }
+  closedir(dh);
+  return n;
+}
+
+int olc_test_count_fds(void) {
+  DIR *dh = opendir("/proc/self/fd");
+  int n = 0;
+  if (dh == NULL)
+    return -1;
+  while (readdir(dh) != NULL)
+    n++;
+  closedir(dh);
+  return n;
+}
 #endif
 
 unsigned char *olc_test_read_file(const char *path, size_t *len) {

@@ -29,6 +29,11 @@ void olc_test_print_error(const char *call, olc_status got, olc_status expected,
 char *olc_test_tmpdir(const char *tag);
 void olc_test_rmtree(const char *path);
 
+/* Entries of dir whose name ends in ".tmp" (-1 when dir cannot be read). */
+int olc_test_count_tmp(const char *dir);
+/* Open descriptors of this process (-1 when /proc/self/fd is missing). */
+int olc_test_count_fds(void);
+
 /* Joins dir and name into a malloc'ed path. */
 char *olc_test_path(const char *dir, const char *name);
 

@@ -100,33 +100,6 @@ static long counter_value(void) {
   return v;
 }
 
-/* Entries of dir ending in ".tmp". */
-static int count_tmp(const char *d) {
-  DIR *dh = opendir(d);
-  struct dirent *e;
-  int n = 0;
-  if (dh == NULL)
-    return -1;
-  while ((e = readdir(dh)) != NULL) {
-    size_t l = strlen(e->d_name);
-    if (l > 4 && strcmp(e->d_name + l - 4, ".tmp") == 0)
-      n++;
-  }
-  closedir(dh);
-  return n;
-}
-
-static int count_fds(void) {
-  DIR *dh = opendir("/proc/self/fd");
-  int n = 0;
-  if (dh == NULL)
-    return -1;
-  while (readdir(dh) != NULL)
-    n++;
-  closedir(dh);
-  return n;
-}
-
 static void reset_store(const char *content) {
   olc_test_rmtree(dir);
   CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0700), 0);
@@ -185,7 +158,7 @@ static void test_update_and_unchanged(void) {
   CU_ASSERT_EQUAL(op.seen_exist, 1);
   CU_ASSERT_EQUAL(op.seen, 42);
   CU_ASSERT(olc_file_id__equal(&a, &b)); /* no write: same inode, same mtime */
-  CU_ASSERT_EQUAL(count_tmp(dir), 0);
+  CU_ASSERT_EQUAL(olc_test_count_tmp(dir), 0);
 }
 
 static void test_mode_preserved(void) {
@@ -208,7 +181,7 @@ static void test_malformed_base_refused(void) {
   p = olc_test_read_file(path, &n);
   CU_ASSERT(p != NULL && n == 7 && memcmp(p, "garbage", 7) == 0);
   free(p);
-  CU_ASSERT_EQUAL(count_tmp(dir), 0);
+  CU_ASSERT_EQUAL(olc_test_count_tmp(dir), 0);
 }
 
 static void test_base_too_large(void) {
@@ -251,7 +224,7 @@ static void test_not_a_regular_file(void) {
   CU_ASSERT_EQUAL(unlink(path), 0);
   CU_ASSERT_EQUAL_FATAL(mkdir(path, 0700), 0);
   OLC_ASSERT_STATUS(OLC_E_IO, bump(1, &err), &err);
-  CU_ASSERT_EQUAL(count_tmp(dir), 0);
+  CU_ASSERT_EQUAL(olc_test_count_tmp(dir), 0);
   olc_buf__free(&b);
 }
 
@@ -387,7 +360,7 @@ static void *thread_main(void *p) {
 static void test_threads_lose_nothing(void) {
   pthread_t t[8];
   thread_arg a[8];
-  int i, fds = count_fds();
+  int i, fds = olc_test_count_fds();
   reset_store(NULL);
   for (i = 0; i < 8; i++) {
     a[i].n = 50;
@@ -399,8 +372,8 @@ static void test_threads_lose_nothing(void) {
     CU_ASSERT_EQUAL(a[i].failures, 0);
   }
   CU_ASSERT_EQUAL(counter_value(), 400);
-  CU_ASSERT_EQUAL(count_tmp(dir), 0);
-  CU_ASSERT_EQUAL(count_fds(), fds); /* no descriptor leaked */
+  CU_ASSERT_EQUAL(olc_test_count_tmp(dir), 0);
+  CU_ASSERT_EQUAL(olc_test_count_fds(), fds); /* no descriptor leaked */
 }
 
 int test_persist_faults_register(void);

@@ -83,32 +83,6 @@ static int fteardown(void) {
   return 0;
 }
 
-static int tmp_count(void) {
-  DIR *dh = opendir(fdir);
-  struct dirent *e;
-  int n = 0;
-  if (dh == NULL)
-    return -1;
-  while ((e = readdir(dh)) != NULL) {
-    size_t l = strlen(e->d_name);
-    if (l > 4 && strcmp(e->d_name + l - 4, ".tmp") == 0)
-      n++;
-  }
-  closedir(dh);
-  return n;
-}
-
-static int fd_count(void) {
-  DIR *dh = opendir("/proc/self/fd");
-  int n = 0;
-  if (dh == NULL)
-    return -1;
-  while (readdir(dh) != NULL)
-    n++;
-  closedir(dh);
-  return n;
-}
-
 static olc_status grow(int64_t timeout_ms, olc_error *err) {
   olc_persist_options o;
   o.lock_timeout_ms = timeout_ms;
@@ -125,7 +99,7 @@ static void run_case(const fault_case *c, int with_old) {
   olc_status st;
   unsigned char *now;
   size_t n = 0;
-  int fds = fd_count();
+  int fds = olc_test_count_fds();
   char label[96];
   snprintf(label, sizeof label, "%s:%d (%s P)", olc_step__name(c->step), c->sys_errno,
            with_old ? "existing" : "absent");
@@ -158,8 +132,8 @@ static void run_case(const fault_case *c, int with_old) {
     CU_ASSERT(now == NULL); /* the first write failed: still no file */
   }
   free(now);
-  CU_ASSERT_EQUAL(tmp_count(), 0);
-  CU_ASSERT_EQUAL(fd_count(), fds);
+  CU_ASSERT_EQUAL(olc_test_count_tmp(fdir), 0);
+  CU_ASSERT_EQUAL(olc_test_count_fds(), fds);
   /* The lock was released: a single non-blocking try succeeds. */
   OLC_ASSERT_OK(grow(0, &err), &err);
 }
@@ -204,7 +178,7 @@ static void test_transform_failure(void) {
                     olc_persist__update(NULL, NULL, fpath, &o, failing_transform, NULL, &err),
                     &err);
   CU_ASSERT_STRING_EQUAL(err.where, "merge");
-  CU_ASSERT_EQUAL(tmp_count(), 0);
+  CU_ASSERT_EQUAL(olc_test_count_tmp(fdir), 0);
   OLC_ASSERT_OK(grow(0, &err), &err);
 }
 
