@@ -220,10 +220,15 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
           pf_src = src1, pf_lo = hi, pf_hi = kc * (q + 2) / n_ir;
         else if (jr + 2 * (int64_t)nr < ncur)
           pf_src = src1 + nr, pf_lo = 0, pf_hi = kc / n_ir;
-        for (int64_t pp = pf_lo; pf_src != NULL && pp < pf_hi; pp++)
-          __builtin_prefetch(pf_src + pp * g->ldb, 0, 2);
-        x->ki->packed_copy(rows, cols, kc, a, b, c, g->ldc, acc, src1 + lo * g->ldb, g->ldb,
-                           bj_buf[bj_cur ^ 1] + lo * (int64_t)nr, hi - lo);
+        cg_copy_job job = {src1 + lo * g->ldb,
+                           g->ldb,
+                           bj_buf[bj_cur ^ 1] + lo * (int64_t)nr,
+                           0,
+                           hi - lo,
+                           1,
+                           pf_src != NULL ? pf_src + pf_lo * g->ldb : NULL,
+                           pf_hi - pf_lo};
+        x->ki->packed_copy(rows, cols, kc, a, b, c, g->ldc, acc, &job);
         bj_ready = 1;
       } else {
         fn(rows, cols, kc, a, rs_a, cs_a, b, rs_b, c, g->ldc, acc);

@@ -25,13 +25,29 @@ typedef void (*cg_ukernel_fn)(int64_t m, int64_t n, int64_t k, const float *a, i
                               int accumulate);
 
 /*
- * Packed-A/packed-B kernel that also copies the first copy_rows (<= k) rows
- * of a B panel (row p at src + p * ld_src, NR floats) to dst[p * NR + j] as
- * it goes: the next panel is packed under the arithmetic of this one.
+ * A slice of B packing done inside a kernel call: rows source rows of
+ * group * NR floats each, row p at src + p * ld_src; piece g (NR floats at
+ * src + p * ld_src + g * NR) goes to dst + g * ld_dst + p * NR, i.e. into
+ * group consecutive packed panels ld_dst floats apart.  Also prefetches
+ * the pf_rows rows of the same geometry at pf (NULL: none), the slice of
+ * a later call, one line per piece.
+ */
+typedef struct cg_copy_job {
+  const float *src;
+  int64_t ld_src;
+  float *dst;
+  int64_t ld_dst;
+  int64_t rows, group;
+  const float *pf;
+  int64_t pf_rows;
+} cg_copy_job;
+
+/*
+ * Packed-A/packed-B kernel that also performs a copy job, one piece per k
+ * step: the next panels are packed under the arithmetic of this one.
  */
 typedef void (*cg_ukernel_copy_fn)(int64_t m, int64_t n, int64_t k, const float *a, const float *b,
-                                   float *c, int64_t ldc, int accumulate, const float *src,
-                                   int64_t ld_src, float *dst, int64_t copy_rows);
+                                   float *c, int64_t ldc, int accumulate, const cg_copy_job *job);
 
 typedef struct cg_kernel_info {
   const char *name; /* as in the policy text: "avx2_6x16" */
@@ -60,8 +76,7 @@ void sgemm_avx2_6x16_packed(int64_t m, int64_t n, int64_t k, const float *a, int
                             int64_t cs_a, const float *b, int64_t rs_b, float *c, int64_t ldc,
                             int accumulate);
 void sgemm_avx2_6x16_packed_copy(int64_t m, int64_t n, int64_t k, const float *a, const float *b,
-                                 float *c, int64_t ldc, int accumulate, const float *src,
-                                 int64_t ld_src, float *dst, int64_t copy_rows);
+                                 float *c, int64_t ldc, int accumulate, const cg_copy_job *job);
 void sgemm_avx512_12x32(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
                         const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate);
 void sgemm_avx512_12x32_packed(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a,

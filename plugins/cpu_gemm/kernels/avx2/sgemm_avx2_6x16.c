@@ -50,10 +50,62 @@
     }                                                                                              \
   } while (0)
 
+/*
+ * The in-kernel packing stream: pieces (NR floats of one source row) are
+ * copied in row order, one piece every `pace` k steps, and the source
+ * lines of a later slice are prefetched at the same pace.  Spreading both
+ * over the call keeps the few L1 miss buffers free for the A panel that
+ * streams from L2: a burst of a few dozen misses at the start of the call
+ * would stall it.
+ */
+typedef struct copy_state {
+  const float *src, *src_row;
+  float *dst, *dst_row;
+  const char *pf, *pf_row;
+  int64_t ld_src, ld_dst, group, gi, left, pf_gi, pf_left, pace, countdown;
+} copy_state;
+
+static inline __attribute__((always_inline)) void copy_piece(copy_state *s) {
+  __m256 s0 = _mm256_loadu_ps(s->src), s1 = _mm256_loadu_ps(s->src + 8);
+  _mm256_storeu_ps(s->dst, s0);
+  _mm256_storeu_ps(s->dst + 8, s1);
+  s->left--;
+  if (++s->gi == s->group) {
+    s->gi = 0;
+    s->src_row += s->ld_src;
+    s->dst_row += K_NR;
+    s->src = s->src_row;
+    s->dst = s->dst_row;
+  } else {
+    s->src += K_NR;
+    s->dst += s->ld_dst;
+  }
+}
+
+static inline __attribute__((always_inline)) void copy_step(copy_state *s) {
+  if (--s->countdown != 0)
+    return;
+  s->countdown = s->pace;
+  if (s->left > 0)
+    copy_piece(s);
+  if (s->pf_left > 0) {
+    _mm_prefetch(s->pf, _MM_HINT_T0);
+    s->pf_left--;
+    if (++s->pf_gi == s->group) {
+      s->pf_gi = 0;
+      s->pf_row += s->ld_src * (int64_t)sizeof(float);
+      s->pf = s->pf_row;
+    } else {
+      s->pf += K_NR * sizeof(float);
+    }
+  }
+}
+
 static inline __attribute__((always_inline)) void
 avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
           const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate, const int copy,
-          const float *src, int64_t ld_src, float *dst, int64_t copy_rows) {
+          const cg_copy_job *job) {
+  copy_state cs;
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
   __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
@@ -73,6 +125,19 @@ avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a,
   for (int r = 0; r < rows; r++)
     _mm_prefetch((const char *)(c + r * ldc), _MM_HINT_T1);
   int64_t k_main = k > K_C_LATE ? k - K_C_LATE : 0;
+  if (copy) {
+    int64_t most;
+    cs.src = cs.src_row = job->src;
+    cs.dst = cs.dst_row = job->dst;
+    cs.pf = cs.pf_row = (const char *)job->pf;
+    cs.ld_src = job->ld_src, cs.ld_dst = job->ld_dst, cs.group = job->group;
+    cs.gi = cs.pf_gi = 0;
+    cs.left = job->rows * job->group;
+    cs.pf_left = job->pf != NULL ? job->pf_rows * job->group : 0;
+    most = cs.left > cs.pf_left ? cs.left : cs.pf_left;
+    cs.pace = most > 0 && k_main / most > 1 ? k_main / most : 1;
+    cs.countdown = 1;
+  }
 #pragma GCC unroll 4
   for (int64_t p = 0; p < k_main; p++) {
     __m256 b0 = _mm256_loadu_ps(b);
@@ -83,15 +148,8 @@ avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a,
     ROW_FMA(3);
     ROW_FMA(4);
     ROW_FMA(5);
-    if (copy && p < copy_rows) {
-      /* Pack one row of the next B panel: independent of the FMA chains,
-       * so its cache misses overlap the arithmetic. */
-      __m256 s0 = _mm256_loadu_ps(src), s1 = _mm256_loadu_ps(src + 8);
-      _mm256_storeu_ps(dst, s0);
-      _mm256_storeu_ps(dst + 8, s1);
-      src += ld_src;
-      dst += K_NR;
-    }
+    if (copy)
+      copy_step(&cs);
     a += cs_a;
     b += rs_b;
   }
@@ -107,17 +165,13 @@ avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a,
     ROW_FMA(3);
     ROW_FMA(4);
     ROW_FMA(5);
-    if (copy && p < copy_rows) {
-      /* Pack one row of the next B panel: independent of the FMA chains,
-       * so its cache misses overlap the arithmetic. */
-      __m256 s0 = _mm256_loadu_ps(src), s1 = _mm256_loadu_ps(src + 8);
-      _mm256_storeu_ps(dst, s0);
-      _mm256_storeu_ps(dst + 8, s1);
-      src += ld_src;
-      dst += K_NR;
-    }
     a += cs_a;
     b += rs_b;
+  }
+  /* Whatever the pace left over (short k): the copy must be complete. */
+  if (copy) {
+    while (cs.left > 0)
+      copy_piece(&cs);
   }
   ROW_STORE(0);
   ROW_STORE(1);
@@ -130,8 +184,7 @@ avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a,
 /* One specialisation per row count; the full tile is the hot one. */
 #define AVX2_CASE(R, RS_A, CS_A, RS_B, COPY)                                                       \
   case R:                                                                                          \
-    avx2_body(R, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate, COPY, src, ld_src, dst,         \
-              copy_rows);                                                                          \
+    avx2_body(R, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate, COPY, job);                     \
     break;
 
 #define AVX2_DISPATCH(RS_A, CS_A, RS_B, COPY)                                                      \
@@ -142,25 +195,20 @@ avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a,
     AVX2_CASE(3, RS_A, CS_A, RS_B, COPY)                                                           \
     AVX2_CASE(2, RS_A, CS_A, RS_B, COPY)                                                           \
   default:                                                                                         \
-    avx2_body(1, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate, COPY, src, ld_src, dst,         \
-              copy_rows);                                                                          \
+    avx2_body(1, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate, COPY, job);                     \
     break;                                                                                         \
   }
 
 void sgemm_avx2_6x16(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
                      const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate) {
-  const float *src = NULL;
-  float *dst = NULL;
-  const int64_t ld_src = 0, copy_rows = 0;
+  const cg_copy_job *job = NULL;
   AVX2_DISPATCH(rs_a, cs_a, rs_b, 0)
 }
 
 void sgemm_avx2_6x16_packed(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a,
                             int64_t cs_a, const float *b, int64_t rs_b, float *c, int64_t ldc,
                             int accumulate) {
-  const float *src = NULL;
-  float *dst = NULL;
-  const int64_t ld_src = 0, copy_rows = 0;
+  const cg_copy_job *job = NULL;
   (void)rs_a;
   (void)cs_a;
   (void)rs_b;
@@ -168,8 +216,7 @@ void sgemm_avx2_6x16_packed(int64_t m, int64_t n, int64_t k, const float *a, int
 }
 
 void sgemm_avx2_6x16_packed_copy(int64_t m, int64_t n, int64_t k, const float *a, const float *b,
-                                 float *c, int64_t ldc, int accumulate, const float *src,
-                                 int64_t ld_src, float *dst, int64_t copy_rows) {
+                                 float *c, int64_t ldc, int accumulate, const cg_copy_job *job) {
   AVX2_DISPATCH(1, K_MR, K_NR, 1)
 }
 #else
@@ -188,9 +235,7 @@ void sgemm_avx2_6x16_packed(int64_t m, int64_t n, int64_t k, const float *a, int
 }
 
 void sgemm_avx2_6x16_packed_copy(int64_t m, int64_t n, int64_t k, const float *a, const float *b,
-                                 float *c, int64_t ldc, int accumulate, const float *src,
-                                 int64_t ld_src, float *dst, int64_t copy_rows) {
-  (void)m, (void)n, (void)k, (void)a, (void)b, (void)c, (void)ldc, (void)accumulate, (void)src,
-      (void)ld_src, (void)dst, (void)copy_rows;
+                                 float *c, int64_t ldc, int accumulate, const cg_copy_job *job) {
+  (void)m, (void)n, (void)k, (void)a, (void)b, (void)c, (void)ldc, (void)accumulate, (void)job;
 }
 #endif
