@@ -300,6 +300,7 @@ static int measure(worker *k, int fd, const olc_buf *payload) {
   size_t len;
   uint64_t index, left;
   void *policy = NULL;
+  uint32_t i;
   int ok;
   size_t log_before = log_total(k);
   memset(&m, 0, sizeof m);
@@ -332,6 +333,9 @@ static int measure(worker *k, int fd, const olc_buf *payload) {
   olc_wire__put_f64(&w, m.mad_us);
   olc_wire__put_u32(&w, m.samples);
   olc_wire__put_u32(&w, (uint32_t)m.end);
+  for (i = 0; i < m.samples; i++)
+    olc_wire__put_f64(&w, m.values[i]);
+  olc_measure_result__free(&m);
   put_log(k, &w, log_before);
   olc_wire__finish(&w);
   ok = olc_wire__send(fd, &w, 0, NULL) == OLC_OK;

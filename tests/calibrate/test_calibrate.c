@@ -45,32 +45,36 @@ typedef struct session {
 typedef struct ini_params {
   const char *scenario; /* plugin directory under OLC_MOCK_PLUGIN_ROOT */
   unsigned threads;
-  const char *budget; /* max_seconds_per_workload */
-  const char *store;  /* file name in tmp */
-  const char *extra;  /* more ini text */
-  int force_portable; /* [store] force_portable */
-  const char *model;  /* model_digest of workload mm (NULL: none) */
+  const char *budget;   /* max_seconds_per_workload */
+  const char *store;    /* file name in tmp */
+  const char *extra;    /* more ini text */
+  int force_portable;   /* [store] force_portable */
+  const char *model;    /* model_digest of workload mm (NULL: none) */
+  const char *strategy; /* [calibration] strategy (NULL: the default, race) */
 } ini_params;
 
 static void open_session(session *s, const ini_params *p) {
-  char text[2048], *ini;
+  char text[2048], strategy[64] = "", *ini;
   olc_store_options so;
   olc_host_options ho = OLC_HOST_OPTIONS_INIT;
   olc_error err;
-  int n = snprintf(text, sizeof text,
-                   "[host]\nplugin_dirs = %s/%s\nthreads = %u\n"
-                   "[store]\npath = %s\nforce_portable = %s\n"
-                   "[calibration]\nwarmup = 1\nmin_repetitions = 3\nmin_seconds = 0.001\n"
-                   "max_seconds_per_workload = %s\nabandon_factor = 1.5\n"
-                   "[workload.mm]\nbackend = mock_det\noperator = MatMul\n"
-                   "dtype = float32\nm = 8\nn = 4\nk = 2\n%s%s\n"
-                   "[workload.elsewhere]\nbackend = not_installed\noperator = MatMul\n"
-                   "m = 1\n%s",
-                   OLC_MOCK_PLUGIN_ROOT, p->scenario ? p->scenario : "good",
-                   p->threads ? p->threads : 2u, p->store ? p->store : "profiles.txt",
-                   p->force_portable ? "yes" : "no", p->budget ? p->budget : "30",
-                   p->model ? "model_digest = " : "", p->model ? p->model : "",
-                   p->extra ? p->extra : "");
+  int n;
+  if (p->strategy != NULL)
+    snprintf(strategy, sizeof strategy, "strategy = %s\n", p->strategy);
+  n = snprintf(text, sizeof text,
+               "[host]\nplugin_dirs = %s/%s\nthreads = %u\n"
+               "[store]\npath = %s\nforce_portable = %s\n"
+               "[calibration]\nwarmup = 1\nmin_repetitions = 3\nmin_seconds = 0.001\n"
+               "max_seconds_per_workload = %s\nabandon_factor = 1.5\n%s"
+               "[workload.mm]\nbackend = mock_det\noperator = MatMul\n"
+               "dtype = float32\nm = 8\nn = 4\nk = 2\n%s%s\n"
+               "[workload.elsewhere]\nbackend = not_installed\noperator = MatMul\n"
+               "m = 1\n%s",
+               OLC_MOCK_PLUGIN_ROOT, p->scenario ? p->scenario : "good",
+               p->threads ? p->threads : 2u, p->store ? p->store : "profiles.txt",
+               p->force_portable ? "yes" : "no", p->budget ? p->budget : "30", strategy,
+               p->model ? "model_digest = " : "", p->model ? p->model : "",
+               p->extra ? p->extra : "");
   CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
   ini = olc_test_path(tmp, "olc.ini");
   CU_ASSERT_EQUAL_FATAL(olc_test_write_file(ini, text, (size_t)n), 0);
@@ -141,10 +145,12 @@ static int has_rejection(const olc_lookup_result *lr, olc_reason reason) {
   return 0;
 }
 
-/* First run calibrates and saves; the second selects without measuring. */
+/* First run calibrates and saves; the second selects without measuring
+ * (strategy = full: every candidate timed in full, clear losers
+ * abandoned). */
 static void test_first_then_second_run(void) {
   session s;
-  ini_params p = {NULL, 0, NULL, "first.txt", NULL, 0, NULL};
+  ini_params p = {NULL, 0, NULL, "first.txt", NULL, 0, NULL, "full"};
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
   progress_log log = {0, 0};
   olc_calibration *cal;
@@ -249,9 +255,90 @@ static void test_first_then_second_run(void) {
   close_session(&s);
 }
 
+/* Counts candidates whose message contains needle. */
+static size_t messages_with(const olc_workload_result *r, const char *needle) {
+  size_t i, n = 0;
+  for (i = 0; i < r->candidate_count; i++)
+    n += r->candidates[i].message != NULL && strstr(r->candidates[i].message, needle) != NULL;
+  return n;
+}
+
+/* The default strategy, race: every candidate is screened with one timed
+ * run (min_seconds / 16 is shorter; min_repetitions is 3 here), the three fastest race to at least
+ * min_repetitions runs each, the lowest median of those wins and is
+ * saved; the others are reported screened out, the clear loser
+ * abandoned. */
+static void test_race(void) {
+  session s;
+  ini_params p = {
+      NULL, 0,    NULL, "race.txt", "[plugin.mock_det]\ncandidates = 300,130,100,110,120,125,600\n",
+      0,    NULL, NULL};
+  olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+  progress_log log = {0, 0};
+  olc_calibration *cal;
+  const olc_workload_result *r;
+  const olc_measurement *m;
+  size_t i, finalists = 0, winner = 7;
+  open_session(&s, &p);
+  opt.progress = on_progress;
+  opt.progress_payload = &log;
+  cal = calibrate(&s, &opt);
+  r = find(cal, "mm");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  CU_ASSERT_EQUAL_FATAL(r->status, OLC_OK);
+  CU_ASSERT_EQUAL_FATAL(r->candidate_count, 7u);
+  /* 600 us: clearly slower than 1.5 x the best screened so far. */
+  CU_ASSERT_EQUAL(r->candidates[6].abandoned, 1);
+  CU_ASSERT(r->candidates[6].samples == 1u);
+  CU_ASSERT_PTR_NOT_NULL(r->candidates[6].message);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r->candidates[6].message, "abandoned"));
+  for (i = 0; i < 6; i++) {
+    const olc_candidate_result *c = &r->candidates[i];
+    CU_ASSERT_EQUAL(c->status, OLC_OK);
+    CU_ASSERT(c->samples >= 1u);
+    CU_ASSERT(c->median_us > 0);
+    if (c->samples == 1u) { /* screened only */
+      CU_ASSERT_EQUAL(c->abandoned, 1);
+      CU_ASSERT_PTR_NOT_NULL(c->message);
+    } else {
+      CU_ASSERT(c->samples >= 3u);
+      finalists++;
+      if (winner == 7 || c->median_us < r->candidates[winner].median_us)
+        winner = i;
+    }
+  }
+  /* Three finalists; the other three screened out, saying so. */
+  CU_ASSERT_EQUAL(finalists, 3u);
+  CU_ASSERT_EQUAL(messages_with(r, "screened out"), 3u);
+  /* The slowest of the six was screened out, whatever the machine's load
+   * did to the 100-130 us ones. */
+  CU_ASSERT_EQUAL(r->candidates[0].samples, 1u);
+  CU_ASSERT_PTR_NOT_NULL(strstr(r->candidates[0].message, "screened out"));
+  /* The finalist with the lowest median is what was saved and selected,
+   * with its own figures. */
+  CU_ASSERT_FATAL(winner < 6u);
+  CU_ASSERT_EQUAL(r->candidates[winner].abandoned, 0);
+  CU_ASSERT_PTR_NULL(r->candidates[winner].message);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r->selected);
+  CU_ASSERT(r->selected->policy_len == r->candidates[winner].policy_len &&
+            memcmp(r->selected->policy, r->candidates[winner].policy, r->selected->policy_len) ==
+                0);
+  m = measurement(r->selected, "median_latency");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_DOUBLE_EQUAL(m->value, r->candidates[winner].median_us, 1e-9);
+  m = measurement(r->selected, "samples");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_DOUBLE_EQUAL(m->value, (double)r->candidates[winner].samples, 1e-9);
+  /* Progress: before each candidate, then once at the end. */
+  CU_ASSERT_EQUAL(log.calls, 8u);
+  CU_ASSERT_EQUAL(log.last_candidate, 7u);
+  olc_calibration_free(cal);
+  close_session(&s);
+}
+
 static void calibrate_once(const char *store) {
   session s;
-  ini_params p = {NULL, 0, NULL, store, NULL, 0, NULL};
+  ini_params p = {NULL, 0, NULL, store, NULL, 0, NULL, NULL};
   olc_calibration *cal;
   open_session(&s, &p);
   cal = calibrate(&s, NULL);
@@ -264,7 +351,7 @@ static void calibrate_once(const char *store) {
  * selected.  A changed implementation rejects both as outdated. */
 static void test_rejection_reasons(void) {
   session s;
-  ini_params p = {NULL, 3, NULL, "reasons.txt", NULL, 0, NULL};
+  ini_params p = {NULL, 3, NULL, "reasons.txt", NULL, 0, NULL, NULL};
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
   olc_calibration *cal;
   const olc_workload_result *r;
@@ -339,7 +426,7 @@ static void mm_key(olc_key *k, olc_property *props) {
 
 static void test_override_wins(void) {
   session s;
-  ini_params p = {NULL, 0, NULL, "override.txt", NULL, 0, NULL};
+  ini_params p = {NULL, 0, NULL, "override.txt", NULL, 0, NULL, NULL};
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
   olc_save_request req = OLC_SAVE_REQUEST_INIT;
   olc_property props[4];
@@ -370,7 +457,7 @@ static void test_override_wins(void) {
 
 static void test_force_portable(void) {
   session s;
-  ini_params p = {NULL, 0, NULL, "portable.txt", NULL, 0, NULL};
+  ini_params p = {NULL, 0, NULL, "portable.txt", NULL, 0, NULL, NULL};
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
   olc_calibration *cal;
   const olc_workload_result *r;
@@ -402,7 +489,7 @@ static void test_force_portable(void) {
 
 static void test_select_only_empty(void) {
   session s;
-  ini_params p = {NULL, 0, NULL, "empty.txt", NULL, 0, NULL};
+  ini_params p = {NULL, 0, NULL, "empty.txt", NULL, 0, NULL, NULL};
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
   olc_calibration *cal;
   const olc_workload_result *r;
@@ -428,7 +515,7 @@ static void test_select_only_empty(void) {
  * selected, the rest are not measured. */
 static void test_time_budget(void) {
   session s;
-  ini_params p = {NULL, 0, "0.0001", "budget.txt", NULL, 0, NULL};
+  ini_params p = {NULL, 0, "0.0001", "budget.txt", NULL, 0, NULL, NULL};
   olc_calibration *cal;
   const olc_workload_result *r;
   open_session(&s, &p);
@@ -450,7 +537,7 @@ static olc_status run_with(const char *plugin_entries, char *message, size_t siz
                            size_t *candidates) {
   session s;
   char extra[256];
-  ini_params p = {NULL, 0, NULL, "failures.txt", NULL, 0, NULL};
+  ini_params p = {NULL, 0, NULL, "failures.txt", NULL, 0, NULL, NULL};
   olc_calibration *cal;
   const olc_workload_result *r;
   olc_status st;
@@ -499,8 +586,8 @@ static void test_plugin_failures(void) {
   /* Other candidates: the cheapest still wins wherever it is. */
   {
     session s;
-    ini_params p = {NULL, 0,   NULL, "other.txt", "[plugin.mock_det]\ncandidates = 300,900,50\n",
-                    0,    NULL};
+    ini_params p = {NULL, 0,    NULL, "other.txt", "[plugin.mock_det]\ncandidates = 300,900,50\n",
+                    0,    NULL, NULL};
     olc_calibration *cal;
     const olc_workload_result *r;
     open_session(&s, &p);
@@ -519,8 +606,8 @@ static void test_plugin_failures(void) {
 static void test_unserved_operator(void) {
   session s;
   ini_params p = {
-      NULL, 0,   NULL, "op.txt", "[workload.softmax]\nbackend = mock_det\noperator = Softmax\n",
-      0,    NULL};
+      NULL, 0,    NULL, "op.txt", "[workload.softmax]\nbackend = mock_det\noperator = Softmax\n",
+      0,    NULL, NULL};
   olc_calibration *cal;
   const olc_workload_result *r;
   open_session(&s, &p);
@@ -536,7 +623,7 @@ static void test_unserved_operator(void) {
 
 static void test_bad_arguments(void) {
   session s;
-  ini_params p = {NULL, 0, NULL, "args.txt", NULL, 0, NULL};
+  ini_params p = {NULL, 0, NULL, "args.txt", NULL, 0, NULL, NULL};
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
   static const char *const names[] = {"mm", "nope"};
   olc_calibration *cal = (olc_calibration *)1;
@@ -563,6 +650,7 @@ int main(int argc, char **argv) {
     return 2;
   s = CU_add_suite("calibrate", setup, teardown);
   CU_add_test(s, "first run calibrates, second selects", test_first_then_second_run);
+  CU_add_test(s, "race: screen, final, winner", test_race);
   CU_add_test(s, "thread count and implementation rejections", test_rejection_reasons);
   CU_add_test(s, "an override wins", test_override_wins);
   CU_add_test(s, "force_portable picks the portable record", test_force_portable);

@@ -58,6 +58,7 @@ static void test_defaults(void) {
   CU_ASSERT_DOUBLE_EQUAL(s->abandon_factor, 1.5, 1e-12);
   CU_ASSERT_EQUAL(s->isolation, 1);
   CU_ASSERT_DOUBLE_EQUAL(s->run_timeout_seconds, 0.0, 1e-12);
+  CU_ASSERT_EQUAL(s->strategy, OLC_STRATEGY_RACE);
   olc_config_store_options(c, &so);
   CU_ASSERT_EQUAL(so.version, OLC_STORE_OPTIONS_VERSION);
   CU_ASSERT_PTR_NULL(so.path);
@@ -94,6 +95,7 @@ static const char full_ini[] = "; every key\n"
                                "abandon_factor = 2\n"
                                "isolation = no\n"
                                "run_timeout_seconds = 2.5\n"
+                               "strategy = full\n"
                                "[workload.w1]\n"
                                "backend = cpu_gemm\n"
                                "operator = MatMul\n"
@@ -134,6 +136,7 @@ static void test_every_key(void) {
   CU_ASSERT_DOUBLE_EQUAL(s->abandon_factor, 2.0, 1e-12);
   CU_ASSERT_EQUAL(s->isolation, 0);
   CU_ASSERT_DOUBLE_EQUAL(s->run_timeout_seconds, 2.5, 1e-12);
+  CU_ASSERT_EQUAL(s->strategy, OLC_STRATEGY_FULL);
   CU_ASSERT_EQUAL_FATAL(olc_config_workload_count(c), 1u);
   w = olc_config_workload(c, 0);
   CU_ASSERT_PTR_EQUAL(w, olc_config_find_workload(c, "w1"));
@@ -142,7 +145,7 @@ static void test_every_key(void) {
   CU_ASSERT_STRING_EQUAL(w->operator_name, "MatMul");
   CU_ASSERT_STRING_EQUAL(w->model_digest,
                          "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  CU_ASSERT_EQUAL(w->line, 20u);
+  CU_ASSERT_EQUAL(w->line, 21u);
   /* Structural properties in file order. */
   CU_ASSERT_EQUAL_FATAL(w->property_count, 4u);
   CU_ASSERT_STRING_EQUAL(w->properties[0].name, "dtype");
@@ -229,6 +232,8 @@ static void test_bad_values(void) {
   expect_error("[calibration]\nmax_seconds_per_workload = 0\n", 2,
                "max_seconds_per_workload: bad value '0'");
   expect_error("[calibration]\nabandon_factor = 0.9\n", 2, "abandon_factor: bad value '0.9'");
+  expect_error("[calibration]\n\nstrategy = fastest\n", 3, "strategy: bad value 'fastest'");
+  expect_error("[calibration]\nstrategy = Race\n", 2, "strategy: bad value 'Race'");
   expect_error("[calibration]\nisolation = maybe\n", 2, "isolation: bad value 'maybe'");
   expect_error("[calibration]\nrun_timeout_seconds = -1\n", 2, "run_timeout_seconds: bad value");
   expect_error("[plugin.x]\nenabled = perhaps\n", 2, "[plugin.x] enabled: bad value");

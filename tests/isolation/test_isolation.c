@@ -149,6 +149,21 @@ static void run_session(fixture *f, int in_process, double timeout_s, outcome *o
       inspect(f, o->pid_after[i]);
     if (o->st[i] == OLC_OK && (best < 0 || o->m[i].median_us < best))
       best = o->m[i].median_us;
+    if (o->st[i] == OLC_OK) {
+      /* Every run time came back (from the worker: over the wire), in
+       * order, and they give the median that came with them. */
+      const double *v = o->m[i].values;
+      size_t n = o->m[i].samples, k, lower = 0, upper = 0;
+      CU_ASSERT_FATAL(n > 0 && v != NULL);
+      for (k = 0; k < n; k++) {
+        CU_ASSERT(v[k] > 0);
+        lower += v[k] <= o->m[i].median_us;
+        upper += v[k] >= o->m[i].median_us;
+      }
+      CU_ASSERT(2 * lower >= n && 2 * upper >= n);
+    }
+    free(o->m[i].values);
+    o->m[i].values = NULL;
   }
   o->count = f->list.count;
   snprintf(o->note, sizeof o->note, "%s",

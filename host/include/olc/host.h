@@ -29,6 +29,18 @@ extern "C" {
 
 typedef struct olc_config olc_config;
 
+/* [calibration] strategy: how the candidates of one workload are timed. */
+typedef enum olc_calibration_strategy {
+  /* Every candidate is screened briefly (warm-up, then timed runs for at
+   * least min_seconds / 16, at least one); the 3 fastest then run
+   * interleaved, in turns, until each has min_repetitions runs and their
+   * runs add up to min_seconds; the lowest median wins.  The default. */
+  OLC_STRATEGY_RACE = 0,
+  /* Every candidate is timed in full (min_repetitions and min_seconds),
+   * with early abandon of clear losers only. */
+  OLC_STRATEGY_FULL = 1
+} olc_calibration_strategy;
+
 /* [calibration] settings. */
 typedef struct olc_calibration_settings {
   uint32_t warmup;                 /* untimed runs before measuring (default 1) */
@@ -39,6 +51,7 @@ typedef struct olc_calibration_settings {
   /* Appended after 0.1: */
   int isolation;              /* measure in a worker process (default 1; POSIX) */
   double run_timeout_seconds; /* one run's limit in the worker (0: automatic) */
+  int strategy;               /* olc_calibration_strategy (default OLC_STRATEGY_RACE) */
 } olc_calibration_settings;
 
 /* One [workload.NAME] section. */

@@ -2,8 +2,9 @@
  * calibrate/calibrate.c - the calibrate-and-select loop (olc/host.h).
  *
  * Per workload: plugin key -> store lookup with the plugin's validator ->
- * a valid hit is selected and nothing is measured; otherwise every
- * candidate is timed (measure.c), the best median wins, it is saved with
+ * a valid hit is selected and nothing is measured; otherwise the
+ * candidates are timed by the configured strategy (strategy.h: 'race' by
+ * default, or 'full'), the winner is saved with
  * its measurements through the plugin's serialized bytes, and a second
  * lookup selects it and explains the rest.
  *
@@ -15,9 +16,9 @@
  * and structure.
  *
  * Progress: options->progress is called before candidate j (0-based) of m
- * is measured, with the best median so far (< 0 before the first), and
- * once more after the last one with j = the number measured (j < m when
- * the time budget stopped the workload).  Workloads selected from the
+ * is first measured, with the best so far (< 0 before the first), and
+ * once more at the end with j = the number measured (j < m when the time
+ * budget stopped the workload) and the winner's median.  Workloads selected from the
  * store measure nothing and report no progress.
  */
 #include "calibrate/calibrate_int.h"
@@ -29,6 +30,7 @@
 
 #include "calibrate/isolate.h"
 #include "calibrate/measure.h"
+#include "calibrate/strategy.h"
 #include "util/error.h"
 
 static olc_status set_status(olc_calibration *cal, olc_workload_result *r, olc_status status,
@@ -76,69 +78,25 @@ static void progress(job *j, size_t candidate, size_t count, double best_us) {
                      best_us);
 }
 
-/* Measures every candidate (in a worker process unless in-process, see
- * isolate.h); *winner = index of the best, or count. */
+static void strategy_progress(void *payload, size_t i, size_t count, double best_us) {
+  progress(payload, i, count, best_us);
+}
+
+/* Times the candidates with the configured strategy (strategy.h), in a
+ * worker process unless in-process (isolate.h). */
 static olc_status measure_all(job *j, const olc_policy_list *list, olc_measure_session *ms,
                               olc_candidate_result *results, size_t *measured, size_t *winner) {
-  const olc_calibration_settings *s = j->settings;
-  uint64_t start = olc_plugins__now_ns();
-  uint64_t budget = (uint64_t)(s->max_seconds_per_workload * 1e9);
-  double best = -1.0;
-  size_t i;
-  *measured = 0;
-  *winner = list->count;
-  for (i = 0; i < list->count; i++) {
-    olc_candidate_result *c = &results[i];
-    olc_measure_params mp;
-    olc_measure_result m;
-    olc_error e;
-    olc_status st;
-    char msg[OLC_ERROR_MESSAGE_SIZE];
-    /* The first candidate is always measured in full: a workload whose
-     * budget is smaller than one candidate still gets a selection. */
-    if (i > 0 && olc_plugins__now_ns() - start >= budget)
-      break;
-    progress(j, i, list->count, best);
-    mp.warmup = s->warmup;
-    mp.min_repetitions = s->min_repetitions;
-    mp.min_seconds = s->min_seconds;
-    mp.abandon_factor = s->abandon_factor;
-    mp.best_us = best;
-    mp.deadline_ns = i > 0 ? start + budget : 0;
-    olc_error_clear(&e);
-    st = olc_calibrate__session_measure(ms, i, &mp, &m, &e);
-    if (st == OLC_E_NOMEM)
-      return st;
-    c->policy =
-        olc_arena__memdup(&j->cal->arena, list->serialized[i].data, list->serialized[i].len);
-    if (c->policy == NULL && list->serialized[i].len > 0)
-      return OLC_E_NOMEM;
-    c->policy_len = list->serialized[i].len;
-    c->status = st;
-    c->median_us = m.median_us;
-    c->spread_us = m.mad_us;
-    c->samples = m.samples;
-    msg[0] = 0;
-    if (st != OLC_OK)
-      snprintf(msg, sizeof msg, "%s", e.message[0] ? e.message : olc_status_str(st));
-    else if (m.end == OLC_MEASURE_ABANDONED)
-      snprintf(msg, sizeof msg, "abandoned: slower than %g x the best median (%.3f us)",
-               s->abandon_factor, best);
-    else if (m.end == OLC_MEASURE_DEADLINE)
-      snprintf(msg, sizeof msg, "stopped at the time budget of %g s", s->max_seconds_per_workload);
-    c->abandoned = st == OLC_OK && m.end != OLC_MEASURE_DONE;
-    if (msg[0] != 0 && (c->message = olc_arena__strdup(&j->cal->arena, msg)) == NULL)
-      return OLC_E_NOMEM;
-    *measured = i + 1;
-    if (st == OLC_OK && !c->abandoned && (best < 0 || m.median_us < best)) {
-      best = m.median_us;
-      *winner = i;
-    }
-    if (m.end == OLC_MEASURE_DEADLINE)
-      break;
-  }
-  progress(j, *measured, list->count, best);
-  return OLC_OK;
+  olc_strategy_ctx ctx;
+  ctx.arena = &j->cal->arena;
+  ctx.settings = j->settings;
+  ctx.list = list;
+  ctx.session = ms;
+  ctx.results = results;
+  ctx.progress = strategy_progress;
+  ctx.progress_payload = j;
+  if (j->settings->strategy == OLC_STRATEGY_FULL)
+    return olc_strategy__full(&ctx, measured, winner);
+  return olc_strategy__race(&ctx, measured, winner);
 }
 
 static olc_status save_winner(job *j, const olc_policy_list *list, size_t w,

@@ -6,6 +6,7 @@
 #include "calibrate/isolate.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__has_include)
@@ -161,6 +162,27 @@ static void replay_log(const olc_measure_session *s, olc_wire_reader *r) {
   }
 }
 
+/* The RESULT's run times into out->values: 0 only when out of memory.  A
+ * count the payload cannot hold leaves the reader bad (then malformed). */
+static int get_values(olc_measure_result *out, olc_wire_reader *r) {
+  uint32_t i, n = out->samples;
+  out->values = NULL;
+  if (n == 0 || (size_t)n > (r->len - r->pos) / 8u) {
+    if (n != 0)
+      r->bad = 1;
+    out->samples = 0;
+    return 1;
+  }
+  out->values = malloc(n * sizeof *out->values);
+  if (out->values == NULL) {
+    out->samples = 0;
+    return 0;
+  }
+  for (i = 0; i < n; i++)
+    out->values[i] = olc_wire__get_f64(r);
+  return 1;
+}
+
 /* One candidate in the worker. */
 static olc_status measure_isolated(olc_measure_session *s, size_t i, const olc_measure_params *p,
                                    olc_measure_result *out, olc_error *err) {
@@ -205,6 +227,10 @@ static olc_status measure_isolated(olc_measure_session *s, size_t i, const olc_m
     out->mad_us = olc_wire__get_f64(&r);
     out->samples = olc_wire__get_u32(&r);
     out->end = (olc_measure_end)olc_wire__get_u32(&r);
+    if (!get_values(out, &r)) {
+      st = olc_error__set(err, OLC_E_NOMEM, "isolate", "out of memory");
+      goto done;
+    }
     replay_log(s, &r);
     if (type != OLC_WIRE_RESULT || !olc_wire__done(&r) || index != (uint64_t)i ||
         out->end > OLC_MEASURE_DEADLINE) {
@@ -229,11 +255,12 @@ static olc_status measure_isolated(olc_measure_session *s, size_t i, const olc_m
     olc_isolate__stop(s->worker);
     s->worker = NULL;
   }
+done:
   olc_buf__free(&answer);
   if (st != OLC_OK) {
+    olc_measure_result__free(out);
     out->median_us = 0;
     out->mad_us = 0;
-    out->samples = 0;
     out->end = OLC_MEASURE_DONE;
   }
   return st;

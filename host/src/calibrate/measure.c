@@ -2,6 +2,7 @@
 #include "calibrate/measure.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "calibrate/stats.h"
 #include "util/error.h"
@@ -50,6 +51,12 @@ static int clearly_slower(const double *samples, size_t n, double *scratch,
   return 0;
 }
 
+void olc_measure_result__free(olc_measure_result *out) {
+  free(out->values);
+  out->values = NULL;
+  out->samples = 0;
+}
+
 olc_status olc_calibrate__measure(olc_measure_result *out, olc_loaded_plugin *plugin,
                                   const olc_plugin_workload *workload, void *state,
                                   const void *policy, const olc_measure_params *params,
@@ -63,6 +70,7 @@ olc_status olc_calibrate__measure(olc_measure_result *out, olc_loaded_plugin *pl
   out->mad_us = 0;
   out->samples = 0;
   out->end = OLC_MEASURE_DONE;
+  out->values = NULL;
   for (i = 0; i < params->warmup; i++) {
     st = olc_plugins__run(plugin, workload, state, policy, err);
     if (st != OLC_OK)
@@ -95,8 +103,11 @@ olc_status olc_calibrate__measure(olc_measure_result *out, olc_loaded_plugin *pl
     }
   }
   out->samples = (uint32_t)n;
-  out->median_us = olc_stats__median_sort(samples, n);
+  memcpy(scratch, samples, n * sizeof *samples);
+  out->median_us = olc_stats__median_sort(scratch, n);
   out->mad_us = olc_stats__mad(samples, n, out->median_us, scratch);
+  out->values = samples;
+  samples = NULL;
 done:
   free(samples);
   free(scratch);

@@ -36,11 +36,18 @@ typedef struct olc_measure_result {
   double mad_us;
   uint32_t samples;
   olc_measure_end end;
+  /* The samples' run times in us, in run order (samples of them; NULL
+   * when none): owned, released by olc_measure_result__free. */
+  double *values;
 } olc_measure_result;
+
+/* Frees out->values; the result reads as empty afterwards. */
+void olc_measure_result__free(olc_measure_result *out);
 
 /*
  * Times plugin `run` on (workload, state, policy).  Returns OLC_OK with
- * *out filled, or the failure of a run (err names it), OLC_E_NOMEM.
+ * *out filled (free it with olc_measure_result__free), or the failure of
+ * a run (err names it), OLC_E_NOMEM; *out holds no values then.
  */
 olc_status olc_calibrate__measure(olc_measure_result *out, olc_loaded_plugin *plugin,
                                   const olc_plugin_workload *workload, void *state,

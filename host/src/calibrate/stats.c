@@ -19,6 +19,13 @@ double olc_stats__median_sort(double *values, size_t n) {
   return values[n / 2u - 1u] / 2.0 + values[n / 2u] / 2.0;
 }
 
+double olc_stats__low_median_sort(double *values, size_t n) {
+  if (n == 0)
+    return 0.0;
+  qsort(values, n, sizeof *values, cmp_double);
+  return values[(n - 1u) / 2u];
+}
+
 double olc_stats__mad(const double *values, size_t n, double median, double *scratch) {
   size_t i;
   for (i = 0; i < n; i++) {

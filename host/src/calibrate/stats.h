@@ -12,6 +12,11 @@
  * two middle values when n is even); 0 when n is 0. */
 double olc_stats__median_sort(double *values, size_t n);
 
+/* Sorts values[0..n) ascending and returns the lower median, the value
+ * at (n - 1) / 2: with two samples the faster one, which a run slowed by
+ * another process cannot move; 0 when n is 0. */
+double olc_stats__low_median_sort(double *values, size_t n);
+
 /* Median of |values[i] - median| for values[0..n), using scratch (n
  * doubles, overwritten); 0 when n is 0.  values is not modified. */
 double olc_stats__mad(const double *values, size_t n, double median, double *scratch);

@@ -20,8 +20,10 @@
  *   worker -> host  PROGRESS (any number, before RESULT) a run of the
  *                            plugin finished; sent at most every 100 ms
  *   worker -> host  RESULT   index, status, message, median, mad,
- *                            samples, end reason, the plugin's log lines
- *                            meanwhile (count, then level and text each)
+ *                            samples, end reason, each sample's run time
+ *                            (f64 us, in run order; as many as samples),
+ *                            the plugin's log lines meanwhile (count,
+ *                            then level and text each)
  *
  * PROGRESS makes the host's timeout a limit on one run (on silence), not
  * on a whole measurement, which may legitimately take long.
@@ -38,7 +40,7 @@
 #include "olc/error.h"
 #include "util/buf.h"
 
-#define OLC_WIRE_VERSION 4u
+#define OLC_WIRE_VERSION 5u
 #define OLC_WIRE_HEADER_SIZE 8u
 /* Larger than any legal SETUP or MEASURE (a policy is at most 1 MiB). */
 #define OLC_WIRE_MAX_FRAME ((uint32_t)16 << 20)

@@ -15,7 +15,7 @@ static const char *const store_keys[] = {"path", "persistence", "force_portable"
                                          NULL};
 static const char *const calibration_keys[] = {
     "warmup",         "min_repetitions", "min_seconds",         "max_seconds_per_workload",
-    "abandon_factor", "isolation",       "run_timeout_seconds", NULL};
+    "abandon_factor", "isolation",       "run_timeout_seconds", "strategy", NULL};
 
 static int key_index(const char *const *keys, const char *name) {
   int i;
@@ -171,8 +171,16 @@ static int calibration_key(parser *p, int k, const char *name, const char *value
     return parse_seconds(p, &s->abandon_factor, name, value, 1.0, 0, 1e6);
   case 5:
     return parse_flag(p, &s->isolation, name, value);
-  default:
+  case 6:
     return parse_seconds(p, &s->run_timeout_seconds, name, value, 0.0, 0, 86400.0);
+  default:
+    if (strcmp(value, "race") == 0)
+      s->strategy = OLC_STRATEGY_RACE;
+    else if (strcmp(value, "full") == 0)
+      s->strategy = OLC_STRATEGY_FULL;
+    else
+      return bad_value(p, name, value, "race or full");
+    return 1;
   }
 }
 

@@ -330,6 +330,7 @@ olc_status olc_config__parse(olc_config **out, const char *text, size_t len, con
   c->calibration.abandon_factor = 1.5;
   c->calibration.isolation = 1;
   c->calibration.run_timeout_seconds = 0.0;
+  c->calibration.strategy = OLC_STRATEGY_RACE;
   memset(&p, 0, sizeof p);
   p.cfg = c;
   p.name = name;

@@ -1,0 +1,304 @@
+/*
+ * calibrate/race.c - the 'race' strategy (OLC_STRATEGY_RACE, the default).
+ *
+ * Timing every candidate in full spends most of the calibration on
+ * candidates that were never going to win, and a plugin's candidates
+ * around its analytical guess are often within a few percent of each
+ * other, so abandoning only the clear losers (abandon_factor) saves
+ * little.  The race spends the time where the decision is made:
+ *
+ * 1. Screening.  Each candidate, in the plugin's order, gets its warm-up
+ *    runs and then timed runs for at least min_seconds / SCREEN_SHARE (at
+ *    least SCREEN_RUNS).  Its score is the lower median of those runs (of
+ *    two, the faster: a run slowed by another process does not count
+ *    against it).  One clearly slower than abandon_factor x the best
+ *    score so far is abandoned early, as in 'full'.  A single run per
+ *    candidate is enough to screen: a plugin's candidates often lie
+ *    within a few percent of each other, and the final, not the
+ *    screening, decides between those; a run that a stall made slow can
+ *    only cost a close contender its place in the final.
+ * 2. Final.  The FINALISTS best scores run in turns: each turn times every
+ *    finalist for its share of min_seconds / TURNS (at least one run), so
+ *    that a change of machine load or clock hits them alike instead of
+ *    deciding the race.  A finalist clearly slower than the leader leaves.
+ *    The race ends when every finalist has min_repetitions runs and their
+ *    timed runs, screening included, add up to min_seconds.
+ * 3. The finalist with the lowest median over all its runs wins; that
+ *    median, its MAD and run count are what is saved.
+ *
+ * The others are reported as abandoned with their screening figures, so
+ * explain shows why each lost.  With the default settings the race costs
+ * about a fifth of timing every candidate in full (bench/gemm --quality).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "calibrate/stats.h"
+#include "calibrate/strategy.h"
+
+#define SCREEN_RUNS 1u
+#define SCREEN_SHARE 16.0
+#define FINALISTS 3u
+#define TURNS 4.0
+
+typedef enum lane_state {
+  LANE_UNSEEN = 0, /* not reached (time budget) */
+  LANE_OUT,        /* failed, abandoned or screened out: reported as such */
+  LANE_SCREENED,   /* screened, a finalist candidate */
+  LANE_FINAL       /* racing */
+} lane_state;
+
+/* Every run time of one candidate, in order. */
+typedef struct lane {
+  double *v;
+  size_t n, cap;
+  double score;  /* lower median of v */
+  double sum_us; /* of v */
+  lane_state state;
+} lane;
+
+typedef struct race {
+  const olc_strategy_ctx *ctx;
+  lane *lanes;
+  double *scratch; /* as long as the longest lane */
+  size_t scratch_cap;
+  uint64_t budget_end;
+} race;
+
+static olc_status grow_scratch(race *r, size_t n) {
+  double *p;
+  if (n <= r->scratch_cap)
+    return OLC_OK;
+  p = realloc(r->scratch, n * sizeof *p);
+  if (p == NULL)
+    return OLC_E_NOMEM;
+  r->scratch = p;
+  r->scratch_cap = n;
+  return OLC_OK;
+}
+
+/* Appends m's run times to lane i and updates its score. */
+static olc_status append(race *r, size_t i, const olc_measure_result *m) {
+  lane *l = &r->lanes[i];
+  size_t k;
+  if (l->n + m->samples > l->cap) {
+    size_t cap = (l->n + m->samples) * 2u;
+    double *p = realloc(l->v, cap * sizeof *p);
+    if (p == NULL)
+      return OLC_E_NOMEM;
+    l->v = p;
+    l->cap = cap;
+  }
+  for (k = 0; k < m->samples && m->values != NULL; k++) {
+    l->sum_us += m->values[k];
+    l->v[l->n++] = m->values[k];
+  }
+  if (grow_scratch(r, l->n) != OLC_OK)
+    return OLC_E_NOMEM;
+  memcpy(r->scratch, l->v, l->n * sizeof *l->v);
+  l->score = olc_stats__low_median_sort(r->scratch, l->n);
+  return OLC_OK;
+}
+
+static void progress(const race *r, size_t i, double best_us) {
+  if (r->ctx->progress != NULL)
+    r->ctx->progress(r->ctx->progress_payload, i, r->ctx->list->count, best_us);
+}
+
+/* Times candidate i once with mp; on success its runs join its lane.  A
+ * failure or an early stop takes the lane out of the race with a message.
+ * *end receives how the measurement ended. */
+static olc_status time_once(race *r, size_t i, const olc_measure_params *mp, double best,
+                            olc_measure_end *end) {
+  const olc_strategy_ctx *ctx = r->ctx;
+  const olc_calibration_settings *s = ctx->settings;
+  olc_measure_result m;
+  olc_error e;
+  olc_status st, rs = OLC_OK;
+  olc_error_clear(&e);
+  st = olc_calibrate__session_measure(ctx->session, i, mp, &m, &e);
+  *end = st == OLC_OK ? m.end : OLC_MEASURE_DONE;
+  if (st == OLC_E_NOMEM) {
+    olc_measure_result__free(&m);
+    return st;
+  }
+  if (st == OLC_OK)
+    rs = append(r, i, &m);
+  olc_measure_result__free(&m);
+  if (rs != OLC_OK)
+    return rs;
+  if (st != OLC_OK) {
+    r->lanes[i].state = LANE_OUT;
+    return olc_strategy__record(ctx, i, st, "%s", e.message[0] ? e.message : olc_status_str(st));
+  }
+  if (*end == OLC_MEASURE_ABANDONED) {
+    r->lanes[i].state = LANE_OUT;
+    ctx->results[i].abandoned = 1;
+    return olc_strategy__record(ctx, i, st, "abandoned: slower than %g x the best (%.3f us)",
+                                s->abandon_factor, best);
+  }
+  if (*end == OLC_MEASURE_DEADLINE) {
+    r->lanes[i].state = LANE_OUT;
+    ctx->results[i].abandoned = 1;
+    return olc_strategy__record(ctx, i, st, "stopped at the time budget of %g s",
+                                s->max_seconds_per_workload);
+  }
+  return olc_strategy__record(ctx, i, st, NULL);
+}
+
+/* Phase 1; *deadline = 1 when the budget stopped it. */
+static olc_status screen(race *r, size_t *reached, int *deadline) {
+  const olc_strategy_ctx *ctx = r->ctx;
+  const olc_calibration_settings *s = ctx->settings;
+  double best = -1.0;
+  size_t i;
+  *deadline = 0;
+  for (i = 0; i < ctx->list->count; i++) {
+    olc_measure_params mp;
+    olc_measure_end end;
+    olc_status st;
+    if (i > 0 && olc_plugins__now_ns() >= r->budget_end) {
+      *deadline = 1;
+      break;
+    }
+    progress(r, i, best);
+    mp.warmup = s->warmup;
+    mp.min_repetitions = s->min_repetitions < SCREEN_RUNS ? s->min_repetitions : SCREEN_RUNS;
+    mp.min_seconds = s->min_seconds / SCREEN_SHARE;
+    mp.abandon_factor = s->abandon_factor;
+    mp.best_us = best;
+    mp.deadline_ns = i > 0 ? r->budget_end : 0;
+    r->lanes[i].state = LANE_SCREENED;
+    st = time_once(r, i, &mp, best, &end);
+    if (st != OLC_OK)
+      return st;
+    *reached = i + 1;
+    if (r->lanes[i].state == LANE_SCREENED && (best < 0 || r->lanes[i].score < best))
+      best = r->lanes[i].score;
+    if (end == OLC_MEASURE_DEADLINE) {
+      *deadline = 1;
+      break;
+    }
+  }
+  return OLC_OK;
+}
+
+/* The lane in state `state` with the lowest score, or count. */
+static size_t lowest(const race *r, lane_state state) {
+  size_t i, b = r->ctx->list->count;
+  for (i = 0; i < r->ctx->list->count; i++)
+    if (r->lanes[i].state == state &&
+        (b == r->ctx->list->count || r->lanes[i].score < r->lanes[b].score))
+      b = i;
+  return b;
+}
+
+/* Phase 2: the `most` best screened lanes race in turns.  Unbudgeted
+ * (after the budget ended the screening) it only completes the leader's
+ * measurement, as 'full' always measures its first candidate in full. */
+static olc_status final(race *r, size_t most, int budgeted) {
+  const olc_strategy_ctx *ctx = r->ctx;
+  const olc_calibration_settings *s = ctx->settings;
+  const size_t count = ctx->list->count;
+  size_t k = 0, i;
+  double turn_s;
+  while (k < most && (i = lowest(r, LANE_SCREENED)) < count) {
+    r->lanes[i].state = LANE_FINAL;
+    k++;
+  }
+  turn_s = s->min_seconds / TURNS / (double)(k > 0 ? k : 1);
+  for (;;) {
+    size_t live = 0, short_runs = 0, capped = 0;
+    double timed_us = 0;
+    for (i = 0; i < count; i++) {
+      if (r->lanes[i].state != LANE_FINAL)
+        continue;
+      live++;
+      timed_us += r->lanes[i].sum_us;
+      short_runs += r->lanes[i].n < s->min_repetitions;
+      capped += r->lanes[i].n >= OLC_MEASURE_MAX_SAMPLES;
+    }
+    if (live == 0 || (short_runs == 0 && (timed_us >= s->min_seconds * 1e6 || capped == live)))
+      break;
+    for (i = 0; i < count; i++) {
+      olc_measure_params mp;
+      olc_measure_end end;
+      olc_status st;
+      size_t lead = lowest(r, LANE_FINAL);
+      if (r->lanes[i].state != LANE_FINAL)
+        continue;
+      if (budgeted && olc_plugins__now_ns() >= r->budget_end)
+        return OLC_OK; /* the time budget: the leader so far wins */
+      mp.warmup = 0;
+      mp.min_repetitions = 1;
+      mp.min_seconds = turn_s;
+      mp.abandon_factor = s->abandon_factor;
+      mp.best_us = lead != i ? r->lanes[lead].score : -1.0;
+      mp.deadline_ns = budgeted ? r->budget_end : 0;
+      st = time_once(r, i, &mp, mp.best_us, &end);
+      if (st != OLC_OK)
+        return st;
+    }
+  }
+  return OLC_OK;
+}
+
+olc_status olc_strategy__race(const olc_strategy_ctx *ctx, size_t *reached, size_t *winner) {
+  const olc_calibration_settings *s = ctx->settings;
+  const size_t count = ctx->list->count;
+  race r;
+  size_t i, w;
+  int deadline = 0;
+  olc_status st;
+  memset(&r, 0, sizeof r);
+  r.ctx = ctx;
+  r.budget_end = olc_plugins__now_ns() + (uint64_t)(s->max_seconds_per_workload * 1e9);
+  *reached = 0;
+  *winner = count;
+  r.lanes = calloc(count, sizeof *r.lanes);
+  if (r.lanes == NULL)
+    return OLC_E_NOMEM;
+  st = screen(&r, reached, &deadline);
+  if (st == OLC_OK)
+    st = deadline ? final(&r, 1, 0) : final(&r, FINALISTS, 1);
+  if (st != OLC_OK)
+    goto done;
+  /* The winner: the lowest median among the finalists. */
+  w = count;
+  for (i = 0; i < count; i++) {
+    lane *l = &r.lanes[i];
+    if (l->n == 0)
+      continue;
+    if ((st = grow_scratch(&r, l->n)) != OLC_OK)
+      goto done;
+    olc_strategy__stats(ctx, i, l->v, l->n, r.scratch);
+  }
+  for (i = 0; i < count; i++) {
+    if (r.lanes[i].state == LANE_FINAL &&
+        (w == count || ctx->results[i].median_us < ctx->results[w].median_us))
+      w = i;
+  }
+  *winner = w;
+  for (i = 0; i < count && w < count; i++) {
+    if (i == w || r.lanes[i].state != LANE_SCREENED)
+      continue;
+    ctx->results[i].abandoned = 1;
+    if (deadline)
+      st = olc_strategy__record(ctx, i, OLC_OK,
+                                "screened only (%.3f us): the time budget of %g s ended the race",
+                                r.lanes[i].score, s->max_seconds_per_workload);
+    else
+      st = olc_strategy__record(ctx, i, OLC_OK,
+                                "screened out: %.3f us over %lu runs, not among the %u fastest",
+                                r.lanes[i].score, (unsigned long)r.lanes[i].n, FINALISTS);
+    if (st != OLC_OK)
+      goto done;
+  }
+  progress(&r, *reached, w < count ? ctx->results[w].median_us : -1.0);
+done:
+  for (i = 0; i < count; i++)
+    free(r.lanes[i].v);
+  free(r.lanes);
+  free(r.scratch);
+  return st;
+}

@@ -1,0 +1,109 @@
+/*
+ * calibrate/strategy.c - the 'full' strategy (every candidate timed in
+ * full, clear losers abandoned) and what both strategies share.
+ */
+#include "calibrate/strategy.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "calibrate/stats.h"
+#include "util/error.h"
+
+olc_status olc_strategy__record(const olc_strategy_ctx *ctx, size_t i, olc_status status,
+                                const char *fmt, ...) {
+  olc_candidate_result *c = &ctx->results[i];
+  const olc_buf *policy = &ctx->list->serialized[i];
+  if (c->policy == NULL && policy->len > 0) {
+    c->policy = olc_arena__memdup(ctx->arena, policy->data, policy->len);
+    if (c->policy == NULL)
+      return OLC_E_NOMEM;
+  }
+  c->policy_len = policy->len;
+  c->status = status;
+  if (fmt != NULL) {
+    char msg[OLC_ERROR_MESSAGE_SIZE];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if ((c->message = olc_arena__strdup(ctx->arena, msg)) == NULL)
+      return OLC_E_NOMEM;
+  }
+  return OLC_OK;
+}
+
+void olc_strategy__stats(const olc_strategy_ctx *ctx, size_t i, const double *v, size_t n,
+                         double *scratch) {
+  olc_candidate_result *c = &ctx->results[i];
+  size_t k;
+  for (k = 0; k < n; k++)
+    scratch[k] = v[k];
+  c->median_us = olc_stats__median_sort(scratch, n);
+  c->spread_us = olc_stats__mad(v, n, c->median_us, scratch);
+  c->samples = (uint32_t)n;
+}
+
+static void progress(const olc_strategy_ctx *ctx, size_t i, double best_us) {
+  if (ctx->progress != NULL)
+    ctx->progress(ctx->progress_payload, i, ctx->list->count, best_us);
+}
+
+olc_status olc_strategy__full(const olc_strategy_ctx *ctx, size_t *reached, size_t *winner) {
+  const olc_calibration_settings *s = ctx->settings;
+  const size_t count = ctx->list->count;
+  uint64_t start = olc_plugins__now_ns();
+  uint64_t budget = (uint64_t)(s->max_seconds_per_workload * 1e9);
+  double best = -1.0;
+  size_t i;
+  *reached = 0;
+  *winner = count;
+  for (i = 0; i < count; i++) {
+    olc_candidate_result *c = &ctx->results[i];
+    olc_measure_params mp;
+    olc_measure_result m;
+    olc_error e;
+    olc_status st, rs;
+    /* The first candidate is always measured in full: a workload whose
+     * budget is smaller than one candidate still gets a selection. */
+    if (i > 0 && olc_plugins__now_ns() - start >= budget)
+      break;
+    progress(ctx, i, best);
+    mp.warmup = s->warmup;
+    mp.min_repetitions = s->min_repetitions;
+    mp.min_seconds = s->min_seconds;
+    mp.abandon_factor = s->abandon_factor;
+    mp.best_us = best;
+    mp.deadline_ns = i > 0 ? start + budget : 0;
+    olc_error_clear(&e);
+    st = olc_calibrate__session_measure(ctx->session, i, &mp, &m, &e);
+    c->median_us = m.median_us;
+    c->spread_us = m.mad_us;
+    c->samples = m.samples;
+    olc_measure_result__free(&m);
+    if (st == OLC_E_NOMEM)
+      return st;
+    c->abandoned = st == OLC_OK && m.end != OLC_MEASURE_DONE;
+    if (st != OLC_OK)
+      rs = olc_strategy__record(ctx, i, st, "%s", e.message[0] ? e.message : olc_status_str(st));
+    else if (m.end == OLC_MEASURE_ABANDONED)
+      rs = olc_strategy__record(ctx, i, st, "abandoned: slower than %g x the best median (%.3f us)",
+                                s->abandon_factor, best);
+    else if (m.end == OLC_MEASURE_DEADLINE)
+      rs = olc_strategy__record(ctx, i, st, "stopped at the time budget of %g s",
+                                s->max_seconds_per_workload);
+    else
+      rs = olc_strategy__record(ctx, i, st, NULL);
+    if (rs != OLC_OK)
+      return rs;
+    *reached = i + 1;
+    if (st == OLC_OK && !c->abandoned && (best < 0 || m.median_us < best)) {
+      best = m.median_us;
+      *winner = i;
+    }
+    if (m.end == OLC_MEASURE_DEADLINE)
+      break;
+  }
+  progress(ctx, *reached, best);
+  return OLC_OK;
+}
