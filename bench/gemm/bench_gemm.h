@@ -36,6 +36,11 @@ typedef struct bench_quality_row {
   int pick, best;        /* candidate indexes (pick -1: not a candidate) */
   double pick_s, best_s; /* medians per run in the exhaustive pass */
   double exhaustive_s;   /* wall time of the exhaustive pass */
+  /* pick / best - 1 from Q_PAIRS interleaved re-measurements of the two
+   * (median of the paired ratios; 0 when the pick is the best), so that
+   * a load change between their single exhaustive measurements does not
+   * decide the gap. */
+  double paired_gap;
 } bench_quality_row;
 
 /* Runs --quality on the cpu_gemm workloads of config/default.ini; returns
