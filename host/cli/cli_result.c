@@ -103,8 +103,8 @@ static void print_candidates(FILE *out, const olc_workload_result *r) {
     if (c->status != OLC_OK) {
       fprintf(out, ": failed (%s)", olc_status_name(c->status));
     } else {
-      fprintf(out, ": median %.3f us, spread %.3f us, %u samples%s", c->median_us, c->spread_us,
-              (unsigned)c->samples, i == w ? " (best)" : "");
+      fprintf(out, ": median %.3f us, spread %.3f us, %u sample%s%s", c->median_us, c->spread_us,
+              (unsigned)c->samples, c->samples == 1 ? "" : "s", i == w ? " (best)" : "");
     }
     if (c->message != NULL && c->message[0] != 0) {
       fputs(": ", out);

@@ -288,9 +288,8 @@ olc_status olc_strategy__race(const olc_strategy_ctx *ctx, size_t *reached, size
                                 "screened only (%.3f us): the time budget of %g s ended the race",
                                 r.lanes[i].score, s->max_seconds_per_workload);
     else
-      st = olc_strategy__record(ctx, i, OLC_OK,
-                                "screened out: %.3f us over %lu runs, not among the %u fastest",
-                                r.lanes[i].score, (unsigned long)r.lanes[i].n, FINALISTS);
+      st = olc_strategy__record(ctx, i, OLC_OK, "screened out: %.3f us, not among the %u fastest",
+                                r.lanes[i].score, FINALISTS);
     if (st != OLC_OK)
       goto done;
   }
