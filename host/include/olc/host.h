@@ -32,9 +32,11 @@ typedef struct olc_config olc_config;
 /* [calibration] strategy: how the candidates of one workload are timed. */
 typedef enum olc_calibration_strategy {
   /* Every candidate is screened briefly (warm-up, then timed runs for at
-   * least min_seconds / 16, at least one); the 3 fastest then run
-   * interleaved, in turns, until each has min_repetitions runs and their
-   * runs add up to min_seconds; the lowest median wins.  The default. */
+   * least min_seconds / 16, at least one); 3 finalists, the plugin's
+   * first candidate and the fastest, then run interleaved, in turns, until
+   * each has min_repetitions runs and their runs add up to min_seconds;
+   * the lowest median wins, the first candidate on a lead under 1%.  The
+   * default. */
   OLC_STRATEGY_RACE = 0,
   /* Every candidate is timed in full (min_repetitions and min_seconds),
    * with early abandon of clear losers only. */

@@ -17,14 +17,19 @@
  *    within a few percent of each other, and the final, not the
  *    screening, decides between those; a run that a stall made slow can
  *    only cost a close contender its place in the final.
- * 2. Final.  The FINALISTS best scores run in turns: each turn times every
- *    finalist for its share of min_seconds / TURNS (at least one run), so
- *    that a change of machine load or clock hits them alike instead of
- *    deciding the race.  A finalist clearly slower than the leader leaves.
+ * 2. Final.  FINALISTS candidates run in turns: the plugin's first one
+ *    (its analytical guess, unless abandoned) and the best scores.  Each
+ *    turn times every finalist for its share of min_seconds / TURNS (at
+ *    least one run), so that a change of machine load or clock hits them
+ *    alike instead of deciding the race.  A finalist clearly slower than
+ *    the leader leaves.
  *    The race ends when every finalist has min_repetitions runs and their
  *    timed runs, screening included, add up to min_seconds.
  * 3. The finalist with the lowest median over all its runs wins; that
- *    median, its MAD and run count are what is saved.
+ *    median, its MAD and run count are what is saved.  The first
+ *    candidate keeps the win unless another beats its median by more
+ *    than TIE_MARGIN: calibration never trades the plugin's guess for a
+ *    lead that is as likely noise.
  *
  * The others are reported as abandoned with their screening figures, so
  * explain shows why each lost.  With the default settings the race costs
@@ -40,6 +45,7 @@
 #define SCREEN_SHARE 16.0
 #define FINALISTS 3u
 #define TURNS 4.0
+#define TIE_MARGIN 0.01
 
 typedef enum lane_state {
   LANE_UNSEEN = 0, /* not reached (time budget) */
@@ -202,6 +208,13 @@ static olc_status final(race *r, size_t most, int budgeted) {
   const size_t count = ctx->list->count;
   size_t k = 0, i;
   double turn_s;
+  /* The plugin's first candidate, its own best guess, always races (when
+   * it was not abandoned): calibration replaces it only with one that
+   * beats it in the same turns. */
+  if (budgeted && most > 0 && count > 0 && r->lanes[0].state == LANE_SCREENED) {
+    r->lanes[0].state = LANE_FINAL;
+    k++;
+  }
   while (k < most && (i = lowest(r, LANE_SCREENED)) < count) {
     r->lanes[i].state = LANE_FINAL;
     k++;
@@ -278,6 +291,11 @@ olc_status olc_strategy__race(const olc_strategy_ctx *ctx, size_t *reached, size
         (w == count || ctx->results[i].median_us < ctx->results[w].median_us))
       w = i;
   }
+  /* A challenger must beat the first candidate by more than TIE_MARGIN:
+   * a smaller lead is as likely the machine's noise as a better policy. */
+  if (w < count && w != 0 && r.lanes[0].state == LANE_FINAL &&
+      ctx->results[w].median_us > ctx->results[0].median_us * (1.0 - TIE_MARGIN))
+    w = 0;
   *winner = w;
   for (i = 0; i < count && w < count; i++) {
     if (i == w || r.lanes[i].state != LANE_SCREENED)
