@@ -314,9 +314,11 @@ static void test_race(void) {
     }
   }
   /* Two finalists besides the first; the other three screened out,
-   * saying so. */
+   * saying so (or, where a preempted screening run looked 1.5 x slower
+   * than the best, abandoned). */
   CU_ASSERT_EQUAL(finalists, 2u);
-  CU_ASSERT_EQUAL(messages_with(r, "screened out"), 3u);
+  CU_ASSERT(messages_with(r, "screened out") >= 1u);
+  CU_ASSERT_EQUAL(messages_with(r, "screened out") + messages_with(r, "abandoned"), 5u);
   /* The finalist with the lowest median is what was saved and selected,
    * with its own figures. */
   CU_ASSERT_FATAL(winner < 6u);

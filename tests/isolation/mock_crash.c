@@ -14,6 +14,9 @@
  *   exit = N    exit(3)
  *   fail = N    returns an error with "run failed on purpose"
  *   log = N     logs "run spin_us=N" (info) on every run of that candidate
+ *   after = K   the misbehaviour waits for that candidate's K-th run in
+ *               this process (1, the first, by default): a candidate that
+ *               passes its warm-up and screening and crashes in the final
  *
  * Built once per MOCK_CRASH_DEFAULT variant (tests/isolation/isolation.cmake):
  * the define sets the default misbehaviour "segv=101" etc. so that a
@@ -48,6 +51,8 @@ typedef struct mock_instance {
   uint32_t spins[MOCK_MAX];
   uint32_t spin_count;
   uint32_t trigger[ACT_COUNT]; /* the N that triggers each action (0: none) */
+  uint32_t after;              /* misbehave from this run on (after = K) */
+  uint32_t runs[ACT_COUNT];    /* runs of each trigger so far */
 } mock_instance;
 
 typedef struct mock_policy {
@@ -113,6 +118,8 @@ static int32_t mock_create(const olc_plugin_host *host, const olc_plugin_kv *con
         mock_error(OLC_PLUGIN_E_INVALID, "candidates: expected a list like 400,100,200");
         return OLC_PLUGIN_E_INVALID;
       }
+    } else if (strcmp(config[i].key, "after") == 0) {
+      m->after = (uint32_t)strtoul(config[i].value, NULL, 10);
     } else {
       parse_action(m, config[i].key, config[i].value);
     }
@@ -221,7 +228,7 @@ static void misbehave(int act) {
 
 static int32_t mock_run(void *instance, const olc_plugin_workload *w, void *state,
                         const void *policy) {
-  const mock_instance *m = instance;
+  mock_instance *m = instance;
   const mock_policy *p = policy;
   uint64_t start, wait;
   int a;
@@ -229,6 +236,8 @@ static int32_t mock_run(void *instance, const olc_plugin_workload *w, void *stat
   (void)state;
   for (a = 1; a < ACT_COUNT; a++)
     if (m->trigger[a] != 0 && m->trigger[a] == p->spin_us) {
+      if (++m->runs[a] < m->after)
+        continue;
       if (a == ACT_LOG) {
         char line[48];
         snprintf(line, sizeof line, "run spin_us=%u", (unsigned)p->spin_us);

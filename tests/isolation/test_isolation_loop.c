@@ -268,6 +268,36 @@ static void test_loop_survives_crashes(void) {
   }
 }
 
+/* A finalist that crashes in the race's final (its 4th run: warm-up,
+ * screening, then two turns) is rejected with its reason like one that
+ * crashes at once; the final goes on with a new worker and the others. */
+static void test_crash_in_final(void) {
+  session s;
+  olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+  olc_calibration *cal = NULL;
+  const olc_workload_result *r;
+  open_session(&s, "final", "candidates = 300,101,200\nsegv = 101\nafter = 4\n");
+  r = calibrate(&s, &opt, &cal);
+  if (r->status != OLC_OK)
+    fprintf(stderr, "\n  mm: %s: %s\n", olc_status_name(r->status), r->message);
+  CU_ASSERT_EQUAL(r->status, OLC_OK);
+  CU_ASSERT_EQUAL_FATAL(r->candidate_count, 3);
+  check(&r->candidates[1], OLC_E_CRASHED, "crashed (SIGSEGV)");
+  /* It got through its warm-up, its screening run and one turn first. */
+  CU_ASSERT_EQUAL(r->candidates[1].samples, 2);
+  check(&r->candidates[0], OLC_OK, NULL);
+  check(&r->candidates[2], OLC_OK, NULL);
+  CU_ASSERT(r->candidates[0].samples >= 3 && r->candidates[2].samples >= 3);
+  CU_ASSERT(r->selected != NULL &&
+            policy_is(r->selected->policy, r->selected->policy_len, "spin_us=200"));
+  olc_calibration_free(cal);
+  close_session(&s);
+  {
+    long pids[4];
+    CU_ASSERT_EQUAL(worker_children(pids, 4), 0);
+  }
+}
+
 static void test_in_process_option(void) {
   session s;
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
@@ -332,6 +362,7 @@ int main(int argc, char **argv) {
     return 2;
   s = CU_add_suite("isolation_loop", suite_setup, suite_teardown);
   CU_add_test(s, "loop survives segv, abort, hang, exit", test_loop_survives_crashes);
+  CU_add_test(s, "a crash in the race's final", test_crash_in_final);
   CU_add_test(s, "in_process option", test_in_process_option);
   CU_add_test(s, "missing worker: in-process with a warning", test_missing_worker_falls_back);
   return olc_test_run(argc, argv);

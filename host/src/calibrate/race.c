@@ -46,6 +46,8 @@
 #define FINALISTS 3u
 #define TURNS 4.0
 #define TIE_MARGIN 0.01
+#define FINAL_MIN_RUNS 3u /* before a finalist can be dropped */
+#define NO_ABANDON 1e30
 
 typedef enum lane_state {
   LANE_UNSEEN = 0, /* not reached (time budget) */
@@ -112,8 +114,9 @@ static void progress(const race *r, size_t i, double best_us) {
 }
 
 /* Times candidate i once with mp; on success its runs join its lane.  A
- * failure or an early stop takes the lane out of the race with a message.
- * *end receives how the measurement ended. */
+ * failure or an early stop takes the lane out of the race with a message,
+ * except the time budget in the final (the race just ends there).  *end
+ * receives how the measurement ended. */
 static olc_status time_once(race *r, size_t i, const olc_measure_params *mp, double best,
                             olc_measure_end *end) {
   const olc_strategy_ctx *ctx = r->ctx;
@@ -143,7 +146,7 @@ static olc_status time_once(race *r, size_t i, const olc_measure_params *mp, dou
     return olc_strategy__record(ctx, i, st, "abandoned: slower than %g x the best (%.3f us)",
                                 s->abandon_factor, best);
   }
-  if (*end == OLC_MEASURE_DEADLINE) {
+  if (*end == OLC_MEASURE_DEADLINE && r->lanes[i].state != LANE_FINAL) {
     r->lanes[i].state = LANE_OUT;
     ctx->results[i].abandoned = 1;
     return olc_strategy__record(ctx, i, st, "stopped at the time budget of %g s",
@@ -199,6 +202,31 @@ static size_t lowest(const race *r, lane_state state) {
   return b;
 }
 
+/* After a turn: a finalist whose runs (at least FINAL_MIN_RUNS) are
+ * clearly slower than the leader's leaves the final. */
+static olc_status drop_losers(race *r) {
+  const olc_strategy_ctx *ctx = r->ctx;
+  size_t i, lead = lowest(r, LANE_FINAL);
+  double limit;
+  if (lead == ctx->list->count)
+    return OLC_OK;
+  limit = ctx->settings->abandon_factor * r->lanes[lead].score;
+  for (i = 0; i < ctx->list->count; i++) {
+    lane *l = &r->lanes[i];
+    if (l->state != LANE_FINAL || i == lead || l->n < FINAL_MIN_RUNS || !(l->score > limit))
+      continue;
+    l->state = LANE_OUT;
+    ctx->results[i].abandoned = 1;
+    if (olc_strategy__record(ctx, i, OLC_OK,
+                             "abandoned in the final: %.3f us, slower than %g x the leader's "
+                             "%.3f us",
+                             l->score, ctx->settings->abandon_factor,
+                             r->lanes[lead].score) != OLC_OK)
+      return OLC_E_NOMEM;
+  }
+  return OLC_OK;
+}
+
 /* Phase 2: the `most` best screened lanes race in turns.  Unbudgeted
  * (after the budget ended the screening) it only completes the leader's
  * measurement, as 'full' always measures its first candidate in full. */
@@ -208,6 +236,7 @@ static olc_status final(race *r, size_t most, int budgeted) {
   const size_t count = ctx->list->count;
   size_t k = 0, i;
   double turn_s;
+  olc_status st;
   /* The plugin's first candidate, its own best guess, always races (when
    * it was not abandoned): calibration replaces it only with one that
    * beats it in the same turns. */
@@ -236,22 +265,27 @@ static olc_status final(race *r, size_t most, int budgeted) {
     for (i = 0; i < count; i++) {
       olc_measure_params mp;
       olc_measure_end end;
-      olc_status st;
       size_t lead = lowest(r, LANE_FINAL);
       if (r->lanes[i].state != LANE_FINAL)
         continue;
       if (budgeted && olc_plugins__now_ns() >= r->budget_end)
-        return OLC_OK; /* the time budget: the leader so far wins */
+        return OLC_OK;
       mp.warmup = 0;
       mp.min_repetitions = 1;
       mp.min_seconds = turn_s;
-      mp.abandon_factor = s->abandon_factor;
-      mp.best_us = lead != i ? r->lanes[lead].score : -1.0;
+      /* Not within a turn, where one preempted run could decide: after
+       * it, over all of the lane's runs (below). */
+      mp.abandon_factor = NO_ABANDON;
+      mp.best_us = lead != i ? r->lanes[lead].score : -1.0; /* the run timeout */
       mp.deadline_ns = budgeted ? r->budget_end : 0;
       st = time_once(r, i, &mp, mp.best_us, &end);
       if (st != OLC_OK)
         return st;
+      if (end == OLC_MEASURE_DEADLINE)
+        return OLC_OK; /* the time budget: the leader so far wins */
     }
+    if ((st = drop_losers(r)) != OLC_OK)
+      return st;
   }
   return OLC_OK;
 }
