@@ -139,6 +139,14 @@ uint32_t cg_policy_candidates(cg_policy *out, uint32_t cap, const cg_cpu *cpu, u
   uint32_t best = best_kernel(isa);
   default_for_kernel(&d, best, cpu, threads, shape);
   cand_add(&l, d);
+  /* B packed by the kernels: wider groups read longer pieces of each
+   * source row, and a deeper KC halves the passes over C; measured 2-4%
+   * over plain abj on 64x4096x4096 (Zen 3), so they come right after it. */
+  if (d.pack == (CG_PACK_A | CG_PACK_BJ) && cg_kernel_table[d.kernel].packed_copy != NULL) {
+    p = d, p.bj_group = 1, p.kc = d.kc * 2, cand_add(&l, p);
+    p = d, p.bj_group = 2, cand_add(&l, p);
+    p = d, p.bj_group = 2, p.kc = d.kc * 2, cand_add(&l, p);
+  }
   /* The other packing choice for A comes next: it decides skinny shapes. */
   p = d, p.pack = d.pack ^ CG_PACK_A, cand_add(&l, p);
   cand_blocking(&l, &d);

@@ -83,7 +83,8 @@ static int ws_prepare(cg_workspace *ws, const cg_gemm_args *g, const cg_policy *
     return -1;
   if ((p->pack & CG_PACK_B) && ws_reserve(&ws->b_buf, &ws->b_cap, b_need) != 0)
     return -1;
-  if (ws_reserve(&ws->edge_b, &ws->edge_b_cap, 2u * (size_t)ki->nr * (size_t)kc) != 0)
+  if (ws_reserve(&ws->edge_b, &ws->edge_b_cap, 2u * ((size_t)ki->nr << p->bj_group) * (size_t)kc) !=
+      0)
     return -1;
   return 0;
 }
@@ -146,11 +147,108 @@ typedef struct blk {
   cg_workspace *ws;
   int64_t pc, kcur;
   pf_stream *pf; /* NULL: nothing to prefetch */
+  /* The B block the driver runs after this one (grouped pack_bj packs its
+   * first panels ahead): top-left source, rows, columns; NULL: none. */
+  const float *nx_src;
+  int64_t nx_rows, nx_cols;
 } blk;
+
+/* The next group grouped pack_bj packs ahead: kc x width at src. */
+typedef struct bj_group {
+  const float *src;
+  int64_t rows, width;
+} bj_group;
+
+/* A call's share [lo, hi) of n rows spread over t_count calls. */
+static int64_t share(int64_t n, int64_t t, int64_t t_count) { return n * t / t_count; }
+
+/*
+ * pack = abj with packed A and a copying kernel: B is packed G panels at
+ * a time by the kernels themselves.  While the panels of one group are
+ * used, every call copies its share of the rows of the next group (G
+ * pieces of a row each, one source read of G * NR floats) and prefetches
+ * the share of the call after it, so the DRAM stream of B runs under the
+ * arithmetic.  The next group may belong to the next block (x->nx_src).
+ */
+static void macro_block_bjg(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int64_t ncur) {
+  const cg_gemm_args *g = x->g;
+  cg_workspace *ws = x->ws;
+  const uint32_t mr = x->ki->mr, nr = x->ki->nr;
+  const int64_t gp = (int64_t)1 << x->p->bj_group, w = gp * nr;
+  const int64_t n_ir = (mcur + mr - 1) / mr, kc = x->kcur;
+  const int64_t half = gp * nr * min64(x->p->kc, g->k);
+  const int acc = x->pc > 0;
+  for (int64_t jg = 0; jg < ncur; jg += w) {
+    const int64_t gw = min64(w, ncur - jg), panels = (gw + nr - 1) / nr;
+    const int64_t t_count = panels * n_ir;
+    const float *src = g->b + x->pc * g->ldb + jc + jg;
+    float *cur = ws->edge_b + ws->bj_cur * half, *nxt = ws->edge_b + (ws->bj_cur ^ 1) * half;
+    bj_group next = {NULL, 0, 0}, after = {NULL, 0, 0};
+    if (!(ws->bj_ready && ws->bj_src == src && ws->bj_rows == kc && ws->bj_width == gw))
+      cg_pack_b(cur, src, g->ldb, kc, gw, nr);
+    ws->bj_ready = 0;
+    /* The group packed under this one, and the one after (prefetched by
+     * the last calls); only whole panels are copied by the kernels, a
+     * ragged group is packed when it is reached. */
+    if (jg + w < ncur) {
+      next = (bj_group){src + w, kc, min64(w, ncur - jg - w)};
+      if (jg + 2 * w < ncur)
+        after = (bj_group){src + 2 * w, kc, min64(w, ncur - jg - 2 * w)};
+      else if (x->nx_src != NULL)
+        after = (bj_group){x->nx_src, x->nx_rows, min64(w, x->nx_cols)};
+    } else if (x->nx_src != NULL) {
+      next = (bj_group){x->nx_src, x->nx_rows, min64(w, x->nx_cols)};
+    }
+    if (next.src != NULL && next.width % nr != 0)
+      next.src = NULL;
+    for (int64_t j = 0; j < panels; j++) {
+      const float *b = cur + j * kc * nr;
+      const int64_t cols = min64(nr, gw - j * nr);
+      for (int64_t ir = 0; ir < mcur; ir += mr) {
+        const int64_t rows = min64(mr, mcur - ir), t = j * n_ir + ir / mr;
+        float *c = g->c + (ic + ir) * g->ldc + jc + jg + j * nr;
+        const float *a = ws->a_buf + ir * kc;
+        if (next.src != NULL) {
+          const int64_t lo = share(next.rows, t, t_count), hi = share(next.rows, t + 1, t_count);
+          cg_copy_job job = {next.src + lo * g->ldb,
+                             g->ldb,
+                             nxt + lo * nr,
+                             next.rows * nr,
+                             hi - lo,
+                             next.width / nr,
+                             NULL,
+                             0};
+          /* Prefetch the share of the next call: of this group, or the
+           * first share of the group after it. */
+          if (t + 1 < t_count) {
+            int64_t plo = hi, phi = share(next.rows, t + 2, t_count);
+            job.pf = next.src + plo * g->ldb, job.pf_rows = phi - plo;
+          } else if (after.src != NULL && after.width % nr == 0) {
+            /* (the kernel prefetches with the copy's geometry) */
+            if (after.width == next.width)
+              job.pf = after.src, job.pf_rows = share(after.rows, 1, t_count);
+          }
+          x->ki->packed_copy(rows, cols, kc, a, b, c, g->ldc, acc, &job);
+        } else {
+          x->ki->packed(rows, cols, kc, a, 1, mr, b, nr, c, g->ldc, acc);
+        }
+      }
+    }
+    if (next.src != NULL) {
+      ws->bj_ready = 1, ws->bj_src = next.src, ws->bj_rows = next.rows;
+      ws->bj_width = next.width, ws->bj_cur ^= 1;
+    }
+  }
+}
 
 /* The jr/ir loops over one mcur x ncur block of C. */
 static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int64_t ncur) {
   const cg_gemm_args *g = x->g;
+  if ((x->p->pack & (CG_PACK_A | CG_PACK_BJ)) == (CG_PACK_A | CG_PACK_BJ) &&
+      x->ki->packed_copy != NULL) {
+    macro_block_bjg(x, ic, mcur, jc, ncur);
+    return;
+  }
   const uint32_t mr = x->ki->mr, nr = x->ki->nr;
   const int pack_a = (x->p->pack & CG_PACK_A) != 0, pack_b = (x->p->pack & CG_PACK_B) != 0;
   const int pack_bj = (x->p->pack & CG_PACK_BJ) != 0;
@@ -275,6 +373,9 @@ static void gemm_range(const cg_gemm_args *g, const cg_policy *p, cg_workspace *
   x.p = p;
   x.ws = ws;
   x.pf = NULL;
+  x.nx_src = NULL;
+  x.nx_rows = x.nx_cols = 0;
+  ws->bj_ready = 0; /* B may have changed since the last run */
   if (m1 - m0 <= (int64_t)p->mc) {
     /* All rows in one A block: swap the NC and KC loops so that block is
      * packed once per KC slice instead of once per NC panel.  Same B and C
@@ -290,6 +391,9 @@ static void gemm_range(const cg_gemm_args *g, const cg_policy *p, cg_workspace *
         if (njc >= n1)
           npc = pc + p->kc < g->k ? pc + p->kc : -1, njc = n0;
         stage_b(&x, &pf, jc, ncur, m1 - m0, npc, njc, min64(p->nc, n1 - njc));
+        x.nx_src = npc >= 0 ? g->b + npc * g->ldb + njc : NULL;
+        x.nx_rows = npc >= 0 ? min64(p->kc, g->k - npc) : 0;
+        x.nx_cols = min64(p->nc, n1 - njc);
         macro_block(&x, m0, m1 - m0, jc, ncur);
       }
     }

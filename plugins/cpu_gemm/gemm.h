@@ -14,8 +14,14 @@
 
 /* One thread's packing buffers, grown on demand and kept between runs. */
 typedef struct cg_workspace {
-  float *a_buf, *b_buf, *edge_b;   /* edge_b: one kc x nr panel */
+  float *a_buf, *b_buf, *edge_b;   /* edge_b: two kc x (group * nr) panel groups */
   size_t a_cap, b_cap, edge_b_cap; /* in floats */
+  /* Grouped pack_bj: which half of edge_b holds the group the kernels
+   * packed ahead, and what it holds (source, rows, columns); bj_ready is
+   * cleared at the start of every run. */
+  const float *bj_src;
+  int64_t bj_rows, bj_width;
+  int bj_cur, bj_ready;
 } cg_workspace;
 
 typedef struct cg_gemm_args {

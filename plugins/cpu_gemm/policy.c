@@ -90,10 +90,17 @@ static int parse_value(cg_policy *p, int key, const char *v, size_t vlen, char *
     p->split = (uint32_t)idx;
     return 0;
   default:
+    /* abj2 and abj4: the grouped forms of abj. */
+    if (vlen == 4 && memcmp(v, "abj", 3) == 0 && (v[3] == '2' || v[3] == '4')) {
+      p->pack = CG_PACK_A | CG_PACK_BJ;
+      p->bj_group = v[3] == '2' ? 1u : 2u;
+      return 0;
+    }
     idx = word_index(v, vlen, pack_names, 6);
     if (idx < 0)
       return fail(why, cap, "unknown pack", v, vlen);
     p->pack = (uint32_t)idx;
+    p->bj_group = 0;
     return 0;
   }
 }
@@ -167,6 +174,9 @@ int cg_policy_check(const cg_policy *p, uint32_t max_isa, char *why, size_t why_
       bad = "policy: split out of range";
     else if (p->pack > CG_PACK_MAX)
       bad = "policy: pack out of range";
+    else if (p->bj_group > CG_BJ_GROUP_MAX ||
+             (p->bj_group != 0 && p->pack != (CG_PACK_A | CG_PACK_BJ)))
+      bad = "policy: panel group out of range (abj2 and abj4 only)";
   }
   if (bad == NULL)
     return 0;
@@ -176,12 +186,14 @@ int cg_policy_check(const cg_policy *p, uint32_t max_isa, char *why, size_t why_
 }
 
 size_t cg_policy_format(char *out, size_t cap, const cg_policy *p) {
+  static const char *const group_suffix[] = {"", "2", "4"};
   int w;
-  if (p->kernel >= cg_kernel_count || p->split > CG_SPLIT_JC || p->pack > CG_PACK_MAX)
+  if (p->kernel >= cg_kernel_count || p->split > CG_SPLIT_JC || p->pack > CG_PACK_MAX ||
+      p->bj_group > CG_BJ_GROUP_MAX)
     return 0;
-  w = snprintf(out, cap, "v1 kernel=%s mc=%u kc=%u nc=%u split=%s pack=%s",
+  w = snprintf(out, cap, "v1 kernel=%s mc=%u kc=%u nc=%u split=%s pack=%s%s",
                cg_kernel_table[p->kernel].name, p->mc, p->kc, p->nc, split_names[p->split],
-               pack_names[p->pack]);
+               pack_names[p->pack], group_suffix[p->bj_group]);
   if (w < 0 || (size_t)w >= cap)
     return 0;
   return (size_t)w;

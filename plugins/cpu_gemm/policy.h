@@ -4,7 +4,8 @@
  *
  * Text form (version word first, keys in this order, single spaces):
  *   v1 kernel=avx2_6x16 mc=96 kc=256 nc=4096 split=ic pack=ab
- * pack is one of none, a, b, ab, bj, abj.
+ * pack is one of none, a, b, ab, bj, abj, abj2, abj4 (abjG: B packed by
+ * the kernels G micro-panels at a time).
  */
 #ifndef CPU_GEMM_POLICY_H
 #define CPU_GEMM_POLICY_H
@@ -26,7 +27,8 @@
 #define CG_PACK_A 1u
 #define CG_PACK_B 2u
 #define CG_PACK_BJ 4u
-#define CG_PACK_MAX 5u /* a|bj; b|bj is not a policy */
+#define CG_PACK_MAX 5u     /* a|bj; b|bj is not a policy */
+#define CG_BJ_GROUP_MAX 2u /* log2: groups of 1, 2 or 4 panels */
 
 /* Limits enforced by validation (also bound the packing buffers). */
 #define CG_MC_MAX 8192u
@@ -40,6 +42,9 @@ typedef struct cg_policy {
   uint32_t mc, kc, nc;
   uint32_t split; /* CG_SPLIT_* */
   uint32_t pack;  /* CG_PACK_* bits */
+  /* pack = a|bj only: the kernels pack B 2^bj_group panels at a time (a
+   * wider read of each source row).  0 for every other pack. */
+  uint32_t bj_group;
 } cg_policy;
 
 /* A GEMM shape. */

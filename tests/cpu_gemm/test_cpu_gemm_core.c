@@ -111,10 +111,14 @@ static void check(problem *p, const cg_policy *pol, uint32_t threads) {
       CU_ASSERT(isnan(p->c[i * p->ldc + j]));
 }
 
+/* 64 x 1100 x 520 and 20 x 2100 x 300: skinny shapes whose B spans several
+ * NC blocks, KC slices and panel groups, ragged at every level (the
+ * kernels pack B ahead across block boundaries there). */
 static const int64_t shapes[][3] = {{1, 1, 1},       {2, 3, 5},       {7, 13, 17},  {31, 37, 41},
                                     {6, 16, 1},      {12, 32, 1},     {97, 1, 53},  {1, 97, 53},
                                     {13, 130, 257},  {200, 7, 300},   {5, 300, 65}, {67, 67, 67},
-                                    {128, 128, 128}, {101, 203, 307}, {1, 1, 600},  {37, 61, 1}};
+                                    {128, 128, 128}, {101, 203, 307}, {1, 1, 600},  {37, 61, 1},
+                                    {64, 1100, 520}, {20, 2100, 300}};
 
 static void test_residuals_all(void) {
   const uint32_t splits[3] = {CG_SPLIT_NONE, CG_SPLIT_IC, CG_SPLIT_JC};
@@ -133,10 +137,12 @@ static void test_residuals_all(void) {
       tiny = base;
       tiny.mc = kinfo->mr * 2, tiny.kc = 7, tiny.nc = kinfo->nr * 2;
       for (int b = 0; b < 2; b++) {
-        for (uint32_t pk = 0; pk <= CG_PACK_MAX; pk++) {
+        /* pk past CG_PACK_MAX: abj with panel groups of 2 and 4. */
+        for (uint32_t pk = 0; pk <= CG_PACK_MAX + CG_BJ_GROUP_MAX; pk++) {
           for (int sp = 0; sp < 3; sp++) {
             cg_policy pol = b == 0 ? base : tiny;
-            pol.pack = pk;
+            pol.pack = pk <= CG_PACK_MAX ? pk : (CG_PACK_A | CG_PACK_BJ);
+            pol.bj_group = pk <= CG_PACK_MAX ? 0 : pk - CG_PACK_MAX;
             pol.split = splits[sp];
             CU_ASSERT_EQUAL_FATAL(cg_policy_check(&pol, cpu.isa, NULL, 0), 0);
             check(&p, &pol, sp == 0 ? 1u : POOL_THREADS);
@@ -220,6 +226,14 @@ static void test_policy_rejects(void) {
       "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=",
       "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=ab\n",
       "v1 kernel=ref_4x8 mc=6 4 kc=256 nc=512 split=none pack=ab",
+      "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=abj3",
+      "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=abj8",
+      "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=abj1",
+      "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=abj02",
+      "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=abj22",
+      "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=bj2",
+      "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=ab2",
+      "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=abj2 pack=abj",
   };
   char why[200];
   cg_policy p;
@@ -250,6 +264,20 @@ static void test_policy_rejects(void) {
                                   58, CG_ISA_AVX2, why, sizeof(why)),
                   -1);
   CU_ASSERT_PTR_NOT_NULL(strstr(why, "needs avx512"));
+  /* The grouped forms of abj, and check() refusing a group elsewhere. */
+  CU_ASSERT_EQUAL(cg_policy_parse(&p, "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=abj4",
+                                  58, CG_ISA_REF, why, sizeof(why)),
+                  0);
+  CU_ASSERT(p.pack == (CG_PACK_A | CG_PACK_BJ) && p.bj_group == 2);
+  CU_ASSERT_EQUAL(cg_policy_parse(&p, "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=abj2",
+                                  58, CG_ISA_REF, why, sizeof(why)),
+                  0);
+  CU_ASSERT(p.pack == (CG_PACK_A | CG_PACK_BJ) && p.bj_group == 1);
+  p.pack = CG_PACK_A | CG_PACK_B;
+  CU_ASSERT_EQUAL(cg_policy_check(&p, CG_ISA_REF, why, sizeof(why)), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(why, "group"));
+  p.pack = CG_PACK_A | CG_PACK_BJ, p.bj_group = CG_BJ_GROUP_MAX + 1;
+  CU_ASSERT_EQUAL(cg_policy_check(&p, CG_ISA_REF, why, sizeof(why)), -1);
 }
 
 static void test_candidate_blocking(void) {
@@ -266,6 +294,20 @@ static void test_candidate_blocking(void) {
   CU_ASSERT((uint64_t)d.kc * ki->nr * 4u <= l1->size);
   CU_ASSERT((uint64_t)d.mc * d.kc * 4u <= l2->size);
   CU_ASSERT(d.pack == (CG_PACK_A | CG_PACK_B));
+  /* Skinny M: B packed by the kernels, and (when the kernel can copy) the
+   * grouped forms among the first candidates, where early abandon keeps
+   * them in the race. */
+  {
+    cg_shape skinny = {64, 4096, 4096};
+    cg_policy cands[CG_CANDIDATES_MAX];
+    uint32_t n = cg_policy_candidates(cands, CG_CANDIDATES_MAX, &cpu, cpu.isa, 1, &skinny);
+    int grouped = 0;
+    CU_ASSERT_FATAL(n >= 1);
+    CU_ASSERT(cands[0].pack == (CG_PACK_A | CG_PACK_BJ) && cands[0].bj_group == 0);
+    for (uint32_t i = 1; i < n && i < 4; i++)
+      grouped += cands[i].bj_group != 0;
+    CU_ASSERT_EQUAL(grouped, cg_kernel_table[cands[0].kernel].packed_copy != NULL ? 3 : 0);
+  }
 }
 
 static void test_decode_cache(void) {

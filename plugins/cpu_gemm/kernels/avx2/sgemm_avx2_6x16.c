@@ -136,6 +136,14 @@ avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a,
     cs.pf_left = job->pf != NULL ? job->pf_rows * job->group : 0;
     most = cs.left > cs.pf_left ? cs.left : cs.pf_left;
     cs.pace = most > 0 && k_main / most > 1 ? k_main / most : 1;
+    /* The k loop is unrolled 4 times, so the copy's load instruction at
+     * step p is that of copy p mod 4: with an odd pace each of the four
+     * sees every 4th piece, one constant stride through the source (group
+     * 1, 2 or 4), the pattern the per-instruction stride prefetcher
+     * follows.  With pace 8 and groups of 2, one load saw strides NR and
+     * ld_src - NR in turn and the call ran 3x slower (measured). */
+    if (cs.group > 1 && cs.pace % 2 == 0)
+      cs.pace--;
     cs.countdown = 1;
   }
 #pragma GCC unroll 4
