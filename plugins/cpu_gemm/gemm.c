@@ -11,6 +11,9 @@
  *           for ir in MC step MR   micro-kernel on one MR x NR tile of C
  * The first KC slice overwrites C, later ones accumulate.  Kernels handle
  * partial tiles themselves (row count specialised, columns masked).
+ * When all rows fit one A block (skinny M) the NC and KC loops swap, and
+ * with pack = abj[G] the kernels pack B themselves, G micro-panels ahead
+ * (macro_block_bjg): B streams from DRAM once, under the arithmetic.
  */
 #define _DEFAULT_SOURCE /* madvise */
 #include "gemm.h"
@@ -244,11 +247,6 @@ static void macro_block_bjg(const blk *x, int64_t ic, int64_t mcur, int64_t jc, 
 /* The jr/ir loops over one mcur x ncur block of C. */
 static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int64_t ncur) {
   const cg_gemm_args *g = x->g;
-  if ((x->p->pack & (CG_PACK_A | CG_PACK_BJ)) == (CG_PACK_A | CG_PACK_BJ) &&
-      x->ki->packed_copy != NULL) {
-    macro_block_bjg(x, ic, mcur, jc, ncur);
-    return;
-  }
   const uint32_t mr = x->ki->mr, nr = x->ki->nr;
   const int pack_a = (x->p->pack & CG_PACK_A) != 0, pack_b = (x->p->pack & CG_PACK_B) != 0;
   const int pack_bj = (x->p->pack & CG_PACK_BJ) != 0;
@@ -256,27 +254,23 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
   const int64_t kc = x->kcur;
   const int64_t full_n = ncur / nr * nr;
   const int acc = x->pc > 0;
-  /* pack_bj: two panel buffers; with packed A the kernel packs the next
-   * panel into the other one during its first call (copy_next). */
-  float *bj_buf[2] = {x->ws->edge_b, x->ws->edge_b + kc * nr};
-  int bj_cur = 0, bj_ready = 0;
+  if (pack_a && pack_bj && x->ki->packed_copy != NULL) {
+    macro_block_bjg(x, ic, mcur, jc, ncur);
+    return;
+  }
   for (int64_t jr = 0; jr < ncur; jr += nr) {
     int64_t cols = min64(nr, ncur - jr);
     const float *b;
     int64_t rs_b;
     const float *next = NULL; /* source of the next panel, for pack_bj */
-    int copy_next = 0;
     if (pack_b) {
       b = x->ws->b_buf + jr * kc, rs_b = nr;
     } else if (pack_bj) {
+      /* Without a copying kernel: pack each panel right before use. */
       const float *src = g->b + x->pc * g->ldb + jc + jr;
-      if (!bj_ready)
-        cg_pack_b(bj_buf[bj_cur], src, g->ldb, kc, cols, nr);
-      b = bj_buf[bj_cur], rs_b = nr;
-      bj_ready = 0;
-      if (jr + 2 * (int64_t)nr <= ncur && pack_a && x->ki->packed_copy != NULL)
-        copy_next = 1;
-      else if (jr + nr < ncur)
+      cg_pack_b(x->ws->edge_b, src, g->ldb, kc, cols, nr);
+      b = x->ws->edge_b, rs_b = nr;
+      if (jr + nr < ncur)
         next = src + nr;
     } else if (jr < full_n) {
       b = g->b + x->pc * g->ldb + jc + jr, rs_b = g->ldb;
@@ -285,6 +279,10 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
     }
     for (int64_t ir = 0; ir < mcur; ir += mr) {
       int64_t rows = min64(mr, mcur - ir);
+      float *c = g->c + (ic + ir) * g->ldc + jc + jr;
+      const float *a;
+      int64_t rs_a, cs_a;
+      cg_ukernel_fn fn;
       if (next != NULL) {
         /* Spread the next panel's kc source lines over this panel's
          * micro-kernel calls so they arrive while we compute. */
@@ -292,10 +290,6 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
         for (int64_t pp = lo; pp < hi; pp++)
           __builtin_prefetch(next + pp * g->ldb, 0, 3);
       }
-      float *c = g->c + (ic + ir) * g->ldc + jc + jr;
-      const float *a;
-      int64_t rs_a, cs_a;
-      cg_ukernel_fn fn;
       if (pack_a) {
         a = x->ws->a_buf + ir * kc, rs_a = 1, cs_a = mr;
       } else {
@@ -305,35 +299,8 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
       fn = (cs_a == (int64_t)mr && rs_b == (int64_t)nr) ? x->ki->packed : x->ki->general;
       if (x->pf != NULL)
         pf_step(x->pf);
-      if (copy_next) {
-        /* Call q copies rows [lo, hi) of the next panel; the rows of call
-         * q + 1 (or of the first call of the panel after) go to L2 now: a
-         * few dozen lines, few enough to survive the set conflicts of a
-         * power-of-two ldb, which a whole panel would not. */
-        const float *src1 = g->b + x->pc * g->ldb + jc + jr + nr;
-        int64_t q = ir / mr, lo = kc * q / n_ir, hi = kc * (q + 1) / n_ir;
-        const float *pf_src = NULL;
-        int64_t pf_lo = 0, pf_hi = 0;
-        if (q + 1 < n_ir)
-          pf_src = src1, pf_lo = hi, pf_hi = kc * (q + 2) / n_ir;
-        else if (jr + 2 * (int64_t)nr < ncur)
-          pf_src = src1 + nr, pf_lo = 0, pf_hi = kc / n_ir;
-        cg_copy_job job = {src1 + lo * g->ldb,
-                           g->ldb,
-                           bj_buf[bj_cur ^ 1] + lo * (int64_t)nr,
-                           0,
-                           hi - lo,
-                           1,
-                           pf_src != NULL ? pf_src + pf_lo * g->ldb : NULL,
-                           pf_hi - pf_lo};
-        x->ki->packed_copy(rows, cols, kc, a, b, c, g->ldc, acc, &job);
-        bj_ready = 1;
-      } else {
-        fn(rows, cols, kc, a, rs_a, cs_a, b, rs_b, c, g->ldc, acc);
-      }
+      fn(rows, cols, kc, a, rs_a, cs_a, b, rs_b, c, g->ldc, acc);
     }
-    if (bj_ready)
-      bj_cur ^= 1;
   }
 }
 
