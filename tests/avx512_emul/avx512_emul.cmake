@@ -1,0 +1,16 @@
+# cpu_gemm's AVX-512 kernel on a CPU without AVX-512: its own source built
+# against emul/immintrin.h (portable stand-ins for the intrinsics it uses)
+# and checked on every tile shape.  x86-64 only (the kernel file is).
+if(TARGET olc_cpu_gemm_core AND CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
+  olc_add_test(NAME test_avx512_emul
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_avx512_emul.c
+            ${PROJECT_SOURCE_DIR}/plugins/cpu_gemm/kernels/avx512/sgemm_avx512_12x32.c
+    LABELS unit)
+  # emul/ first, so that the kernel's <immintrin.h> is the stand-in; the
+  # kernel's body is compiled because __AVX512F__ says so (no -mavx512f:
+  # the code must run here).
+  target_include_directories(test_avx512_emul BEFORE PRIVATE
+    ${CMAKE_CURRENT_LIST_DIR}/emul ${PROJECT_SOURCE_DIR}/plugins/cpu_gemm)
+  target_compile_definitions(test_avx512_emul PRIVATE __AVX512F__=1)
+  target_link_libraries(test_avx512_emul PRIVATE olc::plugin_api m)
+endif()
