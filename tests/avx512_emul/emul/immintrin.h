@@ -72,7 +72,7 @@ static inline __m512 _mm512_maskz_loadu_ps(__mmask16 k, const void *p) {
   const float *s = p;
   __m512 r = _mm512_setzero_ps();
   for (int i = 0; i < 16; i++)
-    if ((k >> i) & 1u)
+    if (((unsigned)k >> (unsigned)i) & 1u)
       r.f[i] = s[i];
   return r;
 }
@@ -80,7 +80,7 @@ static inline __m512 _mm512_maskz_loadu_ps(__mmask16 k, const void *p) {
 static inline void _mm512_mask_storeu_ps(void *p, __mmask16 k, __m512 a) {
   float *d = p;
   for (int i = 0; i < 16; i++)
-    if ((k >> i) & 1u)
+    if (((unsigned)k >> (unsigned)i) & 1u)
       d[i] = a.f[i];
 }
 
