@@ -50,62 +50,64 @@
     }                                                                                              \
   } while (0)
 
+/* One k step: two B vectors against the tile's rows. */
+#define K_STEP()                                                                                   \
+  do {                                                                                             \
+    __m256 b0 = _mm256_loadu_ps(b);                                                                \
+    __m256 b1 = _mm256_loadu_ps(b + 8);                                                            \
+    ROW_FMA(0);                                                                                    \
+    ROW_FMA(1);                                                                                    \
+    ROW_FMA(2);                                                                                    \
+    ROW_FMA(3);                                                                                    \
+    ROW_FMA(4);                                                                                    \
+    ROW_FMA(5);                                                                                    \
+    a += cs_a;                                                                                     \
+    b += rs_b;                                                                                     \
+  } while (0)
+
+static inline __attribute__((always_inline)) void copy_piece(const float *src, float *dst) {
+  __m256 s0 = _mm256_loadu_ps(src), s1 = _mm256_loadu_ps(src + 8);
+  _mm256_storeu_ps(dst, s0);
+  _mm256_storeu_ps(dst + 8, s1);
+}
+
 /*
- * The in-kernel packing stream: pieces (NR floats of one source row) are
- * copied in row order, one piece every `pace` k steps, and the source
- * lines of a later slice are prefetched at the same pace.  Spreading both
- * over the call keeps the few L1 miss buffers free for the A panel that
- * streams from L2: a burst of a few dozen misses at the start of the call
- * would stall it.
+ * The in-kernel packing stream (copy jobs): one source row per round of G
+ * slots; a slot is `pace` plain k steps followed by one piece copied (NR
+ * floats) and one line of a later slice prefetched.  Spreading them over
+ * the call keeps the few L1 miss buffers free for the A panel that streams
+ * from L2 (a burst of a few dozen misses at the start stalls it), and the
+ * plain steps keep the copy's state out of the FMA loop (a per-step
+ * countdown made GCC spill it there).  The G slots are unrolled: each
+ * piece has its own load instruction, which walks the source with the one
+ * constant stride ld_src that the per-instruction stride prefetcher
+ * follows (one load alternating between strides NR and ld_src - NR ran a
+ * call 3x slower, measured).
  */
-typedef struct copy_state {
-  const float *src, *src_row;
-  float *dst, *dst_row;
-  const char *pf, *pf_row;
-  int64_t ld_src, ld_dst, group, gi, left, pf_gi, pf_left, pace, countdown;
-} copy_state;
-
-static inline __attribute__((always_inline)) void copy_piece(copy_state *s) {
-  __m256 s0 = _mm256_loadu_ps(s->src), s1 = _mm256_loadu_ps(s->src + 8);
-  _mm256_storeu_ps(s->dst, s0);
-  _mm256_storeu_ps(s->dst + 8, s1);
-  s->left--;
-  if (++s->gi == s->group) {
-    s->gi = 0;
-    s->src_row += s->ld_src;
-    s->dst_row += K_NR;
-    s->src = s->src_row;
-    s->dst = s->dst_row;
-  } else {
-    s->src += K_NR;
-    s->dst += s->ld_dst;
-  }
-}
-
-static inline __attribute__((always_inline)) void copy_step(copy_state *s) {
-  if (--s->countdown != 0)
-    return;
-  s->countdown = s->pace;
-  if (s->left > 0)
-    copy_piece(s);
-  if (s->pf_left > 0) {
-    _mm_prefetch(s->pf, _MM_HINT_T0);
-    s->pf_left--;
-    if (++s->pf_gi == s->group) {
-      s->pf_gi = 0;
-      s->pf_row += s->ld_src * (int64_t)sizeof(float);
-      s->pf = s->pf_row;
-    } else {
-      s->pf += K_NR * sizeof(float);
-    }
-  }
-}
+#define COPY_ROUNDS(G)                                                                             \
+  do {                                                                                             \
+    const int64_t pace_ = (most > 0 && k_main / (most * (G)) > 1) ? k_main / (most * (G)) : 1;     \
+    while ((left > 0 || pf_left > 0) && p + pace_ * (G) <= k_main) {                               \
+      _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++) {                                      \
+        for (int64_t i = 0; i < pace_; i++)                                                        \
+          K_STEP();                                                                                \
+        if (left > 0)                                                                              \
+          copy_piece(src + g * K_NR, dst + g * ld_dst);                                            \
+        if (pf_left > 0)                                                                           \
+          _mm_prefetch(pf + g * K_NR * (int64_t)sizeof(float), _MM_HINT_T0);                       \
+      }                                                                                            \
+      p += pace_ * (G);                                                                            \
+      if (left > 0)                                                                                \
+        left--, src += ld_src, dst += K_NR;                                                        \
+      if (pf_left > 0)                                                                             \
+        pf_left--, pf += ld_src * (int64_t)sizeof(float);                                          \
+    }                                                                                              \
+  } while (0)
 
 static inline __attribute__((always_inline)) void
 avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
           const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate, const int copy,
           const cg_copy_job *job) {
-  copy_state cs;
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
   __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
@@ -114,6 +116,7 @@ avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a,
   __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
   const int full = cols == K_NR;
   __m256i m0 = _mm256_setzero_si256(), m1 = _mm256_setzero_si256();
+  int64_t p = 0;
   if (!full) {
     const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)cols), idx);
@@ -124,63 +127,35 @@ avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a,
    * L2 now and into L1 a few dozen steps before the end. */
   for (int r = 0; r < rows; r++)
     _mm_prefetch((const char *)(c + r * ldc), _MM_HINT_T1);
-  int64_t k_main = k > K_C_LATE ? k - K_C_LATE : 0;
+  const int64_t k_main = k > K_C_LATE ? k - K_C_LATE : 0;
   if (copy) {
-    int64_t most;
-    cs.src = cs.src_row = job->src;
-    cs.dst = cs.dst_row = job->dst;
-    cs.pf = cs.pf_row = (const char *)job->pf;
-    cs.ld_src = job->ld_src, cs.ld_dst = job->ld_dst, cs.group = job->group;
-    cs.gi = cs.pf_gi = 0;
-    cs.left = job->rows * job->group;
-    cs.pf_left = job->pf != NULL ? job->pf_rows * job->group : 0;
-    most = cs.left > cs.pf_left ? cs.left : cs.pf_left;
-    cs.pace = most > 0 && k_main / most > 1 ? k_main / most : 1;
-    /* The k loop is unrolled 4 times, so the copy's load instruction at
-     * step p is that of copy p mod 4: with an odd pace each of the four
-     * sees every 4th piece, one constant stride through the source (group
-     * 1, 2 or 4), the pattern the per-instruction stride prefetcher
-     * follows.  With pace 8 and groups of 2, one load saw strides NR and
-     * ld_src - NR in turn and the call ran 3x slower (measured). */
-    if (cs.group > 1 && cs.pace % 2 == 0)
-      cs.pace--;
-    cs.countdown = 1;
+    const float *src = job->src;
+    float *dst = job->dst;
+    const char *pf = (const char *)job->pf;
+    const int64_t ld_src = job->ld_src, ld_dst = job->ld_dst, group = job->group;
+    int64_t left = job->rows, pf_left = job->pf != NULL ? job->pf_rows : 0;
+    const int64_t most = left > pf_left ? left : pf_left;
+    if (group == 1)
+      COPY_ROUNDS(1);
+    else if (group == 2)
+      COPY_ROUNDS(2);
+    else if (group == 4)
+      COPY_ROUNDS(4);
+    /* Whatever the pace left over (short k, other groups): the copy must
+     * be complete when the call returns. */
+    for (; left > 0; left--, src += ld_src, dst += K_NR) {
+      for (int64_t g = 0; g < group; g++)
+        copy_piece(src + g * K_NR, dst + g * ld_dst);
+    }
   }
 #pragma GCC unroll 4
-  for (int64_t p = 0; p < k_main; p++) {
-    __m256 b0 = _mm256_loadu_ps(b);
-    __m256 b1 = _mm256_loadu_ps(b + 8);
-    ROW_FMA(0);
-    ROW_FMA(1);
-    ROW_FMA(2);
-    ROW_FMA(3);
-    ROW_FMA(4);
-    ROW_FMA(5);
-    if (copy)
-      copy_step(&cs);
-    a += cs_a;
-    b += rs_b;
-  }
+  for (; p < k_main; p++)
+    K_STEP();
   for (int r = 0; r < rows; r++)
     _mm_prefetch((const char *)(c + r * ldc), _MM_HINT_T0);
 #pragma GCC unroll 4
-  for (int64_t p = k_main; p < k; p++) {
-    __m256 b0 = _mm256_loadu_ps(b);
-    __m256 b1 = _mm256_loadu_ps(b + 8);
-    ROW_FMA(0);
-    ROW_FMA(1);
-    ROW_FMA(2);
-    ROW_FMA(3);
-    ROW_FMA(4);
-    ROW_FMA(5);
-    a += cs_a;
-    b += rs_b;
-  }
-  /* Whatever the pace left over (short k): the copy must be complete. */
-  if (copy) {
-    while (cs.left > 0)
-      copy_piece(&cs);
-  }
+  for (; p < k; p++)
+    K_STEP();
   ROW_STORE(0);
   ROW_STORE(1);
   ROW_STORE(2);
