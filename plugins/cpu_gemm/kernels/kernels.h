@@ -43,8 +43,9 @@ typedef struct cg_copy_job {
 } cg_copy_job;
 
 /*
- * Packed-A/packed-B kernel that also performs a copy job, one piece per k
- * step: the next panels are packed under the arithmetic of this one.
+ * Packed-A/packed-B kernel that also performs a copy job, its pieces spread
+ * evenly over the k steps: the next panels are packed under the arithmetic
+ * of this one.  The copy is complete when the call returns, whatever k.
  */
 typedef void (*cg_ukernel_copy_fn)(int64_t m, int64_t n, int64_t k, const float *a, const float *b,
                                    float *c, int64_t ldc, int accumulate, const cg_copy_job *job);
