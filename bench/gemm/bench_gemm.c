@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench_gemm.h"
 #include "host_cal.h"
@@ -384,6 +385,27 @@ static void run_shape(bench *x, int threads, int reps, int exhaustive, const cha
   free(x->a), free(x->b), free(x->c), free(tob), free(tcal), free(tdef);
 }
 
+/*
+ * OpenBLAS's idle threads spin for 2^OPENBLAS_THREAD_TIMEOUT cycles (2^28,
+ * about 0.1 s, by default) after each call and after start-up before they
+ * sleep.  In this one process that spinning took the second CPU from
+ * cpu_gemm's threads: its 2-thread runs measured 4-7 x slower right after
+ * an OpenBLAS call or the start, and the host's calibration then chose
+ * one thread.  2^19 cycles (~0.2 ms at 3 GHz) is about as long as
+ * cpu_gemm's own pool spins (threads.c), so both hand off alike.  The
+ * variable is read when OpenBLAS loads, before main: the bench re-executes
+ * itself once with it set (an explicit setting is kept).
+ */
+static void fair_openblas_spin(char **argv) {
+  if (getenv("OPENBLAS_THREAD_TIMEOUT") != NULL)
+    return;
+  if (setenv("OPENBLAS_THREAD_TIMEOUT", "19", 1) != 0)
+    return;
+  execv("/proc/self/exe", argv);
+  fprintf(stderr, "bench_gemm: cannot re-execute with OPENBLAS_THREAD_TIMEOUT=19; "
+                  "2-thread figures may suffer from OpenBLAS's idle spinning\n");
+}
+
 int main(int argc, char **argv) {
   const char *plugin_path = CG_BENCH_PLUGIN, *forced = NULL;
   int search = 0, quality = 0;
@@ -395,6 +417,7 @@ int main(int argc, char **argv) {
   void *dl;
   olc_plugin_entry_fn entry;
   const olc_plugin *pl;
+  fair_openblas_spin(argv);
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--json") == 0) {
       json = 1;

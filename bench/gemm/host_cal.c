@@ -132,8 +132,14 @@ int bench_hc_calibrate(const char *plugin_dir, const char *backend, uint32_t thr
     if (r != NULL) {
       w[i].measured = r->candidate_count;
       w[i].abandoned = 0;
-      for (size_t j = 0; j < r->candidate_count; j++)
-        w[i].abandoned += r->candidates[j].abandoned != 0;
+      for (size_t j = 0; j < r->candidate_count; j++) {
+        const olc_candidate_result *cr = &r->candidates[j];
+        w[i].abandoned += cr->abandoned != 0;
+        if (getenv("BENCH_HC_VERBOSE") != NULL) /* the loop's view of each candidate */
+          fprintf(stderr, "  %s #%zu %.*s: %9.1f us, %u runs%s%s\n", w[i].name, j,
+                  (int)cr->policy_len, (const char *)cr->policy, cr->median_us,
+                  (unsigned)cr->samples, cr->message ? ": " : "", cr->message ? cr->message : "");
+      }
       if (r->message != NULL)
         snprintf(w[i].message, sizeof w[i].message, "%s", r->message);
       if (r->selected != NULL && r->selected->policy_len < sizeof w[i].policy) {
