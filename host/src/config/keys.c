@@ -13,9 +13,15 @@
 static const char *const host_keys[] = {"plugin_dirs", "threads", "allow_insecure_plugins", NULL};
 static const char *const store_keys[] = {"path", "persistence", "force_portable", "lock_timeout_ms",
                                          NULL};
-static const char *const calibration_keys[] = {
-    "warmup",         "min_repetitions", "min_seconds",         "max_seconds_per_workload",
-    "abandon_factor", "isolation",       "run_timeout_seconds", "strategy", NULL};
+static const char *const calibration_keys[] = {"warmup",
+                                               "min_repetitions",
+                                               "min_seconds",
+                                               "max_seconds_per_workload",
+                                               "abandon_factor",
+                                               "isolation",
+                                               "run_timeout_seconds",
+                                               "strategy",
+                                               NULL};
 
 static int key_index(const char *const *keys, const char *name) {
   int i;
