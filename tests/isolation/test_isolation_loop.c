@@ -298,6 +298,34 @@ static void test_crash_in_final(void) {
   }
 }
 
+/* All three finalists fail in the final (a run error, SIGSEGV, SIGABRT
+ * at their 3rd run in a worker): the next best screened candidates take
+ * their places and one of them is selected. */
+static void test_final_all_fail(void) {
+  session s;
+  olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+  olc_calibration *cal = NULL;
+  const olc_workload_result *r;
+  open_session(&s, "final-all",
+               "candidates = 300,101,102,150,200\nfail = 300\nsegv = 101\nabort = 102\n"
+               "after = 3\n");
+  r = calibrate(&s, &opt, &cal);
+  if (r->status != OLC_OK)
+    fprintf(stderr, "\n  mm: %s: %s\n", olc_status_name(r->status), r->message);
+  CU_ASSERT_EQUAL(r->status, OLC_OK);
+  CU_ASSERT_EQUAL_FATAL(r->candidate_count, 5);
+  check(&r->candidates[0], OLC_E_PLUGIN, "run failed on purpose");
+  check(&r->candidates[1], OLC_E_CRASHED, "crashed (SIGSEGV)");
+  check(&r->candidates[2], OLC_E_CRASHED, "aborted (SIGABRT)");
+  check(&r->candidates[3], OLC_OK, NULL);
+  check(&r->candidates[4], OLC_OK, NULL);
+  CU_ASSERT(r->candidates[3].samples >= 3 && r->candidates[4].samples >= 3);
+  CU_ASSERT(r->selected != NULL &&
+            policy_is(r->selected->policy, r->selected->policy_len, "spin_us=150"));
+  olc_calibration_free(cal);
+  close_session(&s);
+}
+
 static void test_in_process_option(void) {
   session s;
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
@@ -363,6 +391,7 @@ int main(int argc, char **argv) {
   s = CU_add_suite("isolation_loop", suite_setup, suite_teardown);
   CU_add_test(s, "loop survives segv, abort, hang, exit", test_loop_survives_crashes);
   CU_add_test(s, "a crash in the race's final", test_crash_in_final);
+  CU_add_test(s, "every finalist fails: the next best race", test_final_all_fail);
   CU_add_test(s, "in_process option", test_in_process_option);
   CU_add_test(s, "missing worker: in-process with a warning", test_missing_worker_falls_back);
   return olc_test_run(argc, argv);

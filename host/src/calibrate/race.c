@@ -227,6 +227,19 @@ static olc_status drop_losers(race *r) {
   return OLC_OK;
 }
 
+/* Fills the final up to `most` lanes from the best screened scores;
+ * returns how many race now. */
+static size_t promote(race *r, size_t most) {
+  size_t i, k = 0;
+  for (i = 0; i < r->ctx->list->count; i++)
+    k += r->lanes[i].state == LANE_FINAL;
+  while (k < most && (i = lowest(r, LANE_SCREENED)) < r->ctx->list->count) {
+    r->lanes[i].state = LANE_FINAL;
+    k++;
+  }
+  return k;
+}
+
 /* Phase 2: the `most` best screened lanes race in turns.  Unbudgeted
  * (after the budget ended the screening) it only completes the leader's
  * measurement, as 'full' always measures its first candidate in full. */
@@ -234,20 +247,15 @@ static olc_status final(race *r, size_t most, int budgeted) {
   const olc_strategy_ctx *ctx = r->ctx;
   const olc_calibration_settings *s = ctx->settings;
   const size_t count = ctx->list->count;
-  size_t k = 0, i;
+  size_t k, i;
   double turn_s;
   olc_status st;
   /* The plugin's first candidate, its own best guess, always races (when
    * it was not abandoned): calibration replaces it only with one that
    * beats it in the same turns. */
-  if (budgeted && most > 0 && count > 0 && r->lanes[0].state == LANE_SCREENED) {
+  if (budgeted && most > 0 && count > 0 && r->lanes[0].state == LANE_SCREENED)
     r->lanes[0].state = LANE_FINAL;
-    k++;
-  }
-  while (k < most && (i = lowest(r, LANE_SCREENED)) < count) {
-    r->lanes[i].state = LANE_FINAL;
-    k++;
-  }
+  k = promote(r, most);
   turn_s = s->min_seconds / TURNS / (double)(k > 0 ? k : 1);
   for (;;) {
     size_t live = 0, short_runs = 0, capped = 0;
@@ -260,6 +268,10 @@ static olc_status final(race *r, size_t most, int budgeted) {
       short_runs += r->lanes[i].n < s->min_repetitions;
       capped += r->lanes[i].n >= OLC_MEASURE_MAX_SAMPLES;
     }
+    /* Every finalist failed (crashed, say): the next best take their
+     * places, so that a working candidate is still selected. */
+    if (live == 0 && (live = promote(r, most)) > 0)
+      continue;
     if (live == 0 || (short_runs == 0 && (timed_us >= s->min_seconds * 1e6 || capped == live)))
       break;
     for (i = 0; i < count; i++) {
