@@ -35,12 +35,7 @@ static int teardown(void) {
   return 0;
 }
 
-/* A session: config + store + host. */
-typedef struct session {
-  olc_config *config;
-  olc_store *store;
-  olc_host *host;
-} session;
+typedef olc_test_session session;
 
 typedef struct ini_params {
   const char *scenario; /* plugin directory under OLC_MOCK_PLUGIN_ROOT */
@@ -54,10 +49,7 @@ typedef struct ini_params {
 } ini_params;
 
 static void open_session(session *s, const ini_params *p) {
-  char text[2048], strategy[64] = "", *ini;
-  olc_store_options so;
-  olc_host_options ho = OLC_HOST_OPTIONS_INIT;
-  olc_error err;
+  char text[2048], strategy[64] = "";
   int n;
   if (p->strategy != NULL)
     snprintf(strategy, sizeof strategy, "strategy = %s\n", p->strategy);
@@ -76,22 +68,10 @@ static void open_session(session *s, const ini_params *p) {
                p->model ? "model_digest = " : "", p->model ? p->model : "",
                p->extra ? p->extra : "");
   CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
-  ini = olc_test_path(tmp, "olc.ini");
-  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(ini, text, (size_t)n), 0);
-  memset(s, 0, sizeof *s);
-  OLC_ASSERT_OK(olc_config_load_file(&s->config, ini, &err), &err);
-  free(ini);
-  olc_config_store_options(s->config, &so);
-  OLC_ASSERT_OK(olc_store_open(&s->store, &so, &err), &err);
-  ho.ignore_env = 1;
-  OLC_ASSERT_OK(olc_host_open(&s->host, s->config, s->store, &ho, &err), &err);
+  olc_test_session_open(s, tmp, text, (size_t)n);
 }
 
-static void close_session(session *s) {
-  olc_host_free(s->host);
-  olc_store_free(s->store);
-  olc_config_free(s->config);
-}
+static void close_session(session *s) { olc_test_session_close(s); }
 
 typedef struct progress_log {
   size_t calls;

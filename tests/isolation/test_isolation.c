@@ -477,22 +477,9 @@ static void test_protocol(void) {
   olc_buf__free(&answer);
 }
 
-/* Under a sanitizer the worker would turn a SIGSEGV into a report and
- * exit(1) or 66; the tests want the signal itself. */
-static void keep_segv_a_signal(void) {
-  static const char *const vars[] = {"ASAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS"};
-  size_t i;
-  for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-    const char *old = getenv(vars[i]);
-    char opts[512];
-    snprintf(opts, sizeof opts, "%s%shandle_segv=0", old ? old : "", old && *old ? ":" : "");
-    setenv(vars[i], opts, 1);
-  }
-}
-
 int main(int argc, char **argv) {
   CU_pSuite s;
-  keep_segv_a_signal();
+  olc_test_keep_segv_a_signal();
   unsetenv("OLC_WORKER");
   if (CU_initialize_registry() != CUE_SUCCESS)
     return 2;

@@ -37,17 +37,10 @@ static int suite_teardown(void) {
   return 0;
 }
 
-typedef struct session {
-  olc_config *config;
-  olc_store *store;
-  olc_host *host;
-} session;
+typedef olc_test_session session;
 
 static void open_session(session *s, const char *tag, const char *entries) {
-  char text[2048], *ini;
-  olc_store_options so;
-  olc_host_options ho = OLC_HOST_OPTIONS_INIT;
-  olc_error err;
+  char text[2048];
   int n;
   snprintf(store_path, sizeof store_path, "%s/%s/profiles.txt", tmp, tag);
   n = snprintf(text, sizeof text,
@@ -59,22 +52,10 @@ static void open_session(session *s, const char *tag, const char *entries) {
                "[plugin.mock_crash]\n%s\n",
                OLC_CRASH_PLUGIN_ROOT, store_path, entries);
   CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
-  ini = olc_test_path(tmp, "olc.ini");
-  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(ini, text, (size_t)n), 0);
-  memset(s, 0, sizeof *s);
-  OLC_ASSERT_OK(olc_config_load_file(&s->config, ini, &err), &err);
-  free(ini);
-  olc_config_store_options(s->config, &so);
-  OLC_ASSERT_OK(olc_store_open(&s->store, &so, &err), &err);
-  ho.ignore_env = 1;
-  OLC_ASSERT_OK(olc_host_open(&s->host, s->config, s->store, &ho, &err), &err);
+  olc_test_session_open(s, tmp, text, (size_t)n);
 }
 
-static void close_session(session *s) {
-  olc_host_free(s->host);
-  olc_store_free(s->store);
-  olc_config_free(s->config);
-}
+static void close_session(session *s) { olc_test_session_close(s); }
 
 /* The live olc-worker children of this process (at most 4). */
 static size_t worker_children(long *pids, size_t cap) {
@@ -369,22 +350,9 @@ static void test_missing_worker_falls_back(void) {
   close_session(&s);
 }
 
-/* Under a sanitizer the worker would turn a SIGSEGV into a report and
- * exit(1) or 66; the tests want the signal itself. */
-static void keep_segv_a_signal(void) {
-  static const char *const vars[] = {"ASAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS"};
-  size_t i;
-  for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-    const char *old = getenv(vars[i]);
-    char opts[512];
-    snprintf(opts, sizeof opts, "%s%shandle_segv=0", old ? old : "", old && *old ? ":" : "");
-    setenv(vars[i], opts, 1);
-  }
-}
-
 int main(int argc, char **argv) {
   CU_pSuite s;
-  keep_segv_a_signal();
+  olc_test_keep_segv_a_signal();
   unsetenv("OLC_WORKER");
   if (CU_initialize_registry() != CUE_SUCCESS)
     return 2;

@@ -160,3 +160,41 @@ int olc_test_run(int argc, char **argv) {
   CU_cleanup_registry();
   return failures == 0 ? 0 : 1;
 }
+
+void olc_test_session_open(olc_test_session *s, const char *dir, const char *ini, size_t len) {
+  olc_store_options so;
+  olc_host_options ho = OLC_HOST_OPTIONS_INIT;
+  olc_error err;
+  char *path = olc_test_path(dir, "olc.ini");
+  memset(s, 0, sizeof *s);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(path);
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(path, ini, len), 0);
+  OLC_ASSERT_OK(olc_config_load_file(&s->config, path, &err), &err);
+  free(path);
+  olc_config_store_options(s->config, &so);
+  OLC_ASSERT_OK(olc_store_open(&s->store, &so, &err), &err);
+  ho.ignore_env = 1;
+  OLC_ASSERT_OK(olc_host_open(&s->host, s->config, s->store, &ho, &err), &err);
+}
+
+void olc_test_session_close(olc_test_session *s) {
+  olc_host_free(s->host);
+  olc_store_free(s->store);
+  olc_config_free(s->config);
+  memset(s, 0, sizeof *s);
+}
+
+void olc_test_keep_segv_a_signal(void) {
+  static const char *const vars[] = {"ASAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS"};
+  size_t i;
+  for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    const char *old = getenv(vars[i]);
+    char opts[512];
+    snprintf(opts, sizeof opts, "%s%shandle_segv=0", old ? old : "", old && *old ? ":" : "");
+#ifdef _WIN32
+    _putenv_s(vars[i], opts);
+#else
+    setenv(vars[i], opts, 1);
+#endif
+  }
+}

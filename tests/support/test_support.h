@@ -8,6 +8,8 @@
 #include <stddef.h>
 
 #include "olc/error.h"
+#include "olc/host.h"
+#include "olc/store.h"
 
 /* Asserts that an olc call returned the expected status; on failure prints
  * the olc_error (where, message, line/column) so the cause is visible. */
@@ -41,6 +43,23 @@ char *olc_test_path(const char *dir, const char *name);
 unsigned char *olc_test_read_file(const char *path, size_t *len);
 /* Writes a whole file; returns 0 on success. */
 int olc_test_write_file(const char *path, const void *data, size_t len);
+
+/* A configuration, the store it names and a host over both: what the
+ * calibrate-loop tests open. */
+typedef struct olc_test_session {
+  olc_config *config;
+  olc_store *store;
+  olc_host *host;
+} olc_test_session;
+
+/* Writes ini (len bytes) to DIR/olc.ini, loads it, opens its store and a
+ * host that ignores the OLC_* environment.  A failure fails the test. */
+void olc_test_session_open(olc_test_session *s, const char *dir, const char *ini, size_t len);
+void olc_test_session_close(olc_test_session *s);
+
+/* Under a sanitizer a measuring worker would turn a SIGSEGV into a report
+ * and exit(1); tests that expect the signal itself call this first. */
+void olc_test_keep_segv_a_signal(void);
 
 /* Runs the registered CUnit suites (argv[1], when given, selects one suite
  * by name) and returns the process exit code: 0 when all passed. */
