@@ -347,6 +347,49 @@ static void test_isolated_good(void) {
   close_fixture(&f);
 }
 
+static size_t count_log_lines(const olc_host *host, const char *text) {
+  size_t i, n = 0;
+  for (i = 0; i < olc_plugins__log_count(host); i++) {
+    char line[256];
+    if (olc_plugins__log_line(host, i, line, sizeof line) >= 0 && strcmp(line, text) == 0)
+      n++;
+  }
+  return n;
+}
+
+/* A candidate's first measurement in a worker process gets the warm-up
+ * runs of [calibration] warmup even when the caller asked for none (the
+ * race's turns), and so does its first one in a new worker after a crash;
+ * measurements in between do not. */
+static void test_warm_up_per_worker(void) {
+  fixture f;
+  olc_measure_session s;
+  const olc_calibration_settings *cs;
+  static const char line[] = "mock_crash: run spin_us=100";
+  static const size_t order[] = {1, 1, 0, 1};
+  static const size_t runs_after[] = {3, 5, 5, 8}; /* warm-up 1 + 2 timed, 2, crash, 1 + 2 */
+  size_t step;
+  open_fixture(&f, "crash", "candidates = 300,100\nsegv = 300\nlog = 100\n");
+  cs = olc_config_calibration(f.config);
+  CU_ASSERT_EQUAL_FATAL(cs->warmup, 1u);
+  olc_calibrate__session_init(&s, f.host, f.plugin, &f.w, f.state, &f.list, cs, 0, 5.0);
+  for (step = 0; step < 4; step++) {
+    olc_measure_params mp = {0, 2, 0.0, 1e6, -1.0, 0};
+    olc_measure_result m;
+    olc_error e;
+    olc_status st;
+    olc_error_clear(&e);
+    st = olc_calibrate__session_measure(&s, order[step], &mp, &m, &e);
+    CU_ASSERT_EQUAL(st, order[step] == 0 ? OLC_E_CRASHED : OLC_OK);
+    if (st == OLC_OK)
+      CU_ASSERT_EQUAL(m.samples, 2u);
+    olc_measure_result__free(&m);
+    CU_ASSERT_EQUAL(count_log_lines(f.host, line), runs_after[step]);
+  }
+  olc_calibrate__session_end(&s);
+  close_fixture(&f);
+}
+
 /* No worker executable: measured here after all, and the note says why. */
 static void test_worker_not_found(void) {
   fixture f;
@@ -488,6 +531,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "timeout per run, not per measurement", test_timeout_per_run);
   CU_add_test(s, "in-process mode", test_in_process);
   CU_add_test(s, "isolated: worker has no store", test_isolated_good);
+  CU_add_test(s, "warm-up again in a new worker", test_warm_up_per_worker);
   CU_add_test(s, "worker not found: in-process fallback", test_worker_not_found);
   CU_add_test(s, "worker from OLC_WORKER", test_worker_from_env);
   CU_add_test(s, "worker cannot load the plugin: fallback", test_worker_cannot_load);

@@ -295,12 +295,28 @@ olc_status olc_calibrate__session_measure(olc_measure_session *s, size_t i,
     } else {
       s->started = 1;
       s->start_failures = 0;
+      if (s->warmed != NULL)
+        memset(s->warmed, 0, s->list->count);
     }
   }
   if (s->in_process)
     return olc_calibrate__measure(out, s->plugin, s->workload, s->state, s->list->policies[i],
                                   params, err);
-  return measure_isolated(s, i, params, out, err);
+  /* A fresh worker has not run candidate i yet (its first run may build
+   * kernels or fault pages in): the caller's warm-up applies again, even to
+   * a measurement that asked for none (the race's later turns). */
+  if (s->warmed == NULL && (s->warmed = calloc(s->list->count, 1)) == NULL)
+    return olc_error__set(err, OLC_E_NOMEM, "isolate", "out of memory");
+  if (!s->warmed[i] && params->warmup < s->settings->warmup) {
+    olc_measure_params p = *params;
+    p.warmup = s->settings->warmup;
+    st = measure_isolated(s, i, &p, out, err);
+  } else {
+    st = measure_isolated(s, i, params, out, err);
+  }
+  if (st == OLC_OK)
+    s->warmed[i] = 1;
+  return st;
 }
 
 const char *olc_calibrate__session_note(const olc_measure_session *s) {
@@ -311,4 +327,6 @@ void olc_calibrate__session_end(olc_measure_session *s) {
   if (s->worker != NULL)
     olc_isolate__stop(s->worker);
   s->worker = NULL;
+  free(s->warmed);
+  s->warmed = NULL;
 }

@@ -66,6 +66,7 @@ typedef struct olc_measure_session {
   int started;      /* a worker answered READY at least once */
   unsigned start_failures;
   olc_isolate_worker *worker;
+  unsigned char *warmed;             /* list->count flags: candidate ran in this worker */
   char note[OLC_ERROR_MESSAGE_SIZE]; /* why in-process after all; "" */
   char worker_path[4096];
 } olc_measure_session;
