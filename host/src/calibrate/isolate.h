@@ -83,7 +83,9 @@ void olc_calibrate__session_init(olc_measure_session *s, olc_host *host, olc_loa
 /*
  * Measures candidate i of the list with params, like olc_calibrate__measure
  * (OLC_OK with *out, or the plugin's failure in err), and also
- * OLC_E_CRASHED / OLC_E_TIMEOUT when the worker died or was killed.
+ * OLC_E_CRASHED / OLC_E_TIMEOUT when the worker died or was killed.  A
+ * candidate's first measurement in a worker process gets at least the
+ * settings' warm-up runs (a new worker after a crash has run nothing).
  * OLC_E_NOMEM only when this process is out of memory.
  */
 olc_status olc_calibrate__session_measure(olc_measure_session *s, size_t i,
