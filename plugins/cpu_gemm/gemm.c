@@ -154,6 +154,9 @@ typedef struct blk {
    * first panels ahead): top-left source, rows, columns; NULL: none. */
   const float *nx_src;
   int64_t nx_rows, nx_cols;
+  /* Whole-panel B packed by the kernels while the first A block runs:
+   * only its first micro-panel (and a ragged last one) is packed before. */
+  int b_by_kernels;
 } blk;
 
 /* The next group grouped pack_bj packs ahead: kc x width at src. */
@@ -244,6 +247,50 @@ static void macro_block_bjg(const blk *x, int64_t ic, int64_t mcur, int64_t jc, 
   }
 }
 
+/*
+ * The first A block of a whole-panel B (pack = ab with a copying kernel):
+ * while micro-panel j is used, every call copies its share of the rows of
+ * micro-panel j + 1 into the packed panel and prefetches the share of the
+ * call after it, so B streams from memory under the arithmetic instead of
+ * in a packing pass of its own.  The later A blocks read the packed panel.
+ */
+static void macro_block_bcopy(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int64_t ncur) {
+  const cg_gemm_args *g = x->g;
+  const uint32_t mr = x->ki->mr, nr = x->ki->nr;
+  const int64_t n_ir = (mcur + mr - 1) / mr, kc = x->kcur, full = ncur / nr;
+  const int acc = x->pc > 0;
+  const float *src = g->b + x->pc * g->ldb + jc;
+  float *b_buf = x->ws->b_buf;
+  for (int64_t j = 0; j * nr < ncur; j++) {
+    const float *b = b_buf + j * kc * nr;
+    const int64_t cols = min64(nr, ncur - j * nr);
+    for (int64_t t = 0; t < n_ir; t++) {
+      const int64_t rows = min64(mr, mcur - t * mr);
+      const float *a = x->ws->a_buf + t * mr * kc;
+      float *c = g->c + (ic + t * mr) * g->ldc + jc + j * nr;
+      const float *next;
+      int64_t lo, hi;
+      cg_copy_job job;
+      if (j + 1 >= full) {
+        /* Nothing left to copy (a ragged last panel was packed before). */
+        x->ki->packed(rows, cols, kc, a, 1, mr, b, nr, c, g->ldc, acc);
+        continue;
+      }
+      next = src + (j + 1) * nr;
+      lo = share(kc, t, n_ir), hi = share(kc, t + 1, n_ir);
+      job.src = next + lo * g->ldb, job.ld_src = g->ldb;
+      job.dst = b_buf + (j + 1) * kc * nr + lo * nr, job.ld_dst = kc * nr;
+      job.rows = hi - lo, job.group = 1;
+      job.pf = NULL, job.pf_rows = 0;
+      if (t + 1 < n_ir)
+        job.pf = next + hi * g->ldb, job.pf_rows = share(kc, t + 2, n_ir) - hi;
+      else if (j + 2 < full)
+        job.pf = next + nr, job.pf_rows = share(kc, 1, n_ir);
+      x->ki->packed_copy(rows, cols, kc, a, b, c, g->ldc, acc, &job);
+    }
+  }
+}
+
 /* The jr/ir loops over one mcur x ncur block of C. */
 static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int64_t ncur) {
   const cg_gemm_args *g = x->g;
@@ -256,6 +303,10 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
   const int acc = x->pc > 0;
   if (pack_a && pack_bj && x->ki->packed_copy != NULL) {
     macro_block_bjg(x, ic, mcur, jc, ncur);
+    return;
+  }
+  if (x->b_by_kernels) {
+    macro_block_bcopy(x, ic, mcur, jc, ncur);
     return;
   }
   for (int64_t jr = 0; jr < ncur; jr += nr) {
@@ -315,9 +366,21 @@ static void stage_b(blk *x, pf_stream *pf, int64_t jc, int64_t ncur, int64_t row
   const cg_policy *p = x->p;
   const uint32_t mr = x->ki->mr, nr = x->ki->nr;
   x->pf = NULL;
+  x->b_by_kernels = 0;
   if (p->pack & CG_PACK_B) {
     int64_t calls = (rows_c + mr - 1) / mr * ((ncur + nr - 1) / nr);
-    cg_pack_b(x->ws->b_buf, g->b + x->pc * g->ldb + jc, g->ldb, x->kcur, ncur, nr);
+    const float *src = g->b + x->pc * g->ldb + jc;
+    if ((p->pack & CG_PACK_A) && x->ki->packed_copy != NULL && ncur > (int64_t)nr) {
+      /* The kernels pack the rest while the first A block runs. */
+      const int64_t full = ncur / nr;
+      x->b_by_kernels = 1;
+      cg_pack_b(x->ws->b_buf, src, g->ldb, x->kcur, nr, nr);
+      if (ncur % nr != 0)
+        cg_pack_b(x->ws->b_buf + full * nr * x->kcur, src + full * nr, g->ldb, x->kcur, ncur % nr,
+                  nr);
+    } else {
+      cg_pack_b(x->ws->b_buf, src, g->ldb, x->kcur, ncur, nr);
+    }
     if (next_pc >= 0) {
       pf_init(pf, g->b + next_pc * g->ldb + next_jc, g->ldb, min64(p->kc, g->k - next_pc),
               next_ncur, calls);
@@ -340,6 +403,7 @@ static void gemm_range(const cg_gemm_args *g, const cg_policy *p, cg_workspace *
   x.p = p;
   x.ws = ws;
   x.pf = NULL;
+  x.b_by_kernels = 0;
   x.nx_src = NULL;
   x.nx_rows = x.nx_cols = 0;
   ws->bj_ready = 0; /* B may have changed since the last run */
@@ -362,6 +426,7 @@ static void gemm_range(const cg_gemm_args *g, const cg_policy *p, cg_workspace *
         x.nx_rows = npc >= 0 ? min64(p->kc, g->k - npc) : 0;
         x.nx_cols = min64(p->nc, n1 - njc);
         macro_block(&x, m0, m1 - m0, jc, ncur);
+        x.b_by_kernels = 0;
       }
     }
     return;
@@ -380,6 +445,7 @@ static void gemm_range(const cg_gemm_args *g, const cg_policy *p, cg_workspace *
         if (p->pack & CG_PACK_A)
           cg_pack_a(ws->a_buf, g->a + ic * g->lda + pc, g->lda, mcur, x.kcur, mr);
         macro_block(&x, ic, mcur, jc, ncur);
+        x.b_by_kernels = 0;
       }
     }
   }
