@@ -4,7 +4,9 @@
  *
  * Default blocking, after the BLIS analytical model:
  *   KC: the B micro-panel (KC x NR) takes about half of L1, leaving room for
- *       the A micro-panel streaming through and the C tile;
+ *       the A micro-panel streaming through and the C tile; with both
+ *       operands packed and K at least two such slices deep, twice that
+ *       (for half the MC), which halves the passes over C;
  *   MC: the packed A block (MC x KC) takes about a quarter of L2 (the rest
  *       holds the B micro-panel on its way to L1, C lines and the prefetched
  *       next block; a half-L2 block measured 2-3% slower on Zen 3);
@@ -93,6 +95,15 @@ static void default_for_kernel(cg_policy *p, uint32_t kernel, const cg_cpu *cpu,
    * a whole panel that makes a round trip through L3. */
   else if ((p->split == CG_SPLIT_IC ? (s->m + threads - 1) / threads : s->m) <= (int64_t)p->mc)
     p->pack = CG_PACK_A | CG_PACK_BJ;
+  /* Both operands packed and K at least two such slices deep: a KC slice
+   * twice as deep (the B micro-panel then fills L1) for half the MC halves
+   * the passes over C and the micro-kernel calls; measured on Zen 3 (L1d
+   * 32K): +1.5-2% at 1024^3 and 2048^3, even at 512^3. */
+  if (p->pack == (CG_PACK_A | CG_PACK_B) && s->k >= 2 * (int64_t)p->kc && 2u * p->kc <= CG_KC_MAX &&
+      p->mc / 2 >= ki->mr) {
+    p->kc *= 2;
+    p->mc = round_down(p->mc / 2, ki->mr);
+  }
   clamp_policy(p, s);
 }
 
@@ -123,6 +134,7 @@ static void cand_blocking(cand_list *l, const cg_policy *d) {
   const cg_kernel_info *ki = &cg_kernel_table[d->kernel];
   cg_policy p;
   p = *d, p.kc = d->kc * 2, p.mc = round_down(d->mc / 2, ki->mr), cand_add(l, p);
+  p = *d, p.kc = d->kc / 2 < 32 ? 32 : d->kc / 2, p.mc = d->mc * 2, cand_add(l, p);
   p = *d, p.mc = d->mc * 2, cand_add(l, p);
   p = *d, p.kc = d->kc / 2 < 32 ? 32 : d->kc / 2, cand_add(l, p);
   p = *d, p.mc = round_down(d->mc / 2, ki->mr), cand_add(l, p);

@@ -294,6 +294,24 @@ static void test_candidate_blocking(void) {
   CU_ASSERT((uint64_t)d.kc * ki->nr * 4u <= l1->size);
   CU_ASSERT((uint64_t)d.mc * d.kc * 4u <= l2->size);
   CU_ASSERT(d.pack == (CG_PACK_A | CG_PACK_B));
+  /* K two slices deep or more: a KC twice the shallow one for half the MC
+   * (fewer passes over C), and the shallow blocking still a candidate. */
+  {
+    cg_shape shallow = {4096, 4096, 256};
+    cg_policy ds, cands[CG_CANDIDATES_MAX];
+    uint32_t n = cg_policy_candidates(cands, CG_CANDIDATES_MAX, &cpu, cpu.isa, 1, &big);
+    int found = 0;
+    cg_policy_default(&ds, &cpu, cpu.isa, 1, &shallow);
+    CU_ASSERT(ds.pack == (CG_PACK_A | CG_PACK_B));
+    CU_ASSERT_EQUAL(d.kc, 2 * ds.kc);
+    CU_ASSERT(d.mc <= ds.mc / 2 && d.mc + ki->mr > ds.mc / 2);
+    CU_ASSERT_FATAL(n >= 1);
+    CU_ASSERT(memcmp(&cands[0], &d, sizeof(d)) == 0);
+    for (uint32_t i = 1; i < n; i++)
+      found |= cands[i].kc == d.kc / 2 && cands[i].mc == d.mc * 2 && cands[i].nc == d.nc &&
+               cands[i].pack == d.pack && cands[i].kernel == d.kernel;
+    CU_ASSERT(found);
+  }
   /* Skinny M: B packed by the kernels, and (when the kernel can copy) the
    * grouped forms among the first candidates, where early abandon keeps
    * them in the race. */
