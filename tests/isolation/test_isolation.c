@@ -247,30 +247,6 @@ static void test_in_process(void) {
   close_fixture(&f);
 }
 
-/* Reads /proc/PID/NAME (NUL-separated fields) into buf; length or 0. */
-static size_t proc_read(long pid, const char *name, char *buf, size_t size) {
-  char path[64];
-  FILE *fp;
-  size_t n;
-  snprintf(path, sizeof path, "/proc/%ld/%s", pid, name);
-  fp = fopen(path, "rb");
-  if (fp == NULL)
-    return 0;
-  n = fread(buf, 1, size - 1, fp);
-  fclose(fp);
-  buf[n] = 0;
-  return n;
-}
-
-/* 1 when needle occurs in the n bytes of buf (NULs included). */
-static int contains(const char *buf, size_t n, const char *needle) {
-  size_t k = strlen(needle), i;
-  for (i = 0; k <= n && i <= n - k; i++)
-    if (memcmp(buf + i, needle, k) == 0)
-      return 1;
-  return 0;
-}
-
 static int inspected;
 
 /* The worker knows nothing of the store: not in argv, not in the
@@ -281,14 +257,14 @@ static void inspect_worker(fixture *f, long pid) {
   size_t n;
   DIR *d;
   struct dirent *de;
-  n = proc_read(pid, "cmdline", buf, sizeof buf);
+  n = olc_test_proc_read(pid, "cmdline", buf, sizeof buf);
   CU_ASSERT(n > 0);
-  CU_ASSERT(contains(buf, n, "olc-worker"));
-  CU_ASSERT(!contains(buf, n, f->store_path));
-  CU_ASSERT(!contains(buf, n, tmp));
-  n = proc_read(pid, "environ", buf, sizeof buf);
-  CU_ASSERT(!contains(buf, n, f->store_path));
-  CU_ASSERT(!contains(buf, n, "OLC_"));
+  CU_ASSERT(olc_test_contains(buf, n, "olc-worker"));
+  CU_ASSERT(!olc_test_contains(buf, n, f->store_path));
+  CU_ASSERT(!olc_test_contains(buf, n, tmp));
+  n = olc_test_proc_read(pid, "environ", buf, sizeof buf);
+  CU_ASSERT(!olc_test_contains(buf, n, f->store_path));
+  CU_ASSERT(!olc_test_contains(buf, n, "OLC_"));
   snprintf(path, sizeof path, "/proc/%ld/fd", pid);
   d = opendir(path);
   CU_ASSERT_PTR_NOT_NULL_FATAL(d);
@@ -312,14 +288,14 @@ static void inspect_worker(fixture *f, long pid) {
   inspected++;
 }
 
-static int has_log_line(const olc_host *host, const char *text) {
-  size_t i;
+static size_t count_log_lines(const olc_host *host, const char *text) {
+  size_t i, n = 0;
   for (i = 0; i < olc_plugins__log_count(host); i++) {
     char line[256];
     if (olc_plugins__log_line(host, i, line, sizeof line) >= 0 && strcmp(line, text) == 0)
-      return 1;
+      n++;
   }
-  return 0;
+  return n;
 }
 
 static void test_isolated_good(void) {
@@ -342,19 +318,9 @@ static void test_isolated_good(void) {
   CU_ASSERT(pid != 0 && o.pid_after[1] == pid && o.pid_after[2] == pid);
   CU_ASSERT(pid != 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH);
   /* What the plugin logged in the worker reached this host's log. */
-  CU_ASSERT(has_log_line(f.host, "mock_crash: run spin_us=100"));
-  CU_ASSERT(!has_log_line(f.host, "mock_crash: run spin_us=300"));
+  CU_ASSERT(count_log_lines(f.host, "mock_crash: run spin_us=100") > 0);
+  CU_ASSERT_EQUAL(count_log_lines(f.host, "mock_crash: run spin_us=300"), 0);
   close_fixture(&f);
-}
-
-static size_t count_log_lines(const olc_host *host, const char *text) {
-  size_t i, n = 0;
-  for (i = 0; i < olc_plugins__log_count(host); i++) {
-    char line[256];
-    if (olc_plugins__log_line(host, i, line, sizeof line) >= 0 && strcmp(line, text) == 0)
-      n++;
-  }
-  return n;
 }
 
 /* A candidate's first measurement in a worker process gets the warm-up

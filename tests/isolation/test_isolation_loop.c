@@ -89,28 +89,6 @@ static size_t worker_children(long *pids, size_t cap) {
   return n;
 }
 
-static size_t read_proc(long pid, const char *name, char *buf, size_t size) {
-  char path[64];
-  FILE *fp;
-  size_t n;
-  snprintf(path, sizeof path, "/proc/%ld/%s", pid, name);
-  fp = fopen(path, "rb");
-  if (fp == NULL)
-    return 0;
-  n = fread(buf, 1, size - 1, fp);
-  fclose(fp);
-  buf[n] = 0;
-  return n;
-}
-
-static int contains(const char *buf, size_t n, const char *needle) {
-  size_t k = strlen(needle), i;
-  for (i = 0; k <= n && i <= n - k; i++)
-    if (memcmp(buf + i, needle, k) == 0)
-      return 1;
-  return 0;
-}
-
 typedef struct watch {
   size_t calls;
   size_t workers_seen; /* progress calls that found a live worker */
@@ -136,12 +114,12 @@ static void on_progress(void *payload, const char *workload, size_t wi, size_t w
     char fddir[64];
     DIR *d;
     struct dirent *de;
-    size_t len = read_proc(pids[i], "cmdline", buf, sizeof buf);
+    size_t len = olc_test_proc_read(pids[i], "cmdline", buf, sizeof buf);
     w->workers_seen++;
-    if (contains(buf, len, store_path) || contains(buf, len, tmp))
+    if (olc_test_contains(buf, len, store_path) || olc_test_contains(buf, len, tmp))
       w->leaks++;
-    len = read_proc(pids[i], "environ", buf, sizeof buf);
-    if (contains(buf, len, store_path) || contains(buf, len, "OLC_"))
+    len = olc_test_proc_read(pids[i], "environ", buf, sizeof buf);
+    if (olc_test_contains(buf, len, store_path) || olc_test_contains(buf, len, "OLC_"))
       w->leaks++;
     snprintf(fddir, sizeof fddir, "/proc/%ld/fd", pids[i]);
     d = opendir(fddir);

@@ -198,3 +198,25 @@ void olc_test_keep_segv_a_signal(void) {
 #endif
   }
 }
+
+size_t olc_test_proc_read(long pid, const char *name, char *buf, size_t size) {
+  char path[64];
+  FILE *fp;
+  size_t n;
+  snprintf(path, sizeof path, "/proc/%ld/%s", pid, name);
+  fp = fopen(path, "rb");
+  if (fp == NULL)
+    return 0;
+  n = fread(buf, 1, size - 1, fp);
+  fclose(fp);
+  buf[n] = 0;
+  return n;
+}
+
+int olc_test_contains(const char *buf, size_t n, const char *needle) {
+  size_t k = strlen(needle), i;
+  for (i = 0; k <= n && i <= n - k; i++)
+    if (memcmp(buf + i, needle, k) == 0)
+      return 1;
+  return 0;
+}

@@ -61,6 +61,12 @@ void olc_test_session_close(olc_test_session *s);
  * and exit(1); tests that expect the signal itself call this first. */
 void olc_test_keep_segv_a_signal(void);
 
+/* Reads /proc/PID/NAME (NUL-separated fields) into buf, NUL-terminated;
+ * returns its length, 0 when it cannot be read. */
+size_t olc_test_proc_read(long pid, const char *name, char *buf, size_t size);
+/* 1 when needle occurs in the n bytes of buf (NULs included). */
+int olc_test_contains(const char *buf, size_t n, const char *needle);
+
 /* Runs the registered CUnit suites (argv[1], when given, selects one suite
  * by name) and returns the process exit code: 0 when all passed. */
 int olc_test_run(int argc, char **argv);
