@@ -269,6 +269,7 @@ done:
 olc_status olc_calibrate__session_measure(olc_measure_session *s, size_t i,
                                           const olc_measure_params *params, olc_measure_result *out,
                                           olc_error *err) {
+  olc_measure_params p;
   olc_error e;
   olc_status st;
   memset(out, 0, sizeof *out);
@@ -307,13 +308,10 @@ olc_status olc_calibrate__session_measure(olc_measure_session *s, size_t i,
    * a measurement that asked for none (the race's later turns). */
   if (s->warmed == NULL && (s->warmed = calloc(s->list->count, 1)) == NULL)
     return olc_error__set(err, OLC_E_NOMEM, "isolate", "out of memory");
-  if (!s->warmed[i] && params->warmup < s->settings->warmup) {
-    olc_measure_params p = *params;
+  p = *params;
+  if (!s->warmed[i] && p.warmup < s->settings->warmup)
     p.warmup = s->settings->warmup;
-    st = measure_isolated(s, i, &p, out, err);
-  } else {
-    st = measure_isolated(s, i, params, out, err);
-  }
+  st = measure_isolated(s, i, &p, out, err);
   if (st == OLC_OK)
     s->warmed[i] = 1;
   return st;

@@ -108,17 +108,11 @@ static olc_status append(race *r, size_t i, const olc_measure_result *m) {
   return OLC_OK;
 }
 
-static void progress(const race *r, size_t i, double best_us) {
-  if (r->ctx->progress != NULL)
-    r->ctx->progress(r->ctx->progress_payload, i, r->ctx->list->count, best_us);
-}
-
 /* Times candidate i once with mp; on success its runs join its lane.  A
  * failure or an early stop takes the lane out of the race with a message,
  * except the time budget in the final (the race just ends there).  *end
  * receives how the measurement ended. */
-static olc_status time_once(race *r, size_t i, const olc_measure_params *mp, double best,
-                            olc_measure_end *end) {
+static olc_status time_once(race *r, size_t i, const olc_measure_params *mp, olc_measure_end *end) {
   const olc_strategy_ctx *ctx = r->ctx;
   const olc_calibration_settings *s = ctx->settings;
   olc_measure_result m;
@@ -144,7 +138,7 @@ static olc_status time_once(race *r, size_t i, const olc_measure_params *mp, dou
     r->lanes[i].state = LANE_OUT;
     ctx->results[i].abandoned = 1;
     return olc_strategy__record(ctx, i, st, "abandoned: slower than %g x the best (%.3f us)",
-                                s->abandon_factor, best);
+                                s->abandon_factor, mp->best_us);
   }
   if (*end == OLC_MEASURE_DEADLINE && r->lanes[i].state != LANE_FINAL) {
     r->lanes[i].state = LANE_OUT;
@@ -170,7 +164,7 @@ static olc_status screen(race *r, size_t *reached, int *deadline) {
       *deadline = 1;
       break;
     }
-    progress(r, i, best);
+    olc_strategy__progress(r->ctx, i, best);
     mp.warmup = s->warmup;
     mp.min_repetitions = s->min_repetitions < SCREEN_RUNS ? s->min_repetitions : SCREEN_RUNS;
     mp.min_seconds = s->min_seconds / SCREEN_SHARE;
@@ -178,7 +172,7 @@ static olc_status screen(race *r, size_t *reached, int *deadline) {
     mp.best_us = best;
     mp.deadline_ns = i > 0 ? r->budget_end : 0;
     r->lanes[i].state = LANE_SCREENED;
-    st = time_once(r, i, &mp, best, &end);
+    st = time_once(r, i, &mp, &end);
     if (st != OLC_OK)
       return st;
     *reached = i + 1;
@@ -290,7 +284,7 @@ static olc_status final(race *r, size_t most, int budgeted) {
       mp.abandon_factor = NO_ABANDON;
       mp.best_us = lead != i ? r->lanes[lead].score : -1.0; /* the run timeout */
       mp.deadline_ns = budgeted ? r->budget_end : 0;
-      st = time_once(r, i, &mp, mp.best_us, &end);
+      st = time_once(r, i, &mp, &end);
       if (st != OLC_OK)
         return st;
       if (end == OLC_MEASURE_DEADLINE)
@@ -357,7 +351,7 @@ olc_status olc_strategy__race(const olc_strategy_ctx *ctx, size_t *reached, size
     if (st != OLC_OK)
       goto done;
   }
-  progress(&r, *reached, w < count ? ctx->results[w].median_us : -1.0);
+  olc_strategy__progress(ctx, *reached, w < count ? ctx->results[w].median_us : -1.0);
 done:
   for (i = 0; i < count; i++)
     free(r.lanes[i].v);

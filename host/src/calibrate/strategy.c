@@ -44,7 +44,7 @@ void olc_strategy__stats(const olc_strategy_ctx *ctx, size_t i, const double *v,
   c->samples = (uint32_t)n;
 }
 
-static void progress(const olc_strategy_ctx *ctx, size_t i, double best_us) {
+void olc_strategy__progress(const olc_strategy_ctx *ctx, size_t i, double best_us) {
   if (ctx->progress != NULL)
     ctx->progress(ctx->progress_payload, i, ctx->list->count, best_us);
 }
@@ -68,7 +68,7 @@ olc_status olc_strategy__full(const olc_strategy_ctx *ctx, size_t *reached, size
      * budget is smaller than one candidate still gets a selection. */
     if (i > 0 && olc_plugins__now_ns() - start >= budget)
       break;
-    progress(ctx, i, best);
+    olc_strategy__progress(ctx, i, best);
     mp.warmup = s->warmup;
     mp.min_repetitions = s->min_repetitions;
     mp.min_seconds = s->min_seconds;
@@ -104,6 +104,6 @@ olc_status olc_strategy__full(const olc_strategy_ctx *ctx, size_t *reached, size
     if (m.end == OLC_MEASURE_DEADLINE)
       break;
   }
-  progress(ctx, *reached, best);
+  olc_strategy__progress(ctx, *reached, best);
   return OLC_OK;
 }

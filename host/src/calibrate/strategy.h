@@ -48,6 +48,8 @@ olc_status olc_strategy__race(const olc_strategy_ctx *ctx, size_t *reached, size
  * status and message (fmt may be NULL: none).  OLC_OK or OLC_E_NOMEM. */
 olc_status olc_strategy__record(const olc_strategy_ctx *ctx, size_t i, olc_status status,
                                 const char *fmt, ...) OLC_PRINTF(4, 5);
+/* Calls ctx->progress, when set, for candidate i of the list. */
+void olc_strategy__progress(const olc_strategy_ctx *ctx, size_t i, double best_us);
 /* Fills results[i]'s median, spread and sample count from all of its run
  * times v[0..n); scratch holds n doubles. */
 void olc_strategy__stats(const olc_strategy_ctx *ctx, size_t i, const double *v, size_t n,
