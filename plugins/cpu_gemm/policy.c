@@ -1,8 +1,9 @@
 /*
  * policy.c - strict text codec and validation of cpu_gemm policies.
  *
- * The stored form must mean exactly one thing: every key appears once, the
- * values are canonical decimals without sign or leading zero, and anything
+ * The stored form must mean exactly one thing, and each policy has exactly
+ * one text: every key appears once and in the order cg_policy_format writes,
+ * the values are canonical decimals without sign or leading zero, and anything
  * else (unknown words, stray spaces, out-of-range values, kernels this CPU
  * cannot run) is rejected with a reason rather than guessed at.
  */
@@ -109,6 +110,7 @@ int cg_policy_parse(cg_policy *out, const char *text, size_t len, uint32_t max_i
                     size_t why_cap) {
   cg_policy p;
   unsigned seen = 0;
+  int next = 0; /* the key the canonical order expects now */
   size_t pos = 0, start;
   memset(&p, 0, sizeof(p));
   while (pos < len && text[pos] != ' ')
@@ -134,7 +136,11 @@ int cg_policy_parse(cg_policy *out, const char *text, size_t len, uint32_t max_i
       return fail(why, why_cap, "unknown key", w, (size_t)(eq - w));
     if (seen & (1u << key))
       return fail(why, why_cap, "duplicate key", w, (size_t)(eq - w));
+    if (key != next)
+      return fail(why, why_cap, "key out of order (kernel mc kc nc split pack), found", w,
+                  (size_t)(eq - w));
     seen |= 1u << key;
+    next++;
     if (parse_value(&p, key, eq + 1, wlen - (size_t)(eq - w) - 1, why, why_cap) != 0)
       return -1;
   }

@@ -234,6 +234,10 @@ static void test_policy_rejects(void) {
       "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=bj2",
       "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=ab2",
       "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 split=none pack=abj2 pack=abj",
+      "v1 kernel=ref_4x8 kc=256 mc=64 nc=512 split=none pack=ab",
+      "v1 mc=64 kernel=ref_4x8 kc=256 nc=512 split=none pack=ab",
+      "v1 kernel=ref_4x8 mc=64 kc=256 nc=512 pack=ab split=none",
+      "v1 kernel=avx2_6x16 kc=256 nc=4096 mc=612 split=none pack=abj4",
   };
   char why[200];
   cg_policy p;
@@ -248,6 +252,11 @@ static void test_policy_rejects(void) {
     }
     CU_ASSERT(strncmp(why, "policy: ", 8) == 0);
   }
+  /* One policy, one text: a reordered policy names the key that broke the order. */
+  CU_ASSERT_EQUAL(cg_policy_parse(&p, "v1 kernel=ref_4x8 kc=256 mc=64 nc=512 split=none pack=ab",
+                                  56, CG_ISA_REF, why, sizeof(why)),
+                  -1);
+  CU_ASSERT_STRING_EQUAL(why, "policy: key out of order (kernel mc kc nc split pack), found 'kc'");
   /* Raw bytes are never echoed into the reason: it stays one printable line. */
   {
     const char raw[] = "\x01\xff\n v1 kernel=\x7f";
