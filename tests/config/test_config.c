@@ -254,6 +254,20 @@ static void test_duplicates(void) {
                "duplicate key 'backend' in [workload.w]");
   expect_error("[workload.w]\nbackend = b\noperator = o\nm = 1\nm = 2\n", 5,
                "duplicate key 'm' in [workload.w]");
+  /* A plugin's keys are passed on to it: a key said twice would leave the
+   * plugin to guess which one counts. */
+  expect_error("[plugin.p]\nenabled = false\nenabled = true\n", 3,
+               "duplicate key 'enabled' in [plugin.p]");
+  expect_error("[plugin.p]\nkernel = a\ncritical = true\nkernel = b\n", 4,
+               "duplicate key 'kernel' in [plugin.p]");
+  /* Keys are per section: the same key in two sections is fine. */
+  {
+    olc_config *c = load_ok("[plugin.p]\nkernel = a\n[plugin.q]\nkernel = b\n"
+                            "[workload.a]\nbackend = b\noperator = o\nm = 1\n"
+                            "[workload.b]\nbackend = b\noperator = o\nm = 1\n",
+                            "/base");
+    olc_config_free(c);
+  }
   expect_error("[host]\n[store]\n[host]\n", 3, "duplicate section [host]");
   expect_error("[workload.a]\nbackend = b\noperator = o\n[workload.a]\n", 4,
                "duplicate section [workload.a] (first at line 1)");
@@ -262,6 +276,37 @@ static void test_duplicates(void) {
                "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n"
                "model = x.onnx\n",
                5, "exclude each other");
+}
+
+/* Thousands of sections or keys: every name is checked against all the
+ * others (the sets grow many times), and a duplicate at the very end is
+ * still found, naming where its first use was. */
+static void test_many_names(void) {
+  enum { N = 30000 };
+  size_t cap = (size_t)N * 64 + 256, len = 0;
+  char *text = malloc(cap);
+  unsigned line = 1;
+  olc_config *c;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+  for (unsigned i = 0; i < N; i++, line += 3)
+    len +=
+        (size_t)snprintf(text + len, cap - len, "[workload.w%u]\nbackend = b\noperator = o\n", i);
+  c = load_ok(text, "/base");
+  CU_ASSERT_EQUAL(olc_config_workload_count(c), (size_t)N);
+  CU_ASSERT_STRING_EQUAL(olc_config_workload(c, N - 1)->name, "w29999");
+  olc_config_free(c);
+  snprintf(text + len, cap - len, "[workload.w12345]\n");
+  expect_error(text, line, "duplicate section [workload.w12345] (first at line 37036)");
+
+  len = (size_t)snprintf(text, cap, "[plugin.p]\n");
+  for (unsigned i = 0; i < N; i++)
+    len += (size_t)snprintf(text + len, cap - len, "k%u = %u\n", i, i);
+  c = load_ok(text, "/base");
+  CU_ASSERT_EQUAL(olc_config_plugin(c, "p")->entry_count, (size_t)N);
+  olc_config_free(c);
+  snprintf(text + len, cap - len, "k29998 = again\n");
+  expect_error(text, N + 2, "duplicate key 'k29998' in [plugin.p]");
+  free(text);
 }
 
 static void test_missing_backend(void) {
@@ -576,6 +621,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "unknown keys and sections", test_unknown_keys);
   CU_add_test(s, "bad values", test_bad_values);
   CU_add_test(s, "duplicates", test_duplicates);
+  CU_add_test(s, "many sections and keys", test_many_names);
   CU_add_test(s, "missing backend or operator", test_missing_backend);
   CU_add_test(s, "syntax", test_syntax);
   CU_add_test(s, "relative paths and model digest", test_relative_paths_from_file);

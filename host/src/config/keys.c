@@ -221,11 +221,24 @@ static int valid_digest(const char *v) {
   return 1;
 }
 
+/* Appends name = value to a workload's properties or a plugin's entries,
+ * once: a key given twice in one section is an error, as in [host]. */
+static int push_unique(parser *p, olc_config_kvs *kvs, const char *kind, const char *section,
+                       const char *name, const char *value) {
+  if (olc_nameset__get(&p->section_keys, name, NULL))
+    return olc_config__fail(p, p->line, OLC_E_CONFIG, "duplicate key '%.60s' in [%s.%s]", name,
+                            kind, section);
+  if (!olc_config__kvs_push(p, kvs, name, value))
+    return 0;
+  return olc_nameset__put(&p->section_keys, kvs->items[kvs->count - 1].name, kvs->count - 1)
+             ? 1
+             : olc_config__nomem(p);
+}
+
 static int workload_key(parser *p, const char *name, const char *value) {
   olc_config *c = p->cfg;
   olc_workload_config *w = &c->workloads[p->index].pub;
   olc_config_kvs *props = &c->workloads[p->index].props;
-  size_t i;
   if (value[0] == 0)
     return olc_config__fail(p, p->line, OLC_E_CONFIG, "[workload.%s] %s: empty value", w->name,
                             name);
@@ -279,11 +292,7 @@ static int workload_key(parser *p, const char *name, const char *value) {
     w->model_digest = olc_arena__strdup(&c->arena, value);
     return w->model_digest != NULL ? 1 : olc_config__nomem(p);
   }
-  for (i = 0; i < props->count; i++)
-    if (strcmp(props->items[i].name, name) == 0)
-      return olc_config__fail(p, p->line, OLC_E_CONFIG, "duplicate key '%.60s' in [workload.%s]",
-                              name, w->name);
-  return olc_config__kvs_push(p, props, name, value);
+  return push_unique(p, props, "workload", w->name, name, value);
 }
 
 static int plugin_key(parser *p, const char *name, const char *value) {
@@ -296,7 +305,7 @@ static int plugin_key(parser *p, const char *name, const char *value) {
     return olc_config__fail(p, p->line, OLC_E_CONFIG,
                             "[plugin.%s] critical: bad value '%.60s' (expected true/false)",
                             pc->name, value);
-  return olc_config__kvs_push(p, &p->cfg->plugins[p->index].entries, name, value);
+  return push_unique(p, &p->cfg->plugins[p->index].entries, "plugin", pc->name, name, value);
 }
 
 static int cmp_property(const void *a, const void *b) {

@@ -75,12 +75,11 @@ static int grow(void **array, size_t *cap, size_t count, size_t size) {
 static void begin_workload(parser *p, const char *name, uint32_t line) {
   olc_config *c = p->cfg;
   size_t i;
-  for (i = 0; i < c->workload_count; i++)
-    if (strcmp(c->workloads[i].pub.name, name) == 0) {
-      olc_config__fail(p, line, OLC_E_CONFIG, "duplicate section [workload.%s] (first at line %u)",
-                       name, (unsigned)c->workloads[i].pub.line);
-      return;
-    }
+  if (olc_nameset__get(&p->workload_names, name, &i)) {
+    olc_config__fail(p, line, OLC_E_CONFIG, "duplicate section [workload.%s] (first at line %u)",
+                     name, (unsigned)c->workloads[i].pub.line);
+    return;
+  }
   if (!grow((void **)&c->workloads, &c->workload_cap, c->workload_count, sizeof *c->workloads)) {
     olc_config__nomem(p);
     return;
@@ -88,18 +87,17 @@ static void begin_workload(parser *p, const char *name, uint32_t line) {
   p->index = c->workload_count++;
   c->workloads[p->index].pub.name = olc_arena__strdup(&c->arena, name);
   c->workloads[p->index].pub.line = line;
-  if (c->workloads[p->index].pub.name == NULL)
+  if (c->workloads[p->index].pub.name == NULL ||
+      !olc_nameset__put(&p->workload_names, c->workloads[p->index].pub.name, p->index))
     olc_config__nomem(p);
 }
 
 static void begin_plugin(parser *p, const char *name, uint32_t line) {
   olc_config *c = p->cfg;
-  size_t i;
-  for (i = 0; i < c->plugin_count; i++)
-    if (strcmp(c->plugins[i].pub.name, name) == 0) {
-      olc_config__fail(p, line, OLC_E_CONFIG, "duplicate section [plugin.%s]", name);
-      return;
-    }
+  if (olc_nameset__get(&p->plugin_names, name, NULL)) {
+    olc_config__fail(p, line, OLC_E_CONFIG, "duplicate section [plugin.%s]", name);
+    return;
+  }
   if (!grow((void **)&c->plugins, &c->plugin_cap, c->plugin_count, sizeof *c->plugins)) {
     olc_config__nomem(p);
     return;
@@ -107,7 +105,8 @@ static void begin_plugin(parser *p, const char *name, uint32_t line) {
   p->index = c->plugin_count++;
   c->plugins[p->index].pub.name = olc_arena__strdup(&c->arena, name);
   c->plugins[p->index].pub.enabled = 1;
-  if (c->plugins[p->index].pub.name == NULL)
+  if (c->plugins[p->index].pub.name == NULL ||
+      !olc_nameset__put(&p->plugin_names, c->plugins[p->index].pub.name, p->index))
     olc_config__nomem(p);
 }
 
@@ -120,6 +119,7 @@ static void begin_section(parser *p, const char *section, size_t len, uint32_t l
   size_t i;
   p->seen = 0;
   p->last_key[0] = 0;
+  olc_nameset__clear(&p->section_keys);
   p->kind = SEC_BAD;
   if (len >= sizeof name) {
     olc_config__fail(p, line, OLC_E_CONFIG, "section name too long");
@@ -352,6 +352,9 @@ olc_status olc_config__parse(olc_config **out, const char *text, size_t len, con
     olc_config__fail(&p, 0, OLC_E_NOMEM, "out of memory");
   if (p.st == OLC_OK)
     finish(&p);
+  olc_nameset__free(&p.workload_names);
+  olc_nameset__free(&p.plugin_names);
+  olc_nameset__free(&p.section_keys);
   if (p.st != OLC_OK) {
     olc_config_free(c);
     return p.st;

@@ -7,6 +7,7 @@
 
 #include "config/config_impl.h"
 #include "util/error.h"
+#include "util/nameset.h"
 
 typedef enum section_kind {
   SEC_NONE = 0,
@@ -41,6 +42,10 @@ typedef struct parser {
    * "key = " plus a marker, and the handler takes the value from here. */
   const char *long_value;
   size_t long_value_len;
+  /* Names seen, for the duplicate checks (each maps to its index). */
+  olc_nameset workload_names;
+  olc_nameset plugin_names;
+  olc_nameset section_keys; /* keys of the current workload or plugin section */
 } parser;
 
 /* Longest config line accepted (inih's own buffer is much shorter; longer

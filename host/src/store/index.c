@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "store/store_int.h"
+#include "util/hash.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define OLC_PREFETCH(p) __builtin_prefetch(p)
@@ -49,39 +50,23 @@ struct olc_cand_index {
   size_t count;
 };
 
-static uint64_t mix(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
+static uint64_t combine(uint64_t a, uint64_t b) {
+  return olc_hash__mix(a + 0x9e3779b97f4a7c15ULL * b + 1);
 }
-
-static uint64_t hash_str(uint64_t h, const char *s) {
-  const unsigned char *p = (const unsigned char *)(s != NULL ? s : "");
-  h ^= 0xcbf29ce484222325ULL;
-  for (; *p != 0; p++) {
-    h ^= *p;
-    h *= 0x100000001b3ULL;
-  }
-  return mix(h ^ 0xff); /* the terminator keeps "ab"+"c" apart from "a"+"bc" */
-}
-
-static uint64_t combine(uint64_t a, uint64_t b) { return mix(a + 0x9e3779b97f4a7c15ULL * b + 1); }
 
 void olc_cand__fields(olc_cand_fields *f, const char *backend, const char *operator_name,
                       const char *implementation, const char *model, const char *processor,
                       int64_t threads, const olc_property *structure, size_t count) {
   size_t i;
-  f->bucket = hash_str(hash_str(0, backend), operator_name);
-  f->impl = hash_str(1, implementation);
-  f->model = hash_str(2, model);
-  f->processor = hash_str(3, processor);
-  f->threads = mix((uint64_t)threads ^ 0x5555);
-  f->structure = mix((uint64_t)count + 7);
+  f->bucket = olc_hash__str(olc_hash__str(0, backend), operator_name);
+  f->impl = olc_hash__str(1, implementation);
+  f->model = olc_hash__str(2, model);
+  f->processor = olc_hash__str(3, processor);
+  f->threads = olc_hash__mix((uint64_t)threads ^ 0x5555);
+  f->structure = olc_hash__mix((uint64_t)count + 7);
   for (i = 0; i < count; i++)
-    f->structure = hash_str(hash_str(f->structure, structure[i].name), structure[i].value);
+    f->structure =
+        olc_hash__str(olc_hash__str(f->structure, structure[i].name), structure[i].value);
 }
 
 static uint64_t leave_out(const olc_cand_fields *f, int tag) {
