@@ -27,10 +27,14 @@ int cli_failf(const cli_ctx *ctx, const char *fmt, ...) {
 }
 
 /* 1 when the message already says ":LINE:COLUMN" (the store names the
- * position itself in most parse errors). */
+ * position itself in most parse errors), or ":LINE: " when there is no
+ * column (the config loader's "FILE:LINE: what"). */
 static int message_has_position(const olc_error *err) {
   char pos[48];
-  snprintf(pos, sizeof pos, ":%u:%u", (unsigned)err->line, (unsigned)err->column);
+  if (err->column == 0)
+    snprintf(pos, sizeof pos, ":%u: ", (unsigned)err->line);
+  else
+    snprintf(pos, sizeof pos, ":%u:%u", (unsigned)err->line, (unsigned)err->column);
   return strstr(err->message, pos) != NULL;
 }
 
@@ -44,8 +48,12 @@ int cli_fail(const cli_ctx *ctx, olc_status status, const olc_error *err) {
       message = err->message;
   }
   fprintf(ctx->err, "olc: %.*s: %s", OLC_ERROR_WHERE_SIZE, where, message);
-  if (err != NULL && err->code != OLC_OK && err->line != 0 && !message_has_position(err))
-    fprintf(ctx->err, " (line %u, column %u)", (unsigned)err->line, (unsigned)err->column);
+  if (err != NULL && err->code != OLC_OK && err->line != 0 && !message_has_position(err)) {
+    if (err->column != 0)
+      fprintf(ctx->err, " (line %u, column %u)", (unsigned)err->line, (unsigned)err->column);
+    else
+      fprintf(ctx->err, " (line %u)", (unsigned)err->line);
+  }
   fputc('\n', ctx->err);
   return CLI_EXIT_FAILURE;
 }

@@ -239,7 +239,9 @@ static void test_usage_errors(void) {
   /* A config that does not parse names file and line: a failure. */
   CU_ASSERT_EQUAL(olc_test_write_file(g_ini, "[host]\nbogus = 1\n", 18), 0);
   CU_ASSERT_EQUAL(OLC("calibrate", CFG), 1);
-  HAS(g_r.err, "olc.ini:2");
+  HAS(g_r.err, "olc.ini:2: unknown key 'bogus' in [host]\n");
+  HAS_NOT(g_r.err, "column"); /* the position is said once, without a column 0 */
+  CU_ASSERT_EQUAL(cli_test_lines(g_r.err), 1);
   CU_ASSERT_EQUAL(OLC("select", "--config", "/nonexistent/olc.ini"), 1);
 }
 
