@@ -17,6 +17,8 @@
  *   after = K   the misbehaviour waits for that candidate's K-th run in
  *               this process (1, the first, by default): a candidate that
  *               passes its warm-up and screening and crashes in the final
+ *   prepare = A the workload's prepare() does A (segv, abort, hang, exit or
+ *               fail: "prepare failed on purpose") before any run
  *
  * Built once per MOCK_CRASH_DEFAULT variant (tests/isolation/isolation.cmake):
  * the define sets the default misbehaviour "segv=101" etc. so that a
@@ -53,6 +55,7 @@ typedef struct mock_instance {
   uint32_t trigger[ACT_COUNT]; /* the N that triggers each action (0: none) */
   uint32_t after;              /* misbehave from this run on (after = K) */
   uint32_t runs[ACT_COUNT];    /* runs of each trigger so far */
+  int prepare_act;             /* prepare = A (ACT_NONE: prepares) */
 } mock_instance;
 
 typedef struct mock_policy {
@@ -120,6 +123,10 @@ static int32_t mock_create(const olc_plugin_host *host, const olc_plugin_kv *con
       }
     } else if (strcmp(config[i].key, "after") == 0) {
       m->after = (uint32_t)strtoul(config[i].value, NULL, 10);
+    } else if (strcmp(config[i].key, "prepare") == 0) {
+      for (int a = 1; a < ACT_COUNT; a++)
+        if (strcmp(config[i].value, act_names[a]) == 0)
+          m->prepare_act = a;
     } else {
       parse_action(m, config[i].key, config[i].value);
     }
@@ -258,6 +265,19 @@ static int32_t mock_run(void *instance, const olc_plugin_workload *w, void *stat
   return OLC_PLUGIN_OK;
 }
 
+static int32_t mock_prepare(void *instance, const olc_plugin_workload *w, void **state) {
+  mock_instance *m = instance;
+  (void)w;
+  *state = NULL;
+  if (m->prepare_act == ACT_FAIL) {
+    mock_error(OLC_PLUGIN_E_FAILED, "prepare failed on purpose");
+    return OLC_PLUGIN_E_FAILED;
+  }
+  if (m->prepare_act != ACT_NONE && m->prepare_act != ACT_LOG)
+    misbehave(m->prepare_act);
+  return OLC_PLUGIN_OK;
+}
+
 static const char *const mock_operators[] = {"MatMul"};
 
 static const olc_plugin mock_table = {(uint32_t)sizeof(olc_plugin),
@@ -278,7 +298,7 @@ static const olc_plugin mock_table = {(uint32_t)sizeof(olc_plugin),
                                       mock_serialize,
                                       mock_release,
                                       mock_run,
-                                      NULL,
+                                      mock_prepare,
                                       NULL,
                                       NULL};
 

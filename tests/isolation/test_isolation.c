@@ -43,7 +43,6 @@ typedef struct fixture {
   olc_plugin_kv kv[8];
   olc_plugin_workload w;
   olc_policy_list list;
-  void *state;
   char store_path[1024];
 } fixture;
 
@@ -101,7 +100,6 @@ static void open_fixture_dir(fixture *f, const char *dir, const char *tag,
   olc_plugins__workload(&f->w, f->kv, 8, wc);
   OLC_ASSERT_OK(olc_plugins__candidates(&f->list, f->plugin, &f->w, &err), &err);
   CU_ASSERT_FATAL(f->list.count <= MAX_CANDIDATES);
-  OLC_ASSERT_OK(olc_plugins__prepare(&f->state, f->plugin, &f->w, &err), &err);
 }
 
 static void open_fixture(fixture *f, const char *scenario, const char *plugin_entries) {
@@ -111,7 +109,6 @@ static void open_fixture(fixture *f, const char *scenario, const char *plugin_en
 }
 
 static void close_fixture(fixture *f) {
-  olc_plugins__unprepare(f->plugin, f->state);
   olc_policy_list__free(&f->list, f->plugin);
   olc_host_free(f->host);
   olc_store_free(f->store);
@@ -130,8 +127,7 @@ static void run_session(fixture *f, int in_process, double timeout_s, outcome *o
   double best = -1;
   size_t i;
   memset(o, 0, sizeof *o);
-  olc_calibrate__session_init(&s, f->host, f->plugin, &f->w, f->state, &f->list, cs, in_process,
-                              timeout_s);
+  olc_calibrate__session_init(&s, f->host, f->plugin, &f->w, &f->list, cs, in_process, timeout_s);
   for (i = 0; i < f->list.count; i++) {
     olc_measure_params mp;
     olc_error e;
@@ -338,7 +334,7 @@ static void test_warm_up_per_worker(void) {
   open_fixture(&f, "crash", "candidates = 300,100\nsegv = 300\nlog = 100\n");
   cs = olc_config_calibration(f.config);
   CU_ASSERT_EQUAL_FATAL(cs->warmup, 1u);
-  olc_calibrate__session_init(&s, f.host, f.plugin, &f.w, f.state, &f.list, cs, 0, 5.0);
+  olc_calibrate__session_init(&s, f.host, f.plugin, &f.w, &f.list, cs, 0, 5.0);
   for (step = 0; step < 4; step++) {
     olc_measure_params mp = {0, 2, 0.0, 1e6, -1.0, 0};
     olc_measure_result m;

@@ -330,6 +330,56 @@ static void test_missing_worker_falls_back(void) {
   close_session(&s);
 }
 
+/* The workload is prepared in the worker only: a plugin that crashes,
+ * aborts or exits in prepare() fails the workload with that reason, and
+ * this process (which would die of the same) never prepares it.  Without
+ * isolation the host itself would be gone by the first assertion. */
+static void test_prepare_breaks_in_worker(void) {
+  static const struct {
+    const char *entries, *tag, *reason;
+    olc_status status;
+  } cases[] = {
+      {"prepare = segv\n", "prepare-segv", "crashed (SIGSEGV)", OLC_E_CRASHED},
+      {"prepare = abort\n", "prepare-abort", "aborted (SIGABRT)", OLC_E_CRASHED},
+      {"prepare = exit\n", "prepare-exit", "exited with status 3", OLC_E_CRASHED},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    session s;
+    olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+    olc_calibration *cal = NULL;
+    const olc_workload_result *r;
+    open_session(&s, cases[i].tag, cases[i].entries);
+    r = calibrate(&s, &opt, &cal);
+    if (r->message == NULL || strstr(r->message, cases[i].reason) == NULL)
+      fprintf(stderr, "\n  %s: %s\n", cases[i].tag, r->message ? r->message : "(no message)");
+    CU_ASSERT_EQUAL(r->status, cases[i].status);
+    CU_ASSERT(r->message != NULL && strncmp(r->message, "prepare: ", 9) == 0 &&
+              strstr(r->message, cases[i].reason) != NULL &&
+              strstr(r->message, "not tried in this process") != NULL);
+    CU_ASSERT_EQUAL(r->candidate_count, 0);
+    CU_ASSERT_PTR_NULL(r->selected);
+    olc_calibration_free(cal);
+    close_session(&s);
+  }
+}
+
+/* A prepare() that fails cleanly in the worker is refused there; tried
+ * here, it fails the same way, and the workload says the plugin's reason. */
+static void test_prepare_fails(void) {
+  session s;
+  olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+  olc_calibration *cal = NULL;
+  const olc_workload_result *r;
+  open_session(&s, "prepare-fail", "prepare = fail\n");
+  r = calibrate(&s, &opt, &cal);
+  CU_ASSERT_EQUAL(r->status, OLC_E_PLUGIN);
+  CU_ASSERT(r->message != NULL && strncmp(r->message, "prepare: ", 9) == 0 &&
+            strstr(r->message, "prepare failed on purpose") != NULL);
+  CU_ASSERT_EQUAL(r->candidate_count, 0);
+  olc_calibration_free(cal);
+  close_session(&s);
+}
+
 int main(int argc, char **argv) {
   CU_pSuite s;
   olc_test_keep_segv_a_signal();
@@ -342,5 +392,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "every finalist fails: the next best race", test_final_all_fail);
   CU_add_test(s, "in_process option", test_in_process_option);
   CU_add_test(s, "missing worker: in-process with a warning", test_missing_worker_falls_back);
+  CU_add_test(s, "prepare crashes in the worker: the host survives", test_prepare_breaks_in_worker);
+  CU_add_test(s, "prepare fails", test_prepare_fails);
   return olc_test_run(argc, argv);
 }

@@ -137,7 +137,6 @@ static olc_status calibrate_now(job *j) {
   olc_policy_list list;
   olc_candidate_result *results;
   olc_lookup_result *lr = NULL;
-  void *state = NULL;
   olc_measure_session ms;
   size_t measured = 0, winner = 0;
   olc_error e;
@@ -160,19 +159,21 @@ static olc_status calibrate_now(job *j) {
   }
   memset(results, 0, list.count * sizeof *results);
   r->candidates = results;
-  st = olc_plugins__prepare(&state, j->plugin, &j->w, &e);
+  /* The workload is prepared where it is measured: in the worker, or here
+   * when measuring in-process. */
+  olc_calibrate__session_init(&ms, j->host, j->plugin, &j->w, &list, j->settings,
+                              j->opt->in_process || !j->settings->isolation,
+                              j->opt->run_timeout_seconds > 0 ? j->opt->run_timeout_seconds
+                                                              : j->settings->run_timeout_seconds);
+  st = olc_calibrate__session_begin(&ms, &e);
   if (st != OLC_OK) {
+    olc_calibrate__session_end(&ms);
     fatal = set_status(j->cal, r, st, "prepare: %s", e.message);
     goto done;
   }
   r->calibrated_now = 1;
-  olc_calibrate__session_init(&ms, j->host, j->plugin, &j->w, state, &list, j->settings,
-                              j->opt->in_process || !j->settings->isolation,
-                              j->opt->run_timeout_seconds > 0 ? j->opt->run_timeout_seconds
-                                                              : j->settings->run_timeout_seconds);
   fatal = measure_all(j, &list, &ms, results, &measured, &winner);
   olc_calibrate__session_end(&ms);
-  olc_plugins__unprepare(j->plugin, state);
   if (fatal == OLC_OK && olc_calibrate__session_note(&ms) != NULL &&
       (r->message = olc_arena__strdup(&j->cal->arena, olc_calibrate__session_note(&ms))) == NULL)
     fatal = OLC_E_NOMEM;

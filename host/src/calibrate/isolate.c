@@ -21,15 +21,13 @@
 #include "util/error.h"
 
 void olc_calibrate__session_init(olc_measure_session *s, olc_host *host, olc_loaded_plugin *plugin,
-                                 const olc_plugin_workload *workload, void *state,
-                                 const olc_policy_list *list,
+                                 const olc_plugin_workload *workload, const olc_policy_list *list,
                                  const olc_calibration_settings *settings, int in_process,
                                  double timeout_s) {
   memset(s, 0, sizeof *s);
   s->host = host;
   s->plugin = plugin;
   s->workload = workload;
-  s->state = state;
   s->list = list;
   s->settings = settings;
   s->in_process = in_process;
@@ -136,10 +134,16 @@ static olc_status start(olc_measure_session *s, olc_error *err) {
     else if (ready != OLC_OK)
       st = olc_error__set(err, from_worker(ready), "isolate", "worker setup: %s",
                           msg != NULL ? msg : olc_status_str((olc_status)ready));
-  } else {
+  } else if (st != OLC_E_NOMEM) {
+    /* It died, hung or babbled while loading the plugin and preparing the
+     * workload: the plugin's doing, which this process must not repeat. */
     char m[OLC_ERROR_MESSAGE_SIZE];
     snprintf(m, sizeof m, "%s", err != NULL ? err->message : "");
-    olc_error__set(err, st, "isolate", "worker setup: %s", m);
+    s->setup_broke = 1;
+    olc_error__set(err, st, "isolate",
+                   "the measuring worker %s while loading the plugin and preparing the workload "
+                   "(not tried in this process)",
+                   m);
   }
   olc_buf__free(&answer);
   if (st != OLC_OK) {
@@ -266,33 +270,51 @@ done:
   return st;
 }
 
-olc_status olc_calibrate__session_measure(olc_measure_session *s, size_t i,
-                                          const olc_measure_params *params, olc_measure_result *out,
-                                          olc_error *err) {
-  olc_measure_params p;
+/* The workload prepared in this process, once, for measuring here. */
+static olc_status prepare_here(olc_measure_session *s, olc_error *err) {
+  olc_status st;
+  if (s->prepared)
+    return OLC_OK;
+  st = olc_plugins__prepare(&s->state, s->plugin, s->workload, err);
+  s->prepared = st == OLC_OK;
+  return st;
+}
+
+/* A worker ready for the next candidate (a new one after a crash), or
+ * s->in_process set and the workload prepared here. */
+static olc_status ensure_runner(olc_measure_session *s, olc_error *err) {
   olc_error e;
   olc_status st;
-  memset(out, 0, sizeof *out);
   if (!s->in_process && s->worker == NULL) {
+    if (s->start_failures >= OLC_ISOLATE_MAX_START_FAILURES && !s->started)
+      return olc_error__set(err, OLC_E_CRASHED, "isolate", "not measured: %s", s->start_error);
     if (s->start_failures >= OLC_ISOLATE_MAX_START_FAILURES)
       return olc_error__set(err, OLC_E_CRASHED, "isolate",
-                            "not measured: the worker could not be restarted (%u tries)",
-                            s->start_failures);
+                            "not measured: the worker could not be restarted (%u tries): %s",
+                            s->start_failures, s->start_error);
     olc_error_clear(&e);
     st = start(s, &e);
     if (st == OLC_E_NOMEM)
       return olc_error__set(err, st, "isolate", "out of memory");
-    if (st != OLC_OK && !s->started) {
-      /* Never ran: measure here, as without isolation, and say so (not on
-       * a platform that has no isolation at all: nothing to warn about). */
+    if (st != OLC_OK && !s->started && !s->setup_broke) {
+      /* The worker is missing, cannot be started or refused the setup
+       * (the plugin failed to load or prepare there): measure here, as
+       * without isolation, and say so (not on a platform that has no
+       * isolation at all: nothing to warn about). */
       s->in_process = 1;
       if (st != OLC_E_UNSUPPORTED)
         snprintf(s->note, sizeof s->note, "measured in-process (no crash isolation): %.200s",
                  e.message);
     } else if (st != OLC_OK) {
-      s->start_failures++;
-      return olc_error__set(err, OLC_E_CRASHED, "isolate",
-                            "not measured: the worker could not be restarted: %s", e.message);
+      /* A first worker that broke in its setup is not retried, nor is the
+       * setup repeated here; later restarts get a few tries. */
+      s->start_failures = s->started ? s->start_failures + 1 : OLC_ISOLATE_MAX_START_FAILURES;
+      snprintf(s->start_error, sizeof s->start_error, "%s", e.message);
+      if (s->started)
+        return olc_error__set(err, OLC_E_CRASHED, "isolate",
+                              "not measured: the worker could not be restarted: %s", e.message);
+      return olc_error__set(err, st == OLC_E_TIMEOUT ? st : OLC_E_CRASHED, "isolate", "%s",
+                            e.message);
     } else {
       s->started = 1;
       s->start_failures = 0;
@@ -300,6 +322,22 @@ olc_status olc_calibrate__session_measure(olc_measure_session *s, size_t i,
         memset(s->warmed, 0, s->list->count);
     }
   }
+  return s->in_process ? prepare_here(s, err) : OLC_OK;
+}
+
+olc_status olc_calibrate__session_begin(olc_measure_session *s, olc_error *err) {
+  return ensure_runner(s, err);
+}
+
+olc_status olc_calibrate__session_measure(olc_measure_session *s, size_t i,
+                                          const olc_measure_params *params, olc_measure_result *out,
+                                          olc_error *err) {
+  olc_measure_params p;
+  olc_status st;
+  memset(out, 0, sizeof *out);
+  st = ensure_runner(s, err);
+  if (st != OLC_OK)
+    return st;
   if (s->in_process)
     return olc_calibrate__measure(out, s->plugin, s->workload, s->state, s->list->policies[i],
                                   params, err);
@@ -325,6 +363,10 @@ void olc_calibrate__session_end(olc_measure_session *s) {
   if (s->worker != NULL)
     olc_isolate__stop(s->worker);
   s->worker = NULL;
+  if (s->prepared)
+    olc_plugins__unprepare(s->plugin, s->state);
+  s->prepared = 0;
+  s->state = NULL;
   free(s->warmed);
   s->warmed = NULL;
 }

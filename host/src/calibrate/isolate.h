@@ -20,13 +20,16 @@
  * with OLC_E_CRASHED or OLC_E_TIMEOUT and a message naming what happened;
  * the next candidate gets a new worker.
  *
- * When isolation is off (in_process) or unavailable (Windows), or the
- * first worker cannot be found, started or set up, candidates are
- * measured in this process with the caller's prepared state, and
- * olc_calibrate__session_note says why (a warning for the workload's
- * result; none on Windows).  A later worker that cannot be started fails
- * its candidate instead (never in-process after a crash).  The plugin's
- * log lines in the worker are logged again through its services here.
+ * The workload is prepared in the worker only: this process prepares it
+ * (once, undone by olc_calibrate__session_end) only when isolation is off
+ * (in_process) or unavailable (Windows), or the first worker cannot be
+ * found or started, or refuses its setup.  Candidates are then measured
+ * here, and olc_calibrate__session_note says why (a warning for the
+ * workload's result; none on Windows).  A first worker that crashes or
+ * hangs in its setup fails the session instead, and a later worker that
+ * cannot be started fails its candidate (never in-process after a
+ * crash).  The plugin's log lines in the worker are logged again through
+ * its services here.
  *
  * The worker is found, in order: $OLC_WORKER (secure_getenv; when set,
  * nothing else is tried), olc-worker next to the running executable, the
@@ -58,13 +61,16 @@ typedef struct olc_measure_session {
   olc_host *host;
   olc_loaded_plugin *plugin;
   const olc_plugin_workload *workload;
-  void *state; /* the caller's prepared state, for in-process measuring */
+  void *state;  /* the workload prepared here, for in-process measuring */
+  int prepared; /* state is prepared (unprepared by olc_calibrate__session_end) */
   const olc_policy_list *list;
   const olc_calibration_settings *settings;
   double timeout_s; /* per run; <= 0: automatic (olc_calibrate__timeout) */
   int in_process;   /* requested, or fallen back to */
   int started;      /* a worker answered READY at least once */
+  int setup_broke;  /* a worker died or hung before answering its setup */
   unsigned start_failures;
+  char start_error[OLC_ERROR_MESSAGE_SIZE]; /* why the last start failed */
   olc_isolate_worker *worker;
   unsigned char *warmed;             /* list->count flags: candidate ran in this worker */
   char note[OLC_ERROR_MESSAGE_SIZE]; /* why in-process after all; "" */
@@ -76,10 +82,19 @@ typedef struct olc_measure_session {
  * outlive the session.  timeout_s <= 0 means automatic.
  */
 void olc_calibrate__session_init(olc_measure_session *s, olc_host *host, olc_loaded_plugin *plugin,
-                                 const olc_plugin_workload *workload, void *state,
-                                 const olc_policy_list *list,
+                                 const olc_plugin_workload *workload, const olc_policy_list *list,
                                  const olc_calibration_settings *settings, int in_process,
                                  double timeout_s);
+/*
+ * Starts the first worker, or (in-process, or after the fallback) prepares
+ * the workload here.  A failure means nothing can be measured: the plugin
+ * failed to prepare here (its error), or the worker crashed, exited or hung
+ * while the plugin was loaded and the workload prepared (OLC_E_CRASHED /
+ * OLC_E_TIMEOUT; the setup is then not repeated in this process, which
+ * the same crash would take down).  olc_calibrate__session_measure begins
+ * by itself when this was not called.
+ */
+olc_status olc_calibrate__session_begin(olc_measure_session *s, olc_error *err);
 /*
  * Measures candidate i of the list with params, like olc_calibrate__measure
  * (OLC_OK with *out, or the plugin's failure in err), and also
@@ -114,7 +129,7 @@ olc_status olc_isolate__spawn(olc_isolate_worker **out, const char *exe, olc_err
  * request or the last PROGRESS frame (which are skipped).  When the
  * worker dies or times out it is reaped, the call returns OLC_E_CRASHED or
  * OLC_E_TIMEOUT with err->message saying how ("crashed (SIGSEGV)",
- * "aborted (SIGABRT)", "exited with status 3", "no answer within 1 s"),
+ * "aborted (SIGABRT)", "exited with status 3", "gave no answer within 1 s (killed)"),
  * and olc_isolate__alive answers 0 from then on.
  */
 olc_status olc_isolate__call(olc_isolate_worker *w, const olc_wire_writer *request,

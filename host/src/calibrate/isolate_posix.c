@@ -371,7 +371,8 @@ olc_status olc_isolate__call(olc_isolate_worker *w, const olc_wire_writer *reque
   if (st == OLC_E_TIMEOUT) {
     (void)kill(w->pid, SIGKILL);
     reap(w, EXIT_GRACE_NS, why, sizeof why);
-    return olc_error__set(err, OLC_E_TIMEOUT, "isolate", "no answer within %g s", timeout_s);
+    return olc_error__set(err, OLC_E_TIMEOUT, "isolate", "gave no answer within %g s (killed)",
+                          timeout_s);
   }
   /* End of stream, a reset or a malformed frame: the worker is going or
    * gone; its wait status says how. */
