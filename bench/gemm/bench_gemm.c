@@ -3,9 +3,11 @@
  *
  * For each thread count and shape: OpenBLAS cblas_sgemm, cpu_gemm with the
  * selected ("calibrated") policy and cpu_gemm with its analytical default
- * (its first candidate) are timed in turn, A/B/C/A/B/C..., and the medians
- * reported in GFLOP/s, as ratios to OpenBLAS and as a share of the measured
- * FMA peak.  cpu_gemm is driven through its plugin ABI, as the host drives
+ * (its first candidate) are timed in turn, A/B/C/A/C/B... (the two
+ * policies alternate in running right after OpenBLAS), and
+ * the medians reported in GFLOP/s and as a share of the measured FMA peak;
+ * the ratios (to OpenBLAS, calibrated to default) are medians of the
+ * rounds' paired ratios.  cpu_gemm is driven through its plugin ABI, as the host drives
  * it.  The calibrated policy is the one the host's calibrate-and-select
  * loop selects (olc_host_calibrate through the public API, in process,
  * in-memory store, one workload per shape, the bench's thread count);
@@ -208,6 +210,22 @@ static double median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* How much faster than a the rounds' times b are: the median of the
+ * rounds' ratios a[r] / b[r] (with --min, the ratio of the minima). */
+static double paired(const double *a, const double *b, int n) {
+  double *q = calloc((size_t)n, sizeof(double)), ma = a[0], mb = b[0], m;
+  if (q == NULL)
+    die("out of memory");
+  for (int r = 0; r < n; r++) {
+    q[r] = a[r] / b[r];
+    ma = a[r] < ma ? a[r] : ma;
+    mb = b[r] < mb ? b[r] : mb;
+  }
+  m = use_min ? ma / mb : median(q, n);
+  free(q);
+  return m;
+}
+
 /* Samples per candidate kept by the selection (successive halving). */
 #define SEL_MAX_SAMPLES 16
 
@@ -313,7 +331,8 @@ static void set_dim(bench *x, int i, const char *key, long v) {
 typedef struct result {
   shape s;
   int threads;
-  double ob, cal, def;
+  double ob, cal, def;            /* GFLOP/s, medians */
+  double cal_ob, def_ob, cal_def; /* medians of the rounds' paired ratios */
   int ncands, pick;
   sel_report sel;
   double host_cal_s;   /* host's calibration of this shape (< 0: not used) */
@@ -364,12 +383,23 @@ static void run_shape(bench *x, int threads, int reps, int exhaustive, const cha
   cal = sel >= 0 ? cands.p[sel] : forced_policy;
   time_plugin(x, cands.p[0]);
   for (int r = 0; r < reps; r++) {
+    /* OpenBLAS, then the two policies in alternating order: each runs
+     * right after OpenBLAS in half of the rounds (the one that does was
+     * measured 1-2% slower, even with the same policy in both places). */
     tob[r] = time_openblas(x);
-    tcal[r] = time_plugin(x, cal);
-    tdef[r] = time_plugin(x, cands.p[0]);
+    if (r % 2 == 0) {
+      tcal[r] = time_plugin(x, cal);
+      tdef[r] = time_plugin(x, cands.p[0]);
+    } else {
+      tdef[r] = time_plugin(x, cands.p[0]);
+      tcal[r] = time_plugin(x, cal);
+    }
   }
   res->s = x->s;
   res->threads = threads;
+  res->cal_ob = paired(tob, tcal, reps);
+  res->def_ob = paired(tob, tdef, reps);
+  res->cal_def = paired(tdef, tcal, reps);
   res->ob = flops / median(tob, reps) * 1e-9;
   res->cal = flops / median(tcal, reps) * 1e-9;
   res->def = flops / median(tdef, reps) * 1e-9;
@@ -507,9 +537,9 @@ int main(int argc, char **argv) {
       if (!json) {
         const result *r = &results[nres - 1];
         printf("%5ldx%5ldx%5ld t=%d  openblas %6.1f  cal %6.1f (%.2fx, %3.0f%% peak)  def %6.1f "
-               "(%.2fx)  [%s]\n",
-               r->s.m, r->s.n, r->s.k, r->threads, r->ob, r->cal, r->cal / r->ob,
-               peak > 0 ? 100.0 * r->cal / (peak * r->threads) : 0.0, r->def, r->def / r->ob,
+               "(%.2fx)  cal/def %.3f  [%s]\n",
+               r->s.m, r->s.n, r->s.k, r->threads, r->ob, r->cal, r->cal_ob,
+               peak > 0 ? 100.0 * r->cal / (peak * r->threads) : 0.0, r->def, r->def_ob, r->cal_def,
                r->cal_text);
         if (r->host_cal_s >= 0)
           printf("      host calibration: %.2f s (%zu candidates measured, %zu abandoned)\n",
@@ -530,13 +560,14 @@ int main(int argc, char **argv) {
       const result *r = &results[i];
       printf("  {\"m\": %ld, \"n\": %ld, \"k\": %ld, \"threads\": %d, \"openblas_gflops\": %.2f, "
              "\"calibrated_gflops\": %.2f, \"default_gflops\": %.2f, \"calibrated_ratio\": %.3f, "
-             "\"default_ratio\": %.3f, \"calibrated_peak_pct\": %.1f, "
+             "\"default_ratio\": %.3f, \"calibrated_to_default\": %.3f, "
+             "\"calibrated_peak_pct\": %.1f, "
              "\"calibrated_policy\": \"%s\", \"default_policy\": \"%s\", \"candidates\": %d, "
              "\"pick\": %d, \"exhaustive_best\": %d, \"gap_pct\": %.2f, \"loop_s\": %.3f, "
              "\"exhaustive_s\": %.3f, \"calibrated_source\": \"%s\", "
              "\"host_calibration_s\": %.3f}%s\n",
-             r->s.m, r->s.n, r->s.k, r->threads, r->ob, r->cal, r->def, r->cal / r->ob,
-             r->def / r->ob, peak > 0 ? 100.0 * r->cal / (peak * r->threads) : 0.0, r->cal_text,
+             r->s.m, r->s.n, r->s.k, r->threads, r->ob, r->cal, r->def, r->cal_ob, r->def_ob,
+             r->cal_def, peak > 0 ? 100.0 * r->cal / (peak * r->threads) : 0.0, r->cal_text,
              r->def_text, r->ncands, r->pick, r->sel.exhaustive_best, 100.0 * r->sel.gap,
              r->sel.loop_s, r->sel.exhaustive_s, r->cal_source, r->host_cal_s,
              i + 1 < nres ? "," : "");
