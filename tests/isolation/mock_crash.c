@@ -14,6 +14,7 @@
  *   exit = N    exit(3)
  *   fail = N    returns an error with "run failed on purpose"
  *   log = N     logs "run spin_us=N" (info) on every run of that candidate
+ *               (log = all: of every candidate)
  *   after = K   the misbehaviour waits for that candidate's K-th run in
  *               this process (1, the first, by default): a candidate that
  *               passes its warm-up and screening and crashes in the final
@@ -56,6 +57,7 @@ typedef struct mock_instance {
   uint32_t after;              /* misbehave from this run on (after = K) */
   uint32_t runs[ACT_COUNT];    /* runs of each trigger so far */
   int prepare_act;             /* prepare = A (ACT_NONE: prepares) */
+  int log_all;                 /* log = all */
 } mock_instance;
 
 typedef struct mock_policy {
@@ -123,6 +125,8 @@ static int32_t mock_create(const olc_plugin_host *host, const olc_plugin_kv *con
       }
     } else if (strcmp(config[i].key, "after") == 0) {
       m->after = (uint32_t)strtoul(config[i].value, NULL, 10);
+    } else if (strcmp(config[i].key, "log") == 0 && strcmp(config[i].value, "all") == 0) {
+      m->log_all = 1;
     } else if (strcmp(config[i].key, "prepare") == 0) {
       for (int a = 1; a < ACT_COUNT; a++)
         if (strcmp(config[i].value, act_names[a]) == 0)
@@ -241,6 +245,12 @@ static int32_t mock_run(void *instance, const olc_plugin_workload *w, void *stat
   int a;
   (void)w;
   (void)state;
+  if (m->log_all) {
+    char line[48];
+    snprintf(line, sizeof line, "run spin_us=%u", (unsigned)p->spin_us);
+    if (mock_host->log != NULL)
+      mock_host->log(mock_host->ctx, OLC_PLUGIN_LOG_INFO, line);
+  }
   for (a = 1; a < ACT_COUNT; a++)
     if (m->trigger[a] != 0 && m->trigger[a] == p->spin_us) {
       if (++m->runs[a] < m->after)

@@ -17,6 +17,7 @@
 
 #include "olc/host.h"
 #include "olc/store.h"
+#include "plugins/plugins.h"
 #include "test_support.h"
 
 #ifndef OLC_CRASH_PLUGIN_ROOT
@@ -380,6 +381,39 @@ static void test_prepare_fails(void) {
   close_session(&s);
 }
 
+/* The final's turns alternate their order (0 1 2, 2 1 0, ...), so that no
+ * finalist always runs right after the same other one: the runs, in the
+ * order the plugin saw them, go both ways between 300 and 301. */
+static void test_final_turn_order(void) {
+  session s;
+  olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+  olc_calibration *cal = NULL;
+  const olc_workload_result *r;
+  unsigned prev = 0, forward = 0, backward = 0, runs = 0;
+  open_session(&s, "turns", "candidates = 300,301,302\nlog = all\n");
+  r = calibrate(&s, &opt, &cal);
+  CU_ASSERT_EQUAL(r->status, OLC_OK);
+  for (size_t i = 0; i < olc_plugins__log_count(s.host); i++) {
+    char line[256];
+    unsigned spin;
+    if (olc_plugins__log_line(s.host, i, line, sizeof line) < 0 ||
+        sscanf(line, "mock_crash: run spin_us=%u", &spin) != 1)
+      continue;
+    runs++;
+    forward += prev == 300 && spin == 301;
+    backward += prev == 301 && spin == 300;
+    prev = spin;
+  }
+  if (forward == 0 || backward == 0)
+    fprintf(stderr, "\n  %u runs logged: 300 -> 301 %u times, 301 -> 300 %u times\n", runs, forward,
+            backward);
+  CU_ASSERT(runs >= 9u);
+  CU_ASSERT(forward >= 1u);
+  CU_ASSERT(backward >= 1u);
+  olc_calibration_free(cal);
+  close_session(&s);
+}
+
 int main(int argc, char **argv) {
   CU_pSuite s;
   olc_test_keep_segv_a_signal();
@@ -394,5 +428,6 @@ int main(int argc, char **argv) {
   CU_add_test(s, "missing worker: in-process with a warning", test_missing_worker_falls_back);
   CU_add_test(s, "prepare crashes in the worker: the host survives", test_prepare_breaks_in_worker);
   CU_add_test(s, "prepare fails", test_prepare_fails);
+  CU_add_test(s, "the final's turns alternate their order", test_final_turn_order);
   return olc_test_run(argc, argv);
 }

@@ -21,7 +21,8 @@
  *    (its analytical guess, unless abandoned) and the best scores.  Each
  *    turn times every finalist for its share of min_seconds / TURNS (at
  *    least one run), so that a change of machine load or clock hits them
- *    alike instead of deciding the race.  A finalist clearly slower than
+ *    alike instead of deciding the race; every other turn runs them in
+ *    reverse order.  A finalist clearly slower than
  *    the leader leaves.
  *    The race ends when every finalist has min_repetitions runs and their
  *    timed runs, screening included, add up to min_seconds.
@@ -251,7 +252,7 @@ static olc_status final(race *r, size_t most, int budgeted) {
     r->lanes[0].state = LANE_FINAL;
   k = promote(r, most);
   turn_s = s->min_seconds / TURNS / (double)(k > 0 ? k : 1);
-  for (;;) {
+  for (size_t turn = 0;; turn++) {
     size_t live = 0, short_runs = 0, capped = 0;
     double timed_us = 0;
     for (i = 0; i < count; i++) {
@@ -268,10 +269,13 @@ static olc_status final(race *r, size_t most, int budgeted) {
       continue;
     if (live == 0 || (short_runs == 0 && (timed_us >= s->min_seconds * 1e6 || capped == live)))
       break;
-    for (i = 0; i < count; i++) {
+    /* Every other turn in reverse, so that no finalist always runs right
+     * after the same other one (whose caches and clocks it inherits). */
+    for (size_t t = 0; t < count; t++) {
       olc_measure_params mp;
       olc_measure_end end;
       size_t lead = lowest(r, LANE_FINAL);
+      i = turn % 2 == 0 ? t : count - 1 - t;
       if (r->lanes[i].state != LANE_FINAL)
         continue;
       if (budgeted && olc_plugins__now_ns() >= r->budget_end)
