@@ -54,6 +54,30 @@ static void test_min(void) {
   CU_ASSERT_DOUBLE_EQUAL(olc_stats__min(NULL, 0), 0.0, 0);
 }
 
+static void test_median_se(void) {
+  CU_ASSERT_DOUBLE_EQUAL(olc_stats__median_se(2.0, 4), 1.2533 * 1.4826, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(olc_stats__median_se(2.0, 16), 1.2533 * 1.4826 / 2.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(olc_stats__median_se(0.0, 9), 0.0, 0);
+  CU_ASSERT_DOUBLE_EQUAL(olc_stats__median_se(3.0, 0), 0.0, 0);
+}
+
+/* The race's tie rule: a lead must exceed the margin and the noise. */
+static void test_clearly_faster(void) {
+  /* Quiet samples (MAD 0.1 us of 100): the 1% margin decides. */
+  CU_ASSERT_TRUE(olc_stats__clearly_faster(98.0, 0.1, 10, 100.0, 0.1, 10, 0.01, 2.0));
+  CU_ASSERT_FALSE(olc_stats__clearly_faster(99.5, 0.1, 10, 100.0, 0.1, 10, 0.01, 2.0));
+  CU_ASSERT_FALSE(olc_stats__clearly_faster(99.0, 0.0, 10, 100.0, 0.0, 10, 0.01, 2.0));
+  CU_ASSERT_FALSE(olc_stats__clearly_faster(101.0, 0.1, 10, 100.0, 0.1, 10, 0.01, 2.0));
+  /* Busy samples (MAD 5 us, 8 runs each: 2 standard errors are 9.3 us):
+   * a 4% lead is noise, a 15% lead is not. */
+  CU_ASSERT_FALSE(olc_stats__clearly_faster(96.0, 5.0, 8, 100.0, 5.0, 8, 0.01, 2.0));
+  CU_ASSERT_TRUE(olc_stats__clearly_faster(85.0, 5.0, 8, 100.0, 5.0, 8, 0.01, 2.0));
+  /* More runs shrink the error: the same 4% lead over 200 runs each. */
+  CU_ASSERT_TRUE(olc_stats__clearly_faster(96.0, 5.0, 200, 100.0, 5.0, 200, 0.01, 2.0));
+  /* One noisy side is enough to doubt the lead. */
+  CU_ASSERT_FALSE(olc_stats__clearly_faster(95.0, 0.1, 8, 100.0, 8.0, 8, 0.01, 2.0));
+}
+
 int main(int argc, char **argv) {
   CU_pSuite s;
   if (CU_initialize_registry() != CUE_SUCCESS)
@@ -63,5 +87,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "median of huge values", test_median_no_overflow);
   CU_add_test(s, "median absolute deviation", test_mad);
   CU_add_test(s, "minimum", test_min);
+  CU_add_test(s, "standard error of a median", test_median_se);
+  CU_add_test(s, "clearly faster", test_clearly_faster);
   return olc_test_run(argc, argv);
 }

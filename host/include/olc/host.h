@@ -35,7 +35,8 @@ typedef enum olc_calibration_strategy {
    * least min_seconds / 16, at least one); 3 finalists, the plugin's
    * first candidate and the fastest, then run interleaved, in turns, until
    * each has min_repetitions runs and their runs add up to min_seconds;
-   * the lowest median wins, the first candidate on a lead under 1%.  The
+   * the lowest median wins, the first candidate on a lead under 1% or
+   * under two standard errors of the two medians (MAD-based).  The
    * default. */
   OLC_STRATEGY_RACE = 0,
   /* Every candidate is timed in full (min_repetitions and min_seconds),

@@ -29,8 +29,11 @@
  * 3. The finalist with the lowest median over all its runs wins; that
  *    median, its MAD and run count are what is saved.  The first
  *    candidate keeps the win unless another beats its median by more
- *    than TIE_MARGIN: calibration never trades the plugin's guess for a
- *    lead that is as likely noise.
+ *    than TIE_MARGIN and by more than TIE_Z standard errors of the
+ *    difference (from both candidates' MADs and run counts): calibration
+ *    never trades the plugin's guess for a lead that is as likely noise,
+ *    on a quiet machine (the margin decides) or a busy one (the spread
+ *    does).
  *
  * The others are reported as abandoned with their screening figures, so
  * explain shows why each lost.  With the default settings the race costs
@@ -47,6 +50,7 @@
 #define FINALISTS 3u
 #define TURNS 4.0
 #define TIE_MARGIN 0.01
+#define TIE_Z 2.0         /* standard errors of the difference of two medians */
 #define FINAL_MIN_RUNS 3u /* before a finalist can be dropped */
 #define NO_ABANDON 1e30
 
@@ -335,10 +339,14 @@ olc_status olc_strategy__race(const olc_strategy_ctx *ctx, size_t *reached, size
         (w == count || ctx->results[i].median_us < ctx->results[w].median_us))
       w = i;
   }
-  /* A challenger must beat the first candidate by more than TIE_MARGIN:
-   * a smaller lead is as likely the machine's noise as a better policy. */
+  /* A challenger must beat the first candidate by more than TIE_MARGIN
+   * and by more than TIE_Z standard errors of the two medians: a smaller
+   * lead is as likely the machine's noise as a better policy. */
   if (w < count && w != 0 && r.lanes[0].state == LANE_FINAL &&
-      ctx->results[w].median_us > ctx->results[0].median_us * (1.0 - TIE_MARGIN))
+      !olc_stats__clearly_faster(ctx->results[w].median_us, ctx->results[w].spread_us,
+                                 ctx->results[w].samples, ctx->results[0].median_us,
+                                 ctx->results[0].spread_us, ctx->results[0].samples, TIE_MARGIN,
+                                 TIE_Z))
     w = 0;
   *winner = w;
   for (i = 0; i < count && w < count; i++) {

@@ -1,6 +1,7 @@
 /* calibrate/stats.c - median, median absolute deviation, minimum. */
 #include "calibrate/stats.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,4 +46,17 @@ double olc_stats__min(const double *values, size_t n) {
     if (values[i] < m)
       m = values[i];
   return m;
+}
+
+double olc_stats__median_se(double mad, size_t n) {
+  if (n == 0)
+    return 0.0;
+  return 1.2533 * 1.4826 * mad / sqrt((double)n);
+}
+
+int olc_stats__clearly_faster(double b_median, double b_mad, size_t b_n, double a_median,
+                              double a_mad, size_t a_n, double margin, double z) {
+  double se_a = olc_stats__median_se(a_mad, a_n), se_b = olc_stats__median_se(b_mad, b_n);
+  double lead = a_median - b_median;
+  return lead > margin * a_median && lead > z * sqrt(se_a * se_a + se_b * se_b);
 }

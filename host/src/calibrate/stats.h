@@ -24,4 +24,17 @@ double olc_stats__mad(const double *values, size_t n, double median, double *scr
 /* Smallest value of values[0..n); 0 when n is 0. */
 double olc_stats__min(const double *values, size_t n);
 
+/* The standard error of the median of n samples whose MAD is mad, for
+ * roughly normal noise: 1.2533 x (1.4826 x mad) / sqrt(n); 0 when n is 0. */
+double olc_stats__median_se(double mad, size_t n);
+
+/*
+ * Whether a sample whose median is b_median (MAD b_mad, b_n runs) is
+ * faster than one whose median is a_median (a_mad, a_n) by more than both
+ * `margin` x a_median and z standard errors of the difference of the two
+ * medians: a lead the samples' own spread cannot explain.
+ */
+int olc_stats__clearly_faster(double b_median, double b_mad, size_t b_n, double a_median,
+                              double a_mad, size_t a_n, double margin, double z);
+
 #endif
