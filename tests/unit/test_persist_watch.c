@@ -272,7 +272,10 @@ static void test_replaced_lock_is_remapped(void) {
   int i;
   fresh();
   memset(&h, 0, sizeof h);
-  h.watch_recheck_ms = 1;
+  /* Long enough that a check right after a settle always falls before
+   * the next recheck, even on a loaded machine (1 ms made the quiet check
+   * below flaky under ASan); the sleeps let it fall due. */
+  h.watch_recheck_ms = 100;
   olc_persist__set_hooks(&h);
   CU_ASSERT_EQUAL_FATAL(write_once(1), OLC_OK);
   CU_ASSERT_EQUAL_FATAL(write_once(1), OLC_OK);
@@ -285,7 +288,7 @@ static void test_replaced_lock_is_remapped(void) {
   CU_ASSERT_EQUAL_FATAL(write_once(1), OLC_OK);
   CU_ASSERT_EQUAL(olc_persist__watch_gen(&w), 4); /* the orphan is frozen */
   /* Once the recheck is due the watch is not quiet and remaps. */
-  usleep(20000);
+  usleep(150000);
   CU_ASSERT_EQUAL(olc_persist__watch_quiet(&w), 0);
   settle_now(&w);
   CU_ASSERT_EQUAL(olc_persist__watch_gen(&w), 2);
@@ -296,7 +299,7 @@ static void test_replaced_lock_is_remapped(void) {
   for (i = 0; i < OLC_PERSIST_WATCH_MAPS + 1; i++) {
     CU_ASSERT_EQUAL_FATAL(unlink(wlock), 0);
     CU_ASSERT_EQUAL_FATAL(write_once(1), OLC_OK);
-    usleep(20000);
+    usleep(150000);
     settle_now(&w);
   }
   CU_ASSERT_EQUAL(olc_persist__watch_gen(&w), OLC_PERSIST_GEN_NONE);
