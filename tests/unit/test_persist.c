@@ -285,6 +285,25 @@ static void test_gc_exact_pattern_and_grace(void) {
   free(victim);
 }
 
+/* A leftover whose timestamp is ahead of the clock (a finer file-system
+ * clock, or a server's) has age 0: removed with grace 0, kept with any
+ * other grace (it is never taken for an old file). */
+static void test_gc_future_timestamp(void) {
+  olc_error err;
+  olc_persist_options o = opts();
+  counter_op op = {1, 0, 0};
+  reset_store("1\n");
+  make_file("store.txt.9.00000000000000aa.tmp", -30);
+  o.tmp_grace_seconds = 60;
+  OLC_ASSERT_OK(olc_persist__update(NULL, NULL, path, &o, counter_transform, &op, &err), &err);
+  CU_ASSERT(exists_in_dir("store.txt.9.00000000000000aa.tmp"));
+  o.tmp_grace_seconds = 0;
+  OLC_ASSERT_OK(olc_persist__update(NULL, NULL, path, &o, counter_transform, &op, &err), &err);
+  CU_ASSERT(!exists_in_dir("store.txt.9.00000000000000aa.tmp"));
+  CU_ASSERT_EQUAL(olc_test_count_tmp(dir), 0);
+  CU_ASSERT_EQUAL(counter_value(), 3);
+}
+
 /* A lock held through another open file description of P.lock conflicts
  * with the writer's OFD lock (and with the classic fallback). */
 static int hold_lock(int classic) {
@@ -394,6 +413,7 @@ int main(int argc, char **argv) {
               test_symlink_never_written_through);
   CU_add_test(s, "a FIFO or directory at P fails, never hangs", test_not_a_regular_file);
   CU_add_test(s, "gc: exact pattern, grace, no symlinks", test_gc_exact_pattern_and_grace);
+  CU_add_test(s, "gc: a timestamp ahead of the clock is age 0", test_gc_future_timestamp);
   CU_add_test(s, "lock timeout (OFD)", test_lock_timeout_ofd);
   CU_add_test(s, "lock timeout (classic fcntl)", test_lock_timeout_classic);
   CU_add_test(s, "infinite timeout takes a free lock", test_lock_forever_waits);

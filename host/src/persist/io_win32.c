@@ -322,7 +322,7 @@ void olc_win__gc(const char *dir, const char *base, uint32_t grace_seconds) {
         ((uint64_t)fd.ftLastWriteTime.dwHighDateTime << 32) | fd.ftLastWriteTime.dwLowDateTime;
     if (entry != NULL && olc_persist__is_tmp_name(entry, base) &&
         !(fd.dwFileAttributes & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT)) &&
-        now >= t && (now - t) / 10000000u >= grace_seconds) {
+        (now > t ? (now - t) / 10000000u : 0u) >= grace_seconds) { /* future: age 0 */
       char *full = olc_win__join(dir, entry);
       wchar_t *wf = full ? olc_win__wide(full) : NULL;
       if (wf != NULL)

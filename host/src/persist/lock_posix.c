@@ -212,7 +212,12 @@ void olc_posix__gc(int dfd, const char *base, uint32_t grace_seconds) {
       continue;
     if (OLC_FS(fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW)) != 0 || !S_ISREG(st.st_mode))
       continue;
-    if (now >= st.st_mtime && (uint64_t)(now - st.st_mtime) >= grace_seconds)
+    /* A timestamp ahead of time() counts as age 0: the file system may
+     * take it from a finer clock than time()'s (a temporary written in
+     * the same second can look a second younger than now), or from a
+     * server's.  So grace 0 removes every leftover, and a future file is
+     * never taken for an old one. */
+    if ((now > st.st_mtime ? (uint64_t)(now - st.st_mtime) : 0u) >= grace_seconds)
       OLC_FS(unlinkat(dfd, e->d_name, 0));
   }
   OLC_FS(closedir(d));
