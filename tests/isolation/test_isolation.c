@@ -36,9 +36,7 @@
 static char *tmp;
 
 typedef struct fixture {
-  olc_config *config;
-  olc_store *store;
-  olc_host *host;
+  olc_test_session s; /* config, store, host */
   olc_loaded_plugin *plugin;
   olc_plugin_kv kv[8];
   olc_plugin_workload w;
@@ -69,9 +67,7 @@ static int suite_teardown(void) {
 
 static void open_fixture_dir(fixture *f, const char *dir, const char *tag,
                              const char *plugin_entries) {
-  char text[2048], *ini;
-  olc_store_options so;
-  olc_host_options ho = OLC_HOST_OPTIONS_INIT;
+  char text[2048];
   const olc_workload_config *wc;
   olc_error err;
   int n;
@@ -85,17 +81,10 @@ static void open_fixture_dir(fixture *f, const char *dir, const char *tag,
                "[plugin.mock_crash]\n%s\n",
                dir, f->store_path, plugin_entries ? plugin_entries : "");
   CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
-  ini = olc_test_path(tmp, "olc.ini");
-  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(ini, text, (size_t)n), 0);
-  OLC_ASSERT_OK(olc_config_load_file(&f->config, ini, &err), &err);
-  free(ini);
-  olc_config_store_options(f->config, &so);
-  OLC_ASSERT_OK(olc_store_open(&f->store, &so, &err), &err);
-  ho.ignore_env = 1;
-  OLC_ASSERT_OK(olc_host_open(&f->host, f->config, f->store, &ho, &err), &err);
-  f->plugin = olc_plugins__find(f->host, "mock_crash");
+  olc_test_session_open(&f->s, tmp, text, (size_t)n);
+  f->plugin = olc_plugins__find(f->s.host, "mock_crash");
   CU_ASSERT_PTR_NOT_NULL_FATAL(f->plugin);
-  wc = olc_config_find_workload(f->config, "mm");
+  wc = olc_config_find_workload(f->s.config, "mm");
   CU_ASSERT_PTR_NOT_NULL_FATAL(wc);
   olc_plugins__workload(&f->w, f->kv, 8, wc);
   OLC_ASSERT_OK(olc_plugins__candidates(&f->list, f->plugin, &f->w, &err), &err);
@@ -110,9 +99,7 @@ static void open_fixture(fixture *f, const char *scenario, const char *plugin_en
 
 static void close_fixture(fixture *f) {
   olc_policy_list__free(&f->list, f->plugin);
-  olc_host_free(f->host);
-  olc_store_free(f->store);
-  olc_config_free(f->config);
+  olc_test_session_close(&f->s);
 }
 
 /* Optional look at the live worker while the session runs. */
@@ -123,11 +110,11 @@ typedef void (*inspect_fn)(fixture *f, long pid);
 static void run_session(fixture *f, int in_process, double timeout_s, outcome *o,
                         inspect_fn inspect) {
   olc_measure_session s;
-  const olc_calibration_settings *cs = olc_config_calibration(f->config);
+  const olc_calibration_settings *cs = olc_config_calibration(f->s.config);
   double best = -1;
   size_t i;
   memset(o, 0, sizeof *o);
-  olc_calibrate__session_init(&s, f->host, f->plugin, &f->w, &f->list, cs, in_process, timeout_s);
+  olc_calibrate__session_init(&s, f->s.host, f->plugin, &f->w, &f->list, cs, in_process, timeout_s);
   for (i = 0; i < f->list.count; i++) {
     olc_measure_params mp;
     olc_error e;
@@ -314,8 +301,8 @@ static void test_isolated_good(void) {
   CU_ASSERT(pid != 0 && o.pid_after[1] == pid && o.pid_after[2] == pid);
   CU_ASSERT(pid != 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH);
   /* What the plugin logged in the worker reached this host's log. */
-  CU_ASSERT(count_log_lines(f.host, "mock_crash: run spin_us=100") > 0);
-  CU_ASSERT_EQUAL(count_log_lines(f.host, "mock_crash: run spin_us=300"), 0);
+  CU_ASSERT(count_log_lines(f.s.host, "mock_crash: run spin_us=100") > 0);
+  CU_ASSERT_EQUAL(count_log_lines(f.s.host, "mock_crash: run spin_us=300"), 0);
   close_fixture(&f);
 }
 
@@ -332,9 +319,9 @@ static void test_warm_up_per_worker(void) {
   static const size_t runs_after[] = {3, 5, 5, 8}; /* warm-up 1 + 2 timed, 2, crash, 1 + 2 */
   size_t step;
   open_fixture(&f, "crash", "candidates = 300,100\nsegv = 300\nlog = 100\n");
-  cs = olc_config_calibration(f.config);
+  cs = olc_config_calibration(f.s.config);
   CU_ASSERT_EQUAL_FATAL(cs->warmup, 1u);
-  olc_calibrate__session_init(&s, f.host, f.plugin, &f.w, &f.list, cs, 0, 5.0);
+  olc_calibrate__session_init(&s, f.s.host, f.plugin, &f.w, &f.list, cs, 0, 5.0);
   for (step = 0; step < 4; step++) {
     olc_measure_params mp = {0, 2, 0.0, 1e6, -1.0, 0};
     olc_measure_result m;
@@ -346,7 +333,7 @@ static void test_warm_up_per_worker(void) {
     if (st == OLC_OK)
       CU_ASSERT_EQUAL(m.samples, 2u);
     olc_measure_result__free(&m);
-    CU_ASSERT_EQUAL(count_log_lines(f.host, line), runs_after[step]);
+    CU_ASSERT_EQUAL(count_log_lines(f.s.host, line), runs_after[step]);
   }
   olc_calibrate__session_end(&s);
   close_fixture(&f);

@@ -90,6 +90,11 @@ static size_t worker_children(long *pids, size_t cap) {
   return n;
 }
 
+static size_t live_workers(void) {
+  long pids[4];
+  return worker_children(pids, 4);
+}
+
 typedef struct watch {
   size_t calls;
   size_t workers_seen; /* progress calls that found a live worker */
@@ -152,6 +157,17 @@ static int policy_is(const unsigned char *p, size_t len, const char *text) {
   return p != NULL && len == strlen(text) && memcmp(p, text, len) == 0;
 }
 
+/* The workload calibrated (its message shown when not). */
+static void expect_ok(const olc_workload_result *r) {
+  if (r->status != OLC_OK)
+    fprintf(stderr, "\n  mm: %s: %s\n", olc_status_name(r->status), r->message);
+  CU_ASSERT_EQUAL(r->status, OLC_OK);
+}
+
+static void expect_selected(const olc_workload_result *r, const char *policy) {
+  CU_ASSERT(r->selected != NULL && policy_is(r->selected->policy, r->selected->policy_len, policy));
+}
+
 static void check(const olc_candidate_result *c, olc_status st, const char *needle) {
   const char *m = c->message != NULL ? c->message : "";
   if (c->status != st || (needle != NULL && strstr(m, needle) == NULL))
@@ -182,9 +198,7 @@ static void test_loop_survives_crashes(void) {
   opt.progress = on_progress;
   opt.progress_payload = &w;
   r = calibrate(&s, &opt, &cal);
-  if (r->status != OLC_OK)
-    fprintf(stderr, "\n  mm: %s: %s\n", olc_status_name(r->status), r->message);
-  CU_ASSERT_EQUAL(r->status, OLC_OK);
+  expect_ok(r);
   CU_ASSERT_PTR_NULL(r->message); /* isolated: no warning */
   CU_ASSERT(r->calibrated_now);
   CU_ASSERT_EQUAL_FATAL(r->candidate_count, 6);
@@ -195,8 +209,7 @@ static void test_loop_survives_crashes(void) {
   check(&r->candidates[4], OLC_E_CRASHED, "exited with status 3");
   check(&r->candidates[5], OLC_OK, NULL);
   CU_ASSERT(policy_is(r->candidates[1].policy, r->candidates[1].policy_len, "spin_us=101"));
-  CU_ASSERT(r->selected != NULL &&
-            policy_is(r->selected->policy, r->selected->policy_len, "spin_us=200"));
+  expect_selected(r, "spin_us=200");
   /* The worker was watched while it ran and knew nothing of the store. */
   CU_ASSERT_EQUAL(w.calls, 7);
   CU_ASSERT(w.workers_seen >= 2);
@@ -221,11 +234,7 @@ static void test_loop_survives_crashes(void) {
                         olc_record_list_get(list, i)->policy_len, "spin_us=200"));
   olc_record_list_free(list);
   olc_store_free(fresh);
-  /* No worker outlives the call. */
-  {
-    long pids[4];
-    CU_ASSERT_EQUAL(worker_children(pids, 4), 0);
-  }
+  CU_ASSERT_EQUAL(live_workers(), 0); /* no worker outlives the call */
 }
 
 /* A finalist that crashes in the race's final (its 4th run: warm-up,
@@ -238,9 +247,7 @@ static void test_crash_in_final(void) {
   const olc_workload_result *r;
   open_session(&s, "final", "candidates = 300,101,200\nsegv = 101\nafter = 4\n");
   r = calibrate(&s, &opt, &cal);
-  if (r->status != OLC_OK)
-    fprintf(stderr, "\n  mm: %s: %s\n", olc_status_name(r->status), r->message);
-  CU_ASSERT_EQUAL(r->status, OLC_OK);
+  expect_ok(r);
   CU_ASSERT_EQUAL_FATAL(r->candidate_count, 3);
   check(&r->candidates[1], OLC_E_CRASHED, "crashed (SIGSEGV)");
   /* It got through its warm-up, its screening run and one turn first. */
@@ -248,14 +255,10 @@ static void test_crash_in_final(void) {
   check(&r->candidates[0], OLC_OK, NULL);
   check(&r->candidates[2], OLC_OK, NULL);
   CU_ASSERT(r->candidates[0].samples >= 3 && r->candidates[2].samples >= 3);
-  CU_ASSERT(r->selected != NULL &&
-            policy_is(r->selected->policy, r->selected->policy_len, "spin_us=200"));
+  expect_selected(r, "spin_us=200");
   olc_calibration_free(cal);
   close_session(&s);
-  {
-    long pids[4];
-    CU_ASSERT_EQUAL(worker_children(pids, 4), 0);
-  }
+  CU_ASSERT_EQUAL(live_workers(), 0); /* no worker outlives the call */
 }
 
 /* All three finalists fail in the final (a run error, SIGSEGV, SIGABRT
@@ -272,9 +275,7 @@ static void test_final_all_fail(void) {
                "candidates = 300,101,102,600,900\nfail = 300\nsegv = 101\nabort = 102\n"
                "after = 3\n");
   r = calibrate(&s, &opt, &cal);
-  if (r->status != OLC_OK)
-    fprintf(stderr, "\n  mm: %s: %s\n", olc_status_name(r->status), r->message);
-  CU_ASSERT_EQUAL(r->status, OLC_OK);
+  expect_ok(r);
   CU_ASSERT_EQUAL_FATAL(r->candidate_count, 5);
   check(&r->candidates[0], OLC_E_PLUGIN, "run failed on purpose");
   check(&r->candidates[1], OLC_E_CRASHED, "crashed (SIGSEGV)");
@@ -282,8 +283,7 @@ static void test_final_all_fail(void) {
   check(&r->candidates[3], OLC_OK, NULL);
   check(&r->candidates[4], OLC_OK, NULL);
   CU_ASSERT(r->candidates[3].samples >= 3 && r->candidates[4].samples >= 3);
-  CU_ASSERT(r->selected != NULL &&
-            policy_is(r->selected->policy, r->selected->policy_len, "spin_us=600"));
+  expect_selected(r, "spin_us=600");
   olc_calibration_free(cal);
   close_session(&s);
 }
@@ -300,11 +300,10 @@ static void test_in_process_option(void) {
   opt.progress = on_progress;
   opt.progress_payload = &w;
   r = calibrate(&s, &opt, &cal);
-  CU_ASSERT_EQUAL(r->status, OLC_OK);
+  expect_ok(r);
   CU_ASSERT_PTR_NULL(r->message);
   CU_ASSERT_EQUAL(r->candidate_count, 3);
-  CU_ASSERT(r->selected != NULL &&
-            policy_is(r->selected->policy, r->selected->policy_len, "spin_us=100"));
+  expect_selected(r, "spin_us=100");
   CU_ASSERT_EQUAL(w.calls, 4);
   CU_ASSERT_EQUAL(w.workers_seen, 0); /* measured here */
   olc_calibration_free(cal);
@@ -322,9 +321,8 @@ static void test_missing_worker_falls_back(void) {
   open_session(&s, "fallback", "candidates = 300,100,200\n");
   r = calibrate(&s, &opt, &cal);
   unsetenv("OLC_WORKER");
-  CU_ASSERT_EQUAL(r->status, OLC_OK);
-  CU_ASSERT(r->selected != NULL &&
-            policy_is(r->selected->policy, r->selected->policy_len, "spin_us=100"));
+  expect_ok(r);
+  expect_selected(r, "spin_us=100");
   CU_ASSERT(r->message != NULL && strstr(r->message, "in-process") != NULL &&
             strstr(r->message, "OLC_WORKER") != NULL);
   olc_calibration_free(cal);
@@ -392,7 +390,7 @@ static void test_final_turn_order(void) {
   unsigned prev = 0, forward = 0, backward = 0, runs = 0;
   open_session(&s, "turns", "candidates = 300,301,302\nlog = all\n");
   r = calibrate(&s, &opt, &cal);
-  CU_ASSERT_EQUAL(r->status, OLC_OK);
+  expect_ok(r);
   for (size_t i = 0; i < olc_plugins__log_count(s.host); i++) {
     char line[256];
     unsigned spin;
