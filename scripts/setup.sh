@@ -145,6 +145,10 @@ fi
 # (a second build) and `olc calibrate` under valgrind memcheck.
 build_preset dev -DOLC_TEST_TSAN=ON -DOLC_TEST_VALGRIND=ON
 test_preset dev
+# Optimizers warn about what -O0 does not see (format truncation, ...):
+# the release presets, tests included, must build with -Werror at -O3 and -O2.
+build_preset release -DBUILD_TESTING=ON
+build_preset release-o2 -DBUILD_TESTING=ON
 if [ "$FUZZ" -eq 1 ]; then
   # libFuzzer targets (clang, fixed seed, about 3 minutes in all); 77 = no clang.
   say "fuzz (bounded runs, fixed seed)"

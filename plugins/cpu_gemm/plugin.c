@@ -425,6 +425,7 @@ static const olc_plugin cg_plugin = {
     cg_prepare,
     cg_unprepare,
     cg_flops,
+    NULL, /* execute */
 };
 
 OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,

@@ -434,6 +434,7 @@ static const olc_plugin egpu_table = {
     egpu_prepare,
     egpu_unprepare,
     egpu_flops,
+    NULL, /* execute */
 };
 
 OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,

@@ -162,8 +162,9 @@ static void test_k1_kill_every_syscall(void) {
     const char *argv[] = {"strace",           "-qq", "-o",  "/dev/null", "-e", trace, "-e", inject,
                           OLC_PERSIST_WRITER, "inc", fpath, "1",         "k",  NULL};
     int state, ok;
-    snprintf(trace, sizeof trace, "trace=%s", calls[i].name);
-    snprintf(inject, sizeof inject, "inject=%s:signal=SIGKILL:when=%d", calls[i].name, calls[i].k);
+    snprintf(trace, sizeof trace, "trace=%.23s", calls[i].name);
+    snprintf(inject, sizeof inject, "inject=%.23s:signal=SIGKILL:when=%d", calls[i].name,
+             calls[i].k);
     dur_run(argv, lsan_off);
     state = file_state();
     ok = (state == 1 || state == 2) && olc_test_count_tmp(fdir) <= 1 && next_writer_ok();
@@ -221,8 +222,8 @@ static void test_fault_every_syscall(void) {
   for (i = 0; i < ncalls; i++) {
     char inject[96], trace[40], status[128];
     int state, ok;
-    snprintf(trace, sizeof trace, "trace=%s", calls[i].name);
-    snprintf(inject, sizeof inject, "inject=%s:error=EIO:when=%d", calls[i].name, calls[i].k);
+    snprintf(trace, sizeof trace, "trace=%.23s", calls[i].name);
+    snprintf(inject, sizeof inject, "inject=%.23s:error=EIO:when=%d", calls[i].name, calls[i].k);
     {
       const char *inj[3] = {inject, NULL, NULL};
       run_once(status, sizeof status, trace, inj);

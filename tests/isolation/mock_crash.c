@@ -310,6 +310,7 @@ static const olc_plugin mock_table = {(uint32_t)sizeof(olc_plugin),
                                       mock_run,
                                       mock_prepare,
                                       NULL,
+                                      NULL,
                                       NULL};
 
 OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,

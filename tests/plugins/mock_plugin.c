@@ -401,7 +401,7 @@ static const char *const mock_operators[] = {"MatMul", "Conv"};
   size, minor, MOCK_ABI_MAJOR, 0, MOCK_NAME, MOCK_VERSION, "mock plugin for the host tests",       \
       mock_operators, MOCK_OPERATOR_COUNT, 0, mock_create, mock_destroy, mock_key,                 \
       mock_candidates, mock_validate, mock_serialize, mock_release, MOCK_RUN, mock_prepare,        \
-      mock_unprepare, mock_flops
+      mock_unprepare, mock_flops, NULL
 
 #if defined(MOCK_NEWER_MINOR)
 /* A plugin built against a future 1.3 header: the table grew by appending. */

@@ -1,5 +1,5 @@
 /*
- * olc/plugin.h - the onnx-light calibration host plugin ABI, version 1.
+ * olc/plugin.h - the onnx-light calibration host plugin ABI, version 1.1.
  *
  * Self-contained C99 (also valid C++); no host header is needed, and a
  * plugin never links the host library: everything it gets from the host
@@ -30,7 +30,9 @@
  * Threading: create/destroy are serialized by the host.  key, candidates,
  * validate, serialize and release_policy may be called concurrently on one
  * instance.  run/prepare/unprepare are never called concurrently on one
- * instance.
+ * instance.  execute (ABI 1.1) must be reentrant: a runtime calls it from
+ * many threads at once on one instance, with the same or different
+ * policies, and concurrently with run.
  *
  * Plugins contain no file-system code: persistence belongs to the host
  * (store_lookup / store_save below).
@@ -46,7 +48,7 @@ extern "C" {
 #endif
 
 #define OLC_PLUGIN_ABI_MAJOR 1u
-#define OLC_PLUGIN_ABI_MINOR 0u
+#define OLC_PLUGIN_ABI_MINOR 1u
 
 /* Name of the one exported symbol. */
 #define OLC_PLUGIN_ENTRY_SYMBOL "olc_plugin_entry"
@@ -177,6 +179,66 @@ typedef struct olc_plugin_host {
                         const olc_plugin_measurement *measurements, uint32_t measurement_count);
 } olc_plugin_host;
 
+/* ------------------------------------------------------------ ABI 1.1 */
+
+/* Element types of a tensor. Append-only. */
+#define OLC_PLUGIN_DTYPE_FLOAT32 1u
+#define OLC_PLUGIN_DTYPE_FLOAT16 2u
+#define OLC_PLUGIN_DTYPE_FLOAT64 3u
+#define OLC_PLUGIN_DTYPE_INT8 4u
+
+/* The most dimensions a tensor description carries. */
+#define OLC_PLUGIN_MAX_RANK 8u
+
+/*
+ * A caller-owned tensor, borrowed for one execute call: the plugin keeps no
+ * pointer to it (or to data) past the call's return.  dims[0..rank-1] are
+ * the sizes, outermost first; strides[i] is the distance in elements
+ * between neighbours along dims[i].  A row-major m x k matrix with leading
+ * dimension lda >= k has rank 2, dims {m, k}, strides {lda, 1}.  The host
+ * checks every description before execute sees it: dims >= 1, strides >= 1,
+ * data not NULL, and the extent (sum of (dims[i] - 1) * strides[i], plus 1)
+ * times the element size representable in int64_t.  Entries past rank are
+ * zero.
+ */
+typedef struct olc_plugin_tensor {
+  uint32_t struct_size;
+  uint32_t abi_minor;
+  uint32_t dtype; /* OLC_PLUGIN_DTYPE_* */
+  uint32_t rank;  /* 1 .. OLC_PLUGIN_MAX_RANK */
+  int64_t dims[OLC_PLUGIN_MAX_RANK];
+  int64_t strides[OLC_PLUGIN_MAX_RANK];
+  void *data;
+} olc_plugin_tensor;
+
+/*
+ * The operands of one execute call, borrowed for the call.
+ *
+ * MatMul (the operator both shipped plugins serve):
+ *   C[m x n] = alpha * A[m x k] * B[k x n] + beta * C
+ * inputs[0] = A (rank 2, dims {m, k}), inputs[1] = B (rank 2, dims {k, n}),
+ * outputs[0] = C (rank 2, dims {m, n}); fp32; row-major: strides[1] == 1
+ * and strides[0] >= dims[1] (the leading dimension).  With beta == 0, C is
+ * not read (NaN or garbage there is overwritten).  The shape may differ
+ * from the workload's (a runtime executes one selected policy on every size
+ * of a bucketed dimension, see key below); a policy must produce the right
+ * result for any shape.  What a plugin does not implement (transposed
+ * operands: strides[1] != 1; batched ones: rank 3; another dtype; operands
+ * that overlap C) is OLC_PLUGIN_E_UNSUPPORTED with a message through
+ * host->set_error, never a wrong result; a description that contradicts
+ * itself (k of A != k of B, C not m x n) is OLC_PLUGIN_E_INVALID.
+ */
+typedef struct olc_plugin_exec_args {
+  uint32_t struct_size;
+  uint32_t abi_minor;
+  const olc_plugin_tensor *inputs;
+  const olc_plugin_tensor *outputs;
+  uint32_t input_count;
+  uint32_t output_count;
+  double alpha; /* scalar attributes; MatMul: 1 and 0 for a plain product */
+  double beta;
+} olc_plugin_exec_args;
+
 /*
  * The plugin's table: static const, valid until the process ends.
  * Required: name, implementation_version, operators, create, destroy, key,
@@ -205,8 +267,20 @@ typedef struct olc_plugin {
   /* Destroys an instance (joins its threads, frees its memory). */
   void (*destroy)(void *instance);
 
-  /* The key of a workload: processor identity, thread count, structure.
-   * OLC_PLUGIN_E_UNSUPPORTED when the workload is not one it serves. */
+  /*
+   * The key of a workload: processor identity, thread count, structure.
+   * OLC_PLUGIN_E_UNSUPPORTED when the workload is not one it serves.
+   *
+   * The structure is the workload's identity: the host composes the model
+   * digest of the exact record from the model's digest and this structure
+   * (olc/host.h), so two workloads share a record exactly when they share
+   * a processor, thread count, model and structure.  A plugin may bucket a
+   * property (report "m" = "129-256" for every m in that range) where its
+   * measurements show that the best policy does not change within the
+   * bucket: a runtime that meets many sizes of one dimension then gets one
+   * record and one measurement per bucket, and executes the bucket's policy
+   * on each actual size.
+   */
   int32_t (*key)(void *instance, const olc_plugin_workload *workload,
                  const olc_plugin_key_sink *sink);
   /* The policies worth measuring for a workload, best guess first. */
@@ -237,6 +311,21 @@ typedef struct olc_plugin {
   void (*unprepare)(void *instance, void *state);
   /* Optional: floating-point operations of one run (for GFLOP/s). */
   int32_t (*flops)(void *instance, const olc_plugin_workload *workload, double *flops);
+
+  /* ---- ABI 1.1 (read only when struct_size covers it) ---- */
+
+  /*
+   * Optional: runs the workload's operator with a policy (from candidates
+   * or validate) on caller-owned operands (see olc_plugin_exec_args),
+   * synchronously.  Reentrant: called from many threads at once on one
+   * instance.  Keeps no pointer to args, its tensors or their data after
+   * returning.  OLC_PLUGIN_OK, OLC_PLUGIN_E_UNSUPPORTED (a variant the
+   * plugin does not implement), OLC_PLUGIN_E_INVALID, OLC_PLUGIN_E_NOMEM or
+   * a failure.  A plugin without execute can be calibrated but not run by a
+   * runtime; the host reports that.
+   */
+  int32_t (*execute)(void *instance, const olc_plugin_workload *workload, const void *policy,
+                     const olc_plugin_exec_args *args);
 } olc_plugin;
 
 /*
@@ -265,6 +354,13 @@ OLC_PLUGIN__ASSERT(plugin_name, offsetof(olc_plugin, name) == 16);
 OLC_PLUGIN__ASSERT(plugin_create, offsetof(olc_plugin, create) == 16 + 4 * sizeof(void *) + 8);
 OLC_PLUGIN__ASSERT(plugin_run, offsetof(olc_plugin, run) == 16 + 11 * sizeof(void *) + 8);
 OLC_PLUGIN__ASSERT(plugin_flops, offsetof(olc_plugin, flops) == 16 + 14 * sizeof(void *) + 8);
+/* ABI 1.1 */
+OLC_PLUGIN__ASSERT(plugin_execute, offsetof(olc_plugin, execute) == 16 + 15 * sizeof(void *) + 8);
+OLC_PLUGIN__ASSERT(tensor_dims, offsetof(olc_plugin_tensor, dims) == 16);
+OLC_PLUGIN__ASSERT(tensor_data, offsetof(olc_plugin_tensor, data) ==
+                                    16 + 2 * OLC_PLUGIN_MAX_RANK * sizeof(int64_t));
+OLC_PLUGIN__ASSERT(exec_inputs, offsetof(olc_plugin_exec_args, inputs) == 8);
+OLC_PLUGIN__ASSERT(exec_alpha, offsetof(olc_plugin_exec_args, alpha) == 8 + 2 * sizeof(void *) + 8);
 
 #ifdef __cplusplus
 }
