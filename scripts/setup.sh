@@ -47,11 +47,16 @@ done
 
 say() { printf '==> %s\n' "$*"; }
 
-# Build and test dependencies (README.md explains each group).
+# What building and running need (the first README command installs only
+# these; CUnit is small and lets the README's plain preset builds, tests
+# included, work; POCL runs example_gpu on a machine without a GPU).
 REQUIRED=(build-essential cmake pkg-config libcunit1-dev libinih-dev libssl-dev
-  ocl-icd-opencl-dev opencl-headers locales)
-OPTIONAL=(ninja-build libsqlite3-dev libopenblas-dev pocl-opencl-icd libclblast-dev clinfo
-  strace fiu-utils libfiu-dev clang g++ mingw-w64 wine valgrind python3)
+  ocl-icd-opencl-dev opencl-headers)
+OPTIONAL=(pocl-opencl-icd)
+# What only the test suite and the benchmarks need (--test adds these).
+TEST_REQUIRED=(locales)
+TEST_OPTIONAL=(ninja-build libsqlite3-dev libopenblas-dev libclblast-dev clinfo
+  strace fiu-utils libfiu-dev clang mingw-w64 wine valgrind python3)
 
 installed() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
@@ -130,8 +135,12 @@ test_preset() {
 }
 
 cd "$ROOT"
+if [ "$MODE" = test ]; then
+  REQUIRED+=("${TEST_REQUIRED[@]}")
+  OPTIONAL+=("${TEST_OPTIONAL[@]}")
+fi
 install_packages
-setup_locale
+[ "$MODE" = test ] && setup_locale
 
 if [ "$MODE" = build ]; then
   # The main job needs the tool, the library and the plugins, not the tests.
