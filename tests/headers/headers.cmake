@@ -1,6 +1,7 @@
 # Every public header (host/include/olc/*.h and plugin-api's olc/plugin.h)
 # compiled alone, twice included, as C99 -pedantic-errors -Werror and as
-# C++11.  The compilers are driven from a script at test time, so that the
+# C++11; the C++ headers (olc/*.hpp) alone as C++17 with the same warnings
+# (test_headers_cxx).  The compilers are driven from a script at test time, so that the
 # project itself needs no C++ language; a machine without a C++ compiler
 # reports the C++ half as skipped.
 set(OLC_HEADER_SCRIPT ${PROJECT_SOURCE_DIR}/cmake/OlcCheckHeaders.cmake)

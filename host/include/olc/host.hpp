@@ -1,0 +1,463 @@
+/*
+ * olc/host.hpp - the plugin host in C++: configuration, plugin loading with
+ * its load report, the calibrate-and-select loop and explain.
+ *
+ * Header-only C++17 over olc/host.h, in namespace onnx_light, in the style
+ * of olc/store.hpp (which it includes):
+ *
+ *   auto config = HostConfig::FromFile("olc.ini");      // or HostConfig::Default()
+ *   CalibrationProfileStore store(config.StoreOptions());
+ *   Host host(config, store);
+ *   for (const auto &w : host.Calibrate())
+ *     if (w.selection) use(w.selection->policy);
+ *
+ * Errors: failures throw onnx_light::Error (olc/error.hpp) with the C
+ * call's status and message.  A workload that fails inside Calibrate is not
+ * thrown: its WorkloadResult carries the status, as in the C API.
+ *
+ * Ownership: HostConfig owns its olc_config and Host its olc_host
+ * (move-only; the destructors free them).  A Host borrows the config's and
+ * the store's C handles: the HostConfig and the CalibrationProfileStore
+ * must outlive it (moving them is fine; their handles do not change).
+ * Results are copies owned by the caller.
+ *
+ * Thread safety: a HostConfig is immutable and may be read from many
+ * threads.  A Host is used from one thread at a time (olc/host.h).
+ */
+#ifndef OLC_HOST_HPP
+#define OLC_HOST_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "olc/error.hpp"
+#include "olc/host.h"
+#include "olc/store.hpp"
+
+namespace onnx_light {
+
+/* One [workload.NAME] section (a copy). */
+struct WorkloadConfig {
+  std::string name;
+  std::string backend;
+  std::string operator_name;
+  std::string model_digest;                /* as olc_workload_config documents it; never empty */
+  CalibrationProfileProperties properties; /* in file order */
+  std::uint32_t line = 0;                  /* of the section header */
+};
+
+/* One [plugin.NAME] section (a copy). */
+struct PluginConfig {
+  std::string name;
+  bool enabled = true;
+  bool critical = false;
+  CalibrationProfileProperties entries; /* every key = value */
+};
+
+namespace detail {
+struct ConfigFree {
+  void operator()(olc_config *c) const noexcept { olc_config_free(c); }
+};
+struct HostFree {
+  void operator()(olc_host *h) const noexcept { olc_host_free(h); }
+};
+struct CalibrationFree {
+  void operator()(olc_calibration *c) const noexcept { olc_calibration_free(c); }
+};
+
+inline CalibrationProfileProperties ToProperties(const olc_property *p, std::size_t n) {
+  CalibrationProfileProperties out;
+  out.reserve(n);
+  for (std::size_t i = 0; i < n; i++)
+    out.push_back({Str(p[i].name), Str(p[i].value)});
+  return out;
+}
+
+inline WorkloadConfig ToWorkload(const olc_workload_config &w) {
+  WorkloadConfig out;
+  out.name = Str(w.name);
+  out.backend = Str(w.backend);
+  out.operator_name = Str(w.operator_name);
+  out.model_digest = Str(w.model_digest);
+  out.properties = ToProperties(w.properties, w.property_count);
+  out.line = w.line;
+  return out;
+}
+} // namespace detail
+
+/*
+ * A configuration: an ini file (olc_config_load_file), ini text or the
+ * embedded default.  The loaders throw Error: OLC_E_CONFIG (message
+ * "FILE:LINE: ...", detail().line set), OLC_E_IO, OLC_E_NOMEM.
+ */
+class HostConfig {
+public:
+  static HostConfig FromFile(const std::string &path) {
+    olc_config *raw = nullptr;
+    olc_error err = detail::NewError();
+    detail::Check(olc_config_load_file(&raw, detail::CString(path, "config: path"), &err), err);
+    return HostConfig(raw);
+  }
+  /* name is used in messages; base_dir resolves relative paths (empty:
+   * the current directory). */
+  static HostConfig FromString(std::string_view text, const std::string &name = "<string>",
+                               const std::string &base_dir = std::string()) {
+    olc_config *raw = nullptr;
+    olc_error err = detail::NewError();
+    const char *base = base_dir.empty() ? nullptr : detail::CString(base_dir, "config: base_dir");
+    detail::Check(olc_config_load_string(&raw, text.data(), text.size(),
+                                         detail::CString(name, "config: name"), base, &err),
+                  err);
+    return HostConfig(raw);
+  }
+  static HostConfig Default() {
+    olc_config *raw = nullptr;
+    olc_error err = detail::NewError();
+    detail::Check(olc_config_load_default(&raw, &err), err);
+    return HostConfig(raw);
+  }
+
+  /* "<embedded default>" or the file's path. */
+  std::string Source() const { return detail::Str(olc_config_source(Get())); }
+  std::vector<std::string> PluginDirs() const {
+    std::vector<std::string> out;
+    for (std::size_t i = 0, n = olc_config_plugin_dir_count(Get()); i < n; i++)
+      out.push_back(detail::Str(olc_config_plugin_dir(Get(), i)));
+    return out;
+  }
+  /* The effective thread count (threads = 0: the CPUs this process may use). */
+  std::uint32_t Threads() const { return olc_config_threads(Get()); }
+  /* The [store] section as store options (path empty: the default path). */
+  CalibrationProfileStoreOptions StoreOptions() const {
+    olc_store_options o = OLC_STORE_OPTIONS_INIT;
+    olc_config_store_options(Get(), &o);
+    CalibrationProfileStoreOptions out;
+    out.path = detail::Str(o.path);
+    out.persistence_enabled = o.persistence_enabled != 0;
+    out.lock_timeout_ms = o.lock_timeout_ms;
+    out.check_for_changes = o.check_for_changes != 0;
+    out.tmp_grace_seconds = o.tmp_grace_seconds;
+    out.file_mode = o.file_mode;
+    out.max_file_size = o.max_file_size;
+    return out;
+  }
+  bool ForcePortable() const { return olc_config_force_portable(Get()) != 0; }
+  /* The [calibration] settings (a copy of the C struct). */
+  olc_calibration_settings Calibration() const { return *olc_config_calibration(Get()); }
+  std::vector<WorkloadConfig> Workloads() const {
+    std::vector<WorkloadConfig> out;
+    for (std::size_t i = 0, n = olc_config_workload_count(Get()); i < n; i++)
+      out.push_back(detail::ToWorkload(*olc_config_workload(Get(), i)));
+    return out;
+  }
+  std::optional<WorkloadConfig> FindWorkload(const std::string &name) const {
+    const olc_workload_config *w =
+        olc_config_find_workload(Get(), detail::CString(name, "workload name"));
+    if (w == nullptr)
+      return std::nullopt;
+    return detail::ToWorkload(*w);
+  }
+  /* The [plugin.NAME] section, if the file has one. */
+  std::optional<PluginConfig> Plugin(const std::string &name) const {
+    const olc_plugin_config *p = olc_config_plugin(Get(), detail::CString(name, "plugin name"));
+    if (p == nullptr)
+      return std::nullopt;
+    PluginConfig out;
+    out.name = detail::Str(p->name);
+    out.enabled = p->enabled != 0;
+    out.critical = p->critical != 0;
+    out.entries = detail::ToProperties(p->entries, p->entry_count);
+    return out;
+  }
+
+  /* The C handle (owned by this object). */
+  const olc_config *NativeHandle() const noexcept { return config_.get(); }
+
+private:
+  explicit HostConfig(olc_config *config) : config_(config) {}
+  const olc_config *Get() const {
+    if (!config_)
+      throw Error(OLC_E_INVALID, "config: used after it was moved from");
+    return config_.get();
+  }
+  std::unique_ptr<olc_config, detail::ConfigFree> config_;
+};
+
+/* Options of Host (olc_host_options). */
+struct HostOptions {
+  bool allow_insecure_plugins = false; /* load files/dirs writable by other users */
+  bool ignore_env = false;             /* do not read OLC_PLUGIN_PATH */
+};
+
+/* One line of the load report (a copy of olc_load_entry). */
+struct PluginLoadEntry {
+  std::string path;
+  std::string plugin_name; /* empty when not known */
+  std::string plugin_version;
+  olc_load_stage stage = OLC_LOAD_LOADED;
+  std::string stage_name; /* "loaded", "open", ... */
+  olc_status status = OLC_OK;
+  std::int32_t plugin_status = 0;
+  bool unavailable = false;
+  std::string message;
+  bool loaded() const noexcept { return stage == OLC_LOAD_LOADED; }
+};
+
+/* A progress report of Calibrate (olc_progress_fn): workload i of n,
+ * candidate j of m, the best median so far in us (< 0: none yet). */
+struct CalibrationProgress {
+  std::string_view workload;
+  std::size_t workload_index = 0;
+  std::size_t workload_count = 0;
+  std::size_t candidate_index = 0;
+  std::size_t candidate_count = 0;
+  double best_us = -1.0;
+};
+
+/* Options of Calibrate (olc_calibrate_options). */
+struct CalibrateOptions {
+  std::vector<std::string> workloads; /* empty: every configured workload */
+  bool recalibrate = false;           /* measure even when the store has a selection */
+  bool force_portable = false;        /* in addition to the config's setting */
+  bool select_only = false;           /* never measure (olc select) */
+  bool in_process = false;            /* measure here instead of in olc-worker */
+  double run_timeout_seconds = 0.0;   /* one run's limit in the worker; 0: automatic */
+  /* Called on the calling thread; an exception it throws stops further
+   * reports and is rethrown when Calibrate returns. */
+  std::function<void(const CalibrationProgress &)> progress;
+};
+
+/* One measured candidate (a copy of olc_candidate_result). */
+struct CandidateResult {
+  std::string policy; /* serialized */
+  double median_us = 0.0;
+  double spread_us = 0.0;
+  std::uint32_t samples = 0;
+  bool abandoned = false;
+  olc_status status = OLC_OK;
+  std::string message;
+};
+
+/* The outcome for one workload (a copy of olc_workload_result).
+ * selection: the selected profile, if any, and the final lookup's
+ * rejections. */
+struct WorkloadResult {
+  std::string workload;
+  std::string backend;
+  std::string operator_name;
+  olc_status status = OLC_OK; /* OLC_OK, OLC_E_NOT_FOUND (nothing selected), ... */
+  std::string message;        /* why, or a warning; may be empty */
+  bool calibrated_now = false;
+  CalibrationProfileSelection selection;
+  std::vector<CandidateResult> candidates; /* measured now, in order */
+  double seconds = 0.0;
+  bool ok() const noexcept { return status == OLC_OK; }
+};
+
+namespace detail {
+inline WorkloadResult ToWorkloadResult(const olc_workload_result &r) {
+  WorkloadResult out;
+  out.workload = Str(r.workload);
+  out.backend = Str(r.backend);
+  out.operator_name = Str(r.operator_name);
+  out.status = r.status;
+  out.message = Str(r.message);
+  out.calibrated_now = r.calibrated_now != 0;
+  out.selection = ToSelection(r.lookup);
+  out.selection.selected.reset();
+  if (r.selected != nullptr)
+    out.selection.selected = ToProfile(*r.selected);
+  for (std::size_t i = 0; i < r.candidate_count; i++) {
+    const olc_candidate_result &c = r.candidates[i];
+    CandidateResult cr;
+    if (c.policy_len > 0)
+      cr.policy.assign(reinterpret_cast<const char *>(c.policy), c.policy_len);
+    cr.median_us = c.median_us;
+    cr.spread_us = c.spread_us;
+    cr.samples = c.samples;
+    cr.abandoned = c.abandoned != 0;
+    cr.status = c.status;
+    cr.message = Str(c.message);
+    out.candidates.push_back(std::move(cr));
+  }
+  out.seconds = r.seconds;
+  return out;
+}
+
+/* The C progress callback over CalibrateOptions::progress. */
+struct ProgressCall {
+  const std::function<void(const CalibrationProgress &)> *fn = nullptr;
+  std::exception_ptr error;
+  static void Call(void *payload, const char *workload, std::size_t wi, std::size_t wn,
+                   std::size_t ci, std::size_t cn, double best_us) noexcept {
+    auto *self = static_cast<ProgressCall *>(payload);
+    if (self->error)
+      return;
+    try {
+      CalibrationProgress p;
+      p.workload = workload != nullptr ? std::string_view(workload) : std::string_view();
+      p.workload_index = wi;
+      p.workload_count = wn;
+      p.candidate_index = ci;
+      p.candidate_count = cn;
+      p.best_us = best_us;
+      (*self->fn)(p);
+    } catch (...) {
+      self->error = std::current_exception();
+    }
+  }
+};
+
+/* The C prune report over a C++ callback. */
+struct PruneCall {
+  const std::function<void(const CalibrationProfile &, std::string_view)> *fn = nullptr;
+  std::exception_ptr error;
+  static void Call(void *payload, const olc_record *record, const char *why) noexcept {
+    auto *self = static_cast<PruneCall *>(payload);
+    if (self->error || record == nullptr)
+      return;
+    try {
+      (*self->fn)(ToProfile(*record), why != nullptr ? std::string_view(why) : std::string_view());
+    } catch (...) {
+      self->error = std::current_exception();
+    }
+  }
+};
+} // namespace detail
+
+/*
+ * The plugin host: loads every plugin of the configured directories (and
+ * OLC_PLUGIN_PATH unless ignore_env) and creates one instance of each.
+ * Files that fail are skipped and listed in LoadReport(); the constructor
+ * throws Error (OLC_E_PLUGIN) only when a plugin marked critical fails, and
+ * OLC_E_INVALID, OLC_E_NOMEM.
+ */
+class Host {
+public:
+  Host(const HostConfig &config, CalibrationProfileStore &store,
+       const HostOptions &options = HostOptions()) {
+    olc_host_options o = OLC_HOST_OPTIONS_INIT;
+    o.allow_insecure_plugins = options.allow_insecure_plugins ? 1 : 0;
+    o.ignore_env = options.ignore_env ? 1 : 0;
+    if (config.NativeHandle() == nullptr || store.NativeHandle() == nullptr)
+      throw Error(OLC_E_INVALID, "host: config or store was moved from");
+    olc_host *raw = nullptr;
+    olc_error err = detail::NewError();
+    olc_status st = olc_host_open(&raw, config.NativeHandle(), store.NativeHandle(), &o, &err);
+    host_.reset(raw);
+    detail::Check(st, err);
+  }
+
+  /* Every plugin file, loaded or skipped, in load order. */
+  std::vector<PluginLoadEntry> LoadReport() const {
+    std::vector<PluginLoadEntry> out;
+    for (std::size_t i = 0, n = olc_host_report_count(Get()); i < n; i++) {
+      const olc_load_entry *e = olc_host_report(Get(), i);
+      PluginLoadEntry p;
+      p.path = detail::Str(e->path);
+      p.plugin_name = detail::Str(e->plugin_name);
+      p.plugin_version = detail::Str(e->plugin_version);
+      p.stage = e->stage;
+      p.stage_name = detail::Str(olc_load_stage_str(e->stage));
+      p.status = e->status;
+      p.plugin_status = e->plugin_status;
+      p.unavailable = e->unavailable != 0;
+      p.message = detail::Str(e->message);
+      out.push_back(std::move(p));
+    }
+    return out;
+  }
+
+  /*
+   * The calibrate-and-select loop (olc_host_calibrate): one result per
+   * workload, in order; a failing workload does not stop the others.
+   * Throws Error: OLC_E_NOT_FOUND (an unknown workload name),
+   * OLC_E_INVALID, OLC_E_NOMEM; or rethrows what progress threw.
+   */
+  std::vector<WorkloadResult> Calibrate(const CalibrateOptions &options = CalibrateOptions()) {
+    std::vector<const char *> names;
+    for (const auto &n : options.workloads)
+      names.push_back(detail::CString(n, "workload name"));
+    olc_calibrate_options o = OLC_CALIBRATE_OPTIONS_INIT;
+    o.workloads = names.empty() ? nullptr : names.data();
+    o.workload_count = names.size();
+    o.recalibrate = options.recalibrate ? 1 : 0;
+    o.force_portable = options.force_portable ? 1 : 0;
+    o.select_only = options.select_only ? 1 : 0;
+    o.in_process = options.in_process ? 1 : 0;
+    o.run_timeout_seconds = options.run_timeout_seconds;
+    detail::ProgressCall progress;
+    if (options.progress) {
+      progress.fn = &options.progress;
+      o.progress = &detail::ProgressCall::Call;
+      o.progress_payload = &progress;
+    }
+    olc_calibration *raw = nullptr;
+    olc_error err = detail::NewError();
+    olc_status st = olc_host_calibrate(&raw, Get(), &o, &err);
+    std::unique_ptr<olc_calibration, detail::CalibrationFree> cal(raw);
+    if (progress.error)
+      std::rethrow_exception(progress.error);
+    detail::Check(st, err);
+    std::vector<WorkloadResult> out;
+    for (std::size_t i = 0, n = olc_calibration_count(cal.get()); i < n; i++)
+      out.push_back(detail::ToWorkloadResult(*olc_calibration_get(cal.get(), i)));
+    return out;
+  }
+
+  /* Every record of the workload's backend and operator, validated by its
+   * plugin (olc_host_explain).  Throws Error: OLC_E_NOT_FOUND (no such
+   * workload), OLC_E_UNAVAILABLE (its plugin is missing), OLC_E_INVALID,
+   * OLC_E_NOMEM. */
+  CalibrationProfileSelection Explain(const std::string &workload) {
+    olc_lookup_result *raw = nullptr;
+    olc_error err = detail::NewError();
+    olc_status st = olc_host_explain(&raw, Get(), detail::CString(workload, "workload name"), &err);
+    detail::LookupResultPtr result(raw);
+    if (!(st == OLC_E_NOT_FOUND && raw != nullptr))
+      detail::Check(st, err);
+    return detail::ToSelection(result.get());
+  }
+
+  /* Removes calibrated records a loaded plugin rejects as outdated or
+   * invalid (never overrides; olc_host_prune); report, when set, sees each
+   * one (dry_run: would be removed).  Returns the count.  Throws Error with
+   * the write failure, or rethrows what report threw. */
+  std::size_t
+  Prune(bool dry_run = false,
+        const std::function<void(const CalibrationProfile &, std::string_view why)> &report = {}) {
+    detail::PruneCall call;
+    call.fn = &report;
+    std::size_t removed = 0;
+    olc_error err = detail::NewError();
+    olc_status st = olc_host_prune(
+        Get(), dry_run ? 1 : 0, report ? &detail::PruneCall::Call : nullptr, &call, &removed, &err);
+    if (call.error)
+      std::rethrow_exception(call.error);
+    detail::Check(st, err);
+    return removed;
+  }
+
+  /* The C handle (owned by this object), for what has no C++ form yet. */
+  olc_host *NativeHandle() const noexcept { return host_.get(); }
+
+private:
+  olc_host *Get() const {
+    if (!host_)
+      throw Error(OLC_E_INVALID, "host: used after it was moved from");
+    return host_.get();
+  }
+  std::unique_ptr<olc_host, detail::HostFree> host_;
+};
+
+} // namespace onnx_light
+
+#endif /* OLC_HOST_HPP */
