@@ -1,10 +1,16 @@
-# cmake -DBUILD_DIR=... -DPROJECT_DIR=... -DWORK=... -DC_COMPILER=...
-#       -DGENERATOR=... [-DCONFIG=...] [-DSANITIZE=ON] -P OlcPackageTest.cmake
+# cmake -DSTEP=install|consumer -DBUILD_DIR=... -DPREFIX=... -DWORK=...
+#       -DC_COMPILER=... -DGENERATOR=... [-DCONFIG=...] [-DSANITIZE=ON]
+#       [-DTSAN=ON] [-DPROJECT_DIR=...] -P OlcPackageTest.cmake
 #
-# The install/package test: `cmake --install`, the prefix moved to
-# WORK/prefix, then the
-# consumer project in PROJECT_DIR is built with find_package(olc) and its
-# main.c with `pkg-config --cflags --libs olc`; every binary must run.
+# The install/package test (tests/package/package.cmake).
+#   STEP=install   `cmake --install` into WORK, then the prefix moved to
+#                  PREFIX (the package, the .pc files and the tool's RPATH
+#                  must all be relocatable); checks what the install holds.
+#   STEP=consumer  the C consumer project in PROJECT_DIR built against
+#                  PREFIX with find_package(olc) (shared and static) and its
+#                  main.c with `pkg-config --cflags --libs olc`; every binary
+#                  must run.
+cmake_minimum_required(VERSION 3.25) # policies of 3.25 (CMP0054: quoted strings stay strings)
 function(run what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   if(NOT rc EQUAL 0)
@@ -14,35 +20,6 @@ function(run what)
   set(run_output "${out}" PARENT_SCOPE)
 endfunction()
 
-set(prefix ${WORK}/prefix)
-file(REMOVE_RECURSE ${WORK})
-file(MAKE_DIRECTORY ${WORK})
-
-set(config_args)
-if(CONFIG)
-  set(config_args --config ${CONFIG})
-endif()
-run("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK}/installed ${config_args})
-# Everything below uses the prefix after a move: the package, the .pc file
-# and the tool's RPATH must all be relocatable.
-file(RENAME ${WORK}/installed ${prefix})
-
-# What the install must contain.
-file(GLOB_RECURSE pc_files ${prefix}/*/olc.pc)
-file(GLOB_RECURSE config_files ${prefix}/*/olcConfig.cmake)
-foreach(f include/olc/olc.h include/olc/store.h include/olc/error.h include/olc/plugin.h
-          bin/olc share/man/man1/olc.1)
-  if(NOT EXISTS ${prefix}/${f})
-    message(FATAL_ERROR "the install lacks ${f}")
-  endif()
-endforeach()
-if(NOT pc_files OR NOT config_files)
-  message(FATAL_ERROR "the install lacks olc.pc or olcConfig.cmake")
-endif()
-list(GET pc_files 0 pc_file)
-get_filename_component(pc_dir ${pc_file} DIRECTORY)
-get_filename_component(libdir ${pc_dir} DIRECTORY)
-
 # Sanitized libraries need the sanitizer runtime in the consumer too.
 set(cflags "")
 if(SANITIZE)
@@ -51,8 +28,45 @@ elseif(TSAN)
   set(cflags "-fsanitize=thread")
 endif()
 
-# The installed tool runs from the prefix (its RPATH finds libolc).
-run("installed olc --version" ${prefix}/bin/olc --version)
+if(STEP STREQUAL "install")
+  file(REMOVE_RECURSE ${WORK} ${PREFIX})
+  file(MAKE_DIRECTORY ${WORK})
+  set(config_args)
+  if(CONFIG)
+    set(config_args --config ${CONFIG})
+  endif()
+  run("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK}/installed ${config_args})
+  file(RENAME ${WORK}/installed ${PREFIX})
+  foreach(f include/olc/olc.h include/olc/store.h include/olc/error.h include/olc/plugin.h
+            include/olc/store.hpp include/olc/host.hpp include/olc/error.hpp
+            share/onnx-light/plugin_template/CMakeLists.txt
+            share/onnx-light/plugin_template/template_matmul.c
+            share/onnx-light/plugin_template/PLUGIN-API.md bin/olc share/man/man1/olc.1)
+    if(NOT EXISTS ${PREFIX}/${f})
+      message(FATAL_ERROR "the install lacks ${f}")
+    endif()
+  endforeach()
+  file(GLOB_RECURSE pc_files ${PREFIX}/*/olc.pc ${PREFIX}/*/olc-plugin-api.pc)
+  file(GLOB_RECURSE config_files ${PREFIX}/*/olcConfig.cmake)
+  list(LENGTH pc_files pc_count)
+  if(NOT pc_count EQUAL 2 OR NOT config_files)
+    message(FATAL_ERROR "the install lacks olc.pc, olc-plugin-api.pc or olcConfig.cmake")
+  endif()
+  # The installed tool runs from the moved prefix (its RPATH finds libolc).
+  run("installed olc --version" ${PREFIX}/bin/olc --version)
+  message(STATUS "package installed in ${PREFIX}")
+  return()
+endif()
+
+if(NOT STEP STREQUAL "consumer")
+  message(FATAL_ERROR "STEP must be install or consumer, not '${STEP}'")
+endif()
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+file(GLOB_RECURSE pc_files ${PREFIX}/*/olc.pc)
+list(GET pc_files 0 pc_file)
+get_filename_component(pc_dir ${pc_file} DIRECTORY)
+get_filename_component(libdir ${pc_dir} DIRECTORY)
 
 # 1. find_package(olc), shared and static.
 set(gen_args)
@@ -60,7 +74,7 @@ if(GENERATOR)
   set(gen_args -G ${GENERATOR})
 endif()
 run("configure consumer" ${CMAKE_COMMAND} -S ${PROJECT_DIR} -B ${WORK}/build ${gen_args}
-    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_C_COMPILER=${C_COMPILER}
+    -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_C_COMPILER=${C_COMPILER}
     -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS=${cflags}"
     "-DCMAKE_EXE_LINKER_FLAGS=${cflags}")
 run("build consumer" ${CMAKE_COMMAND} --build ${WORK}/build)
