@@ -1,0 +1,159 @@
+/*
+ * tests/cpp/test_host_hpp.cpp - olc/host.hpp: HostConfig, Host, Calibrate,
+ * Explain and Prune over the deterministic mock plugin (tests/plugins,
+ * mock_det: candidates spin_us=400, 100, 200, 800), through the C++ surface
+ * only.
+ */
+#include <olc/host.hpp>
+
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+extern "C" {
+#include "test_support.h"
+}
+
+using namespace onnx_light;
+
+static_assert(!std::is_copy_constructible_v<Host>, "a host handle is unique");
+static_assert(std::is_nothrow_move_constructible_v<Host>, "movable");
+static_assert(!std::is_copy_constructible_v<HostConfig>, "a config handle is unique");
+
+namespace {
+
+std::string ini() {
+  return std::string("[host]\nplugin_dirs = ") + OLC_MOCK_PLUGIN_DIR_GOOD +
+         "\nthreads = 1\n\n[store]\npersistence = false\n\n"
+         "[calibration]\nwarmup = 1\nmin_repetitions = 3\nmin_seconds = 0.001\n"
+         "max_seconds_per_workload = 10\n\n"
+         "[workload.w1]\nbackend = mock_det\noperator = MatMul\nm = 2\nn = 3\nk = 4\n\n"
+         "[workload.w2]\nbackend = mock_det\noperator = MatMul\nm = 5\nn = 3\nk = 4\n";
+}
+
+void test_config() {
+  HostConfig config = HostConfig::FromString(ini(), "test.ini");
+  CU_ASSERT(config.Source() == "test.ini");
+  CU_ASSERT_EQUAL(config.Threads(), 1u);
+  CU_ASSERT(!config.StoreOptions().persistence_enabled);
+  CU_ASSERT(config.PluginDirs().size() == 1u && config.PluginDirs()[0] == OLC_MOCK_PLUGIN_DIR_GOOD);
+  CU_ASSERT_EQUAL(config.Calibration().min_repetitions, 3u);
+  auto workloads = config.Workloads();
+  CU_ASSERT_EQUAL_FATAL(workloads.size(), 2u);
+  CU_ASSERT(workloads[0].name == "w1" && workloads[0].backend == "mock_det");
+  CU_ASSERT(workloads[0].properties.size() == 3u && workloads[0].properties[0].name == "m");
+  CU_ASSERT(config.FindWorkload("w2").has_value());
+  CU_ASSERT(!config.FindWorkload("w3").has_value());
+  CU_ASSERT(!config.Plugin("mock_det").has_value());
+  try {
+    (void)HostConfig::FromString("[host]\nthreads = 1\nbogus = 2\n", "bad.ini");
+    CU_FAIL("a bad config loaded");
+  } catch (const Error &e) {
+    CU_ASSERT_EQUAL(e.status(), OLC_E_CONFIG);
+    CU_ASSERT_EQUAL(e.detail().line, 3u);
+    CU_ASSERT(std::string(e.what()).find("bad.ini") != std::string::npos);
+  }
+}
+
+void test_calibrate() {
+  HostConfig config = HostConfig::FromString(ini(), "test.ini");
+  CalibrationProfileStore store(config.StoreOptions());
+  HostOptions ho;
+  ho.ignore_env = true;
+  Host host(config, store, ho);
+  auto report = host.LoadReport();
+  CU_ASSERT_EQUAL_FATAL(report.size(), 1u);
+  CU_ASSERT(report[0].loaded() && report[0].plugin_name == "mock_det");
+  CU_ASSERT(report[0].stage_name == "loaded");
+
+  CalibrateOptions o;
+  o.in_process = true;
+  o.workloads = {"w1"};
+  int reports = 0;
+  o.progress = [&](const CalibrationProgress &p) {
+    reports++;
+    CU_ASSERT(p.workload == "w1");
+  };
+  auto results = host.Calibrate(o);
+  CU_ASSERT_EQUAL_FATAL(results.size(), 1u);
+  const WorkloadResult &r = results[0];
+  CU_ASSERT(r.ok() && r.calibrated_now && r.workload == "w1");
+  CU_ASSERT(reports > 0);
+  CU_ASSERT_EQUAL(r.candidates.size(), 4u);
+  CU_ASSERT_FATAL(r.selection.has_value());
+  CU_ASSERT(r.selection->policy == "spin_us=100"); /* the fastest, not the first */
+  CU_ASSERT(r.selection->FindMeasurement("median_latency") != nullptr);
+
+  /* Again: from the store, nothing measured. */
+  o.progress = nullptr;
+  results = host.Calibrate(o);
+  CU_ASSERT_EQUAL_FATAL(results.size(), 1u);
+  CU_ASSERT(!results[0].calibrated_now && results[0].candidates.empty());
+  CU_ASSERT(results[0].selection.has_value() && results[0].selection->policy == "spin_us=100");
+
+  CalibrationProfileSelection e = host.Explain("w1");
+  CU_ASSERT(e.has_value() && e->policy == "spin_us=100");
+  try {
+    (void)host.Explain("nope");
+    CU_FAIL("explained an unknown workload");
+  } catch (const Error &err) {
+    CU_ASSERT_EQUAL(err.status(), OLC_E_NOT_FOUND);
+  }
+  o.workloads = {"nope"};
+  try {
+    (void)host.Calibrate(o);
+    CU_FAIL("calibrated an unknown workload");
+  } catch (const Error &err) {
+    CU_ASSERT_EQUAL(err.status(), OLC_E_NOT_FOUND);
+  }
+  int pruned = 0;
+  CU_ASSERT_EQUAL(host.Prune(true, [&](const CalibrationProfile &, std::string_view) { pruned++; }),
+                  0u);
+  CU_ASSERT_EQUAL(pruned, 0);
+
+  /* A select-only run of w2: nothing stored, nothing selected, no throw. */
+  o.workloads = {"w2"};
+  o.select_only = true;
+  results = host.Calibrate(o);
+  CU_ASSERT_EQUAL_FATAL(results.size(), 1u);
+  CU_ASSERT(!results[0].selection.has_value() && !results[0].calibrated_now);
+  CU_ASSERT_EQUAL(results[0].status, OLC_E_NOT_FOUND);
+}
+
+void test_progress_throws() {
+  HostConfig config = HostConfig::FromString(ini(), "test.ini");
+  CalibrationProfileStore store(config.StoreOptions());
+  HostOptions ho;
+  ho.ignore_env = true;
+  Host host(config, store, ho);
+  Host moved(std::move(host)); /* the C handle moves with it */
+  CU_ASSERT(host.NativeHandle() == nullptr && moved.NativeHandle() != nullptr);
+  CalibrateOptions o;
+  o.in_process = true;
+  int calls = 0;
+  o.progress = [&](const CalibrationProgress &) {
+    calls++;
+    throw std::runtime_error("stop reporting");
+  };
+  try {
+    (void)moved.Calibrate(o);
+    CU_FAIL("the progress callback's exception was lost");
+  } catch (const std::runtime_error &e) {
+    CU_ASSERT_STRING_EQUAL(e.what(), "stop reporting");
+  }
+  CU_ASSERT_EQUAL(calls, 1); /* no report after the first threw */
+  /* The loop ran to its end all the same: both workloads are stored. */
+  CU_ASSERT_EQUAL(store.List().size(), 4u);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (CU_initialize_registry() != CUE_SUCCESS)
+    return 1;
+  CU_pSuite s = CU_add_suite("host_hpp", nullptr, nullptr);
+  CU_add_test(s, "config", test_config);
+  CU_add_test(s, "calibrate", test_calibrate);
+  CU_add_test(s, "progress_throws", test_progress_throws);
+  return olc_test_run(argc, argv);
+}
