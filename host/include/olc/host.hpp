@@ -100,7 +100,7 @@ inline WorkloadConfig ToWorkload(const olc_workload_config &w) {
  */
 class HostConfig {
 public:
-  static HostConfig FromFile(const std::string &path) {
+  [[nodiscard]] static HostConfig FromFile(const std::string &path) {
     olc_config *raw = nullptr;
     olc_error err = detail::NewError();
     detail::Check(olc_config_load_file(&raw, detail::CString(path, "config: path"), &err), err);
@@ -108,8 +108,9 @@ public:
   }
   /* name is used in messages; base_dir resolves relative paths (empty:
    * the current directory). */
-  static HostConfig FromString(std::string_view text, const std::string &name = "<string>",
-                               const std::string &base_dir = std::string()) {
+  [[nodiscard]] static HostConfig FromString(std::string_view text,
+                                             const std::string &name = "<string>",
+                                             const std::string &base_dir = std::string()) {
     olc_config *raw = nullptr;
     olc_error err = detail::NewError();
     const char *base = base_dir.empty() ? nullptr : detail::CString(base_dir, "config: base_dir");
@@ -118,7 +119,7 @@ public:
                   err);
     return HostConfig(raw);
   }
-  static HostConfig Default() {
+  [[nodiscard]] static HostConfig Default() {
     olc_config *raw = nullptr;
     olc_error err = detail::NewError();
     detail::Check(olc_config_load_default(&raw, &err), err);
@@ -417,7 +418,7 @@ public:
    * plugin (olc_host_explain).  Throws Error: OLC_E_NOT_FOUND (no such
    * workload), OLC_E_UNAVAILABLE (its plugin is missing), OLC_E_INVALID,
    * OLC_E_NOMEM. */
-  CalibrationProfileSelection Explain(const std::string &workload) {
+  [[nodiscard]] CalibrationProfileSelection Explain(const std::string &workload) {
     olc_lookup_result *raw = nullptr;
     olc_error err = detail::NewError();
     olc_status st = olc_host_explain(&raw, Get(), detail::CString(workload, "workload name"), &err);

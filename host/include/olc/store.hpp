@@ -34,6 +34,10 @@
  * is not confirmed (OLC_COMMITTED_UNSYNCED) is not a failure: it returns
  * normally and DurabilityConfirmed() answers false until the next write.
  *
+ * [[nodiscard]] marks only calls made for their result (Lookup, List);
+ * Store, InstallOverride and RemoveOverride are called for their effect, as
+ * the .rst's example does.
+ *
  * Ownership: CalibrationProfileStore owns its olc_store handle (freed by
  * the destructor; move-only).  Everything a lookup returns is a copy owned
  * by the caller (std::string, std::vector), valid after the store is gone.
@@ -439,8 +443,8 @@ public:
    * OLC_E_NOMEM.
    */
   template <class Validator = std::nullptr_t>
-  CalibrationProfileSelection Lookup(const CalibrationProfileLookupOptions &options,
-                                     Validator &&validator = nullptr) {
+  [[nodiscard]] CalibrationProfileSelection Lookup(const CalibrationProfileLookupOptions &options,
+                                                   Validator &&validator = nullptr) {
     detail::CheckValidatorType<Validator>();
     const CalibrationProfileProperties &structure = options.structural_properties.empty()
                                                         ? options.exact_key.structural_properties
@@ -472,7 +476,7 @@ public:
 
   /* Every record, in the file's canonical order (olc_store_list).  Throws
    * Error: OLC_E_NOMEM. */
-  std::vector<CalibrationProfile> List() {
+  [[nodiscard]] std::vector<CalibrationProfile> List() {
     olc_record_list *raw = nullptr;
     olc_error err = detail::NewError();
     olc_status st = olc_store_list(&raw, Handle(), &err);
