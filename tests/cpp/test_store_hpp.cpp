@@ -18,7 +18,9 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
+#include <vector>
 
 extern "C" {
 #include "test_support.h"
@@ -344,6 +346,44 @@ void test_durability() {
   std::free(dir);
 }
 
+/* One store, many threads: each stores its own key and looks up all of
+ * them (ThreadSanitizer sees the wrapper's own state too). */
+void test_threads() {
+  char *dir = olc_test_tmpdir("store_hpp_threads");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+  CalibrationProfileStoreOptions o;
+  o.path = std::string(dir) + "/profiles.txt";
+  CalibrationProfileStore store(o);
+  std::vector<std::thread> threads;
+  std::vector<int> found(4, 0);
+  for (int t = 0; t < 4; t++)
+    threads.emplace_back([&store, &found, t] {
+      CalibrationProfileKey key = make_key(std::to_string(t + 1));
+      try {
+        store.Store(
+            key, {{"median_latency", 1.0 + t, "us"}}, [t] { return "v1 t" + std::to_string(t); },
+            accept_v1);
+        for (int round = 0; round < 20; round++) {
+          CalibrationProfileLookupOptions lookup;
+          lookup.exact_key = key;
+          CalibrationProfileSelection s = store.Lookup(lookup, accept_v1);
+          found[static_cast<std::size_t>(t)] +=
+              s.has_value() && s->policy == "v1 t" + std::to_string(t);
+          (void)store.DurabilityConfirmed();
+        }
+      } catch (const Error &) {
+        found[static_cast<std::size_t>(t)] = -1;
+      }
+    });
+  for (auto &th : threads)
+    th.join();
+  for (int t = 0; t < 4; t++)
+    CU_ASSERT_EQUAL(found[static_cast<std::size_t>(t)], 20);
+  CU_ASSERT_EQUAL(store.List().size(), 4u);
+  olc_test_rmtree(dir);
+  std::free(dir);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -357,6 +397,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "bytes_and_errors", test_bytes_and_errors);
   CU_add_test(s, "move", test_move);
   CU_add_test(s, "persistence", test_persistence);
+  CU_add_test(s, "threads", test_threads);
   CU_pSuite d = CU_add_suite("durability", nullptr, nullptr);
   CU_add_test(d, "durability", test_durability);
   return olc_test_run(argc, argv);
