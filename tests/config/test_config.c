@@ -242,7 +242,7 @@ static void test_bad_values(void) {
                "model_digest: bad value");
   expect_error("[workload.w]\nbackend = b\noperator = o\nm =\n", 4, "[workload.w] m: empty value");
   expect_error("[workload.w]\nbackend = CPU-Gemm\noperator = o\n", 2,
-               "backend: 'CPU-Gemm' is not a plugin name");
+               "backend: bad value 'CPU-Gemm' (expected a plugin name, [a-z0-9_]+)");
 }
 
 static void test_duplicates(void) {

@@ -20,12 +20,15 @@ typedef struct olc_config_kvs {
 typedef struct cfg_workload {
   olc_workload_config pub;
   olc_config_kvs props;
+  uint64_t given; /* keys of the table given (keys.h bits) */
 } cfg_workload;
 
 /* A plugin section; pub.entries points into entries once parsed. */
 typedef struct cfg_plugin {
   olc_plugin_config pub;
   olc_config_kvs entries;
+  uint64_t given; /* keys of the table given (keys.h bits) */
+  uint32_t line;  /* line of the section header */
 } cfg_plugin;
 
 struct olc_config {

@@ -104,7 +104,7 @@ static void begin_plugin(parser *p, const char *name, uint32_t line) {
   }
   p->index = c->plugin_count++;
   c->plugins[p->index].pub.name = olc_arena__strdup(&c->arena, name);
-  c->plugins[p->index].pub.enabled = 1;
+  c->plugins[p->index].line = line;
   if (c->plugins[p->index].pub.name == NULL ||
       !olc_nameset__put(&p->plugin_names, c->plugins[p->index].pub.name, p->index))
     olc_config__nomem(p);
@@ -117,7 +117,6 @@ static void begin_section(parser *p, const char *section, size_t len, uint32_t l
     section_kind kind;
   } fixed[] = {{"host", SEC_HOST}, {"store", SEC_STORE}, {"calibration", SEC_CALIBRATION}};
   size_t i;
-  p->seen = 0;
   p->last_key[0] = 0;
   olc_nameset__clear(&p->section_keys);
   p->kind = SEC_BAD;
@@ -135,6 +134,7 @@ static void begin_section(parser *p, const char *section, size_t len, uint32_t l
       }
       p->sections |= 1u << fixed[i].kind;
       p->kind = fixed[i].kind;
+      p->fixed_line[p->kind] = line;
       return;
     }
   if (strncmp(name, "workload.", 9) == 0 && name[9] != 0) {
@@ -286,26 +286,33 @@ static int handler(void *user, const char *section, const char *name, const char
 
 /* -------------------------------------------------------------- finish */
 
+/* The defaults of the keys a section did not give (the table's), and
+ * what the parsed sections point into. */
 static int finish(parser *p) {
   olc_config *c = p->cfg;
-  size_t i;
-  if (!p->has_plugin_dirs &&
-      !olc_config__set_plugin_dirs(p, "@exe_dir@/../plugins,@install_plugin_dir@"))
-    return 0;
-  for (i = 0; i < c->workload_count; i++) {
-    olc_workload_config *w = &c->workloads[i].pub;
-    const char *missing = w->backend == NULL ? "backend" : "operator";
-    if (w->backend == NULL || w->operator_name == NULL)
-      return olc_config__fail(p, w->line, OLC_E_CONFIG, "[workload.%s] has no %s", w->name,
-                              missing);
-    w->properties = c->workloads[i].props.items;
-    w->property_count = c->workloads[i].props.count;
-    if (w->model_digest == NULL && !olc_config__structural_digest(p, w, &c->workloads[i].props))
+  int k;
+  for (k = SEC_HOST; k < SEC_WORKLOAD; k++) {
+    p->kind = (section_kind)k;
+    if (!olc_config__section_defaults(p, p->fixed_line[k] != 0 ? p->fixed_line[k] : p->line))
       return 0;
   }
-  for (i = 0; i < c->plugin_count; i++) {
-    c->plugins[i].pub.entries = c->plugins[i].entries.items;
-    c->plugins[i].pub.entry_count = c->plugins[i].entries.count;
+  p->kind = SEC_WORKLOAD;
+  for (p->index = 0; p->index < c->workload_count; p->index++) {
+    cfg_workload *w = &c->workloads[p->index];
+    if (!olc_config__section_defaults(p, w->pub.line))
+      return 0;
+    w->pub.properties = w->props.items;
+    w->pub.property_count = w->props.count;
+    if (w->pub.model_digest == NULL && !olc_config__structural_digest(p, &w->pub, &w->props))
+      return 0;
+  }
+  p->kind = SEC_PLUGIN;
+  for (p->index = 0; p->index < c->plugin_count; p->index++) {
+    cfg_plugin *pl = &c->plugins[p->index];
+    if (!olc_config__section_defaults(p, pl->line))
+      return 0;
+    pl->pub.entries = pl->entries.items;
+    pl->pub.entry_count = pl->entries.count;
   }
   c->threads = c->threads_configured ? c->threads_configured : olc_config__available_cpus();
   return 1;
@@ -321,16 +328,6 @@ olc_status olc_config__parse(olc_config **out, const char *text, size_t len, con
     return olc_error__set(err, OLC_E_NOMEM, "config", "out of memory");
   c->source = olc_arena__strdup(&c->arena, name);
   c->base_dir = base_dir != NULL ? olc_arena__strdup(&c->arena, base_dir) : NULL;
-  c->persistence = 1;
-  c->lock_timeout_ms = 10000;
-  c->calibration.warmup = 1;
-  c->calibration.min_repetitions = 5;
-  c->calibration.min_seconds = 0.05;
-  c->calibration.max_seconds_per_workload = 30.0;
-  c->calibration.abandon_factor = 1.5;
-  c->calibration.isolation = 1;
-  c->calibration.run_timeout_seconds = 0.0;
-  c->calibration.strategy = OLC_STRATEGY_RACE;
   memset(&p, 0, sizeof p);
   p.cfg = c;
   p.name = name;

@@ -1,0 +1,238 @@
+/*
+ * config/key_set.c - one key = value of a section, from its table row
+ * (keys.h): lookup, the duplicate, empty and exclusion checks, parsing by
+ * type with its range, storing at the row's offset, and, once the file is
+ * read, the defaults of the keys a section did not give.  Every message
+ * is "[SECTION] KEY: ..." with the section as written ("workload.gemm").
+ */
+#include "config/parse_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "host", or "workload.NAME" for the current named section. */
+static const char *section_label(const parser *p, char *buf, size_t size) {
+  const char *kind = olc_config__section_name((olc_config_section)p->kind);
+  if (p->kind == SEC_WORKLOAD)
+    snprintf(buf, size, "%s.%s", kind, p->cfg->workloads[p->index].pub.name);
+  else if (p->kind == SEC_PLUGIN)
+    snprintf(buf, size, "%s.%s", kind, p->cfg->plugins[p->index].pub.name);
+  else
+    snprintf(buf, size, "%s", kind);
+  return buf;
+}
+
+/* The struct the current section's values land in. */
+static char *section_base(const parser *p) {
+  olc_config *c = p->cfg;
+  switch (p->kind) {
+  case SEC_CALIBRATION:
+    return (char *)&c->calibration;
+  case SEC_WORKLOAD:
+    return (char *)&c->workloads[p->index].pub;
+  case SEC_PLUGIN:
+    return (char *)&c->plugins[p->index].pub;
+  default:
+    return (char *)c;
+  }
+}
+
+/* The keys the current section gave, one bit per row (keys.h). */
+static uint64_t *section_given(parser *p) {
+  switch (p->kind) {
+  case SEC_WORKLOAD:
+    return &p->cfg->workloads[p->index].given;
+  case SEC_PLUGIN:
+    return &p->cfg->plugins[p->index].given;
+  default:
+    return &p->fixed_given[p->kind < SEC_WORKLOAD ? p->kind : 0];
+  }
+}
+
+int olc_config__key_fail(parser *p, const olc_config_key *k, olc_status st, const char *fmt, ...) {
+  char label[192], what[OLC_ERROR_MESSAGE_SIZE];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  return olc_config__fail(p, p->line, st, "[%s] %s: %s", section_label(p, label, sizeof label),
+                          k->name, what);
+}
+
+int olc_config__bad_value(parser *p, const olc_config_key *k, const char *value) {
+  char label[192], expected[160];
+  return olc_config__fail(p, p->line, OLC_E_CONFIG, "[%s] %s: bad value '%.60s' (expected %s)",
+                          section_label(p, label, sizeof label), k->name, value,
+                          olc_config__key_expected(expected, sizeof expected, k));
+}
+
+int olc_config__store_string(parser *p, const olc_config_key *k, char *base, const char *s) {
+  const char *copy = olc_arena__strdup(&p->cfg->arena, s);
+  if (copy == NULL)
+    return olc_config__nomem(p);
+  memcpy(base + k->offset, &copy, sizeof copy);
+  return 1;
+}
+
+static int store_int(parser *p, const olc_config_key *k, char *base, const char *value) {
+  int64_t v;
+  if (!olc_config__parse_int(&v, value, (int64_t)k->min, (int64_t)k->max))
+    return olc_config__bad_value(p, k, value);
+  if (k->size == sizeof(int64_t)) {
+    memcpy(base + k->offset, &v, sizeof v);
+  } else if (k->min >= 0) {
+    uint32_t u = (uint32_t)v;
+    memcpy(base + k->offset, &u, sizeof u);
+  } else {
+    int32_t s = (int32_t)v;
+    memcpy(base + k->offset, &s, sizeof s);
+  }
+  return 1;
+}
+
+static int store_number(parser *p, const olc_config_key *k, char *base, const char *value) {
+  double v;
+  int exclusive = (k->flags & OLC_CONFIG_MIN_EXCLUSIVE) != 0;
+  if (!olc_config__parse_decimal(&v, value) || v < k->min || (exclusive && v == k->min) ||
+      v > k->max)
+    return olc_config__bad_value(p, k, value);
+  memcpy(base + k->offset, &v, sizeof v);
+  return 1;
+}
+
+static int store_choice(parser *p, const olc_config_key *k, char *base, const char *value) {
+  size_t i;
+  for (i = 0; k->choices[i].name != NULL; i++)
+    if (strcmp(k->choices[i].name, value) == 0) {
+      memcpy(base + k->offset, &k->choices[i].value, sizeof(int));
+      return 1;
+    }
+  return olc_config__bad_value(p, k, value);
+}
+
+static int store_path(parser *p, const olc_config_key *k, char *base, const char *value) {
+  const char *why = NULL;
+  char *path = olc_config__resolve_path(value, p->cfg->base_dir, &why);
+  int rc;
+  if (path == NULL)
+    return olc_config__key_fail(p, k, OLC_E_CONFIG, "%s", why);
+  rc = olc_config__store_string(p, k, base, path);
+  free(path);
+  return rc;
+}
+
+/* Parses value by the row's type and stores it where the row says. */
+static int store_value(parser *p, const olc_config_key *k, const char *value) {
+  char *base = section_base(p);
+  int b;
+  if (k->set != NULL)
+    return k->set(p, k, base, value);
+  switch (k->type) {
+  case OLC_CONFIG_BOOL:
+    if (!olc_config__parse_bool(&b, value))
+      return olc_config__bad_value(p, k, value);
+    memcpy(base + k->offset, &b, sizeof b);
+    return 1;
+  case OLC_CONFIG_INT:
+    return store_int(p, k, base, value);
+  case OLC_CONFIG_NUMBER:
+    return store_number(p, k, base, value);
+  case OLC_CONFIG_ENUM:
+    return store_choice(p, k, base, value);
+  case OLC_CONFIG_PATH:
+    return store_path(p, k, base, value);
+  case OLC_CONFIG_STRING:
+    if (k->check != NULL && !k->check(value))
+      return olc_config__bad_value(p, k, value);
+    return olc_config__store_string(p, k, base, value);
+  case OLC_CONFIG_PATH_LIST:
+    break; /* a setter's (test_config checks that it has one) */
+  }
+  return olc_config__fail(p, p->line, OLC_E_INTERNAL, "key '%s' has no setter", k->name);
+}
+
+/* Appends name = value to a workload's properties or a plugin's entries,
+ * once: a key given twice in one section is an error, as in [host]. */
+static int push_unique(parser *p, olc_config_kvs *kvs, const char *name, const char *value) {
+  char label[192];
+  if (olc_nameset__get(&p->section_keys, name, NULL))
+    return olc_config__fail(p, p->line, OLC_E_CONFIG, "duplicate key '%.60s' in [%s]", name,
+                            section_label(p, label, sizeof label));
+  if (!olc_config__kvs_push(p, kvs, name, value))
+    return 0;
+  return olc_nameset__put(&p->section_keys, kvs->items[kvs->count - 1].name, kvs->count - 1)
+             ? 1
+             : olc_config__nomem(p);
+}
+
+/* A key without a row: a workload's property, a plugin's entry, or an
+ * error in the fixed sections. */
+static int other_key(parser *p, const char *name, const char *value) {
+  char label[192];
+  if (p->kind == SEC_WORKLOAD) {
+    if (value[0] == 0)
+      return olc_config__fail(p, p->line, OLC_E_CONFIG, "[%s] %s: empty value",
+                              section_label(p, label, sizeof label), name);
+    return push_unique(p, &p->cfg->workloads[p->index].props, name, value);
+  }
+  if (p->kind == SEC_PLUGIN)
+    return push_unique(p, &p->cfg->plugins[p->index].entries, name, value);
+  return olc_config__fail(p, p->line, OLC_E_CONFIG, "unknown key '%.60s' in [%s]", name,
+                          section_label(p, label, sizeof label));
+}
+
+int olc_config__key(parser *p, const char *name, const char *value) {
+  const olc_config_key *k;
+  uint64_t bit = 0, other = 0, *given;
+  char label[192];
+  if (p->kind == SEC_NONE)
+    return olc_config__fail(p, p->line, OLC_E_CONFIG, "key '%.60s' outside of a section", name);
+  if (p->kind == SEC_BAD)
+    return 1; /* the section header already failed */
+  k = olc_config__key_find((olc_config_section)p->kind, name, &bit);
+  if (k == NULL)
+    return other_key(p, name, value);
+  given = section_given(p);
+  if (*given & bit)
+    return olc_config__fail(p, p->line, OLC_E_CONFIG, "duplicate key '%s' in [%s]", name,
+                            section_label(p, label, sizeof label));
+  *given |= bit;
+  if (value[0] == 0 && !(k->flags & OLC_CONFIG_EMPTY_OK))
+    return olc_config__key_fail(p, k, OLC_E_CONFIG, "%s", "empty value");
+  if (k->excludes != NULL && olc_config__key_find(k->section, k->excludes, &other) != NULL &&
+      (*given & other))
+    return olc_config__key_fail(p, k, OLC_E_CONFIG,
+                                "%s is already given (the two exclude each other)", k->excludes);
+  if (!store_value(p, k, value))
+    return 0;
+  /* A plugin gets every key of its section, the host's own included. */
+  if (p->kind == SEC_PLUGIN)
+    return push_unique(p, &p->cfg->plugins[p->index].entries, name, value);
+  return 1;
+}
+
+int olc_config__section_defaults(parser *p, uint32_t line) {
+  size_t count, i;
+  const olc_config_key *keys = olc_config__keys(&count);
+  uint64_t given = *section_given(p), bit = 1;
+  char label[192];
+  int seen;
+  /* The n-th row of a section has bit n, as olc_config__key_find says. */
+  for (i = 0; i < count; i++) {
+    const olc_config_key *k = &keys[i];
+    if (k->section != (olc_config_section)p->kind)
+      continue;
+    seen = (given & bit) != 0;
+    bit <<= 1;
+    if (seen)
+      continue;
+    if (k->flags & OLC_CONFIG_REQUIRED)
+      return olc_config__fail(p, line, OLC_E_CONFIG, "[%s] has no %s",
+                              section_label(p, label, sizeof label), k->name);
+    if (k->def != NULL && !store_value(p, k, k->def))
+      return 0;
+  }
+  return 1;
+}
