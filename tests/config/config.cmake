@@ -5,6 +5,10 @@ if(NOT WIN32)
     LABELS unit HOOKS TIMEOUT 60)
   target_compile_definitions(test_config PRIVATE
     OLC_CONFIG_EXAMPLES="${PROJECT_SOURCE_DIR}/config/examples")
+  # The key table, row by row (host/src/config/keys.h).
+  olc_add_test(NAME test_config_keys
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config_keys.c
+    LABELS unit HOOKS TIMEOUT 60)
 endif()
 
 # The config fuzz target, replayed on generated inputs in every build, and

@@ -3,7 +3,9 @@
  *
  * config.c     loading (file, string, embedded default), getters
  * parse.c      inih driver: reader with line numbers, sections, finish
- * keys.c       the keys of each section and their checks
+ * keys.c       the table of the keys (keys.h): one row per key
+ * key_set.c    one key = value from its row; the defaults of absent keys
+ * special.c    the rows that need code: plugin_dirs, model, digest checks
  * values.c     value parsers (booleans, integers, decimals), path helpers
  * cpus_posix.c the CPUs this process may use (affinity, cgroup quota)
  * digest.c     SHA-256 of a model file (OpenSSL libcrypto, streaming)

@@ -72,6 +72,8 @@ struct olc_config_key {
   /* The default as a file would say it; parsed like a value when the key
    * is absent.  NULL: none (the consumer knows what absent means). */
   const char *def;
+  /* Without a default: a value the documentation shows (full.ini). */
+  const char *example;
   /* Where the value lands in the section's struct. */
   size_t offset;
   size_t size;
