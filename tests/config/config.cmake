@@ -9,6 +9,11 @@ if(NOT WIN32)
   olc_add_test(NAME test_config_keys
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config_keys.c
     LABELS unit HOOKS TIMEOUT 60)
+  # full.ini, olc.1 and README.md against the key table, both ways.
+  olc_add_test(NAME test_config_docs
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config_docs.c
+    LABELS unit HOOKS TIMEOUT 60)
+  target_compile_definitions(test_config_docs PRIVATE OLC_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endif()
 
 # The config fuzz target, replayed on generated inputs in every build, and

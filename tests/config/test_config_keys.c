@@ -183,11 +183,12 @@ static void test_rows(void) {
       CU_ASSERT(other != bit);
     }
     check_storage(k);
-    /* One line of text for the man page and a README table cell. */
+    /* One line of text for the man page and a README table cell, with
+     * nothing that troff or markdown would take for markup. */
     CU_ASSERT(k->description != NULL && k->description[0] != 0);
     if (k->description != NULL)
-      CU_ASSERT(strpbrk(k->description, "\n|\\`") == NULL &&
-                k->description[strlen(k->description) - 1] == '.');
+      CU_ASSERT(strpbrk(k->description, "\n|\\`<*") == NULL && k->description[0] != '.' &&
+                k->description[0] != '\'' && k->description[strlen(k->description) - 1] == '.');
     CU_ASSERT(!((k->flags & OLC_CONFIG_REQUIRED) && k->def != NULL));
     CU_ASSERT((k->def == NULL) != (k->example == NULL));
     if (k->excludes != NULL) {

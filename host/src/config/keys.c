@@ -176,8 +176,8 @@ static const olc_config_key keys[] = {
      .check = olc_config__is_digest,
      .expected = "sha256:<64 hex>",
      .excludes = "model",
-     .description = "The model's digest instead of the file (sha256:<64 hex>, or "
-                    "<algorithm>:<hex> kept as written)."},
+     .description = "The model's digest instead of the file: sha256: and 64 hex digits, or "
+                    "another algorithm:hex, kept as written."},
 
     /* [plugin.NAME] */
     {.section = OLC_CONFIG_PLUGIN,
@@ -244,10 +244,22 @@ static char *choice_list(char *buf, size_t size, const olc_config_choice *c) {
   return buf;
 }
 
+/* A bound as a file would say it: whole numbers in full (1000000, not
+ * 1e+06). */
+static char *bound_text(char *buf, size_t size, double v) {
+  if (v > -1e15 && v < 1e15 && v == (double)(long long)v)
+    snprintf(buf, size, "%lld", (long long)v);
+  else
+    snprintf(buf, size, "%g", v);
+  return buf;
+}
+
 /* ">= 0 and <= 3600", "> 0 and <= 86400". */
 static char *number_range(char *buf, size_t size, const olc_config_key *k) {
-  snprintf(buf, size, "%s %g and <= %g", (k->flags & OLC_CONFIG_MIN_EXCLUSIVE) ? ">" : ">=", k->min,
-           k->max);
+  char lo[32], hi[32];
+  snprintf(buf, size, "%s %s and <= %s",
+           (k->flags & OLC_CONFIG_MIN_EXCLUSIVE) ? ">" : ">=", bound_text(lo, sizeof lo, k->min),
+           bound_text(hi, sizeof hi, k->max));
   return buf;
 }
 
