@@ -308,11 +308,7 @@ static int measure(worker *k, int fd, const olc_buf *payload) {
   olc_wire__reader(&r, payload->data, payload->len);
   index = olc_wire__get_u64(&r);
   bytes = olc_wire__get_bytes(&r, &len);
-  p.warmup = olc_wire__get_u32(&r);
-  p.min_repetitions = olc_wire__get_u32(&r);
-  p.min_seconds = olc_wire__get_f64(&r);
-  p.abandon_factor = olc_wire__get_f64(&r);
-  p.best_us = olc_wire__get_f64(&r);
+  olc_wire__get_params(&r, &p);
   left = olc_wire__get_u64(&r);
   p.deadline_ns = left != 0 ? olc_plugins__now_ns() + left : 0;
   if (!olc_wire__done(&r))

@@ -418,6 +418,7 @@ static void test_protocol(void) {
   uint32_t type = 0;
   olc_error e;
   const char *msg;
+  const olc_measure_params params = {0, 1, 0.0, 1.5, -1.0, 0};
   OLC_ASSERT_OK(olc_isolate__spawn(&w, OLC_TEST_WORKER, &e), &e);
   olc_wire__begin(&req, OLC_WIRE_SETUP);
   olc_wire__put_u32(&req, OLC_WIRE_VERSION + 1u);
@@ -435,11 +436,7 @@ static void test_protocol(void) {
   olc_wire__begin(&req, OLC_WIRE_MEASURE);
   olc_wire__put_u64(&req, 5);
   olc_wire__put_bytes(&req, "spin_us=1", 9);
-  olc_wire__put_u32(&req, 0);
-  olc_wire__put_u32(&req, 1);
-  olc_wire__put_f64(&req, 0.0);
-  olc_wire__put_f64(&req, 1.5);
-  olc_wire__put_f64(&req, -1.0);
+  olc_wire__put_params(&req, &params);
   olc_wire__put_u64(&req, 0);
   OLC_ASSERT_OK(olc_wire__finish(&req), NULL);
   OLC_ASSERT_OK(olc_isolate__call(w, &req, 5.0, &type, &answer, &e), &e);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "calibrate/isolate.h"
+#include "calibrate/measure.h"
 #include "calibrate/wire.h"
 #include "test_support.h"
 
@@ -124,6 +125,40 @@ static void test_oversized_field(void) {
   olc_wire__writer_free(&w);
 }
 
+/* The measure parameters go out and come back through one field list
+ * (wire.c), in the order the fields were always sent; a short payload is
+ * refused. */
+static void test_params(void) {
+  olc_measure_params p = {7, 11, 0.125, 2.5, 42.75, 99}, q;
+  olc_wire_writer w, by_hand;
+  olc_wire_reader r;
+  olc_wire__begin(&w, OLC_WIRE_MEASURE);
+  olc_wire__put_params(&w, &p);
+  OLC_ASSERT_OK(olc_wire__finish(&w), NULL);
+  olc_wire__begin(&by_hand, OLC_WIRE_MEASURE);
+  olc_wire__put_u32(&by_hand, 7);
+  olc_wire__put_u32(&by_hand, 11);
+  olc_wire__put_f64(&by_hand, 0.125);
+  olc_wire__put_f64(&by_hand, 2.5);
+  olc_wire__put_f64(&by_hand, 42.75);
+  OLC_ASSERT_OK(olc_wire__finish(&by_hand), NULL);
+  CU_ASSERT_EQUAL_FATAL(w.buf.len, by_hand.buf.len);
+  CU_ASSERT_EQUAL(memcmp(w.buf.data, by_hand.buf.data, w.buf.len), 0);
+  memset(&q, 0, sizeof q);
+  olc_wire__reader(&r, w.buf.data + OLC_WIRE_HEADER_SIZE, w.buf.len - OLC_WIRE_HEADER_SIZE);
+  olc_wire__get_params(&r, &q);
+  CU_ASSERT(olc_wire__done(&r));
+  CU_ASSERT_EQUAL(q.warmup, 7u);
+  CU_ASSERT_EQUAL(q.min_repetitions, 11u);
+  CU_ASSERT(q.min_seconds == 0.125 && q.abandon_factor == 2.5 && q.best_us == 42.75);
+  CU_ASSERT(q.deadline_ns == 0u); /* sent apart, as the time left */
+  olc_wire__reader(&r, w.buf.data + OLC_WIRE_HEADER_SIZE, w.buf.len - OLC_WIRE_HEADER_SIZE - 1);
+  olc_wire__get_params(&r, &q);
+  CU_ASSERT(r.bad);
+  olc_wire__writer_free(&w);
+  olc_wire__writer_free(&by_hand);
+}
+
 static void test_timeout_rule(void) {
   olc_calibration_settings s = {1, 5, 0.05, 30.0, 1.5, 1, 0.0, OLC_STRATEGY_RACE};
   olc_measure_params p = {1, 5, 0.05, 1.5, -1.0, 0};
@@ -152,6 +187,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "trailing bytes", test_trailing_bytes);
   CU_add_test(s, "frame length limit", test_header_limit);
   CU_add_test(s, "oversized field", test_oversized_field);
+  CU_add_test(s, "measure parameters", test_params);
   CU_add_test(s, "timeout rule", test_timeout_rule);
   return olc_test_run(argc, argv);
 }

@@ -204,11 +204,7 @@ static olc_status measure_isolated(olc_measure_session *s, size_t i, const olc_m
   olc_wire__begin(&w, OLC_WIRE_MEASURE);
   olc_wire__put_u64(&w, (uint64_t)i);
   olc_wire__put_bytes(&w, s->list->serialized[i].data, s->list->serialized[i].len);
-  olc_wire__put_u32(&w, p->warmup);
-  olc_wire__put_u32(&w, p->min_repetitions);
-  olc_wire__put_f64(&w, p->min_seconds);
-  olc_wire__put_f64(&w, p->abandon_factor);
-  olc_wire__put_f64(&w, p->best_us);
+  olc_wire__put_params(&w, p);
   olc_wire__put_u64(&w, left);
   olc_wire__finish(&w);
   if (w.st != OLC_OK) { /* out of memory, or a policy over the frame limit */

@@ -16,6 +16,8 @@
  * min_seconds would otherwise collect millions). */
 #define OLC_MEASURE_MAX_SAMPLES 65536u
 
+/* A field added here that the worker needs is a row of wire_params in
+ * wire.c too (MEASURE frames carry them from that list). */
 typedef struct olc_measure_params {
   uint32_t warmup;
   uint32_t min_repetitions;

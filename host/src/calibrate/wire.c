@@ -1,7 +1,10 @@
 /* calibrate/wire.c - encoding and decoding of worker frames (wire.h). */
 #include "calibrate/wire.h"
 
+#include <stddef.h>
 #include <string.h>
+
+#include "calibrate/measure.h"
 
 static void put_raw(olc_wire_writer *w, const void *p, size_t len) {
   if (w->st == OLC_OK)
@@ -148,4 +151,63 @@ olc_status olc_wire__header(const unsigned char h[OLC_WIRE_HEADER_SIZE], uint32_
   *type = rd32(h);
   *len = rd32(h + 4);
   return *len <= OLC_WIRE_MAX_FRAME ? OLC_OK : OLC_E_MALFORMED;
+}
+
+/* The fields of olc_measure_params that a MEASURE frame carries, in
+ * order, so that the host (isolate.c) and the worker encode and decode
+ * them from one list.  deadline_ns is not one: it travels as the time
+ * left, next to them. */
+typedef enum wire_kind { WIRE_U32, WIRE_F64 } wire_kind;
+
+#define PARAM(member, kind)                                                                        \
+  { offsetof(olc_measure_params, member), sizeof(((olc_measure_params *)0)->member), kind }
+
+static const struct wire_param {
+  size_t offset;
+  size_t size;
+  wire_kind kind;
+} wire_params[] = {
+    PARAM(warmup, WIRE_U32),          /* untimed runs */
+    PARAM(min_repetitions, WIRE_U32), /* timed runs at least */
+    PARAM(min_seconds, WIRE_F64),     /* and at least this long */
+    PARAM(abandon_factor, WIRE_F64),  /* abandon past factor x best_us */
+    PARAM(best_us, WIRE_F64),         /* best median so far; < 0: none */
+};
+
+#undef PARAM
+
+void olc_wire__put_params(olc_wire_writer *w, const olc_measure_params *params) {
+  const char *base = (const char *)params;
+  size_t i;
+  for (i = 0; i < sizeof wire_params / sizeof wire_params[0]; i++) {
+    const struct wire_param *f = &wire_params[i];
+    uint32_t u;
+    double d;
+    if (f->kind == WIRE_U32 && f->size == sizeof u) {
+      memcpy(&u, base + f->offset, sizeof u);
+      olc_wire__put_u32(w, u);
+    } else if (f->kind == WIRE_F64 && f->size == sizeof d) {
+      memcpy(&d, base + f->offset, sizeof d);
+      olc_wire__put_f64(w, d);
+    } else if (w->st == OLC_OK) {
+      w->st = OLC_E_INTERNAL; /* a row whose kind is not its field's type */
+    }
+  }
+}
+
+void olc_wire__get_params(olc_wire_reader *r, olc_measure_params *params) {
+  char *base = (char *)params;
+  size_t i;
+  for (i = 0; i < sizeof wire_params / sizeof wire_params[0]; i++) {
+    const struct wire_param *f = &wire_params[i];
+    if (f->kind == WIRE_U32 && f->size == sizeof(uint32_t)) {
+      uint32_t u = olc_wire__get_u32(r);
+      memcpy(base + f->offset, &u, sizeof u);
+    } else if (f->kind == WIRE_F64 && f->size == sizeof(double)) {
+      double d = olc_wire__get_f64(r);
+      memcpy(base + f->offset, &d, sizeof d);
+    } else {
+      r->bad = 1;
+    }
+  }
 }
