@@ -150,7 +150,7 @@ static void check_storage(const olc_config_key *k) {
     CU_ASSERT(k->set != NULL || k->size == sizeof(const char *));
     break;
   case OLC_CONFIG_PATH_LIST:
-    CU_ASSERT_PTR_NOT_NULL(k->set);
+    CU_ASSERT(k->set != NULL || (k->size == sizeof(const char **) && k->count_offset != k->offset));
     break;
   }
   if (k->type == OLC_CONFIG_ENUM) {
@@ -159,6 +159,15 @@ static void check_storage(const olc_config_key *k) {
     CU_ASSERT_PTR_NOT_NULL(k->choices[0].name);
     for (i = 0; k->choices[i].name != NULL; i++)
       CU_ASSERT(is_name(k->choices[i].name));
+    /* The boolean words stand for the choices "true" and "false". */
+    if (k->flags & OLC_CONFIG_BOOL_WORDS) {
+      int t = 0, f = 0;
+      for (i = 0; k->choices[i].name != NULL; i++) {
+        t |= strcmp(k->choices[i].name, "true") == 0;
+        f |= strcmp(k->choices[i].name, "false") == 0;
+      }
+      CU_ASSERT(t && f);
+    }
   }
 }
 
@@ -389,6 +398,57 @@ static void test_enum_values(void) {
   }
 }
 
+/* Rows the table may gain: a boolean that grows a third choice (as
+ * [store] persistence = read_only would), signed 32-bit and 64-bit
+ * integers, an exclusive minimum. */
+static void test_row_kinds(void) {
+  static const olc_config_choice modes[] = {{"false", 0}, {"true", 1}, {"read_only", 2}, {NULL, 0}};
+  olc_config_key mode = {.section = OLC_CONFIG_STORE,
+                         .name = "mode",
+                         .type = OLC_CONFIG_ENUM,
+                         .flags = OLC_CONFIG_BOOL_WORDS,
+                         .choices = modes,
+                         .size = sizeof(int)};
+  olc_config_key i32 = {.type = OLC_CONFIG_INT, .min = -5, .max = 5, .size = sizeof(int32_t)};
+  olc_config_key i64 = {.type = OLC_CONFIG_INT, .min = -1, .max = 1e12, .size = sizeof(int64_t)};
+  olc_config_key num = {.type = OLC_CONFIG_NUMBER,
+                        .flags = OLC_CONFIG_MIN_EXCLUSIVE,
+                        .min = 0.5,
+                        .max = 2.5,
+                        .size = sizeof(double)};
+  char buf[160];
+  int v = -1;
+  int32_t s = 0;
+  int64_t l = 0;
+  double d = 0;
+  CU_ASSERT(olc_config__key_parse(&v, &mode, "read_only") && v == 2);
+  CU_ASSERT(olc_config__key_parse(&v, &mode, "ON") && v == 1);
+  CU_ASSERT(olc_config__key_parse(&v, &mode, "no") && v == 0);
+  CU_ASSERT(olc_config__key_parse(&v, &mode, "1") && v == 1);
+  v = 7;
+  CU_ASSERT(!olc_config__key_parse(&v, &mode, "Read_only") && v == 7);
+  CU_ASSERT(!olc_config__key_parse(&v, &mode, "maybe") && v == 7);
+  CU_ASSERT_STRING_EQUAL(olc_config__key_expected(buf, sizeof buf, &mode),
+                         "true/false, yes/no, on/off, 1/0 or read_only");
+  CU_ASSERT_STRING_EQUAL(olc_config__key_type_text(buf, sizeof buf, &mode), "boolean or read_only");
+  mode.flags = 0; /* without the flag the words are not choices */
+  CU_ASSERT(!olc_config__key_parse(&v, &mode, "ON"));
+  CU_ASSERT(olc_config__key_parse(&v, &mode, "true") && v == 1);
+  CU_ASSERT_STRING_EQUAL(olc_config__key_expected(buf, sizeof buf, &mode),
+                         "false, true or read_only");
+  CU_ASSERT(olc_config__key_parse(&s, &i32, "-5") && s == -5);
+  CU_ASSERT(!olc_config__key_parse(&s, &i32, "-6") && s == -5);
+  CU_ASSERT(olc_config__key_parse(&l, &i64, "1000000000000") && l == INT64_C(1000000000000));
+  CU_ASSERT(olc_config__key_parse(&l, &i64, "-1") && l == -1);
+  CU_ASSERT(!olc_config__key_parse(&d, &num, "0.5"));
+  CU_ASSERT(olc_config__key_parse(&d, &num, "2.5") && d == 2.5);
+  CU_ASSERT_STRING_EQUAL(olc_config__key_expected(buf, sizeof buf, &num),
+                         "a number > 0.5 and <= 2.5");
+  /* Strings and paths are the parser's: no field of their own here. */
+  num.type = OLC_CONFIG_STRING;
+  CU_ASSERT(!olc_config__key_parse(&d, &num, "x"));
+}
+
 /* The message text of each type, as the older messages said it. */
 static void test_expected_texts(void) {
   char buf[160];
@@ -421,5 +481,6 @@ int main(int argc, char **argv) {
   CU_add_test(s, "ranges and choices", test_ranges_and_choices);
   CU_add_test(s, "enum values", test_enum_values);
   CU_add_test(s, "message texts", test_expected_texts);
+  CU_add_test(s, "kinds of rows to come", test_row_kinds);
   return olc_test_run(argc, argv);
 }

@@ -76,40 +76,64 @@ int olc_config__store_string(parser *p, const olc_config_key *k, char *base, con
   return 1;
 }
 
-static int store_int(parser *p, const olc_config_key *k, char *base, const char *value) {
+static int parse_int_field(void *field, const olc_config_key *k, const char *value) {
   int64_t v;
   if (!olc_config__parse_int(&v, value, (int64_t)k->min, (int64_t)k->max))
-    return olc_config__bad_value(p, k, value);
+    return 0;
   if (k->size == sizeof(int64_t)) {
-    memcpy(base + k->offset, &v, sizeof v);
+    memcpy(field, &v, sizeof v);
   } else if (k->min >= 0) {
     uint32_t u = (uint32_t)v;
-    memcpy(base + k->offset, &u, sizeof u);
+    memcpy(field, &u, sizeof u);
   } else {
     int32_t s = (int32_t)v;
-    memcpy(base + k->offset, &s, sizeof s);
+    memcpy(field, &s, sizeof s);
   }
   return 1;
 }
 
-static int store_number(parser *p, const olc_config_key *k, char *base, const char *value) {
-  double v;
-  int exclusive = (k->flags & OLC_CONFIG_MIN_EXCLUSIVE) != 0;
-  if (!olc_config__parse_decimal(&v, value) || v < k->min || (exclusive && v == k->min) ||
-      v > k->max)
-    return olc_config__bad_value(p, k, value);
-  memcpy(base + k->offset, &v, sizeof v);
+/* The value of the choice named name; NULL when there is none. */
+static const olc_config_choice *choice_named(const olc_config_key *k, const char *name) {
+  size_t i;
+  for (i = 0; k->choices[i].name != NULL; i++)
+    if (strcmp(k->choices[i].name, name) == 0)
+      return &k->choices[i];
+  return NULL;
+}
+
+static int parse_choice_field(void *field, const olc_config_key *k, const char *value) {
+  const olc_config_choice *c = choice_named(k, value);
+  int b;
+  if (c == NULL && (k->flags & OLC_CONFIG_BOOL_WORDS) && olc_config__parse_bool(&b, value))
+    c = choice_named(k, b ? "true" : "false");
+  if (c == NULL)
+    return 0;
+  memcpy(field, &c->value, sizeof c->value);
   return 1;
 }
 
-static int store_choice(parser *p, const olc_config_key *k, char *base, const char *value) {
-  size_t i;
-  for (i = 0; k->choices[i].name != NULL; i++)
-    if (strcmp(k->choices[i].name, value) == 0) {
-      memcpy(base + k->offset, &k->choices[i].value, sizeof(int));
-      return 1;
-    }
-  return olc_config__bad_value(p, k, value);
+int olc_config__key_parse(void *field, const olc_config_key *k, const char *value) {
+  double d;
+  int b;
+  switch (k->type) {
+  case OLC_CONFIG_BOOL:
+    if (!olc_config__parse_bool(&b, value))
+      return 0;
+    memcpy(field, &b, sizeof b);
+    return 1;
+  case OLC_CONFIG_INT:
+    return parse_int_field(field, k, value);
+  case OLC_CONFIG_NUMBER:
+    if (!olc_config__parse_decimal(&d, value) || d < k->min || d > k->max ||
+        ((k->flags & OLC_CONFIG_MIN_EXCLUSIVE) && d == k->min))
+      return 0;
+    memcpy(field, &d, sizeof d);
+    return 1;
+  case OLC_CONFIG_ENUM:
+    return parse_choice_field(field, k, value);
+  default:
+    return 0;
+  }
 }
 
 static int store_path(parser *p, const olc_config_key *k, char *base, const char *value) {
@@ -123,24 +147,68 @@ static int store_path(parser *p, const olc_config_key *k, char *base, const char
   return rc;
 }
 
+/* One item of a path list, blank space trimmed: the resolved path into
+ * *out (NULL for an empty item).  1, or 0 after a failure. */
+static int path_list_item(parser *p, const olc_config_key *k, const char *s, size_t len,
+                          const char **out) {
+  const char *why = NULL;
+  char item[4096], *resolved;
+  *out = NULL;
+  while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+    len--;
+  while (len > 0 && (*s == ' ' || *s == '\t')) {
+    s++;
+    len--;
+  }
+  if (len == 0)
+    return 1;
+  if (len >= sizeof item)
+    return olc_config__key_fail(p, k, OLC_E_CONFIG, "%s", "path too long");
+  memcpy(item, s, len);
+  item[len] = 0;
+  resolved = olc_config__resolve_path(item, p->cfg->base_dir, &why);
+  if (resolved == NULL)
+    return olc_config__key_fail(p, k, OLC_E_CONFIG, "'%.60s': %s", item, why);
+  *out = olc_arena__strdup(&p->cfg->arena, resolved);
+  free(resolved);
+  return *out != NULL ? 1 : olc_config__nomem(p);
+}
+
+/* "a:b,c" -> resolved paths (an array and its count); empty items are
+ * skipped, so an empty value is an empty list. */
+static int store_path_list(parser *p, const olc_config_key *k, char *base, const char *value) {
+  size_t count = 1, i, n = 0;
+  const char *s;
+  const char **list;
+  for (s = value; *s != 0; s++)
+    count += *s == ':' || *s == ',';
+  list = olc_arena__alloc(&p->cfg->arena, count * sizeof *list);
+  if (list == NULL)
+    return olc_config__nomem(p);
+  for (s = value, i = 0; i < count; i++) {
+    size_t len = strcspn(s, ":,");
+    if (!path_list_item(p, k, s, len, &list[n]))
+      return 0;
+    n += list[n] != NULL;
+    s = s[len] != 0 ? s + len + 1 : s + len;
+  }
+  memcpy(base + k->offset, &list, sizeof list);
+  memcpy(base + k->count_offset, &n, sizeof n);
+  return 1;
+}
+
 /* Parses value by the row's type and stores it where the row says. */
 static int store_value(parser *p, const olc_config_key *k, const char *value) {
   char *base = section_base(p);
-  int b;
   if (k->set != NULL)
     return k->set(p, k, base, value);
   switch (k->type) {
   case OLC_CONFIG_BOOL:
-    if (!olc_config__parse_bool(&b, value))
-      return olc_config__bad_value(p, k, value);
-    memcpy(base + k->offset, &b, sizeof b);
-    return 1;
   case OLC_CONFIG_INT:
-    return store_int(p, k, base, value);
   case OLC_CONFIG_NUMBER:
-    return store_number(p, k, base, value);
   case OLC_CONFIG_ENUM:
-    return store_choice(p, k, base, value);
+    return olc_config__key_parse(base + k->offset, k, value) ? 1
+                                                             : olc_config__bad_value(p, k, value);
   case OLC_CONFIG_PATH:
     return store_path(p, k, base, value);
   case OLC_CONFIG_STRING:
@@ -148,9 +216,9 @@ static int store_value(parser *p, const olc_config_key *k, const char *value) {
       return olc_config__bad_value(p, k, value);
     return olc_config__store_string(p, k, base, value);
   case OLC_CONFIG_PATH_LIST:
-    break; /* a setter's (test_config checks that it has one) */
+    return store_path_list(p, k, base, value);
   }
-  return olc_config__fail(p, p->line, OLC_E_INTERNAL, "key '%s' has no setter", k->name);
+  return olc_config__fail(p, p->line, OLC_E_INTERNAL, "key '%s' has no type", k->name);
 }
 
 /* Appends name = value to a workload's properties or a plugin's entries,

@@ -24,7 +24,8 @@ static const olc_config_key keys[] = {
      .type = OLC_CONFIG_PATH_LIST,
      .flags = OLC_CONFIG_EMPTY_OK,
      .def = "@exe_dir@/../plugins, @install_plugin_dir@",
-     .set = olc_config__set_plugin_dirs,
+     IN(olc_config, plugin_dirs),
+     .count_offset = offsetof(olc_config, plugin_dir_count),
      .description = "Directories searched for plugin files, separated by ':' or ','; "
                     "empty: none (OLC_PLUGIN_PATH adds more)."},
     {.section = OLC_CONFIG_HOST,
@@ -232,14 +233,32 @@ const char *olc_config__section_name(olc_config_section section) {
   return "?";
 }
 
-/* "a, b or c" from an ENUM's choices. */
-static char *choice_list(char *buf, size_t size, const olc_config_choice *c) {
-  size_t pos = 0, i;
+/* "a, b or c" from an ENUM's choices; with OLC_CONFIG_BOOL_WORDS the
+ * boolean words (booleans) come first and stand for "true" and "false". */
+static char *choice_list(char *buf, size_t size, const olc_config_key *k, const char *booleans) {
+  const olc_config_choice *c = k->choices;
+  int words = (k->flags & OLC_CONFIG_BOOL_WORDS) != 0;
+  size_t pos = 0, i, n = 0, listed = 0;
   buf[0] = 0;
+  for (i = 0; c[i].name != NULL; i++)
+    n += !(words && (strcmp(c[i].name, "true") == 0 || strcmp(c[i].name, "false") == 0));
+  if (words) {
+    snprintf(buf, size, "%s", booleans);
+    pos = strlen(buf);
+    n++;
+    listed++;
+  }
   for (i = 0; c[i].name != NULL && pos < size; i++) {
-    const char *sep = i == 0 ? "" : c[i + 1].name == NULL ? " or " : ", ";
-    int n = snprintf(buf + pos, size - pos, "%s%s", sep, c[i].name);
-    pos += n > 0 ? (size_t)n : 0;
+    int w;
+    if (words && (strcmp(c[i].name, "true") == 0 || strcmp(c[i].name, "false") == 0))
+      continue;
+    w = snprintf(buf + pos, size - pos, "%s%s",
+                 listed == 0       ? ""
+                 : listed + 1 == n ? " or "
+                                   : ", ",
+                 c[i].name);
+    pos += w > 0 ? (size_t)w : 0;
+    listed++;
   }
   return buf;
 }
@@ -276,7 +295,7 @@ char *olc_config__key_expected(char *buf, size_t size, const olc_config_key *k) 
     snprintf(buf, size, "a number %s", number_range(range, sizeof range, k));
     break;
   case OLC_CONFIG_ENUM:
-    choice_list(buf, size, k->choices);
+    choice_list(buf, size, k, "true/false, yes/no, on/off, 1/0");
     break;
   case OLC_CONFIG_PATH:
     snprintf(buf, size, "a path");
@@ -304,7 +323,7 @@ char *olc_config__key_type_text(char *buf, size_t size, const olc_config_key *k)
     snprintf(buf, size, "number, %s", number_range(range, sizeof range, k));
     break;
   case OLC_CONFIG_ENUM:
-    choice_list(buf, size, k->choices);
+    choice_list(buf, size, k, "boolean");
     break;
   case OLC_CONFIG_PATH:
     snprintf(buf, size, "path");

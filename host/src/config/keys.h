@@ -43,7 +43,8 @@ typedef enum olc_config_type {
   OLC_CONFIG_NUMBER,    /* decimal number in [min, max] (see MIN_EXCLUSIVE): double */
   OLC_CONFIG_ENUM,      /* int: the value of the choice named exactly (case matters) */
   OLC_CONFIG_PATH,      /* const char *: resolved against the file's directory */
-  OLC_CONFIG_PATH_LIST, /* paths separated by ':' or ','; only through a setter */
+  OLC_CONFIG_PATH_LIST, /* const char ** and a size_t count (count_offset): paths
+                           separated by ':' or ',', each resolved; empty items skipped */
   OLC_CONFIG_STRING     /* const char *: as written, when check accepts it */
 } olc_config_type;
 
@@ -51,6 +52,10 @@ typedef enum olc_config_type {
 #define OLC_CONFIG_MIN_EXCLUSIVE 1u /* NUMBER: min itself is out of range */
 #define OLC_CONFIG_EMPTY_OK 2u      /* an empty value is a value (else an error) */
 #define OLC_CONFIG_REQUIRED 4u      /* a section without the key is an error */
+/* ENUM: the boolean words (BOOL's, any case) also name the choices
+ * "true" and "false", so a boolean key can gain choices and keep every
+ * value it took. */
+#define OLC_CONFIG_BOOL_WORDS 8u
 
 /* One name of an ENUM; a list ends with a NULL name. */
 typedef struct olc_config_choice {
@@ -77,6 +82,7 @@ struct olc_config_key {
   /* Where the value lands in the section's struct. */
   size_t offset;
   size_t size;
+  size_t count_offset; /* PATH_LIST: where the number of paths lands */
   /* STRING: 1 when the value is acceptable (NULL: any), and what it should
    * be, for the message ("expected ..."). */
   int (*check)(const char *value);
@@ -88,6 +94,13 @@ struct olc_config_key {
   int (*set)(struct parser *p, const olc_config_key *key, char *base, const char *value);
   const char *description; /* one line, for the documentation */
 };
+
+/*
+ * Parses a BOOL, INT, NUMBER or ENUM value as row k says (range, choices)
+ * into field, which has k->size bytes.  1, or 0 when the value is not
+ * one of k's (field unchanged); 0 for the other types.
+ */
+int olc_config__key_parse(void *field, const olc_config_key *k, const char *value);
 
 /* The table: *count rows, sorted by section, in documentation order. */
 const olc_config_key *olc_config__keys(size_t *count);

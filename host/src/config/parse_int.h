@@ -83,8 +83,6 @@ int olc_config__store_string(parser *p, const olc_config_key *k, char *base, con
 
 /* ---- special.c: setters and checks that rows of keys.c name */
 
-/* [host] plugin_dirs: "a:b,c" -> resolved directories (empty: none). */
-int olc_config__set_plugin_dirs(parser *p, const olc_config_key *k, char *base, const char *value);
 /* [workload.*] model = PATH: stores "sha256:<hex>" of the file. */
 int olc_config__set_model(parser *p, const olc_config_key *k, char *base, const char *value);
 /* [workload.*] backend: [a-z0-9_]+ (1 when it is). */

@@ -1,68 +1,14 @@
 /*
  * config/special.c - what some rows of the key table (keys.c) need beyond
- * their type: the setters of [host] plugin_dirs (a list of resolved
- * directories) and [workload.*] model (the file's SHA-256), the checks of
- * plugin names and digests, and the identity of a workload without a
- * model.
+ * their type: the setter of [workload.*] model (the file's SHA-256), the
+ * checks of plugin names and digests, and the identity of a workload
+ * without a model.
  */
 #include "config/parse_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* One item of plugin_dirs, blank space trimmed: the resolved directory
- * into *out (NULL for an empty item).  1, or 0 after a failure. */
-static int plugin_dir_item(parser *p, const olc_config_key *k, const char *s, size_t len,
-                           const char **out) {
-  olc_config *c = p->cfg;
-  const char *why = NULL;
-  char item[4096], *resolved;
-  *out = NULL;
-  while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
-    len--;
-  while (len > 0 && (*s == ' ' || *s == '\t')) {
-    s++;
-    len--;
-  }
-  if (len == 0)
-    return 1;
-  if (len >= sizeof item)
-    return olc_config__key_fail(p, k, OLC_E_CONFIG, "%s", "path too long");
-  memcpy(item, s, len);
-  item[len] = 0;
-  resolved = olc_config__resolve_path(item, c->base_dir, &why);
-  if (resolved == NULL)
-    return olc_config__key_fail(p, k, OLC_E_CONFIG, "'%.60s': %s", item, why);
-  *out = olc_arena__strdup(&c->arena, resolved);
-  free(resolved);
-  return *out != NULL ? 1 : olc_config__nomem(p);
-}
-
-/* "a:b,c" -> resolved directories; an empty value means none. */
-int olc_config__set_plugin_dirs(parser *p, const olc_config_key *k, char *base, const char *value) {
-  olc_config *c = p->cfg;
-  size_t count = 1, i, n = 0;
-  const char *s;
-  (void)base;
-  for (s = value; *s != 0; s++)
-    count += *s == ':' || *s == ',';
-  c->plugin_dirs = olc_arena__alloc(&c->arena, count * sizeof *c->plugin_dirs);
-  if (c->plugin_dirs == NULL)
-    return olc_config__nomem(p);
-  s = value;
-  for (i = 0; i < count; i++) {
-    size_t len = strcspn(s, ":,");
-    const char *dir;
-    if (!plugin_dir_item(p, k, s, len, &dir))
-      return 0;
-    if (dir != NULL)
-      c->plugin_dirs[n++] = dir;
-    s = s[len] != 0 ? s + len + 1 : s + len;
-  }
-  c->plugin_dir_count = n;
-  return 1;
-}
 
 /* model = PATH: the digest of the file, resolved like any path. */
 int olc_config__set_model(parser *p, const olc_config_key *k, char *base, const char *value) {
