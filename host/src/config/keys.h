@@ -90,15 +90,17 @@ struct olc_config_key {
   /* Another key of the section that this one excludes (NULL: none). */
   const char *excludes;
   /* Checks and stores the value instead of the type's own code (NULL: by
-   * type).  1, or 0 after olc_config__fail, as inih wants. */
+   * type); base is the section's struct.  1, or 0 after olc_config__fail,
+   * as inih wants. */
   int (*set)(struct parser *p, const olc_config_key *key, char *base, const char *value);
   const char *description; /* one line, for the documentation */
 };
 
 /*
- * Parses a BOOL, INT, NUMBER or ENUM value as row k says (range, choices)
- * into field, which has k->size bytes.  1, or 0 when the value is not
- * one of k's (field unchanged); 0 for the other types.
+ * Parses a BOOL, INT, NUMBER or ENUM value as row k says (range,
+ * choices) into field, which has k->size bytes.  1, or 0 when the value
+ * is not one of k's (field unchanged); 0 for the other types.  Defined
+ * in key_set.c, the rest of this header in keys.c.
  */
 int olc_config__key_parse(void *field, const olc_config_key *k, const char *value);
 
@@ -107,7 +109,7 @@ const olc_config_key *olc_config__keys(size_t *count);
 
 /*
  * The row of name in section, or NULL.  *bit (may be NULL) is the key's
- * bit among the rows of its section (below 64: test_config checks).
+ * bit among the rows of its section (below 64: test_config_keys checks).
  */
 const olc_config_key *olc_config__key_find(olc_config_section section, const char *name,
                                            uint64_t *bit);
