@@ -236,7 +236,11 @@ static void test_bad_values(void) {
   expect_error("[calibration]\nstrategy = Race\n", 2, "strategy: bad value 'Race'");
   expect_error("[calibration]\nisolation = maybe\n", 2, "isolation: bad value 'maybe'");
   expect_error("[calibration]\nrun_timeout_seconds = -1\n", 2, "run_timeout_seconds: bad value");
-  expect_error("[plugin.x]\nenabled = perhaps\n", 2, "[plugin.x] enabled: bad value");
+  expect_error("[plugin.x]\nenabled = perhaps\n", 2,
+               "[plugin.x] enabled: bad value 'perhaps' (expected true/false, yes/no, on/off or "
+               "1/0)");
+  expect_error("[store]\nlock_timeout_ms = -2\n", 2,
+               "[store] lock_timeout_ms: bad value '-2' (expected an integer from -1 to 86400000)");
   expect_error("[plugin.x]\ncritical = 7\n", 2, "[plugin.x] critical: bad value");
   expect_error("[workload.w]\nbackend = b\noperator = o\nmodel_digest = sha256:abc\n", 4,
                "model_digest: bad value");

@@ -460,6 +460,14 @@ static void test_expected_texts(void) {
   CU_ASSERT_STRING_EQUAL(olc_config__key_expected(buf, sizeof buf, k), "a number > 0 and <= 86400");
   k = olc_config__key_find(OLC_CONFIG_CALIBRATION, "strategy", NULL);
   CU_ASSERT_STRING_EQUAL(olc_config__key_expected(buf, sizeof buf, k), "race or full");
+  /* Made uniform by the table: these said "milliseconds from -1
+   * (forever) to 86400000" and "<= 1e+06". */
+  k = olc_config__key_find(OLC_CONFIG_STORE, "lock_timeout_ms", NULL);
+  CU_ASSERT_STRING_EQUAL(olc_config__key_expected(buf, sizeof buf, k),
+                         "an integer from -1 to 86400000");
+  k = olc_config__key_find(OLC_CONFIG_CALIBRATION, "abandon_factor", NULL);
+  CU_ASSERT_STRING_EQUAL(olc_config__key_expected(buf, sizeof buf, k),
+                         "a number >= 1 and <= 1000000");
   k = olc_config__key_find(OLC_CONFIG_STORE, "persistence", NULL);
   CU_ASSERT_STRING_EQUAL(olc_config__key_expected(buf, sizeof buf, k),
                          "true/false, yes/no, on/off or 1/0");
