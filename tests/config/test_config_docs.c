@@ -74,12 +74,14 @@ static const char *default_text(const olc_config_key *k, const char *none) {
   return (k->flags & OLC_CONFIG_REQUIRED) ? "required" : none;
 }
 
-/* The lines of row k in a document (without a section header). */
+/* The lines of row k in a document (without a section header); the
+ * parts are short enough for ENTRY_TEXT (test_rows checks a description
+ * is one line, and the precisions bound the rest). */
 static void row_text(char *buf, size_t size, const olc_config_key *k, doc_format f) {
-  char type[160], def[256], desc[512], label[64];
+  char type[160], def[200], desc[400], label[64];
   olc_config__key_type_text(type, sizeof type, k);
   if (f == DOC_MAN) {
-    char t[256];
+    char t[200];
     man_escape(t, sizeof t, type);
     man_escape(desc, sizeof desc, k->description);
     if (k->def != NULL) {
@@ -91,7 +93,7 @@ static void row_text(char *buf, size_t size, const olc_config_key *k, doc_format
     }
   } else if (f == DOC_README) {
     if (k->def != NULL)
-      snprintf(def, sizeof def, "`%s`", k->def);
+      snprintf(def, sizeof def, "`%.190s`", k->def);
     else
       snprintf(def, sizeof def, "%s", default_text(k, "none"));
     snprintf(buf, size, "| `[%s]` | `%s` | %s | %s | %s |",

@@ -283,7 +283,7 @@ static char *number_range(char *buf, size_t size, const olc_config_key *k) {
 }
 
 char *olc_config__key_expected(char *buf, size_t size, const olc_config_key *k) {
-  char range[64];
+  char range[80];
   switch (k->type) {
   case OLC_CONFIG_BOOL:
     snprintf(buf, size, "true/false, yes/no, on/off or 1/0");
@@ -311,7 +311,7 @@ char *olc_config__key_expected(char *buf, size_t size, const olc_config_key *k) 
 }
 
 char *olc_config__key_type_text(char *buf, size_t size, const olc_config_key *k) {
-  char range[64];
+  char range[80];
   switch (k->type) {
   case OLC_CONFIG_BOOL:
     snprintf(buf, size, "boolean");
