@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "format/format.h"
-#include "store/record.h"
+#include "record/record.h"
 #include "util/buf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# mingw_cross.sh SRC BUILD - cross-compiles the store (util, format, persist,
+# mingw_cross.sh SRC BUILD - cross-compiles the store (util, record, format, persist,
 # store; OLC_STORE_ONLY) for Windows with Debian's mingw-w64, then builds
 # win_persist_smoke.exe from the persist layer with hooks and runs it under
 # wine when wine is installed.
@@ -37,7 +37,7 @@ if ! $CC -std=c11 -Wall -Wextra -Werror -DOLC_TEST_HOOKS -DOLC_STATIC -DOLC_BUIL
 fi
 echo "cross build of util+persist and win_persist_smoke.exe: ok"
 
-# 2. Everything OLC_STORE_ONLY builds (util, format, persist, store; shared
+# 2. Everything OLC_STORE_ONLY builds (util, record, format, persist, store; shared
 # and static libraries).
 status=0
 if cmake --build "$BUILD" -j2 >"$BUILD/all.log" 2>&1; then

@@ -1,13 +1,14 @@
 /*
  * tests/unit/test_record.c - the in-memory record set: deep copies, the
- * identity order, stable sorting, duplicates, property sorting.
+ * identity order, stable sorting, duplicates, normalizing, property
+ * sorting.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/record.h"
+#include "record/record.h"
 #include "test_support.h"
 
 static olc_record exact(const char *backend, const char *op, const char *impl, const char *digest,
@@ -207,6 +208,35 @@ static void test_sort_and_duplicates(void) {
   olc_recset__free(&set);
 }
 
+/* Normalizing keeps, of equal identities, the record appended last. */
+static void test_normalize(void) {
+  olc_recset set = OLC_RECSET_INIT;
+  static const char *const policies[] = {"a", "b", "c", "d", "e"};
+  static const int64_t threads[] = {4, 2, 4, 1, 2};
+  olc_record r;
+  size_t i;
+
+  for (i = 0; i < 5; i++) {
+    r = exact("cpu", "MatMul", "1", "d", "p", threads[i]);
+    r.policy = (const unsigned char *)policies[i];
+    OLC_ASSERT_OK(olc_recset__append_copy(&set, &r), NULL);
+  }
+  olc_recset__normalize(&set);
+  CU_ASSERT_EQUAL_FATAL(set.count, 3);
+  CU_ASSERT_EQUAL(set.recs[0].thread_count, 1);
+  CU_ASSERT_STRING_EQUAL((const char *)set.recs[0].policy, "d");
+  CU_ASSERT_EQUAL(set.recs[1].thread_count, 2);
+  CU_ASSERT_STRING_EQUAL((const char *)set.recs[1].policy, "e");
+  CU_ASSERT_EQUAL(set.recs[2].thread_count, 4);
+  CU_ASSERT_STRING_EQUAL((const char *)set.recs[2].policy, "c");
+  CU_ASSERT_EQUAL(olc_recset__find_duplicate(&set), (size_t)-1);
+  /* a normalized set stays as it is */
+  olc_recset__normalize(&set);
+  CU_ASSERT_EQUAL(set.count, 3);
+  CU_ASSERT_STRING_EQUAL((const char *)set.recs[1].policy, "e");
+  olc_recset__free(&set);
+}
+
 static void test_properties_sort(void) {
   olc_property p[4] = {{"shape", "1"}, {"dtype", "f"}, {"layout", "nchw"}, {"b", "x"}};
   olc_property q[3] = {{"shape", "1"}, {"dtype", "f"}, {"shape", "2"}};
@@ -253,6 +283,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "append and deep copy", test_append_copy);
   CU_add_test(s, "identity order", test_identity_cmp);
   CU_add_test(s, "stable sort and duplicates", test_sort_and_duplicates);
+  CU_add_test(s, "normalize keeps the last of equal identities", test_normalize);
   CU_add_test(s, "properties sort with repeated name", test_properties_sort);
   return olc_test_run(argc, argv);
 }

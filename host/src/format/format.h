@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#include "store/record.h"
+#include "record/record.h"
 #include "util/buf.h"
 
 #define OLC_FORMAT_MAGIC "onnx_light_calibration_profiles"

@@ -6,13 +6,6 @@
 
 #include <stddef.h>
 
-#include "store/record.h"
-
-/* Defined in store/record.c: sorts record pointers into canonical order
- * (stable) without touching the records.  Returns 0 on out of memory, 2
- * when two records share an identity, else 1. */
-int olc_recset__sort_ptrs(const olc_record **v, size_t n);
-
 /* The longest numeric token olc_format__parse_double accepts. */
 #define OLC_FORMAT_NUMBER_MAX 64
 

@@ -105,7 +105,7 @@ static olc_status apply_ops(olc_recset *set, store_ops *ops, olc_error *err) {
     for (i = 0; i < ops->import->count && st == OLC_OK; i++)
       st = olc_recset__append_copy(set, &ops->import->recs[i]);
     if (st == OLC_OK)
-      olc_store__normalize(set);
+      olc_recset__normalize(set);
   }
   if (st != OLC_OK)
     return olc_error__set(err, st, "merge", "out of memory merging the store");
@@ -129,7 +129,7 @@ static olc_status merge_transform(olc_buf *out, int *unchanged, const unsigned c
     st = olc_format__parse(&w->merged, base, base_len, &w->store->limits, err);
     if (st != OLC_OK)
       return st;
-    olc_store__normalize(&w->merged);
+    olc_recset__normalize(&w->merged);
   }
   st = apply_ops(&w->merged, w->ops, err);
   if (st != OLC_OK)

@@ -83,22 +83,3 @@ void olc_snapshot__bucket(const olc_snapshot *snap, const char *backend, const c
   *first = lo;
   *count = end - lo;
 }
-
-void olc_store__normalize(olc_recset *set) {
-  size_t i, out;
-  int sorted = 1;
-  for (i = 1; i < set->count && sorted; i++)
-    if (olc_record__identity_cmp(&set->recs[i - 1], &set->recs[i]) >= 0)
-      sorted = 0;
-  if (sorted)
-    return;
-  olc_recset__sort(set);
-  /* The sort is stable, so of equal identities the last one given wins. */
-  out = 0;
-  for (i = 0; i < set->count; i++) {
-    if (i + 1 < set->count && olc_record__identity_cmp(&set->recs[i], &set->recs[i + 1]) == 0)
-      continue;
-    set->recs[out++] = set->recs[i];
-  }
-  set->count = out;
-}

@@ -115,7 +115,7 @@ static olc_status reload_locked(olc_store *store, olc_error *err) {
      * the next look tries again. */
     return load_failed(store, st, &e, id.exists ? &id : NULL, err);
   }
-  olc_store__normalize(&set);
+  olc_recset__normalize(&set);
   snap = olc_snapshot__new(&set, &id);
   if (snap == NULL)
     return load_failed(store, OLC_E_NOMEM, NULL, NULL, err);

@@ -15,7 +15,7 @@
 #include "format/format.h"
 #include "olc/store.h"
 #include "persist/persist.h"
-#include "store/record.h"
+#include "record/record.h"
 
 #if defined(_WIN32)
 #ifndef WIN32_LEAN_AND_MEAN
@@ -76,7 +76,7 @@ olc_status olc_cand__find(size_t **out, size_t *count, olc_snapshot *snap,
 void olc_cand__free(olc_cand_index *ix);
 
 /* Takes ownership of *set (left empty; it must be normalized, see
- * olc_store__normalize).  NULL on out of memory (set is then freed). */
+ * olc_recset__normalize).  NULL on out of memory (set is then freed). */
 olc_snapshot *olc_snapshot__new(olc_recset *set, const olc_file_id *id);
 void olc_snapshot__ref(olc_snapshot *snap);
 void olc_snapshot__unref(olc_snapshot *snap);
@@ -142,10 +142,6 @@ olc_status olc_store__import_set(olc_store *store, const olc_recset *set, olc_er
 /* Natural order of versions: digit runs compare numerically ("10" > "9"),
  * other bytes by value. */
 int olc_store__version_cmp(const char *a, const char *b);
-
-/* Brings a freshly parsed set into canonical order with unique identities
- * (the last of equal identities wins). */
-void olc_store__normalize(olc_recset *set);
 
 /* Lookup results and record lists (result.c). */
 struct olc_lookup_result {

@@ -1,8 +1,8 @@
 /*
- * store/record.c - the in-memory record set: ownership, deep copies, the
+ * record/record.c - the in-memory record set: ownership, deep copies, the
  * identity order and duplicate detection.
  */
-#include "store/record.h"
+#include "record/record.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -193,11 +193,6 @@ static void record_msort(const olc_record **v, const olc_record **tmp, size_t n)
   }
 }
 
-int olc_recset__sort_ptrs(const olc_record **v, size_t n);
-/* Sorts an array of record pointers into canonical order (used by the
- * writer, which must not reorder the set).  Returns 0 on out of memory, 2
- * when two records share an identity, else 1.  An already sorted array
- * costs one comparison per record. */
 int olc_recset__sort_ptrs(const olc_record **v, size_t n) {
   const olc_record **tmp;
   size_t i;
@@ -265,6 +260,25 @@ void olc_recset__sort(olc_recset *set) {
   free(set->recs);
   set->recs = sorted;
   set->cap = n;
+}
+
+void olc_recset__normalize(olc_recset *set) {
+  size_t i, out;
+  int sorted = 1;
+  for (i = 1; i < set->count && sorted; i++)
+    if (olc_record__identity_cmp(&set->recs[i - 1], &set->recs[i]) >= 0)
+      sorted = 0;
+  if (sorted)
+    return;
+  olc_recset__sort(set);
+  /* The sort is stable, so of equal identities the last one given wins. */
+  out = 0;
+  for (i = 0; i < set->count; i++) {
+    if (i + 1 < set->count && olc_record__identity_cmp(&set->recs[i], &set->recs[i + 1]) == 0)
+      continue;
+    set->recs[out++] = set->recs[i];
+  }
+  set->count = out;
 }
 
 size_t olc_recset__find_duplicate(const olc_recset *set) {

@@ -1,13 +1,15 @@
 /*
- * store/record.h - the record model shared by the store and the file codec.
+ * record/record.h - the record model shared by the store and the file codec:
+ * records, record sets, structural properties, their order and comparison.
+ * The bottom of the module graph above util: no files, no store.
  *
  * A record set owns its records and everything they point to in one arena.
  * Records use the public olc_record layout, so a lookup result can hand out
  * pointers into a snapshot without copying.  Portable records keep their
  * structure sorted by name (strcmp order) with unique names.
  */
-#ifndef OLC_STORE_RECORD_H
-#define OLC_STORE_RECORD_H
+#ifndef OLC_RECORD_RECORD_H
+#define OLC_RECORD_RECORD_H
 
 #include <stddef.h>
 
@@ -41,6 +43,17 @@ int olc_record__identity_cmp(const olc_record *a, const olc_record *b);
 
 /* Sorts into canonical (file) order. Stable for equal identities. */
 void olc_recset__sort(olc_recset *set);
+
+/* Sorts an array of record pointers into canonical order (stable) without
+ * touching the records; the writer uses it, as it must not reorder the set.
+ * Returns 0 on out of memory, 2 when two records share an identity, else 1.
+ * An already sorted array costs one comparison per record. */
+int olc_recset__sort_ptrs(const olc_record **v, size_t n);
+
+/* Brings a set into canonical order with unique identities: of records
+ * with equal identities the last one wins (e.g. a freshly parsed file, or
+ * a merge that appends the new records after the old). */
+void olc_recset__normalize(olc_recset *set);
 
 /* After sorting: index of the first duplicate pair's second element, or
  * (size_t)-1 when identities are unique. */
