@@ -61,12 +61,21 @@ OLC_API const char *olc_status_str(olc_status status);
 /* Symbolic name of a status ("OLC_E_IO", ...). Never NULL. */
 OLC_API const char *olc_status_name(olc_status status);
 
-#define OLC_ERROR_MESSAGE_SIZE 256
+#define OLC_ERROR_MESSAGE_SIZE 224
 #define OLC_ERROR_WHERE_SIZE 32
+#define OLC_ERROR_RESERVED_SIZE 32
 
 /*
  * Details of a failure.  Caller-owned; pass NULL when not interested.
  * Fields that do not apply are zero.
+ *
+ * Callers declare it uninitialised wherever they like (on the stack) and
+ * hand it to whichever library version they run with, so its size and the
+ * offsets of its fields never change.  Fields added later take their bytes
+ * from the front of reserved.  A library writes only the fields it knows,
+ * and zeroes the whole record before it fills one, so a field that an
+ * older library does not know reads 0.  Callers never read or write
+ * reserved.
  */
 typedef struct olc_error {
   olc_status code;                      /* the status the call returned */
@@ -77,6 +86,7 @@ typedef struct olc_error {
   uint64_t offset;                      /* 0-based byte offset in the file */
   char where[OLC_ERROR_WHERE_SIZE];     /* step or function: "fsync", "parse" */
   char message[OLC_ERROR_MESSAGE_SIZE]; /* one line, names the object */
+  unsigned char reserved[OLC_ERROR_RESERVED_SIZE]; /* for fields to come; zero */
 } olc_error;
 
 /* Resets an error record to "no error". NULL is fine. */

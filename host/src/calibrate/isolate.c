@@ -299,7 +299,7 @@ static olc_status ensure_runner(olc_measure_session *s, olc_error *err) {
        * isolation at all: nothing to warn about). */
       s->in_process = 1;
       if (st != OLC_E_UNSUPPORTED)
-        snprintf(s->note, sizeof s->note, "measured in-process (no crash isolation): %.200s",
+        snprintf(s->note, sizeof s->note, "measured in-process (no crash isolation): %.180s",
                  e.message);
     } else if (st != OLC_OK) {
       /* A first worker that broke in its setup is not retried, nor is the
