@@ -320,7 +320,7 @@ static void test_open_options(void) {
   olc_store *s = NULL;
   olc_error e;
   OLC_ASSERT_STATUS(OLC_E_INVALID, olc_store_open(NULL, &o, &e), &e);
-  o.version = 2;
+  o.version = OLC_STORE_OPTIONS_VERSION + 1;
   OLC_ASSERT_STATUS(OLC_E_INVALID, olc_store_open(&s, &o, &e), &e);
   CU_ASSERT_PTR_NULL(s);
   o.version = OLC_STORE_OPTIONS_VERSION;

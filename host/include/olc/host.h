@@ -158,7 +158,8 @@ typedef struct olc_load_entry {
   const char *message;   /* one line */
 } olc_load_entry;
 
-/* Options for olc_host_open.  Initialize with OLC_HOST_OPTIONS_INIT. */
+/* Options for olc_host_open.  Initialize with OLC_HOST_OPTIONS_INIT.
+ * Versioned as olc/store.h says; version 1 is the fields below. */
 typedef struct olc_host_options {
   uint32_t version;           /* OLC_HOST_OPTIONS_VERSION */
   int allow_insecure_plugins; /* load files/dirs writable by other users */
@@ -223,7 +224,8 @@ typedef void (*olc_progress_fn)(void *payload, const char *workload, size_t work
                                 size_t workload_count, size_t candidate_index,
                                 size_t candidate_count, double best_us);
 
-/* Options for olc_host_calibrate.  Initialize with OLC_CALIBRATE_OPTIONS_INIT. */
+/* Options for olc_host_calibrate.  Initialize with OLC_CALIBRATE_OPTIONS_INIT.
+ * Versioned as olc/store.h says. */
 typedef struct olc_calibrate_options {
   uint32_t version;             /* OLC_CALIBRATE_OPTIONS_VERSION */
   const char *const *workloads; /* names to run; NULL: all configured */
@@ -233,6 +235,7 @@ typedef struct olc_calibrate_options {
   int select_only;    /* never measure (olc select) */
   olc_progress_fn progress;
   void *progress_payload;
+  /* Version 2 added in_process and run_timeout_seconds. */
   /* Measure in this process.  By default (POSIX) candidates are measured
    * in a worker process (olc-worker, found next to the program, in the
    * install tree or through $OLC_WORKER), so that one that crashes,
@@ -248,7 +251,7 @@ typedef struct olc_calibrate_options {
   double run_timeout_seconds;
 } olc_calibrate_options;
 
-#define OLC_CALIBRATE_OPTIONS_VERSION 1u
+#define OLC_CALIBRATE_OPTIONS_VERSION 2u
 #define OLC_CALIBRATE_OPTIONS_INIT                                                                 \
   { OLC_CALIBRATE_OPTIONS_VERSION, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0.0 }
 
@@ -256,7 +259,8 @@ typedef struct olc_calibrate_options {
  * Runs the calibrate-and-select loop.  A failing workload does not stop the
  * others; its result carries the status.  Returns OLC_OK when the loop ran
  * (check each result), OLC_E_NOT_FOUND for an unknown workload name,
- * OLC_E_INVALID, OLC_E_NOMEM.  *out is freed with olc_calibration_free.
+ * OLC_E_INVALID (also for an options version 0 or newer than the
+ * library's), OLC_E_NOMEM.  *out is freed with olc_calibration_free.
  */
 OLC_API olc_status olc_host_calibrate(olc_calibration **out, olc_host *host,
                                       const olc_calibrate_options *options, olc_error *err);

@@ -141,7 +141,27 @@ typedef olc_status (*olc_serialize_fn)(olc_bytes *out, void *payload, char *mess
 typedef olc_status (*olc_validate_fn)(const unsigned char *policy, size_t policy_len, void *payload,
                                       char *message, size_t message_size);
 
-/* Options for olc_store_open. Initialize with OLC_STORE_OPTIONS_INIT. */
+/*
+ * Versioned structs.  Every struct a caller fills for the library
+ * (olc_store_options, olc_save_request, olc_lookup_options here;
+ * olc_host_options and olc_calibrate_options in olc/host.h) begins with
+ * uint32_t version, which the *_INIT macro sets to this header's *_VERSION.
+ * The library accepts every version from 1 to its own: the fields an older
+ * caller's struct lacks take their *_INIT defaults, and the library reads
+ * no byte past the end of the caller's version.  Version 0, or one newer
+ * than the library's, is OLC_E_INVALID with a message naming the struct and
+ * both versions (OLC_E_VERSION is for files).
+ *
+ * Changing one (the rule for this library's authors): append fields at the
+ * end, under a comment saying which version added them, and bump *_VERSION
+ * by one; the *_INIT macro needs a new field only when its default is not
+ * zero.  Then add the version's row (its last field) to the struct's table
+ * in host/src/util/options.c: the build fails until the rows match
+ * *_VERSION.  Fields are never removed, reordered or retyped.
+ */
+
+/* Options for olc_store_open. Initialize with OLC_STORE_OPTIONS_INIT.
+ * Version 1 is the fields below. */
 typedef struct olc_store_options {
   uint32_t version;           /* OLC_STORE_OPTIONS_VERSION */
   const char *path;           /* NULL: olc_store_default_path() */
@@ -196,7 +216,8 @@ OLC_API olc_status olc_store_reload(olc_store *store, olc_error *err);
  * write also counts as a good load). */
 OLC_API olc_status olc_store_load_status(olc_store *store, olc_error *err);
 
-/* What to save.  Initialize with OLC_SAVE_REQUEST_INIT. */
+/* What to save.  Initialize with OLC_SAVE_REQUEST_INIT.  Version 1 is the
+ * fields below. */
 typedef struct olc_save_request {
   uint32_t version; /* OLC_SAVE_REQUEST_VERSION */
   const olc_key *key;
@@ -271,7 +292,8 @@ typedef struct olc_rejection {
   const olc_record *record;
 } olc_rejection;
 
-/* What to look up.  Initialize with OLC_LOOKUP_OPTIONS_INIT. */
+/* What to look up.  Initialize with OLC_LOOKUP_OPTIONS_INIT.  Version 1 is
+ * the fields below. */
 typedef struct olc_lookup_options {
   uint32_t version; /* OLC_LOOKUP_OPTIONS_VERSION */
   /* backend, operator, implementation required; the exact fields and the

@@ -32,6 +32,7 @@
 #include "calibrate/measure.h"
 #include "calibrate/strategy.h"
 #include "util/error.h"
+#include "util/options.h"
 
 static olc_status set_status(olc_calibration *cal, olc_workload_result *r, olc_status status,
                              const char *fmt, ...) OLC_PRINTF(4, 5);
@@ -273,8 +274,8 @@ static olc_status check_names(const olc_config *cfg, const olc_calibrate_options
 
 olc_status olc_host_calibrate(olc_calibration **out, olc_host *host,
                               const olc_calibrate_options *options, olc_error *err) {
-  olc_calibrate_options defaults = OLC_CALIBRATE_OPTIONS_INIT;
-  const olc_calibrate_options *opt = options != NULL ? options : &defaults;
+  olc_calibrate_options full;
+  const olc_calibrate_options *opt = &full;
   const olc_config *cfg;
   olc_calibration *cal;
   size_t i, n;
@@ -282,9 +283,9 @@ olc_status olc_host_calibrate(olc_calibration **out, olc_host *host,
   if (out == NULL || host == NULL)
     return olc_error__set(err, OLC_E_INVALID, "calibrate", "no host or output pointer");
   *out = NULL;
-  if (opt->version != OLC_CALIBRATE_OPTIONS_VERSION)
-    return olc_error__set(err, OLC_E_INVALID, "calibrate", "unknown options version %u",
-                          (unsigned)opt->version);
+  st = olc_options__load(&full, &olc_options__calibrate, options, "calibrate", err);
+  if (st != OLC_OK)
+    return st;
   cfg = olc_plugins__config(host);
   if (cfg == NULL || olc_plugins__store(host) == NULL)
     return olc_error__set(err, OLC_E_INVALID, "calibrate", "the host has no config or store");

@@ -9,6 +9,7 @@
 #include "config/config.h"
 #include "plugins/plugins_int.h"
 #include "util/error.h"
+#include "util/options.h"
 
 static const olc_plugin_config *config_plugin(void *payload, const char *name) {
   return olc_config_plugin((const olc_config *)payload, name);
@@ -16,7 +17,7 @@ static const olc_plugin_config *config_plugin(void *payload, const char *name) {
 
 olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *store,
                          const olc_host_options *options, olc_error *err) {
-  olc_host_options defaults = OLC_HOST_OPTIONS_INIT;
+  olc_host_options opts;
   olc_plugins_params params;
   const char **dirs = NULL;
   size_t n;
@@ -26,11 +27,10 @@ olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *st
     *out = NULL;
   if (out == NULL || config == NULL)
     return olc_error__set(err, OLC_E_INVALID, "olc_host_open", "out and config are required");
-  if (options == NULL)
-    options = &defaults;
-  if (options->version != OLC_HOST_OPTIONS_VERSION)
-    return olc_error__set(err, OLC_E_INVALID, "olc_host_open",
-                          "unsupported olc_host_options version %u", (unsigned)options->version);
+  st = olc_options__load(&opts, &olc_options__host, options, "olc_host_open", err);
+  if (st != OLC_OK)
+    return st;
+  options = &opts;
   n = olc_config_plugin_dir_count(config);
   if (n > 0) {
     dirs = calloc(n, sizeof *dirs);

@@ -19,6 +19,7 @@
 
 #include "store/store_int.h"
 #include "util/error.h"
+#include "util/options.h"
 
 static olc_status check_text(const char *s, const char *what, const char *field, int nonempty,
                              size_t max_len, olc_error *err) {
@@ -237,20 +238,22 @@ static olc_status run_validator(const olc_save_request *req, const olc_buf *poli
   return OLC_E_VALIDATION;
 }
 
-olc_status olc_store__build_records(olc_recset *out, const olc_save_request *req, olc_origin origin,
-                                    olc_error *err) {
+olc_status olc_store__build_records(olc_recset *out, const olc_save_request *request,
+                                    olc_origin origin, olc_error *err) {
   static const olc_format_limits limits = OLC_FORMAT_LIMITS_DEFAULT;
+  olc_save_request full;
+  const olc_save_request *req = &full;
   olc_property *props = NULL;
   olc_buf policy = OLC_BUF_INIT;
   unsigned levels = 0;
   olc_record r;
   olc_status st;
 
-  if (req == NULL)
+  if (request == NULL)
     return olc_error__set(err, OLC_E_INVALID, "save", "save request is NULL");
-  if (req->version != OLC_SAVE_REQUEST_VERSION)
-    return olc_error__set(err, OLC_E_INVALID, "save", "save request version %u is not %u",
-                          (unsigned)req->version, (unsigned)OLC_SAVE_REQUEST_VERSION);
+  st = olc_options__load(&full, &olc_options__save, request, "save", err);
+  if (st != OLC_OK)
+    return st;
   st = olc_store__check_key(&props, req->key, "key", err);
   if (st != OLC_OK)
     goto done;

@@ -19,6 +19,7 @@
 
 #include "store/store_int.h"
 #include "util/error.h"
+#include "util/options.h"
 
 enum {
   FIELD_IMPL = 1u,
@@ -337,7 +338,9 @@ static olc_status find(lookup_ctx *c, olc_snapshot *snap) {
 }
 
 olc_status olc_store_lookup(olc_lookup_result **out, olc_store *store,
-                            const olc_lookup_options *options, olc_error *err) {
+                            const olc_lookup_options *caller_options, olc_error *err) {
+  olc_lookup_options opts;
+  const olc_lookup_options *options = &opts;
   lookup_ctx c;
   olc_property *props = NULL;
   olc_lookup_result *res;
@@ -345,11 +348,11 @@ olc_status olc_store_lookup(olc_lookup_result **out, olc_store *store,
   if (out == NULL)
     return olc_error__set(err, OLC_E_INVALID, "lookup", "output pointer is NULL");
   *out = NULL;
-  if (store == NULL || options == NULL)
+  if (store == NULL || caller_options == NULL)
     return olc_error__set(err, OLC_E_INVALID, "lookup", "store or options is NULL");
-  if (options->version != OLC_LOOKUP_OPTIONS_VERSION)
-    return olc_error__set(err, OLC_E_INVALID, "lookup", "lookup options version %u is not %u",
-                          (unsigned)options->version, (unsigned)OLC_LOOKUP_OPTIONS_VERSION);
+  st = olc_options__load(&opts, &olc_options__lookup, caller_options, "lookup", err);
+  if (st != OLC_OK)
+    return st;
   st = olc_store__check_key(&props, options->key, "lookup key", err);
   if (st != OLC_OK)
     return st;

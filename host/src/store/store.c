@@ -8,6 +8,7 @@
 
 #include "store/store_int.h"
 #include "util/error.h"
+#include "util/options.h"
 
 #define STORE_DEFAULT_MAX_FILE ((size_t)64 << 20)
 #define STORE_PATH_MAX 4096
@@ -216,9 +217,6 @@ olc_status olc_store_default_path(char *buf, size_t buf_size, olc_error *err) {
 const char *olc_store_path(const olc_store *store) { return store != NULL ? store->path : NULL; }
 
 static olc_status check_options(const olc_store_options *o, olc_error *err) {
-  if (o->version != OLC_STORE_OPTIONS_VERSION)
-    return olc_error__set(err, OLC_E_INVALID, "open", "store options version %u is not %u",
-                          (unsigned)o->version, (unsigned)OLC_STORE_OPTIONS_VERSION);
   if (o->path != NULL && o->path[0] == 0)
     return olc_error__set(err, OLC_E_INVALID, "open", "store path is empty");
   if (o->file_mode > 0777u)
@@ -240,18 +238,20 @@ static olc_status resolve_path(olc_store *s, const olc_store_options *o, olc_err
   return olc_persist__resolve(&s->path, p, err);
 }
 
-olc_status olc_store_open(olc_store **out, const olc_store_options *options, olc_error *err) {
-  static const olc_store_options defaults = OLC_STORE_OPTIONS_INIT;
+olc_status olc_store_open(olc_store **out, const olc_store_options *caller_options,
+                          olc_error *err) {
   static const olc_format_limits limits = OLC_FORMAT_LIMITS_DEFAULT;
+  olc_store_options opts;
+  const olc_store_options *options = &opts;
   olc_store *s;
   olc_recset empty = OLC_RECSET_INIT;
   olc_status st;
   if (out == NULL)
     return olc_error__set(err, OLC_E_INVALID, "open", "output pointer is NULL");
   *out = NULL;
-  if (options == NULL)
-    options = &defaults;
-  st = check_options(options, err);
+  st = olc_options__load(&opts, &olc_options__store, caller_options, "open", err);
+  if (st == OLC_OK)
+    st = check_options(options, err);
   if (st != OLC_OK)
     return st;
   s = calloc(1, sizeof *s);
