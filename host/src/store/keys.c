@@ -238,6 +238,43 @@ static olc_status run_validator(const olc_save_request *req, const olc_buf *poli
   return OLC_E_VALIDATION;
 }
 
+/* Appends the record of each level in levels: req's identity, measurements
+ * and the serialized policy. */
+static olc_status append_levels(olc_recset *out, const olc_save_request *req, olc_origin origin,
+                                unsigned levels, const olc_property *props, const olc_buf *policy,
+                                olc_error *err) {
+  olc_record r;
+  olc_status st;
+  memset(&r, 0, sizeof r);
+  r.origin = origin;
+  r.backend = req->key->backend;
+  r.operator_name = req->key->operator_name;
+  r.implementation = req->key->implementation;
+  r.measurements = req->measurements;
+  r.measurement_count = req->measurement_count;
+  r.policy = policy->data != NULL ? policy->data : (const unsigned char *)"";
+  r.policy_len = policy->len;
+  if ((levels & OLC_LEVEL_BIT_EXACT) != 0) {
+    r.level = OLC_LEVEL_EXACT;
+    r.model_digest = req->key->model_digest;
+    r.processor = req->key->processor;
+    r.thread_count = req->key->thread_count;
+    if ((st = olc_recset__append_copy(out, &r)) != OLC_OK)
+      return olc_error__set(err, st, "save", "out of memory");
+  }
+  if ((levels & OLC_LEVEL_BIT_PORTABLE) != 0) {
+    r.level = OLC_LEVEL_PORTABLE;
+    r.model_digest = NULL;
+    r.processor = NULL;
+    r.thread_count = 0;
+    r.structure = props;
+    r.structure_count = req->key->structure_count;
+    if ((st = olc_recset__append_copy(out, &r)) != OLC_OK)
+      return olc_error__set(err, st, "save", "out of memory");
+  }
+  return OLC_OK;
+}
+
 olc_status olc_store__build_records(olc_recset *out, const olc_save_request *request,
                                     olc_origin origin, olc_error *err) {
   static const olc_format_limits limits = OLC_FORMAT_LIMITS_DEFAULT;
@@ -246,7 +283,6 @@ olc_status olc_store__build_records(olc_recset *out, const olc_save_request *req
   olc_property *props = NULL;
   olc_buf policy = OLC_BUF_INIT;
   unsigned levels = 0;
-  olc_record r;
   olc_status st;
 
   if (request == NULL)
@@ -265,41 +301,9 @@ olc_status olc_store__build_records(olc_recset *out, const olc_save_request *req
                         (unsigned long long)req->measurement_count);
     goto done;
   }
-  if ((st = get_policy(&policy, req, limits.max_value_size, err)) != OLC_OK ||
-      (st = run_validator(req, &policy, err)) != OLC_OK)
-    goto done;
-
-  memset(&r, 0, sizeof r);
-  r.origin = origin;
-  r.backend = req->key->backend;
-  r.operator_name = req->key->operator_name;
-  r.implementation = req->key->implementation;
-  r.measurements = req->measurements;
-  r.measurement_count = req->measurement_count;
-  r.policy = policy.data != NULL ? policy.data : (const unsigned char *)"";
-  r.policy_len = policy.len;
-  if ((levels & OLC_LEVEL_BIT_EXACT) != 0) {
-    r.level = OLC_LEVEL_EXACT;
-    r.model_digest = req->key->model_digest;
-    r.processor = req->key->processor;
-    r.thread_count = req->key->thread_count;
-    if ((st = olc_recset__append_copy(out, &r)) != OLC_OK) {
-      olc_error__set(err, st, "save", "out of memory");
-      goto done;
-    }
-  }
-  if ((levels & OLC_LEVEL_BIT_PORTABLE) != 0) {
-    r.level = OLC_LEVEL_PORTABLE;
-    r.model_digest = NULL;
-    r.processor = NULL;
-    r.thread_count = 0;
-    r.structure = props;
-    r.structure_count = req->key->structure_count;
-    if ((st = olc_recset__append_copy(out, &r)) != OLC_OK) {
-      olc_error__set(err, st, "save", "out of memory");
-      goto done;
-    }
-  }
+  if ((st = get_policy(&policy, req, limits.max_value_size, err)) == OLC_OK &&
+      (st = run_validator(req, &policy, err)) == OLC_OK)
+    st = append_levels(out, req, origin, levels, props, &policy, err);
 done:
   free(props);
   olc_buf__free(&policy);
