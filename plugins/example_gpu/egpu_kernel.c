@@ -272,7 +272,7 @@ static int32_t build_program(egpu_instance *inst, const egpu_policy *pol, egpu_p
   int32_t rc = OLC_PLUGIN_OK;
   p = calloc(1, sizeof *p);
   if (p == NULL)
-    return egpu_fail(inst->host, OLC_PLUGIN_E_NOMEM, "example_gpu: out of memory");
+    return egpu_fail(inst->host, OLC_PLUGIN_E_NOMEM, "out of memory");
   p->policy = *pol;
   snprintf(options, sizeof options,
            "-cl-std=CL1.2 -cl-mad-enable -DTM=%u -DTN=%u -DTK=%u -DWM=%u -DWN=%u -DVEC=%u "
@@ -282,23 +282,21 @@ static int32_t build_program(egpu_instance *inst, const egpu_policy *pol, egpu_p
     src[i] = egpu_kernel_source[i];
   p->program = clCreateProgramWithSource(inst->context, EGPU_SOURCE_PARTS, src, NULL, &err);
   if (p->program == NULL) {
-    rc = egpu_fail(inst->host, OLC_PLUGIN_E_FAILED,
-                   "example_gpu: clCreateProgramWithSource failed (%d)", (int)err);
+    rc = egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "clCreateProgramWithSource failed (%d)",
+                   (int)err);
     goto done;
   }
   err = clBuildProgram(p->program, 1, &inst->device, options, NULL, NULL);
   if (err != CL_SUCCESS) {
     build_log_line(inst, p->program, line, sizeof line);
-    rc = egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "example_gpu: kernel build failed (%d): %s",
-                   (int)err, line);
+    rc = egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "kernel build failed (%d): %s", (int)err, line);
     goto done;
   }
   p->kernel = clCreateKernel(p->program, "egpu_sgemm", &err);
   if (p->kernel != NULL && !pol->local && pol->vec > 1)
     p->transpose = clCreateKernel(p->program, "egpu_transpose", &err);
   if (p->kernel == NULL || (!pol->local && pol->vec > 1 && p->transpose == NULL)) {
-    rc = egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "example_gpu: clCreateKernel failed (%d)",
-                   (int)err);
+    rc = egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "clCreateKernel failed (%d)", (int)err);
     goto done;
   }
   /* A kernel can allow less than the device maximum (registers, local memory). */
@@ -306,7 +304,7 @@ static int32_t build_program(egpu_instance *inst, const egpu_policy *pol, egpu_p
                                NULL) == CL_SUCCESS &&
       wg < (size_t)pol->wgx * pol->wgy) {
     rc = egpu_fail(inst->host, OLC_PLUGIN_E_INVALID,
-                   "example_gpu: policy needs a work-group of %u items, the compiled kernel "
+                   "policy needs a work-group of %u items, the compiled kernel "
                    "allows %llu on this device",
                    pol->wgx * pol->wgy, (unsigned long long)wg);
     goto done;
@@ -382,7 +380,7 @@ int32_t egpu_prepare(void *instance, const olc_plugin_workload *workload, void *
   cl_int err = CL_SUCCESS;
   int32_t rc;
   if (state == NULL)
-    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "example_gpu: prepare: no state pointer");
+    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "prepare: no state pointer");
   *state = NULL;
   rc = egpu_parse_workload(inst, workload, &shape);
   if (rc != OLC_PLUGIN_OK)
@@ -392,12 +390,12 @@ int32_t egpu_prepare(void *instance, const olc_plugin_workload *workload, void *
   nc = (size_t)shape.m * shape.n;
   s = calloc(1, sizeof *s);
   if (s == NULL)
-    return egpu_fail(inst->host, OLC_PLUGIN_E_NOMEM, "example_gpu: out of memory");
+    return egpu_fail(inst->host, OLC_PLUGIN_E_NOMEM, "out of memory");
   s->shape = shape;
   s->host_a = malloc(na * sizeof(float));
   s->host_b = malloc(nb * sizeof(float));
   if (s->host_a == NULL || s->host_b == NULL) {
-    rc = egpu_fail(inst->host, OLC_PLUGIN_E_NOMEM, "example_gpu: out of memory");
+    rc = egpu_fail(inst->host, OLC_PLUGIN_E_NOMEM, "out of memory");
     goto done;
   }
   fill_random(s->host_a, na, 12345u);
@@ -411,8 +409,8 @@ int32_t egpu_prepare(void *instance, const olc_plugin_workload *workload, void *
     s->c = clCreateBuffer(inst->context, CL_MEM_READ_WRITE, nc * sizeof(float), NULL, &err);
   if (s->c == NULL)
     rc = egpu_fail(inst->host, OLC_PLUGIN_E_NOMEM,
-                   "example_gpu: cannot allocate device buffers for %ux%ux%u (%d)", shape.m,
-                   shape.n, shape.k, (int)err);
+                   "cannot allocate device buffers for %ux%ux%u (%d)", shape.m, shape.n, shape.k,
+                   (int)err);
 done:
   if (rc != OLC_PLUGIN_OK) {
     egpu_unprepare(inst, s);
@@ -454,8 +452,7 @@ static int32_t run_prepared(egpu_instance *inst, egpu_state *s, const egpu_polic
   if (prog->transpose != NULL) {
     err = enqueue_transpose(inst, s, prog);
     if (err != CL_SUCCESS)
-      return egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "example_gpu: transpose failed (%d)",
-                       (int)err);
+      return egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "transpose failed (%d)", (int)err);
   }
   local[0] = pol->wgx;
   local[1] = pol->wgy;
@@ -469,13 +466,12 @@ static int32_t run_prepared(egpu_instance *inst, egpu_state *s, const egpu_polic
   err |= clSetKernelArg(prog->kernel, 5, sizeof(cl_mem), &s->c);
   err |= clSetKernelArg(prog->kernel, 6, sizeof(cl_mem), prog->transpose != NULL ? &s->bt : &s->b);
   if (err != CL_SUCCESS)
-    return egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "example_gpu: clSetKernelArg failed");
+    return egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "clSetKernelArg failed");
   err = clEnqueueNDRangeKernel(inst->queue, prog->kernel, 2, NULL, global, local, 0, NULL, NULL);
   if (err == CL_SUCCESS)
     err = clFinish(inst->queue);
   if (err != CL_SUCCESS)
-    return egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "example_gpu: kernel launch failed (%d)",
-                     (int)err);
+    return egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "kernel launch failed (%d)", (int)err);
   return OLC_PLUGIN_OK;
 }
 
@@ -488,10 +484,10 @@ int32_t egpu_run(void *instance, const olc_plugin_workload *workload, void *stat
   char msg[EGPU_MESSAGE_SIZE - 16];
   int32_t rc;
   if (pol == NULL)
-    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "example_gpu: run: no policy");
+    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "run: no policy");
   /* Policies come from candidates or validate, but a host may hand in any. */
   if (egpu_policy_check(pol, &inst->limits, msg, sizeof msg) != 0)
-    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "example_gpu: %s", msg);
+    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "%s", msg);
   rc = egpu_parse_workload(inst, workload, &shape);
   if (rc != OLC_PLUGIN_OK)
     return rc;
@@ -506,7 +502,7 @@ int32_t egpu_run(void *instance, const olc_plugin_workload *workload, void *stat
   }
   if (memcmp(&s->shape, &shape, sizeof shape) != 0)
     return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID,
-                     "example_gpu: run: state was prepared for %ux%ux%u, workload is %ux%ux%u",
-                     s->shape.m, s->shape.n, s->shape.k, shape.m, shape.n, shape.k);
+                     "run: state was prepared for %ux%ux%u, workload is %ux%ux%u", s->shape.m,
+                     s->shape.n, s->shape.k, shape.m, shape.n, shape.k);
   return run_prepared(inst, s, pol);
 }

@@ -71,23 +71,23 @@ int32_t egpu_parse_workload(const egpu_instance *inst, const olc_plugin_workload
   const char *name, *dtype;
   int i;
   if (!OLC_PLUGIN_HAS_FIELD(workload, olc_plugin_workload, property_count))
-    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "example_gpu: no workload given");
+    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "no workload given");
   name = workload->name != NULL ? workload->name : "(unnamed)";
   if (workload->operator_name == NULL || strcmp(workload->operator_name, EGPU_OPERATOR) != 0)
     return egpu_fail(inst->host, OLC_PLUGIN_E_UNSUPPORTED,
-                     "example_gpu: workload %s: operator %s is not served (only MatMul)", name,
+                     "workload %s: operator %s is not served (only MatMul)", name,
                      workload->operator_name != NULL ? workload->operator_name : "(none)");
   dtype = workload_property(workload, "dtype");
   if (dtype == NULL || strcmp(dtype, EGPU_DTYPE) != 0)
     return egpu_fail(inst->host, OLC_PLUGIN_E_UNSUPPORTED,
-                     "example_gpu: workload %s: dtype %s is not served (only float32)", name,
+                     "workload %s: dtype %s is not served (only float32)", name,
                      dtype != NULL ? dtype : "(missing)");
   for (i = 0; i < 3; i++) {
     const char *s = workload_property(workload, dims[i]);
     if (parse_dim(s, &v[i]) != 0)
       return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID,
-                       "example_gpu: workload %s: property %s=%s is not an integer in 1..%u", name,
-                       dims[i], s != NULL ? s : "(missing)", EGPU_MAX_DIM);
+                       "workload %s: property %s=%s is not an integer in 1..%u", name, dims[i],
+                       s != NULL ? s : "(missing)", EGPU_MAX_DIM);
   }
   shape->m = v[0];
   shape->n = v[1];
@@ -98,7 +98,7 @@ int32_t egpu_parse_workload(const egpu_instance *inst, const olc_plugin_workload
     uint64_t most = ma > mb ? (ma > mc ? ma : mc) : (mb > mc ? mb : mc);
     if (most > 0x7fffffffu || most * 4u > inst->limits.max_mem_alloc_size)
       return egpu_fail(inst->host, OLC_PLUGIN_E_UNSUPPORTED,
-                       "example_gpu: workload %s: %ux%ux%u exceeds the device's largest "
+                       "workload %s: %ux%ux%u exceeds the device's largest "
                        "allocation (%llu bytes)",
                        name, v[0], v[1], v[2], (unsigned long long)inst->limits.max_mem_alloc_size);
   }
@@ -164,7 +164,7 @@ static int32_t list_devices(const olc_plugin_host *host, const char *platform_se
   cl_int rc = clGetPlatformIDs(EGPU_MAX_PLATFORMS, plats, &nplat);
   if (rc != CL_SUCCESS || nplat == 0)
     return egpu_fail(host, OLC_PLUGIN_E_UNAVAILABLE,
-                     "example_gpu: no opencl platform here (clGetPlatformIDs: %d)", (int)rc);
+                     "no opencl platform here (clGetPlatformIDs: %d)", (int)rc);
   if (nplat > EGPU_MAX_PLATFORMS)
     nplat = EGPU_MAX_PLATFORMS;
   by_index = selector_index(platform_sel, &index);
@@ -188,8 +188,8 @@ static int32_t list_devices(const olc_plugin_host *host, const char *platform_se
   if (dc->count == 0) {
     if (platform_sel != NULL)
       return egpu_fail(host, OLC_PLUGIN_E_UNAVAILABLE,
-                       "example_gpu: no opencl device on a platform matching \"%s\"", platform_sel);
-    return egpu_fail(host, OLC_PLUGIN_E_UNAVAILABLE, "example_gpu: no opencl device here");
+                       "no opencl device on a platform matching \"%s\"", platform_sel);
+    return egpu_fail(host, OLC_PLUGIN_E_UNAVAILABLE, "no opencl device here");
   }
   return OLC_PLUGIN_OK;
 }
@@ -204,7 +204,7 @@ static int32_t choose_device(egpu_instance *inst, const char *platform_sel,
   if (device_sel != NULL && selector_index(device_sel, &index)) {
     if (index >= dc.count)
       return egpu_fail(inst->host, OLC_PLUGIN_E_UNAVAILABLE,
-                       "example_gpu: device %u requested but only %u found", index, dc.count);
+                       "device %u requested but only %u found", index, dc.count);
     chosen = index;
   } else if (device_sel != NULL) {
     for (i = 0; i < dc.count; i++) {
@@ -214,8 +214,8 @@ static int32_t choose_device(egpu_instance *inst, const char *platform_sel,
         break;
     }
     if (i == dc.count)
-      return egpu_fail(inst->host, OLC_PLUGIN_E_UNAVAILABLE,
-                       "example_gpu: no opencl device matching \"%s\"", device_sel);
+      return egpu_fail(inst->host, OLC_PLUGIN_E_UNAVAILABLE, "no opencl device matching \"%s\"",
+                       device_sel);
     chosen = i;
   } else {
     /* Default: the first GPU, else the first device. */
@@ -283,8 +283,7 @@ static int32_t read_device(egpu_instance *inst) {
   rc |=
       clGetDeviceInfo(inst->device, CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE, sizeof line, &line, NULL);
   if (rc != CL_SUCCESS)
-    return egpu_fail(inst->host, OLC_PLUGIN_E_UNAVAILABLE,
-                     "example_gpu: cannot query the opencl device");
+    return egpu_fail(inst->host, OLC_PLUGIN_E_UNAVAILABLE, "cannot query the opencl device");
   cl_string(NULL, inst->platform, CL_PLATFORM_NAME, s, sizeof s);
   append_field(p, size, &pos, "platform", s);
   cl_string(NULL, inst->platform, CL_PLATFORM_VERSION, s, sizeof s);
@@ -303,8 +302,7 @@ static int32_t read_device(egpu_instance *inst) {
                (unsigned)l->compute_units, (unsigned long long)l->max_work_group_size,
                (unsigned long long)l->local_mem_size, (unsigned long long)cache, (unsigned)line);
   if (n < 0 || (size_t)n >= size - pos)
-    return egpu_fail(inst->host, OLC_PLUGIN_E_FAILED,
-                     "example_gpu: the processor identity is too long");
+    return egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "the processor identity is too long");
   return OLC_PLUGIN_OK;
 }
 
@@ -331,7 +329,7 @@ static int32_t egpu_create(const olc_plugin_host *host, const olc_plugin_kv *con
   uint32_t i;
   (void)thread_count; /* the device decides its own parallelism */
   if (instance == NULL)
-    return egpu_fail(host, OLC_PLUGIN_E_INVALID, "example_gpu: create: no instance pointer");
+    return egpu_fail(host, OLC_PLUGIN_E_INVALID, "create: no instance pointer");
   *instance = NULL;
   for (i = 0; config != NULL && i < config_count; i++) {
     if (config[i].key == NULL || config[i].value == NULL)
@@ -341,11 +339,11 @@ static int32_t egpu_create(const olc_plugin_host *host, const olc_plugin_kv *con
     else if (strcmp(config[i].key, "device") == 0)
       device_sel = config[i].value;
     else
-      egpu_log(host, OLC_PLUGIN_LOG_DEBUG, "example_gpu: ignoring config key %s", config[i].key);
+      egpu_log(host, OLC_PLUGIN_LOG_DEBUG, "ignoring config key %s", config[i].key);
   }
   inst = calloc(1, sizeof *inst);
   if (inst == NULL)
-    return egpu_fail(host, OLC_PLUGIN_E_NOMEM, "example_gpu: out of memory");
+    return egpu_fail(host, OLC_PLUGIN_E_NOMEM, "out of memory");
   inst->host = host;
   rc = choose_device(inst, platform_sel, device_sel);
   if (rc == OLC_PLUGIN_OK)
@@ -355,15 +353,14 @@ static int32_t egpu_create(const olc_plugin_host *host, const olc_plugin_kv *con
     if (inst->context != NULL)
       inst->queue = clCreateCommandQueue(inst->context, inst->device, 0, &err);
     if (inst->queue == NULL)
-      rc = egpu_fail(host, OLC_PLUGIN_E_UNAVAILABLE,
-                     "example_gpu: cannot open opencl device %s (error %d)", inst->device_name,
-                     (int)err);
+      rc = egpu_fail(host, OLC_PLUGIN_E_UNAVAILABLE, "cannot open opencl device %s (error %d)",
+                     inst->device_name, (int)err);
   }
   if (rc != OLC_PLUGIN_OK) {
     egpu_destroy(inst);
     return rc;
   }
-  egpu_log(host, OLC_PLUGIN_LOG_INFO, "example_gpu: using opencl device %s", inst->device_name);
+  egpu_log(host, OLC_PLUGIN_LOG_INFO, "using opencl device %s", inst->device_name);
   *instance = inst;
   return OLC_PLUGIN_OK;
 }
@@ -378,7 +375,7 @@ static int32_t egpu_key(void *instance, const olc_plugin_workload *workload,
     return rc;
   if (!OLC_PLUGIN_HAS_FIELD(sink, olc_plugin_key_sink, add_structure) ||
       sink->set_processor == NULL || sink->set_thread_count == NULL || sink->add_structure == NULL)
-    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "example_gpu: key: incomplete sink");
+    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "key: incomplete sink");
   /* One host thread drives the device, whatever thread count the host uses. */
   rc = sink->set_processor(sink->ctx, inst->processor);
   if (rc == OLC_PLUGIN_OK)
@@ -398,7 +395,7 @@ static int32_t egpu_key(void *instance, const olc_plugin_workload *workload,
     rc = sink->add_structure(sink->ctx, "k", buf);
   }
   if (rc != OLC_PLUGIN_OK)
-    return egpu_fail(inst->host, rc, "example_gpu: key: the host refused a field (%d)", (int)rc);
+    return egpu_fail(inst->host, rc, "key: the host refused a field (%d)", (int)rc);
   return OLC_PLUGIN_OK;
 }
 

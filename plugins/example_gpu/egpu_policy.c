@@ -214,7 +214,7 @@ static int32_t emit_copy(const egpu_instance *inst, const olc_plugin_policy_sink
                          const egpu_policy *p) {
   egpu_policy *copy = malloc(sizeof *copy);
   if (copy == NULL)
-    return egpu_fail(inst->host, OLC_PLUGIN_E_NOMEM, "example_gpu: out of memory");
+    return egpu_fail(inst->host, OLC_PLUGIN_E_NOMEM, "out of memory");
   *copy = *p;
   return sink->emit(sink->ctx, copy);
 }
@@ -233,7 +233,7 @@ int32_t egpu_candidates(void *instance, const olc_plugin_workload *workload,
   if (rc != OLC_PLUGIN_OK)
     return rc;
   if (!OLC_PLUGIN_HAS_FIELD(sink, olc_plugin_policy_sink, emit) || sink->emit == NULL)
-    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "example_gpu: candidates: no sink");
+    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "candidates: no sink");
   seeds = gpu ? gpu_seeds : cpu_seeds;
   count = gpu ? sizeof gpu_seeds / sizeof gpu_seeds[0] : sizeof cpu_seeds / sizeof cpu_seeds[0];
   for (i = 0; i < count; i++) {
@@ -258,19 +258,18 @@ int32_t egpu_validate(void *instance, const void *bytes, uint64_t len, void **po
   if (policy != NULL)
     *policy = NULL;
   if (bytes == NULL && len > 0)
-    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "example_gpu: validate: no bytes");
+    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "validate: no bytes");
   if (len > EGPU_POLICY_MAX_LEN)
-    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID,
-                     "example_gpu: policy is %llu bytes long (at most %d)", (unsigned long long)len,
-                     EGPU_POLICY_MAX_LEN);
+    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "policy is %llu bytes long (at most %d)",
+                     (unsigned long long)len, EGPU_POLICY_MAX_LEN);
   if (egpu_policy_parse(bytes, (size_t)len, &p, msg, sizeof msg) != 0 ||
       egpu_policy_check(&p, &inst->limits, msg, sizeof msg) != 0)
-    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "example_gpu: %s", msg);
+    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "%s", msg);
   if (policy == NULL)
     return OLC_PLUGIN_OK;
   copy = malloc(sizeof *copy);
   if (copy == NULL)
-    return egpu_fail(inst->host, OLC_PLUGIN_E_NOMEM, "example_gpu: out of memory");
+    return egpu_fail(inst->host, OLC_PLUGIN_E_NOMEM, "out of memory");
   *copy = p;
   *policy = copy;
   return OLC_PLUGIN_OK;
@@ -283,11 +282,11 @@ int32_t egpu_serialize(void *instance, const void *policy, const olc_plugin_byte
   int32_t rc;
   if (policy == NULL || !OLC_PLUGIN_HAS_FIELD(out, olc_plugin_byte_sink, write) ||
       out->write == NULL)
-    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "example_gpu: serialize: bad argument");
+    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "serialize: bad argument");
   n = egpu_policy_format(policy, buf, sizeof buf);
   rc = out->write(out->ctx, buf, (uint64_t)n);
   if (rc != OLC_PLUGIN_OK)
-    return egpu_fail(inst->host, rc, "example_gpu: serialize: the host refused the bytes");
+    return egpu_fail(inst->host, rc, "serialize: the host refused the bytes");
   return OLC_PLUGIN_OK;
 }
 

@@ -8,6 +8,7 @@
 #define EGPU_HARNESS_H
 
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,15 +24,30 @@ typedef struct harness_error {
   char message[512];
 } harness_error;
 
-HARNESS_UNUSED static harness_error harness_last_error;
+/* Per thread, as the host's set_error is. */
+HARNESS_UNUSED static _Thread_local harness_error harness_last_error;
+
+/* Messages and log lines seen, and how many of them start with the plugin's
+ * own name (the host adds "plugin example_gpu: " itself, so none should). */
+HARNESS_UNUSED static _Atomic unsigned harness_message_count, harness_prefixed_count;
+
+HARNESS_UNUSED static void harness_count_message(const char *message) {
+  harness_message_count++;
+  if (message != NULL && strncmp(message, "example_gpu", 11) == 0) {
+    harness_prefixed_count++;
+    fprintf(stderr, "message with the plugin's own prefix: %s\n", message);
+  }
+}
 
 HARNESS_UNUSED static void harness_log(void *ctx, int32_t level, const char *message) {
   (void)ctx;
+  harness_count_message(message);
   fprintf(stderr, "[plugin %d] %s\n", (int)level, message);
 }
 
 HARNESS_UNUSED static void harness_set_error(void *ctx, int32_t code, const char *message) {
   (void)ctx;
+  harness_count_message(message);
   harness_last_error.code = code;
   snprintf(harness_last_error.message, sizeof harness_last_error.message, "%s",
            message != NULL ? message : "");
@@ -95,6 +111,16 @@ HARNESS_UNUSED static const olc_plugin *harness_load(const char *path, void **ha
     return NULL;
   return table;
 }
+
+#ifdef CUNIT_CUNIT_H_SEEN
+/* A CUnit test, run last: messages were seen and none carried the prefix. */
+HARNESS_UNUSED static void harness_test_messages_unprefixed(void) {
+  printf("\n  %u messages, %u with the plugin's own prefix\n", (unsigned)harness_message_count,
+         (unsigned)harness_prefixed_count);
+  CU_ASSERT(harness_message_count > 0);
+  CU_ASSERT_EQUAL(harness_prefixed_count, 0);
+}
+#endif
 
 /* ---- sinks ------------------------------------------------------------- */
 

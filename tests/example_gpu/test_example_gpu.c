@@ -380,6 +380,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "gpu_tilings", test_gpu_tilings);
   CU_add_test(s, "run_errors", test_run_errors);
   CU_add_test(s, "create_selectors", test_create_selectors);
+  CU_add_test(s, "messages_unprefixed", harness_test_messages_unprefixed);
   result = olc_test_run(argc, argv);
   g_table->destroy(g_inst);
   return result;

@@ -207,7 +207,7 @@ static void test_validate_abi(void) {
   CU_ASSERT_EQUAL(egpu_validate(&inst, too_big, strlen(too_big), &p), OLC_PLUGIN_E_INVALID);
   CU_ASSERT_PTR_NULL(p);
   CU_ASSERT_EQUAL(harness_last_error.code, OLC_PLUGIN_E_INVALID);
-  CU_ASSERT_PTR_NOT_NULL(strstr(harness_last_error.message, "example_gpu: policy: work-group"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(harness_last_error.message, "policy: work-group"));
   memset(long_text, 'x', sizeof long_text);
   CU_ASSERT_EQUAL(egpu_validate(&inst, long_text, sizeof long_text, NULL), OLC_PLUGIN_E_INVALID);
   CU_ASSERT_PTR_NOT_NULL(strstr(harness_last_error.message, "bytes long"));
@@ -224,5 +224,6 @@ int main(int argc, char **argv) {
   CU_add_test(s, "rules", test_rules);
   CU_add_test(s, "candidates_fit", test_candidates_fit);
   CU_add_test(s, "validate_abi", test_validate_abi);
+  CU_add_test(s, "messages_unprefixed", harness_test_messages_unprefixed);
   return olc_test_run(argc, argv);
 }

@@ -52,6 +52,7 @@ int main(int argc, char **argv) {
     return 1;
   s = CU_add_suite("example_gpu_unavailable", NULL, NULL);
   CU_add_test(s, "create_unavailable", test_create_unavailable);
+  CU_add_test(s, "messages_unprefixed", harness_test_messages_unprefixed);
   result = olc_test_run(argc, argv);
   olc_test_rmtree(dir);
   free(dir);
