@@ -13,6 +13,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #endif
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -70,6 +71,7 @@ typedef struct egpu_program {
   cl_program program;
   cl_kernel kernel;
   cl_kernel transpose; /* B -> Bt, for the local=0, vec>1 form */
+  cl_kernel axpby;     /* execute's epilogue: T = alpha * T + beta * C0 */
   struct egpu_program *next;
 } egpu_program;
 
@@ -82,7 +84,20 @@ typedef struct egpu_instance {
   egpu_limits limits;
   char processor[EGPU_PROCESSOR_SIZE];
   char device_name[128];
-  /* Touched only by run/prepare, which the host never calls concurrently. */
+  /*
+   * Serializes every use of the queue, of the cached kernels' arguments and
+   * of the program cache: run and execute (which many threads call at once)
+   * each hold it from the program lookup to their last clFinish or blocking
+   * read.  Why one lock and not a queue per call: clSetKernelArg on a shared
+   * cl_kernel is not thread-safe (OpenCL 1.2, appendix A.2), some drivers do
+   * not take concurrent enqueue + finish sequences on one queue, and one
+   * product already fills the device (POCL spreads its work-groups over every
+   * CPU core; a GPU runs one queue's kernels in order), so calls that ran
+   * side by side would only share the same device and add per-call queue and
+   * kernel creation.
+   */
+  pthread_mutex_t lock;
+  int lock_ready; /* lock was initialized (destroy after a failed create) */
   egpu_program *programs;
   uint32_t program_count;
 } egpu_instance;
@@ -131,12 +146,32 @@ int32_t egpu_validate(void *instance, const void *bytes, uint64_t len, void **po
 int32_t egpu_serialize(void *instance, const void *policy, const olc_plugin_byte_sink *out);
 void egpu_release_policy(void *instance, void *policy);
 
+/* egpu_source.c: the OpenCL C source of every program, in pieces. */
+#define EGPU_SOURCE_PARTS 6u
+extern const char *const egpu_kernel_source[EGPU_SOURCE_PARTS];
+
 /* egpu_kernel.c */
+/* The built program of a policy (cached); the caller holds inst->lock. */
+int32_t egpu_find_program(egpu_instance *inst, const egpu_policy *pol, egpu_program **out);
+/*
+ * Enqueues c = a x b on compact row-major device buffers of shape (m x k,
+ * k x n, m x n), with B's transpose into bt first for the local=0, vec>1
+ * form (bt: n x k, else unused).  Does not wait.  The caller holds
+ * inst->lock.  OLC_PLUGIN_OK or OLC_PLUGIN_E_FAILED with a message.
+ */
+int32_t egpu_enqueue_product(egpu_instance *inst, const egpu_program *prog, const egpu_shape *shape,
+                             cl_mem a, cl_mem b, cl_mem c, cl_mem bt);
 int32_t egpu_prepare(void *instance, const olc_plugin_workload *workload, void **state);
 void egpu_unprepare(void *instance, void *state);
 int32_t egpu_run(void *instance, const olc_plugin_workload *workload, void *state,
                  const void *policy);
 /* Frees every cached program. */
 void egpu_programs_free(egpu_instance *inst);
+
+/* egpu_execute.c */
+/* The plugin's execute (ABI 1.1): C = alpha * A * B + beta * C on caller
+ * memory, through device buffers; see the file's comment for the copies. */
+int32_t egpu_execute(void *instance, const olc_plugin_workload *workload, const void *policy,
+                     const olc_plugin_exec_args *args);
 
 #endif /* EGPU_H */

@@ -1,223 +1,17 @@
 /*
- * egpu_kernel.c - the embedded SGEMM kernel, the per-policy program cache,
- * prepare / run / unprepare.
+ * egpu_kernel.c - the per-policy program cache, the product on device
+ * buffers, prepare / run / unprepare.
  *
- * One OpenCL C source serves every policy: the policy becomes -D options,
- * so each tiling is a separately compiled program, built on first use and
- * kept in the instance.  Edges (sizes that are not multiples of the tiles)
- * are handled in the kernel: zero-filled tile loads or clamped direct loads,
- * and guarded stores.
+ * Each policy's program (egpu_source.c with the policy as -D options) is
+ * built on first use and kept in the instance.  Building, setting kernel
+ * arguments and enqueueing happen under the instance's lock (egpu.h), so run
+ * and any number of execute calls may share the instance.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "egpu.h"
-
-static const char egpu_src_common[] = "#if VEC == 1\n"
-                                      "typedef float vT;\n"
-                                      "#define VLOAD(p) (*(p))\n"
-                                      "#define VSTORE(v, p) (*(p) = (v))\n"
-                                      "#elif VEC == 2\n"
-                                      "typedef float2 vT;\n"
-                                      "#define VLOAD(p) vload2(0, (p))\n"
-                                      "#define VSTORE(v, p) vstore2((v), 0, (p))\n"
-                                      "#else\n"
-                                      "typedef float4 vT;\n"
-                                      "#define VLOAD(p) vload4(0, (p))\n"
-                                      "#define VSTORE(v, p) vstore4((v), 0, (p))\n"
-                                      "#endif\n"
-                                      "#define WNV (WN / VEC)\n"
-                                      "\n"
-                                      "static inline float velem(vT v, int i) {\n"
-                                      "#if VEC == 1\n"
-                                      "  return v;\n"
-                                      "#else\n"
-                                      "  float t[VEC];\n"
-                                      "  VSTORE(v, t);\n"
-                                      "  return t[i];\n"
-                                      "#endif\n"
-                                      "}\n"
-                                      "\n";
-
-static const char egpu_src_dot[] =
-    "/* local=0 with vec > 1: dot products along k on a transposed copy of B,\n"
-    " * vectors along k, so every item streams rows of A and of Bt contiguously\n"
-    " * (what a CPU device's caches and prefetchers want). */\n"
-    "#if !LOCAL && VEC > 1\n"
-    "__kernel __attribute__((reqd_work_group_size(WGX, WGY, 1)))\n"
-    "void egpu_sgemm(const int M, const int N, const int K,\n"
-    "                __global const float *restrict A, __global const float *restrict B,\n"
-    "                __global float *restrict C, __global const float *restrict Bt) {\n"
-    "  const int tx = get_local_id(0), ty = get_local_id(1);\n"
-    "  const int row0 = get_group_id(1) * TM + ty;\n"
-    "  const int col0 = get_group_id(0) * TN + tx;\n"
-    "  int arow[WM], brow[WN];\n"
-    "  vT acc[WM][WN];\n"
-    "  for (int i = 0; i < WM; ++i)\n"
-    "    arow[i] = min(row0 + i * WGY, M - 1) * K;\n"
-    "  for (int j = 0; j < WN; ++j)\n"
-    "    brow[j] = min(col0 + j * WGX, N - 1) * K;\n"
-    "  for (int i = 0; i < WM; ++i)\n"
-    "    for (int j = 0; j < WN; ++j)\n"
-    "      acc[i][j] = (vT)(0.0f);\n"
-    "  int k = 0;\n"
-    "  for (; k + VEC * TK <= K; k += VEC * TK) {\n"
-    "    for (int kk = 0; kk < VEC * TK; kk += VEC) {\n"
-    "      vT a[WM], b[WN];\n"
-    "      for (int i = 0; i < WM; ++i)\n"
-    "        a[i] = VLOAD(&A[arow[i] + k + kk]);\n"
-    "      for (int j = 0; j < WN; ++j)\n"
-    "        b[j] = VLOAD(&Bt[brow[j] + k + kk]);\n"
-    "      for (int i = 0; i < WM; ++i)\n"
-    "        for (int j = 0; j < WN; ++j)\n"
-    "          acc[i][j] = mad(a[i], b[j], acc[i][j]);\n"
-    "    }\n"
-    "  }\n"
-    "  for (; k + VEC <= K; k += VEC) {\n"
-    "    vT a[WM], b[WN];\n"
-    "    for (int i = 0; i < WM; ++i)\n"
-    "      a[i] = VLOAD(&A[arow[i] + k]);\n"
-    "    for (int j = 0; j < WN; ++j)\n"
-    "      b[j] = VLOAD(&Bt[brow[j] + k]);\n"
-    "    for (int i = 0; i < WM; ++i)\n"
-    "      for (int j = 0; j < WN; ++j)\n"
-    "        acc[i][j] = mad(a[i], b[j], acc[i][j]);\n"
-    "  }\n"
-    "  float sum[WM][WN];\n"
-    "  for (int i = 0; i < WM; ++i)\n"
-    "    for (int j = 0; j < WN; ++j) {\n"
-    "      float t = 0.0f;\n"
-    "      for (int v = 0; v < VEC; ++v)\n"
-    "        t += velem(acc[i][j], v);\n"
-    "      sum[i][j] = t;\n"
-    "    }\n"
-    "  for (; k < K; ++k)\n"
-    "    for (int i = 0; i < WM; ++i)\n"
-    "      for (int j = 0; j < WN; ++j)\n"
-    "        sum[i][j] = mad(A[arow[i] + k], Bt[brow[j] + k], sum[i][j]);\n"
-    "  for (int i = 0; i < WM; ++i) {\n"
-    "    const int r = row0 + i * WGY;\n"
-    "    if (r >= M)\n"
-    "      continue;\n"
-    "    for (int j = 0; j < WN; ++j) {\n"
-    "      const int c = col0 + j * WGX;\n"
-    "      if (c < N)\n"
-    "        C[r * N + c] = sum[i][j];\n"
-    "    }\n"
-    "  }\n"
-    "}\n"
-    "#else\n";
-
-static const char egpu_src_head[] =
-    "__kernel __attribute__((reqd_work_group_size(WGX, WGY, 1)))\n"
-    "void egpu_sgemm(const int M, const int N, const int K,\n"
-    "                __global const float *restrict A, __global const float *restrict B,\n"
-    "                __global float *restrict C, __global const float *restrict Bt) {\n"
-    "  const int tx = get_local_id(0), ty = get_local_id(1);\n"
-    "  const int row0 = get_group_id(1) * TM + ty;\n"
-    "  const int col0 = get_group_id(0) * TN + tx * VEC;\n"
-    "  vT acc[WM][WNV];\n"
-    "  for (int i = 0; i < WM; ++i)\n"
-    "    for (int g = 0; g < WNV; ++g)\n"
-    "      acc[i][g] = (vT)(0.0f);\n";
-
-static const char egpu_src_classic[] =
-    "#if LOCAL\n"
-    "  __local float As[TK][TM + 1];\n"
-    "  __local float Bs[TK][TN];\n"
-    "  const int tid = ty * WGX + tx;\n"
-    "  const int trow = get_group_id(1) * TM, tcol = get_group_id(0) * TN;\n"
-    "  for (int k0 = 0; k0 < K; k0 += TK) {\n"
-    "    for (int i = tid; i < TM * TK; i += WGX * WGY) {\n"
-    "      const int r = i / TK, c = i - r * TK;\n"
-    "      const int gr = trow + r, gc = k0 + c;\n"
-    "      As[c][r] = (gr < M && gc < K) ? A[gr * K + gc] : 0.0f;\n"
-    "    }\n"
-    "    for (int i = tid; i < TK * TN; i += WGX * WGY) {\n"
-    "      const int r = i / TN, c = i - r * TN;\n"
-    "      const int gr = k0 + r, gc = tcol + c;\n"
-    "      Bs[r][c] = (gr < K && gc < N) ? B[gr * N + gc] : 0.0f;\n"
-    "    }\n"
-    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "    for (int k = 0; k < TK; ++k) {\n"
-    "      float a[WM];\n"
-    "      vT b[WNV];\n"
-    "      for (int i = 0; i < WM; ++i)\n"
-    "        a[i] = As[k][ty + i * WGY];\n"
-    "      for (int g = 0; g < WNV; ++g)\n"
-    "        b[g] = VLOAD(&Bs[k][(tx + g * WGX) * VEC]);\n"
-    "      for (int i = 0; i < WM; ++i)\n"
-    "        for (int g = 0; g < WNV; ++g)\n"
-    "          acc[i][g] += a[i] * b[g];\n"
-    "    }\n"
-    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "  }\n"
-    "#else\n"
-    "  /* Direct loads (this form has VEC == 1); rows and columns past the edge\n"
-    "   * are clamped (their results are never stored), so the inner loop has no\n"
-    "   * branch. */\n"
-    "  int arow[WM], bcol[WN];\n"
-    "  for (int i = 0; i < WM; ++i)\n"
-    "    arow[i] = min(row0 + i * WGY, M - 1) * K;\n"
-    "  for (int g = 0; g < WN; ++g)\n"
-    "    bcol[g] = min(col0 + g * WGX, N - 1);\n"
-    "  int k = 0;\n"
-    "  for (; k + TK <= K; k += TK) {\n"
-    "    for (int kk = 0; kk < TK; ++kk) {\n"
-    "      float b[WN];\n"
-    "      for (int g = 0; g < WN; ++g)\n"
-    "        b[g] = B[(k + kk) * N + bcol[g]];\n"
-    "      for (int i = 0; i < WM; ++i) {\n"
-    "        const float a = A[arow[i] + k + kk];\n"
-    "        for (int g = 0; g < WN; ++g)\n"
-    "          acc[i][g] = mad(a, b[g], acc[i][g]);\n"
-    "      }\n"
-    "    }\n"
-    "  }\n"
-    "  for (; k < K; ++k) {\n"
-    "    float b[WN];\n"
-    "    for (int g = 0; g < WN; ++g)\n"
-    "      b[g] = B[k * N + bcol[g]];\n"
-    "    for (int i = 0; i < WM; ++i) {\n"
-    "      const float a = A[arow[i] + k];\n"
-    "      for (int g = 0; g < WN; ++g)\n"
-    "        acc[i][g] = mad(a, b[g], acc[i][g]);\n"
-    "    }\n"
-    "  }\n"
-    "#endif\n"
-    "  for (int i = 0; i < WM; ++i) {\n"
-    "    const int r = row0 + i * WGY;\n"
-    "    if (r >= M)\n"
-    "      continue;\n"
-    "    for (int g = 0; g < WNV; ++g) {\n"
-    "      const int c = col0 + g * WGX * VEC;\n"
-    "      if (c + VEC <= N) {\n"
-    "        VSTORE(acc[i][g], &C[r * N + c]);\n"
-    "      } else {\n"
-    "        for (int v = 0; v < VEC; ++v)\n"
-    "          if (c + v < N)\n"
-    "            C[r * N + c + v] = velem(acc[i][g], v);\n"
-    "      }\n"
-    "    }\n"
-    "  }\n"
-    "}\n";
-
-static const char egpu_src_transpose[] =
-    "#endif\n"
-    "\n"
-    "/* Bt = B transposed (n x k); items along k write contiguously. */\n"
-    "__kernel void egpu_transpose(const int N, const int K, __global const float *restrict B,\n"
-    "                             __global float *restrict Bt) {\n"
-    "  const int k = get_global_id(0), c = get_global_id(1);\n"
-    "  if (k < K && c < N)\n"
-    "    Bt[c * K + k] = B[k * N + c];\n"
-    "}\n";
-
-/* Split into pieces: ISO C compilers need not take longer string literals. */
-#define EGPU_SOURCE_PARTS 5u
-static const char *const egpu_kernel_source[EGPU_SOURCE_PARTS] = {
-    egpu_src_common, egpu_src_dot, egpu_src_head, egpu_src_classic, egpu_src_transpose};
 
 /* ---- program cache ----------------------------------------------------- */
 
@@ -229,6 +23,8 @@ void egpu_programs_free(egpu_instance *inst) {
       clReleaseKernel(p->kernel);
     if (p->transpose != NULL)
       clReleaseKernel(p->transpose);
+    if (p->axpby != NULL)
+      clReleaseKernel(p->axpby);
     if (p->program != NULL)
       clReleaseProgram(p->program);
     free(p);
@@ -293,9 +89,11 @@ static int32_t build_program(egpu_instance *inst, const egpu_policy *pol, egpu_p
     goto done;
   }
   p->kernel = clCreateKernel(p->program, "egpu_sgemm", &err);
-  if (p->kernel != NULL && !pol->local && pol->vec > 1)
+  if (p->kernel != NULL)
+    p->axpby = clCreateKernel(p->program, "egpu_axpby", &err);
+  if (p->axpby != NULL && !pol->local && pol->vec > 1)
     p->transpose = clCreateKernel(p->program, "egpu_transpose", &err);
-  if (p->kernel == NULL || (!pol->local && pol->vec > 1 && p->transpose == NULL)) {
+  if (p->axpby == NULL || (!pol->local && pol->vec > 1 && p->transpose == NULL)) {
     rc = egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "clCreateKernel failed (%d)", (int)err);
     goto done;
   }
@@ -315,6 +113,8 @@ done:
       clReleaseKernel(p->kernel);
     if (p->transpose != NULL)
       clReleaseKernel(p->transpose);
+    if (p->axpby != NULL)
+      clReleaseKernel(p->axpby);
     if (p->program != NULL)
       clReleaseProgram(p->program);
     free(p);
@@ -324,7 +124,7 @@ done:
   return OLC_PLUGIN_OK;
 }
 
-static int32_t find_program(egpu_instance *inst, const egpu_policy *pol, egpu_program **out) {
+int32_t egpu_find_program(egpu_instance *inst, const egpu_policy *pol, egpu_program **out) {
   egpu_program *p;
   int32_t rc;
   for (p = inst->programs; p != NULL; p = p->next) {
@@ -420,59 +220,77 @@ done:
   return OLC_PLUGIN_OK;
 }
 
-/* Bt = transpose(B), into a scratch buffer made on first use. */
-static cl_int enqueue_transpose(egpu_instance *inst, egpu_state *s, const egpu_program *prog) {
-  cl_int n = (cl_int)s->shape.n, k = (cl_int)s->shape.k, err = CL_SUCCESS;
+/* Bt = transpose(B): k x n in, n x k out. */
+static cl_int enqueue_transpose(egpu_instance *inst, const egpu_program *prog,
+                                const egpu_shape *shape, cl_mem b, cl_mem bt) {
+  cl_int n = (cl_int)shape->n, k = (cl_int)shape->k, err;
   size_t global[2];
-  if (s->bt == NULL) {
-    s->bt = clCreateBuffer(inst->context, CL_MEM_READ_WRITE,
-                           (size_t)s->shape.k * s->shape.n * sizeof(float), NULL, &err);
-    if (s->bt == NULL)
-      return err;
-  }
-  global[0] = s->shape.k;
-  global[1] = s->shape.n;
+  global[0] = shape->k;
+  global[1] = shape->n;
   err = clSetKernelArg(prog->transpose, 0, sizeof n, &n);
   err |= clSetKernelArg(prog->transpose, 1, sizeof k, &k);
-  err |= clSetKernelArg(prog->transpose, 2, sizeof(cl_mem), &s->b);
-  err |= clSetKernelArg(prog->transpose, 3, sizeof(cl_mem), &s->bt);
+  err |= clSetKernelArg(prog->transpose, 2, sizeof(cl_mem), &b);
+  err |= clSetKernelArg(prog->transpose, 3, sizeof(cl_mem), &bt);
   if (err != CL_SUCCESS)
     return err;
   return clEnqueueNDRangeKernel(inst->queue, prog->transpose, 2, NULL, global, NULL, 0, NULL, NULL);
 }
 
-static int32_t run_prepared(egpu_instance *inst, egpu_state *s, const egpu_policy *pol) {
-  egpu_program *prog;
-  cl_int m = (cl_int)s->shape.m, n = (cl_int)s->shape.n, k = (cl_int)s->shape.k, err;
+int32_t egpu_enqueue_product(egpu_instance *inst, const egpu_program *prog, const egpu_shape *shape,
+                             cl_mem a, cl_mem b, cl_mem c, cl_mem bt) {
+  const egpu_policy *pol = &prog->policy;
+  cl_int m = (cl_int)shape->m, n = (cl_int)shape->n, k = (cl_int)shape->k, err;
   size_t local[2], global[2];
-  int32_t rc = find_program(inst, pol, &prog);
-  if (rc != OLC_PLUGIN_OK)
-    return rc;
   /* The transpose is part of the timed run, as a peer's packing would be. */
   if (prog->transpose != NULL) {
-    err = enqueue_transpose(inst, s, prog);
+    if (bt == NULL)
+      return egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "no scratch buffer for the transpose");
+    err = enqueue_transpose(inst, prog, shape, b, bt);
     if (err != CL_SUCCESS)
       return egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "transpose failed (%d)", (int)err);
   }
   local[0] = pol->wgx;
   local[1] = pol->wgy;
-  global[0] = (size_t)((s->shape.n + pol->tn - 1) / pol->tn) * pol->wgx;
-  global[1] = (size_t)((s->shape.m + pol->tm - 1) / pol->tm) * pol->wgy;
+  global[0] = (size_t)((shape->n + pol->tn - 1) / pol->tn) * pol->wgx;
+  global[1] = (size_t)((shape->m + pol->tm - 1) / pol->tm) * pol->wgy;
   err = clSetKernelArg(prog->kernel, 0, sizeof m, &m);
   err |= clSetKernelArg(prog->kernel, 1, sizeof n, &n);
   err |= clSetKernelArg(prog->kernel, 2, sizeof k, &k);
-  err |= clSetKernelArg(prog->kernel, 3, sizeof(cl_mem), &s->a);
-  err |= clSetKernelArg(prog->kernel, 4, sizeof(cl_mem), &s->b);
-  err |= clSetKernelArg(prog->kernel, 5, sizeof(cl_mem), &s->c);
-  err |= clSetKernelArg(prog->kernel, 6, sizeof(cl_mem), prog->transpose != NULL ? &s->bt : &s->b);
+  err |= clSetKernelArg(prog->kernel, 3, sizeof(cl_mem), &a);
+  err |= clSetKernelArg(prog->kernel, 4, sizeof(cl_mem), &b);
+  err |= clSetKernelArg(prog->kernel, 5, sizeof(cl_mem), &c);
+  err |= clSetKernelArg(prog->kernel, 6, sizeof(cl_mem), prog->transpose != NULL ? &bt : &b);
   if (err != CL_SUCCESS)
     return egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "clSetKernelArg failed");
   err = clEnqueueNDRangeKernel(inst->queue, prog->kernel, 2, NULL, global, local, 0, NULL, NULL);
-  if (err == CL_SUCCESS)
-    err = clFinish(inst->queue);
   if (err != CL_SUCCESS)
     return egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "kernel launch failed (%d)", (int)err);
   return OLC_PLUGIN_OK;
+}
+
+/* Under the lock: the program, B's transpose scratch (made on first use),
+ * the product, and the wait for it. */
+static int32_t run_prepared(egpu_instance *inst, egpu_state *s, const egpu_policy *pol) {
+  egpu_program *prog;
+  cl_int err = CL_SUCCESS;
+  int32_t rc;
+  pthread_mutex_lock(&inst->lock);
+  rc = egpu_find_program(inst, pol, &prog);
+  if (rc == OLC_PLUGIN_OK && prog->transpose != NULL && s->bt == NULL) {
+    s->bt = clCreateBuffer(inst->context, CL_MEM_READ_WRITE,
+                           (size_t)s->shape.k * s->shape.n * sizeof(float), NULL, &err);
+    if (s->bt == NULL)
+      rc = egpu_fail(inst->host, OLC_PLUGIN_E_NOMEM, "cannot allocate the transpose of B (%d)",
+                     (int)err);
+  }
+  if (rc == OLC_PLUGIN_OK)
+    rc = egpu_enqueue_product(inst, prog, &s->shape, s->a, s->b, s->c, s->bt);
+  /* Also after a failed enqueue: nothing of this run stays in flight. */
+  err = clFinish(inst->queue);
+  if (rc == OLC_PLUGIN_OK && err != CL_SUCCESS)
+    rc = egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "kernel failed (%d)", (int)err);
+  pthread_mutex_unlock(&inst->lock);
+  return rc;
 }
 
 int32_t egpu_run(void *instance, const olc_plugin_workload *workload, void *state,

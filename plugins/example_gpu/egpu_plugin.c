@@ -317,6 +317,8 @@ static void egpu_destroy(void *instance) {
     clReleaseCommandQueue(inst->queue);
   if (inst->context != NULL)
     clReleaseContext(inst->context);
+  if (inst->lock_ready)
+    pthread_mutex_destroy(&inst->lock);
   free(inst);
 }
 
@@ -345,6 +347,11 @@ static int32_t egpu_create(const olc_plugin_host *host, const olc_plugin_kv *con
   if (inst == NULL)
     return egpu_fail(host, OLC_PLUGIN_E_NOMEM, "out of memory");
   inst->host = host;
+  if (pthread_mutex_init(&inst->lock, NULL) != 0) {
+    free(inst);
+    return egpu_fail(host, OLC_PLUGIN_E_FAILED, "cannot initialize the instance's lock");
+  }
+  inst->lock_ready = 1;
   rc = choose_device(inst, platform_sel, device_sel);
   if (rc == OLC_PLUGIN_OK)
     rc = read_device(inst);
@@ -416,7 +423,7 @@ static const olc_plugin egpu_table = {
     0,
     EGPU_NAME,
     EGPU_IMPLEMENTATION,
-    "tiled OpenCL 1.2 SGEMM (row-major C = A x B) whose policy is its tiling",
+    "tiled OpenCL 1.2 SGEMM (row-major C = alpha A B + beta C) whose policy is its tiling",
     egpu_operators,
     1,
     0,
@@ -431,7 +438,7 @@ static const olc_plugin egpu_table = {
     egpu_prepare,
     egpu_unprepare,
     egpu_flops,
-    NULL, /* execute */
+    egpu_execute,
 };
 
 OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,

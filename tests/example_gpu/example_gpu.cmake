@@ -16,11 +16,23 @@ if(TARGET example_gpu)
     EGPU_PLUGIN_PATH="$<TARGET_FILE:example_gpu>")
   add_dependencies(test_example_gpu example_gpu)
 
+  # execute (ABI 1.1): every candidate against a reference, refusals, threads.
+  find_package(Threads REQUIRED)
+  olc_add_test(NAME test_example_gpu_execute
+    SOURCES ${EGPU_TEST_DIR}/test_example_gpu_execute.c
+    LIBS OpenCL::OpenCL Threads::Threads ${CMAKE_DL_LIBS} m
+    LABELS unit TIMEOUT 300)
+  target_include_directories(test_example_gpu_execute PRIVATE ${EGPU_DIR} ${EGPU_TEST_DIR})
+  target_compile_definitions(test_example_gpu_execute PRIVATE CL_TARGET_OPENCL_VERSION=120
+    EGPU_PLUGIN_PATH="$<TARGET_FILE:example_gpu>")
+  add_dependencies(test_example_gpu_execute example_gpu)
+
   # The policy codec, its rules and device limits, with made-up limits: no device needed.
   olc_add_test(NAME test_example_gpu_policy
     SOURCES ${EGPU_TEST_DIR}/test_example_gpu_policy.c ${EGPU_DIR}/egpu_policy.c
-            ${EGPU_DIR}/egpu_plugin.c ${EGPU_DIR}/egpu_kernel.c
-    LIBS OpenCL::OpenCL
+            ${EGPU_DIR}/egpu_plugin.c ${EGPU_DIR}/egpu_source.c ${EGPU_DIR}/egpu_kernel.c
+            ${EGPU_DIR}/egpu_execute.c
+    LIBS OpenCL::OpenCL Threads::Threads
     LABELS unit)
   target_include_directories(test_example_gpu_policy PRIVATE ${EGPU_DIR} ${EGPU_TEST_DIR})
   target_compile_definitions(test_example_gpu_policy PRIVATE CL_TARGET_OPENCL_VERSION=120)
