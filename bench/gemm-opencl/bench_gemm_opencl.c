@@ -6,7 +6,11 @@
  * queue), example_gpu with the calibrated policy, and example_gpu with its
  * simplest candidate (the last one it offers).  Medians of wall time around
  * a synchronous call (the plugin's run, or CLBlastSgemm + clFinish), GFLOP/s
- * and ratios.
+ * and ratios.  And the cost of execute's copies: the calibrated policy
+ * through execute on host operands (C = A x B, beta 0: A and B go to the
+ * device, C comes back; and beta 1: C goes to the device too) against the
+ * same policy's run on prepared device buffers, interleaved with the rest,
+ * as the median of the rounds' paired ratios exec/run.
  *
  * The calibrated policy: the one the host's calibrate-and-select loop
  * selects (olc_host_calibrate through the public API, in process, in-memory
@@ -46,10 +50,12 @@ typedef struct result {
   double clblast_s, best_s, simple_s;
   char best[160], simple[160];
   double max_rel_diff;
-  int tuned;          /* candidates measured to choose best */
-  double host_cal_s;  /* host's calibration of this shape (< 0: not used) */
-  int host_measured;  /* candidates the host's loop measured */
-  const char *source; /* "host", "--policy", "search" */
+  double exec_s, exec1_s;         /* execute with beta 0, beta 1 */
+  double exec_ratio, exec1_ratio; /* medians of paired ratios exec / run */
+  int tuned;                      /* candidates measured to choose best */
+  double host_cal_s;              /* host's calibration of this shape (< 0: not used) */
+  int host_measured;              /* candidates the host's loop measured */
+  const char *source;             /* "host", "--policy", "search" */
 } result;
 
 static const olc_plugin *g_table;
@@ -98,6 +104,53 @@ static double time_clblast(const egpu_state *s) {
     return -1.0;
   }
   return now_s() - t0;
+}
+
+/* One timed execute of policy on the prepared operands' host copies into c. */
+static double time_execute(const egpu_state *s, const void *policy, float *c, double beta) {
+  olc_plugin_tensor t[3];
+  olc_plugin_exec_args args;
+  const void *data[3];
+  unsigned dims[3][2], i;
+  double t0;
+  dims[0][0] = s->shape.m, dims[0][1] = s->shape.k, data[0] = s->host_a;
+  dims[1][0] = s->shape.k, dims[1][1] = s->shape.n, data[1] = s->host_b;
+  dims[2][0] = s->shape.m, dims[2][1] = s->shape.n, data[2] = c;
+  memset(t, 0, sizeof t);
+  for (i = 0; i < 3; i++) {
+    t[i].struct_size = sizeof t[i];
+    t[i].abi_minor = OLC_PLUGIN_ABI_MINOR;
+    t[i].dtype = OLC_PLUGIN_DTYPE_FLOAT32;
+    t[i].rank = 2;
+    t[i].dims[0] = dims[i][0];
+    t[i].dims[1] = t[i].strides[0] = dims[i][1];
+    t[i].strides[1] = 1;
+    memcpy(&t[i].data, &data[i], sizeof data[i]);
+  }
+  memset(&args, 0, sizeof args);
+  args.struct_size = sizeof args;
+  args.abi_minor = OLC_PLUGIN_ABI_MINOR;
+  args.inputs = t;
+  args.outputs = &t[2];
+  args.input_count = 2;
+  args.output_count = 1;
+  args.alpha = 1.0;
+  args.beta = beta;
+  t0 = now_s();
+  if (g_table->execute(g_inst, NULL, policy, &args) != OLC_PLUGIN_OK) {
+    fprintf(stderr, "bench_gemm_opencl: execute failed: %s\n", harness_last_error.message);
+    return -1.0;
+  }
+  return now_s() - t0;
+}
+
+static void max_diff(const float *got, const float *ref, size_t n, double *worst) {
+  size_t i;
+  for (i = 0; i < n; i++) {
+    double d = fabs((double)got[i] - ref[i]) / (fabs((double)ref[i]) + 1.0);
+    if (!(d <= *worst))
+      *worst = isnan(d) ? INFINITY : d;
+  }
 }
 
 static int read_c(const egpu_state *s, float *out) {
@@ -168,9 +221,10 @@ static int bench_shape(const options *o, const char *given, unsigned size, resul
   harness_policies cands;
   olc_plugin_policy_sink sink = {sizeof sink, OLC_PLUGIN_ABI_MINOR, &cands, hp_emit};
   void *state = NULL, *best = NULL;
-  double tc[MAX_REPS], tb[MAX_REPS], ts[MAX_REPS];
-  float *c_ref = NULL, *c_got = NULL;
-  size_t i, nc = (size_t)size * size;
+  double tc[MAX_REPS], tb[MAX_REPS], ts[MAX_REPS], te[MAX_REPS], te1[MAX_REPS];
+  double re[MAX_REPS], re1[MAX_REPS];
+  float *c_ref = NULL, *c_got = NULL, *c_exec = NULL;
+  size_t nc = (size_t)size * size;
   int r, rc = 1;
   memset(&cands, 0, sizeof cands);
   res->size = size;
@@ -189,15 +243,14 @@ static int bench_shape(const options *o, const char *given, unsigned size, resul
   /* Warm-up (CLBlast compiles its kernels on first use) and a cross-check. */
   c_ref = malloc(nc * sizeof(float));
   c_got = malloc(nc * sizeof(float));
-  if (c_ref == NULL || c_got == NULL || time_clblast(state) < 0 || read_c(state, c_ref) != 0 ||
-      time_plugin(&hw, state, best) < 0 || read_c(state, c_got) != 0 ||
-      time_plugin(&hw, state, cands.items[cands.count - 1]) < 0)
+  c_exec = malloc(nc * sizeof(float));
+  if (c_ref == NULL || c_got == NULL || c_exec == NULL || time_clblast(state) < 0 ||
+      read_c(state, c_ref) != 0 || time_plugin(&hw, state, best) < 0 || read_c(state, c_got) != 0 ||
+      time_plugin(&hw, state, cands.items[cands.count - 1]) < 0 ||
+      time_execute(state, best, c_exec, 0.0) < 0)
     goto done;
-  for (i = 0; i < nc; i++) {
-    double d = fabs((double)c_got[i] - c_ref[i]) / (fabs((double)c_ref[i]) + 1.0);
-    if (!(d <= res->max_rel_diff))
-      res->max_rel_diff = isnan(d) ? INFINITY : d;
-  }
+  max_diff(c_got, c_ref, nc, &res->max_rel_diff);
+  max_diff(c_exec, c_ref, nc, &res->max_rel_diff);
   /* And CLBlast's first row against the host (both could agree on garbage). */
   {
     const egpu_state *s = state;
@@ -212,26 +265,49 @@ static int bench_shape(const options *o, const char *given, unsigned size, resul
     }
   }
 
-  /* Interleaved, with the order rotated so no contender always goes first. */
+  /* Interleaved, with the order rotated so no contender always goes first;
+   * execute's C keeps its last result (beta 1 accumulates: the time is what counts). */
   for (r = 0; r < o->reps; r++) {
     int j;
-    for (j = 0; j < 3; j++) {
-      int which = (j + r) % 3;
-      double t = which == 0   ? time_clblast(state)
-                 : which == 1 ? time_plugin(&hw, state, best)
-                              : time_plugin(&hw, state, cands.items[cands.count - 1]);
+    for (j = 0; j < 5; j++) {
+      int which = (j + r) % 5;
+      double *slot[5] = {tc, tb, ts, te, te1}, t;
+      switch (which) {
+      case 0:
+        t = time_clblast(state);
+        break;
+      case 1:
+        t = time_plugin(&hw, state, best);
+        break;
+      case 2:
+        t = time_plugin(&hw, state, cands.items[cands.count - 1]);
+        break;
+      case 3:
+        t = time_execute(state, best, c_exec, 0.0);
+        break;
+      default:
+        t = time_execute(state, best, c_exec, 1.0);
+        break;
+      }
       if (t < 0)
         goto done;
-      (which == 0 ? tc : which == 1 ? tb : ts)[r] = t;
+      slot[which][r] = t;
     }
+    re[r] = te[r] / tb[r];
+    re1[r] = te1[r] / tb[r];
   }
+  res->exec_ratio = median(re, o->reps);
+  res->exec1_ratio = median(re1, o->reps);
   res->clblast_s = median(tc, o->reps);
   res->best_s = median(tb, o->reps);
   res->simple_s = median(ts, o->reps);
+  res->exec_s = median(te, o->reps);
+  res->exec1_s = median(te1, o->reps);
   rc = 0;
 done:
   free(c_ref);
   free(c_got);
+  free(c_exec);
   if (state != NULL)
     g_table->unprepare(g_inst, state);
   g_table->release_policy(g_inst, best);
@@ -254,6 +330,17 @@ static void print_table(const result *res, int count) {
            gflops(r->size, r->clblast_s), gflops(r->size, r->best_s), gflops(r->size, r->simple_s),
            r->clblast_s / r->best_s, r->simple_s / r->best_s, r->max_rel_diff);
   }
+  printf("execute (calibrated policy, host operands) against run (prepared device buffers):\n");
+  printf("%-6s %10s %10s %10s %9s %9s %12s\n", "n", "run ms", "exec ms", "exec1 ms", "exec/run",
+         "exec1/run", "MiB copied");
+  for (i = 0; i < count; i++) {
+    const result *r = &res[i];
+    double mib = 3.0 * r->size * (double)r->size * sizeof(float) / (1024.0 * 1024.0);
+    printf("%-6u %10.3f %10.3f %10.3f %8.2fx %8.2fx %5.1f/%5.1f\n", r->size, r->best_s * 1e3,
+           r->exec_s * 1e3, r->exec1_s * 1e3, r->exec_ratio, r->exec1_ratio, mib, mib * 4.0 / 3.0);
+  }
+  printf("(exec: beta 0, A and B in, C out; exec1: beta 1, C in too; ratios are medians of the "
+         "rounds' paired ratios)\n");
   for (i = 0; i < count; i++) {
     printf("%u: calibrated (%s) %s; simplest %s\n", res[i].size, res[i].source, res[i].best,
            res[i].simple);
@@ -278,13 +365,16 @@ static void print_json(const result *res, int count, int reps) {
            "\"calibrated_gflops\": %.3f, "
            "\"simplest_policy\": \"%s\", \"simplest_ms\": %.4f, \"simplest_gflops\": %.3f, "
            "\"calibrated_vs_clblast\": %.4f, \"calibrated_vs_simplest\": %.4f, "
+           "\"execute_ms\": %.4f, \"execute_beta1_ms\": %.4f, \"execute_vs_run\": %.4f, "
+           "\"execute_beta1_vs_run\": %.4f, "
            "\"max_rel_diff\": %.3g, \"calibrated_source\": \"%s\", "
            "\"host_calibration_s\": %.3f, \"host_measured\": %d}",
            i ? "," : "", r->size, r->size, r->size, r->clblast_s * 1e3,
            gflops(r->size, r->clblast_s), r->best, r->tuned, r->best_s * 1e3,
            gflops(r->size, r->best_s), r->simple, r->simple_s * 1e3, gflops(r->size, r->simple_s),
-           r->clblast_s / r->best_s, r->simple_s / r->best_s, r->max_rel_diff, r->source,
-           r->host_cal_s, r->host_measured);
+           r->clblast_s / r->best_s, r->simple_s / r->best_s, r->exec_s * 1e3, r->exec1_s * 1e3,
+           r->exec_ratio, r->exec1_ratio, r->max_rel_diff, r->source, r->host_cal_s,
+           r->host_measured);
   }
   printf("\n]}\n");
 }

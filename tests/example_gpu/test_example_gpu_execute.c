@@ -173,7 +173,8 @@ static void policy_text(const void *policy, char *buf, size_t size) {
   olc_plugin_byte_sink sink = {sizeof sink, OLC_PLUGIN_ABI_MINOR, &b, hb_write};
   memset(&b, 0, sizeof b);
   CU_ASSERT_EQUAL_FATAL(g_table->serialize(g_inst, policy, &sink), OLC_PLUGIN_OK);
-  snprintf(buf, size, "%s", b.data);
+  CU_ASSERT_FATAL(b.len < size);
+  memcpy(buf, b.data, b.len + 1);
 }
 
 /* Adds the workload's candidates not seen yet to g_policies. */
