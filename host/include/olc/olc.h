@@ -2,7 +2,8 @@
  * olc/olc.h - the umbrella header of the onnx-light calibration host.
  *
  * Includes every public header of the library: status codes and the error
- * record (error.h), the calibration profile store (store.h) and the plugin
+ * record (error.h), diagnostics (diag.h), the calibration profile store
+ * (store.h) and the plugin
  * host: configuration, loader report and calibrate loop (host.h).  Link with
  * olc::olc (CMake) or `pkg-config --libs olc`.
  */
@@ -11,6 +12,7 @@
 
 #include "olc/export.h"
 #include "olc/error.h"
+#include "olc/diag.h"
 #include "olc/store.h"
 #include "olc/host.h"
 

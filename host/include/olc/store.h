@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "olc/diag.h"
 #include "olc/error.h"
 #include "olc/export.h"
 
@@ -161,7 +162,7 @@ typedef olc_status (*olc_validate_fn)(const unsigned char *policy, size_t policy
  */
 
 /* Options for olc_store_open. Initialize with OLC_STORE_OPTIONS_INIT.
- * Version 1 is the fields below. */
+ * Version 1 is the fields up to max_file_size. */
 typedef struct olc_store_options {
   uint32_t version;           /* OLC_STORE_OPTIONS_VERSION */
   const char *path;           /* NULL: olc_store_default_path() */
@@ -171,11 +172,15 @@ typedef struct olc_store_options {
   uint32_t tmp_grace_seconds; /* age before a leftover *.tmp is deleted */
   uint32_t file_mode;         /* mode of a newly created store file */
   size_t max_file_size;       /* refuse larger files (0: the default, 64 MiB) */
+  /* Version 2: where the store's diagnostics go (olc/diag.h; NULL: kept,
+   * read with olc_store_next_diagnostic). */
+  olc_diag_fn diag;
+  void *diag_payload;
 } olc_store_options;
 
-#define OLC_STORE_OPTIONS_VERSION 1u
+#define OLC_STORE_OPTIONS_VERSION 2u
 #define OLC_STORE_OPTIONS_INIT                                                                     \
-  { OLC_STORE_OPTIONS_VERSION, NULL, 1, 10000, 1, 3600u, 0600u, 0 }
+  { OLC_STORE_OPTIONS_VERSION, NULL, 1, 10000, 1, 3600u, 0600u, 0, NULL, NULL }
 
 /*
  * Opens a store.  With persistence enabled the file is read once now; a
@@ -192,6 +197,18 @@ OLC_API olc_status olc_store_open(olc_store **out, const olc_store_options *opti
 
 /* Frees a store handle. NULL is fine. Not concurrent with other calls on it. */
 OLC_API void olc_store_free(olc_store *store);
+
+/*
+ * Takes the oldest diagnostic the store kept (opened without a diag
+ * callback: the last OLC_DIAG_KEEP; olc/diag.h) into *out and forgets it.
+ * Today the store warns when its change check degrades (P.lock replaced
+ * again and again: a stat per lookup from then on).  Returns OLC_OK,
+ * OLC_E_NOT_FOUND (none kept), OLC_E_INVALID (out or store NULL).
+ * Thread-safe; each diagnostic is taken once.
+ */
+OLC_API olc_status olc_store_next_diagnostic(olc_diagnostic *out, olc_store *store);
+/* Diagnostics dropped to make room since the store was opened. */
+OLC_API uint64_t olc_store_diagnostics_dropped(olc_store *store);
 
 /* The resolved path of the store file (borrowed; NULL when persistence is off). */
 OLC_API const char *olc_store_path(const olc_store *store);

@@ -186,6 +186,7 @@ typedef struct olc_persist_watch {
   int64_t recheck_at;  /* atomic: coarse monotonic ms of the next recheck */
   int64_t interval_ms; /* recheck period */
   int busy;            /* atomic try-lock of the recheck */
+  int degraded;        /* atomic: 1 once it gave up mapping, 2 once that was taken */
 } olc_persist_watch;
 
 /* A generation read by olc_persist__watch_begin. */
@@ -211,6 +212,10 @@ olc_persist_watch_token olc_persist__watch_begin(olc_persist_watch *w);
 /* Call once the caller holds what the file was at or after its stat that
  * followed begin: later quiet answers 1 until the next save. */
 void olc_persist__watch_settle(olc_persist_watch *w, olc_persist_watch_token token);
+/* 1 exactly once after the watch gave up mapping (P.lock was replaced
+ * OLC_PERSIST_WATCH_MAPS times: every check compares identities from then
+ * on), so the caller can warn once; else 0.  Thread-safe. */
+int olc_persist__watch_degraded(olc_persist_watch *w);
 /* The generation now (OLC_PERSIST_GEN_NONE when unmapped); tests. */
 uint64_t olc_persist__watch_gen(olc_persist_watch *w);
 

@@ -170,6 +170,8 @@ static void recheck(olc_persist_watch *w) {
   if (w->nmaps == OLC_PERSIST_WATCH_MAPS) {
     /* P.lock keeps being replaced: compare identities from now on. */
     __atomic_store_n(&w->cur, (olc_persist_watch_map *)NULL, __ATOMIC_RELEASE);
+    if (__atomic_load_n(&w->degraded, __ATOMIC_RELAXED) == 0)
+      __atomic_store_n(&w->degraded, 1, __ATOMIC_RELEASE);
     return;
   }
   m = &w->maps[w->nmaps];
@@ -210,6 +212,12 @@ void olc_persist__watch_settle(olc_persist_watch *w, olc_persist_watch_token tok
   /* A thread settling an older token only costs a later quiet answer: the
    * value it stores no longer matches, so that lookup compares identities. */
   __atomic_store_n(&w->seen, pack(token.gen, token.epoch), __ATOMIC_RELEASE);
+}
+
+int olc_persist__watch_degraded(olc_persist_watch *w) {
+  int one = 1;
+  return w != NULL &&
+         __atomic_compare_exchange_n(&w->degraded, &one, 2, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
 uint64_t olc_persist__watch_gen(olc_persist_watch *w) {

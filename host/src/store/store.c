@@ -160,6 +160,11 @@ void olc_store__refresh(olc_store *store) {
   if (olc_persist__watch_quiet(&store->watch))
     return;
   token = olc_persist__watch_begin(&store->watch);
+  if (olc_persist__watch_degraded(&store->watch))
+    olc_diag__emit(&store->diag, OLC_DIAG_WARNING, "watch",
+                   "%s.lock was replaced %d times: changes are now found by comparing the file's "
+                   "identity, one stat per lookup",
+                   store->path, OLC_PERSIST_WATCH_MAPS);
   if (olc_persist__stat(&now, store->path, NULL) != OLC_OK)
     return; /* cannot tell: keep the snapshot, look again next time */
   if (!seen_is(store, &now)) {
@@ -257,6 +262,7 @@ olc_status olc_store_open(olc_store **out, const olc_store_options *caller_optio
   s = calloc(1, sizeof *s);
   if (s == NULL)
     return olc_error__set(err, OLC_E_NOMEM, "open", "out of memory opening the store");
+  olc_diag__init(&s->diag, options->diag, options->diag_payload);
   olc_mutex__init(&s->state);
   olc_mutex__init(&s->write);
   olc_mutex__init(&s->reload);
@@ -305,5 +311,16 @@ void olc_store_free(olc_store *store) {
   olc_mutex__destroy(&store->state);
   olc_mutex__destroy(&store->write);
   olc_mutex__destroy(&store->reload);
+  olc_diag__destroy(&store->diag);
   free(store);
+}
+
+olc_status olc_store_next_diagnostic(olc_diagnostic *out, olc_store *store) {
+  if (out == NULL || store == NULL)
+    return OLC_E_INVALID;
+  return olc_diag__take(out, &store->diag);
+}
+
+uint64_t olc_store_diagnostics_dropped(olc_store *store) {
+  return store != NULL ? olc_diag__dropped(&store->diag) : 0;
 }

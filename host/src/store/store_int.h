@@ -16,6 +16,7 @@
 #include "olc/store.h"
 #include "persist/persist.h"
 #include "record/record.h"
+#include "util/diag.h"
 
 #if defined(_WIN32)
 #ifndef WIN32_LEAN_AND_MEAN
@@ -106,6 +107,7 @@ struct olc_store {
   olc_persist_watch watch;
   olc_persist_options popts;
   olc_format_limits limits;
+  olc_diag_sink diag; /* olc_store_options.diag, or the kept diagnostics */
 };
 
 /* The current snapshot with a reference the caller drops with
