@@ -3,9 +3,8 @@
  *
  * Includes every public header of the library: status codes and the error
  * record (error.h), diagnostics (diag.h), the calibration profile store
- * (store.h) and the plugin
- * host: configuration, loader report and calibrate loop (host.h).  Link with
- * olc::olc (CMake) or `pkg-config --libs olc`.
+ * (store.h) and the plugin host: configuration, loader report and calibrate
+ * loop (host.h).  Link with olc::olc (CMake) or `pkg-config --libs olc`.
  */
 #ifndef OLC_OLC_H
 #define OLC_OLC_H
