@@ -14,8 +14,8 @@
  * crashes, aborts, hangs or exits, this process ends and the host says so.
  *
  * The plugin is loaded with the host's own loader (same checks, same
- * services), pointed at the plugin's directory with every other plugin
- * disabled, and must come from the very file the host loaded.
+ * services) from the very file the host loaded, and nothing else.  The
+ * worker uses the loader's and the calibrate module's headers only.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -34,7 +34,7 @@
 
 #include "calibrate/measure.h"
 #include "calibrate/wire.h"
-#include "plugins/plugins_int.h"
+#include "plugins/plugins.h"
 #include "util/error.h"
 
 #define MAX_ENTRIES 4096u
@@ -43,13 +43,11 @@ typedef struct worker {
   olc_buf setup; /* the SETUP payload: the strings below point into it */
   const char *path;
   const char *name;
-  char stem[OLC_PLUGINS_MAX_NAME + 1];
-  olc_plugin_config cfg;      /* the plugin's [plugin.NAME] section */
-  olc_plugin_config disabled; /* every other plugin */
+  olc_plugin_config cfg; /* the plugin's [plugin.NAME] section */
   olc_property *entries;
   olc_plugin_kv *props;
   olc_plugin_workload w;
-  olc_host *host;
+  olc_plugin_set *set;
   olc_loaded_plugin *plugin;
   void *state;
   int prepared;
@@ -62,66 +60,47 @@ typedef struct worker {
 
 /* ------------------------------------------------------------ progress
  *
- * The plugin's run is wrapped so that a finished run is reported to the
- * host (PROGRESS, at most every BEAT_NS): the host's timeout then limits
- * one run, not a whole measurement.  The wrapper sits inside the timed
- * interval of measure.c; it costs one clock read per run, and a send on
- * at most one run per BEAT_NS, which the median does not see. */
+ * After each run of the plugin a finished run is reported to the host
+ * (PROGRESS, at most every BEAT_NS), through the loader's after-run hook:
+ * the host's timeout then limits one run, not a whole measurement.  The
+ * hook runs inside the timed interval of measure.c; it costs one clock
+ * read per run, and a send on at most one run per BEAT_NS, which the
+ * median does not see. */
 #define BEAT_NS 100000000ull
 
-static olc_plugin beat_table; /* the plugin's table with run wrapped */
-static int32_t (*beat_inner)(void *instance, const olc_plugin_workload *workload, void *state,
-                             const void *policy);
-static olc_wire_writer beat_frame;
-static int beat_fd = -1;
-static uint64_t beat_last;
+typedef struct beat {
+  olc_wire_writer frame; /* the PROGRESS frame, built once */
+  int fd;
+  uint64_t last;
+} beat;
 
-static int32_t beat_run(void *instance, const olc_plugin_workload *workload, void *state,
-                        const void *policy) {
-  int32_t rc = beat_inner(instance, workload, state, policy);
+static beat g_beat = {{OLC_BUF_INIT, OLC_OK}, -1, 0};
+
+static void beat_after_run(void *payload) {
+  beat *b = payload;
   uint64_t now = olc_plugins__now_ns();
-  if (now - beat_last >= BEAT_NS) {
-    beat_last = now;
-    (void)olc_wire__send(beat_fd, &beat_frame, 0, NULL);
+  if (now - b->last >= BEAT_NS) {
+    b->last = now;
+    (void)olc_wire__send(b->fd, &b->frame, 0, NULL);
   }
-  return rc;
 }
 
-/* Puts beat_run in place of the plugin's run (a copy of its table: the
- * plugin's own stays untouched). */
-static olc_status wrap_run(olc_loaded_plugin *p, int fd) {
-  size_t n = p->table->struct_size < sizeof beat_table ? p->table->struct_size : sizeof beat_table;
-  olc_wire__begin(&beat_frame, OLC_WIRE_PROGRESS);
-  if (olc_wire__finish(&beat_frame) != OLC_OK)
+static olc_status start_beat(olc_loaded_plugin *p, int fd) {
+  olc_wire__begin(&g_beat.frame, OLC_WIRE_PROGRESS);
+  if (olc_wire__finish(&g_beat.frame) != OLC_OK)
     return OLC_E_NOMEM;
-  memcpy(&beat_table, p->table, n);
-  beat_inner = p->table->run;
-  beat_table.run = beat_run;
-  beat_fd = fd;
-  beat_last = olc_plugins__now_ns();
-  p->table = &beat_table;
+  g_beat.fd = fd;
+  g_beat.last = olc_plugins__now_ns();
+  olc_plugins__set_after_run(p, beat_after_run, &g_beat);
   return OLC_OK;
 }
 
 /* ---------------------------------------------------------------- setup */
 
+/* Only the one plugin is loaded: its section, and no other. */
 static const olc_plugin_config *plugin_cfg(void *payload, const char *name) {
   worker *k = payload;
-  if (strcmp(name, k->name) == 0 || strcmp(name, k->stem) == 0)
-    return &k->cfg;
-  return &k->disabled;
-}
-
-/* File name without directory and plugin suffix. */
-static void file_stem(worker *k) {
-  const char *base = strrchr(k->path, '/');
-  size_t n;
-  base = base != NULL ? base + 1 : k->path;
-  n = strlen(base) - olc_plugins__suffix_len(base);
-  if (n > OLC_PLUGINS_MAX_NAME)
-    n = 0;
-  memcpy(k->stem, base, n);
-  k->stem[n] = 0;
+  return strcmp(name, k->name) == 0 ? &k->cfg : NULL;
 }
 
 static olc_status parse_setup(worker *k, olc_error *err) {
@@ -150,7 +129,6 @@ static olc_status parse_setup(worker *k, olc_error *err) {
   k->cfg.enabled = 1;
   k->cfg.entries = k->entries;
   k->cfg.entry_count = n;
-  k->disabled.name = "";
   k->w.struct_size = (uint32_t)sizeof k->w;
   k->w.abi_minor = OLC_PLUGIN_ABI_MINOR;
   k->w.name = olc_wire__get_str(&r);
@@ -176,15 +154,14 @@ static olc_status parse_setup(worker *k, olc_error *err) {
   for (i = 0; i < n; i++)
     if (k->props[i].key == NULL || k->props[i].value == NULL)
       return olc_error__set(err, OLC_E_MALFORMED, "worker", "null workload property");
-  file_stem(k);
   return OLC_OK;
 }
 
 /* Why the plugin did not load: its report entry. */
 static olc_status not_loaded(worker *k, olc_error *err) {
   size_t i;
-  for (i = 0; i < olc_host_report_count(k->host); i++) {
-    const olc_load_entry *e = olc_host_report(k->host, i);
+  for (i = 0; i < olc_plugins__report_count(k->set); i++) {
+    const olc_load_entry *e = olc_plugins__report(k->set, i);
     if (e->path != NULL && strcmp(e->path, k->path) == 0 && e->status != OLC_OK)
       return olc_error__set(err, e->status, "worker", "plugin %s: %s: %s", k->name,
                             olc_load_stage_str(e->stage), e->message ? e->message : "");
@@ -195,44 +172,26 @@ static olc_status not_loaded(worker *k, olc_error *err) {
 
 static olc_status setup(worker *k, olc_error *err) {
   olc_plugins_params params;
-  char *dir = NULL, *slash, *want = NULL, *got = NULL;
   olc_status st = parse_setup(k, err);
   if (st != OLC_OK)
     return st;
-  dir = strdup(k->path);
-  if (dir == NULL)
-    return olc_error__set(err, OLC_E_NOMEM, "worker", "out of memory");
-  slash = strrchr(dir, '/');
-  if (slash == NULL || slash == dir) {
-    free(dir);
+  if (k->path[0] != '/')
     return olc_error__set(err, OLC_E_INVALID, "worker", "plugin path %s is not absolute", k->path);
-  }
-  *slash = 0;
   memset(&params, 0, sizeof params);
-  params.dirs = (const char *const *)&dir;
-  params.dir_count = 1;
+  params.files = &k->path;
+  params.file_count = 1;
   params.threads = k->threads;
   params.plugin_config = plugin_cfg;
   params.plugin_config_payload = k;
   params.ignore_env = 1;
   params.allow_insecure_plugins = k->allow_insecure;
-  st = olc_plugins__open(&k->host, &params, NULL, err);
-  free(dir);
+  st = olc_plugins__open(&k->set, &params, err);
   if (st != OLC_OK)
     return st;
-  k->plugin = olc_plugins__find(k->host, k->name);
+  k->plugin = olc_plugins__find(k->set, k->name);
   if (k->plugin == NULL)
     return not_loaded(k, err);
-  want = olc_plugins__realpath(k->path);
-  got = olc_plugins__realpath(k->plugin->path);
-  if (want == NULL || got == NULL || strcmp(want, got) != 0)
-    st = olc_error__set(err, OLC_E_PLUGIN, "worker", "plugin %s came from %s, not %s", k->name,
-                        k->plugin->path, k->path);
-  free(want);
-  free(got);
-  if (st != OLC_OK)
-    return st;
-  if (wrap_run(k->plugin, k->fd) != OLC_OK)
+  if (start_beat(k->plugin, k->fd) != OLC_OK)
     return olc_error__set(err, OLC_E_NOMEM, "worker", "out of memory");
   st = olc_plugins__prepare(&k->state, k->plugin, &k->w, err);
   if (st == OLC_OK)
@@ -254,32 +213,26 @@ static int send_ready(int fd, olc_status st, const char *message) {
 
 /* Lines the plugin has logged so far (its threads may log too). */
 static size_t log_total(const worker *k) {
-  size_t n;
-  if (k->host == NULL)
-    return 0;
-  olc_plugins__lock();
-  n = k->host->log_total;
-  olc_plugins__unlock();
-  return n;
+  return k->set != NULL ? olc_plugins__log_total(k->set) : 0;
 }
 
 /* The plugin's log lines since before (at most the ring's last lines),
- * without the "NAME: " the ring adds: the host logs them again through
- * the plugin's own services, so they land in its log as if logged there. */
+ * without the "NAME: " the ring adds: the host logs them again as the
+ * plugin's, so they land in its log as if logged there. */
 static void put_log(const worker *k, olc_wire_writer *w, size_t before) {
   size_t total = log_total(k), n, count = total - before, i, prefix;
-  if (k->host == NULL || k->name == NULL) {
+  if (k->set == NULL || k->name == NULL) {
     olc_wire__put_u32(w, 0);
     return;
   }
-  n = olc_plugins__log_count(k->host);
+  n = olc_plugins__log_count(k->set);
   prefix = strlen(k->name) + 2;
   if (count > n)
     count = n;
   olc_wire__put_u32(w, (uint32_t)count);
   for (i = n - count; i < n; i++) {
     char line[OLC_PLUGINS_LOG_LINE_SIZE];
-    int32_t level = olc_plugins__log_line(k->host, i, line, sizeof line);
+    int32_t level = olc_plugins__log_line(k->set, i, line, sizeof line);
     const char *text = line;
     if (strncmp(line, k->name, prefix - 2) == 0 && strncmp(line + prefix - 2, ": ", 2) == 0)
       text = line + prefix;
@@ -412,11 +365,11 @@ int main(int argc, char **argv) {
   }
   if (k.prepared)
     olc_plugins__unprepare(k.plugin, k.state);
-  olc_host_free(k.host);
+  olc_plugins__free(k.set);
   free(k.entries);
   free(k.props);
   olc_buf__free(&k.setup);
   olc_buf__free(&payload);
-  olc_wire__writer_free(&beat_frame);
+  olc_wire__writer_free(&g_beat.frame);
   return rc;
 }

@@ -21,6 +21,7 @@
 
 #include "olc/host.h"
 #include "olc/store.h"
+#include "host/host.h"
 #include "plugins/plugins.h"
 #include "test_support.h"
 
@@ -341,7 +342,8 @@ static void check_store_file(void) {
 }
 
 /* The plugin log: bounded, one line each, valid text. */
-static void check_log(const olc_host *h) {
+static void check_log(const olc_host *host) {
+  const olc_plugin_set *h = olc_host__plugins(host);
   size_t i, n = olc_plugins__log_count(h);
   char line[512];
   CU_ASSERT_TRUE(n <= 64);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "calibrate/isolate.h"
+#include "host/host.h"
 #include "olc/host.h"
 #include "olc/store.h"
 #include "plugins/plugins.h"
@@ -38,8 +39,9 @@ static char *tmp;
 typedef struct fixture {
   olc_test_session s; /* config, store, host */
   olc_loaded_plugin *plugin;
+  olc_isolate_plugin target; /* the plugin as the host made it */
   olc_plugin_kv kv[8];
-  olc_plugin_workload w;
+  olc_host_workload w;
   olc_policy_list list;
   char store_path[1024];
 } fixture;
@@ -82,12 +84,13 @@ static void open_fixture_dir(fixture *f, const char *dir, const char *tag,
                dir, f->store_path, plugin_entries ? plugin_entries : "");
   CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
   olc_test_session_open(&f->s, tmp, text, (size_t)n);
-  f->plugin = olc_plugins__find(f->s.host, "mock_crash");
+  f->plugin = olc_plugins__find(olc_host__plugins(f->s.host), "mock_crash");
   CU_ASSERT_PTR_NOT_NULL_FATAL(f->plugin);
   wc = olc_config_find_workload(f->s.config, "mm");
   CU_ASSERT_PTR_NOT_NULL_FATAL(wc);
-  olc_plugins__workload(&f->w, f->kv, 8, wc);
-  OLC_ASSERT_OK(olc_plugins__candidates(&f->list, f->plugin, &f->w, &err), &err);
+  olc_host__isolate_plugin(&f->target, f->s.host, f->plugin);
+  olc_host__workload_from_config(&f->w, f->kv, 8, wc);
+  OLC_ASSERT_OK(olc_plugins__candidates(&f->list, f->plugin, &f->w.plugin, &err), &err);
   CU_ASSERT_FATAL(f->list.count <= MAX_CANDIDATES);
 }
 
@@ -114,7 +117,7 @@ static void run_session(fixture *f, int in_process, double timeout_s, outcome *o
   double best = -1;
   size_t i;
   memset(o, 0, sizeof *o);
-  olc_calibrate__session_init(&s, f->s.host, f->plugin, &f->w, &f->list, cs, in_process, timeout_s);
+  olc_calibrate__session_init(&s, &f->target, &f->w.plugin, &f->list, cs, in_process, timeout_s);
   for (i = 0; i < f->list.count; i++) {
     olc_measure_params mp;
     olc_error e;
@@ -272,10 +275,11 @@ static void inspect_worker(fixture *f, long pid) {
 }
 
 static size_t count_log_lines(const olc_host *host, const char *text) {
+  const olc_plugin_set *set = olc_host__plugins(host);
   size_t i, n = 0;
-  for (i = 0; i < olc_plugins__log_count(host); i++) {
+  for (i = 0; i < olc_plugins__log_count(set); i++) {
     char line[256];
-    if (olc_plugins__log_line(host, i, line, sizeof line) >= 0 && strcmp(line, text) == 0)
+    if (olc_plugins__log_line(set, i, line, sizeof line) >= 0 && strcmp(line, text) == 0)
       n++;
   }
   return n;
@@ -321,7 +325,7 @@ static void test_warm_up_per_worker(void) {
   open_fixture(&f, "crash", "candidates = 300,100\nsegv = 300\nlog = 100\n");
   cs = olc_config_calibration(f.s.config);
   CU_ASSERT_EQUAL_FATAL(cs->warmup, 1u);
-  olc_calibrate__session_init(&s, f.s.host, f.plugin, &f.w, &f.list, cs, 0, 5.0);
+  olc_calibrate__session_init(&s, &f.target, &f.w.plugin, &f.list, cs, 0, 5.0);
   for (step = 0; step < 4; step++) {
     olc_measure_params mp = {0, 2, 0.0, 1e6, -1.0, 0};
     olc_measure_result m;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "host/host.h"
 #include "olc/host.h"
 #include "olc/store.h"
 #include "plugins/plugins.h"
@@ -391,10 +392,10 @@ static void test_final_turn_order(void) {
   open_session(&s, "turns", "candidates = 300,301,302\nlog = all\n");
   r = calibrate(&s, &opt, &cal);
   expect_ok(r);
-  for (size_t i = 0; i < olc_plugins__log_count(s.host); i++) {
+  for (size_t i = 0; i < olc_plugins__log_count(olc_host__plugins(s.host)); i++) {
     char line[256];
     unsigned spin;
-    if (olc_plugins__log_line(s.host, i, line, sizeof line) < 0 ||
+    if (olc_plugins__log_line(olc_host__plugins(s.host), i, line, sizeof line) < 0 ||
         sscanf(line, "mock_crash: run spin_us=%u", &spin) != 1)
       continue;
     runs++;

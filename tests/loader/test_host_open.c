@@ -12,6 +12,7 @@
 
 #include "olc/host.h"
 #include "olc/store.h"
+#include "host/host.h"
 #include "plugins/plugins.h"
 #include "test_support.h"
 
@@ -62,9 +63,9 @@ static void test_open(void) {
   CU_ASSERT_EQUAL_FATAL(olc_host_report_count(h), 2);
   CU_ASSERT_EQUAL(olc_host_report(h, 0)->stage, OLC_LOAD_LOADED);
   CU_ASSERT_EQUAL(olc_host_report(h, 1)->stage, OLC_LOAD_CREATE);
-  CU_ASSERT_PTR_EQUAL(olc_plugins__config(h), c);
-  CU_ASSERT_PTR_EQUAL(olc_plugins__store(h), s);
-  CU_ASSERT_PTR_NOT_NULL(olc_plugins__find(h, "mock_det"));
+  CU_ASSERT_PTR_EQUAL(olc_host__config(h), c);
+  CU_ASSERT_PTR_EQUAL(olc_host__store(h), s);
+  CU_ASSERT_PTR_NOT_NULL(olc_plugins__find(olc_host__plugins(h), "mock_det"));
   olc_host_free(h);
   OLC_ASSERT_OK(olc_host_open(&h, c, s, NULL, &err), &err); /* NULL options */
   olc_host_free(h);
@@ -131,7 +132,7 @@ static void test_insecure_and_env(void) {
   c = load("[host]\nplugin_dirs = /nonexistent-olc\n");
   CU_ASSERT_EQUAL(setenv("OLC_PLUGIN_PATH", ROOT "/sorted", 1), 0);
   OLC_ASSERT_OK(olc_host_open(&h, c, NULL, NULL, &err), &err);
-  CU_ASSERT_EQUAL(olc_plugins__count(h), 3);
+  CU_ASSERT_EQUAL(olc_plugins__count(olc_host__plugins(h)), 3);
   olc_host_free(h);
   o.allow_insecure_plugins = 0;
   o.ignore_env = 1;

@@ -40,7 +40,7 @@ static olc_plugin_config *fake_add(fake_cfg *c, const char *name, int enabled, i
   return p;
 }
 
-static olc_status open_dirs(olc_host **out, const char *const *dirs, size_t n, fake_cfg *cfg,
+static olc_status open_dirs(olc_plugin_set **out, const char *const *dirs, size_t n, fake_cfg *cfg,
                             int allow_insecure, int ignore_env, olc_error *err) {
   olc_plugins_params params;
   memset(&params, 0, sizeof params);
@@ -51,7 +51,7 @@ static olc_status open_dirs(olc_host **out, const char *const *dirs, size_t n, f
   params.plugin_config_payload = cfg;
   params.allow_insecure_plugins = allow_insecure;
   params.ignore_env = ignore_env;
-  return olc_plugins__open(out, &params, NULL, err);
+  return olc_plugins__open(out, &params, err);
 }
 
 static int ends_with(const char *s, const char *suffix) {
@@ -61,7 +61,7 @@ static int ends_with(const char *s, const char *suffix) {
 }
 
 /* Checks the mock_det plugin works through the wrappers: the host is usable. */
-static void check_mock_det_works(olc_host *h) {
+static void check_mock_det_works(olc_plugin_set *h) {
   olc_loaded_plugin *p = olc_plugins__find(h, "mock_det");
   olc_plugin_workload w;
   olc_plugin_key key;
@@ -79,19 +79,19 @@ static void check_mock_det_works(olc_host *h) {
 
 static void test_good(void) {
   const char *dirs[] = {MOCK_DIR("good")};
-  olc_host *h = NULL;
+  olc_plugin_set *h = NULL;
   olc_error err;
   const olc_load_entry *e;
   char line[256];
   OLC_ASSERT_OK(open_dirs(&h, dirs, 1, NULL, 0, 1, &err), &err);
-  CU_ASSERT_EQUAL_FATAL(olc_host_report_count(h), 1);
-  e = olc_host_report(h, 0);
+  CU_ASSERT_EQUAL_FATAL(olc_plugins__report_count(h), 1);
+  e = olc_plugins__report(h, 0);
   CU_ASSERT_EQUAL(e->stage, OLC_LOAD_LOADED);
   CU_ASSERT_EQUAL(e->status, OLC_OK);
   CU_ASSERT_STRING_EQUAL(e->plugin_name, "mock_det");
   CU_ASSERT_STRING_EQUAL(e->plugin_version, "1");
   CU_ASSERT_TRUE(e->path[0] == '/' && ends_with(e->path, "/good/mock_det.so"));
-  CU_ASSERT_PTR_NULL(olc_host_report(h, 1));
+  CU_ASSERT_PTR_NULL(olc_plugins__report(h, 1));
   CU_ASSERT_EQUAL(olc_plugins__count(h), 1);
   CU_ASSERT_STRING_EQUAL(olc_plugins__name(olc_plugins__at(h, 0)), "mock_det");
   CU_ASSERT_STRING_EQUAL(olc_plugins__version(olc_plugins__at(h, 0)), "1");
@@ -103,8 +103,8 @@ static void test_good(void) {
   CU_ASSERT_EQUAL(olc_plugins__log_line(h, 0, line, sizeof line), OLC_PLUGIN_LOG_INFO);
   CU_ASSERT_STRING_EQUAL(line, "mock_det: created with 3 threads");
   check_mock_det_works(h);
-  olc_host_free(h);
-  olc_host_free(NULL);
+  olc_plugins__free(h);
+  olc_plugins__free(NULL);
 }
 
 typedef struct scenario {
@@ -149,15 +149,15 @@ static void test_scenarios(void) {
     const scenario *s = &scenarios[i];
     char dir[1024];
     const char *dirs[2];
-    olc_host *h = NULL;
+    olc_plugin_set *h = NULL;
     olc_error err;
     const olc_load_entry *e;
     snprintf(dir, sizeof dir, "%s/%s", OLC_MOCK_PLUGIN_ROOT, s->dir);
     dirs[0] = dir;
     dirs[1] = MOCK_DIR("good");
     OLC_ASSERT_OK(open_dirs(&h, dirs, 2, NULL, 0, 1, &err), &err);
-    CU_ASSERT_EQUAL_FATAL(olc_host_report_count(h), 2);
-    e = olc_host_report(h, 0);
+    CU_ASSERT_EQUAL_FATAL(olc_plugins__report_count(h), 2);
+    e = olc_plugins__report(h, 0);
     if (e->stage != s->stage || strstr(e->message, s->needle) == NULL)
       fprintf(stderr, "\n  scenario %s: stage %s, message \"%s\"\n", s->dir,
               olc_load_stage_str(e->stage), e->message);
@@ -173,49 +173,50 @@ static void test_scenarios(void) {
     } else {
       CU_ASSERT_TRUE(e->plugin_name != NULL && strcmp(e->plugin_name, s->name) == 0);
     }
-    CU_ASSERT_EQUAL(olc_host_report(h, 1)->stage, OLC_LOAD_LOADED);
+    CU_ASSERT_EQUAL(olc_plugins__report(h, 1)->stage, OLC_LOAD_LOADED);
     CU_ASSERT_EQUAL(olc_plugins__count(h), s->stage == OLC_LOAD_LOADED ? 2 : 1);
     check_mock_det_works(h);
-    olc_host_free(h);
+    olc_plugins__free(h);
   }
 }
 
 static void test_duplicate(void) {
   const char *dirs[] = {MOCK_DIR("duplicate"), MOCK_DIR("duplicate")};
-  olc_host *h = NULL;
+  olc_plugin_set *h = NULL;
   olc_error err;
   const olc_load_entry *e;
   /* The directory listed twice is scanned once. */
   OLC_ASSERT_OK(open_dirs(&h, dirs, 2, NULL, 0, 1, &err), &err);
-  CU_ASSERT_EQUAL_FATAL(olc_host_report_count(h), 2);
-  e = olc_host_report(h, 0);
+  CU_ASSERT_EQUAL_FATAL(olc_plugins__report_count(h), 2);
+  e = olc_plugins__report(h, 0);
   CU_ASSERT_TRUE(ends_with(e->path, "/mock_dup_a.so"));
   CU_ASSERT_EQUAL(e->stage, OLC_LOAD_LOADED);
-  e = olc_host_report(h, 1);
+  e = olc_plugins__report(h, 1);
   CU_ASSERT_TRUE(ends_with(e->path, "/mock_dup_b.so"));
   CU_ASSERT_EQUAL(e->stage, OLC_LOAD_DUPLICATE);
   CU_ASSERT_EQUAL(e->status, OLC_E_DUPLICATE);
   CU_ASSERT_STRING_EQUAL(e->plugin_name, "mock_dup");
   CU_ASSERT_PTR_NOT_NULL(strstr(e->message, "mock_dup_a.so"));
   CU_ASSERT_EQUAL(olc_plugins__count(h), 1);
-  olc_host_free(h);
+  olc_plugins__free(h);
 }
 
 static void test_sorted(void) {
   const char *dirs[] = {MOCK_DIR("sorted")};
   static const char *const order[] = {"mock_a", "mock_b", "mock_c"};
-  olc_host *h = NULL;
+  olc_plugin_set *h = NULL;
   olc_error err;
   size_t i;
   OLC_ASSERT_OK(open_dirs(&h, dirs, 1, NULL, 0, 1, &err), &err);
-  CU_ASSERT_EQUAL_FATAL(olc_host_report_count(h), 3);
+  CU_ASSERT_EQUAL_FATAL(olc_plugins__report_count(h), 3);
   for (i = 0; i < 3; i++) {
-    CU_ASSERT_STRING_EQUAL(olc_host_report(h, i)->plugin_name, order[i]);
+    CU_ASSERT_STRING_EQUAL(olc_plugins__report(h, i)->plugin_name, order[i]);
     CU_ASSERT_STRING_EQUAL(olc_plugins__name(olc_plugins__at(h, i)), order[i]);
   }
   for (i = 1; i < 3; i++)
-    CU_ASSERT_TRUE(strcmp(olc_host_report(h, i - 1)->path, olc_host_report(h, i)->path) < 0);
-  olc_host_free(h);
+    CU_ASSERT_TRUE(strcmp(olc_plugins__report(h, i - 1)->path, olc_plugins__report(h, i)->path) <
+                   0);
+  olc_plugins__free(h);
 }
 
 /* A directory with a text file named x.so, an empty empty.so, a directory
@@ -226,7 +227,7 @@ static void test_broken_files(void) {
   const char *dirs[1];
   const char *dirs2[2];
   size_t before;
-  olc_host *h = NULL;
+  olc_plugin_set *h = NULL;
   olc_error err;
   const olc_load_entry *e;
   CU_ASSERT_PTR_NOT_NULL_FATAL(tmp);
@@ -247,72 +248,72 @@ static void test_broken_files(void) {
   free(p);
   dirs[0] = tmp;
   OLC_ASSERT_OK(open_dirs(&h, dirs, 1, NULL, 0, 1, &err), &err);
-  CU_ASSERT_EQUAL_FATAL(olc_host_report_count(h), 3);
-  e = olc_host_report(h, 0);
+  CU_ASSERT_EQUAL_FATAL(olc_plugins__report_count(h), 3);
+  e = olc_plugins__report(h, 0);
   CU_ASSERT_TRUE(ends_with(e->path, "/empty.so"));
   CU_ASSERT_EQUAL(e->stage, OLC_LOAD_OPEN);
   CU_ASSERT_EQUAL(e->status, OLC_E_PLUGIN);
   CU_ASSERT_TRUE(strlen(e->message) > strlen("cannot load: "));
-  e = olc_host_report(h, 1);
+  e = olc_plugins__report(h, 1);
   CU_ASSERT_TRUE(ends_with(e->path, "/link.so"));
   CU_ASSERT_EQUAL(e->stage, OLC_LOAD_LOADED);
-  e = olc_host_report(h, 2);
+  e = olc_plugins__report(h, 2);
   CU_ASSERT_TRUE(ends_with(e->path, "/x.so"));
   CU_ASSERT_EQUAL(e->stage, OLC_LOAD_OPEN);
   CU_ASSERT_PTR_NOT_NULL(strstr(e->message, "x.so")); /* dlerror names the file */
   check_mock_det_works(h);
-  olc_host_free(h);
+  olc_plugins__free(h);
   /* The link and the real file are one library: the second is a duplicate,
    * and the first keeps its services (key logs through them). */
   dirs2[0] = MOCK_DIR("good");
   dirs2[1] = tmp;
   OLC_ASSERT_OK(open_dirs(&h, dirs2, 2, NULL, 0, 1, &err), &err);
-  CU_ASSERT_EQUAL(olc_host_report(h, 2)->stage, OLC_LOAD_DUPLICATE);
+  CU_ASSERT_EQUAL(olc_plugins__report(h, 2)->stage, OLC_LOAD_DUPLICATE);
   before = olc_plugins__log_count(h);
   check_mock_det_works(h);
   CU_ASSERT_EQUAL(olc_plugins__log_count(h), before + 1);
-  olc_host_free(h);
+  olc_plugins__free(h);
   olc_test_rmtree(tmp);
   free(tmp);
 }
 
 static void test_env_path(void) {
-  olc_host *h = NULL;
+  olc_plugin_set *h = NULL;
   olc_error err;
   const char *dirs[] = {MOCK_DIR("sorted")};
   CU_ASSERT_EQUAL(setenv("OLC_PLUGIN_PATH",
                          "relative/dir::/nonexistent-olc-dir:" OLC_MOCK_PLUGIN_ROOT "/good", 1),
                   0);
   OLC_ASSERT_OK(open_dirs(&h, NULL, 0, NULL, 0, 0, &err), &err);
-  CU_ASSERT_EQUAL(olc_host_report_count(h), 1);
+  CU_ASSERT_EQUAL(olc_plugins__report_count(h), 1);
   CU_ASSERT_PTR_NOT_NULL(olc_plugins__find(h, "mock_det"));
-  olc_host_free(h);
+  olc_plugins__free(h);
   /* Configured directories come first, then the environment's. */
   OLC_ASSERT_OK(open_dirs(&h, dirs, 1, NULL, 0, 0, &err), &err);
-  CU_ASSERT_EQUAL_FATAL(olc_host_report_count(h), 4);
-  CU_ASSERT_STRING_EQUAL(olc_host_report(h, 3)->plugin_name, "mock_det");
-  olc_host_free(h);
+  CU_ASSERT_EQUAL_FATAL(olc_plugins__report_count(h), 4);
+  CU_ASSERT_STRING_EQUAL(olc_plugins__report(h, 3)->plugin_name, "mock_det");
+  olc_plugins__free(h);
   OLC_ASSERT_OK(open_dirs(&h, NULL, 0, NULL, 0, 1, &err), &err);
-  CU_ASSERT_EQUAL(olc_host_report_count(h), 0);
+  CU_ASSERT_EQUAL(olc_plugins__report_count(h), 0);
   CU_ASSERT_EQUAL(olc_plugins__count(h), 0);
-  olc_host_free(h);
+  olc_plugins__free(h);
   CU_ASSERT_EQUAL(unsetenv("OLC_PLUGIN_PATH"), 0);
 }
 
 /* Opens tmp (holding a link to mock_det) and returns the first entry's stage. */
 static olc_load_stage stage_of(const char *dir, int allow) {
   const char *dirs[1];
-  olc_host *h = NULL;
+  olc_plugin_set *h = NULL;
   olc_error err;
   olc_load_stage stage = OLC_LOAD_OPEN;
   dirs[0] = dir;
   OLC_ASSERT_OK(open_dirs(&h, dirs, 1, NULL, allow, 1, &err), &err);
-  if (olc_host_report_count(h) == 1) {
-    stage = olc_host_report(h, 0)->stage;
-    CU_ASSERT_TRUE(olc_host_report(h, 0)->message[0] != 0);
+  if (olc_plugins__report_count(h) == 1) {
+    stage = olc_plugins__report(h, 0)->stage;
+    CU_ASSERT_TRUE(olc_plugins__report(h, 0)->message[0] != 0);
     CU_ASSERT_EQUAL(olc_plugins__count(h), stage == OLC_LOAD_LOADED ? 1 : 0);
   }
-  olc_host_free(h);
+  olc_plugins__free(h);
   return stage;
 }
 
@@ -354,20 +355,20 @@ static void test_disabled(void) {
   char *tmp = olc_test_tmpdir("loader-disabled");
   char *p;
   fake_cfg cfg;
-  olc_host *h = NULL;
+  olc_plugin_set *h = NULL;
   olc_error err;
   const olc_load_entry *e;
   memset(&cfg, 0, sizeof cfg);
   fake_add(&cfg, "mock_det", 0, 1); /* disabled wins over critical */
   /* Named after the plugin: not even opened. */
   OLC_ASSERT_OK(open_dirs(&h, dirs, 1, &cfg, 0, 1, &err), &err);
-  CU_ASSERT_EQUAL_FATAL(olc_host_report_count(h), 1);
-  e = olc_host_report(h, 0);
+  CU_ASSERT_EQUAL_FATAL(olc_plugins__report_count(h), 1);
+  e = olc_plugins__report(h, 0);
   CU_ASSERT_EQUAL(e->stage, OLC_LOAD_DISABLED);
   CU_ASSERT_STRING_EQUAL(e->plugin_name, "mock_det");
   CU_ASSERT_PTR_NOT_NULL(strstr(e->message, "not opened"));
   CU_ASSERT_EQUAL(olc_plugins__count(h), 0);
-  olc_host_free(h);
+  olc_plugins__free(h);
   /* Under another file name: found by its table's name, never created. */
   CU_ASSERT_PTR_NOT_NULL_FATAL(tmp);
   p = olc_test_path(tmp, "other_name.so");
@@ -375,13 +376,13 @@ static void test_disabled(void) {
   free(p);
   dirs[0] = tmp;
   OLC_ASSERT_OK(open_dirs(&h, dirs, 1, &cfg, 0, 1, &err), &err);
-  CU_ASSERT_EQUAL_FATAL(olc_host_report_count(h), 1);
-  e = olc_host_report(h, 0);
+  CU_ASSERT_EQUAL_FATAL(olc_plugins__report_count(h), 1);
+  e = olc_plugins__report(h, 0);
   CU_ASSERT_EQUAL(e->stage, OLC_LOAD_DISABLED);
   CU_ASSERT_STRING_EQUAL(e->plugin_name, "mock_det");
   CU_ASSERT_EQUAL(olc_plugins__log_count(h), 0); /* create never ran */
   CU_ASSERT_EQUAL(olc_plugins__count(h), 0);
-  olc_host_free(h);
+  olc_plugins__free(h);
   olc_test_rmtree(tmp);
   free(tmp);
 }
@@ -390,7 +391,7 @@ static void test_critical(void) {
   const char *dirs[] = {MOCK_DIR("good"), MOCK_DIR("create_fails")};
   const char *dirs2[] = {MOCK_DIR("create_unavailable"), MOCK_DIR("no_entry")};
   fake_cfg cfg;
-  olc_host *h = NULL;
+  olc_plugin_set *h = NULL;
   olc_error err;
   memset(&cfg, 0, sizeof cfg);
   fake_add(&cfg, "mock_create_fails", 1, 1);
@@ -403,13 +404,13 @@ static void test_critical(void) {
   cfg.plugins[0].critical = 0;
   OLC_ASSERT_OK(open_dirs(&h, dirs, 2, &cfg, 0, 1, &err), &err);
   CU_ASSERT_EQUAL(olc_plugins__count(h), 1);
-  olc_host_free(h);
+  olc_plugins__free(h);
   /* Unavailable is not a failure, even for a critical plugin; a critical
    * file without an entry symbol (known by its file name) is fatal. */
   memset(&cfg, 0, sizeof cfg);
   fake_add(&cfg, "mock_create_unavailable", 1, 1);
   OLC_ASSERT_OK(open_dirs(&h, dirs2, 1, &cfg, 0, 1, &err), &err);
-  olc_host_free(h);
+  olc_plugins__free(h);
   fake_add(&cfg, "mock_no_entry", 1, 1);
   OLC_ASSERT_STATUS(OLC_E_PLUGIN, open_dirs(&h, dirs2, 2, &cfg, 0, 1, &err), &err);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "mock_no_entry"));
@@ -421,7 +422,7 @@ static void test_config_entries(void) {
   fake_cfg cfg;
   olc_property entries[2] = {{"enabled", "true"}, {"processor", "from-ini"}};
   olc_plugin_config *pc;
-  olc_host *h = NULL;
+  olc_plugin_set *h = NULL;
   olc_error err;
   olc_plugin_workload w;
   olc_plugin_key key;
@@ -436,27 +437,27 @@ static void test_config_entries(void) {
   OLC_ASSERT_OK(olc_plugins__key(&key, olc_plugins__find(h, "mock_det"), &w, &err), &err);
   CU_ASSERT_STRING_EQUAL(key.processor, "from-ini");
   olc_plugin_key__free(&key);
-  olc_host_free(h);
+  olc_plugins__free(h);
 }
 
 /* Two hosts hold the same library: each works, and freeing either first
  * leaves the other usable. */
 static void test_two_hosts(void) {
   const char *dirs[] = {MOCK_DIR("good")};
-  olc_host *a = NULL;
-  olc_host *b = NULL;
+  olc_plugin_set *a = NULL;
+  olc_plugin_set *b = NULL;
   olc_error err;
   OLC_ASSERT_OK(open_dirs(&a, dirs, 1, NULL, 0, 1, &err), &err);
   OLC_ASSERT_OK(open_dirs(&b, dirs, 1, NULL, 0, 1, &err), &err);
   size_t before;
   check_mock_det_works(a);
   check_mock_det_works(b);
-  olc_host_free(b);
+  olc_plugins__free(b);
   /* a's services work again once b let go of the library: key logs. */
   before = olc_plugins__log_count(a);
   check_mock_det_works(a);
   CU_ASSERT_EQUAL(olc_plugins__log_count(a), before + 1);
-  olc_host_free(a);
+  olc_plugins__free(a);
 }
 
 static void test_stage_str(void) {
@@ -470,8 +471,8 @@ static void test_stage_str(void) {
   CU_ASSERT_STRING_EQUAL(olc_load_stage_str(OLC_LOAD_DISABLED), "disabled");
   CU_ASSERT_STRING_EQUAL(olc_load_stage_str(OLC_LOAD_PERMISSIONS), "permissions");
   CU_ASSERT_STRING_EQUAL(olc_load_stage_str((olc_load_stage)99), "unknown");
-  CU_ASSERT_EQUAL(olc_host_report_count(NULL), 0);
-  CU_ASSERT_PTR_NULL(olc_host_report(NULL, 0));
+  CU_ASSERT_EQUAL(olc_plugins__report_count(NULL), 0);
+  CU_ASSERT_PTR_NULL(olc_plugins__report(NULL, 0));
 }
 
 static void test_utf8(void) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/host.h"
 #include "olc/host.h"
 #include "olc/store.h"
 #include "plugins/plugins_int.h"
@@ -33,7 +34,7 @@ static olc_loaded_plugin *behave(olc_host **h, olc_store *store, const char *k1,
                                  const char *k2, const char *v2) {
   const char *dirs[] = {BEHAVE_DIR};
   one_cfg cfg;
-  olc_plugins_params params;
+  olc_host_params params;
   olc_error err;
   olc_loaded_plugin *p;
   memset(&cfg, 0, sizeof cfg);
@@ -46,18 +47,19 @@ static olc_loaded_plugin *behave(olc_host **h, olc_store *store, const char *k1,
   cfg.entries[1].value = v2;
   cfg.pc.entry_count = k1 == NULL ? 0 : k2 == NULL ? 1 : 2;
   memset(&params, 0, sizeof params);
-  params.dirs = dirs;
-  params.dir_count = 1;
-  params.threads = 2;
-  params.plugin_config = one_lookup;
-  params.plugin_config_payload = &cfg;
-  params.ignore_env = 1;
+  params.load.dirs = dirs;
+  params.load.dir_count = 1;
+  params.load.threads = 2;
+  params.load.plugin_config = one_lookup;
+  params.load.plugin_config_payload = &cfg;
+  params.load.ignore_env = 1;
+  params.store = store;
   *h = NULL;
-  if (olc_plugins__open(h, &params, store, &err) != OLC_OK) {
-    olc_test_print_error("olc_plugins__open", err.code, OLC_OK, &err);
+  if (olc_host__open(h, &params, &err) != OLC_OK) {
+    olc_test_print_error("olc_host__open", err.code, OLC_OK, &err);
     return NULL;
   }
-  p = olc_plugins__find(*h, "mock_behave");
+  p = olc_plugins__find(olc_host__plugins(*h), "mock_behave");
   if (p == NULL)
     fprintf(stderr, "\n  mock_behave did not load: %s\n",
             olc_host_report_count(*h) ? olc_host_report(*h, 0)->message : "(no file)");
@@ -92,7 +94,7 @@ static void test_key_ok(void) {
   CU_ASSERT_STRING_EQUAL(k.structure[0].name, "k"); /* sorted */
   CU_ASSERT_STRING_EQUAL(k.structure[1].name, "m");
   CU_ASSERT_STRING_EQUAL(k.structure[2].value, "32");
-  olc_plugins__make_key(&key, p, &w, &k);
+  olc_host__make_key(&key, p, &w, &k);
   CU_ASSERT_STRING_EQUAL(key.backend, "mock_behave");
   CU_ASSERT_STRING_EQUAL(key.implementation, "1");
   CU_ASSERT_STRING_EQUAL(key.operator_name, "MatMul");
@@ -324,10 +326,12 @@ static void test_dirty_messages(void) {
   OLC_ASSERT_OK(olc_plugins__validate(&policy, p, "spin_us=5", 9, &err), &err);
   OLC_ASSERT_STATUS(OLC_E_PLUGIN, olc_plugins__run(p, &w, NULL, policy, &err), &err);
   CU_ASSERT_STRING_EQUAL(err.message, "plugin mock_behave: first line second line");
-  CU_ASSERT_EQUAL(olc_plugins__log_line(h, olc_plugins__log_count(h) - 1, line, sizeof line),
+  CU_ASSERT_EQUAL(olc_plugins__log_line(olc_host__plugins(h),
+                                        olc_plugins__log_count(olc_host__plugins(h)) - 1, line,
+                                        sizeof line),
                   OLC_PLUGIN_LOG_WARN);
   CU_ASSERT_STRING_EQUAL(line, "mock_behave: two lines");
-  CU_ASSERT_EQUAL(olc_plugins__log_line(h, 999, line, sizeof line), -1);
+  CU_ASSERT_EQUAL(olc_plugins__log_line(olc_host__plugins(h), 999, line, sizeof line), -1);
   olc_plugins__release(p, policy);
   olc_host_free(h);
   p = behave(&h, NULL, "run", "fail_bad_utf8", NULL, NULL);
@@ -342,7 +346,8 @@ static void test_dirty_messages(void) {
 static void test_workload_builder(void) {
   olc_property wp[3] = {{"dtype", "float32"}, {"m", "8"}, {"n", "9"}};
   olc_workload_config wc;
-  olc_plugin_workload w;
+  olc_host_workload hw;
+  const olc_plugin_workload *w = &hw.plugin;
   olc_plugin_kv kv[2];
   memset(&wc, 0, sizeof wc);
   wc.name = "wl";
@@ -351,17 +356,20 @@ static void test_workload_builder(void) {
   wc.model_digest = "sha256:00";
   wc.properties = wp;
   wc.property_count = 3;
-  olc_plugins__workload(&w, kv, 2, &wc);
-  CU_ASSERT_EQUAL(w.struct_size, sizeof w);
-  CU_ASSERT_STRING_EQUAL(w.name, "wl");
-  CU_ASSERT_STRING_EQUAL(w.operator_name, "MatMul");
-  CU_ASSERT_STRING_EQUAL(w.model_digest, "sha256:00");
-  CU_ASSERT_EQUAL(w.property_count, 2);
-  CU_ASSERT_STRING_EQUAL(w.properties[1].key, "m");
+  olc_host__workload_from_config(&hw, kv, 2, &wc);
+  CU_ASSERT_STRING_EQUAL(hw.name, "wl");
+  CU_ASSERT_STRING_EQUAL(hw.backend, "mock_det");
+  CU_ASSERT_EQUAL(w->struct_size, sizeof *w);
+  CU_ASSERT_STRING_EQUAL(w->name, "wl");
+  CU_ASSERT_STRING_EQUAL(w->operator_name, "MatMul");
+  CU_ASSERT_STRING_EQUAL(w->model_digest, "sha256:00");
+  CU_ASSERT_EQUAL(w->property_count, 2);
+  CU_ASSERT_STRING_EQUAL(w->properties[1].key, "m");
 }
 
 /* Finds a log line containing needle. */
-static int log_has(const olc_host *h, const char *needle) {
+static int log_has(const olc_host *host, const char *needle) {
+  const olc_plugin_set *h = olc_host__plugins(host);
   size_t i;
   char line[256];
   for (i = 0; i < olc_plugins__log_count(h); i++)

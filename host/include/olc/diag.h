@@ -45,7 +45,7 @@ OLC_API const char *olc_diag_level_str(olc_diag_level level);
 
 /* Diagnostics a handle keeps without a callback. */
 #define OLC_DIAG_KEEP 32u
-#define OLC_DIAG_WHERE_SIZE 32u
+#define OLC_DIAG_WHERE_SIZE 80u
 #define OLC_DIAG_MESSAGE_SIZE 256u
 
 /*

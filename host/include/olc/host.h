@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "olc/diag.h"
 #include "olc/error.h"
 #include "olc/export.h"
 #include "olc/store.h"
@@ -159,32 +160,61 @@ typedef struct olc_load_entry {
 } olc_load_entry;
 
 /* Options for olc_host_open.  Initialize with OLC_HOST_OPTIONS_INIT.
- * Versioned as olc/store.h says; version 1 is the fields below. */
+ * Versioned as olc/store.h says; version 1 is the fields up to ignore_env. */
 typedef struct olc_host_options {
   uint32_t version;           /* OLC_HOST_OPTIONS_VERSION */
   int allow_insecure_plugins; /* load files/dirs writable by other users */
   int ignore_env;             /* do not read OLC_PLUGIN_PATH */
+  /* Version 2: where the host's diagnostics go (olc/diag.h; NULL: kept,
+   * read with olc_host_next_diagnostic). */
+  olc_diag_fn diag;
+  void *diag_payload;
 } olc_host_options;
 
-#define OLC_HOST_OPTIONS_VERSION 1u
+#define OLC_HOST_OPTIONS_VERSION 2u
 #define OLC_HOST_OPTIONS_INIT                                                                      \
-  { OLC_HOST_OPTIONS_VERSION, 0, 0 }
+  { OLC_HOST_OPTIONS_VERSION, 0, 0, NULL, NULL }
 
 /*
  * Loads every plugin of the configured directories (and OLC_PLUGIN_PATH,
  * read with secure_getenv) in sorted order and creates one instance of
  * each with its [plugin.NAME] entries and the effective thread count.
  * Files that fail are skipped and reported; the call fails only when a
- * plugin marked critical fails (OLC_E_PLUGIN).  store is borrowed and must
- * outlive the host.  options may be NULL.
+ * plugin marked critical fails (OLC_E_PLUGIN), or with OLC_E_INVALID (out
+ * or config NULL, an options version other than 1 or 2), OLC_E_NOMEM.
+ * store is borrowed and must outlive the host; config too.  options may be
+ * NULL.  *out is freed with olc_host_free.
+ *
+ * Diagnostics (olc/diag.h), to options->diag or kept: a warning "load" for
+ * each plugin file skipped for a failure (as the load report says: not
+ * disabled, not unavailable here), "plugin_dirs" for a configured plugin
+ * directory that does not exist (the @exe_dir@ and @install_plugin_dir@
+ * locations excepted: they name where plugins may be), "OLC_PLUGIN_PATH"
+ * for an entry of it that is missing or not absolute, and "plugin NAME"
+ * for each line a plugin logs at warning or error level (here or in a
+ * measuring worker).
  */
 OLC_API olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *store,
                                  const olc_host_options *options, olc_error *err);
-/* Destroys the instances.  The libraries stay mapped (never dlclose). */
+/* Destroys the instances.  The libraries stay mapped (never dlclose).
+ * NULL is fine. */
 OLC_API void olc_host_free(olc_host *host);
 
+/* The load report: one entry per plugin file found (or plugin directory
+ * that could not be read), borrowed from the host; NULL past the end. */
 OLC_API size_t olc_host_report_count(const olc_host *host);
 OLC_API const olc_load_entry *olc_host_report(const olc_host *host, size_t i);
+
+/*
+ * Takes the oldest diagnostic the host kept (opened without a diag
+ * callback: the last OLC_DIAG_KEEP) into *out and forgets it.  Returns
+ * OLC_OK, OLC_E_NOT_FOUND (none kept), OLC_E_INVALID (out or host NULL).
+ * Thread-safe (a plugin's threads may add to them meanwhile); each
+ * diagnostic is taken once.
+ */
+OLC_API olc_status olc_host_next_diagnostic(olc_diagnostic *out, olc_host *host);
+/* Diagnostics dropped to make room since the host was opened. */
+OLC_API uint64_t olc_host_diagnostics_dropped(olc_host *host);
 
 /* ------------------------------------------------------------------ loop */
 

@@ -16,17 +16,15 @@
 #endif
 #endif
 
-#include "config/config.h"
-#include "plugins/plugins_int.h"
 #include "util/error.h"
 
-void olc_calibrate__session_init(olc_measure_session *s, olc_host *host, olc_loaded_plugin *plugin,
+void olc_calibrate__session_init(olc_measure_session *s, const olc_isolate_plugin *target,
                                  const olc_plugin_workload *workload, const olc_policy_list *list,
                                  const olc_calibration_settings *settings, int in_process,
                                  double timeout_s) {
   memset(s, 0, sizeof *s);
-  s->host = host;
-  s->plugin = plugin;
+  s->target = *target;
+  s->plugin = target->plugin;
   s->workload = workload;
   s->list = list;
   s->settings = settings;
@@ -63,22 +61,20 @@ double olc_calibrate__timeout(double explicit_s, const olc_calibration_settings 
 /* SETUP: what the worker needs to rebuild this plugin instance and
  * workload (wire.h). */
 static void build_setup(olc_wire_writer *w, const olc_measure_session *s) {
-  const olc_config *cfg = olc_plugins__config(s->host);
-  const olc_plugin_config *pc =
-      cfg != NULL ? olc_config_plugin(cfg, olc_plugins__name(s->plugin)) : NULL;
+  const olc_isolate_plugin *t = &s->target;
   const olc_plugin_workload *wl = s->workload;
   size_t i;
   olc_wire__begin(w, OLC_WIRE_SETUP);
   olc_wire__put_u32(w, OLC_WIRE_VERSION);
-  olc_wire__put_str(w, s->plugin->path);
+  olc_wire__put_str(w, olc_plugins__path(s->plugin));
   olc_wire__put_str(w, olc_plugins__name(s->plugin));
-  olc_wire__put_u32(w, s->host->threads);
+  olc_wire__put_u32(w, t->threads);
   /* The file passed the host's permission check under this policy. */
-  olc_wire__put_u32(w, s->host->allow_insecure_plugins ? 1u : 0u);
-  olc_wire__put_u32(w, pc != NULL ? (uint32_t)pc->entry_count : 0u);
-  for (i = 0; pc != NULL && i < pc->entry_count; i++) {
-    olc_wire__put_str(w, pc->entries[i].name);
-    olc_wire__put_str(w, pc->entries[i].value);
+  olc_wire__put_u32(w, t->allow_insecure_plugins ? 1u : 0u);
+  olc_wire__put_u32(w, (uint32_t)t->entry_count);
+  for (i = 0; i < t->entry_count; i++) {
+    olc_wire__put_str(w, t->entries[i].name);
+    olc_wire__put_str(w, t->entries[i].value);
   }
   olc_wire__put_str(w, wl->name);
   olc_wire__put_str(w, wl->operator_name);
@@ -153,16 +149,15 @@ static olc_status start(olc_measure_session *s, olc_error *err) {
   return st;
 }
 
-/* The plugin's log lines from the worker, logged again here through the
- * plugin's services so that they reach this host's log. */
+/* The plugin's log lines from the worker, logged again here as the
+ * plugin's, so that they reach this host's log (and its sink). */
 static void replay_log(const olc_measure_session *s, olc_wire_reader *r) {
-  const olc_plugin_host *svc = &s->plugin->lib->services;
   uint32_t n = olc_wire__get_u32(r), i;
   for (i = 0; i < n && !r->bad; i++) {
     int32_t level = (int32_t)olc_wire__get_u32(r);
     const char *text = olc_wire__get_str(r);
-    if (text != NULL && svc->log != NULL)
-      svc->log(svc->ctx, level, text);
+    if (text != NULL)
+      olc_plugins__log(s->plugin, level, text);
   }
 }
 

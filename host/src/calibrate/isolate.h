@@ -45,6 +45,7 @@
 #include "calibrate/measure.h"
 #include "calibrate/wire.h"
 #include "olc/host.h"
+#include "olc/store.h"
 #include "plugins/plugins.h"
 
 #define OLC_WORKER_NAME "olc-worker"
@@ -57,9 +58,19 @@
 
 typedef struct olc_isolate_worker olc_isolate_worker;
 
-typedef struct olc_measure_session {
-  olc_host *host;
+/* The plugin to measure and what a worker needs to load and create it
+ * again (all borrowed). */
+typedef struct olc_isolate_plugin {
   olc_loaded_plugin *plugin;
+  uint32_t threads;            /* the thread count its instance was created with */
+  int allow_insecure_plugins;  /* the permission policy its file was loaded under */
+  const olc_property *entries; /* its [plugin.NAME] entries, handed to create */
+  size_t entry_count;
+} olc_isolate_plugin;
+
+typedef struct olc_measure_session {
+  olc_isolate_plugin target;
+  olc_loaded_plugin *plugin; /* target.plugin */
   const olc_plugin_workload *workload;
   void *state;  /* the workload prepared here, for in-process measuring */
   int prepared; /* state is prepared (unprepared by olc_calibrate__session_end) */
@@ -79,9 +90,10 @@ typedef struct olc_measure_session {
 
 /*
  * Sets up a session (starts nothing).  Everything is borrowed and must
- * outlive the session.  timeout_s <= 0 means automatic.
+ * outlive the session (target is copied, what it points to borrowed).
+ * timeout_s <= 0 means automatic.
  */
-void olc_calibrate__session_init(olc_measure_session *s, olc_host *host, olc_loaded_plugin *plugin,
+void olc_calibrate__session_init(olc_measure_session *s, const olc_isolate_plugin *target,
                                  const olc_plugin_workload *workload, const olc_policy_list *list,
                                  const olc_calibration_settings *settings, int in_process,
                                  double timeout_s);

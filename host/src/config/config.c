@@ -163,6 +163,11 @@ const char *olc_config_plugin_dir(const olc_config *config, size_t i) {
   return config != NULL && i < config->plugin_dir_count ? config->plugin_dirs[i] : NULL;
 }
 
+int olc_config__plugin_dir_optional(const olc_config *config, size_t i) {
+  return config != NULL && i < config->plugin_dir_count && config->plugin_dir_optional != NULL &&
+         config->plugin_dir_optional[i];
+}
+
 uint32_t olc_config_threads(const olc_config *config) {
   return config != NULL ? config->threads : 1u;
 }

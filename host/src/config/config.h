@@ -20,6 +20,10 @@
 
 /* [host] allow_insecure_plugins (the loader ORs it with its option). */
 int olc_config__allow_insecure_plugins(const olc_config *config);
+/* 1 when [host] plugin_dirs entry i is a @...@ location (a build-tree or
+ * install directory that may well not exist), 0 for a directory the user
+ * named, whose absence is worth a warning. */
+int olc_config__plugin_dir_optional(const olc_config *config, size_t i);
 /* [host] threads as written (0 = automatic). */
 uint32_t olc_config__threads_configured(const olc_config *config);
 

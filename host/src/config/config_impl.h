@@ -38,6 +38,7 @@ struct olc_config {
 
   /* [host] */
   const char **plugin_dirs;
+  unsigned char *plugin_dir_optional; /* per dir: named by a @...@ location */
   size_t plugin_dir_count;
   uint32_t threads_configured; /* 0 = automatic */
   uint32_t threads;            /* effective */

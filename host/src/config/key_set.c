@@ -148,9 +148,10 @@ static int store_path(parser *p, const olc_config_key *k, char *base, const char
 }
 
 /* One item of a path list, blank space trimmed: the resolved path into
- * *out (NULL for an empty item).  1, or 0 after a failure. */
+ * *out (NULL for an empty item), *located 1 when it began with a @...@
+ * location.  1, or 0 after a failure. */
 static int path_list_item(parser *p, const olc_config_key *k, const char *s, size_t len,
-                          const char **out) {
+                          const char **out, unsigned char *located) {
   const char *why = NULL;
   char item[4096], *resolved;
   *out = NULL;
@@ -166,6 +167,7 @@ static int path_list_item(parser *p, const olc_config_key *k, const char *s, siz
     return olc_config__key_fail(p, k, OLC_E_CONFIG, "%s", "path too long");
   memcpy(item, s, len);
   item[len] = 0;
+  *located = item[0] == '@';
   resolved = olc_config__resolve_path(item, p->cfg->base_dir, &why);
   if (resolved == NULL)
     return olc_config__key_fail(p, k, OLC_E_CONFIG, "'%.60s': %s", item, why);
@@ -180,20 +182,24 @@ static int store_path_list(parser *p, const olc_config_key *k, char *base, const
   size_t count = 1, i, n = 0;
   const char *s;
   const char **list;
+  unsigned char *located;
   for (s = value; *s != 0; s++)
     count += *s == ':' || *s == ',';
   list = olc_arena__alloc(&p->cfg->arena, count * sizeof *list);
-  if (list == NULL)
+  located = olc_arena__alloc(&p->cfg->arena, count);
+  if (list == NULL || located == NULL)
     return olc_config__nomem(p);
   for (s = value, i = 0; i < count; i++) {
     size_t len = strcspn(s, ":,");
-    if (!path_list_item(p, k, s, len, &list[n]))
+    if (!path_list_item(p, k, s, len, &list[n], &located[n]))
       return 0;
     n += list[n] != NULL;
     s = s[len] != 0 ? s + len + 1 : s + len;
   }
   memcpy(base + k->offset, &list, sizeof list);
   memcpy(base + k->count_offset, &n, sizeof n);
+  if (k->located_offset != 0)
+    memcpy(base + k->located_offset, &located, sizeof located);
   return 1;
 }
 

@@ -26,6 +26,7 @@ static const olc_config_key keys[] = {
      .def = "@exe_dir@/../plugins, @install_plugin_dir@",
      IN(olc_config, plugin_dirs),
      .count_offset = offsetof(olc_config, plugin_dir_count),
+     .located_offset = offsetof(olc_config, plugin_dir_optional),
      .description = "Directories searched for plugin files, separated by ':' or ','; "
                     "empty: none (OLC_PLUGIN_PATH adds more)."},
     {.section = OLC_CONFIG_HOST,

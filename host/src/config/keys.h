@@ -83,6 +83,10 @@ struct olc_config_key {
   size_t offset;
   size_t size;
   size_t count_offset; /* PATH_LIST: where the number of paths lands */
+  /* PATH_LIST: where an array of one byte per path lands, 1 when the item
+   * began with a @...@ location (a place plugins may be, not one the user
+   * named); 0: not kept. */
+  size_t located_offset;
   /* STRING: 1 when the value is acceptable (NULL: any), and what it should
    * be, for the message ("expected ..."). */
   int (*check)(const char *value);

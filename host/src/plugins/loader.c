@@ -2,17 +2,19 @@
  * plugins/loader.c - finds plugin files, loads and checks them, creates one
  * instance of each, and records every file in the load report.
  *
- * Order: the configured directories in order, then the absolute entries of
- * OLC_PLUGIN_PATH; inside a directory, files in sorted order of their
- * absolute path.  The first file that provides a name wins; later ones are
- * reported as duplicates.
+ * Order: the explicit files in order, then the configured directories in
+ * order, then the absolute entries of OLC_PLUGIN_PATH; inside a directory,
+ * files in sorted order of their absolute path.  The first file that
+ * provides a name wins; later ones are reported as duplicates.
  *
  * Decisions the header leaves open:
- * - A directory that does not exist is skipped silently (the default config
- *   lists both build-tree and install locations); one that cannot be read
- *   gets a report entry (stage open, path = the directory).
- * - OLC_PLUGIN_PATH entries that are not absolute are ignored; the variable
- *   is read with secure_getenv and ignored when uid != euid or gid != egid.
+ * - A directory that does not exist is skipped: silently when it is marked
+ *   optional (the default config lists both build-tree and install
+ *   locations), else with a warning through the set's sink; one that
+ *   cannot be read gets a report entry (stage open, path = the directory).
+ * - OLC_PLUGIN_PATH entries that are not absolute are ignored with a
+ *   warning; the variable is read with secure_getenv and ignored when
+ *   uid != euid or gid != egid.
  * - Permissions: the file, its directory and (for a link) the resolved file
  *   and its directory must be owned by this user or root and not writable
  *   by group or others.  Not checked on Windows (ACLs).
@@ -46,7 +48,7 @@
 
 /* What loading one file found so far. */
 typedef struct load_ctx {
-  olc_host *host;
+  olc_plugin_set *set;
   const olc_plugins_params *params;
   const char *path;
   char stem[OLC_PLUGINS_MAX_NAME + 1]; /* file name without suffix, for config */
@@ -69,7 +71,7 @@ static olc_status skip(load_ctx *lc, olc_load_stage stage, olc_status status, in
                        int unavailable, const char *message, olc_error *err) {
   const char *who = lc->name != NULL ? lc->name : lc->stem;
   const olc_plugin_config *cfg = plugin_cfg(lc->params, who);
-  if (olc_plugins__report_add(lc->host, lc->path, lc->name, lc->version, stage, status, pstatus,
+  if (olc_plugins__report_add(lc->set, lc->path, lc->name, lc->version, stage, status, pstatus,
                               unavailable, message) != OLC_OK)
     return olc_error__set(err, OLC_E_NOMEM, "load", "out of memory recording %s", lc->path);
   if (cfg != NULL && cfg->critical && !unavailable && stage != OLC_LOAD_DISABLED &&
@@ -148,7 +150,7 @@ static int table_ok(const olc_plugin *t, char *msg, size_t size) {
   return 1;
 }
 
-static olc_status push_plugin(olc_host *h, olc_loaded_plugin *lp) {
+static olc_status push_plugin(olc_plugin_set *h, olc_loaded_plugin *lp) {
   if (h->plugin_count == h->plugin_cap) {
     size_t ncap = h->plugin_cap ? h->plugin_cap * 2 : 8;
     olc_loaded_plugin **n = realloc(h->plugins, ncap * sizeof *n);
@@ -166,7 +168,7 @@ static olc_status create_instance(load_ctx *lc, olc_loaded_plugin *lp, olc_error
   const olc_plugin_config *cfg = plugin_cfg(lc->params, lc->name);
   olc_plugin_kv *kv = NULL;
   uint32_t n = 0;
-  uint32_t threads = lc->host->threads;
+  uint32_t threads = lc->set->threads;
   void *inst = NULL;
   int32_t rc;
   int32_t code = 0;
@@ -222,7 +224,7 @@ static olc_status enter(load_ctx *lc, olc_plugin_entry_fn entry, olc_loaded_plug
   *out = NULL;
   if (lp == NULL)
     return olc_error__set(err, OLC_E_NOMEM, "load", "out of memory");
-  lp->host = lc->host;
+  lp->set = lc->set;
   lp->lib = lc->lib;
   olc_plugins__lib_attach(lc->lib, lp);
   olc_plugins__lifecycle_lock();
@@ -280,7 +282,7 @@ fail:
 }
 
 /* Names the arena copies the loaded plugin keeps. */
-static olc_status keep_names(olc_host *h, olc_loaded_plugin *lp, const load_ctx *lc) {
+static olc_status keep_names(olc_plugin_set *h, olc_loaded_plugin *lp, const load_ctx *lc) {
   lp->name = olc_arena__strdup(&h->arena, lc->name);
   lp->version = olc_arena__strdup(&h->arena, lc->version);
   lp->path = olc_arena__strdup(&h->arena, lc->path);
@@ -288,7 +290,7 @@ static olc_status keep_names(olc_host *h, olc_loaded_plugin *lp, const load_ctx 
 }
 
 /* Loads one file.  OLC_OK unless fatal (critical failure, out of memory). */
-static olc_status load_file(olc_host *h, const olc_plugins_params *params, const char *path,
+static olc_status load_file(olc_plugin_set *h, const olc_plugins_params *params, const char *path,
                             const char *fname, olc_error *err) {
   load_ctx lc;
   const olc_plugin_config *cfg;
@@ -301,7 +303,7 @@ static olc_status load_file(olc_host *h, const olc_plugins_params *params, const
   olc_status st;
   size_t stem_len = strlen(fname) - olc_plugins__suffix_len(fname);
   memset(&lc, 0, sizeof lc);
-  lc.host = h;
+  lc.set = h;
   lc.params = params;
   lc.path = path;
   if (stem_len <= OLC_PLUGINS_MAX_NAME) {
@@ -375,7 +377,7 @@ static int cmp_names(const void *a, const void *b) {
 }
 
 /* Loads the plugin files of one directory (already made absolute). */
-static olc_status load_dir(olc_host *h, const olc_plugins_params *params, const char *dir,
+static olc_status load_dir(olc_plugin_set *h, const olc_plugins_params *params, const char *dir,
                            olc_error *err) {
   char **names = NULL;
   size_t count = 0;
@@ -402,35 +404,46 @@ static olc_status load_dir(olc_host *h, const olc_plugins_params *params, const 
   return st;
 }
 
-/* Appends dir (resolved) to the list unless it is missing or already there. */
-static olc_status add_dir(char ***dirs, size_t *count, size_t *cap, const char *dir) {
+/* The directories to search, resolved, without duplicates. */
+typedef struct dir_list {
+  char **dirs;
+  size_t count;
+  size_t cap;
+} dir_list;
+
+/* Appends dir (resolved) to the list unless it is missing or already
+ * there; a missing one that is not optional gets a warning naming origin
+ * ("plugin_dirs", "OLC_PLUGIN_PATH"). */
+static olc_status add_dir(dir_list *l, olc_plugin_set *set, const char *dir, int optional,
+                          const char *origin) {
   char *real;
   size_t i;
   if (dir == NULL || dir[0] == 0)
     return OLC_OK;
   real = olc_plugins__realpath(dir);
-  /* A missing directory is normal (the default config lists build-tree and
-   * install locations): nothing to report. */
   if (real == NULL || !olc_plugins__is_dir(real)) {
+    if (!optional)
+      olc_diag__emit(set->diag, OLC_DIAG_WARNING, origin, "plugin directory %s %s: skipped", dir,
+                     real == NULL ? "does not exist" : "is not a directory");
     free(real);
     return OLC_OK;
   }
-  for (i = 0; i < *count; i++)
-    if (strcmp((*dirs)[i], real) == 0) {
+  for (i = 0; i < l->count; i++)
+    if (strcmp(l->dirs[i], real) == 0) {
       free(real);
       return OLC_OK;
     }
-  if (*count == *cap) {
-    size_t ncap = *cap ? *cap * 2 : 8;
-    char **n = realloc(*dirs, ncap * sizeof *n);
+  if (l->count == l->cap) {
+    size_t ncap = l->cap ? l->cap * 2 : 8;
+    char **n = realloc(l->dirs, ncap * sizeof *n);
     if (n == NULL) {
       free(real);
       return OLC_E_NOMEM;
     }
-    *dirs = n;
-    *cap = ncap;
+    l->dirs = n;
+    l->cap = ncap;
   }
-  (*dirs)[(*count)++] = real;
+  l->dirs[l->count++] = real;
   return OLC_OK;
 }
 
@@ -442,16 +455,11 @@ static int is_absolute(const char *p) {
 #endif
 }
 
-/* The configured directories, then the absolute OLC_PLUGIN_PATH entries
- * (relative ones would depend on the current directory: ignored). */
-static olc_status collect_dirs(char ***dirs, size_t *count, const olc_plugins_params *params) {
-  size_t cap = 0;
-  size_t i;
-  const char *env;
+/* The absolute entries of OLC_PLUGIN_PATH (relative ones would depend on
+ * the current directory: ignored, with a warning). */
+static olc_status collect_env(dir_list *l, olc_plugin_set *set) {
+  const char *env = olc_plugins__env_path();
   olc_status st = OLC_OK;
-  for (i = 0; i < params->dir_count && st == OLC_OK; i++)
-    st = add_dir(dirs, count, &cap, params->dirs[i]);
-  env = params->ignore_env ? NULL : olc_plugins__env_path();
   while (st == OLC_OK && env != NULL && *env != 0) {
     const char *end = strchr(env, olc_plugins__path_separator());
     size_t n = end ? (size_t)(end - env) : strlen(env);
@@ -461,52 +469,91 @@ static olc_status collect_dirs(char ***dirs, size_t *count, const olc_plugins_pa
     memcpy(one, env, n);
     one[n] = 0;
     if (is_absolute(one))
-      st = add_dir(dirs, count, &cap, one);
+      st = add_dir(l, set, one, 0, "OLC_PLUGIN_PATH");
+    else if (one[0] != 0)
+      olc_diag__emit(set->diag, OLC_DIAG_WARNING, "OLC_PLUGIN_PATH",
+                     "entry %s is not an absolute path: ignored", one);
     free(one);
     env = end ? end + 1 : NULL;
   }
   return st;
 }
 
-olc_status olc_plugins__open(olc_host **out, const olc_plugins_params *params, olc_store *store,
+/* The configured directories, then OLC_PLUGIN_PATH's. */
+static olc_status collect_dirs(dir_list *l, olc_plugin_set *set, const olc_plugins_params *params) {
+  size_t i;
+  olc_status st = OLC_OK;
+  for (i = 0; i < params->dir_count && st == OLC_OK; i++)
+    st = add_dir(l, set, params->dirs[i], params->dir_optional != NULL && params->dir_optional[i],
+                 "plugin_dirs");
+  if (st == OLC_OK && !params->ignore_env)
+    st = collect_env(l, set);
+  return st;
+}
+
+/* The explicit files, each by its own name. */
+static olc_status load_files(olc_plugin_set *set, const olc_plugins_params *params,
                              olc_error *err) {
-  olc_host *h;
-  char **dirs = NULL;
-  size_t dir_count = 0;
+  size_t i;
+  olc_status st = OLC_OK;
+  for (i = 0; i < params->file_count && st == OLC_OK; i++) {
+    const char *path = params->files[i];
+    const char *base = strrchr(path, '/');
+#if defined(_WIN32)
+    const char *bs = strrchr(path, '\\');
+    if (bs != NULL && (base == NULL || bs > base))
+      base = bs;
+#endif
+    st = load_file(set, params, path, base != NULL ? base + 1 : path, err);
+  }
+  return st;
+}
+
+static olc_status check_params(const olc_plugins_params *params) {
+  if (params == NULL || (params->dir_count > 0 && params->dirs == NULL) ||
+      (params->file_count > 0 && params->files == NULL))
+    return OLC_E_INVALID;
+  return OLC_OK;
+}
+
+olc_status olc_plugins__open(olc_plugin_set **out, const olc_plugins_params *params,
+                             olc_error *err) {
+  olc_plugin_set *h;
+  dir_list dirs = {NULL, 0, 0};
   size_t i;
   olc_status st;
-  if (out == NULL || params == NULL || (params->dir_count > 0 && params->dirs == NULL))
+  if (out == NULL || check_params(params) != OLC_OK)
     return olc_error__set(err, OLC_E_INVALID, "olc_host_open", "invalid argument");
   *out = NULL;
   h = calloc(1, sizeof *h);
   if (h == NULL)
     return olc_error__set(err, OLC_E_NOMEM, "olc_host_open", "out of memory");
-  h->config = params->config;
-  h->store = store;
   h->threads = params->threads > 0 ? params->threads : 1;
-  h->force_portable = params->force_portable;
   h->allow_insecure_plugins = params->allow_insecure_plugins;
-  st = collect_dirs(&dirs, &dir_count, params);
-  if (st != OLC_OK)
+  h->store_ops = params->store_ops;
+  h->store_payload = params->store_payload;
+  h->diag = params->diag;
+  st = load_files(h, params, err);
+  if (st == OLC_OK && (st = collect_dirs(&dirs, h, params)) != OLC_OK)
     olc_error__set(err, st, "olc_host_open", "out of memory");
-  for (i = 0; i < dir_count && st == OLC_OK; i++)
-    st = load_dir(h, params, dirs[i], err);
-  olc_plugins__free_names(dirs, dir_count);
+  for (i = 0; i < dirs.count && st == OLC_OK; i++)
+    st = load_dir(h, params, dirs.dirs[i], err);
+  olc_plugins__free_names(dirs.dirs, dirs.count);
   if (st != OLC_OK) {
-    olc_host_free(h);
+    olc_plugins__free(h);
     return st;
   }
   *out = h;
   return OLC_OK;
 }
 
-void olc_host_free(olc_host *host) {
+void olc_plugins__free(olc_plugin_set *set) {
   size_t i;
-  if (host == NULL)
+  if (set == NULL)
     return;
   /* Reverse order of creation, like a stack of constructors. */
-  for (i = host->plugin_count; i > 0; i--) {
-    olc_loaded_plugin *lp = host->plugins[i - 1];
+  for (i = set->plugin_count; i > 0; i--) {
+    olc_loaded_plugin *lp = set->plugins[i - 1];
     if (lp->created) {
       olc_plugins__lifecycle_lock();
       lp->table->destroy(lp->instance);
@@ -515,8 +562,8 @@ void olc_host_free(olc_host *host) {
     olc_plugins__lib_detach(lp->lib, lp);
     free(lp);
   }
-  free(host->plugins);
-  free(host->report);
-  olc_arena__free(&host->arena);
-  free(host);
+  free(set->plugins);
+  free(set->report);
+  olc_arena__free(&set->arena);
+  free(set);
 }

@@ -1,12 +1,23 @@
 /*
- * plugins/plugins.h - the loaded plugins as the rest of the host sees them.
+ * plugins/plugins.h - the loader module as the rest of the host sees it.
  *
- * The loader (loader.c / dl_posix.c / dl_win32.c) fills an olc_host's plugin
- * list; these wrappers are the only code that calls into a plugin table.
- * They guard every field access by struct_size, turn plugin output into
- * host-owned copies through sinks with caps, and turn plugin statuses plus
- * host->set_error detail into olc_status + olc_error (OLC_E_PLUGIN,
- * OLC_E_UNAVAILABLE, OLC_E_VALIDATION, OLC_E_UNSUPPORTED ...).
+ * The loader (loader.c / dl_posix.c / dl_win32.c) loads the plugin files of
+ * some directories into an olc_plugin_set: one instance of each plugin,
+ * the load report, the plugins' log.  The wrappers below are the only code
+ * that calls into a plugin table.  They guard every field access by
+ * struct_size, turn plugin output into host-owned copies through sinks with
+ * caps, and turn plugin statuses plus host->set_error detail into
+ * olc_status + olc_error (OLC_E_PLUGIN, OLC_E_UNAVAILABLE,
+ * OLC_E_VALIDATION, OLC_E_UNSUPPORTED ...).
+ *
+ * What the loader leaves to its user: what a plugin's store_lookup and
+ * store_save services do (olc_plugins_store_ops; the host module composes
+ * the key and owns the store), where warnings go (a diagnostics sink), and
+ * anything to do after each run (olc_plugins__set_after_run).
+ *
+ * Thread safety: a set is built and freed by one thread; the wrappers may
+ * be called from many threads at once, except that run, prepare and
+ * unprepare are never concurrent on one plugin (plugin.h).
  */
 #ifndef OLC_PLUGINS_PLUGINS_H
 #define OLC_PLUGINS_PLUGINS_H
@@ -18,6 +29,7 @@
 #include "olc/plugin.h"
 #include "olc/store.h"
 #include "util/buf.h"
+#include "util/diag.h"
 
 /* Caps on what a plugin may hand back through sinks. */
 #define OLC_PLUGINS_MAX_PROCESSOR 4096u
@@ -26,28 +38,98 @@
 #define OLC_PLUGINS_MAX_CANDIDATES 4096u
 #define OLC_PLUGINS_MAX_POLICY ((size_t)1 << 20)
 
-/* One loaded, instantiated plugin (owned by the host). */
+/* Log lines a set keeps (the oldest are dropped), and their size. */
+#define OLC_PLUGINS_LOG_LINES 64u
+#define OLC_PLUGINS_LOG_LINE_SIZE 256u
+
+/* The loaded plugins of some directories (owned by its opener). */
+typedef struct olc_plugin_set olc_plugin_set;
+/* One loaded, instantiated plugin (owned by its set). */
 typedef struct olc_loaded_plugin olc_loaded_plugin;
 
+/* ---------------------------------------------------------------- loading */
+
+/* The [plugin.NAME] section for name, or NULL (enabled, no entries). */
+typedef const olc_plugin_config *(*olc_plugins_config_fn)(void *payload, const char *name);
+
+/*
+ * What a plugin's store services do on its behalf.  p is the plugin with
+ * the instance the plugin called from (during create: the instance being
+ * built), valid for the call only; the loader has checked the ABI inputs.
+ */
+typedef struct olc_plugins_store_ops {
+  /* The policy stored for w: OLC_OK with the bytes in *policy,
+   * OLC_E_NOT_FOUND, or a failure. */
+  olc_status (*lookup)(void *payload, olc_loaded_plugin *p, const olc_plugin_workload *w,
+                       olc_buf *policy);
+  /* Saves policy with its measurements for w. */
+  olc_status (*save)(void *payload, olc_loaded_plugin *p, const olc_plugin_workload *w,
+                     const void *policy, size_t policy_len, const olc_measurement *measurements,
+                     size_t measurement_count);
+} olc_plugins_store_ops;
+
+typedef struct olc_plugins_params {
+  /* Files loaded first, in order (the worker's one file), then the
+   * directories searched in order, then OLC_PLUGIN_PATH. */
+  const char *const *files;
+  size_t file_count;
+  const char *const *dirs;
+  size_t dir_count;
+  /* dir_count flags, or NULL: 1 when a missing dirs[i] is normal (a
+   * default location), so it is skipped without a warning. */
+  const unsigned char *dir_optional;
+  uint32_t threads; /* effective thread count handed to create (0 -> 1) */
+  olc_plugins_config_fn plugin_config;
+  void *plugin_config_payload;
+  int allow_insecure_plugins;
+  int ignore_env;
+  /* NULL: the store services fail (OLC_PLUGIN_E_FAILED). */
+  const olc_plugins_store_ops *store_ops;
+  void *store_payload;
+  /* Borrowed, may be NULL; must outlive the set.  Gets a warning for every
+   * file skipped for a failure (the report's entries that are not loaded,
+   * disabled or unavailable), every missing directory that is not
+   * optional, and every line a plugin logs at OLC_PLUGIN_LOG_WARN or
+   * OLC_PLUGIN_LOG_ERROR. */
+  olc_diag_sink *diag;
+} olc_plugins_params;
+
+/*
+ * Loads the plugins: files that fail are skipped and reported; the call
+ * fails only when a plugin marked critical fails (OLC_E_PLUGIN), or with
+ * OLC_E_INVALID, OLC_E_NOMEM.  *out is freed with olc_plugins__free.
+ */
+olc_status olc_plugins__open(olc_plugin_set **out, const olc_plugins_params *params,
+                             olc_error *err);
+/* Destroys the instances (latest first); the libraries stay mapped (never
+ * dlclose).  NULL is fine. */
+void olc_plugins__free(olc_plugin_set *set);
+
+/* The load report: one entry per file found (or directory that could not
+ * be read), borrowed from the set. */
+size_t olc_plugins__report_count(const olc_plugin_set *set);
+const olc_load_entry *olc_plugins__report(const olc_plugin_set *set, size_t i);
+
 /* Number of loaded plugins, and the i-th (i < count). */
-size_t olc_plugins__count(const olc_host *host);
-olc_loaded_plugin *olc_plugins__at(const olc_host *host, size_t i);
+size_t olc_plugins__count(const olc_plugin_set *set);
+olc_loaded_plugin *olc_plugins__at(const olc_plugin_set *set, size_t i);
 /* By plugin name; NULL when not loaded. */
-olc_loaded_plugin *olc_plugins__find(const olc_host *host, const char *name);
+olc_loaded_plugin *olc_plugins__find(const olc_plugin_set *set, const char *name);
 
 const char *olc_plugins__name(const olc_loaded_plugin *p);
 const char *olc_plugins__version(const olc_loaded_plugin *p);
+/* The absolute path of the file it was loaded from. */
+const char *olc_plugins__path(const olc_loaded_plugin *p);
 /* 1 when the plugin lists operator_name among its operators. */
 int olc_plugins__serves(const olc_loaded_plugin *p, const char *operator_name);
 
-/* The host's store and config, for the loop. */
-olc_store *olc_plugins__store(const olc_host *host);
-const olc_config *olc_plugins__config(const olc_host *host);
-
-/* A plugin workload built from a configured one (borrowed pointers into wc
- * and kv, which must outlive the workload). */
-void olc_plugins__workload(olc_plugin_workload *out, olc_plugin_kv *kv, size_t kv_cap,
-                           const olc_workload_config *wc);
+/*
+ * Calls fn(payload) after every run of p returns (inside the interval a
+ * caller times around olc_plugins__run); fn NULL removes it.  Set before
+ * the runs start, not while one is under way.
+ */
+typedef void (*olc_plugins_after_run_fn)(void *payload);
+void olc_plugins__set_after_run(olc_loaded_plugin *p, olc_plugins_after_run_fn fn, void *payload);
 
 /* A key as the plugin reported it, owned by the caller. */
 typedef struct olc_plugin_key {
@@ -61,13 +143,6 @@ typedef struct olc_plugin_key {
 olc_status olc_plugins__key(olc_plugin_key *out, olc_loaded_plugin *p, const olc_plugin_workload *w,
                             olc_error *err);
 void olc_plugin_key__free(olc_plugin_key *key);
-
-/* The store key of workload w as plugin p reported it in k: backend = the
- * plugin's name, implementation = its version, the workload's operator and
- * model digest ("" when the workload has none: the store needs model and
- * processor together).  Borrowed pointers into p, w and k. */
-void olc_plugins__make_key(olc_key *out, const olc_loaded_plugin *p, const olc_plugin_workload *w,
-                           const olc_plugin_key *k);
 
 /* Candidates: plugin-owned policy handles plus their serialized bytes. */
 typedef struct olc_policy_list {
@@ -104,13 +179,20 @@ olc_status olc_plugins__store_validator(const unsigned char *policy, size_t poli
                                         void *payload, char *message, size_t message_size);
 
 /*
- * What the plugins of host wrote through host->log: the last 64 lines,
- * oldest first, each "NAME: message" (one line, valid UTF-8).  The library
- * never prints them; a front end may.  log_line copies the i-th line into
- * buf and returns its OLC_PLUGIN_LOG_* level, or -1 when i >= count.
+ * What the plugins of a set wrote through host->log: the last
+ * OLC_PLUGINS_LOG_LINES lines, oldest first, each "NAME: message" (one
+ * line, valid UTF-8).  The library never prints them; lines at warning and
+ * error level also go to the set's diagnostics sink.  log_line copies the
+ * i-th line into buf and returns its OLC_PLUGIN_LOG_* level, or -1 when
+ * i >= count.  log_total counts every line ever logged (it only grows), so
+ * a caller can tell which lines are new.  Thread-safe.
  */
-size_t olc_plugins__log_count(const olc_host *host);
-int32_t olc_plugins__log_line(const olc_host *host, size_t i, char *buf, size_t size);
+size_t olc_plugins__log_count(const olc_plugin_set *set);
+int32_t olc_plugins__log_line(const olc_plugin_set *set, size_t i, char *buf, size_t size);
+size_t olc_plugins__log_total(const olc_plugin_set *set);
+/* Logs text as plugin p would through its services (the worker's lines,
+ * replayed by the host). */
+void olc_plugins__log(olc_loaded_plugin *p, int32_t level, const char *text);
 
 /* Monotonic clock in nanoseconds (the host's clock, also given to plugins). */
 uint64_t olc_plugins__now_ns(void);

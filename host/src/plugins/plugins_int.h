@@ -1,8 +1,8 @@
 /*
- * plugins/plugins_int.h - what the files of the plugins module share: the
- * olc_host and olc_loaded_plugin layouts, the per-library services record,
- * the platform layer (dl_posix.c / dl_win32.c) and the internal loader entry
- * point that tests use without a config.
+ * plugins/plugins_int.h - what the files of the loader module share: the
+ * olc_plugin_set and olc_loaded_plugin layouts, the per-library services
+ * record and the platform layer (dl_posix.c / dl_win32.c).  No other module
+ * includes it: they use plugins/plugins.h.
  */
 #ifndef OLC_PLUGINS_PLUGINS_INT_H
 #define OLC_PLUGINS_PLUGINS_INT_H
@@ -20,36 +20,35 @@
 /* Caps on what a table may declare. */
 #define OLC_PLUGINS_MAX_NAME 64u
 #define OLC_PLUGINS_MAX_OPERATORS 256u
-/* Log lines a host keeps (the oldest are dropped). */
-#define OLC_PLUGINS_LOG_LINES 64u
-#define OLC_PLUGINS_LOG_LINE_SIZE 256u
 
 /*
  * One per shared library ever loaded by this process; never freed.  The
  * services table handed to the plugin lives here because the plugin may keep
- * it "until the process ends" (plugin.h), longer than any olc_host.  ctx of
+ * it "until the process ends" (plugin.h), longer than any set.  ctx of
  * the table points back to this record, which identifies the plugin.
  */
 typedef struct olc_plugins_lib {
   olc_plugin_host services;
   void *handle;
   char *path;
-  /* The loaded plugins of live hosts that hold this library, most recent
+  /* The loaded plugins of live sets that hold this library, most recent
    * first (global lock); the services act for the first.  NULL while no
-   * host holds it. */
+   * set holds it. */
   olc_loaded_plugin *current;
   struct olc_plugins_lib *next;
 } olc_plugins_lib;
 
 struct olc_loaded_plugin {
-  olc_host *host;
+  olc_plugin_set *set;
   olc_plugins_lib *lib;
   const olc_plugin *table;
-  const char *name; /* copies in host->arena */
+  const char *name; /* copies in set->arena */
   const char *version;
   const char *path;
   void *instance;
   int created;
+  olc_plugins_after_run_fn after_run;
+  void *after_run_payload;
   olc_loaded_plugin *lib_next; /* next holder of the same library */
 };
 
@@ -58,13 +57,13 @@ typedef struct olc_plugins_log_line {
   char text[OLC_PLUGINS_LOG_LINE_SIZE];
 } olc_plugins_log_line;
 
-struct olc_host {
-  const olc_config *config; /* NULL when opened through olc_plugins__open */
-  olc_store *store;         /* borrowed, may be NULL */
-  uint32_t threads;
-  int force_portable;         /* for lookups made on a plugin's behalf */
+struct olc_plugin_set {
+  uint32_t threads;           /* handed to create */
   int allow_insecure_plugins; /* the permission policy files were loaded under */
-  olc_arena arena;            /* report strings, plugin names */
+  const olc_plugins_store_ops *store_ops;
+  void *store_payload;
+  olc_diag_sink *diag; /* borrowed, may be NULL */
+  olc_arena arena;     /* report strings, plugin names */
   olc_loaded_plugin **plugins;
   size_t plugin_count;
   size_t plugin_cap;
@@ -76,32 +75,11 @@ struct olc_host {
   size_t log_total;
 };
 
-/* ------------------------------------------------------- loader (tests) */
-
-/* The [plugin.NAME] section for name, or NULL. */
-typedef const olc_plugin_config *(*olc_plugins_config_fn)(void *payload, const char *name);
-
-/* What olc_host_open takes from the config, so tests can load without one. */
-typedef struct olc_plugins_params {
-  const char *const *dirs; /* searched in order, then OLC_PLUGIN_PATH */
-  size_t dir_count;
-  uint32_t threads; /* effective thread count handed to create (0 -> 1) */
-  olc_plugins_config_fn plugin_config;
-  void *plugin_config_payload;
-  const olc_config *config; /* kept for olc_plugins__config; may be NULL */
-  int force_portable;
-  int allow_insecure_plugins;
-  int ignore_env;
-} olc_plugins_params;
-
-/* The loader proper (olc_host_open builds params from its config). */
-olc_status olc_plugins__open(olc_host **out, const olc_plugins_params *params, olc_store *store,
-                             olc_error *err);
-
 /* ---------------------------------------------------------------- report */
 
-/* Appends a report entry (strings copied); OLC_OK or OLC_E_NOMEM. */
-olc_status olc_plugins__report_add(olc_host *host, const char *path, const char *name,
+/* Appends a report entry (strings copied), and warns through the set's
+ * sink when the file was skipped for a failure; OLC_OK or OLC_E_NOMEM. */
+olc_status olc_plugins__report_add(olc_plugin_set *set, const char *path, const char *name,
                                    const char *version, olc_load_stage stage, olc_status status,
                                    int32_t plugin_status, int unavailable, const char *message);
 

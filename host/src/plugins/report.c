@@ -42,41 +42,53 @@ static const char *dup_or_null(olc_arena *arena, const char *s, int *failed) {
   return c;
 }
 
-olc_status olc_plugins__report_add(olc_host *host, const char *path, const char *name,
+/* A skip worth a warning: not a plugin the config disabled, nor one that
+ * said it cannot run here. */
+static int report_failed(olc_load_stage stage, int unavailable) {
+  return stage != OLC_LOAD_LOADED && stage != OLC_LOAD_DISABLED && !unavailable;
+}
+
+olc_status olc_plugins__report_add(olc_plugin_set *set, const char *path, const char *name,
                                    const char *version, olc_load_stage stage, olc_status status,
                                    int32_t plugin_status, int unavailable, const char *message) {
   olc_load_entry *e;
   int failed = 0;
-  if (host->report_count == host->report_cap) {
-    size_t ncap = host->report_cap ? host->report_cap * 2 : 16;
-    olc_load_entry *n = realloc(host->report, ncap * sizeof *n);
+  if (set->report_count == set->report_cap) {
+    size_t ncap = set->report_cap ? set->report_cap * 2 : 16;
+    olc_load_entry *n = realloc(set->report, ncap * sizeof *n);
     if (n == NULL)
       return OLC_E_NOMEM;
-    host->report = n;
-    host->report_cap = ncap;
+    set->report = n;
+    set->report_cap = ncap;
   }
-  e = &host->report[host->report_count];
+  e = &set->report[set->report_count];
   memset(e, 0, sizeof *e);
-  e->path = dup_or_null(&host->arena, path, &failed);
-  e->plugin_name = dup_or_null(&host->arena, name, &failed);
-  e->plugin_version = dup_or_null(&host->arena, version, &failed);
-  e->message = dup_or_null(&host->arena, message != NULL ? message : "", &failed);
+  e->path = dup_or_null(&set->arena, path, &failed);
+  e->plugin_name = dup_or_null(&set->arena, name, &failed);
+  e->plugin_version = dup_or_null(&set->arena, version, &failed);
+  e->message = dup_or_null(&set->arena, message != NULL ? message : "", &failed);
   e->stage = stage;
   e->status = status;
   e->plugin_status = plugin_status;
   e->unavailable = unavailable;
   if (failed)
     return OLC_E_NOMEM;
-  host->report_count++;
+  set->report_count++;
+  if (report_failed(stage, unavailable))
+    olc_diag__emit(set->diag, OLC_DIAG_WARNING, "load", "plugin %s skipped (%s): %s",
+                   path != NULL ? path : "(unknown)", olc_load_stage_str(stage),
+                   message != NULL && message[0] != 0 ? message : olc_status_str(status));
   return OLC_OK;
 }
 
-size_t olc_host_report_count(const olc_host *host) { return host ? host->report_count : 0; }
+size_t olc_plugins__report_count(const olc_plugin_set *set) {
+  return set != NULL ? set->report_count : 0;
+}
 
-const olc_load_entry *olc_host_report(const olc_host *host, size_t i) {
-  if (host == NULL || i >= host->report_count)
+const olc_load_entry *olc_plugins__report(const olc_plugin_set *set, size_t i) {
+  if (set == NULL || i >= set->report_count)
     return NULL;
-  return &host->report[i];
+  return &set->report[i];
 }
 
 int olc_plugins__utf8_valid(const char *str, size_t len) {

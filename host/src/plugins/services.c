@@ -1,10 +1,11 @@
 /*
  * plugins/services.c - the olc_plugin_host table each plugin gets: log,
- * set_error, now_ns, and store lookup/save on the plugin's behalf.
+ * set_error, now_ns, and store lookup/save on the plugin's behalf (done by
+ * the set's olc_plugins_store_ops).
  *
  * One table per shared library, kept until the process ends (the plugin may
  * keep the pointer that long); its ctx is the library record, which knows
- * the loaded plugins attached to it.  A library loaded by two hosts at once
+ * the loaded plugins attached to it.  A library loaded by two sets at once
  * serves the one that loaded it last, and the other again once that one is
  * freed.
  */
@@ -64,28 +65,52 @@ static olc_loaded_plugin *current_of(void *ctx) {
   return p;
 }
 
-static void svc_log(void *ctx, int32_t level, const char *message) {
-  olc_plugins_lib *lib = ctx;
-  olc_loaded_plugin *p;
-  olc_plugins_log_line *line;
+/* Appends a line to p's set's ring (global lock held). */
+static void ring_add(olc_loaded_plugin *p, int32_t level, const char *name, const char *text) {
+  olc_plugin_set *set = p->set;
+  olc_plugins_log_line *line = &set->log[set->log_total % OLC_PLUGINS_LOG_LINES];
+  line->level = level;
+  snprintf(line->text, sizeof line->text, "%s: %s", name, text);
+  set->log_total++;
+}
+
+/* Keeps a line for p's set and hands warnings and errors to its sink.  The
+ * sink is called after the lock is released: it may take its time, and the
+ * set (hence its sink) lives until its plugins are destroyed. */
+static void log_line(olc_plugins_lib *lib, olc_loaded_plugin *p, int32_t level,
+                     const char *message) {
   char text[OLC_PLUGINS_LOG_LINE_SIZE - OLC_PLUGINS_MAX_NAME - 8];
-  if (lib == NULL)
-    return;
+  char where[OLC_DIAG_WHERE_SIZE];
+  olc_diag_sink *diag = NULL;
   if (level < OLC_PLUGIN_LOG_ERROR)
     level = OLC_PLUGIN_LOG_ERROR;
   if (level > OLC_PLUGIN_LOG_DEBUG)
     level = OLC_PLUGIN_LOG_DEBUG;
   copy_line(text, sizeof text, message);
   olc_plugins__lock();
-  p = lib->current;
-  if (p != NULL && p->host != NULL) {
-    olc_host *h = p->host;
-    line = &h->log[h->log_total % OLC_PLUGINS_LOG_LINES];
-    line->level = level;
-    snprintf(line->text, sizeof line->text, "%s: %s", p->name ? p->name : lib->path, text);
-    h->log_total++;
+  if (p == NULL)
+    p = lib->current;
+  if (p != NULL && p->set != NULL) {
+    const char *who = p->name != NULL ? p->name : lib->path;
+    ring_add(p, level, who, text);
+    if (level <= OLC_PLUGIN_LOG_WARN) {
+      diag = p->set->diag;
+      snprintf(where, sizeof where, "plugin %s", who);
+    }
   }
   olc_plugins__unlock();
+  if (diag != NULL)
+    olc_diag__emit(diag, OLC_DIAG_WARNING, where, "%s", text);
+}
+
+static void svc_log(void *ctx, int32_t level, const char *message) {
+  if (ctx != NULL)
+    log_line(ctx, NULL, level, message);
+}
+
+void olc_plugins__log(olc_loaded_plugin *p, int32_t level, const char *text) {
+  if (p != NULL)
+    log_line(p->lib, p, level, text);
 }
 
 static void svc_set_error(void *ctx, int32_t code, const char *message) {
@@ -122,50 +147,37 @@ static int32_t to_plugin_status(olc_status st) {
   }
 }
 
-/* The key of w for p with instance (the instance may be the one create is
- * still building, hence the copy of p). */
-static olc_status key_for(olc_key *key, olc_plugin_key *pk, olc_loaded_plugin *tmp,
-                          const olc_plugin_workload *w, olc_error *err) {
-  olc_status st = olc_plugins__key(pk, tmp, w, err);
-  if (st != OLC_OK)
-    return st;
-  olc_plugins__make_key(key, tmp, w, pk);
-  return OLC_OK;
+/* The set whose store services act for lib now, with p copied into tmp
+ * with the calling instance (which may be the one create is still
+ * building); NULL when there are none. */
+static olc_plugin_set *acting(olc_loaded_plugin *tmp, void *ctx, void *instance) {
+  olc_loaded_plugin *p = current_of(ctx);
+  if (p == NULL || p->set == NULL || p->set->store_ops == NULL)
+    return NULL;
+  *tmp = *p;
+  tmp->instance = instance;
+  return p->set;
 }
 
 static int32_t svc_store_lookup(void *ctx, void *instance, const olc_plugin_workload *workload,
                                 const olc_plugin_byte_sink *out) {
-  olc_loaded_plugin *p = current_of(ctx);
   olc_loaded_plugin tmp;
-  olc_plugin_key pk;
-  olc_key key;
-  olc_lookup_options lo = OLC_LOOKUP_OPTIONS_INIT;
-  olc_lookup_result *res = NULL;
-  const olc_record *sel;
+  olc_plugin_set *set = acting(&tmp, ctx, instance);
+  olc_buf policy = OLC_BUF_INIT;
   olc_status st;
   int32_t rc;
-  if (p == NULL || p->host == NULL || p->host->store == NULL || workload == NULL ||
-      !OLC_PLUGIN_HAS_FIELD(out, olc_plugin_byte_sink, write) || out->write == NULL)
-    return p == NULL || p->host == NULL || p->host->store == NULL ? OLC_PLUGIN_E_FAILED
-                                                                  : OLC_PLUGIN_E_INVALID;
-  tmp = *p;
-  tmp.instance = instance;
-  memset(&pk, 0, sizeof pk);
-  st = key_for(&key, &pk, &tmp, workload, NULL);
-  if (st != OLC_OK)
-    return to_plugin_status(st);
-  lo.key = &key;
-  lo.force_portable = p->host->force_portable;
-  lo.validate = olc_plugins__store_validator;
-  lo.validate_payload = &tmp;
-  st = olc_store_lookup(&res, p->host->store, &lo, NULL);
-  sel = st == OLC_OK ? olc_lookup_result_selected(res) : NULL;
-  if (sel != NULL)
-    rc = out->write(out->ctx, sel->policy, (uint64_t)sel->policy_len);
+  if (set == NULL || set->store_ops->lookup == NULL)
+    return OLC_PLUGIN_E_FAILED;
+  if (workload == NULL || !OLC_PLUGIN_HAS_FIELD(out, olc_plugin_byte_sink, write) ||
+      out->write == NULL)
+    return OLC_PLUGIN_E_INVALID;
+  st = set->store_ops->lookup(set->store_payload, &tmp, workload, &policy);
+  if (st == OLC_OK)
+    rc = out->write(out->ctx, policy.data != NULL ? (const void *)policy.data : "",
+                    (uint64_t)policy.len);
   else
-    rc = st == OLC_OK ? OLC_PLUGIN_E_NOT_FOUND : to_plugin_status(st);
-  olc_lookup_result_free(res);
-  olc_plugin_key__free(&pk);
+    rc = to_plugin_status(st);
+  olc_buf__free(&policy);
   return rc;
 }
 
@@ -173,15 +185,11 @@ static int32_t svc_store_save(void *ctx, void *instance, const olc_plugin_worklo
                               const void *policy, uint64_t policy_len,
                               const olc_plugin_measurement *measurements,
                               uint32_t measurement_count) {
-  olc_loaded_plugin *p = current_of(ctx);
   olc_loaded_plugin tmp;
-  olc_plugin_key pk;
-  olc_key key;
-  olc_save_request req = OLC_SAVE_REQUEST_INIT;
+  olc_plugin_set *set = acting(&tmp, ctx, instance);
   olc_measurement ms[MAX_MEASUREMENTS];
-  olc_status st;
   uint32_t i;
-  if (p == NULL || p->host == NULL || p->host->store == NULL)
+  if (set == NULL || set->store_ops->save == NULL)
     return OLC_PLUGIN_E_FAILED;
   if (workload == NULL || (policy == NULL && policy_len != 0) ||
       (measurements == NULL && measurement_count != 0))
@@ -198,40 +206,8 @@ static int32_t svc_store_save(void *ctx, void *instance, const olc_plugin_worklo
     ms[i].value = measurements[i].value;
     ms[i].unit = unit != NULL ? unit : "";
   }
-  tmp = *p;
-  tmp.instance = instance;
-  memset(&pk, 0, sizeof pk);
-  st = key_for(&key, &pk, &tmp, workload, NULL);
-  if (st != OLC_OK)
-    return to_plugin_status(st);
-  req.key = &key;
-  req.measurements = ms;
-  req.measurement_count = measurement_count;
-  req.policy = policy;
-  req.policy_len = (size_t)policy_len;
-  req.validate = olc_plugins__store_validator;
-  req.validate_payload = &tmp;
-  st = olc_store_save(p->host->store, &req, NULL);
-  olc_plugin_key__free(&pk);
-  return to_plugin_status(st);
-}
-
-void olc_plugins__make_key(olc_key *out, const olc_loaded_plugin *p, const olc_plugin_workload *w,
-                           const olc_plugin_key *k) {
-  memset(out, 0, sizeof *out);
-  out->backend = p->name;
-  out->operator_name = w->operator_name;
-  out->implementation = p->version;
-  out->model_digest =
-      OLC_PLUGIN_HAS_FIELD(w, olc_plugin_workload, model_digest) ? w->model_digest : NULL;
-  /* The store wants model and processor together; a workload configured
-   * without a model is exact for "no model" (the empty digest). */
-  if (out->model_digest == NULL)
-    out->model_digest = "";
-  out->processor = k->processor;
-  out->thread_count = (int64_t)k->thread_count;
-  out->structure = k->structure;
-  out->structure_count = k->structure_count;
+  return to_plugin_status(set->store_ops->save(set->store_payload, &tmp, workload, policy,
+                                               (size_t)policy_len, ms, measurement_count));
 }
 
 olc_plugins_lib *olc_plugins__lib_get(void *handle, const char *path) {
@@ -302,22 +278,30 @@ const char *olc_plugins__error_message(const olc_plugins_lib *lib, int32_t *code
   return tls_error.message;
 }
 
-size_t olc_plugins__log_count(const olc_host *host) {
+size_t olc_plugins__log_count(const olc_plugin_set *set) {
   size_t n;
   olc_plugins__lock();
-  n = host->log_total < OLC_PLUGINS_LOG_LINES ? host->log_total : OLC_PLUGINS_LOG_LINES;
+  n = set->log_total < OLC_PLUGINS_LOG_LINES ? set->log_total : OLC_PLUGINS_LOG_LINES;
   olc_plugins__unlock();
   return n;
 }
 
-int32_t olc_plugins__log_line(const olc_host *host, size_t i, char *buf, size_t size) {
+size_t olc_plugins__log_total(const olc_plugin_set *set) {
+  size_t n;
+  olc_plugins__lock();
+  n = set->log_total;
+  olc_plugins__unlock();
+  return n;
+}
+
+int32_t olc_plugins__log_line(const olc_plugin_set *set, size_t i, char *buf, size_t size) {
   int32_t level = -1;
   olc_plugins__lock();
   {
-    size_t n = host->log_total < OLC_PLUGINS_LOG_LINES ? host->log_total : OLC_PLUGINS_LOG_LINES;
+    size_t n = set->log_total < OLC_PLUGINS_LOG_LINES ? set->log_total : OLC_PLUGINS_LOG_LINES;
     if (i < n) {
-      size_t first = host->log_total - n;
-      const olc_plugins_log_line *l = &host->log[(first + i) % OLC_PLUGINS_LOG_LINES];
+      size_t first = set->log_total - n;
+      const olc_plugins_log_line *l = &set->log[(first + i) % OLC_PLUGINS_LOG_LINES];
       level = l->level;
       snprintf(buf, size, "%s", l->text);
     }

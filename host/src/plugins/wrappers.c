@@ -14,25 +14,27 @@
 
 #define SINK_MSG_SIZE 200
 
-size_t olc_plugins__count(const olc_host *host) { return host ? host->plugin_count : 0; }
+size_t olc_plugins__count(const olc_plugin_set *set) { return set ? set->plugin_count : 0; }
 
-olc_loaded_plugin *olc_plugins__at(const olc_host *host, size_t i) {
-  return host != NULL && i < host->plugin_count ? host->plugins[i] : NULL;
+olc_loaded_plugin *olc_plugins__at(const olc_plugin_set *set, size_t i) {
+  return set != NULL && i < set->plugin_count ? set->plugins[i] : NULL;
 }
 
-olc_loaded_plugin *olc_plugins__find(const olc_host *host, const char *name) {
+olc_loaded_plugin *olc_plugins__find(const olc_plugin_set *set, const char *name) {
   size_t i;
-  if (host == NULL || name == NULL)
+  if (set == NULL || name == NULL)
     return NULL;
-  for (i = 0; i < host->plugin_count; i++)
-    if (strcmp(host->plugins[i]->name, name) == 0)
-      return host->plugins[i];
+  for (i = 0; i < set->plugin_count; i++)
+    if (strcmp(set->plugins[i]->name, name) == 0)
+      return set->plugins[i];
   return NULL;
 }
 
 const char *olc_plugins__name(const olc_loaded_plugin *p) { return p->name; }
 
 const char *olc_plugins__version(const olc_loaded_plugin *p) { return p->version; }
+
+const char *olc_plugins__path(const olc_loaded_plugin *p) { return p->path; }
 
 int olc_plugins__serves(const olc_loaded_plugin *p, const char *operator_name) {
   uint32_t i;
@@ -44,26 +46,9 @@ int olc_plugins__serves(const olc_loaded_plugin *p, const char *operator_name) {
   return 0;
 }
 
-olc_store *olc_plugins__store(const olc_host *host) { return host->store; }
-
-const olc_config *olc_plugins__config(const olc_host *host) { return host->config; }
-
-void olc_plugins__workload(olc_plugin_workload *out, olc_plugin_kv *kv, size_t kv_cap,
-                           const olc_workload_config *wc) {
-  size_t i;
-  size_t n = wc->property_count < kv_cap ? wc->property_count : kv_cap;
-  memset(out, 0, sizeof *out);
-  out->struct_size = (uint32_t)sizeof *out;
-  out->abi_minor = OLC_PLUGIN_ABI_MINOR;
-  out->name = wc->name;
-  out->operator_name = wc->operator_name;
-  for (i = 0; i < n; i++) {
-    kv[i].key = wc->properties[i].name;
-    kv[i].value = wc->properties[i].value;
-  }
-  out->properties = n > 0 ? kv : NULL;
-  out->property_count = (uint32_t)n;
-  out->model_digest = wc->model_digest;
+void olc_plugins__set_after_run(olc_loaded_plugin *p, olc_plugins_after_run_fn fn, void *payload) {
+  p->after_run = fn;
+  p->after_run_payload = payload;
 }
 
 /* A plugin call failed with rc: the plugin's set_error detail, or a generic
@@ -406,9 +391,13 @@ olc_status olc_plugins__prepare(void **state, olc_loaded_plugin *p, const olc_pl
 olc_status olc_plugins__run(olc_loaded_plugin *p, const olc_plugin_workload *w, void *state,
                             const void *policy, olc_error *err) {
   int32_t rc;
+  olc_status st;
   olc_plugins__error_clear();
   rc = p->table->run(p->instance, w, state, policy);
-  return rc == OLC_PLUGIN_OK ? OLC_OK : plugin_fail(err, p, "run", rc, OLC_E_PLUGIN);
+  st = rc == OLC_PLUGIN_OK ? OLC_OK : plugin_fail(err, p, "run", rc, OLC_E_PLUGIN);
+  if (p->after_run != NULL)
+    p->after_run(p->after_run_payload);
+  return st;
 }
 
 void olc_plugins__unprepare(olc_loaded_plugin *p, void *state) {

@@ -16,6 +16,7 @@
 #include "olc/store.h"
 #include "persist/persist.h"
 #include "record/record.h"
+#include "store/version.h"
 #include "util/diag.h"
 
 #if defined(_WIN32)
@@ -140,10 +141,6 @@ olc_status olc_store__build_records(olc_recset *out, const olc_save_request *req
 
 /* Merges set into the store in one write (import; save.c). */
 olc_status olc_store__import_set(olc_store *store, const olc_recset *set, olc_error *err);
-
-/* Natural order of versions: digit runs compare numerically ("10" > "9"),
- * other bytes by value. */
-int olc_store__version_cmp(const char *a, const char *b);
 
 /* Lookup results and record lists (result.c). */
 struct olc_lookup_result {

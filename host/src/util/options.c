@@ -54,7 +54,8 @@ const olc_options_layout olc_options__lookup =
 
 static const olc_host_options host_defaults = OLC_HOST_OPTIONS_INIT;
 static const size_t host_ends[] = {
-    OPT_END(olc_host_options, ignore_env), /* 1 */
+    OPT_END(olc_host_options, ignore_env),   /* 1 */
+    OPT_END(olc_host_options, diag_payload), /* 2: diag, diag_payload */
 };
 OPT_ROWS(host_ends, OLC_HOST_OPTIONS_VERSION);
 const olc_options_layout olc_options__host =

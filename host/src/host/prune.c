@@ -1,5 +1,5 @@
 /*
- * plugins/prune.c - olc_host_prune: removes calibrated records that a
+ * host/prune.c - olc_host_prune: removes calibrated records that a
  * loaded plugin rejects, as outdated (an older implementation than the
  * plugin's) or invalid (its validate says no).  Overrides are the user's and
  * are never touched; records of plugins not loaded here, and records of a
@@ -8,12 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "plugins/plugins_int.h"
+#include "host/host_int.h"
+#include "store/version.h"
 #include "util/error.h"
-
-/* The store's ordering of implementation versions (store/lookup.c uses it
- * for the outdated/newer rejection reasons), so prune agrees with lookup. */
-int olc_store__version_cmp(const char *a, const char *b);
 
 typedef struct prune_ctx {
   olc_host *host;
@@ -28,15 +25,17 @@ static int prune_reason(olc_host *h, const olc_record *r, char *why, size_t size
   int cmp;
   if (r->origin != OLC_ORIGIN_CALIBRATED)
     return 0;
-  p = olc_plugins__find(h, r->backend);
+  p = olc_plugins__find(h->plugins, r->backend);
   if (p == NULL)
     return 0;
-  cmp = olc_store__version_cmp(r->implementation, p->version);
+  /* The store's order of implementation versions, so prune agrees with
+   * lookup's outdated/newer rejections. */
+  cmp = olc_store__version_cmp(r->implementation, olc_plugins__version(p));
   if (cmp == 0)
-    cmp = strcmp(r->implementation, p->version);
+    cmp = strcmp(r->implementation, olc_plugins__version(p));
   if (cmp < 0) {
     snprintf(why, size, "outdated implementation \"%s\" (plugin %s is \"%s\")", r->implementation,
-             p->name, p->version);
+             olc_plugins__name(p), olc_plugins__version(p));
     return 1;
   }
   if (cmp > 0)

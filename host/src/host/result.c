@@ -1,5 +1,5 @@
-/* calibrate/result.c - the olc_calibration object and its getters. */
-#include "calibrate/calibrate_int.h"
+/* host/result.c - the olc_calibration object and its getters. */
+#include "host/host_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +25,12 @@ olc_status olc_calibration__new(olc_calibration **out, size_t count) {
 }
 
 olc_status olc_calibration__name(olc_calibration *cal, olc_workload_result *r,
-                                 const olc_workload_config *wc) {
+                                 const olc_host_workload *w) {
   /* Copies: the result may outlive the config and the host. */
-  r->workload = olc_arena__strdup(&cal->arena, wc->name);
-  r->backend = olc_arena__strdup(&cal->arena, wc->backend);
-  r->operator_name = olc_arena__strdup(&cal->arena, wc->operator_name);
+  r->workload = olc_arena__strdup(&cal->arena, w->name != NULL ? w->name : "");
+  r->backend = olc_arena__strdup(&cal->arena, w->backend != NULL ? w->backend : "");
+  r->operator_name = olc_arena__strdup(
+      &cal->arena, w->plugin.operator_name != NULL ? w->plugin.operator_name : "");
   r->status = OLC_OK;
   if (r->workload == NULL || r->backend == NULL || r->operator_name == NULL)
     return OLC_E_NOMEM;

@@ -1,0 +1,60 @@
+/*
+ * calibrate/calibrate.h - the calibrate module as the host module sees it:
+ * measuring the candidates of one workload.
+ *
+ * The module measures: it asks the plugin for its candidates, times them by
+ * the configured strategy (strategy.h: 'race' by default, or 'full') in a
+ * worker process unless in-process (isolate.h), and names the winner.  It
+ * knows nothing of the host, the store or the configuration: what it needs
+ * comes in the request.  Choosing what to measure, saving the winner and
+ * selecting are the host module's (host/host.h).
+ */
+#ifndef OLC_CALIBRATE_CALIBRATE_H
+#define OLC_CALIBRATE_CALIBRATE_H
+
+#include <stddef.h>
+
+#include "calibrate/isolate.h"
+#include "olc/host.h"
+#include "olc/plugin.h"
+#include "util/arena.h"
+
+/* What measuring one workload needs; everything is borrowed. */
+typedef struct olc_calibrate_request {
+  olc_isolate_plugin target;           /* the plugin, and how a worker rebuilds it */
+  const olc_plugin_workload *workload; /* what the plugin measures */
+  const olc_calibration_settings *settings;
+  int in_process;             /* measure here, not in a worker */
+  double run_timeout_seconds; /* one run's limit in the worker; <= 0: automatic */
+  olc_arena *arena;           /* candidates, policy copies and messages live here */
+  /* Called before candidate i of count is first timed, with the best
+   * median so far (< 0: none), and once after the last with i = the
+   * number reached; may be NULL. */
+  void (*progress)(void *payload, size_t i, size_t count, double best_us);
+  void *progress_payload;
+} olc_calibrate_request;
+
+/* What measuring one workload gave (pointers into the request's arena). */
+typedef struct olc_calibrate_outcome {
+  /* OLC_OK: candidates[winner] is the one to save.  Else why nothing can
+   * be saved (the plugin's candidates or prepare failed, no candidate
+   * could be measured), with message. */
+  olc_status status;
+  const char *message;
+  int measured; /* measuring began (candidates were timed or tried) */
+  /* The warning when measuring fell back to in-process, else NULL. */
+  const char *note;
+  olc_candidate_result *candidates; /* every candidate, reached ones filled */
+  size_t reached;                   /* candidates[0 .. reached) were timed */
+  size_t winner;
+} olc_calibrate_outcome;
+
+/*
+ * Candidates -> prepare -> measure -> unprepare.  Returns OLC_OK with *out
+ * filled (out->status says whether there is a winner), or OLC_E_NOMEM when
+ * this process ran out of memory.  The winner's serialized policy is
+ * out->candidates[out->winner].policy (policy_len bytes, NULL when 0).
+ */
+olc_status olc_calibrate__workload(olc_calibrate_outcome *out, const olc_calibrate_request *req);
+
+#endif

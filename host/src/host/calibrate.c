@@ -1,0 +1,120 @@
+/*
+ * host/calibrate.c - olc_host_calibrate: the configured workloads, each
+ * through the select path (select.c).
+ *
+ * Progress: options->progress is called before candidate j (0-based) of m
+ * is first measured, with the best so far (< 0 before the first), and
+ * once more at the end with j = the number measured (j < m when the time
+ * budget stopped the workload) and the winner's median.  Workloads
+ * selected from the store measure nothing and report no progress.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/host_int.h"
+#include "util/error.h"
+#include "util/options.h"
+
+/* One configured workload: its place in the loop, for progress. */
+typedef struct loop_item {
+  const olc_calibrate_options *opt;
+  const char *name;
+  size_t index, count;
+} loop_item;
+
+static void item_progress(void *payload, size_t candidate, size_t count, double best_us) {
+  const loop_item *it = payload;
+  it->opt->progress(it->opt->progress_payload, it->name, it->index, it->count, candidate, count,
+                    best_us);
+}
+
+static olc_status check_names(const olc_config *cfg, const olc_calibrate_options *opt,
+                              olc_error *err) {
+  size_t i;
+  for (i = 0; i < opt->workload_count; i++) {
+    if (opt->workloads[i] == NULL)
+      return olc_error__set(err, OLC_E_INVALID, "calibrate", "workload name %lu is null",
+                            (unsigned long)i);
+    if (olc_config_find_workload(cfg, opt->workloads[i]) == NULL)
+      return olc_error__set(err, OLC_E_NOT_FOUND, "calibrate", "no workload '%s' in %s",
+                            opt->workloads[i], olc_config_source(cfg));
+  }
+  return OLC_OK;
+}
+
+/* The ini workload wc through the select path into result i. */
+static olc_status run_configured(olc_calibration *cal, size_t i, olc_host *host,
+                                 const olc_workload_config *wc, olc_host_select_params *sp,
+                                 loop_item *it) {
+  olc_host_workload w;
+  olc_plugin_kv *kv = malloc((wc->property_count ? wc->property_count : 1) * sizeof *kv);
+  olc_status st;
+  if (kv == NULL)
+    return OLC_E_NOMEM;
+  olc_host__workload_from_config(&w, kv, wc->property_count, wc);
+  it->name = wc->name;
+  it->index = i;
+  st = olc_calibration__name(cal, &cal->results[i], &w);
+  if (st == OLC_OK)
+    st = olc_host__select(cal, i, host, &w, sp);
+  free(kv);
+  return st;
+}
+
+/* The select parameters of the loop: options over the config. */
+static void loop_params(olc_host_select_params *sp, loop_item *it, const olc_config *cfg,
+                        const olc_calibrate_options *opt) {
+  memset(sp, 0, sizeof *sp);
+  sp->settings = olc_config_calibration(cfg);
+  sp->force_portable = opt->force_portable || olc_config_force_portable(cfg);
+  sp->recalibrate = opt->recalibrate;
+  sp->select_only = opt->select_only;
+  sp->in_process = opt->in_process;
+  sp->run_timeout_seconds = opt->run_timeout_seconds;
+  if (opt->progress != NULL) {
+    sp->progress = item_progress;
+    sp->progress_payload = it;
+  }
+  it->opt = opt;
+}
+
+olc_status olc_host_calibrate(olc_calibration **out, olc_host *host,
+                              const olc_calibrate_options *options, olc_error *err) {
+  olc_calibrate_options full;
+  const olc_calibrate_options *opt = &full;
+  olc_host_select_params sp;
+  loop_item it;
+  olc_calibration *cal;
+  size_t i;
+  olc_status st;
+  if (out == NULL || host == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "calibrate", "no host or output pointer");
+  *out = NULL;
+  st = olc_options__load(&full, &olc_options__calibrate, options, "calibrate", err);
+  if (st != OLC_OK)
+    return st;
+  if (host->config == NULL || host->store == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "calibrate", "the host has no config or store");
+  if (opt->workloads != NULL && (st = check_names(host->config, opt, err)) != OLC_OK)
+    return st;
+  it.count = opt->workloads != NULL ? opt->workload_count : olc_config_workload_count(host->config);
+  st = olc_calibration__new(&cal, it.count);
+  if (st != OLC_OK)
+    return olc_error__set(err, st, "calibrate", "out of memory");
+  loop_params(&sp, &it, host->config, opt);
+  for (i = 0; i < it.count; i++) {
+    const olc_workload_config *wc = opt->workloads != NULL
+                                        ? olc_config_find_workload(host->config, opt->workloads[i])
+                                        : olc_config_workload(host->config, i);
+    uint64_t t0 = olc_plugins__now_ns();
+    st = run_configured(cal, i, host, wc, &sp, &it);
+    cal->results[i].seconds = (double)(olc_plugins__now_ns() - t0) / 1e9;
+    if (st != OLC_OK) {
+      olc_calibration_free(cal);
+      return olc_error__set(err, st, "calibrate", "workload '%s': %s", wc->name,
+                            olc_status_str(st));
+    }
+  }
+  *out = cal;
+  return OLC_OK;
+}
