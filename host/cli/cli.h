@@ -107,6 +107,15 @@ int cli_failf(const cli_ctx *ctx, const char *fmt, ...)
 #endif
     ;
 
+/* Prints text from a plugin or a path, without quotes: control bytes and
+ * malformed UTF-8 as \xHH so that nothing acts on the terminal. */
+void cli_put_safe(FILE *out, const char *text);
+
+/* The olc_diag_fn of every store and host the tool opens (payload: the
+ * cli_ctx): prints "olc: warning: WHERE: MESSAGE" on ctx->err, one whole
+ * line per call.  Never on ctx->out, so --json output stays clean. */
+void cli_print_diag(void *payload, olc_diag_level level, const char *where, const char *message);
+
 /* Prints text to ctx->out for --help and returns CLI_EXIT_OK. */
 int cli_help(const cli_ctx *ctx, const char *text);
 

@@ -4,6 +4,7 @@
  */
 #include "cli_host.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,7 @@ static const char *env_config(void) {
 int cli_host_open(const cli_ctx *ctx, const cli_host_args *a, cli_host *h) {
   olc_store_options so;
   olc_host_options ho = OLC_HOST_OPTIONS_INIT;
+  void *payload = (void *)(uintptr_t)ctx;
   const char *path = a->config_path != NULL ? a->config_path : env_config();
   olc_error err;
   olc_status st;
@@ -53,6 +55,8 @@ int cli_host_open(const cli_ctx *ctx, const cli_host_args *a, cli_host *h) {
   olc_config_store_options(h->config, &so);
   if (ctx->store_path != NULL)
     so.path = ctx->store_path;
+  so.diag = cli_print_diag;
+  so.diag_payload = payload;
   olc_error_clear(&err);
   st = olc_store_open(&h->store, &so, &err);
   if (st != OLC_OK) {
@@ -64,6 +68,10 @@ int cli_host_open(const cli_ctx *ctx, const cli_host_args *a, cli_host *h) {
   rc = cli_require_loaded(ctx, h->store);
   if (rc != CLI_EXIT_OK)
     goto fail;
+  /* Load failures, missing plugin directories and the plugins' warnings
+   * are printed as they arise. */
+  ho.diag = cli_print_diag;
+  ho.diag_payload = payload;
   olc_error_clear(&err);
   st = olc_host_open(&h->host, h->config, h->store, &ho, &err);
   if (st != OLC_OK) {
@@ -84,55 +92,15 @@ void cli_host_close(cli_host *h) {
   memset(h, 0, sizeof *h);
 }
 
-/* Text from a plugin or a path, without quotes: control bytes and
- * malformed UTF-8 as \xHH so that nothing acts on the terminal. */
-static void put_safe(FILE *out, const char *text) {
-  const unsigned char *s = (const unsigned char *)(text != NULL ? text : "");
-  size_t i = 0, len = strlen((const char *)s);
-  while (i < len) {
-    unsigned c = s[i];
-    size_t n = c >= 0x80 ? cli_utf8_sequence(s + i, len - i) : 0;
-    if (c >= 0x20 && c < 0x7F && c != '\\') {
-      fputc((int)c, out);
-      i++;
-    } else if (n != 0 && !(c == 0xC2 && s[i + 1] < 0xA0)) {
-      fwrite(s + i, 1, n, out);
-      i += n;
-    } else {
-      fprintf(out, "\\x%02x", c);
-      i++;
-    }
-  }
-}
-
-static int entry_failed(const olc_load_entry *e) {
-  return e->stage != OLC_LOAD_LOADED && e->stage != OLC_LOAD_DISABLED && !e->unavailable;
-}
-
-void cli_host_warn_load(const cli_ctx *ctx, const olc_host *host) {
-  size_t i, n = olc_host_report_count(host);
-  for (i = 0; i < n; i++) {
-    const olc_load_entry *e = olc_host_report(host, i);
-    if (e == NULL || !entry_failed(e))
-      continue;
-    fprintf(ctx->err, "olc: %s: warning: plugin ", ctx->command);
-    put_safe(ctx->err, e->path);
-    fprintf(ctx->err, " skipped (%s): ", olc_load_stage_str(e->stage));
-    put_safe(ctx->err,
-             e->message != NULL && e->message[0] ? e->message : olc_status_str(e->status));
-    fputc('\n', ctx->err);
-  }
-}
-
 void cli_host_print_report(FILE *out, const cli_host *h) {
   size_t i, n = olc_host_report_count(h->host), loaded = 0;
   size_t dirs = olc_config_plugin_dir_count(h->config);
   fputs("config: ", out);
-  put_safe(out, olc_config_source(h->config));
+  cli_put_safe(out, olc_config_source(h->config));
   fputc('\n', out);
   for (i = 0; i < dirs; i++) {
     fputs("plugin directory: ", out);
-    put_safe(out, olc_config_plugin_dir(h->config, i));
+    cli_put_safe(out, olc_config_plugin_dir(h->config, i));
     fputc('\n', out);
   }
   for (i = 0; i < n; i++) {
@@ -141,18 +109,18 @@ void cli_host_print_report(FILE *out, const cli_host *h) {
       continue;
     if (e->stage == OLC_LOAD_LOADED)
       loaded++;
-    put_safe(out, e->path);
+    cli_put_safe(out, e->path);
     fputs("\n  plugin: ", out);
-    put_safe(out, e->plugin_name != NULL ? e->plugin_name : "(unknown)");
+    cli_put_safe(out, e->plugin_name != NULL ? e->plugin_name : "(unknown)");
     if (e->plugin_version != NULL) {
       fputs(" version ", out);
-      put_safe(out, e->plugin_version);
+      cli_put_safe(out, e->plugin_version);
     }
     fprintf(out, "\n  stage: %s (%s%s)\n", olc_load_stage_str(e->stage), olc_status_name(e->status),
             e->unavailable ? ", unavailable here: skipped" : "");
     if (e->message != NULL && e->message[0] != 0) {
       fputs("  message: ", out);
-      put_safe(out, e->message);
+      cli_put_safe(out, e->message);
       fputc('\n', out);
     }
   }

@@ -44,14 +44,12 @@ typedef struct cli_host {
 /* Loads the configuration (--config, else $OLC_CONFIG read with
  * secure_getenv, else the embedded default), opens the store of its [store]
  * section (ctx->store_path, i.e. --store or $OLC_STORE, replacing the
- * path) and the plugin host.  Returns CLI_EXIT_OK, or prints why and
+ * path) and the plugin host, both printing their warnings with
+ * cli_print_diag (a plugin file that failed to load, a missing plugin
+ * directory, a plugin's warning).  Returns CLI_EXIT_OK, or prints why and
  * returns CLI_EXIT_FAILURE (everything opened is closed again). */
 int cli_host_open(const cli_ctx *ctx, const cli_host_args *a, cli_host *h);
 void cli_host_close(cli_host *h);
-
-/* Prints a warning on ctx->err for every plugin file that failed to load
- * (not for disabled plugins nor those that said "unavailable here"). */
-void cli_host_warn_load(const cli_ctx *ctx, const olc_host *host);
 
 /* The load report. */
 void cli_host_print_report(FILE *out, const cli_host *h);

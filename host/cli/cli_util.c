@@ -1,5 +1,5 @@
 /*
- * host/cli/cli_util.c - error reporting, exit codes and opening the store.
+ * host/cli/cli_util.c - error reporting and exit codes.
  */
 #include "cli.h"
 
@@ -60,20 +60,6 @@ int cli_fail(const cli_ctx *ctx, olc_status status, const olc_error *err) {
 
 int cli_help(const cli_ctx *ctx, const char *text) {
   fputs(text, ctx->out);
-  return CLI_EXIT_OK;
-}
-
-int cli_open_store(const cli_ctx *ctx, olc_store **out) {
-  olc_store_options options = OLC_STORE_OPTIONS_INIT;
-  olc_error err;
-  olc_status st;
-  olc_error_clear(&err);
-  options.path = ctx->store_path;
-  st = olc_store_open(out, &options, &err);
-  if (st != OLC_OK) {
-    *out = NULL;
-    return cli_fail(ctx, st, &err);
-  }
   return CLI_EXIT_OK;
 }
 

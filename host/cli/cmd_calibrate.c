@@ -228,7 +228,6 @@ static int run_loop(cli_ctx *ctx, int argc, char **argv, int select_only) {
       goto done;
     }
   }
-  cli_host_warn_load(ctx, h.host);
   if (count > 0) {
     opt.workloads = names;
     opt.workload_count = count;

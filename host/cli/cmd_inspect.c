@@ -239,7 +239,6 @@ int cli_cmd_prune(cli_ctx *ctx, int argc, char **argv) {
   rc = cli_host_open(ctx, &a, &h);
   if (rc != CLI_EXIT_OK)
     return rc;
-  cli_host_warn_load(ctx, h.host);
   /* The report runs while the records are removed, before the write is
    * known to succeed: buffer it, print it only on success. */
   buffer = tmpfile();

@@ -472,6 +472,59 @@ static void test_plugins(void) {
   HAS_NOT(g_r.err, "mock_create_unavailable");
 }
 
+/* Every line of text starts with prefix. */
+static int all_lines_start(const char *text, const char *prefix) {
+  const char *line = text;
+  while (*line != 0) {
+    const char *end = strchr(line, '\n');
+    if (strncmp(line, prefix, strlen(prefix)) != 0)
+      return 0;
+    if (end == NULL)
+      break;
+    line = end + 1;
+  }
+  return 1;
+}
+
+/* The library's warnings reach stderr as "olc: warning: WHERE: MESSAGE",
+ * each once, as they arise (a directory that does not exist, a file that
+ * is not a plugin, a plugin's own warning logged in the measuring worker);
+ * --json output on stdout stays clean. */
+static void test_warnings(void) {
+  char want[8192], *real;
+  copy_plugin(OLC_MOCK_PLUGIN_ROOT "/no_entry/mock_no_entry.so", "no_entry");
+  write_config_extra("good, no_entry, missing", 2, 0, "[plugin.mock_det]\nrun = fail_multiline\n");
+  real = realpath(g_dir, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(real);
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG, "--workload", "mm", "--json"), 1);
+  CU_ASSERT(cli_test_json_valid(g_r.out));
+  HAS_NOT(g_r.out, "warning");
+  snprintf(want, sizeof want,
+           "olc: warning: plugin_dirs: plugin directory %s/missing does not exist: skipped\n",
+           g_dir);
+  CU_ASSERT_EQUAL(count(g_r.err, want), 1);
+  snprintf(want, sizeof want,
+           "olc: warning: load: plugin %s/no_entry/mock_no_entry.so skipped (symbol): ", real);
+  CU_ASSERT_EQUAL(count(g_r.err, want), 1);
+  /* run = fail_multiline logs "two\nlines" at warning level in the worker:
+   * replayed here, one line. */
+  HAS(g_r.err, "olc: warning: plugin mock_det: two lines\n");
+  /* Nothing but warnings, and the command's own failure line. */
+  snprintf(want, sizeof want, "%s", g_r.err);
+  HAS(want, "olc: calibrate: 1 workload failed\n");
+  *strstr(want, "olc: calibrate: 1 workload failed\n") = 0;
+  CU_ASSERT(all_lines_start(want, "olc: warning: "));
+  /* Text output: the same warnings, still once. */
+  write_config("good, missing", 2, 0);
+  CU_ASSERT_EQUAL(OLC("select", CFG, "--workload", "mm"), 3);
+  snprintf(want, sizeof want,
+           "olc: warning: plugin_dirs: plugin directory %s/missing does not exist: skipped\n",
+           g_dir);
+  CU_ASSERT_EQUAL(count(g_r.err, want), 1);
+  CU_ASSERT_EQUAL(cli_test_lines(g_r.err), 1);
+  free(real);
+}
+
 /* Runs olc calibrate with stderr on a pseudo-terminal; returns what the
  * terminal received (NUL-terminated) and the exit status in *code. */
 static char *calibrate_on_tty(int *code) {
@@ -587,6 +640,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "force_portable", test_force_portable);
   CU_add_test(s, "env_config_and_store", test_env_config_and_store);
   CU_add_test(s, "plugins", test_plugins);
+  CU_add_test(s, "warnings", test_warnings);
   CU_add_test(s, "progress_on_terminal", test_progress_on_terminal);
   CU_add_test(s, "golden_select_explain", test_golden_select_explain);
   return olc_test_run(argc, argv);

@@ -1,7 +1,9 @@
 /*
  * tests/loader/test_host_open.c - olc_host_open driven by an ini config
  * (directories, [plugin.NAME] entries, critical, options, the config's
- * allow_insecure_plugins) and olc_host_explain against mock_det.
+ * allow_insecure_plugins), its diagnostics (kept, or handed to the
+ * callback of olc_host_options version 2) and olc_host_explain against
+ * mock_det.
  */
 #include <CUnit/CUnit.h>
 #include <stdio.h>
@@ -147,6 +149,108 @@ static void test_insecure_and_env(void) {
   free(tmp);
 }
 
+typedef struct diag_seen {
+  int calls;
+  char where[OLC_DIAG_WHERE_SIZE];
+  char message[OLC_DIAG_MESSAGE_SIZE];
+} diag_seen;
+
+static void on_diag(void *payload, olc_diag_level level, const char *where, const char *message) {
+  diag_seen *d = payload;
+  CU_ASSERT_EQUAL(level, OLC_DIAG_WARNING);
+  d->calls++;
+  snprintf(d->where, sizeof d->where, "%s", where);
+  snprintf(d->message, sizeof d->message, "%s", message);
+}
+
+/* A host opened over a directory that does not exist, one that holds a
+ * file that is not a plugin, and a @exe_dir@ location that does not exist
+ * either (quiet: a default location). */
+static const char *const warn_ini =
+    "[host]\nplugin_dirs = @exe_dir@/olc-no-such-dir, /nonexistent-olc, " ROOT "/no_entry\n";
+
+/* Without a callback the warnings are kept, taken oldest first, once. */
+static void test_diagnostics_kept(void) {
+  olc_config *c = load(warn_ini);
+  olc_host *h = NULL;
+  olc_host_options o = OLC_HOST_OPTIONS_INIT;
+  olc_diagnostic d;
+  olc_error err;
+  o.ignore_env = 1;
+  OLC_ASSERT_OK(olc_host_open(&h, c, NULL, &o, &err), &err);
+  OLC_ASSERT_OK(olc_host_next_diagnostic(&d, h), NULL);
+  CU_ASSERT_EQUAL(d.level, OLC_DIAG_WARNING);
+  CU_ASSERT_STRING_EQUAL(d.where, "plugin_dirs");
+  CU_ASSERT_STRING_EQUAL(d.message, "plugin directory /nonexistent-olc does not exist: skipped");
+  OLC_ASSERT_OK(olc_host_next_diagnostic(&d, h), NULL);
+  CU_ASSERT_STRING_EQUAL(d.where, "load");
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.message, "mock_no_entry.so skipped (symbol): "));
+  CU_ASSERT_EQUAL(olc_host_next_diagnostic(&d, h), OLC_E_NOT_FOUND);
+  CU_ASSERT_EQUAL(olc_host_diagnostics_dropped(h), 0);
+  CU_ASSERT_EQUAL(olc_host_next_diagnostic(NULL, h), OLC_E_INVALID);
+  CU_ASSERT_EQUAL(olc_host_next_diagnostic(&d, NULL), OLC_E_INVALID);
+  CU_ASSERT_EQUAL(olc_host_diagnostics_dropped(NULL), 0);
+  olc_host_free(h);
+  olc_config_free(c);
+}
+
+/* With a callback each warning goes to it, as it arises, and none is
+ * kept; a version-1 caller's options (without the callback) still work;
+ * versions 0 and 3 are refused naming the struct. */
+static void test_diagnostics_callback(void) {
+  olc_config *c = load(warn_ini);
+  olc_host *h = NULL;
+  olc_host_options o = OLC_HOST_OPTIONS_INIT;
+  olc_diagnostic d;
+  diag_seen seen;
+  olc_error err;
+  memset(&seen, 0, sizeof seen);
+  o.ignore_env = 1;
+  o.diag = on_diag;
+  o.diag_payload = &seen;
+  OLC_ASSERT_OK(olc_host_open(&h, c, NULL, &o, &err), &err);
+  CU_ASSERT_EQUAL(seen.calls, 2);
+  CU_ASSERT_STRING_EQUAL(seen.where, "load");
+  CU_ASSERT_EQUAL(olc_host_next_diagnostic(&d, h), OLC_E_NOT_FOUND);
+  olc_host_free(h);
+  /* Version 1 ends before diag: kept, the callback never called. */
+  o.version = 1;
+  OLC_ASSERT_OK(olc_host_open(&h, c, NULL, &o, &err), &err);
+  CU_ASSERT_EQUAL(seen.calls, 2);
+  OLC_ASSERT_OK(olc_host_next_diagnostic(&d, h), NULL);
+  CU_ASSERT_STRING_EQUAL(d.where, "plugin_dirs");
+  olc_host_free(h);
+  h = NULL;
+  o.version = 0;
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_open(&h, c, NULL, &o, &err), &err);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "olc_host_options version 0"));
+  o.version = OLC_HOST_OPTIONS_VERSION + 1;
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_open(&h, c, NULL, &o, &err), &err);
+  CU_ASSERT_PTR_NULL(h);
+  olc_config_free(c);
+}
+
+/* OLC_PLUGIN_PATH entries: a relative one is ignored, a missing one
+ * skipped, each with a warning. */
+static void test_diagnostics_env(void) {
+  olc_config *c = load("[host]\nplugin_dirs =\n");
+  olc_host *h = NULL;
+  olc_diagnostic d;
+  olc_error err;
+  CU_ASSERT_EQUAL(setenv("OLC_PLUGIN_PATH", "relative/dir:/nonexistent-olc-env", 1), 0);
+  OLC_ASSERT_OK(olc_host_open(&h, c, NULL, NULL, &err), &err);
+  CU_ASSERT_EQUAL(unsetenv("OLC_PLUGIN_PATH"), 0);
+  OLC_ASSERT_OK(olc_host_next_diagnostic(&d, h), NULL);
+  CU_ASSERT_STRING_EQUAL(d.where, "OLC_PLUGIN_PATH");
+  CU_ASSERT_STRING_EQUAL(d.message, "entry relative/dir is not an absolute path: ignored");
+  OLC_ASSERT_OK(olc_host_next_diagnostic(&d, h), NULL);
+  CU_ASSERT_STRING_EQUAL(d.message,
+                         "plugin directory /nonexistent-olc-env does not exist: skipped");
+  CU_ASSERT_EQUAL(olc_host_next_diagnostic(&d, h), OLC_E_NOT_FOUND);
+  olc_host_free(h);
+  olc_config_free(c);
+}
+
 static const char *w1_digest = "";
 
 static void put(olc_store *s, const char *processor, const char *policy, int override) {
@@ -243,5 +347,8 @@ int main(int argc, char **argv) {
   CU_add_test(s, "critical_from_config", test_critical_from_config);
   CU_add_test(s, "insecure_and_env", test_insecure_and_env);
   CU_add_test(s, "explain", test_explain);
+  CU_add_test(s, "diagnostics kept", test_diagnostics_kept);
+  CU_add_test(s, "diagnostics to a callback", test_diagnostics_callback);
+  CU_add_test(s, "diagnostics of OLC_PLUGIN_PATH", test_diagnostics_env);
   return olc_test_run(argc, argv);
 }

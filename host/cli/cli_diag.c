@@ -1,0 +1,63 @@
+/*
+ * host/cli/cli_diag.c - the library's diagnostics on standard error, and
+ * opening a store that prints its own.
+ */
+#include "cli.h"
+
+#include <stdint.h>
+#include <string.h>
+
+void cli_put_safe(FILE *out, const char *text) {
+  const unsigned char *s = (const unsigned char *)(text != NULL ? text : "");
+  size_t i = 0, len = strlen((const char *)s);
+  while (i < len) {
+    unsigned c = s[i];
+    size_t n = c >= 0x80 ? cli_utf8_sequence(s + i, len - i) : 0;
+    if (c >= 0x20 && c < 0x7F && c != '\\') {
+      fputc((int)c, out);
+      i++;
+    } else if (n != 0 && !(c == 0xC2 && s[i + 1] < 0xA0)) {
+      fwrite(s + i, 1, n, out);
+      i += n;
+    } else {
+      fprintf(out, "\\x%02x", c);
+      i++;
+    }
+  }
+}
+
+#if defined(_WIN32)
+#define cli_lock_stream _lock_file
+#define cli_unlock_stream _unlock_file
+#else
+#define cli_lock_stream flockfile
+#define cli_unlock_stream funlockfile
+#endif
+
+void cli_print_diag(void *payload, olc_diag_level level, const char *where, const char *message) {
+  const cli_ctx *ctx = payload;
+  /* One line at a time: a plugin's threads may warn at once. */
+  cli_lock_stream(ctx->err);
+  fprintf(ctx->err, "olc: %s: ", olc_diag_level_str(level));
+  cli_put_safe(ctx->err, where);
+  fputs(": ", ctx->err);
+  cli_put_safe(ctx->err, message);
+  fputc('\n', ctx->err);
+  cli_unlock_stream(ctx->err);
+}
+
+int cli_open_store(const cli_ctx *ctx, olc_store **out) {
+  olc_store_options options = OLC_STORE_OPTIONS_INIT;
+  olc_error err;
+  olc_status st;
+  olc_error_clear(&err);
+  options.path = ctx->store_path;
+  options.diag = cli_print_diag;
+  options.diag_payload = (void *)(uintptr_t)ctx;
+  st = olc_store_open(out, &options, &err);
+  if (st != OLC_OK) {
+    *out = NULL;
+    return cli_fail(ctx, st, &err);
+  }
+  return CLI_EXIT_OK;
+}
