@@ -313,10 +313,57 @@ static void test_run(void) {
   olc_host_free(h);
 }
 
+typedef struct after_runs {
+  int calls;
+  uint64_t last_ns; /* when the last one was called */
+} after_runs;
+
+static void count_after_run(void *payload) {
+  after_runs *a = payload;
+  a->calls++;
+  a->last_ns = olc_plugins__now_ns();
+}
+
+/* The after-run hook (how the worker reports progress): called once after
+ * every run, a failed one too, once the plugin returned, and by no other
+ * wrapper; the plugin's own table is not touched. */
+static void test_after_run_hook(void) {
+  olc_host *h;
+  olc_loaded_plugin *p = behave(&h, NULL, NULL, NULL, NULL, NULL);
+  const olc_plugin *table;
+  olc_plugin_workload w;
+  after_runs a;
+  void *policy = NULL;
+  uint64_t t0;
+  olc_error err;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  table = p->table;
+  memset(&a, 0, sizeof a);
+  workload(&w, "MatMul");
+  olc_plugins__set_after_run(p, count_after_run, &a);
+  CU_ASSERT_PTR_EQUAL(p->table, table);
+  OLC_ASSERT_OK(olc_plugins__validate(&policy, p, "spin_us=50", 10, &err), &err);
+  CU_ASSERT_EQUAL(a.calls, 0);
+  t0 = olc_plugins__now_ns();
+  OLC_ASSERT_OK(olc_plugins__run(p, &w, NULL, policy, &err), &err);
+  CU_ASSERT_EQUAL(a.calls, 1);
+  CU_ASSERT_TRUE(a.last_ns - t0 >= 50000u); /* after the 50 us the run spins */
+  OLC_ASSERT_STATUS(OLC_E_PLUGIN, olc_plugins__run(p, &w, NULL, NULL, &err), &err);
+  CU_ASSERT_EQUAL(a.calls, 2);
+  /* The failed run's message survives the hook. */
+  CU_ASSERT_STRING_EQUAL(err.message, "plugin mock_behave: run without a policy");
+  olc_plugins__set_after_run(p, NULL, NULL);
+  OLC_ASSERT_OK(olc_plugins__run(p, &w, NULL, policy, &err), &err);
+  CU_ASSERT_EQUAL(a.calls, 2);
+  olc_plugins__release(p, policy);
+  olc_host_free(h);
+}
+
 /* Plugin messages reach errors and logs as one valid UTF-8 line. */
 static void test_dirty_messages(void) {
   olc_host *h;
   olc_loaded_plugin *p = behave(&h, NULL, "run", "fail_multiline", NULL, NULL);
+  olc_diagnostic d;
   olc_plugin_workload w;
   void *policy = NULL;
   olc_error err;
@@ -332,6 +379,11 @@ static void test_dirty_messages(void) {
                   OLC_PLUGIN_LOG_WARN);
   CU_ASSERT_STRING_EQUAL(line, "mock_behave: two lines");
   CU_ASSERT_EQUAL(olc_plugins__log_line(olc_host__plugins(h), 999, line, sizeof line), -1);
+  /* A warning: also one of the host's diagnostics. */
+  OLC_ASSERT_OK(olc_host_next_diagnostic(&d, h), NULL);
+  CU_ASSERT_STRING_EQUAL(d.where, "plugin mock_behave");
+  CU_ASSERT_STRING_EQUAL(d.message, "two lines");
+  CU_ASSERT_EQUAL(olc_host_next_diagnostic(&d, h), OLC_E_NOT_FOUND);
   olc_plugins__release(p, policy);
   olc_host_free(h);
   p = behave(&h, NULL, "run", "fail_bad_utf8", NULL, NULL);
@@ -570,6 +622,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "candidate_caps", test_candidate_caps);
   CU_add_test(s, "validate_serialize", test_validate_serialize);
   CU_add_test(s, "run", test_run);
+  CU_add_test(s, "after_run_hook", test_after_run_hook);
   CU_add_test(s, "dirty_messages", test_dirty_messages);
   CU_add_test(s, "workload_builder", test_workload_builder);
   CU_add_test(s, "store_services", test_store_services);
