@@ -84,7 +84,7 @@ int bench_hc_calibrate(const char *plugin_dir, const char *backend, uint32_t thr
   olc_config *config = NULL;
   olc_store *store = NULL;
   olc_host *host = NULL;
-  olc_store_options so;
+  olc_store_options so = OLC_STORE_OPTIONS_INIT;
   olc_host_options ho = OLC_HOST_OPTIONS_INIT;
   olc_error e;
   int rc = -1;

@@ -48,7 +48,7 @@ static void expect_error(const char *text, unsigned line, const char *what) {
 static void test_defaults(void) {
   olc_config *c = load_ok("", "/base");
   const olc_calibration_settings *s;
-  olc_store_options so;
+  olc_store_options so = OLC_STORE_OPTIONS_INIT;
   CU_ASSERT_STRING_EQUAL(olc_config_source(c), "t.ini");
   s = olc_config_calibration(c);
   CU_ASSERT_EQUAL(s->warmup, 1u);
@@ -115,7 +115,7 @@ static void test_every_key(void) {
   const olc_calibration_settings *s = olc_config_calibration(c);
   const olc_workload_config *w;
   const olc_plugin_config *p;
-  olc_store_options so;
+  olc_store_options so = OLC_STORE_OPTIONS_INIT;
   CU_ASSERT_EQUAL(olc_config_plugin_dir_count(c), 3u);
   CU_ASSERT_STRING_EQUAL(olc_config_plugin_dir(c, 0), "/p/one");
   CU_ASSERT_STRING_EQUAL(olc_config_plugin_dir(c, 1), "/base/rel/two");
@@ -197,7 +197,7 @@ static void test_booleans(void) {
     snprintf(text, sizeof text, "[store]\npersistence = %s\n", no[i]);
     c = load_ok(text, NULL);
     {
-      olc_store_options so;
+      olc_store_options so = OLC_STORE_OPTIONS_INIT;
       olc_config_store_options(c, &so);
       CU_ASSERT_EQUAL(so.persistence_enabled, 0);
     }
@@ -375,7 +375,7 @@ static void test_relative_paths_from_file(void) {
                              "[workload.w]\nbackend = b\noperator = o\nmodel = models/abc.bin\n";
   olc_config *c = NULL;
   olc_error err;
-  olc_store_options so;
+  olc_store_options so = OLC_STORE_OPTIONS_INIT;
   CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
   CU_ASSERT_PTR_NOT_NULL_FATAL(realpath(dir, real));
   sub = olc_test_path(dir, "models");
@@ -591,7 +591,7 @@ static olc_config *load_example(const char *name) {
 /* The documented examples load and mean what they say. */
 static void test_examples(void) {
   olc_config *c = load_example("full.ini");
-  olc_store_options so;
+  olc_store_options so = OLC_STORE_OPTIONS_INIT;
   CU_ASSERT_EQUAL(olc_config_plugin_dir_count(c), 2u);
   CU_ASSERT_EQUAL(olc_config__threads_configured(c), 0u);
   CU_ASSERT_EQUAL(olc_config_workload_count(c), 1u);

@@ -29,7 +29,7 @@ typedef struct fixture {
 
 static void open_fixture(fixture *f) {
   char text[1024], *store_path = olc_test_path(g_dir, "profiles.txt");
-  olc_store_options opts;
+  olc_store_options opts = OLC_STORE_OPTIONS_INIT;
   olc_error err;
   size_t i;
   memset(f, 0, sizeof *f);

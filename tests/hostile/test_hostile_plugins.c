@@ -356,7 +356,7 @@ static void check_log(const olc_host *host) {
 static void test_hostile_directory(void) {
   olc_config *c;
   olc_store *s = NULL;
-  olc_store_options so;
+  olc_store_options so = OLC_STORE_OPTIONS_INIT;
   olc_host *h = NULL;
   olc_host_options ho = OLC_HOST_OPTIONS_INIT;
   olc_calibration *cal = NULL;

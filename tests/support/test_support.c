@@ -162,7 +162,7 @@ int olc_test_run(int argc, char **argv) {
 }
 
 void olc_test_session_open(olc_test_session *s, const char *dir, const char *ini, size_t len) {
-  olc_store_options so;
+  olc_store_options so = OLC_STORE_OPTIONS_INIT;
   olc_host_options ho = OLC_HOST_OPTIONS_INIT;
   olc_error err;
   char *path = olc_test_path(dir, "olc.ini");

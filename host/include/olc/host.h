@@ -113,8 +113,11 @@ OLC_API const char *olc_config_plugin_dir(const olc_config *config, size_t i);
 /* Effective thread count: threads = 0 means the CPUs this process may use
  * (affinity and cgroup quota). */
 OLC_API uint32_t olc_config_threads(const olc_config *config);
-/* Store options from [store] (path, persistence, lock_timeout_ms); the
- * strings stay owned by config. */
+/* Store options from [store] (path, persistence, lock_timeout_ms) and the
+ * defaults for the rest; the strings stay owned by config.  Initialize
+ * *out with OLC_STORE_OPTIONS_INIT first: only the fields of out->version
+ * are written (a struct whose version is 0 or unknown gets version 1's,
+ * which every caller's struct has). */
 OLC_API void olc_config_store_options(const olc_config *config, olc_store_options *out);
 OLC_API int olc_config_force_portable(const olc_config *config);
 OLC_API const olc_calibration_settings *olc_config_calibration(const olc_config *config);

@@ -12,6 +12,7 @@
 
 #include "olc_default_config.h"
 #include "util/error.h"
+#include "util/options.h"
 
 #ifndef _WIN32
 #include <fcntl.h>
@@ -181,15 +182,22 @@ int olc_config__allow_insecure_plugins(const olc_config *config) {
 }
 
 void olc_config_store_options(const olc_config *config, olc_store_options *out) {
-  olc_store_options init = OLC_STORE_OPTIONS_INIT;
+  olc_store_options full = OLC_STORE_OPTIONS_INIT;
+  const olc_options_layout *l = &olc_options__store;
+  uint32_t version;
   if (out == NULL)
     return;
-  *out = init;
-  if (config == NULL)
-    return;
-  out->path = config->store_path;
-  out->persistence_enabled = config->persistence;
-  out->lock_timeout_ms = config->lock_timeout_ms;
+  /* A caller that did not initialise its struct (as version 1 callers
+   * were allowed to) gets version 1 bytes: every caller's struct has
+   * them, and nothing is written past the end of an older one. */
+  version = out->version >= 1 && out->version <= l->current ? out->version : 1u;
+  if (config != NULL) {
+    full.path = config->store_path;
+    full.persistence_enabled = config->persistence;
+    full.lock_timeout_ms = config->lock_timeout_ms;
+  }
+  full.version = version;
+  memcpy(out, &full, l->ends[version - 1]);
 }
 
 int olc_config_force_portable(const olc_config *config) {
