@@ -66,20 +66,28 @@ const olc_record *olc_snapshot__at(const olc_snapshot *snap, size_t pos) {
   return &snap->set.recs[pos];
 }
 
-void olc_snapshot__bucket(const olc_snapshot *snap, const char *backend, const char *operator_name,
-                          size_t *first, size_t *count) {
-  size_t lo = 0, hi = snap->set.count, end;
+/* The first position whose record does not order before (backend,
+ * operator), or with upper set, the first that orders after it. */
+static size_t bucket_bound(const olc_snapshot *snap, const char *backend, const char *operator_name,
+                           int upper) {
+  size_t lo = 0, hi = snap->set.count;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (bucket_cmp(olc_snapshot__at(snap, mid), backend, operator_name) < 0)
+    int c = bucket_cmp(olc_snapshot__at(snap, mid), backend, operator_name);
+    if (c < 0 || (upper && c == 0))
       lo = mid + 1;
     else
       hi = mid;
   }
-  end = lo;
-  while (end < snap->set.count &&
-         bucket_cmp(olc_snapshot__at(snap, end), backend, operator_name) == 0)
-    end++;
+  return lo;
+}
+
+/* Two binary searches, so that finding a bucket costs O(log n) however
+ * many records it holds (a scoped lookup must not pay for its bucket). */
+void olc_snapshot__bucket(const olc_snapshot *snap, const char *backend, const char *operator_name,
+                          size_t *first, size_t *count) {
+  size_t lo = bucket_bound(snap, backend, operator_name, 0);
+  size_t end = bucket_bound(snap, backend, operator_name, 1);
   *first = lo;
   *count = end - lo;
 }
