@@ -8,3 +8,5 @@ olc_add_test(NAME test_store_threads SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_stor
   LABELS unit HOOKS TIMEOUT 120)
 olc_add_test(NAME test_store_faults SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_faults.c
   LABELS unit HOOKS)
+olc_add_test(NAME test_workload_identity
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_workload_identity.c LABELS unit)

@@ -119,6 +119,79 @@ OLC_API const char *olc_level_str(olc_level level);
 OLC_API const char *olc_origin_str(olc_origin origin);
 
 /*
+ * Workload identity: the grammar a host composes exact keys with, and the
+ * one a scoped lookup (OLC_LOOKUP_SCOPE_WORKLOAD) reads.  The store itself
+ * requires none of it: an exact key's model digest is whatever the caller
+ * gives, and every other lookup compares it as an opaque string.
+ *
+ * Canonical structure text: the properties sorted by name (strcmp order),
+ * each written name=value, joined by ';'.  In names and values the bytes
+ * '%', ';', '=', '#' and every byte below 0x20 are written %XX (two
+ * upper-case hex digits), so the text splits unambiguously at ';' and '='
+ * and holds no '#'.  No properties give the empty text.
+ *   {m=64, dtype=float32}  ->  dtype=float32;m=64
+ *   {note=a;b}             ->  note=a%3Bb
+ *
+ * The exact key of one workload of one model has the model digest
+ * "<model digest>#<canonical structure>"; a workload without a model has
+ * "workload:<canonical structure>":
+ *   sha256:9f2c...#dtype=float32;k=64;m=64;n=64
+ *   workload:dtype=float32;k=64;m=64;n=64
+ *
+ * The workload identity of a record:
+ * - exact: the part of its model digest after the last '#' (the part
+ *   before it is the digest's model part); else, when the digest begins
+ *   with "workload:", the part after that prefix; else none.  A record
+ *   without one is a legacy record: a bare model digest, as hosts wrote
+ *   before records were per workload, or any other digest a caller chose
+ *   (the .rst's example keys are such).
+ * - portable: its structure in canonical text.
+ */
+
+/*
+ * Writes the canonical structure text of count properties (in any order)
+ * into buf, NUL-terminated.  *len (may be NULL) receives the text's length
+ * without the NUL, also when buf is too small, so buf NULL with buf_size 0
+ * asks for the size.  Inputs are borrowed for the call.  Thread-safe.
+ *
+ * Returns OLC_OK, OLC_E_INVALID (structure NULL with count > 0, a NULL or
+ * empty name, a NULL value, a name given twice), OLC_E_LIMIT (the text and
+ * its NUL do not fit in buf_size bytes; buf then holds "" when buf_size >
+ * 0), OLC_E_NOMEM.
+ */
+OLC_API olc_status olc_store_structure_text(char *buf, size_t buf_size, size_t *len,
+                                            const olc_property *structure, size_t count,
+                                            olc_error *err);
+
+/*
+ * Composes the model digest of one workload's exact key:
+ * "<model_digest>#<canonical structure>", or "workload:<canonical
+ * structure>" when model_digest is NULL.  model_digest is written as given
+ * (it may hold '#' itself: the last '#' is the one that separates).  The
+ * same buffer rules and statuses as olc_store_structure_text.
+ */
+OLC_API olc_status olc_store_workload_digest(char *buf, size_t buf_size, size_t *len,
+                                             const char *model_digest,
+                                             const olc_property *structure, size_t count,
+                                             olc_error *err);
+
+/*
+ * The workload identity that an exact model digest carries: a pointer into
+ * model_digest (borrowed from it), or NULL when it carries none (a legacy
+ * digest) or model_digest is NULL.  Thread-safe, allocates nothing.
+ */
+OLC_API const char *olc_store_workload_of_digest(const char *model_digest);
+
+/*
+ * Writes a record's workload identity into buf (the same buffer rules as
+ * olc_store_structure_text).  Returns OLC_OK, OLC_E_NOT_FOUND (a legacy
+ * exact record: it has none; buf holds "" and *len is 0), OLC_E_INVALID
+ * (record NULL, or a malformed structure), OLC_E_LIMIT, OLC_E_NOMEM.
+ */
+OLC_API olc_status olc_record_workload(char *buf, size_t buf_size, size_t *len,
+                                       const olc_record *record, olc_error *err);
+
+/*
  * Appends bytes to the output of a serializer.  Returns OLC_OK or
  * OLC_E_NOMEM / OLC_E_LIMIT.
  */

@@ -142,6 +142,10 @@ olc_status olc_store__build_records(olc_recset *out, const olc_save_request *req
 /* Merges set into the store in one write (import; save.c). */
 olc_status olc_store__import_set(olc_store *store, const olc_recset *set, olc_error *err);
 
+/* The length of the model part of a model digest (before its last '#'),
+ * or (size_t)-1 when it has none (workload.c). */
+size_t olc_store__digest_model_part(const char *model_digest);
+
 /* Lookup results and record lists (result.c). */
 struct olc_lookup_result {
   olc_snapshot *snap;
