@@ -10,3 +10,7 @@ olc_add_test(NAME test_store_faults SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store
   LABELS unit HOOKS)
 olc_add_test(NAME test_workload_identity
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_workload_identity.c LABELS unit)
+olc_add_test(NAME test_lookup_scope SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_lookup_scope.c
+  LABELS unit)
+olc_add_test(NAME test_lookup_scope_model
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_lookup_scope_model.c LABELS unit HOOKS)

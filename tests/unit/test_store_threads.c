@@ -2,7 +2,8 @@
  * tests/unit/test_store_threads.c - one store handle used by 8 threads at
  * once, each saving its own keys and looking them (and the others') up;
  * in memory and file-backed.  Counts must be exact: no lost update, no torn
- * snapshot.  Also run under TSan (preset tsan).
+ * snapshot.  Lookups alternate between the key and the workload scope.
+ * Also run under TSan (preset tsan).
  */
 #include <CUnit/CUnit.h>
 #include <pthread.h>
@@ -32,13 +33,16 @@ static void *work(void *arg) {
     olc_error e;
     snprintf(proc, sizeof proc, "cpu-%d-%d", w->id, i);
     snprintf(policy, sizeof policy, "policy-%d-%d", w->id, i);
-    k = tsu_key("1", "model", proc, w->id + 1);
+    /* A per-workload digest, so the scoped lookups (every other one) build
+     * the workload index of each new snapshot while others probe it. */
+    k = tsu_key("1", "model#w", proc, w->id + 1);
     k.structure_count = 0;
     if (tsu_put(w->store, &k, policy, OLC_LEVELS_DEFAULT, 0, &e) != OLC_OK) {
       w->failures++;
       continue;
     }
     o.key = &k;
+    o.scope = i % 2 ? OLC_LOOKUP_SCOPE_WORKLOAD : OLC_LOOKUP_SCOPE_KEY;
     if (olc_store_lookup(&res, w->store, &o, &e) == OLC_OK &&
         strcmp(tsu_selected_policy(res), policy) == 0)
       w->hits++;
@@ -115,6 +119,7 @@ static void *read_work(void *arg) {
     k.structure_count = 0;
     k.processor = i % 2 ? "cpu-0-0" : "cpu-other";
     o.key = &k;
+    o.scope = i % 2 ? OLC_LOOKUP_SCOPE_WORKLOAD : OLC_LOOKUP_SCOPE_KEY;
     if (olc_store_lookup(&res, r->store, &o, NULL) == OLC_OK)
       r->hits++;
     else if (olc_lookup_result_rejected_count(res) == 1)

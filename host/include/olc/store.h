@@ -382,8 +382,14 @@ typedef struct olc_rejection {
   const olc_record *record;
 } olc_rejection;
 
+/* Which candidates a lookup reports (olc_lookup_options.scope). */
+typedef enum olc_lookup_scope {
+  OLC_LOOKUP_SCOPE_KEY = 0,     /* every record that matches the key or differs in one field */
+  OLC_LOOKUP_SCOPE_WORKLOAD = 1 /* only those of the key's workload, plus legacy records */
+} olc_lookup_scope;
+
 /* What to look up.  Initialize with OLC_LOOKUP_OPTIONS_INIT.  Version 1 is
- * the fields below. */
+ * the fields up to validate_payload. */
 typedef struct olc_lookup_options {
   uint32_t version; /* OLC_LOOKUP_OPTIONS_VERSION */
   /* backend, operator, implementation required; the exact fields and the
@@ -394,22 +400,49 @@ typedef struct olc_lookup_options {
   int all_candidates; /* report every record of the backend and operator */
   olc_validate_fn validate;
   void *validate_payload;
+  /* Version 2 added: */
+  int scope; /* olc_lookup_scope; OLC_LOOKUP_SCOPE_KEY for a version-1 caller */
 } olc_lookup_options;
 
-#define OLC_LOOKUP_OPTIONS_VERSION 1u
+#define OLC_LOOKUP_OPTIONS_VERSION 2u
 #define OLC_LOOKUP_OPTIONS_INIT                                                                    \
-  { OLC_LOOKUP_OPTIONS_VERSION, NULL, 0, 0, NULL, NULL }
+  { OLC_LOOKUP_OPTIONS_VERSION, NULL, 0, 0, NULL, NULL, OLC_LOOKUP_SCOPE_KEY }
 
 /*
  * Looks up the best profile: exact override, portable override, exact
  * calibrated, portable calibrated; the first whose policy the validator
- * accepts wins.  With all_candidates, a record that differs in several
- * identity fields is reported as OLC_REASON_DIFFERENT_IDENTITY and its
- * message lists the fields.  The result holds a reference to the snapshot
- * it was computed on, so it stays valid after the store is freed.  Sees
- * what other processes saved since the last look (unless check_for_changes
- * is off).  *out always receives a result on OLC_OK and on OLC_E_NOT_FOUND
- * (nothing selected; the rejections are still there).
+ * accepts wins.  The result holds a reference to the snapshot it was
+ * computed on, so it stays valid after the store is freed.  Sees what other
+ * processes saved since the last look (unless check_for_changes is off).
+ * *out always receives a result on OLC_OK and on OLC_E_NOT_FOUND (nothing
+ * selected; the rejections are still there).
+ *
+ * The candidates (selected or rejected) are the records of the key's
+ * backend and operator that match the key or differ from it in exactly one
+ * identity field; the reason names that field.  With all_candidates every
+ * record of the backend and operator is reported (scope is then ignored),
+ * and one that differs in several identity fields is reported as
+ * OLC_REASON_DIFFERENT_IDENTITY with a message listing the fields.
+ *
+ * With scope OLC_LOOKUP_SCOPE_WORKLOAD the candidates are only those of the
+ * key's workload (the workload identity grammar above):
+ * - an exact record with the key's model digest, or whose workload identity
+ *   equals the one the key's model digest carries: so the same workload of
+ *   a changed model is OLC_REASON_DIFFERENT_MODEL, while the records of
+ *   other workloads, which differ in the model digest too, are not listed;
+ * - a portable record with the key's structure (only its implementation
+ *   may differ);
+ * - and, added to them, every legacy exact record (no workload identity)
+ *   whose model digest equals the model part of the key's digest: such a
+ *   record never matches a per-workload key and is reported as
+ *   OLC_REASON_DIFFERENT_MODEL with the message "recorded for model \"<d>\"
+ *   before records were per workload (recalibrated)".
+ * Every record that matches the key is in scope, so both scopes select the
+ * same record; precedence, force_portable, shadowing and the validator work
+ * the same.  A scoped lookup costs the records of the key's workload and
+ * model, not those of its backend and operator (a per-workload index of the
+ * snapshot, built by the first scoped lookup).  A scope other than the two
+ * is OLC_E_INVALID.
  *
  * Returns OLC_OK, OLC_E_NOT_FOUND, OLC_E_INVALID, OLC_E_NOMEM.  A file that
  * changed on disk but cannot be read is not an error here: the previous
@@ -423,6 +456,13 @@ OLC_API const olc_record *olc_lookup_result_selected(const olc_lookup_result *re
 OLC_API size_t olc_lookup_result_rejected_count(const olc_lookup_result *result);
 /* The i-th rejection (i < count), or NULL. Borrowed from the result. */
 OLC_API const olc_rejection *olc_lookup_result_rejected(const olc_lookup_result *result, size_t i);
+/*
+ * The records of the key's backend and operator that the lookup neither
+ * selected nor listed as rejected: with OLC_LOOKUP_SCOPE_WORKLOAD the
+ * records of other workloads, with OLC_LOOKUP_SCOPE_KEY those that differ
+ * in several identity fields, with all_candidates 0.  O(1); 0 for NULL.
+ */
+OLC_API size_t olc_lookup_result_unlisted_count(const olc_lookup_result *result);
 OLC_API void olc_lookup_result_free(olc_lookup_result *result);
 
 /*

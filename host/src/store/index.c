@@ -11,7 +11,15 @@
  * leave-F-out hash as the key, so probing the key's hashes finds every
  * candidate; hash collisions are filtered by the caller's exact comparison.
  *
- * The index is built on the first lookup that needs it (not at load, so a
+ * A scoped lookup (OLC_LOOKUP_SCOPE_WORKLOAD) must not see the records of
+ * other workloads, and with per-workload digests every other shape of the
+ * bucket differs from the key in the model digest alone: the leave-model-out
+ * chain holds the whole bucket.  A second index serves it: each exact
+ * record once, under its identity with the model left out but its
+ * workload identity kept, or, for a legacy record (no workload identity),
+ * under its model digest alone, which the key's model part probes.
+ *
+ * Each index is built on the first lookup that needs it (not at load, so a
  * reload stays a plain parse) and never changes afterwards.
  */
 #include <stdlib.h>
@@ -32,7 +40,11 @@ enum {
   TAG_EXACT_NO_PROCESSOR,
   TAG_EXACT_NO_THREADS,
   TAG_PORTABLE_NO_IMPL,
-  TAG_PORTABLE_NO_STRUCTURE
+  TAG_PORTABLE_NO_STRUCTURE,
+  /* the workload index */
+  TAG_EXACT_NO_MODEL_IN_WORKLOAD,
+  TAG_EXACT_LEGACY_MODEL,
+  TAG_COUNT
 };
 
 /* One entry per (record, left-out field); hash, record and chain link
@@ -57,7 +69,8 @@ static uint64_t combine(uint64_t a, uint64_t b) {
 void olc_cand__fields(olc_cand_fields *f, const char *backend, const char *operator_name,
                       const char *implementation, const char *model, const char *processor,
                       int64_t threads, const olc_property *structure, size_t count) {
-  size_t i;
+  const char *workload = olc_store_workload_of_digest(model);
+  size_t part = olc_store__digest_model_part(model), i;
   f->bucket = olc_hash__str(olc_hash__str(0, backend), operator_name);
   f->impl = olc_hash__str(1, implementation);
   f->model = olc_hash__str(2, model);
@@ -67,6 +80,11 @@ void olc_cand__fields(olc_cand_fields *f, const char *backend, const char *opera
   for (i = 0; i < count; i++)
     f->structure =
         olc_hash__str(olc_hash__str(f->structure, structure[i].name), structure[i].value);
+  f->has_workload = workload != NULL;
+  f->workload = olc_hash__str(4, workload);
+  /* Hashed like a whole digest, so it meets a legacy record's model. */
+  f->has_model_part = part != (size_t)-1;
+  f->model_part = f->has_model_part ? olc_hash__mem(2, model, part) : 0;
 }
 
 static uint64_t leave_out(const olc_cand_fields *f, int tag) {
@@ -82,8 +100,12 @@ static uint64_t leave_out(const olc_cand_fields *f, int tag) {
     return combine(combine(combine(h, f->impl), f->model), f->processor);
   case TAG_PORTABLE_NO_IMPL:
     return combine(h, f->structure);
-  default:
+  case TAG_PORTABLE_NO_STRUCTURE:
     return combine(h, f->impl);
+  case TAG_EXACT_NO_MODEL_IN_WORKLOAD:
+    return combine(combine(combine(combine(h, f->impl), f->processor), f->threads), f->workload);
+  default: /* TAG_EXACT_LEGACY_MODEL: a record's whole digest */
+    return combine(h, f->model);
   }
 }
 
@@ -108,13 +130,38 @@ static void insert(olc_cand_index *ix, uint64_t h, size_t rec) {
   ix->heads[slot] = (uint32_t)e;
 }
 
-static olc_cand_index *index_build(const olc_recset *set) {
+/* The entries one record has in an index of that kind. */
+static size_t entries_of(const olc_record *r, int kind) {
+  if (kind == OLC_CAND_WORKLOAD_INDEX)
+    return r->level == OLC_LEVEL_EXACT ? 1 : 0;
+  return r->level == OLC_LEVEL_EXACT ? 4 : 2;
+}
+
+static void insert_record(olc_cand_index *ix, const olc_record *r, size_t i, int kind) {
+  olc_cand_fields f;
+  int tag;
+  if (entries_of(r, kind) == 0)
+    return;
+  record_fields(&f, r);
+  if (kind == OLC_CAND_WORKLOAD_INDEX) {
+    tag = f.has_workload ? TAG_EXACT_NO_MODEL_IN_WORKLOAD : TAG_EXACT_LEGACY_MODEL;
+    insert(ix, leave_out(&f, tag), i);
+  } else if (r->level == OLC_LEVEL_EXACT) {
+    for (tag = TAG_EXACT_NO_IMPL; tag <= TAG_EXACT_NO_THREADS; tag++)
+      insert(ix, leave_out(&f, tag), i);
+  } else {
+    insert(ix, leave_out(&f, TAG_PORTABLE_NO_IMPL), i);
+    insert(ix, leave_out(&f, TAG_PORTABLE_NO_STRUCTURE), i);
+  }
+}
+
+static olc_cand_index *index_build(const olc_recset *set, int kind) {
   olc_cand_index *ix;
   size_t entries = 0, slots = 16, i;
-  for (i = 0; i < set->count; i++)
-    entries += set->recs[i].level == OLC_LEVEL_EXACT ? 4 : 2;
   if (set->count >= UINT32_MAX / 4)
     return NULL;
+  for (i = 0; i < set->count; i++)
+    entries += entries_of(&set->recs[i], kind);
   while (slots < entries)
     slots *= 2;
   ix = calloc(1, sizeof *ix);
@@ -128,33 +175,23 @@ static olc_cand_index *index_build(const olc_recset *set) {
   }
   memset(ix->heads, 0xff, slots * sizeof *ix->heads);
   ix->mask = slots - 1;
-  for (i = 0; i < set->count; i++) {
-    olc_cand_fields f;
-    int tag;
-    record_fields(&f, &set->recs[i]);
-    if (set->recs[i].level == OLC_LEVEL_EXACT) {
-      for (tag = TAG_EXACT_NO_IMPL; tag <= TAG_EXACT_NO_THREADS; tag++)
-        insert(ix, leave_out(&f, tag), i);
-    } else {
-      insert(ix, leave_out(&f, TAG_PORTABLE_NO_IMPL), i);
-      insert(ix, leave_out(&f, TAG_PORTABLE_NO_STRUCTURE), i);
-    }
-  }
+  for (i = 0; i < set->count; i++)
+    insert_record(ix, &set->recs[i], i, kind);
   return ix;
 }
 
-/* The index, built once; NULL when out of memory (the caller scans). */
-static olc_cand_index *index_get(olc_snapshot *snap) {
+/* The index of that kind, built once; NULL when out of memory. */
+static olc_cand_index *index_get(olc_snapshot *snap, int kind) {
   olc_cand_index *ix;
-  if (olc_flag__get(&snap->cand_ready))
-    return snap->cand;
+  if (olc_flag__get(&snap->cand_ready[kind]))
+    return snap->cand[kind];
   olc_mutex__lock(&snap->cand_lock);
-  if (!olc_flag__get(&snap->cand_ready)) {
-    snap->cand = index_build(&snap->set);
-    if (snap->cand != NULL)
-      olc_flag__set(&snap->cand_ready);
+  if (!olc_flag__get(&snap->cand_ready[kind])) {
+    snap->cand[kind] = index_build(&snap->set, kind);
+    if (snap->cand[kind] != NULL)
+      olc_flag__set(&snap->cand_ready[kind]);
   }
-  ix = snap->cand;
+  ix = snap->cand[kind];
   olc_mutex__unlock(&snap->cand_lock);
   return ix;
 }
@@ -180,53 +217,101 @@ static void sort_indices(size_t *v, size_t n) {
   }
 }
 
-olc_status olc_cand__find(size_t **out, size_t *count, olc_snapshot *snap,
-                          const olc_cand_fields *key, int exact, int portable, size_t *buf,
-                          size_t buf_cap) {
-  olc_cand_index *ix = index_get(snap);
-  size_t *found = buf, n = 0, cap = buf_cap, i, u;
-  uint64_t hs[TAG_PORTABLE_NO_STRUCTURE + 1];
-  uint32_t first[TAG_PORTABLE_NO_STRUCTURE + 1];
+/* One chain to walk: the index, the key's hash, the chain's first entry. */
+typedef struct cand_probe {
+  const olc_cand_index *ix;
+  uint64_t hash;
+  uint32_t first;
+} cand_probe;
+
+/* Whether a lookup walks the chain of that tag.  In scope the model and
+ * the structure may not differ freely: the workload index stands in for
+ * the leave-model-out chain, and no leave-structure-out chain is walked. */
+static int tag_wanted(int tag, const olc_cand_fields *key, unsigned probes) {
+  int exact = (probes & OLC_CAND_EXACT) != 0, portable = (probes & OLC_CAND_PORTABLE) != 0;
+  int scoped = (probes & OLC_CAND_SCOPED) != 0;
+  switch (tag) {
+  case TAG_EXACT_NO_IMPL:
+  case TAG_EXACT_NO_PROCESSOR:
+  case TAG_EXACT_NO_THREADS:
+    return exact;
+  case TAG_EXACT_NO_MODEL:
+    return exact && !scoped;
+  case TAG_PORTABLE_NO_IMPL:
+    return portable;
+  case TAG_PORTABLE_NO_STRUCTURE:
+    return portable && !scoped;
+  case TAG_EXACT_NO_MODEL_IN_WORKLOAD:
+    return exact && scoped && key->has_workload;
+  default: /* TAG_EXACT_LEGACY_MODEL */
+    return exact && scoped && key->has_model_part;
+  }
+}
+
+/* The chains a lookup walks, with their memory loads issued together so
+ * that the cache misses of a large store overlap instead of adding up. */
+static olc_status plan_probes(cand_probe *p, size_t *np, olc_snapshot *snap,
+                              const olc_cand_fields *key, unsigned probes) {
+  const olc_cand_index *ix[OLC_CAND_INDEXES] = {NULL, NULL};
+  size_t n = 0, i;
   int tag;
+  for (tag = TAG_EXACT_NO_IMPL; tag < TAG_COUNT; tag++) {
+    int kind = tag >= TAG_EXACT_NO_MODEL_IN_WORKLOAD ? OLC_CAND_WORKLOAD_INDEX : OLC_CAND_KEY_INDEX;
+    olc_cand_fields lk = *key;
+    if (!tag_wanted(tag, key, probes))
+      continue;
+    if (ix[kind] == NULL && (ix[kind] = index_get(snap, kind)) == NULL)
+      return OLC_E_NOMEM;
+    if (tag == TAG_EXACT_LEGACY_MODEL)
+      lk.model = key->model_part;
+    p[n].ix = ix[kind];
+    p[n].hash = leave_out(&lk, tag);
+    OLC_PREFETCH(&p[n].ix->heads[p[n].hash & p[n].ix->mask]);
+    n++;
+  }
+  for (i = 0; i < n; i++) {
+    p[i].first = p[i].ix->heads[p[i].hash & p[i].ix->mask];
+    if (p[i].first != UINT32_MAX)
+      OLC_PREFETCH(&p[i].ix->entries[p[i].first]);
+  }
+  *np = n;
+  return OLC_OK;
+}
+
+static olc_status grow(size_t **found, size_t *cap, size_t n, const size_t *buf) {
+  size_t ncap = *cap ? *cap * 2 : 16;
+  size_t *p = malloc(ncap * sizeof *p);
+  if (p == NULL)
+    return OLC_E_NOMEM;
+  if (n > 0)
+    memcpy(p, *found, n * sizeof *p);
+  if (*found != buf)
+    free(*found);
+  *found = p;
+  *cap = ncap;
+  return OLC_OK;
+}
+
+olc_status olc_cand__find(size_t **out, size_t *count, olc_snapshot *snap,
+                          const olc_cand_fields *key, unsigned probes, size_t *buf,
+                          size_t buf_cap) {
+  cand_probe p[TAG_COUNT];
+  size_t *found = buf, n = 0, cap = buf_cap, np, i, u;
   *out = NULL;
   *count = 0;
-  if (ix == NULL)
+  if (plan_probes(p, &np, snap, key, probes) != OLC_OK)
     return OLC_E_NOMEM;
-  /* The probes are independent: issue their memory loads together so that
-   * the cache misses of a large store overlap instead of adding up. */
-  for (tag = TAG_EXACT_NO_IMPL; tag <= TAG_PORTABLE_NO_STRUCTURE; tag++) {
-    hs[tag] = leave_out(key, tag);
-    OLC_PREFETCH(&ix->heads[hs[tag] & ix->mask]);
-  }
-  for (tag = TAG_EXACT_NO_IMPL; tag <= TAG_PORTABLE_NO_STRUCTURE; tag++) {
-    first[tag] = ix->heads[hs[tag] & ix->mask];
-    if (first[tag] != UINT32_MAX)
-      OLC_PREFETCH(&ix->entries[first[tag]]);
-  }
-  for (tag = TAG_EXACT_NO_IMPL; tag <= TAG_PORTABLE_NO_STRUCTURE; tag++) {
-    uint64_t h = hs[tag];
+  for (i = 0; i < np; i++) {
     uint32_t e;
-    if (tag <= TAG_EXACT_NO_THREADS ? !exact : !portable)
-      continue;
-    for (e = first[tag]; e != UINT32_MAX; e = ix->entries[e].next) {
-      if (ix->entries[e].hash != h)
+    for (e = p[i].first; e != UINT32_MAX; e = p[i].ix->entries[e].next) {
+      if (p[i].ix->entries[e].hash != p[i].hash)
         continue;
-      if (n == cap) {
-        size_t ncap = cap ? cap * 2 : 16;
-        size_t *p = malloc(ncap * sizeof *p);
-        if (p == NULL) {
-          if (found != buf)
-            free(found);
-          return OLC_E_NOMEM;
-        }
-        if (n > 0)
-          memcpy(p, found, n * sizeof *p);
+      if (n == cap && grow(&found, &cap, n, buf) != OLC_OK) {
         if (found != buf)
           free(found);
-        found = p;
-        cap = ncap;
+        return OLC_E_NOMEM;
       }
-      found[n++] = ix->entries[e].rec;
+      found[n++] = p[i].ix->entries[e].rec;
     }
   }
   /* A matching record is found under every tag: keep each record once, in

@@ -12,6 +12,10 @@
  * message listing the fields (an exact record looked up without an exact
  * identity counts as differing in model_digest, processor and thread_count).
  * Rejections are ordered by the record's precedence, then canonical order.
+ *
+ * A scoped lookup (OLC_LOOKUP_SCOPE_WORKLOAD) filters the candidates to the
+ * key's workload before anything else (in_scope), and its index probes
+ * (OLC_CAND_SCOPED) never walk the chains that hold the other workloads.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +39,13 @@ typedef struct lookup_ctx {
   const olc_property *props; /* sorted */
   size_t nprops;
   int has_exact;
+  int scoped;               /* OLC_LOOKUP_SCOPE_WORKLOAD, without all_candidates */
+  const char *key_workload; /* the key digest's workload identity, or NULL */
+  size_t key_model_part;    /* its model part's length, or (size_t)-1 */
   olc_lookup_result *res;
 } lookup_ctx;
+
+enum { SCOPE_OUT = 0, SCOPE_IN = 1, SCOPE_LEGACY = 2 };
 
 #define MSG_VALUE_MAX 96
 
@@ -269,9 +278,48 @@ static olc_status choose(lookup_ctx *c, const olc_record *matched[5]) {
   return st;
 }
 
+/* Whether a record belongs to the key's workload (store.h): an exact one
+ * by its digest or workload identity, or as a legacy record of the key's
+ * model; a portable one by its structure. */
+static int in_scope(const lookup_ctx *c, const olc_record *r) {
+  const char *w;
+  size_t part = c->key_model_part;
+  if (r->level == OLC_LEVEL_PORTABLE)
+    return (diff_fields(r, c) & FIELD_STRUCTURE) == 0 ? SCOPE_IN : SCOPE_OUT;
+  if (!c->has_exact)
+    return SCOPE_OUT;
+  if (str_eq(r->model_digest, c->key->model_digest))
+    return SCOPE_IN;
+  w = olc_store_workload_of_digest(r->model_digest);
+  if (w != NULL)
+    return c->key_workload != NULL && strcmp(w, c->key_workload) == 0 ? SCOPE_IN : SCOPE_OUT;
+  if (part != (size_t)-1 && strlen(r->model_digest) == part &&
+      memcmp(r->model_digest, c->key->model_digest, part) == 0)
+    return SCOPE_LEGACY;
+  return SCOPE_OUT;
+}
+
+static olc_status reject_legacy(lookup_ctx *c, const olc_record *r) {
+  char msg[512];
+  size_t pos = 0;
+  msg[0] = 0;
+  put_text(msg, sizeof msg, &pos, "recorded for model ");
+  put_quoted(msg, sizeof msg, &pos, r->model_digest);
+  put_text(msg, sizeof msg, &pos, " before records were per workload (recalibrated)");
+  return reject(c, r, OLC_REASON_DIFFERENT_MODEL, msg);
+}
+
 static olc_status consider(lookup_ctx *c, const olc_record *r, const olc_record *matched[5]) {
   char msg[512];
-  unsigned d = diff_fields(r, c);
+  unsigned d;
+  if (c->scoped) {
+    int scope = in_scope(c, r);
+    if (scope == SCOPE_OUT)
+      return OLC_OK;
+    if (scope == SCOPE_LEGACY)
+      return reject_legacy(c, r);
+  }
+  d = diff_fields(r, c);
   if (d == 0) {
     int p = (int)olc_record_precedence(r);
     if (matched[p] == NULL)
@@ -310,7 +358,10 @@ static olc_status scan_candidates(lookup_ctx *c, olc_snapshot *snap, const olc_r
   olc_cand__fields(&kf, c->key->backend, c->key->operator_name, c->key->implementation,
                    c->key->model_digest, c->key->processor, c->key->thread_count, c->props,
                    c->nprops);
-  st = olc_cand__find(&idx, &n, snap, &kf, c->has_exact, 1, stack, sizeof stack / sizeof stack[0]);
+  st = olc_cand__find(&idx, &n, snap, &kf,
+                      (c->has_exact ? OLC_CAND_EXACT : 0u) | OLC_CAND_PORTABLE |
+                          (c->scoped ? OLC_CAND_SCOPED : 0u),
+                      stack, sizeof stack / sizeof stack[0]);
   if (st != OLC_OK)
     return scan_bucket(c, snap, matched);
   for (i = 0; i < n && st == OLC_OK; i++) {
@@ -328,13 +379,30 @@ static olc_status scan_candidates(lookup_ctx *c, olc_snapshot *snap, const olc_r
 
 static olc_status find(lookup_ctx *c, olc_snapshot *snap) {
   const olc_record *matched[5] = {NULL, NULL, NULL, NULL, NULL};
-  olc_status st =
-      c->opts->all_candidates ? scan_bucket(c, snap, matched) : scan_candidates(c, snap, matched);
+  size_t first;
+  olc_status st;
+  olc_snapshot__bucket(snap, c->key->backend, c->key->operator_name, &first, &c->res->bucket_count);
+  st = c->opts->all_candidates ? scan_bucket(c, snap, matched) : scan_candidates(c, snap, matched);
   if (st == OLC_OK)
     st = choose(c, matched);
   if (st == OLC_OK && c->res->rejected_count > 1)
     qsort(c->res->rejected, c->res->rejected_count, sizeof *c->res->rejected, rejection_cmp);
   return st;
+}
+
+static void ctx_init(lookup_ctx *c, const olc_lookup_options *o, const olc_property *props,
+                     olc_lookup_result *res) {
+  c->opts = o;
+  c->key = o->key;
+  c->props = props;
+  c->nprops = o->key->structure_count;
+  c->has_exact = olc_store__key_has_exact(o->key);
+  /* all_candidates reports the whole bucket: it wins over the scope. */
+  c->scoped = o->scope == OLC_LOOKUP_SCOPE_WORKLOAD && !o->all_candidates;
+  c->key_workload = c->has_exact ? olc_store_workload_of_digest(o->key->model_digest) : NULL;
+  c->key_model_part =
+      c->has_exact ? olc_store__digest_model_part(o->key->model_digest) : (size_t)-1;
+  c->res = res;
 }
 
 olc_status olc_store_lookup(olc_lookup_result **out, olc_store *store,
@@ -353,6 +421,11 @@ olc_status olc_store_lookup(olc_lookup_result **out, olc_store *store,
   st = olc_options__load(&opts, &olc_options__lookup, caller_options, "lookup", err);
   if (st != OLC_OK)
     return st;
+  if (opts.scope != OLC_LOOKUP_SCOPE_KEY && opts.scope != OLC_LOOKUP_SCOPE_WORKLOAD)
+    return olc_error__set(err, OLC_E_INVALID, "lookup",
+                          "scope %d is neither OLC_LOOKUP_SCOPE_KEY (0) nor "
+                          "OLC_LOOKUP_SCOPE_WORKLOAD (1)",
+                          opts.scope);
   st = olc_store__check_key(&props, options->key, "lookup key", err);
   if (st != OLC_OK)
     return st;
@@ -363,12 +436,7 @@ olc_status olc_store_lookup(olc_lookup_result **out, olc_store *store,
   }
   olc_store__refresh(store);
   res->snap = olc_store__acquire(store);
-  c.opts = options;
-  c.key = options->key;
-  c.props = props;
-  c.nprops = options->key->structure_count;
-  c.has_exact = olc_store__key_has_exact(options->key);
-  c.res = res;
+  ctx_init(&c, options, props, res);
   /* The validator runs here, without any lock held. */
   st = find(&c, res->snap);
   free(props);

@@ -67,6 +67,14 @@ size_t olc_lookup_result_rejected_count(const olc_lookup_result *result) {
   return result != NULL ? result->rejected_count : 0;
 }
 
+size_t olc_lookup_result_unlisted_count(const olc_lookup_result *result) {
+  size_t listed;
+  if (result == NULL)
+    return 0;
+  listed = result->rejected_count + (result->selected != NULL);
+  return result->bucket_count > listed ? result->bucket_count - listed : 0;
+}
+
 const olc_rejection *olc_lookup_result_rejected(const olc_lookup_result *result, size_t i) {
   if (result == NULL || i >= result->rejected_count)
     return NULL;

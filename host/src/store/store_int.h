@@ -43,11 +43,21 @@ void olc_mutex__unlock(olc_mutex *m);
 int olc_flag__get(olc_flag *f);
 void olc_flag__set(olc_flag *f);
 
-/* The candidate index of a snapshot (index.c). */
+/* The candidate indexes of a snapshot (index.c): one for every lookup,
+ * one more for scoped lookups (OLC_LOOKUP_SCOPE_WORKLOAD). */
 typedef struct olc_cand_index olc_cand_index;
+enum { OLC_CAND_KEY_INDEX = 0, OLC_CAND_WORKLOAD_INDEX = 1, OLC_CAND_INDEXES = 2 };
 typedef struct olc_cand_fields {
   uint64_t bucket, impl, model, processor, threads, structure;
+  uint64_t workload;   /* the model digest's workload identity (has_workload) */
+  uint64_t model_part; /* the model digest's model part (has_model_part) */
+  int has_workload, has_model_part;
 } olc_cand_fields;
+
+/* Which probes olc_cand__find makes. */
+#define OLC_CAND_EXACT 1u    /* the exact levels */
+#define OLC_CAND_PORTABLE 2u /* the portable levels */
+#define OLC_CAND_SCOPED 4u   /* only the key's workload, and legacy records of its model */
 
 /* An immutable set of records with an index by (backend, operator). */
 typedef struct olc_snapshot {
@@ -57,10 +67,10 @@ typedef struct olc_snapshot {
    * begins with backend and operator (strcmp). */
   olc_recset set;
   olc_file_id id; /* the file this snapshot was read from or written to */
-  /* Built by the first lookup that needs it (index.c). */
+  /* Each built by the first lookup that needs it (index.c). */
   olc_mutex cand_lock;
-  olc_flag cand_ready;
-  olc_cand_index *cand;
+  olc_flag cand_ready[OLC_CAND_INDEXES];
+  olc_cand_index *cand[OLC_CAND_INDEXES];
 } olc_snapshot;
 
 /* Hashes of the identity fields of a key or record (structure sorted). */
@@ -68,13 +78,16 @@ void olc_cand__fields(olc_cand_fields *f, const char *backend, const char *opera
                       const char *implementation, const char *model, const char *processor,
                       int64_t threads, const olc_property *structure, size_t count);
 /* Indices (into snap->set.recs, ascending, unique) of every record that may
- * match the key or differ from it in one identity field: a superset that
- * the caller filters exactly.  exact/portable select the levels probed.
+ * match the key or differ from it in one identity field, at the levels that
+ * probes names (OLC_CAND_*): a superset that the caller filters exactly.
+ * With OLC_CAND_SCOPED the exact records are only those with the key's
+ * digest or workload identity, plus the legacy records of the digest's
+ * model part, and the portable ones only those with the key's structure.
  * *out is buf when the answer fits in buf_cap entries, else malloc'ed (the
- * caller frees it when it is not buf). */
+ * caller frees it when it is not buf).  OLC_E_NOMEM when an index cannot be
+ * built (the caller scans the bucket instead). */
 olc_status olc_cand__find(size_t **out, size_t *count, olc_snapshot *snap,
-                          const olc_cand_fields *key, int exact, int portable, size_t *buf,
-                          size_t buf_cap);
+                          const olc_cand_fields *key, unsigned probes, size_t *buf, size_t buf_cap);
 void olc_cand__free(olc_cand_index *ix);
 
 /* Takes ownership of *set (left empty; it must be normalized, see
@@ -153,7 +166,8 @@ struct olc_lookup_result {
   olc_rejection *rejected;
   size_t rejected_count;
   size_t rejected_cap;
-  olc_arena arena; /* messages */
+  size_t bucket_count; /* records of the key's backend and operator */
+  olc_arena arena;     /* messages */
 };
 
 struct olc_record_list {

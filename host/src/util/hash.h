@@ -7,6 +7,7 @@
 #ifndef OLC_UTIL_HASH_H
 #define OLC_UTIL_HASH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* A finalizer that spreads every input bit over the whole word. */
@@ -28,6 +29,19 @@ static inline uint64_t olc_hash__str(uint64_t h, const char *s) {
     h *= 0x100000001b3ULL;
   }
   return olc_hash__mix(h ^ 0xff); /* the terminator keeps "ab"+"c" apart from "a"+"bc" */
+}
+
+/* The same hash as olc_hash__str over the len bytes at s (a prefix of a
+ * string hashes as the string it would be if cut there). */
+static inline uint64_t olc_hash__mem(uint64_t h, const char *s, size_t len) {
+  const unsigned char *p = (const unsigned char *)s;
+  size_t i;
+  h ^= 0xcbf29ce484222325ULL;
+  for (i = 0; i < len; i++) {
+    h ^= p[i];
+    h *= 0x100000001b3ULL;
+  }
+  return olc_hash__mix(h ^ 0xff);
 }
 
 #endif
