@@ -3,13 +3,15 @@
  */
 #include "commands.h"
 
-enum { OPT_FORCE_PORTABLE = 1, OPT_ALL_CANDIDATES, OPT_JSON };
+#include <string.h>
+
+enum { OPT_FORCE_PORTABLE = 1, OPT_ALL_CANDIDATES, OPT_SCOPE, OPT_JSON };
 
 static const char lookup_help[] =
     "usage: olc lookup --backend B --operator O --implementation V\n"
     "                  [--model-digest D] [--processor P] [--threads N]\n"
     "                  [--structure NAME=VALUE]... [--force-portable]\n"
-    "                  [--all-candidates] [--json]\n\n"
+    "                  [--all-candidates] [--scope key|workload] [--json]\n\n"
     "Runs the store's lookup (without a backend validator) and prints the\n"
     "selected record (level, origin, measurements, policy) and every rejected\n"
     "candidate with its reason code and message.  The exact levels are searched\n"
@@ -17,10 +19,30 @@ static const char lookup_help[] =
     "levels when --structure is.  Exits 3 when nothing is selected.\n\n" CLI_KEY_HELP
     "  --force-portable       skip both exact levels\n"
     "  --all-candidates       report every record of the backend and operator\n"
+    "  --scope key            the candidates are the records that match the key or\n"
+    "                         differ from it in one identity field (the default)\n"
+    "  --scope workload       only those of the key's workload (the model digest's\n"
+    "                         part after its last '#', or after 'workload:'), and\n"
+    "                         the records of its model written before records were\n"
+    "                         per workload; prints how many records it did not list\n"
     "  --json                 {\"selected\": record or null, \"rejected\": [{level,\n"
-    "                         origin, reason, message, record}]}\n";
+    "                         origin, reason, message, record}], \"unlisted\": the\n"
+    "                         records of the backend and operator neither selected\n"
+    "                         nor listed}\n";
 
-static void print_lookup_text(FILE *out, const olc_lookup_result *result) {
+static int parse_scope(int *scope, const cli_ctx *ctx, const char *value, int *rc) {
+  if (strcmp(value, "key") == 0)
+    *scope = OLC_LOOKUP_SCOPE_KEY;
+  else if (strcmp(value, "workload") == 0)
+    *scope = OLC_LOOKUP_SCOPE_WORKLOAD;
+  else {
+    *rc = cli_usage_error(ctx, "option '--scope' takes 'key' or 'workload', got '%.64s'", value);
+    return -1;
+  }
+  return 1;
+}
+
+static void print_lookup_text(FILE *out, const olc_lookup_result *result, int scoped) {
   const olc_record *sel = olc_lookup_result_selected(result);
   size_t i, n = olc_lookup_result_rejected_count(result);
   if (sel != NULL) {
@@ -36,6 +58,11 @@ static void print_lookup_text(FILE *out, const olc_lookup_result *result) {
     fprintf(out, "rejected: %s %s: %s: %s\n", olc_level_str(rej->record->level),
             olc_origin_str(rej->record->origin), olc_reason_str(rej->reason),
             rej->message != NULL ? rej->message : "");
+  }
+  if (scoped) {
+    size_t unlisted = olc_lookup_result_unlisted_count(result);
+    fprintf(out, "unlisted: %zu %s of other workloads (--all-candidates lists them)\n", unlisted,
+            unlisted == 1 ? "record" : "records");
   }
 }
 
@@ -70,6 +97,8 @@ static void print_lookup_json(FILE *out, const olc_lookup_result *result) {
     cli_json_end_object(&j);
   }
   cli_json_end_array(&j);
+  cli_json_key(&j, "unlisted");
+  cli_json_int(&j, (int64_t)olc_lookup_result_unlisted_count(result));
   cli_json_end_object(&j);
   cli_json_newline(&j);
 }
@@ -78,6 +107,7 @@ int cli_cmd_lookup(cli_ctx *ctx, int argc, char **argv) {
   static const cli_option opts[] = {CLI_KEY_OPTIONS,
                                     {"force-portable", NULL, OPT_FORCE_PORTABLE, 0},
                                     {"all-candidates", NULL, OPT_ALL_CANDIDATES, 0},
+                                    {"scope", "key|workload", OPT_SCOPE, 0},
                                     {"json", NULL, OPT_JSON, 0}};
   olc_lookup_options lookup = OLC_LOOKUP_OPTIONS_INIT;
   cli_key_args key;
@@ -104,6 +134,8 @@ int cli_cmd_lookup(cli_ctx *ctx, int argc, char **argv) {
       lookup.force_portable = 1;
     else if (id == OPT_ALL_CANDIDATES)
       lookup.all_candidates = 1;
+    else if (id == OPT_SCOPE && parse_scope(&lookup.scope, ctx, v, &rc) < 0)
+      goto done;
     else if (id == OPT_JSON)
       json = 1;
     else if (cli_key_option(&key, ctx, id, v, &rc) < 0)
@@ -132,7 +164,8 @@ int cli_cmd_lookup(cli_ctx *ctx, int argc, char **argv) {
     if (json)
       print_lookup_json(ctx->out, result);
     else
-      print_lookup_text(ctx->out, result);
+      print_lookup_text(ctx->out, result,
+                        lookup.scope == OLC_LOOKUP_SCOPE_WORKLOAD && !lookup.all_candidates);
   }
   if (st == OLC_E_NOT_FOUND || result == NULL || olc_lookup_result_selected(result) == NULL)
     rc = CLI_EXIT_NOT_SELECTED;

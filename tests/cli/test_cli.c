@@ -259,6 +259,51 @@ static void test_lookup_precedence_json(void) {
   HAS(g_r.out, "rejected: exact override");
 }
 
+static void set_digest(const char *digest) {
+  CU_ASSERT_EQUAL(olc("override", "set", "--level", "exact", "--backend", "gpu", "--operator",
+                      "MatMul", "--implementation", "3", "--model-digest", digest, "--processor",
+                      "cpu-a", "--threads", "8", "--policy", digest, NULL),
+                  0);
+}
+
+/* --scope workload lists the records of the key's workload and of its
+ * model before records were per workload, and counts the others. */
+static void test_lookup_scope_workload(void) {
+  set_digest("sha256:aa#m=1");
+  set_digest("sha256:aa#m=2");
+  set_digest("sha256:aa#m=3");
+  set_digest("sha256:bb#m=1");
+  set_digest("sha256:aa");
+  CU_ASSERT_EQUAL(olc("lookup", "--backend", "gpu", "--operator", "MatMul", "--implementation", "3",
+                      "--model-digest", "sha256:aa#m=1", "--processor", "cpu-a", "--threads", "8",
+                      "--scope", "workload", NULL),
+                  0);
+  HAS(g_r.out, "selected: exact override");
+  HAS(g_r.out, "different_model: model_digest differs: record \"sha256:bb#m=1\"");
+  HAS(g_r.out, "different_model: recorded for model \"sha256:aa\" before records were per "
+               "workload (recalibrated)");
+  HAS_NOT(g_r.out, "m=2");
+  HAS(g_r.out, "unlisted: 2 records of other workloads (--all-candidates lists them)\n");
+  CU_ASSERT_EQUAL(cli_test_lines(g_r.out), 1 + 4 + 2 + 1); /* selected and its record, 2, 1 */
+  CU_ASSERT_EQUAL(olc("lookup", "--backend", "gpu", "--operator", "MatMul", "--implementation", "3",
+                      "--model-digest", "sha256:aa#m=1", "--processor", "cpu-a", "--threads", "8",
+                      "--scope", "workload", "--json", NULL),
+                  0);
+  CU_ASSERT_TRUE(cli_test_json_valid(g_r.out));
+  HAS(g_r.out, "\"unlisted\":2}");
+  /* The key scope (the default) lists every other shape. */
+  CU_ASSERT_EQUAL(olc("lookup", "--backend", "gpu", "--operator", "MatMul", "--implementation", "3",
+                      "--model-digest", "sha256:aa#m=1", "--processor", "cpu-a", "--threads", "8",
+                      NULL),
+                  0);
+  HAS(g_r.out, "sha256:aa#m=2");
+  HAS_NOT(g_r.out, "unlisted");
+  CU_ASSERT_EQUAL(olc("lookup", "--backend", "gpu", "--operator", "MatMul", "--implementation", "3",
+                      "--scope", "all", NULL),
+                  2);
+  USAGE("option '--scope' takes 'key' or 'workload', got 'all'");
+}
+
 static void test_lookup_empty_store(void) {
   CU_ASSERT_EQUAL(olc("lookup", "--backend", "b", "--operator", "o", "--implementation", "1",
                       "--structure", "a=1", "--json", NULL),
@@ -483,6 +528,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "usage_errors", test_usage_errors);
   CU_add_test(s, "override_lookup_remove", test_override_lookup_remove);
   CU_add_test(s, "lookup_precedence_json", test_lookup_precedence_json);
+  CU_add_test(s, "lookup_scope_workload", test_lookup_scope_workload);
   CU_add_test(s, "lookup_empty_store", test_lookup_empty_store);
   CU_add_test(s, "list_json", test_list_json);
   CU_add_test(s, "list_json_python", test_list_json_python);
