@@ -181,21 +181,28 @@ static double lookups(bench_store *b, int scope, size_t count) {
   return (cpu_s() - t0) / (double)count;
 }
 
+/* The model name, with family and model (some VMs name only the vendor). */
 static void cpu_name(char *out, size_t size) {
-  char line[512];
+  char line[512], name[256] = "unknown CPU", family[32] = "?", model[32] = "?";
   FILE *f = fopen("/proc/cpuinfo", "r");
-  snprintf(out, size, "unknown CPU");
-  if (f == NULL)
-    return;
-  while (fgets(line, sizeof line, f) != NULL) {
+  while (f != NULL && fgets(line, sizeof line, f) != NULL) {
     char *colon = strchr(line, ':');
-    if (strncmp(line, "model name", 10) == 0 && colon != NULL) {
-      snprintf(out, size, "%s", colon + 2);
-      out[strcspn(out, "\n")] = 0;
-      break;
-    }
+    if (line[0] == '\n')
+      break; /* the first processor's block is enough */
+    if (colon == NULL)
+      continue;
+    colon[strcspn(colon, "\n")] = 0;
+    if (strncmp(line, "model name", 10) == 0)
+      snprintf(name, sizeof name, "%s", colon + 2);
+    else if (strncmp(line, "cpu family", 10) == 0)
+      snprintf(family, sizeof family, "%s", colon + 2);
+    else if (strncmp(line, "model\t", 6) == 0)
+      snprintf(model, sizeof model, "%s", colon + 2);
   }
-  fclose(f);
+  if (f != NULL)
+    fclose(f);
+  snprintf(out, size, "%s (family %s, model %s), %ld CPUs online", name, family, model,
+           sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 static double load1(void) {

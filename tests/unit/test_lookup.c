@@ -349,6 +349,46 @@ static void test_index_agrees_with_scan(void) {
   olc_store_free(s);
 }
 
+/* olc_snapshot__bucket against a count over the whole set, for buckets of
+ * 0 to 40 records between others of every size. */
+static void test_bucket_bounds(void) {
+  olc_store *s = tsu_open_memory();
+  olc_snapshot *snap;
+  char op[16], proc[16];
+  int i, j;
+  olc_error e;
+  for (i = 1; i <= 40; i += 1 + i / 8) {
+    for (j = 0; j < i; j++) {
+      olc_key k = tsu_key("1", "m", proc, 1);
+      snprintf(op, sizeof op, "Op%02d", i);
+      snprintf(proc, sizeof proc, "p%d", j);
+      k.operator_name = op;
+      OLC_ASSERT_OK(tsu_put(s, &k, "p", OLC_LEVEL_BIT_EXACT, 0, &e), &e);
+    }
+  }
+  snap = olc_store__acquire(s);
+  for (i = 0; i <= 41; i++) {
+    size_t first = 0, count = 0, want_first = snap->set.count, want = 0, r;
+    snprintf(op, sizeof op, "Op%02d", i);
+    for (r = 0; r < snap->set.count; r++)
+      if (strcmp(snap->set.recs[r].operator_name, op) == 0 && want++ == 0)
+        want_first = r;
+    olc_snapshot__bucket(snap, "example_gpu", op, &first, &count);
+    CU_ASSERT_EQUAL(count, want);
+    if (want > 0)
+      CU_ASSERT_EQUAL(first, want_first);
+  }
+  {
+    size_t first, count = 1;
+    olc_snapshot__bucket(snap, "zzz", "Op01", &first, &count); /* after every record */
+    CU_ASSERT_EQUAL(count, 0);
+    olc_snapshot__bucket(snap, "a", "Op01", &first, &count); /* before every record */
+    CU_ASSERT_EQUAL(count, 0);
+  }
+  olc_snapshot__unref(snap);
+  olc_store_free(s);
+}
+
 int main(int argc, char **argv) {
   CU_pSuite suite;
   if (CU_initialize_registry() != CUE_SUCCESS)
@@ -364,5 +404,6 @@ int main(int argc, char **argv) {
   CU_add_test(suite, "version_order", test_version_order);
   CU_add_test(suite, "unsorted_structure_matches", test_unsorted_structure_matches);
   CU_add_test(suite, "index_agrees_with_scan", test_index_agrees_with_scan);
+  CU_add_test(suite, "bucket_bounds", test_bucket_bounds);
   return olc_test_run(argc, argv);
 }

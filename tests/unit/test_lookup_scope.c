@@ -168,6 +168,32 @@ static void test_many_shapes(void) {
   olc_store_free(s);
 }
 
+/* A result that lists nothing still counts its bucket (from copies of the
+ * key's names), in both scopes; another backend counts none. */
+static void test_unlisted_without_candidates(void) {
+  olc_store *s = tsu_open_memory();
+  olc_lookup_result *res;
+  shape t;
+  int scope;
+  put_noise(s, 5, 0);
+  shape_init(&t, "sha256:zz", 0, 99, "9", "cpu-b", 8);
+  for (scope = OLC_LOOKUP_SCOPE_KEY; scope <= OLC_LOOKUP_SCOPE_WORKLOAD; scope++) {
+    res = lookup(s, &t.key, scope, 0, 0, OLC_E_NOT_FOUND);
+    CU_ASSERT_EQUAL(olc_lookup_result_rejected_count(res), 0);
+    olc_store_free(s); /* the result keeps its snapshot */
+    s = NULL;
+    CU_ASSERT_EQUAL(olc_lookup_result_unlisted_count(res), 10);
+    olc_lookup_result_free(res);
+    s = tsu_open_memory();
+    put_noise(s, 5, 0);
+  }
+  t.key.backend = "cpu_other";
+  res = lookup(s, &t.key, OLC_LOOKUP_SCOPE_WORKLOAD, 0, 0, OLC_E_NOT_FOUND);
+  CU_ASSERT_EQUAL(olc_lookup_result_unlisted_count(res), 0);
+  olc_lookup_result_free(res);
+  olc_store_free(s);
+}
+
 /* A store of 50 other shapes plus one record of shape 25 (or two levels);
  * the scoped lookup of shape 25 must give exactly the expected rejections. */
 static void expect_in_scope(int impl_rec, const char *model, const char *proc, int64_t threads,
@@ -367,6 +393,7 @@ int main(int argc, char **argv) {
     return 1;
   suite = CU_add_suite("lookup_scope", NULL, NULL);
   CU_add_test(suite, "many_shapes", test_many_shapes);
+  CU_add_test(suite, "unlisted_without_candidates", test_unlisted_without_candidates);
   CU_add_test(suite, "reasons_in_scope", test_reasons_in_scope);
   CU_add_test(suite, "legacy_records", test_legacy_records);
   CU_add_test(suite, "portable_in_scope", test_portable_in_scope);

@@ -44,7 +44,9 @@ enum {
   /* the workload index */
   TAG_EXACT_NO_MODEL_IN_WORKLOAD,
   TAG_EXACT_LEGACY_MODEL,
-  TAG_COUNT
+  TAG_COUNT,
+  /* the key index: one entry per bucket (backend, operator) */
+  TAG_BUCKET = TAG_COUNT
 };
 
 /* One entry per (record, left-out field); hash, record and chain link
@@ -60,6 +62,11 @@ struct olc_cand_index {
   cand_entry *entries;
   uint64_t mask;
   size_t count;
+  /* Key index: bucket b holds the records [starts[b], starts[b + 1]); its
+   * TAG_BUCKET entry's rec is b, so a lookup learns the bucket's size
+   * without a binary search over the records. */
+  uint32_t *starts;
+  size_t buckets;
 };
 
 static uint64_t combine(uint64_t a, uint64_t b) {
@@ -69,8 +76,7 @@ static uint64_t combine(uint64_t a, uint64_t b) {
 void olc_cand__fields(olc_cand_fields *f, const char *backend, const char *operator_name,
                       const char *implementation, const char *model, const char *processor,
                       int64_t threads, const olc_property *structure, size_t count) {
-  const char *workload = olc_store_workload_of_digest(model);
-  size_t part = olc_store__digest_model_part(model), i;
+  size_t i;
   f->bucket = olc_hash__str(olc_hash__str(0, backend), operator_name);
   f->impl = olc_hash__str(1, implementation);
   f->model = olc_hash__str(2, model);
@@ -80,6 +86,13 @@ void olc_cand__fields(olc_cand_fields *f, const char *backend, const char *opera
   for (i = 0; i < count; i++)
     f->structure =
         olc_hash__str(olc_hash__str(f->structure, structure[i].name), structure[i].value);
+  f->has_workload = f->has_model_part = 0;
+  f->workload = f->model_part = 0;
+}
+
+void olc_cand__workload_fields(olc_cand_fields *f, const char *model) {
+  const char *workload = olc_store_workload_of_digest(model);
+  size_t part = olc_store__digest_model_part(model);
   f->has_workload = workload != NULL;
   f->workload = olc_hash__str(4, workload);
   /* Hashed like a whole digest, so it meets a legacy record's model. */
@@ -104,8 +117,10 @@ static uint64_t leave_out(const olc_cand_fields *f, int tag) {
     return combine(h, f->impl);
   case TAG_EXACT_NO_MODEL_IN_WORKLOAD:
     return combine(combine(combine(combine(h, f->impl), f->processor), f->threads), f->workload);
-  default: /* TAG_EXACT_LEGACY_MODEL: a record's whole digest */
+  case TAG_EXACT_LEGACY_MODEL: /* a record's whole digest */
     return combine(h, f->model);
+  default: /* TAG_BUCKET */
+    return h;
   }
 }
 
@@ -119,6 +134,7 @@ static void index_free(olc_cand_index *ix) {
     return;
   free(ix->heads);
   free(ix->entries);
+  free(ix->starts);
   free(ix);
 }
 
@@ -144,6 +160,7 @@ static void insert_record(olc_cand_index *ix, const olc_record *r, size_t i, int
     return;
   record_fields(&f, r);
   if (kind == OLC_CAND_WORKLOAD_INDEX) {
+    olc_cand__workload_fields(&f, r->model_digest);
     tag = f.has_workload ? TAG_EXACT_NO_MODEL_IN_WORKLOAD : TAG_EXACT_LEGACY_MODEL;
     insert(ix, leave_out(&f, tag), i);
   } else if (r->level == OLC_LEVEL_EXACT) {
@@ -155,13 +172,48 @@ static void insert_record(olc_cand_index *ix, const olc_record *r, size_t i, int
   }
 }
 
+static int same_bucket(const olc_record *a, const olc_record *b) {
+  return strcmp(a->backend, b->backend) == 0 && strcmp(a->operator_name, b->operator_name) == 0;
+}
+
+/* The bucket starts of the key index and their entries (the set is in
+ * canonical order, which keeps each bucket's records together). */
+static int index_buckets(olc_cand_index *ix, const olc_recset *set, size_t buckets) {
+  size_t i, b = 0;
+  ix->starts = malloc((buckets + 1) * sizeof *ix->starts);
+  if (ix->starts == NULL)
+    return -1;
+  for (i = 0; i < set->count; i++) {
+    const olc_record *r = &set->recs[i];
+    olc_cand_fields f;
+    if (i > 0 && same_bucket(r, &set->recs[i - 1]))
+      continue;
+    memset(&f, 0, sizeof f);
+    f.bucket = olc_hash__str(olc_hash__str(0, r->backend), r->operator_name);
+    ix->starts[b] = (uint32_t)i;
+    insert(ix, leave_out(&f, TAG_BUCKET), b++);
+  }
+  ix->starts[b] = (uint32_t)set->count;
+  ix->buckets = b;
+  return 0;
+}
+
+static size_t count_buckets(const olc_recset *set) {
+  size_t i, n = 0;
+  for (i = 0; i < set->count; i++)
+    n += i == 0 || !same_bucket(&set->recs[i], &set->recs[i - 1]);
+  return n;
+}
+
 static olc_cand_index *index_build(const olc_recset *set, int kind) {
   olc_cand_index *ix;
-  size_t entries = 0, slots = 16, i;
+  size_t entries = 0, slots = 16, i, buckets = 0;
   if (set->count >= UINT32_MAX / 4)
     return NULL;
   for (i = 0; i < set->count; i++)
     entries += entries_of(&set->recs[i], kind);
+  if (kind == OLC_CAND_KEY_INDEX)
+    entries += buckets = count_buckets(set);
   while (slots < entries)
     slots *= 2;
   ix = calloc(1, sizeof *ix);
@@ -175,6 +227,10 @@ static olc_cand_index *index_build(const olc_recset *set, int kind) {
   }
   memset(ix->heads, 0xff, slots * sizeof *ix->heads);
   ix->mask = slots - 1;
+  if (kind == OLC_CAND_KEY_INDEX && index_buckets(ix, set, buckets) != 0) {
+    index_free(ix);
+    return NULL;
+  }
   for (i = 0; i < set->count; i++)
     insert_record(ix, &set->recs[i], i, kind);
   return ix;
@@ -224,48 +280,54 @@ typedef struct cand_probe {
   uint32_t first;
 } cand_probe;
 
-/* Whether a lookup walks the chain of that tag.  In scope the model and
- * the structure may not differ freely: the workload index stands in for
- * the leave-model-out chain, and no leave-structure-out chain is walked. */
-static int tag_wanted(int tag, const olc_cand_fields *key, unsigned probes) {
-  int exact = (probes & OLC_CAND_EXACT) != 0, portable = (probes & OLC_CAND_PORTABLE) != 0;
+#define TAG_BIT(tag) (1u << (tag))
+#define WORKLOAD_TAGS (TAG_BIT(TAG_EXACT_NO_MODEL_IN_WORKLOAD) | TAG_BIT(TAG_EXACT_LEGACY_MODEL))
+
+/* The chains a lookup walks, one bit per tag.  In scope the model and the
+ * structure may not differ freely: the workload index stands in for the
+ * leave-model-out chain, and no leave-structure-out chain is walked. */
+static unsigned wanted_tags(const olc_cand_fields *key, unsigned probes) {
   int scoped = (probes & OLC_CAND_SCOPED) != 0;
-  switch (tag) {
-  case TAG_EXACT_NO_IMPL:
-  case TAG_EXACT_NO_PROCESSOR:
-  case TAG_EXACT_NO_THREADS:
-    return exact;
-  case TAG_EXACT_NO_MODEL:
-    return exact && !scoped;
-  case TAG_PORTABLE_NO_IMPL:
-    return portable;
-  case TAG_PORTABLE_NO_STRUCTURE:
-    return portable && !scoped;
-  case TAG_EXACT_NO_MODEL_IN_WORKLOAD:
-    return exact && scoped && key->has_workload;
-  default: /* TAG_EXACT_LEGACY_MODEL */
-    return exact && scoped && key->has_model_part;
+  unsigned m = 0;
+  if (probes & OLC_CAND_EXACT) {
+    m |= TAG_BIT(TAG_EXACT_NO_IMPL) | TAG_BIT(TAG_EXACT_NO_PROCESSOR) |
+         TAG_BIT(TAG_EXACT_NO_THREADS);
+    if (!scoped)
+      m |= TAG_BIT(TAG_EXACT_NO_MODEL);
+    if (scoped && key->has_workload)
+      m |= TAG_BIT(TAG_EXACT_NO_MODEL_IN_WORKLOAD);
+    if (scoped && key->has_model_part)
+      m |= TAG_BIT(TAG_EXACT_LEGACY_MODEL);
   }
+  if (probes & OLC_CAND_PORTABLE) {
+    m |= TAG_BIT(TAG_PORTABLE_NO_IMPL);
+    if (!scoped)
+      m |= TAG_BIT(TAG_PORTABLE_NO_STRUCTURE);
+  }
+  return m;
 }
 
 /* The chains a lookup walks, with their memory loads issued together so
  * that the cache misses of a large store overlap instead of adding up. */
 static olc_status plan_probes(cand_probe *p, size_t *np, olc_snapshot *snap,
                               const olc_cand_fields *key, unsigned probes) {
-  const olc_cand_index *ix[OLC_CAND_INDEXES] = {NULL, NULL};
+  unsigned m = wanted_tags(key, probes);
+  const olc_cand_index *kx = NULL, *wx = NULL;
   size_t n = 0, i;
   int tag;
+  if ((m & ~WORKLOAD_TAGS) != 0 && (kx = index_get(snap, OLC_CAND_KEY_INDEX)) == NULL)
+    return OLC_E_NOMEM;
+  if ((m & WORKLOAD_TAGS) != 0 && (wx = index_get(snap, OLC_CAND_WORKLOAD_INDEX)) == NULL)
+    return OLC_E_NOMEM;
   for (tag = TAG_EXACT_NO_IMPL; tag < TAG_COUNT; tag++) {
-    int kind = tag >= TAG_EXACT_NO_MODEL_IN_WORKLOAD ? OLC_CAND_WORKLOAD_INDEX : OLC_CAND_KEY_INDEX;
-    olc_cand_fields lk = *key;
-    if (!tag_wanted(tag, key, probes))
+    if ((m & TAG_BIT(tag)) == 0)
       continue;
-    if (ix[kind] == NULL && (ix[kind] = index_get(snap, kind)) == NULL)
-      return OLC_E_NOMEM;
-    if (tag == TAG_EXACT_LEGACY_MODEL)
-      lk.model = key->model_part;
-    p[n].ix = ix[kind];
-    p[n].hash = leave_out(&lk, tag);
+    p[n].ix = (TAG_BIT(tag) & WORKLOAD_TAGS) != 0 ? wx : kx;
+    /* A legacy record is entered under its whole digest: the key's model
+     * part stands for it. */
+    p[n].hash = tag == TAG_EXACT_LEGACY_MODEL
+                    ? combine(combine(key->bucket, (uint64_t)tag), key->model_part)
+                    : leave_out(key, tag);
     OLC_PREFETCH(&p[n].ix->heads[p[n].hash & p[n].ix->mask]);
     n++;
   }
@@ -323,4 +385,27 @@ olc_status olc_cand__find(size_t **out, size_t *count, olc_snapshot *snap,
   *out = found;
   *count = u;
   return OLC_OK;
+}
+
+size_t olc_cand__bucket_size(olc_snapshot *snap, uint64_t bucket, const char *backend,
+                             const char *operator_name) {
+  const olc_cand_index *ix = index_get(snap, OLC_CAND_KEY_INDEX);
+  olc_cand_fields f;
+  uint64_t h;
+  uint32_t e;
+  if (ix == NULL)
+    return (size_t)-1;
+  memset(&f, 0, sizeof f);
+  f.bucket = bucket;
+  h = leave_out(&f, TAG_BUCKET);
+  for (e = ix->heads[h & ix->mask]; e != UINT32_MAX; e = ix->entries[e].next) {
+    const olc_record *r;
+    uint32_t b = ix->entries[e].rec;
+    if (ix->entries[e].hash != h)
+      continue;
+    r = &snap->set.recs[ix->starts[b]];
+    if (strcmp(r->backend, backend) == 0 && strcmp(r->operator_name, operator_name) == 0)
+      return ix->starts[b + 1] - ix->starts[b];
+  }
+  return 0;
 }

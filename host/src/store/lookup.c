@@ -344,6 +344,7 @@ static olc_status scan_bucket(lookup_ctx *c, const olc_snapshot *snap,
   size_t first, count, i;
   olc_status st = OLC_OK;
   olc_snapshot__bucket(snap, c->key->backend, c->key->operator_name, &first, &count);
+  c->res->bucket_count = count;
   for (i = 0; i < count && st == OLC_OK; i++)
     st = consider(c, olc_snapshot__at(snap, first + i), matched);
   return st;
@@ -358,12 +359,16 @@ static olc_status scan_candidates(lookup_ctx *c, olc_snapshot *snap, const olc_r
   olc_cand__fields(&kf, c->key->backend, c->key->operator_name, c->key->implementation,
                    c->key->model_digest, c->key->processor, c->key->thread_count, c->props,
                    c->nprops);
+  if (c->scoped)
+    olc_cand__workload_fields(&kf, c->key->model_digest);
   st = olc_cand__find(&idx, &n, snap, &kf,
                       (c->has_exact ? OLC_CAND_EXACT : 0u) | OLC_CAND_PORTABLE |
                           (c->scoped ? OLC_CAND_SCOPED : 0u),
                       stack, sizeof stack / sizeof stack[0]);
   if (st != OLC_OK)
     return scan_bucket(c, snap, matched);
+  c->res->bucket_count = (size_t)-1;
+  c->res->bucket_hash = kf.bucket;
   for (i = 0; i < n && st == OLC_OK; i++) {
     const olc_record *r = &snap->set.recs[idx[i]];
     /* A hash collision may bring a record of another bucket. */
@@ -377,14 +382,33 @@ static olc_status scan_candidates(lookup_ctx *c, olc_snapshot *snap, const olc_r
   return st;
 }
 
+/* The names unlisted_count needs to count the bucket later: those of a
+ * record in the result, or copies when it holds none. */
+static olc_status note_bucket(lookup_ctx *c) {
+  olc_lookup_result *res = c->res;
+  const olc_record *r = res->selected;
+  if (res->bucket_count != (size_t)-1)
+    return OLC_OK;
+  if (r == NULL && res->rejected_count > 0)
+    r = res->rejected[0].record;
+  if (r != NULL) {
+    res->bucket_backend = r->backend;
+    res->bucket_operator = r->operator_name;
+    return OLC_OK;
+  }
+  res->bucket_backend = olc_arena__strdup(&res->arena, c->key->backend);
+  res->bucket_operator = olc_arena__strdup(&res->arena, c->key->operator_name);
+  return res->bucket_backend != NULL && res->bucket_operator != NULL ? OLC_OK : OLC_E_NOMEM;
+}
+
 static olc_status find(lookup_ctx *c, olc_snapshot *snap) {
   const olc_record *matched[5] = {NULL, NULL, NULL, NULL, NULL};
-  size_t first;
-  olc_status st;
-  olc_snapshot__bucket(snap, c->key->backend, c->key->operator_name, &first, &c->res->bucket_count);
-  st = c->opts->all_candidates ? scan_bucket(c, snap, matched) : scan_candidates(c, snap, matched);
+  olc_status st =
+      c->opts->all_candidates ? scan_bucket(c, snap, matched) : scan_candidates(c, snap, matched);
   if (st == OLC_OK)
     st = choose(c, matched);
+  if (st == OLC_OK)
+    st = note_bucket(c);
   if (st == OLC_OK && c->res->rejected_count > 1)
     qsort(c->res->rejected, c->res->rejected_count, sizeof *c->res->rejected, rejection_cmp);
   return st;
@@ -399,9 +423,12 @@ static void ctx_init(lookup_ctx *c, const olc_lookup_options *o, const olc_prope
   c->has_exact = olc_store__key_has_exact(o->key);
   /* all_candidates reports the whole bucket: it wins over the scope. */
   c->scoped = o->scope == OLC_LOOKUP_SCOPE_WORKLOAD && !o->all_candidates;
-  c->key_workload = c->has_exact ? olc_store_workload_of_digest(o->key->model_digest) : NULL;
-  c->key_model_part =
-      c->has_exact ? olc_store__digest_model_part(o->key->model_digest) : (size_t)-1;
+  c->key_workload = NULL;
+  c->key_model_part = (size_t)-1;
+  if (c->scoped && c->has_exact) {
+    c->key_workload = olc_store_workload_of_digest(o->key->model_digest);
+    c->key_model_part = olc_store__digest_model_part(o->key->model_digest);
+  }
   c->res = res;
 }
 

@@ -68,11 +68,20 @@ size_t olc_lookup_result_rejected_count(const olc_lookup_result *result) {
 }
 
 size_t olc_lookup_result_unlisted_count(const olc_lookup_result *result) {
-  size_t listed;
+  size_t listed, bucket;
   if (result == NULL)
     return 0;
   listed = result->rejected_count + (result->selected != NULL);
-  return result->bucket_count > listed ? result->bucket_count - listed : 0;
+  bucket = result->bucket_count;
+  if (bucket == (size_t)-1)
+    bucket = olc_cand__bucket_size(result->snap, result->bucket_hash, result->bucket_backend,
+                                   result->bucket_operator);
+  if (bucket == (size_t)-1) { /* no key index: it could not be built (out of memory) */
+    size_t first;
+    olc_snapshot__bucket(result->snap, result->bucket_backend, result->bucket_operator, &first,
+                         &bucket);
+  }
+  return bucket > listed ? bucket - listed : 0;
 }
 
 const olc_rejection *olc_lookup_result_rejected(const olc_lookup_result *result, size_t i) {

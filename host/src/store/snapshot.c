@@ -68,14 +68,13 @@ const olc_record *olc_snapshot__at(const olc_snapshot *snap, size_t pos) {
 }
 
 /* The first position whose record does not order before (backend,
- * operator), or with upper set, the first that orders after it. */
-static size_t bucket_bound(const olc_snapshot *snap, const char *backend, const char *operator_name,
-                           int upper) {
+ * operator). */
+static size_t bucket_lower(const olc_snapshot *snap, const char *backend,
+                           const char *operator_name) {
   size_t lo = 0, hi = snap->set.count;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    int c = bucket_cmp(olc_snapshot__at(snap, mid), backend, operator_name);
-    if (c < 0 || (upper && c == 0))
+    if (bucket_cmp(olc_snapshot__at(snap, mid), backend, operator_name) < 0)
       lo = mid + 1;
     else
       hi = mid;
@@ -83,12 +82,36 @@ static size_t bucket_bound(const olc_snapshot *snap, const char *backend, const 
   return lo;
 }
 
-/* Two binary searches, so that finding a bucket costs O(log n) however
- * many records it holds (a scoped lookup must not pay for its bucket). */
+/* The end of the bucket that begins at first: galloping (steps 1, 2, 4...)
+ * then a binary search, so that it costs O(log size) of the bucket, small
+ * buckets included. */
+static size_t bucket_end(const olc_snapshot *snap, size_t first, const char *backend,
+                         const char *operator_name) {
+  size_t lo = first, step = 1, hi;
+  while (lo + step < snap->set.count &&
+         bucket_cmp(olc_snapshot__at(snap, lo + step), backend, operator_name) == 0) {
+    lo += step;
+    step *= 2;
+  }
+  /* lo is in the bucket (or first, when it is empty); lo + step is not. */
+  if (lo == first && (first == snap->set.count ||
+                      bucket_cmp(olc_snapshot__at(snap, first), backend, operator_name) != 0))
+    return first;
+  hi = lo + step < snap->set.count ? lo + step : snap->set.count;
+  lo++;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (bucket_cmp(olc_snapshot__at(snap, mid), backend, operator_name) == 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 void olc_snapshot__bucket(const olc_snapshot *snap, const char *backend, const char *operator_name,
                           size_t *first, size_t *count) {
-  size_t lo = bucket_bound(snap, backend, operator_name, 0);
-  size_t end = bucket_bound(snap, backend, operator_name, 1);
+  size_t lo = bucket_lower(snap, backend, operator_name);
   *first = lo;
-  *count = end - lo;
+  *count = bucket_end(snap, lo, backend, operator_name) - lo;
 }

@@ -73,10 +73,19 @@ typedef struct olc_snapshot {
   olc_cand_index *cand[OLC_CAND_INDEXES];
 } olc_snapshot;
 
-/* Hashes of the identity fields of a key or record (structure sorted). */
+/* Hashes of the identity fields of a key or record (structure sorted);
+ * the workload fields are left unset (has_workload, has_model_part 0). */
 void olc_cand__fields(olc_cand_fields *f, const char *backend, const char *operator_name,
                       const char *implementation, const char *model, const char *processor,
                       int64_t threads, const olc_property *structure, size_t count);
+/* Adds the hashes of the model digest's workload identity and model part
+ * (what OLC_CAND_SCOPED probes need). */
+void olc_cand__workload_fields(olc_cand_fields *f, const char *model);
+/* The number of records of a backend and operator (bucket: their
+ * olc_cand_fields hash), by one probe of the key index; (size_t)-1 when
+ * that index cannot be built. */
+size_t olc_cand__bucket_size(olc_snapshot *snap, uint64_t bucket, const char *backend,
+                             const char *operator_name);
 /* Indices (into snap->set.recs, ascending, unique) of every record that may
  * match the key or differ from it in one identity field, at the levels that
  * probes names (OLC_CAND_*): a superset that the caller filters exactly.
@@ -166,8 +175,14 @@ struct olc_lookup_result {
   olc_rejection *rejected;
   size_t rejected_count;
   size_t rejected_cap;
-  size_t bucket_count; /* records of the key's backend and operator */
-  olc_arena arena;     /* messages */
+  /* The records of the key's backend and operator: bucket_count, or when
+   * that is (size_t)-1, counted on demand (olc_lookup_result_unlisted_count)
+   * from the key index by bucket_hash and the names, which point into the
+   * snapshot or the arena; a hit pays nothing for it. */
+  size_t bucket_count;
+  uint64_t bucket_hash;
+  const char *bucket_backend, *bucket_operator;
+  olc_arena arena; /* messages, copied names */
 };
 
 struct olc_record_list {
