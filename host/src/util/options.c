@@ -47,7 +47,7 @@ const olc_options_layout olc_options__save =
 static const olc_lookup_options lookup_defaults = OLC_LOOKUP_OPTIONS_INIT;
 static const size_t lookup_ends[] = {
     OPT_END(olc_lookup_options, validate_payload), /* 1 */
-    OPT_END(olc_lookup_options, scope),            /* 2 */
+    OPT_END(olc_lookup_options, scope),            /* 2: scope */
 };
 OPT_ROWS(lookup_ends, OLC_LOOKUP_OPTIONS_VERSION);
 const olc_options_layout olc_options__lookup =
