@@ -103,6 +103,29 @@ static void print_lookup_json(FILE *out, const olc_lookup_result *result) {
   cli_json_newline(&j);
 }
 
+/* Looks up, prints the result, and gives the exit code. */
+static int run_lookup(cli_ctx *ctx, olc_store *store, const olc_lookup_options *lookup, int json) {
+  olc_lookup_result *result = NULL;
+  olc_error err;
+  olc_status st;
+  int rc = CLI_EXIT_OK;
+  olc_error_clear(&err);
+  st = olc_store_lookup(&result, store, lookup, &err);
+  if (st != OLC_OK && st != OLC_E_NOT_FOUND)
+    return cli_fail(ctx, st, &err);
+  if (result != NULL) {
+    if (json)
+      print_lookup_json(ctx->out, result);
+    else
+      print_lookup_text(ctx->out, result,
+                        lookup->scope == OLC_LOOKUP_SCOPE_WORKLOAD && !lookup->all_candidates);
+  }
+  if (st == OLC_E_NOT_FOUND || result == NULL || olc_lookup_result_selected(result) == NULL)
+    rc = CLI_EXIT_NOT_SELECTED;
+  olc_lookup_result_free(result);
+  return rc;
+}
+
 int cli_cmd_lookup(cli_ctx *ctx, int argc, char **argv) {
   static const cli_option opts[] = {CLI_KEY_OPTIONS,
                                     {"force-portable", NULL, OPT_FORCE_PORTABLE, 0},
@@ -113,9 +136,6 @@ int cli_cmd_lookup(cli_ctx *ctx, int argc, char **argv) {
   cli_key_args key;
   cli_parser p;
   olc_store *store = NULL;
-  olc_lookup_result *result = NULL;
-  olc_error err;
-  olc_status st;
   const char *v;
   int id, r, rc = CLI_EXIT_OK, json = 0;
 
@@ -154,23 +174,8 @@ int cli_cmd_lookup(cli_ctx *ctx, int argc, char **argv) {
   if (rc != CLI_EXIT_OK)
     goto done;
   lookup.key = &key.key;
-  olc_error_clear(&err);
-  st = olc_store_lookup(&result, store, &lookup, &err);
-  if (st != OLC_OK && st != OLC_E_NOT_FOUND) {
-    rc = cli_fail(ctx, st, &err);
-    goto done;
-  }
-  if (result != NULL) {
-    if (json)
-      print_lookup_json(ctx->out, result);
-    else
-      print_lookup_text(ctx->out, result,
-                        lookup.scope == OLC_LOOKUP_SCOPE_WORKLOAD && !lookup.all_candidates);
-  }
-  if (st == OLC_E_NOT_FOUND || result == NULL || olc_lookup_result_selected(result) == NULL)
-    rc = CLI_EXIT_NOT_SELECTED;
+  rc = run_lookup(ctx, store, &lookup, json);
 done:
-  olc_lookup_result_free(result);
   olc_store_free(store);
   cli_key_free(&key);
   return rc;
