@@ -135,46 +135,39 @@ static olc_status parse_after_quote(olc_format_parser *ps, unsigned char want) {
   return OLC_OK;
 }
 
-olc_status olc_format__quoted(olc_format_parser *ps, int field, int allow_nul, const char **out,
-                              size_t *out_len) {
-  const unsigned char *q = ps->p, *end = ps->end, *s, *quote, *close;
-  char *dst = ps->pool, *d = dst;
-  size_t n;
+/* The value's text lands in the pool; the caller's outputs point at it. */
+static olc_status quoted_done(olc_format_parser *ps, char *dst, size_t n, const unsigned char *next,
+                              const char **out, size_t *out_len) {
+  dst[n] = 0;
+  ps->pool = dst + n + 1;
+  ps->p = next;
+  *out = dst;
+  if (out_len != NULL)
+    *out_len = n;
+  return OLC_OK;
+}
 
-  if (q >= end)
-    return parse_cut(ps);
-  if (*q != '"' && relaxed("bare")) {
-    n = parse_word(ps);
-    memcpy(dst, q, n);
-    dst[n] = 0;
-    ps->pool = dst + n + 1;
-    ps->p = q + n;
-    *out = dst;
-    if (out_len != NULL)
-      *out_len = n;
-    return OLC_OK;
-  }
-  if (*q != '"')
-    return olc_format__fail(ps, q, OLC_E_MALFORMED, "expected quoted value in field \"%s\"",
-                            olc_format__field_name(field));
-  s = q + 1;
-  quote = memchr(s, '"', (size_t)(end - s));
+/*
+ * Copies the quoted text after the opening quote q into d, undoing the
+ * escapes; *close receives the closing quote (the input's last byte when a
+ * relaxed parse lets the value run to the end) and *len the copied length.
+ */
+static olc_status quoted_unescape(olc_format_parser *ps, const unsigned char *q, char *d,
+                                  const unsigned char **close, size_t *len) {
+  const unsigned char *end = ps->end, *s = q + 1;
+  const unsigned char *quote = memchr(s, '"', (size_t)(end - s));
+  char *start = d;
   for (;;) {
     const unsigned char *lim = quote != NULL ? quote : end;
     const unsigned char *bs = memchr(s, '\\', (size_t)(lim - s));
     if (bs == NULL) {
-      if (quote == NULL && relaxed("partial")) {
-        memcpy(d, s, (size_t)(end - s));
-        d += end - s;
-        close = end - 1; /* the value runs to the end of the input */
-        break;
-      }
-      if (quote == NULL)
+      if (quote == NULL && !relaxed("partial"))
         return olc_format__fail(ps, q, OLC_E_MALFORMED, "unterminated quote");
-      memcpy(d, s, (size_t)(quote - s));
-      d += quote - s;
-      close = quote;
-      break;
+      memcpy(d, s, (size_t)(lim - s));
+      d += lim - s;
+      *close = quote != NULL ? quote : end - 1; /* partial: the value runs to the end */
+      *len = (size_t)(d - start);
+      return OLC_OK;
     }
     memcpy(d, s, (size_t)(bs - s));
     d += bs - s;
@@ -186,7 +179,28 @@ olc_status olc_format__quoted(olc_format_parser *ps, int field, int allow_nul, c
     if (bs + 1 == quote)
       quote = memchr(s, '"', (size_t)(end - s));
   }
-  n = (size_t)(d - dst);
+}
+
+olc_status olc_format__quoted(olc_format_parser *ps, int field, int allow_nul, const char **out,
+                              size_t *out_len) {
+  const unsigned char *q = ps->p, *close;
+  char *dst = ps->pool;
+  size_t n;
+  olc_status st;
+
+  if (q >= ps->end)
+    return parse_cut(ps);
+  if (*q != '"' && relaxed("bare")) {
+    n = parse_word(ps);
+    memcpy(dst, q, n);
+    return quoted_done(ps, dst, n, q + n, out, out_len);
+  }
+  if (*q != '"')
+    return olc_format__fail(ps, q, OLC_E_MALFORMED, "expected quoted value in field \"%s\"",
+                            olc_format__field_name(field));
+  st = quoted_unescape(ps, q, dst, &close, &n);
+  if (st != OLC_OK)
+    return st;
   if (n > ps->lim.max_value_size)
     return olc_format__fail(ps, q, OLC_E_MALFORMED, "value too large in field \"%s\"",
                             olc_format__field_name(field));
@@ -196,13 +210,7 @@ olc_status olc_format__quoted(olc_format_parser *ps, int field, int allow_nul, c
       return olc_format__fail(ps, nul, OLC_E_MALFORMED, "nul byte in %s",
                               olc_format__field_name(field));
   }
-  *d = 0;
-  ps->pool = d + 1;
-  ps->p = close + 1;
-  *out = dst;
-  if (out_len != NULL)
-    *out_len = n;
-  return OLC_OK;
+  return quoted_done(ps, dst, n, close + 1, out, out_len);
 }
 
 /* A quoted value followed by want. */
@@ -345,6 +353,36 @@ static int parse_keyword(const unsigned char *w, size_t n) {
 }
 
 /* One field line of a record; *done is set at `end`. */
+/* The value of field f, after its keyword kw and the separating space. */
+static olc_status parse_value(olc_format_parser *ps, olc_record *r, int f,
+                              const unsigned char *kw) {
+  olc_status st;
+  switch (f) {
+  case PF_BACKEND:
+    return parse_qfield(ps, f, &r->backend, '\n');
+  case PF_OPERATOR:
+    return parse_qfield(ps, f, &r->operator_name, '\n');
+  case PF_IMPLEMENTATION:
+    return parse_qfield(ps, f, &r->implementation, '\n');
+  case PF_MODEL_DIGEST:
+    return parse_qfield(ps, f, &r->model_digest, '\n');
+  case PF_PROCESSOR:
+    return parse_qfield(ps, f, &r->processor, '\n');
+  case PF_THREAD_COUNT:
+    return parse_thread_count(ps, &r->thread_count);
+  case PF_STRUCTURE:
+    return parse_structure(ps, kw);
+  case PF_MEASUREMENT:
+    return parse_measurement(ps);
+  default: { /* PF_POLICY: any byte, NUL included */
+    const char *pol = NULL;
+    st = olc_format__quoted(ps, f, 1, &pol, &r->policy_len);
+    r->policy = (const unsigned char *)pol;
+    return st == OLC_OK ? parse_after_quote(ps, '\n') : st;
+  }
+  }
+}
+
 static olc_status parse_field(olc_format_parser *ps, olc_record *r, unsigned *seen, size_t *fields,
                               const unsigned char **end_kw, int *done) {
   const unsigned char *kw = ps->p;
@@ -386,30 +424,7 @@ static olc_status parse_field(olc_format_parser *ps, olc_record *r, unsigned *se
   st = parse_sep(ps, ' ');
   if (st != OLC_OK)
     return st;
-  switch (f) {
-  case PF_BACKEND:
-    return parse_qfield(ps, f, &r->backend, '\n');
-  case PF_OPERATOR:
-    return parse_qfield(ps, f, &r->operator_name, '\n');
-  case PF_IMPLEMENTATION:
-    return parse_qfield(ps, f, &r->implementation, '\n');
-  case PF_MODEL_DIGEST:
-    return parse_qfield(ps, f, &r->model_digest, '\n');
-  case PF_PROCESSOR:
-    return parse_qfield(ps, f, &r->processor, '\n');
-  case PF_THREAD_COUNT:
-    return parse_thread_count(ps, &r->thread_count);
-  case PF_STRUCTURE:
-    return parse_structure(ps, kw);
-  case PF_MEASUREMENT:
-    return parse_measurement(ps);
-  default: { /* PF_POLICY: any byte, NUL included */
-    const char *pol = NULL;
-    st = olc_format__quoted(ps, f, 1, &pol, &r->policy_len);
-    r->policy = (const unsigned char *)pol;
-    return st == OLC_OK ? parse_after_quote(ps, '\n') : st;
-  }
-  }
+  return parse_value(ps, r, f, kw);
 }
 
 /* The `profile <level> <origin>` line; ps->p is just after "profile". */

@@ -91,108 +91,138 @@ static int write_add(size_t *total, size_t n) {
   return 1;
 }
 
-static olc_status write_record(olc_buf *out, const olc_record *r) {
-  size_t lens[5], need = 64, i;
-  const char *strs[5];
-  const olc_property *props = r->structure;
-  olc_property *sorted = NULL;
-  olc_status st = OLC_OK;
-  write_cur c;
-
-  strs[0] = r->backend;
-  strs[1] = r->operator_name;
-  strs[2] = r->implementation;
-  strs[3] = r->model_digest;
-  strs[4] = r->processor;
+/* The bytes record r takes at most, escapes included; 0 when it overflows. */
+static size_t write_record_size(const olc_record *r) {
+  size_t need = 64, i;
+  const char *strs[5] = {r->backend, r->operator_name, r->implementation, r->model_digest,
+                         r->processor};
   for (i = 0; i < 5; i++) {
-    lens[i] = write_slen(strs[i]);
-    if (!write_add(&need, lens[i]))
-      return OLC_E_NOMEM;
+    if (!write_add(&need, write_slen(strs[i])))
+      return 0;
   }
   if (!write_add(&need, r->policy_len))
-    return OLC_E_NOMEM;
+    return 0;
   for (i = 0; i < r->measurement_count; i++) {
     if (!write_add(&need, write_slen(r->measurements[i].name)) ||
         !write_add(&need, write_slen(r->measurements[i].unit) + OLC_FORMAT_DOUBLE_MAX))
-      return OLC_E_NOMEM;
+      return 0;
   }
   if (r->level == OLC_LEVEL_PORTABLE) {
     for (i = 0; i < r->structure_count; i++) {
-      if (!write_add(&need, write_slen(props[i].name)) ||
-          !write_add(&need, write_slen(props[i].value)))
-        return OLC_E_NOMEM;
+      if (!write_add(&need, write_slen(r->structure[i].name)) ||
+          !write_add(&need, write_slen(r->structure[i].value)))
+        return 0;
     }
-    /* The set should hold sorted structures; sort a copy if it does not, so
-     * the output stays canonical either way. */
-    for (i = 1; i < r->structure_count; i++) {
-      if (write_scmp(props[i - 1].name, props[i].name) >= 0)
-        break;
-    }
-    if (i < r->structure_count) {
-      sorted = malloc(r->structure_count * sizeof(*sorted));
-      if (sorted == NULL)
-        return OLC_E_NOMEM;
-      memcpy(sorted, props, r->structure_count * sizeof(*sorted));
-      props = sorted;
-      /* a repeated name would make the file unreadable */
-      if (olc_properties__sort(sorted, r->structure_count) != (size_t)-1) {
-        st = OLC_E_INVALID;
-        goto done;
-      }
-    }
+  }
+  return need;
+}
+
+/*
+ * The structure of r in name order.  The set should hold sorted structures;
+ * when it does not, *copy receives a sorted copy (the caller frees it), so
+ * the output stays canonical either way.  A repeated name is OLC_E_INVALID:
+ * it would make the file unreadable.
+ */
+static olc_status write_sorted_structure(const olc_property **out, olc_property **copy,
+                                         const olc_record *r) {
+  size_t i;
+  *out = r->structure;
+  *copy = NULL;
+  for (i = 1; i < r->structure_count; i++) {
+    if (write_scmp(r->structure[i - 1].name, r->structure[i].name) >= 0)
+      break;
+  }
+  if (r->structure_count < 2 || i == r->structure_count)
+    return OLC_OK;
+  *copy = malloc(r->structure_count * sizeof(**copy));
+  if (*copy == NULL)
+    return OLC_E_NOMEM;
+  memcpy(*copy, r->structure, r->structure_count * sizeof(**copy));
+  *out = *copy;
+  if (olc_properties__sort(*copy, r->structure_count) != (size_t)-1)
+    return OLC_E_INVALID;
+  return OLC_OK;
+}
+
+static void write_field(write_cur *c, const char *label, size_t label_len, const char *value) {
+  memcpy(c->p, label, label_len);
+  c->p += label_len;
+  write_quoted(c, (const unsigned char *)value, write_slen(value));
+}
+
+#define WRITE_FIELD(c, label, value) write_field((c), label, sizeof(label) - 1, (value))
+
+/* The header and identity lines, up to the structure or thread count. */
+static olc_status write_identity(write_cur *c, const olc_record *r, const olc_property *props) {
+  size_t i;
+  if (r->level == OLC_LEVEL_EXACT)
+    WRITE_LIT(c, "profile exact ");
+  else
+    WRITE_LIT(c, "profile portable ");
+  if (r->origin == OLC_ORIGIN_OVERRIDE)
+    WRITE_LIT(c, "override");
+  else
+    WRITE_LIT(c, "calibrated");
+  WRITE_FIELD(c, "\nbackend ", r->backend);
+  WRITE_FIELD(c, "\noperator ", r->operator_name);
+  WRITE_FIELD(c, "\nimplementation ", r->implementation);
+  if (r->level == OLC_LEVEL_EXACT) {
+    if (r->thread_count < 0)
+      return OLC_E_INVALID; /* the reader would reject it */
+    WRITE_FIELD(c, "\nmodel_digest ", r->model_digest);
+    WRITE_FIELD(c, "\nprocessor ", r->processor);
+    WRITE_LIT(c, "\nthread_count ");
+    c->p += write_u64((char *)c->p, (uint64_t)r->thread_count);
+    return OLC_OK;
+  }
+  for (i = 0; i < r->structure_count; i++) {
+    WRITE_FIELD(c, "\nstructure ", props[i].name);
+    *c->p++ = ' ';
+    write_quoted(c, (const unsigned char *)props[i].value, write_slen(props[i].value));
+  }
+  return OLC_OK;
+}
+
+/* The measurement lines; a non-finite value is OLC_E_INVALID (unreadable). */
+static olc_status write_measurements(write_cur *c, const olc_record *r) {
+  size_t i, n;
+  for (i = 0; i < r->measurement_count; i++) {
+    const olc_measurement *m = &r->measurements[i];
+    WRITE_FIELD(c, "\nmeasurement ", m->name);
+    *c->p++ = ' ';
+    n = olc_format__double_text((char *)c->p, m->value);
+    if (n == 0)
+      return OLC_E_INVALID;
+    c->p += n;
+    *c->p++ = ' ';
+    write_quoted(c, (const unsigned char *)m->unit, write_slen(m->unit));
+  }
+  return OLC_OK;
+}
+
+static olc_status write_record(olc_buf *out, const olc_record *r) {
+  size_t need = write_record_size(r);
+  const olc_property *props = r->structure;
+  olc_property *sorted = NULL;
+  olc_status st;
+  write_cur c;
+
+  if (need == 0)
+    return OLC_E_NOMEM;
+  if (r->level == OLC_LEVEL_PORTABLE) {
+    st = write_sorted_structure(&props, &sorted, r);
+    if (st != OLC_OK)
+      goto done;
   }
   st = olc_buf__reserve(out, need);
   if (st != OLC_OK)
     goto done;
   c.p = out->data + out->len;
-  if (r->level == OLC_LEVEL_EXACT)
-    WRITE_LIT(&c, "profile exact ");
-  else
-    WRITE_LIT(&c, "profile portable ");
-  if (r->origin == OLC_ORIGIN_OVERRIDE)
-    WRITE_LIT(&c, "override\nbackend ");
-  else
-    WRITE_LIT(&c, "calibrated\nbackend ");
-  write_quoted(&c, (const unsigned char *)strs[0], lens[0]);
-  WRITE_LIT(&c, "\noperator ");
-  write_quoted(&c, (const unsigned char *)strs[1], lens[1]);
-  WRITE_LIT(&c, "\nimplementation ");
-  write_quoted(&c, (const unsigned char *)strs[2], lens[2]);
-  if (r->level == OLC_LEVEL_EXACT) {
-    WRITE_LIT(&c, "\nmodel_digest ");
-    write_quoted(&c, (const unsigned char *)strs[3], lens[3]);
-    WRITE_LIT(&c, "\nprocessor ");
-    write_quoted(&c, (const unsigned char *)strs[4], lens[4]);
-    WRITE_LIT(&c, "\nthread_count ");
-    if (r->thread_count < 0) {
-      st = OLC_E_INVALID; /* the reader would reject it */
-      goto done;
-    }
-    c.p += write_u64((char *)c.p, (uint64_t)r->thread_count);
-  } else {
-    for (i = 0; i < r->structure_count; i++) {
-      WRITE_LIT(&c, "\nstructure ");
-      write_quoted(&c, (const unsigned char *)props[i].name, write_slen(props[i].name));
-      *c.p++ = ' ';
-      write_quoted(&c, (const unsigned char *)props[i].value, write_slen(props[i].value));
-    }
-  }
-  for (i = 0; i < r->measurement_count; i++) {
-    const olc_measurement *m = &r->measurements[i];
-    size_t n;
-    WRITE_LIT(&c, "\nmeasurement ");
-    write_quoted(&c, (const unsigned char *)m->name, write_slen(m->name));
-    *c.p++ = ' ';
-    n = olc_format__double_text((char *)c.p, m->value);
-    if (n == 0) {
-      /* a non-finite value would make the file unreadable */
-      st = OLC_E_INVALID;
-      goto done;
-    }
-    c.p += n;
-    *c.p++ = ' ';
-    write_quoted(&c, (const unsigned char *)m->unit, write_slen(m->unit));
-  }
+  st = write_identity(&c, r, props);
+  if (st == OLC_OK)
+    st = write_measurements(&c, r);
+  if (st != OLC_OK)
+    goto done;
   WRITE_LIT(&c, "\npolicy ");
   write_quoted(&c, r->policy != NULL ? r->policy : (const unsigned char *)"", r->policy_len);
   WRITE_LIT(&c, "\nend\n");
