@@ -161,7 +161,16 @@ static void print_calibration(const cli_ctx *ctx, const cli_host *h, const olc_c
 }
 
 /* calibrate and select: select_only never measures. */
-static int run_loop(cli_ctx *ctx, int argc, char **argv, int select_only) {
+/* What calibrate and select take from their command line. */
+typedef struct loop_args {
+  cli_host_args host;
+  olc_calibrate_options opt;
+  const char **names; /* argc entries: the --workload names */
+  size_t count;
+  int stop; /* --help was answered: rc is the exit status */
+} loop_args;
+
+static int loop_parse(cli_ctx *ctx, loop_args *la, int argc, char **argv, int select_only) {
   static const cli_option calibrate_opts[] = {CLI_HOST_OPTIONS,
                                               {"workload", "NAME", OPT_WORKLOAD, CLI_OPT_REPEAT},
                                               {"recalibrate", NULL, OPT_RECALIBRATE, 0},
@@ -171,25 +180,10 @@ static int run_loop(cli_ctx *ctx, int argc, char **argv, int select_only) {
                                            CLI_HOST_VERBOSE_OPTION,
                                            {"workload", "NAME", OPT_WORKLOAD, CLI_OPT_REPEAT},
                                            {"force-portable", NULL, OPT_FORCE_PORTABLE, 0}};
-  olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
-  cli_host_args a;
-  cli_host h;
   cli_parser p;
-  olc_calibration *cal = NULL;
-  progress_line progress;
-  const char **names = NULL;
-  size_t count = 0, i;
-  counts c;
-  olc_error err;
-  olc_status st;
   const char *v;
-  int id, r, rc = CLI_EXIT_OK;
+  int id, r;
 
-  memset(&a, 0, sizeof a);
-  memset(&h, 0, sizeof h);
-  names = calloc((size_t)(argc > 0 ? argc : 1), sizeof *names);
-  if (names == NULL)
-    return cli_failf(ctx, "out of memory");
   if (select_only)
     cli_parser_init(&p, ctx, select_opts, sizeof select_opts / sizeof select_opts[0], argc, argv);
   else
@@ -197,66 +191,86 @@ static int run_loop(cli_ctx *ctx, int argc, char **argv, int select_only) {
                     argv);
   while ((r = cli_parser_next(&p, &id, &v)) > 0) {
     if (id == CLI_ID_HELP) {
-      rc = cli_help(ctx, select_only ? select_help : calibrate_help);
-      goto done;
+      la->stop = 1;
+      return cli_help(ctx, select_only ? select_help : calibrate_help);
     }
-    if (id == CLI_ID_POSITIONAL) {
-      rc = cli_usage_error(ctx, "unexpected argument '%.64s'", v);
-      goto done;
-    }
-    if (cli_host_option(&a, id, v))
+    if (id == CLI_ID_POSITIONAL)
+      return cli_usage_error(ctx, "unexpected argument '%.64s'", v);
+    if (cli_host_option(&la->host, id, v))
       continue;
     if (id == OPT_WORKLOAD)
-      names[count++] = v;
+      la->names[la->count++] = v;
     else if (id == OPT_RECALIBRATE)
-      opt.recalibrate = 1;
+      la->opt.recalibrate = 1;
     else if (id == OPT_FORCE_PORTABLE)
-      opt.force_portable = 1;
+      la->opt.force_portable = 1;
     else if (id == OPT_IN_PROCESS)
-      opt.in_process = 1;
+      la->opt.in_process = 1;
   }
-  if (r < 0) {
-    rc = cli_parser_usage(ctx, &p);
-    goto done;
-  }
-  rc = cli_host_open(ctx, &a, &h);
-  if (rc != CLI_EXIT_OK)
-    goto done;
-  for (i = 0; i < count; i++) {
-    if (olc_config_find_workload(h.config, names[i]) == NULL) {
-      rc = cli_usage_error(ctx, "no workload '%.64s' in %s", names[i], olc_config_source(h.config));
-      goto done;
-    }
-  }
-  if (count > 0) {
-    opt.workloads = names;
-    opt.workload_count = count;
-  }
-  opt.select_only = select_only;
-  memset(&progress, 0, sizeof progress);
-  progress.err = ctx->err;
-  if (!select_only && cli_isatty(cli_fileno(ctx->err))) {
-    opt.progress = on_progress;
-    opt.progress_payload = &progress;
-  }
-  olc_error_clear(&err);
-  st = olc_host_calibrate(&cal, h.host, &opt, &err);
-  progress_clear(&progress);
-  if (st != OLC_OK) {
-    rc = cli_fail(ctx, st, &err);
-    goto done;
-  }
-  print_calibration(ctx, &h, cal, &a, select_only, &c);
+  return r < 0 ? cli_parser_usage(ctx, &p) : CLI_EXIT_OK;
+}
+
+/* Prints the results; the exit status says whether every workload got a selection. */
+static int loop_report(cli_ctx *ctx, cli_host *h, const olc_calibration *cal, loop_args *la,
+                       int select_only) {
+  counts c;
+  print_calibration(ctx, h, cal, &la->host, select_only, &c);
   if (c.n[CLI_OUTCOME_FAILED] > 0 || (!select_only && c.n[CLI_OUTCOME_NOT_SELECTED] > 0)) {
     size_t failed = c.n[CLI_OUTCOME_FAILED] + (select_only ? 0 : c.n[CLI_OUTCOME_NOT_SELECTED]);
     /* Exit 1 always comes with one line on stderr; the details are above. */
-    rc = cli_failf(ctx, "%zu workload%s failed", failed, failed == 1 ? "" : "s");
-  } else if (c.n[CLI_OUTCOME_NOT_SELECTED] > 0)
-    rc = CLI_EXIT_NOT_SELECTED;
+    return cli_failf(ctx, "%zu workload%s failed", failed, failed == 1 ? "" : "s");
+  }
+  return c.n[CLI_OUTCOME_NOT_SELECTED] > 0 ? CLI_EXIT_NOT_SELECTED : CLI_EXIT_OK;
+}
+
+static int run_loop(cli_ctx *ctx, int argc, char **argv, int select_only) {
+  loop_args la;
+  cli_host h;
+  olc_calibration *cal = NULL;
+  progress_line progress;
+  olc_error err;
+  olc_status st;
+  size_t i;
+  int rc;
+
+  memset(&la, 0, sizeof la);
+  memset(&h, 0, sizeof h);
+  la.opt = (olc_calibrate_options)OLC_CALIBRATE_OPTIONS_INIT;
+  la.names = calloc((size_t)(argc > 0 ? argc : 1), sizeof *la.names);
+  if (la.names == NULL)
+    return cli_failf(ctx, "out of memory");
+  rc = loop_parse(ctx, &la, argc, argv, select_only);
+  if (rc != CLI_EXIT_OK || la.stop)
+    goto done;
+  rc = cli_host_open(ctx, &la.host, &h);
+  if (rc != CLI_EXIT_OK)
+    goto done;
+  for (i = 0; i < la.count; i++) {
+    if (olc_config_find_workload(h.config, la.names[i]) == NULL) {
+      rc = cli_usage_error(ctx, "no workload '%.64s' in %s", la.names[i],
+                           olc_config_source(h.config));
+      goto done;
+    }
+  }
+  if (la.count > 0) {
+    la.opt.workloads = la.names;
+    la.opt.workload_count = la.count;
+  }
+  la.opt.select_only = select_only;
+  memset(&progress, 0, sizeof progress);
+  progress.err = ctx->err;
+  if (!select_only && cli_isatty(cli_fileno(ctx->err))) {
+    la.opt.progress = on_progress;
+    la.opt.progress_payload = &progress;
+  }
+  olc_error_clear(&err);
+  st = olc_host_calibrate(&cal, h.host, &la.opt, &err);
+  progress_clear(&progress);
+  rc = st != OLC_OK ? cli_fail(ctx, st, &err) : loop_report(ctx, &h, cal, &la, select_only);
 done:
   olc_calibration_free(cal);
   cli_host_close(&h);
-  free(names);
+  free(la.names);
   return rc;
 }
 
