@@ -304,16 +304,71 @@ static olc_status final(race *r, size_t most, int budgeted) {
   return OLC_OK;
 }
 
+/*
+ * The winner among the finalists (count when none finished): the lowest
+ * median, unless it does not clearly beat the first candidate.  Computes the
+ * statistics of every lane that has samples on the way.
+ */
+static olc_status race_winner(race *r, size_t *winner) {
+  const olc_strategy_ctx *ctx = r->ctx;
+  const size_t count = ctx->list->count;
+  const olc_candidate_result *res = ctx->results;
+  size_t i, w = count;
+  olc_status st;
+  for (i = 0; i < count; i++) {
+    lane *l = &r->lanes[i];
+    if (l->n == 0)
+      continue;
+    if ((st = grow_scratch(r, l->n)) != OLC_OK)
+      return st;
+    olc_strategy__stats(ctx, i, l->v, l->n, r->scratch);
+  }
+  for (i = 0; i < count; i++) {
+    if (r->lanes[i].state == LANE_FINAL && (w == count || res[i].median_us < res[w].median_us))
+      w = i;
+  }
+  /* A challenger must beat the first candidate by more than TIE_MARGIN
+   * and by more than TIE_Z standard errors of the two medians: a smaller
+   * lead is as likely the machine's noise as a better policy. */
+  if (w < count && w != 0 && r->lanes[0].state == LANE_FINAL &&
+      !olc_stats__clearly_faster(res[w].median_us, res[w].spread_us, res[w].samples,
+                                 res[0].median_us, res[0].spread_us, res[0].samples, TIE_MARGIN,
+                                 TIE_Z))
+    w = 0;
+  *winner = w;
+  return OLC_OK;
+}
+
+/* Every screened lane that did not reach the final says why it lost. */
+static olc_status race_record_losers(race *r, size_t w, int deadline) {
+  const olc_strategy_ctx *ctx = r->ctx;
+  const size_t count = ctx->list->count;
+  size_t i;
+  olc_status st = OLC_OK;
+  for (i = 0; i < count && w < count && st == OLC_OK; i++) {
+    if (i == w || r->lanes[i].state != LANE_SCREENED)
+      continue;
+    ctx->results[i].abandoned = 1;
+    if (deadline)
+      st = olc_strategy__record(ctx, i, OLC_OK,
+                                "screened only (%.3f us): the time budget of %g s ended the race",
+                                r->lanes[i].score, ctx->settings->max_seconds_per_workload);
+    else
+      st = olc_strategy__record(ctx, i, OLC_OK, "screened out: %.3f us, not among the %u fastest",
+                                r->lanes[i].score, FINALISTS);
+  }
+  return st;
+}
+
 olc_status olc_strategy__race(const olc_strategy_ctx *ctx, size_t *reached, size_t *winner) {
-  const olc_calibration_settings *s = ctx->settings;
   const size_t count = ctx->list->count;
   race r;
-  size_t i, w;
+  size_t i;
   int deadline = 0;
   olc_status st;
   memset(&r, 0, sizeof r);
   r.ctx = ctx;
-  r.budget_end = olc_plugins__now_ns() + (uint64_t)(s->max_seconds_per_workload * 1e9);
+  r.budget_end = olc_plugins__now_ns() + (uint64_t)(ctx->settings->max_seconds_per_workload * 1e9);
   *reached = 0;
   *winner = count;
   r.lanes = calloc(count, sizeof *r.lanes);
@@ -322,49 +377,12 @@ olc_status olc_strategy__race(const olc_strategy_ctx *ctx, size_t *reached, size
   st = screen(&r, reached, &deadline);
   if (st == OLC_OK)
     st = deadline ? final(&r, 1, 0) : final(&r, FINALISTS, 1);
-  if (st != OLC_OK)
-    goto done;
-  /* The winner: the lowest median among the finalists. */
-  w = count;
-  for (i = 0; i < count; i++) {
-    lane *l = &r.lanes[i];
-    if (l->n == 0)
-      continue;
-    if ((st = grow_scratch(&r, l->n)) != OLC_OK)
-      goto done;
-    olc_strategy__stats(ctx, i, l->v, l->n, r.scratch);
-  }
-  for (i = 0; i < count; i++) {
-    if (r.lanes[i].state == LANE_FINAL &&
-        (w == count || ctx->results[i].median_us < ctx->results[w].median_us))
-      w = i;
-  }
-  /* A challenger must beat the first candidate by more than TIE_MARGIN
-   * and by more than TIE_Z standard errors of the two medians: a smaller
-   * lead is as likely the machine's noise as a better policy. */
-  if (w < count && w != 0 && r.lanes[0].state == LANE_FINAL &&
-      !olc_stats__clearly_faster(ctx->results[w].median_us, ctx->results[w].spread_us,
-                                 ctx->results[w].samples, ctx->results[0].median_us,
-                                 ctx->results[0].spread_us, ctx->results[0].samples, TIE_MARGIN,
-                                 TIE_Z))
-    w = 0;
-  *winner = w;
-  for (i = 0; i < count && w < count; i++) {
-    if (i == w || r.lanes[i].state != LANE_SCREENED)
-      continue;
-    ctx->results[i].abandoned = 1;
-    if (deadline)
-      st = olc_strategy__record(ctx, i, OLC_OK,
-                                "screened only (%.3f us): the time budget of %g s ended the race",
-                                r.lanes[i].score, s->max_seconds_per_workload);
-    else
-      st = olc_strategy__record(ctx, i, OLC_OK, "screened out: %.3f us, not among the %u fastest",
-                                r.lanes[i].score, FINALISTS);
-    if (st != OLC_OK)
-      goto done;
-  }
-  olc_strategy__progress(ctx, *reached, w < count ? ctx->results[w].median_us : -1.0);
-done:
+  if (st == OLC_OK)
+    st = race_winner(&r, winner);
+  if (st == OLC_OK)
+    st = race_record_losers(&r, *winner, deadline);
+  if (st == OLC_OK)
+    olc_strategy__progress(ctx, *reached, *winner < count ? ctx->results[*winner].median_us : -1.0);
   for (i = 0; i < count; i++)
     free(r.lanes[i].v);
   free(r.lanes);
