@@ -183,74 +183,88 @@ static int get_values(olc_measure_result *out, olc_wire_reader *r) {
 }
 
 /* One candidate in the worker. */
-static olc_status measure_isolated(olc_measure_session *s, size_t i, const olc_measure_params *p,
-                                   olc_measure_result *out, olc_error *err) {
-  olc_wire_writer w;
-  olc_wire_reader r;
-  olc_buf answer = OLC_BUF_INIT;
-  uint32_t type = 0;
+/* The MEASURE frame for candidate i: its policy, the parameters, the time left. */
+static olc_status measure_request(olc_wire_writer *w, const olc_measure_session *s, size_t i,
+                                  const olc_measure_params *p, olc_error *err) {
   uint64_t left = 0;
-  double timeout = olc_calibrate__timeout(s->timeout_s, s->settings, p);
   olc_status st;
   if (p->deadline_ns != 0) {
     uint64_t now = olc_plugins__now_ns();
     left = p->deadline_ns > now ? p->deadline_ns - now : 1u;
   }
-  olc_wire__begin(&w, OLC_WIRE_MEASURE);
-  olc_wire__put_u64(&w, (uint64_t)i);
-  olc_wire__put_bytes(&w, s->list->serialized[i].data, s->list->serialized[i].len);
-  olc_wire__put_params(&w, p);
-  olc_wire__put_u64(&w, left);
-  olc_wire__finish(&w);
-  if (w.st != OLC_OK) { /* out of memory, or a policy over the frame limit */
-    st = w.st;
-    olc_wire__writer_free(&w);
-    return olc_error__set(err, st, "isolate", "%s",
-                          st == OLC_E_NOMEM ? "out of memory" : "policy too large for the worker");
-  }
-  st = olc_isolate__call(s->worker, &w, timeout, &type, &answer, err);
-  olc_wire__writer_free(&w);
-  if (st == OLC_OK) {
-    uint64_t index;
-    int32_t rst;
-    const char *msg;
-    olc_wire__reader(&r, answer.data, answer.len);
-    index = olc_wire__get_u64(&r);
-    rst = (int32_t)olc_wire__get_u32(&r);
-    msg = olc_wire__get_str(&r);
-    out->median_us = olc_wire__get_f64(&r);
-    out->mad_us = olc_wire__get_f64(&r);
-    out->samples = olc_wire__get_u32(&r);
-    out->end = (olc_measure_end)olc_wire__get_u32(&r);
-    if (!get_values(out, &r)) {
-      st = olc_error__set(err, OLC_E_NOMEM, "isolate", "out of memory");
-      goto done;
-    }
-    replay_log(s, &r);
-    if (type != OLC_WIRE_RESULT || !olc_wire__done(&r) || index != (uint64_t)i ||
-        out->end > OLC_MEASURE_DEADLINE) {
-      /* Not what a worker says: treat it as one that went wrong. */
-      st = olc_error__set(err, OLC_E_CRASHED, "isolate", "the worker sent a malformed result");
-      olc_isolate__stop(s->worker);
-      s->worker = NULL;
-    } else if (rst != OLC_OK) {
-      st = olc_error__set(err, from_worker(rst), "measure", "%s",
-                          msg != NULL ? msg : olc_status_str((olc_status)rst));
-    }
-  } else if (st == OLC_E_CRASHED || st == OLC_E_TIMEOUT || !olc_isolate__alive(s->worker)) {
-    char m[OLC_ERROR_MESSAGE_SIZE];
-    snprintf(m, sizeof m, "%s", err != NULL ? err->message : olc_status_str(st));
-    if (st != OLC_E_TIMEOUT)
-      st = OLC_E_CRASHED;
-    if (st == OLC_E_TIMEOUT)
-      olc_error__set(err, st, "isolate", "timed out: a run took longer than %g s (worker killed)",
-                     timeout);
-    else
-      olc_error__set(err, st, "isolate", "%s in the measuring worker", m);
+  olc_wire__begin(w, OLC_WIRE_MEASURE);
+  olc_wire__put_u64(w, (uint64_t)i);
+  olc_wire__put_bytes(w, s->list->serialized[i].data, s->list->serialized[i].len);
+  olc_wire__put_params(w, p);
+  olc_wire__put_u64(w, left);
+  olc_wire__finish(w);
+  if (w->st == OLC_OK)
+    return OLC_OK;
+  st = w->st; /* out of memory, or a policy over the frame limit */
+  return olc_error__set(err, st, "isolate", "%s",
+                        st == OLC_E_NOMEM ? "out of memory" : "policy too large for the worker");
+}
+
+/* Reads the worker's answer to candidate i into out. */
+static olc_status measure_answer(olc_measure_session *s, size_t i, uint32_t type,
+                                 const olc_buf *answer, olc_measure_result *out, olc_error *err) {
+  olc_wire_reader r;
+  uint64_t index;
+  int32_t rst;
+  const char *msg;
+  olc_wire__reader(&r, answer->data, answer->len);
+  index = olc_wire__get_u64(&r);
+  rst = (int32_t)olc_wire__get_u32(&r);
+  msg = olc_wire__get_str(&r);
+  out->median_us = olc_wire__get_f64(&r);
+  out->mad_us = olc_wire__get_f64(&r);
+  out->samples = olc_wire__get_u32(&r);
+  out->end = (olc_measure_end)olc_wire__get_u32(&r);
+  if (!get_values(out, &r))
+    return olc_error__set(err, OLC_E_NOMEM, "isolate", "out of memory");
+  replay_log(s, &r);
+  if (type != OLC_WIRE_RESULT || !olc_wire__done(&r) || index != (uint64_t)i ||
+      out->end > OLC_MEASURE_DEADLINE) {
+    /* Not what a worker says: treat it as one that went wrong. */
     olc_isolate__stop(s->worker);
     s->worker = NULL;
+    return olc_error__set(err, OLC_E_CRASHED, "isolate", "the worker sent a malformed result");
   }
-done:
+  if (rst != OLC_OK)
+    return olc_error__set(err, from_worker(rst), "measure", "%s",
+                          msg != NULL ? msg : olc_status_str((olc_status)rst));
+  return OLC_OK;
+}
+
+/* The worker died or hung during a call: it is stopped, and err says which. */
+static olc_status measure_lost(olc_measure_session *s, olc_status st, double timeout,
+                               olc_error *err) {
+  char m[OLC_ERROR_MESSAGE_SIZE];
+  snprintf(m, sizeof m, "%s", err != NULL ? err->message : olc_status_str(st));
+  if (st == OLC_E_TIMEOUT)
+    olc_error__set(err, st, "isolate", "timed out: a run took longer than %g s (worker killed)",
+                   timeout);
+  else
+    olc_error__set(err, st = OLC_E_CRASHED, "isolate", "%s in the measuring worker", m);
+  olc_isolate__stop(s->worker);
+  s->worker = NULL;
+  return st;
+}
+
+static olc_status measure_isolated(olc_measure_session *s, size_t i, const olc_measure_params *p,
+                                   olc_measure_result *out, olc_error *err) {
+  olc_wire_writer w;
+  olc_buf answer = OLC_BUF_INIT;
+  uint32_t type = 0;
+  double timeout = olc_calibrate__timeout(s->timeout_s, s->settings, p);
+  olc_status st = measure_request(&w, s, i, p, err);
+  if (st == OLC_OK)
+    st = olc_isolate__call(s->worker, &w, timeout, &type, &answer, err);
+  olc_wire__writer_free(&w);
+  if (st == OLC_OK)
+    st = measure_answer(s, i, type, &answer, out, err);
+  else if (st == OLC_E_CRASHED || st == OLC_E_TIMEOUT || !olc_isolate__alive(s->worker))
+    st = measure_lost(s, st, timeout, err);
   olc_buf__free(&answer);
   if (st != OLC_OK) {
     olc_measure_result__free(out);
