@@ -15,19 +15,23 @@
 
 /* ---- program cache ----------------------------------------------------- */
 
+static void program_free(egpu_program *p) {
+  if (p->kernel != NULL)
+    clReleaseKernel(p->kernel);
+  if (p->transpose != NULL)
+    clReleaseKernel(p->transpose);
+  if (p->axpby != NULL)
+    clReleaseKernel(p->axpby);
+  if (p->program != NULL)
+    clReleaseProgram(p->program);
+  free(p);
+}
+
 void egpu_programs_free(egpu_instance *inst) {
   egpu_program *p = inst->programs, *next;
   for (; p != NULL; p = next) {
     next = p->next;
-    if (p->kernel != NULL)
-      clReleaseKernel(p->kernel);
-    if (p->transpose != NULL)
-      clReleaseKernel(p->transpose);
-    if (p->axpby != NULL)
-      clReleaseKernel(p->axpby);
-    if (p->program != NULL)
-      clReleaseProgram(p->program);
-    free(p);
+    program_free(p);
   }
   inst->programs = NULL;
   inst->program_count = 0;
@@ -58,14 +62,35 @@ static void build_log_line(egpu_instance *inst, cl_program prog, char *out, size
   free(log);
 }
 
+/* The program's kernels, and whether the device runs the policy's work-group. */
+static int32_t program_kernels(egpu_instance *inst, const egpu_policy *pol, egpu_program *p) {
+  cl_int err = CL_SUCCESS;
+  size_t wg = 0;
+  p->kernel = clCreateKernel(p->program, "egpu_sgemm", &err);
+  if (p->kernel != NULL)
+    p->axpby = clCreateKernel(p->program, "egpu_axpby", &err);
+  if (p->axpby != NULL && !pol->local && pol->vec > 1)
+    p->transpose = clCreateKernel(p->program, "egpu_transpose", &err);
+  if (p->axpby == NULL || (!pol->local && pol->vec > 1 && p->transpose == NULL))
+    return egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "clCreateKernel failed (%d)", (int)err);
+  /* A kernel can allow less than the device maximum (registers, local memory). */
+  if (clGetKernelWorkGroupInfo(p->kernel, inst->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg,
+                               NULL) == CL_SUCCESS &&
+      wg < (size_t)pol->wgx * pol->wgy)
+    return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID,
+                     "policy needs a work-group of %u items, the compiled kernel "
+                     "allows %llu on this device",
+                     pol->wgx * pol->wgy, (unsigned long long)wg);
+  return OLC_PLUGIN_OK;
+}
+
 static int32_t build_program(egpu_instance *inst, const egpu_policy *pol, egpu_program **out) {
   const char *src[EGPU_SOURCE_PARTS];
   cl_uint i;
   char options[256], line[160];
   egpu_program *p;
   cl_int err = CL_SUCCESS;
-  size_t wg = 0;
-  int32_t rc = OLC_PLUGIN_OK;
+  int32_t rc;
   p = calloc(1, sizeof *p);
   if (p == NULL)
     return egpu_fail(inst->host, OLC_PLUGIN_E_NOMEM, "out of memory");
@@ -80,44 +105,15 @@ static int32_t build_program(egpu_instance *inst, const egpu_policy *pol, egpu_p
   if (p->program == NULL) {
     rc = egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "clCreateProgramWithSource failed (%d)",
                    (int)err);
-    goto done;
-  }
-  err = clBuildProgram(p->program, 1, &inst->device, options, NULL, NULL);
-  if (err != CL_SUCCESS) {
+  } else if ((err = clBuildProgram(p->program, 1, &inst->device, options, NULL, NULL)) !=
+             CL_SUCCESS) {
     build_log_line(inst, p->program, line, sizeof line);
     rc = egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "kernel build failed (%d): %s", (int)err, line);
-    goto done;
+  } else {
+    rc = program_kernels(inst, pol, p);
   }
-  p->kernel = clCreateKernel(p->program, "egpu_sgemm", &err);
-  if (p->kernel != NULL)
-    p->axpby = clCreateKernel(p->program, "egpu_axpby", &err);
-  if (p->axpby != NULL && !pol->local && pol->vec > 1)
-    p->transpose = clCreateKernel(p->program, "egpu_transpose", &err);
-  if (p->axpby == NULL || (!pol->local && pol->vec > 1 && p->transpose == NULL)) {
-    rc = egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "clCreateKernel failed (%d)", (int)err);
-    goto done;
-  }
-  /* A kernel can allow less than the device maximum (registers, local memory). */
-  if (clGetKernelWorkGroupInfo(p->kernel, inst->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg,
-                               NULL) == CL_SUCCESS &&
-      wg < (size_t)pol->wgx * pol->wgy) {
-    rc = egpu_fail(inst->host, OLC_PLUGIN_E_INVALID,
-                   "policy needs a work-group of %u items, the compiled kernel "
-                   "allows %llu on this device",
-                   pol->wgx * pol->wgy, (unsigned long long)wg);
-    goto done;
-  }
-done:
   if (rc != OLC_PLUGIN_OK) {
-    if (p->kernel != NULL)
-      clReleaseKernel(p->kernel);
-    if (p->transpose != NULL)
-      clReleaseKernel(p->transpose);
-    if (p->axpby != NULL)
-      clReleaseKernel(p->axpby);
-    if (p->program != NULL)
-      clReleaseProgram(p->program);
-    free(p);
+    program_free(p);
     return rc;
   }
   *out = p;
