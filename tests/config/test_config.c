@@ -520,12 +520,6 @@ static void test_values(void) {
   CU_ASSERT(!olc_config__parse_int(&i, "101", 0, 100));
   CU_ASSERT(!olc_config__parse_int(&i, "4 2", 0, 100));
   CU_ASSERT(!olc_config__parse_int(&i, "", 0, 100));
-  CU_ASSERT(olc_config__utf8_valid("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14));
-  CU_ASSERT(!olc_config__utf8_valid("\xff", 1));
-  CU_ASSERT(!olc_config__utf8_valid("\xc3", 1));             /* torn */
-  CU_ASSERT(!olc_config__utf8_valid("\xc0\xaf", 2));         /* overlong */
-  CU_ASSERT(!olc_config__utf8_valid("\xed\xa0\x80", 3));     /* surrogate */
-  CU_ASSERT(!olc_config__utf8_valid("\xf4\x90\x80\x80", 4)); /* > U+10FFFF */
   CU_ASSERT(olc_config__parse_bool(&b, "Yes") && b == 1);
   CU_ASSERT(!olc_config__parse_bool(&b, "y"));
 }

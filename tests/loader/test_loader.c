@@ -12,6 +12,7 @@
 
 #include "olc/host.h"
 #include "plugins/plugins_int.h"
+#include "util/text.h"
 #include "test_support.h"
 
 #define MOCK_DIR(s) OLC_MOCK_PLUGIN_ROOT "/" s
@@ -475,14 +476,22 @@ static void test_stage_str(void) {
   CU_ASSERT_PTR_NULL(olc_plugins__report(NULL, 0));
 }
 
+/* The one UTF-8 check of the library (config values, plugin names and messages). */
 static void test_utf8(void) {
-  CU_ASSERT_TRUE(olc_plugins__utf8_valid("abc", 3));
-  CU_ASSERT_TRUE(olc_plugins__utf8_valid("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9));
-  CU_ASSERT_FALSE(olc_plugins__utf8_valid("\xc3\x28", 2));
-  CU_ASSERT_FALSE(olc_plugins__utf8_valid("\xc0\xaf", 2));         /* overlong */
-  CU_ASSERT_FALSE(olc_plugins__utf8_valid("\xed\xa0\x80", 3));     /* surrogate */
-  CU_ASSERT_FALSE(olc_plugins__utf8_valid("\xf4\x90\x80\x80", 4)); /* > U+10FFFF */
-  CU_ASSERT_FALSE(olc_plugins__utf8_valid("\xe2\x82", 2));         /* truncated */
+  CU_ASSERT_TRUE(olc_util__utf8_valid("", 0));
+  CU_ASSERT_TRUE(olc_util__utf8_valid("abc", 3));
+  CU_ASSERT_TRUE(olc_util__utf8_valid("a\0b", 3));
+  CU_ASSERT_TRUE(olc_util__utf8_valid("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9));
+  CU_ASSERT_TRUE(olc_util__utf8_valid("\xf4\x8f\xbf\xbf", 4)); /* U+10FFFF */
+  CU_ASSERT_FALSE(olc_util__utf8_valid("\xff", 1));
+  CU_ASSERT_FALSE(olc_util__utf8_valid("\xc3\x28", 2));
+  CU_ASSERT_FALSE(olc_util__utf8_valid("\xc0\xaf", 2));         /* overlong */
+  CU_ASSERT_FALSE(olc_util__utf8_valid("\xe0\x80\xaf", 3));     /* overlong, 3 bytes */
+  CU_ASSERT_FALSE(olc_util__utf8_valid("\xf0\x80\x80\xaf", 4)); /* overlong, 4 bytes */
+  CU_ASSERT_FALSE(olc_util__utf8_valid("\xed\xa0\x80", 3));     /* surrogate */
+  CU_ASSERT_FALSE(olc_util__utf8_valid("\xf4\x90\x80\x80", 4)); /* > U+10FFFF */
+  CU_ASSERT_FALSE(olc_util__utf8_valid("\xe2\x82", 2));         /* truncated */
+  CU_ASSERT_FALSE(olc_util__utf8_valid("\xc3", 1));             /* torn */
 }
 
 int main(int argc, char **argv) {

@@ -37,10 +37,6 @@ int olc_config__parse_int(int64_t *out, const char *s, int64_t min, int64_t max)
  * locale. */
 int olc_config__parse_decimal(double *out, const char *s);
 
-/* 1 when text[0..len) is well-formed UTF-8 (no overlong forms, no
- * surrogates). */
-int olc_config__utf8_valid(const char *text, size_t len);
-
 /* Directory of the running executable (/proc/self/exe), malloc'ed; NULL
  * when it cannot be determined. */
 char *olc_config__exe_dir(void);

@@ -9,6 +9,7 @@
  * the first error wins and the rest of the file is ignored.
  */
 #include "config/parse_int.h"
+#include "util/text.h"
 
 #include <ini.h>
 #include <stdarg.h>
@@ -215,7 +216,7 @@ static char *reader(char *str, int num, void *stream) {
   if (memchr(s, 0, n) != NULL) {
     olc_config__fail(p, p->line, OLC_E_CONFIG, "nul byte in line");
     n = 0;
-  } else if (!olc_config__utf8_valid(s, n)) {
+  } else if (!olc_util__utf8_valid(s, n)) {
     olc_config__fail(p, p->line, OLC_E_CONFIG, "invalid utf-8 in line");
     n = 0;
   } else if (n > (size_t)num - 1) {

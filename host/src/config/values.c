@@ -1,5 +1,6 @@
 /* config/values.c - value parsers and path helpers of the ini config. */
 #include "config/config.h"
+#include "util/text.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -106,45 +107,6 @@ int olc_config__parse_decimal(double *out, const char *s) {
   return 1;
 }
 
-int olc_config__utf8_valid(const char *text, size_t len) {
-  const unsigned char *s = (const unsigned char *)text;
-  size_t i = 0;
-  while (i < len) {
-    unsigned c = s[i];
-    size_t n, k;
-    unsigned cp;
-    if (c < 0x80u) {
-      i++;
-      continue;
-    }
-    if (c >= 0xC2u && c <= 0xDFu) {
-      n = 1;
-      cp = c & 0x1Fu;
-    } else if (c >= 0xE0u && c <= 0xEFu) {
-      n = 2;
-      cp = c & 0x0Fu;
-    } else if (c >= 0xF0u && c <= 0xF4u) {
-      n = 3;
-      cp = c & 0x07u;
-    } else {
-      return 0;
-    }
-    if (len - i <= n)
-      return 0;
-    for (k = 1; k <= n; k++) {
-      if ((s[i + k] & 0xC0u) != 0x80u)
-        return 0;
-      cp = (cp << 6) | (s[i + k] & 0x3Fu);
-    }
-    /* Overlong forms, surrogates and values past U+10FFFF. */
-    if ((n == 2 && cp < 0x800u) || (n == 3 && cp < 0x10000u) || cp > 0x10FFFFu ||
-        (cp >= 0xD800u && cp <= 0xDFFFu))
-      return 0;
-    i += n + 1;
-  }
-  return 1;
-}
-
 #ifndef _WIN32
 char *olc_config__exe_dir(void) {
   char buf[PATH_MAX];
@@ -189,14 +151,6 @@ static char *join3(const char *a, const char *b, const char *c) {
   return p;
 }
 
-static int is_absolute(const char *p) {
-#ifdef _WIN32
-  return p[0] == '\\' || p[0] == '/' || (p[0] != 0 && p[1] == ':');
-#else
-  return p[0] == '/';
-#endif
-}
-
 char *olc_config__resolve_path(const char *value, const char *base_dir, const char **why) {
   static const char exe_token[] = "@exe_dir@";
   static const char install_token[] = "@install_plugin_dir@";
@@ -220,7 +174,7 @@ char *olc_config__resolve_path(const char *value, const char *base_dir, const ch
     *why = "empty path";
     return NULL;
   }
-  if (is_absolute(value))
+  if (olc_util__is_absolute(value))
     return strdup(value);
   if (base_dir == NULL) {
 #ifndef _WIN32

@@ -41,6 +41,7 @@
 
 #include "plugins/plugins_int.h"
 #include "util/error.h"
+#include "util/text.h"
 
 #define MSG_SIZE 512
 /* Internal "this file was skipped and reported" result (never returned). */
@@ -97,7 +98,7 @@ static int name_ok(const char *s, char *msg, size_t size) {
     snprintf(msg, size, "plugin name is longer than %u bytes", OLC_PLUGINS_MAX_NAME);
     return 0;
   }
-  if (!olc_plugins__utf8_valid(s, n)) {
+  if (!olc_util__utf8_valid(s, n)) {
     snprintf(msg, size, "plugin name is not valid utf-8");
     return 0;
   }
@@ -116,7 +117,7 @@ static int text_ok(const char *s, size_t cap) {
   if (s == NULL || s[0] == 0)
     return 0;
   n = strnlen(s, cap + 1);
-  return n <= cap && olc_plugins__utf8_valid(s, n);
+  return n <= cap && olc_util__utf8_valid(s, n);
 }
 
 /* The table checks after abi_major: 0 with msg when malformed. */
@@ -447,14 +448,6 @@ static olc_status add_dir(dir_list *l, olc_plugin_set *set, const char *dir, int
   return OLC_OK;
 }
 
-static int is_absolute(const char *p) {
-#if defined(_WIN32)
-  return (p[0] != 0 && p[1] == ':') || p[0] == '\\' || p[0] == '/';
-#else
-  return p[0] == '/';
-#endif
-}
-
 /* The absolute entries of OLC_PLUGIN_PATH (relative ones would depend on
  * the current directory: ignored, with a warning). */
 static olc_status collect_env(dir_list *l, olc_plugin_set *set) {
@@ -468,7 +461,7 @@ static olc_status collect_env(dir_list *l, olc_plugin_set *set) {
       return OLC_E_NOMEM;
     memcpy(one, env, n);
     one[n] = 0;
-    if (is_absolute(one))
+    if (olc_util__is_absolute(one))
       st = add_dir(l, set, one, 0, "OLC_PLUGIN_PATH");
     else if (one[0] != 0)
       olc_diag__emit(set->diag, OLC_DIAG_WARNING, "OLC_PLUGIN_PATH",

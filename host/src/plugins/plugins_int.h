@@ -98,9 +98,6 @@ const char *olc_plugins__error_message(const olc_plugins_lib *lib, int32_t *code
 
 /* ---------------------------------------------------------------- checks */
 
-/* 1 when s is valid UTF-8 (no overlongs, surrogates or > U+10FFFF). */
-int olc_plugins__utf8_valid(const char *s, size_t len);
-
 /* --------------------------------------------------- platform (dl_*.c) */
 
 /* The registry/dl lock (short sections only, never held across plugin

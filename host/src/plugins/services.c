@@ -15,6 +15,7 @@
 
 #include "plugins/plugins_int.h"
 #include "util/error.h"
+#include "util/text.h"
 
 #if defined(_MSC_VER)
 #define PLUGINS_TLS __declspec(thread)
@@ -42,12 +43,12 @@ static void copy_line(char *dst, size_t size, const char *src) {
   size_t i;
   if (src == NULL)
     src = "";
-  if (!olc_plugins__utf8_valid(src, strlen(src)))
+  if (!olc_util__utf8_valid(src, strlen(src)))
     src = "(message is not valid utf-8)";
   snprintf(dst, size, "%s", src);
   /* snprintf may cut a multi-byte sequence: drop a torn tail. */
   i = strlen(dst);
-  while (i > 0 && !olc_plugins__utf8_valid(dst, i))
+  while (i > 0 && !olc_util__utf8_valid(dst, i))
     dst[--i] = 0;
   for (i = 0; dst[i] != 0; i++)
     if ((unsigned char)dst[i] < 0x20 || dst[i] == 0x7f)
@@ -199,8 +200,8 @@ static int32_t svc_store_save(void *ctx, void *instance, const olc_plugin_worklo
   for (i = 0; i < measurement_count; i++) {
     const char *name = measurements[i].name;
     const char *unit = measurements[i].unit;
-    if (name == NULL || !olc_plugins__utf8_valid(name, strlen(name)) ||
-        (unit != NULL && !olc_plugins__utf8_valid(unit, strlen(unit))))
+    if (name == NULL || !olc_util__utf8_valid(name, strlen(name)) ||
+        (unit != NULL && !olc_util__utf8_valid(unit, strlen(unit))))
       return OLC_PLUGIN_E_INVALID;
     ms[i].name = name;
     ms[i].value = measurements[i].value;

@@ -11,6 +11,7 @@
 
 #include "plugins/plugins_int.h"
 #include "util/error.h"
+#include "util/text.h"
 
 #define SINK_MSG_SIZE 200
 
@@ -121,7 +122,7 @@ static int32_t check_str(key_ctx *k, const char *s, size_t cap, const char *what
     snprintf(msg, sizeof msg, "key: %s is empty", what);
     return sink_refuse(k, OLC_PLUGIN_E_INVALID, OLC_E_PLUGIN, msg);
   }
-  if (!olc_plugins__utf8_valid(s, n)) {
+  if (!olc_util__utf8_valid(s, n)) {
     snprintf(msg, sizeof msg, "key: %s is not valid utf-8", what);
     return sink_refuse(k, OLC_PLUGIN_E_INVALID, OLC_E_PLUGIN, msg);
   }

@@ -1,0 +1,53 @@
+#include "util/text.h"
+
+/* The length of the sequence a lead byte starts (0: not a lead byte), and
+ * the bits it contributes to the code point. */
+static size_t utf8_lead(unsigned c, unsigned *cp) {
+  if (c >= 0xC2u && c <= 0xDFu) {
+    *cp = c & 0x1Fu;
+    return 2;
+  }
+  if (c >= 0xE0u && c <= 0xEFu) {
+    *cp = c & 0x0Fu;
+    return 3;
+  }
+  if (c >= 0xF0u && c <= 0xF4u) {
+    *cp = c & 0x07u;
+    return 4;
+  }
+  return 0;
+}
+
+int olc_util__utf8_valid(const char *text, size_t len) {
+  const unsigned char *s = (const unsigned char *)text;
+  size_t i = 0, n, k;
+  unsigned cp;
+  while (i < len) {
+    if (s[i] < 0x80u) {
+      i++;
+      continue;
+    }
+    n = utf8_lead(s[i], &cp);
+    if (n == 0 || len - i < n)
+      return 0;
+    for (k = 1; k < n; k++) {
+      if ((s[i + k] & 0xC0u) != 0x80u)
+        return 0;
+      cp = (cp << 6) | (s[i + k] & 0x3Fu);
+    }
+    /* Overlong forms, surrogates and values past U+10FFFF. */
+    if ((n == 3 && cp < 0x800u) || (n == 4 && cp < 0x10000u) || cp > 0x10FFFFu ||
+        (cp >= 0xD800u && cp <= 0xDFFFu))
+      return 0;
+    i += n;
+  }
+  return 1;
+}
+
+int olc_util__is_absolute(const char *path) {
+#ifdef _WIN32
+  return path[0] == '\\' || path[0] == '/' || (path[0] != 0 && path[1] == ':');
+#else
+  return path[0] == '/';
+#endif
+}
