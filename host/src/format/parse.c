@@ -183,9 +183,9 @@ static olc_status quoted_unescape(olc_format_parser *ps, const unsigned char *q,
 
 olc_status olc_format__quoted(olc_format_parser *ps, int field, int allow_nul, const char **out,
                               size_t *out_len) {
-  const unsigned char *q = ps->p, *close;
+  const unsigned char *q = ps->p, *close = NULL;
   char *dst = ps->pool;
-  size_t n;
+  size_t n = 0;
   olc_status st;
 
   if (q >= ps->end)
