@@ -92,7 +92,10 @@ OLC_API olc_status olc_config_load_file(olc_config **out, const char *path, olc_
 
 /*
  * Parses ini text.  name is used in messages; base_dir resolves relative
- * paths (NULL: the current directory).
+ * paths (NULL: the current directory).  text is copied; *out is the
+ * caller's, freed with olc_config_free.  Returns OLC_OK, OLC_E_INVALID (out
+ * or text NULL), OLC_E_CONFIG (a bad line, key or value: err->message
+ * "NAME:LINE: ...", err->line set; text over the size limit), OLC_E_NOMEM.
  */
 OLC_API olc_status olc_config_load_string(olc_config **out, const char *text, size_t len,
                                           const char *name, const char *base_dir, olc_error *err);
@@ -100,7 +103,9 @@ OLC_API olc_status olc_config_load_string(olc_config **out, const char *text, si
 /*
  * The embedded default configuration (config/default.ini, built in).  Its
  * plugin directories are searched relative to the running executable's
- * build or install tree.
+ * build or install tree.  *out is the caller's, freed with olc_config_free.
+ * Returns OLC_OK, OLC_E_INVALID (out NULL), OLC_E_NOMEM; OLC_E_CONFIG only
+ * if the built-in text were broken (a test keeps it valid).
  */
 OLC_API olc_status olc_config_load_default(olc_config **out, olc_error *err);
 
