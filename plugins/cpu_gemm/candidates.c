@@ -325,9 +325,11 @@ uint32_t cg_policy_candidates(cg_policy *out, uint32_t cap, const cg_cpu *cpu, u
     if (shape->m <= 4 && shape->n <= 4)
       cand_thin(&l, thin == CG_KIND_VM ? CG_KIND_MV : CG_KIND_VM, cpu, isa, threads);
   }
-  if (small || fits(shape, l2_bytes(cpu)))
+  if (small)
     cand_direct(&l, isa);
   cand_tile(&l, cpu, isa, threads);
+  if (!small && fits(shape, l2_bytes(cpu)))
+    cand_direct(&l, isa);
   return l.count;
 }
 

@@ -507,6 +507,35 @@ void cg_scale_c(float *c, int64_t ldc, int64_t m, int64_t n, float beta) {
   }
 }
 
+/*
+ * The direct path: pack = none on one thread.  Nothing is packed and no
+ * workspace is used, so the blocked driver's staging is skipped: the same
+ * NC / KC / MC / NR / MR loops, straight to the in-place kernel.  For the
+ * small products this path is chosen for, the driver's own cost is a
+ * noticeable part of a call.
+ */
+static void gemm_direct(const cg_gemm_args *g, const cg_policy *p) {
+  const cg_kernel_info *ki = &cg_kernel_table[p->kernel];
+  const int64_t mr = ki->mr, nr = ki->nr;
+  for (int64_t jc = 0; jc < g->n; jc += p->nc) {
+    const int64_t jend = min64(jc + p->nc, g->n);
+    for (int64_t pc = 0; pc < g->k; pc += p->kc) {
+      const int64_t kcur = min64(p->kc, g->k - pc);
+      const float beta = pc > 0 ? 1.0f : g->beta;
+      for (int64_t ic = 0; ic < g->m; ic += p->mc) {
+        const int64_t iend = min64(ic + p->mc, g->m);
+        for (int64_t jr = jc; jr < jend; jr += nr) {
+          const float *b = g->b + pc * g->ldb + jr;
+          for (int64_t ir = ic; ir < iend; ir += mr)
+            ki->general(min64(mr, iend - ir), min64(nr, jend - jr), kcur, g->alpha,
+                        g->a + ir * g->lda + pc, g->lda, 1, b, g->ldb, beta,
+                        g->c + ir * g->ldc + jr, g->ldc);
+        }
+      }
+    }
+  }
+}
+
 int cg_gemm(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t threads,
             cg_workspace *ws) {
   const uint32_t kind = cg_kernel_table[p->kernel].kind;
@@ -521,6 +550,10 @@ int cg_gemm(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t t
     threads = 1;
   else
     threads = cg_pool_size(pool);
+  if (kind == CG_KIND_TILE && p->pack == 0 && threads == 1) {
+    gemm_direct(g, p);
+    return 0;
+  }
   if (cg_gemm_needs_ws(g, p)) {
     if (ws == NULL)
       return -1;

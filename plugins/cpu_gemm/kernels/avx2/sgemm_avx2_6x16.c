@@ -119,7 +119,7 @@ avx2_body(const int rows, int64_t cols, int64_t k, float alpha, const float *a, 
   __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
   __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
   const int full = cols == K_NR;
-  const __m256 alphav = _mm256_set1_ps(alpha), betav = _mm256_set1_ps(beta);
+  __m256 alphav, betav;
   __m256i m0 = _mm256_setzero_si256(), m1 = _mm256_setzero_si256();
   int64_t p = 0;
   if (!full) {
@@ -161,6 +161,8 @@ avx2_body(const int rows, int64_t cols, int64_t k, float alpha, const float *a, 
 #pragma GCC unroll 4
   for (; p < k; p++)
     K_STEP();
+  /* Broadcast only now: live over the loop they would cost registers. */
+  alphav = _mm256_set1_ps(alpha), betav = _mm256_set1_ps(beta);
   ROW_STORE(0);
   ROW_STORE(1);
   ROW_STORE(2);

@@ -90,7 +90,7 @@ avx512_body(const int rows, int64_t cols, int64_t k, float alpha, const float *a
   const uint32_t bits0 = cols >= 16 ? 0xffffu : (1u << cols) - 1u;
   const uint32_t bits1 = cols >= 32 ? 0xffffu : cols > 16 ? (1u << (cols - 16)) - 1u : 0u;
   const __mmask16 m0 = (__mmask16)bits0, m1 = (__mmask16)bits1;
-  const __m512 alphav = _mm512_set1_ps(alpha), betav = _mm512_set1_ps(beta);
+  __m512 alphav, betav;
   int64_t p = 0;
   for (int r = 0; r < rows; r++) {
     acc[r][0] = _mm512_setzero_ps();
@@ -119,6 +119,23 @@ avx512_body(const int rows, int64_t cols, int64_t k, float alpha, const float *a
 #pragma GCC unroll 2
   for (; p < k; p++)
     K_STEP();
+  /* C = alpha * acc + beta * C (C not read when beta is 0); the full
+   * tile without masks.  alpha and beta are broadcast only now: live over
+   * the loop, their registers made GCC spill a B vector there. */
+  alphav = _mm512_set1_ps(alpha), betav = _mm512_set1_ps(beta);
+  if (cols == K_NR) {
+    for (int r = 0; r < rows; r++) {
+      float *cr = c + r * ldc;
+      __m512 v0 = _mm512_mul_ps(acc[r][0], alphav), v1 = _mm512_mul_ps(acc[r][1], alphav);
+      if (beta != 0.0f) {
+        v0 = _mm512_fmadd_ps(_mm512_loadu_ps(cr), betav, v0);
+        v1 = _mm512_fmadd_ps(_mm512_loadu_ps(cr + 16), betav, v1);
+      }
+      _mm512_storeu_ps(cr, v0);
+      _mm512_storeu_ps(cr + 16, v1);
+    }
+    return;
+  }
   for (int r = 0; r < rows; r++) {
     float *cr = c + r * ldc;
     __m512 v0 = _mm512_mul_ps(acc[r][0], alphav), v1 = _mm512_mul_ps(acc[r][1], alphav);
