@@ -23,6 +23,59 @@
 /* The serialized text of a policy object; 0, or -1 on failure. */
 int bench_policy_text(const olc_plugin *pl, void *inst, const void *policy, char *buf, size_t size);
 
+/* The measured single-thread FMA peak (GFLOP/s) with the widest FMA the
+ * CPU runs; *width: "zmm", "ymm" or "none". */
+double bench_fma_peak_gflops(const char **width);
+
+/* The single-core streaming read rate and the size below which reads are
+ * served faster (the effective last-level cache). */
+typedef struct bench_stream_info {
+  double stream_gbs;  /* 1 GiB buffer, the best over 1-16 concurrent streams */
+  int streams;        /* how many streams that was */
+  size_t cache_bytes; /* largest power of two read >= 1.3 x stream_gbs (0: none) */
+  double cache_gbs;   /* its rate */
+} bench_stream_info;
+int bench_stream(bench_stream_info *out);
+
+/* The arguments of C = A x B through the plugin's execute (row-major,
+ * leading dimensions = widths), built once and reused for every call, as a
+ * runtime keeps a layer's tensor descriptions. */
+typedef struct bench_exec {
+  olc_plugin_workload wl;
+  olc_plugin_kv props[1];
+  olc_plugin_tensor in[2], out;
+  olc_plugin_exec_args args;
+} bench_exec;
+void bench_exec_init(bench_exec *e, long m, long n, long k, const float *a, const float *b,
+                     float *c);
+/* The plugin's status. */
+int32_t bench_exec_call(const olc_plugin *pl, void *inst, const void *policy, const bench_exec *e);
+
+/* bench_exec_init + bench_exec_call. */
+int32_t bench_execute(const olc_plugin *pl, void *inst, const void *policy, long m, long n, long k,
+                      const float *a, const float *b, float *c);
+
+/* A MatMul workload description with its own storage. */
+typedef struct bench_workload {
+  olc_plugin_workload wl;
+  olc_plugin_kv props[4];
+  char dims[3][24];
+} bench_workload;
+void bench_workload_init(bench_workload *w, const char *name, long m, long n, long k);
+
+/* Seconds per call of fn(arg), median of samples of enough calls for
+ * ~10 ms each (thread CPU time with --cputime). */
+double bench_time_calls(void (*fn)(void *), void *arg, int samples);
+
+/* --overhead (and the head of every run): the fixed cost of a call. */
+int bench_overhead_report(const olc_plugin *pl, const olc_plugin_host *h, const void *peers,
+                          int threads, int json);
+
+/* --buckets: whether the policy the host's loop selects changes within
+ * cpu_gemm's key buckets (README.md). */
+int bench_buckets_report(const olc_plugin *pl, const olc_plugin_host *h, int threads, int reps,
+                         int json);
+
 /* One row of --quality. */
 typedef struct bench_quality_row {
   char name[64];
