@@ -42,19 +42,21 @@ typedef struct mat {
   float *data;
 } mat;
 
-static unsigned long long rng_state = 0x9e3779b97f4a7c15ull;
+/* Per thread: the concurrency test's workers draw their operands at once. */
+static _Thread_local unsigned long long rng_state = 0x9e3779b97f4a7c15ull;
 
 static float rnd(void) {
   rng_state ^= rng_state << 13, rng_state ^= rng_state >> 7, rng_state ^= rng_state << 17;
   return (float)((double)(rng_state >> 11) / 9007199254740992.0 * 2.0 - 1.0);
 }
 
+/* data is NULL when out of memory (no CUnit assertion here: the
+ * concurrency test's workers call it, and CUnit is not thread-safe). */
 static mat mat_new(int64_t rows, int64_t cols, int64_t pad, float fill_value, int random) {
   mat x = {rows, cols, cols + pad, NULL};
   size_t count = (size_t)((rows - 1) * x.ld + cols);
   x.data = malloc(count * sizeof(float));
-  CU_ASSERT_FATAL(x.data != NULL);
-  for (size_t i = 0; i < count; i++)
+  for (size_t i = 0; x.data != NULL && i < count; i++)
     x.data[i] = random ? rnd() : fill_value;
   return x;
 }
@@ -120,7 +122,9 @@ static int check_policy(void *inst, const void *policy, int64_t m, int64_t n, in
   mat a = mat_new(m, k, pad, 0, 1), b = mat_new(k, n, pad + 1, 0, 1);
   mat c0 = mat_new(m, n, pad + 2, 0, 1), c = mat_new(m, n, pad + 2, 0, 0);
   int bad = 0;
-  for (size_t v = 0; v < sizeof ab / sizeof ab[0]; v++) {
+  if (a.data == NULL || b.data == NULL || c0.data == NULL || c.data == NULL)
+    bad = 1;
+  for (size_t v = 0; v < sizeof ab / sizeof ab[0] && bad == 0; v++) {
     size_t count = (size_t)((m - 1) * c.ld + n);
     int32_t rc;
     if (ab[v][1] == 0.0)
@@ -132,7 +136,7 @@ static int check_policy(void *inst, const void *policy, int64_t m, int64_t n, in
     if (rc != OLC_PLUGIN_OK) {
       fprintf(stderr, "execute: %d %s\n", rc, cg_test_err_msg);
       bad++;
-      continue;
+      break;
     }
     bad += wrong_cells(&a, &b, &c, &c0, ab[v][0], ab[v][1]);
   }
@@ -189,6 +193,7 @@ static void test_alpha_zero(void) {
   CU_ASSERT_EQUAL_FATAL(cg_test_candidates(inst, &w.wl, &c), OLC_PLUGIN_OK);
   for (int i = 0; i < c.n; i++) {
     mat a = mat_new(9, 11, 1, NAN, 0), b = mat_new(11, 10, 2, NAN, 0), cm = mat_new(9, 10, 3, 2, 0);
+    CU_ASSERT_FATAL(a.data != NULL && b.data != NULL && cm.data != NULL);
     CU_ASSERT_EQUAL(execute_m(inst, c.p[i], &a, &b, &cm, 0.0, -0.5), OLC_PLUGIN_OK);
     for (int64_t r = 0; r < 9; r++)
       for (int64_t j = 0; j < 10; j++)
@@ -228,6 +233,7 @@ static void test_unsupported(void) {
   olc_plugin_tensor in[2], out;
   olc_plugin_exec_args args;
   cg_test_workload w;
+  CU_ASSERT_FATAL(a.data != NULL && b.data != NULL && cm.data != NULL);
   CU_ASSERT_EQUAL_FATAL(pl->create(&cg_test_host, NULL, 0, 1, &inst), OLC_PLUGIN_OK);
   p = first_policy(inst, &c);
   in[0] = tensor(&a), in[1] = tensor(&b), out = tensor(&cm);
@@ -258,6 +264,7 @@ static void test_invalid(void) {
   mat b7 = mat_new(7, 8, 0, 1, 0), c9 = mat_new(9, 8, 0, 0, 0);
   olc_plugin_tensor in[2], out;
   olc_plugin_exec_args args;
+  CU_ASSERT_FATAL(a.data && b.data && cm.data && b7.data && c9.data);
   CU_ASSERT_EQUAL_FATAL(pl->create(&cg_test_host, NULL, 0, 1, &inst), OLC_PLUGIN_OK);
   p = first_policy(inst, &c);
   in[0] = tensor(&a), in[1] = tensor(&b7), out = tensor(&cm);
@@ -284,6 +291,7 @@ static void test_invalid(void) {
   /* A row of one: its leading dimension is never used. */
   {
     mat a1 = mat_new(1, 6, 0, 1, 0), c1 = mat_new(1, 8, 0, 0, 0);
+    CU_ASSERT_FATAL(a1.data != NULL && c1.data != NULL);
     in[0] = tensor(&a1), in[0].strides[0] = 1, in[1] = tensor(&b), out = tensor(&c1);
     CU_ASSERT_EQUAL(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_OK);
     CU_ASSERT_EQUAL(c1.data[7], 6.0f);
