@@ -19,11 +19,12 @@
  * thread count); --policy TEXT overrides it.  --quality runs the
  * calibration-quality report (quality.c), --overhead the fixed call cost
  * alone (overhead.c, also printed at the head of every run), --buckets the
- * bucket check (buckets.c).
+ * bucket check (buckets.c), --concurrency 8 callers on one instance
+ * (concurrency.c).
  *
  * usage: bench_gemm [--json] [--quick] [--min] [--cputime] [--threads 1,2] [--reps N]
  *                   [--shape MxNxK]... [--policy TEXT] [--quality [ROUNDS]] [--overhead]
- *                   [--buckets] [--plugin PATH]
+ *                   [--buckets] [--concurrency] [--plugin PATH]
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -518,14 +519,14 @@ static void print_json(const result *res, int nres, double peak, const char *wid
 
 typedef struct options {
   const char *plugin_path, *forced;
-  int quality, overhead, buckets, json, reps, nthreads, threads[8], nshapes;
+  int quality, overhead, buckets, concurrency, json, reps, nthreads, threads[8], nshapes;
   shape shapes[MAX_SHAPES];
 } options;
 
 static void usage(void) {
   fprintf(stderr, "usage: bench_gemm [--json] [--quick] [--min] [--cputime] [--threads 1,2] "
                   "[--reps N] [--shape MxNxK]... [--policy TEXT] [--quality [ROUNDS]] "
-                  "[--overhead] [--buckets] [--plugin PATH]\n");
+                  "[--overhead] [--buckets] [--concurrency] [--plugin PATH]\n");
   exit(2);
 }
 
@@ -566,6 +567,8 @@ static void parse_args(options *o, int argc, char **argv) {
       o->overhead = 1;
     } else if (strcmp(a, "--buckets") == 0) {
       o->buckets = 1;
+    } else if (strcmp(a, "--concurrency") == 0) {
+      o->concurrency = 1;
     } else if (strcmp(a, "--quality") == 0) {
       o->quality = 1;
       if (more && argv[i + 1][0] >= '1' && argv[i + 1][0] <= '9')
@@ -626,6 +629,8 @@ int main(int argc, char **argv) {
     return bench_quality_report(pl, &host, o.threads[0], o.quality, o.json) == 0 ? 0 : 1;
   if (o.buckets)
     return bench_buckets_report(pl, &host, o.threads[0], o.reps, o.json) == 0 ? 0 : 1;
+  if (o.concurrency)
+    return bench_concurrency_report(pl, &host, o.threads[0], o.json) == 0 ? 0 : 1;
   bench_peers_open(&peers);
   if (o.overhead)
     return bench_overhead_report(pl, &host, &peers, o.threads[0], o.json) == 0 ? 0 : 1;

@@ -71,6 +71,10 @@ double bench_time_calls(void (*fn)(void *), void *arg, int samples);
 int bench_overhead_report(const olc_plugin *pl, const olc_plugin_host *h, const void *peers,
                           int threads, int json);
 
+/* --concurrency: 8 threads executing at once on one instance, the plugin's
+ * rule (a busy pool sends a call to its own thread) against serializing. */
+int bench_concurrency_report(const olc_plugin *pl, const olc_plugin_host *h, int threads, int json);
+
 /* --buckets: whether the policy the host's loop selects changes within
  * cpu_gemm's key buckets (README.md). */
 int bench_buckets_report(const olc_plugin *pl, const olc_plugin_host *h, int threads, int reps,
