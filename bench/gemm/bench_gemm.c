@@ -630,7 +630,7 @@ int main(int argc, char **argv) {
   if (o.buckets)
     return bench_buckets_report(pl, &host, o.threads[0], o.reps, o.json) == 0 ? 0 : 1;
   if (o.concurrency)
-    return bench_concurrency_report(pl, &host, o.threads[0], o.json) == 0 ? 0 : 1;
+    return bench_concurrency_report(pl, &host, o.threads[0], o.reps, o.json) == 0 ? 0 : 1;
   bench_peers_open(&peers);
   if (o.overhead)
     return bench_overhead_report(pl, &host, &peers, o.threads[0], o.json) == 0 ? 0 : 1;

@@ -73,7 +73,8 @@ int bench_overhead_report(const olc_plugin *pl, const olc_plugin_host *h, const 
 
 /* --concurrency: 8 threads executing at once on one instance, the plugin's
  * rule (a busy pool sends a call to its own thread) against serializing. */
-int bench_concurrency_report(const olc_plugin *pl, const olc_plugin_host *h, int threads, int json);
+int bench_concurrency_report(const olc_plugin *pl, const olc_plugin_host *h, int threads,
+                             int rounds, int json);
 
 /* --buckets: whether the policy the host's loop selects changes within
  * cpu_gemm's key buckets (README.md). */

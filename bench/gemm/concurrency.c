@@ -5,8 +5,11 @@
  * when it is free, else on the calling thread alone) against the other
  * choice, serializing the calls (emulated here: a mutex around execute, so
  * each call finds the pool free and runs on it).  Reported: products per
- * second over all threads and the median latency of one call, for a
- * blocked cube, a matrix-vector product and a small one.
+ * second over all threads (medians over rounds that alternate the two
+ * rules, and the median of the rounds' paired ratios), for a blocked cube
+ * and a matrix-vector product whose first candidates split, and a small
+ * product that does not (both rules run it on the callers' threads; the
+ * emulated serialization there only shows what a global lock would cost).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -119,51 +122,71 @@ static int32_t keep_first(void *ctx, void *policy) {
   return OLC_PLUGIN_E_LIMIT;
 }
 
-int bench_concurrency_report(const olc_plugin *pl, const olc_plugin_host *h, int threads,
-                             int json) {
+static double median_of(double *v, int n) {
+  qsort(v, (size_t)n, sizeof(double), cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+#define CC_ROUNDS_MAX 32
+
+/* One shape: rounds alternating the two rules; medians of each rule's
+ * throughput and of the rounds' paired ratios. */
+static int cc_shape_report(const olc_plugin *pl, void *inst, const cc_shape *s, int rounds,
+                           int json, int last) {
   static cc_run r;
+  bench_workload w;
+  void *policy = NULL;
+  olc_plugin_policy_sink sink = {sizeof sink, OLC_PLUGIN_ABI_MINOR, &policy, keep_first};
+  double per[2][CC_ROUNDS_MAX], ratio[CC_ROUNDS_MAX], med;
+  char text[160];
+  int rc = 0;
+  bench_workload_init(&w, "concurrency", s->m, s->n, s->k);
+  if (pl->candidates(inst, &w.wl, &sink) != OLC_PLUGIN_OK || policy == NULL ||
+      bench_policy_text(pl, inst, policy, text, sizeof text) != 0)
+    return -1;
+  for (int i = 0; i < rounds && rc == 0; i++) {
+    for (int q = 0; q < 2 && rc == 0; q++) {
+      int mode = (q + i) % 2;
+      memset(&r, 0, sizeof r);
+      r.pl = pl, r.inst = inst, r.policy = policy, r.s = *s;
+      r.serialize = mode, r.calls = CC_CALLS;
+      rc = cc_measure(&r, &per[mode][i], &med);
+    }
+    ratio[i] = per[0][i] / per[1][i];
+  }
+  if (rc == 0) {
+    double p0 = median_of(per[0], rounds), p1 = median_of(per[1], rounds);
+    double q = median_of(ratio, rounds);
+    if (json)
+      printf("  {\"m\": %ld, \"n\": %ld, \"k\": %ld, \"policy\": \"%s\", \"caller_per_s\": %.1f, "
+             "\"serialized_per_s\": %.1f, \"caller_to_serialized\": %.3f}%s\n",
+             s->m, s->n, s->k, text, p0, p1, q, last ? "" : ",");
+    else
+      printf("  %4ldx%4ldx%4ld  busy pool -> caller's thread %9.1f/s, serialized on the pool "
+             "%9.1f/s: %.3fx  [%s]\n",
+             s->m, s->n, s->k, p0, p1, q, text);
+  }
+  pl->release_policy(inst, policy);
+  return rc;
+}
+
+int bench_concurrency_report(const olc_plugin *pl, const olc_plugin_host *h, int threads,
+                             int rounds, int json) {
+  const size_t count = sizeof cc_shapes / sizeof cc_shapes[0];
   void *inst = NULL;
   int rc = 0;
+  rounds = rounds < 1 ? 1 : rounds > CC_ROUNDS_MAX ? CC_ROUNDS_MAX : rounds;
   if (pl->create(h, NULL, 0, (uint32_t)threads, &inst) != OLC_PLUGIN_OK)
     return -1;
   if (json)
-    printf("{\"concurrency\": {\"threads\": %d, \"callers\": %d, \"results\": [\n", threads,
-           CC_THREADS);
+    printf("{\"concurrency\": {\"threads\": %d, \"callers\": %d, \"rounds\": %d, \"results\": [\n",
+           threads, CC_THREADS, rounds);
   else
-    printf("%d callers at once on one %d-thread instance, %d calls each (the plugin's first "
-           "candidate):\n",
-           CC_THREADS, threads, CC_CALLS);
-  for (size_t si = 0; si < sizeof cc_shapes / sizeof cc_shapes[0] && rc == 0; si++) {
-    bench_workload w;
-    void *policy = NULL;
-    olc_plugin_policy_sink sink = {sizeof sink, OLC_PLUGIN_ABI_MINOR, &policy, keep_first};
-    double per[2], med[2];
-    char text[160];
-    bench_workload_init(&w, "concurrency", cc_shapes[si].m, cc_shapes[si].n, cc_shapes[si].k);
-    if (pl->candidates(inst, &w.wl, &sink) != OLC_PLUGIN_OK || policy == NULL ||
-        bench_policy_text(pl, inst, policy, text, sizeof text) != 0) {
-      rc = -1;
-      break;
-    }
-    for (int mode = 0; mode < 2 && rc == 0; mode++) {
-      memset(&r, 0, sizeof r);
-      r.pl = pl, r.inst = inst, r.policy = policy, r.s = cc_shapes[si];
-      r.serialize = mode, r.calls = CC_CALLS;
-      rc = cc_measure(&r, &per[mode], &med[mode]);
-    }
-    if (json)
-      printf("  {\"m\": %ld, \"n\": %ld, \"k\": %ld, \"policy\": \"%s\", \"caller_per_s\": %.1f, "
-             "\"caller_median_ms\": %.3f, \"serialized_per_s\": %.1f, \"serialized_median_ms\": "
-             "%.3f}%s\n",
-             cc_shapes[si].m, cc_shapes[si].n, cc_shapes[si].k, text, per[0], med[0] * 1e3, per[1],
-             med[1] * 1e3, si + 1 < sizeof cc_shapes / sizeof cc_shapes[0] ? "," : "");
-    else
-      printf("  %4ldx%4ldx%4ld  busy pool -> caller's thread: %8.1f/s, median %7.3f ms;  "
-             "serialized on the pool: %8.1f/s, median %7.3f ms  [%s]\n",
-             cc_shapes[si].m, cc_shapes[si].n, cc_shapes[si].k, per[0], med[0] * 1e3, per[1],
-             med[1] * 1e3, text);
-    pl->release_policy(inst, policy);
-  }
+    printf("%d callers at once on one %d-thread instance, %d calls each, %d rounds (products per "
+           "second, medians; the ratio is the median of the rounds' paired ratios):\n",
+           CC_THREADS, threads, CC_CALLS, rounds);
+  for (size_t si = 0; si < count && rc == 0; si++)
+    rc = cc_shape_report(pl, inst, &cc_shapes[si], rounds, json, si + 1 == count);
   if (json)
     printf("]}}\n");
   pl->destroy(inst);
