@@ -6,10 +6,12 @@
  *   KC: the B micro-panel (KC x NR) takes about half of L1, leaving room for
  *       the A micro-panel streaming through and the C tile; with both
  *       operands packed and K at least two such slices deep, twice that
- *       (for half the MC), which halves the passes over C;
+ *       (for half the MC), which halves the passes over C; K up to 1.5
+ *       slices deep is one slice;
  *   MC: the packed A block (MC x KC) takes about a quarter of L2 (the rest
  *       holds the B micro-panel on its way to L1, C lines and the prefetched
- *       next block; a half-L2 block measured 2-3% slower on Zen 3);
+ *       next block; a half-L2 block measured 2-3% slower on Zen 3); M up to
+ *       1.25 blocks is one block;
  *   NC: the packed B panel (KC x NC) takes about half of this thread's share
  *       of L3.
  * Every value is then clamped to the shape, so that candidates which
@@ -112,7 +114,17 @@ static void default_for_kernel(cg_policy *p, uint32_t kernel, const cg_cpu *cpu,
     l3_users = 1;
   kc = (s1 / 2) / ((uint64_t)ki->nr * 4u);
   kc = kc < 64 ? 64 : kc - kc % 8;
-  mc = (s2 / 4) / (kc * 4u);
+  /* K a little deeper than one slice: all of it in one slice (the B
+   * micro-panel then within 3/4 of L1) rather than a full slice and a thin
+   * one, which pays a pass over C for little arithmetic. */
+  if ((uint64_t)s->k > kc && (uint64_t)s->k <= kc + kc / 2 &&
+      (uint64_t)s->k * ki->nr * 4u <= s1 / 4 * 3)
+    kc = round_up((uint64_t)s->k, 8);
+  mc = round_down(min_u64((s2 / 4) / (kc * 4u), CG_MC_MAX), ki->mr);
+  /* Rows a little more than one block: one block (at most a quarter over
+   * the L2 share) rather than a full one and a sliver. */
+  if ((uint64_t)s->m > mc && (uint64_t)s->m <= mc + mc / 4)
+    mc = round_up((uint64_t)s->m, ki->mr);
   nc = (s3 / 2 / l3_users) / (kc * 4u);
   memset(p, 0, sizeof(*p));
   p->kernel = kernel;
