@@ -33,8 +33,10 @@
   do {                                                                                             \
     if ((r) < rows) {                                                                              \
       float *cr = c + (r)*ldc;                                                                     \
-      c##r##0 = _mm256_mul_ps(c##r##0, alphav);                                                    \
-      c##r##1 = _mm256_mul_ps(c##r##1, alphav);                                                    \
+      if (alpha != 1.0f) {                                                                         \
+        c##r##0 = _mm256_mul_ps(c##r##0, alphav);                                                  \
+        c##r##1 = _mm256_mul_ps(c##r##1, alphav);                                                  \
+      }                                                                                            \
       if (full) {                                                                                  \
         if (beta != 0.0f) {                                                                        \
           c##r##0 = _mm256_fmadd_ps(_mm256_loadu_ps(cr), betav, c##r##0);                          \
