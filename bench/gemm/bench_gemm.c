@@ -44,10 +44,6 @@
 #define MAX_SHAPES 32
 #define MAX_CANDS 64
 
-typedef struct shape {
-  long m, n, k;
-} shape;
-
 /* Cubes and the earlier skinny shapes; the small problems of issue 14;
  * matrix-vector and thin shapes with the matrix in cache (4-16 MiB), at
  * 64 MiB (partly served by the last-level cache here) and at 256 MiB
@@ -261,14 +257,6 @@ void bench_workload_init(bench_workload *w, const char *name, long m, long n, lo
 }
 
 /* ---- one shape ---- */
-#define C_OB 0 /* contestants: the peers first (BENCH_PEER_*), then cpu_gemm */
-#define C_BLIS 1
-#define C_CAL 2
-#define C_DEF 3
-#define C_COUNT 4
-
-static const char *const contestant_names[C_COUNT] = {"OpenBLAS", "BLIS", "cal", "def"};
-
 typedef struct bench {
   const olc_plugin *pl;
   void *inst;
@@ -302,21 +290,6 @@ static double time_contestant(bench *x, int who) {
   }
   return (now_s() - t0) / x->iters;
 }
-
-typedef struct result {
-  shape s;
-  int threads;
-  double gf[C_COUNT];         /* GFLOP/s, medians (0: not run) */
-  double vs_peer[2][C_COUNT]; /* [cal, def] / peer, medians of paired ratios */
-  int best_peer;              /* the faster peer (lower median time) */
-  double cal_best, def_best, cal_def;
-  double big_bytes;  /* the large operand of a thin shape (0: not thin) */
-  int out_of_cache;  /* it exceeds the measured last-level cache */
-  double cal_gbs;    /* its rate under the calibrated policy */
-  double host_cal_s; /* host's calibration of this shape (< 0: not used) */
-  size_t measured, abandoned;
-  char cal_text[256], def_text[256];
-} result;
 
 /* Balanced Latin squares: over a cycle of rows, each contestant runs right
  * after each other equally often. */
@@ -418,103 +391,6 @@ static void run_shape(bench *x, int threads, int reps, const char *cal_text,
     free(t[c]);
 }
 
-/* ---- reporting ---- */
-
-/* "AMD EPYC (family 26, model 2)" from /proc/cpuinfo, where there is one. */
-static void cpu_name(char *out, size_t cap) {
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  char line[256], name[128] = "unknown CPU";
-  int family = -1, model = -1;
-  if (f != NULL) {
-    while (fgets(line, sizeof line, f) != NULL) {
-      char *v = strchr(line, ':');
-      if (v == NULL)
-        continue;
-      v += 2;
-      v[strcspn(v, "\n")] = '\0';
-      if (strncmp(line, "model name", 10) == 0 && strcmp(name, "unknown CPU") == 0)
-        snprintf(name, sizeof name, "%s", v);
-      else if (strncmp(line, "cpu family", 10) == 0 && family < 0)
-        family = atoi(v);
-      else if (strncmp(line, "model\t", 6) == 0 && model < 0)
-        model = atoi(v);
-    }
-    fclose(f);
-  }
-  snprintf(out, cap, "%s (family %d, model %d), %ld logical CPUs", name, family, model,
-           sysconf(_SC_NPROCESSORS_ONLN));
-}
-
-static void print_result(const result *r, const bench_peers *peers, double peak) {
-  char bw[64] = "";
-  if (r->big_bytes > 0)
-    snprintf(bw, sizeof bw, ", %.1f GB/s%s", r->cal_gbs, r->out_of_cache ? "" : " in cache");
-  printf("%5ldx%5ldx%5ld t=%d  OpenBLAS %6.1f  BLIS %6.1f  cal %6.1f (%.3fx %s, %3.0f%% peak%s)  "
-         "def %6.1f (%.3fx)  cal/def %.3f  [%s]\n",
-         r->s.m, r->s.n, r->s.k, r->threads, r->gf[C_OB], r->gf[C_BLIS], r->gf[C_CAL], r->cal_best,
-         contestant_names[r->best_peer],
-         peak > 0 ? 100.0 * r->gf[C_CAL] / (peak * r->threads) : 0.0, bw, r->gf[C_DEF], r->def_best,
-         r->cal_def, r->cal_text);
-  (void)peers;
-  if (r->host_cal_s >= 0)
-    printf("      host calibration: %.2f s (%zu candidates measured, %zu abandoned)\n",
-           r->host_cal_s, r->measured, r->abandoned);
-  fflush(stdout);
-}
-
-/* The run's table (README.md form). */
-static void print_table(const result *res, int nres, double peak, const bench_stream_info *bw) {
-  printf(
-      "\n| shape | threads | OpenBLAS | BLIS | calibrated | cal / faster peer | def / faster peer "
-      "| %% of FMA peak | GB/s (%% of stream) | cal / def | calibrated policy |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|\n");
-  for (int i = 0; i < nres; i++) {
-    const result *r = &res[i];
-    char gbs[48] = "-";
-    if (r->big_bytes > 0 && r->out_of_cache)
-      snprintf(gbs, sizeof gbs, "%.1f (%.0f%%)", r->cal_gbs, 100.0 * r->cal_gbs / bw->stream_gbs);
-    else if (r->big_bytes > 0)
-      snprintf(gbs, sizeof gbs, "%.1f (in cache)", r->cal_gbs);
-    printf("| %ldx%ldx%ld | %d | %.1f | %.1f | %.1f | %.3fx (%s) | %.3fx | %.0f%% | %s | %.3f | "
-           "`%s` |\n",
-           r->s.m, r->s.n, r->s.k, r->threads, r->gf[C_OB], r->gf[C_BLIS], r->gf[C_CAL],
-           r->cal_best, contestant_names[r->best_peer], r->def_best,
-           peak > 0 ? 100.0 * r->gf[C_CAL] / (peak * r->threads) : 0.0, gbs, r->cal_def,
-           r->cal_text + (strncmp(r->cal_text, "v1 ", 3) == 0 ? 3 : 0));
-  }
-}
-
-static void print_json(const result *res, int nres, double peak, const char *width,
-                       const bench_stream_info *bw, const bench_peers *peers, const char *cpu) {
-  double load[3] = {0, 0, 0};
-  (void)getloadavg(load, 3);
-  printf("{\"cpu\": \"%s\", \"load\": [%.2f, %.2f, %.2f], \"fma_peak_gflops_per_thread\": %.2f, "
-         "\"fma_width\": \"%s\", \"stream_gbs\": %.2f, \"cache_bytes\": %zu, "
-         "\"openblas_core\": \"%s\", \"openblas_own_detection\": %d, \"blis\": \"%s\", "
-         "\"results\": [\n",
-         cpu, load[0], load[1], load[2], peak, width, bw->stream_gbs, bw->cache_bytes,
-         peers->openblas_core, peers->env_fair,
-         peers->have[BENCH_PEER_BLIS] ? peers->blis_arch : "");
-  for (int i = 0; i < nres; i++) {
-    const result *r = &res[i];
-    printf("  {\"m\": %ld, \"n\": %ld, \"k\": %ld, \"threads\": %d, \"openblas_gflops\": %.2f, "
-           "\"blis_gflops\": %.2f, \"calibrated_gflops\": %.2f, \"default_gflops\": %.2f, "
-           "\"faster_peer\": \"%s\", \"calibrated_ratio\": %.4f, \"default_ratio\": %.4f, "
-           "\"calibrated_to_openblas\": %.4f, \"calibrated_to_blis\": %.4f, "
-           "\"calibrated_to_default\": %.4f, \"calibrated_peak_pct\": %.1f, "
-           "\"stream_operand_bytes\": %.0f, \"out_of_cache\": %d, \"calibrated_gbs\": %.2f, "
-           "\"calibrated_policy\": \"%s\", \"default_policy\": \"%s\", "
-           "\"host_calibration_s\": %.3f}%s\n",
-           r->s.m, r->s.n, r->s.k, r->threads, r->gf[C_OB], r->gf[C_BLIS], r->gf[C_CAL],
-           r->gf[C_DEF], contestant_names[r->best_peer], r->cal_best, r->def_best,
-           r->vs_peer[0][C_OB], r->vs_peer[0][C_BLIS], r->cal_def,
-           peak > 0 ? 100.0 * r->gf[C_CAL] / (peak * r->threads) : 0.0, r->big_bytes,
-           r->out_of_cache, r->cal_gbs, r->cal_text, r->def_text, r->host_cal_s,
-           i + 1 < nres ? "," : "");
-  }
-  printf("]}\n");
-}
-
 /* ---- main ---- */
 
 typedef struct options {
@@ -612,6 +488,36 @@ static void host_calibrate(const options *o, int threads, bench_hc_workload *hw)
       die("host calibration of %s: %s", hw[si].name, hw[si].message);
 }
 
+/* Every shape for every thread count; returns the number of results. */
+static int run_table(const options *o, const olc_plugin *pl, bench_peers *peers,
+                     const bench_stream_info *bw, double peak, result *results) {
+  int nres = 0;
+  for (int ti = 0; ti < o->nthreads; ti++) {
+    bench x;
+    static bench_hc_workload hw[MAX_SHAPES];
+    memset(&x, 0, sizeof(x));
+    memset(hw, 0, sizeof(hw));
+    if (o->forced == NULL)
+      host_calibrate(o, o->threads[ti], hw);
+    x.pl = pl;
+    x.peers = peers;
+    if (pl->create(&host, NULL, 0, (uint32_t)o->threads[ti], &x.inst) != OLC_PLUGIN_OK)
+      die("create");
+    bench_peers_threads(peers, o->threads[ti]);
+    for (int si = 0; si < o->nshapes; si++) {
+      result *r = &results[nres++];
+      x.s = o->shapes[si];
+      run_shape(&x, o->threads[ti], o->reps, o->forced != NULL ? o->forced : hw[si].policy, bw, r);
+      r->host_cal_s = o->forced == NULL ? hw[si].seconds : -1.0;
+      r->measured = hw[si].measured, r->abandoned = hw[si].abandoned;
+      if (!o->json)
+        bench_print_result(r, peak);
+    }
+    pl->destroy(x.inst);
+  }
+  return nres;
+}
+
 int main(int argc, char **argv) {
   static result results[MAX_SHAPES * 8];
   options o;
@@ -621,7 +527,7 @@ int main(int argc, char **argv) {
   const char *width = "none";
   char cpu[256], desc[512];
   double peak, load[3] = {0, 0, 0};
-  int nres = 0;
+  int nres;
   bench_peers_fair_env(argv, "bench_gemm");
   parse_args(&o, argc, argv);
   pl = load_plugin(o.plugin_path);
@@ -634,7 +540,7 @@ int main(int argc, char **argv) {
   bench_peers_open(&peers);
   if (o.overhead)
     return bench_overhead_report(pl, &host, &peers, o.threads[0], o.json) == 0 ? 0 : 1;
-  cpu_name(cpu, sizeof cpu);
+  bench_cpu_name(cpu, sizeof cpu);
   bench_peers_describe(&peers, desc, sizeof desc);
   peak = bench_fma_peak_gflops(&width);
   if (bench_stream(&bw) != 0)
@@ -647,32 +553,11 @@ int main(int argc, char **argv) {
            width, peak, bw.stream_gbs, bw.streams, bw.cache_bytes >> 20, bw.cache_gbs);
     bench_overhead_report(pl, &host, &peers, 1, 0);
   }
-  for (int ti = 0; ti < o.nthreads; ti++) {
-    bench x;
-    static bench_hc_workload hw[MAX_SHAPES];
-    memset(&x, 0, sizeof(x));
-    if (o.forced == NULL)
-      host_calibrate(&o, o.threads[ti], hw);
-    x.pl = pl;
-    x.peers = &peers;
-    if (pl->create(&host, NULL, 0, (uint32_t)o.threads[ti], &x.inst) != OLC_PLUGIN_OK)
-      die("create");
-    bench_peers_threads(&peers, o.threads[ti]);
-    for (int si = 0; si < o.nshapes; si++) {
-      result *r = &results[nres++];
-      x.s = o.shapes[si];
-      run_shape(&x, o.threads[ti], o.reps, o.forced != NULL ? o.forced : hw[si].policy, &bw, r);
-      r->host_cal_s = o.forced == NULL ? hw[si].seconds : -1.0;
-      r->measured = hw[si].measured, r->abandoned = hw[si].abandoned;
-      if (!o.json)
-        print_result(r, &peers, peak);
-    }
-    pl->destroy(x.inst);
-  }
+  nres = run_table(&o, pl, &peers, &bw, peak, results);
   if (o.json) {
-    print_json(results, nres, peak, width, &bw, &peers, cpu);
+    bench_print_json(results, nres, peak, width, &bw, &peers, cpu);
   } else {
-    print_table(results, nres, peak, &bw);
+    bench_print_table(results, nres, peak, &bw);
     (void)getloadavg(load, 3);
     printf("\nload average at the end %.2f %.2f %.2f\n", load[0], load[1], load[2]);
   }

@@ -112,4 +112,41 @@ int bench_quality(const olc_plugin *pl, const olc_plugin_host *h, uint32_t threa
 int bench_quality_report(const olc_plugin *pl, const olc_plugin_host *h, int threads, int rounds,
                          int json);
 
+/* ---- the main table (bench_gemm.c measures, report.c prints) ---- */
+#include "peers.h"
+
+typedef struct shape {
+  long m, n, k;
+} shape;
+
+#define C_OB 0 /* contestants: the peers first (BENCH_PEER_*), then cpu_gemm */
+#define C_BLIS 1
+#define C_CAL 2
+#define C_DEF 3
+#define C_COUNT 4
+
+extern const char *const bench_contestant_names[4];
+
+/* One shape's figures in one run. */
+typedef struct result {
+  shape s;
+  int threads;
+  double gf[C_COUNT];         /* GFLOP/s, medians (0: not run) */
+  double vs_peer[2][C_COUNT]; /* [cal, def] / peer, medians of paired ratios */
+  int best_peer;              /* the faster peer (lower median time) */
+  double cal_best, def_best, cal_def;
+  double big_bytes;  /* the large operand of a thin shape (0: not thin) */
+  int out_of_cache;  /* it exceeds the measured last-level cache */
+  double cal_gbs;    /* its rate under the calibrated policy */
+  double host_cal_s; /* host's calibration of this shape (< 0: not used) */
+  size_t measured, abandoned;
+  char cal_text[256], def_text[256];
+} result;
+
+void bench_cpu_name(char *out, size_t cap);
+void bench_print_result(const result *r, double peak);
+void bench_print_table(const result *res, int nres, double peak, const bench_stream_info *bw);
+void bench_print_json(const result *res, int nres, double peak, const char *width,
+                      const bench_stream_info *bw, const bench_peers *peers, const char *cpu);
+
 #endif

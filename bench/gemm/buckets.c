@@ -10,8 +10,8 @@
  * one thread; the same policy text counts as no loss).  A bucket is
  * sound when every size's best is within the noise of the others'
  * policies: the record of whichever size arrives first serves them all.
- * Two cases below the exact limit (5-8, 9-16) show why those sizes keep
- * records of their own.
+ * The cases cover each side of the limits below which sizes keep records
+ * of their own (bucket.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,13 +29,18 @@ typedef struct bucket_case {
 } bucket_case;
 
 static const bucket_case cases[] = {
-    {"m 5-8 (exact)", 1, 1024, 1024, {5, 6, 8}},
-    {"m 9-16 (exact)", 1, 1024, 1024, {9, 12, 16}},
+    {"m 9-16", 1, 1024, 1024, {9, 12, 16}},
     {"m 17-32", 1, 1024, 1024, {17, 24, 32}},
+    {"m 33-64", 1, 1024, 1024, {33, 48, 64}},
+    {"m 65-128", 1, 1024, 1024, {65, 96, 128}},
     {"m 129-256", 1, 1024, 1024, {129, 192, 256}},
     {"m 1025-2048", 1, 1024, 1024, {1025, 1536, 2048}},
-    {"n 33-64", 0, 256, 1024, {33, 48, 64}},
-    {"n 257-512", 0, 256, 1024, {257, 384, 512}},
+    {"n 33-64 (m 256)", 0, 256, 1024, {33, 48, 64}},
+    {"n 65-128 (m 256)", 0, 256, 1024, {65, 96, 128}},
+    {"n 129-256 (m 256)", 0, 256, 1024, {129, 192, 256}},
+    {"n 257-512 (m 256)", 0, 256, 1024, {257, 384, 512}},
+    {"n 1025-2048 (m 256)", 0, 256, 1024, {1025, 1536, 2048}},
+    {"n 513-1024 (m 1)", 0, 1, 1024, {513, 768, 1024}},
     {"n 2049-4096 (m 1)", 0, 1, 1024, {2049, 3072, 4096}},
     {"n 2049-4096 (m 64)", 0, 64, 1024, {2049, 3072, 4096}},
 };
