@@ -5,9 +5,9 @@
 
 #include <stdio.h>
 
-void cg_bucket_range(int64_t v, int64_t *lo, int64_t *hi) {
-  int64_t top = CG_BUCKET_EXACT;
-  if (v <= CG_BUCKET_EXACT) {
+void cg_bucket_range(int64_t v, int64_t exact, int64_t *lo, int64_t *hi) {
+  int64_t top = exact;
+  if (v <= exact) {
     *lo = *hi = v;
     return;
   }
@@ -17,10 +17,10 @@ void cg_bucket_range(int64_t v, int64_t *lo, int64_t *hi) {
   *hi = top;
 }
 
-size_t cg_bucket_text(char *out, size_t cap, int64_t v) {
+size_t cg_bucket_text(char *out, size_t cap, int64_t v, int64_t exact) {
   int64_t lo, hi;
   int w;
-  cg_bucket_range(v, &lo, &hi);
+  cg_bucket_range(v, exact, &lo, &hi);
   if (lo == hi)
     w = snprintf(out, cap, "%lld", (long long)lo);
   else

@@ -109,8 +109,8 @@ int32_t cg_workload_shape(const olc_plugin_host *host, const olc_plugin_workload
 
 void cg_bucket_shape(cg_shape *out, const cg_shape *raw) {
   int64_t lo;
-  cg_bucket_range(raw->m, &lo, &out->m);
-  cg_bucket_range(raw->n, &lo, &out->n);
+  cg_bucket_range(raw->m, CG_BUCKET_EXACT_M, &lo, &out->m);
+  cg_bucket_range(raw->n, CG_BUCKET_EXACT_N, &lo, &out->n);
   out->k = raw->k;
 }
 
@@ -130,10 +130,10 @@ int32_t cg_plugin_key(void *instance, const olc_plugin_workload *workload,
       (rc = sink->set_thread_count(sink->ctx, in->threads)) != OLC_PLUGIN_OK ||
       (rc = sink->add_structure(sink->ctx, "dtype", "float32")) != OLC_PLUGIN_OK)
     return rc;
-  cg_bucket_text(v, sizeof(v), s.m);
+  cg_bucket_text(v, sizeof(v), s.m, CG_BUCKET_EXACT_M);
   if ((rc = sink->add_structure(sink->ctx, "m", v)) != OLC_PLUGIN_OK)
     return rc;
-  cg_bucket_text(v, sizeof(v), s.n);
+  cg_bucket_text(v, sizeof(v), s.n, CG_BUCKET_EXACT_N);
   if ((rc = sink->add_structure(sink->ctx, "n", v)) != OLC_PLUGIN_OK)
     return rc;
   snprintf(v, sizeof(v), "%lld", (long long)s.k);
