@@ -26,7 +26,7 @@ static double now_s(void) {
  * compute the same thing; distinct starting values too. */
 #define PEAK_BODY(V, SET1, FMA, ADD, CVT, LANES)                                                   \
   double best = 0.0;                                                                               \
-  for (int trial = 0; trial < 5; trial++) {                                                        \
+  for (int trial = 0; trial < 10; trial++) {                                                       \
     V a = SET1(0.999999f), b = SET1(1e-7f);                                                        \
     V c0 = SET1(1.0f), c1 = SET1(1.1f), c2 = SET1(1.2f), c3 = SET1(1.3f), c4 = SET1(1.4f);         \
     V c5 = SET1(1.5f), c6 = SET1(1.6f), c7 = SET1(1.7f), c8 = SET1(1.8f), c9 = SET1(1.9f);         \
