@@ -26,6 +26,7 @@ typedef struct {
 typedef uint16_t __mmask16;
 
 #define _MM_HINT_T0 3
+#define _MM_HINT_T1 2
 
 /* Counts calls, so that the test can tell the emulated kernel ran. */
 extern unsigned long olc_emul_fmadd_calls;
