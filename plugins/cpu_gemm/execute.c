@@ -21,42 +21,42 @@
 static int32_t check_tensor(const cg_instance *in, const olc_plugin_tensor *t, const char *name) {
   int64_t extent;
   if (t == NULL || !OLC_PLUGIN_HAS_FIELD(t, olc_plugin_tensor, data)) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID, "cpu_gemm: execute: %s missing or too old", name);
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "execute: %s missing or too old", name);
     return OLC_PLUGIN_E_INVALID;
   }
   if (t->dtype != OLC_PLUGIN_DTYPE_FLOAT32) {
     cg_report(in->host, OLC_PLUGIN_E_UNSUPPORTED,
-              "cpu_gemm: execute: %s has dtype %u, only float32 (1) is served", name, t->dtype);
+              "execute: %s has dtype %u, only float32 (1) is served", name, t->dtype);
     return OLC_PLUGIN_E_UNSUPPORTED;
   }
   if (t->rank != 2) {
     cg_report(in->host, OLC_PLUGIN_E_UNSUPPORTED,
-              "cpu_gemm: execute: %s has rank %u, only matrices (rank 2, not batched) are served",
-              name, t->rank);
+              "execute: %s has rank %u, only matrices (rank 2, not batched) are served", name,
+              t->rank);
     return OLC_PLUGIN_E_UNSUPPORTED;
   }
   if (t->data == NULL || t->dims[0] < 1 || t->dims[1] < 1 || t->strides[0] < 1 ||
       t->strides[1] < 1) {
     cg_report(in->host, OLC_PLUGIN_E_INVALID,
-              "cpu_gemm: execute: %s has no data, a dimension or a stride below 1", name);
+              "execute: %s has no data, a dimension or a stride below 1", name);
     return OLC_PLUGIN_E_INVALID;
   }
   if (t->strides[1] != 1) {
     cg_report(in->host, OLC_PLUGIN_E_UNSUPPORTED,
-              "cpu_gemm: execute: %s has column stride %lld, only row-major (1) is served", name,
+              "execute: %s has column stride %lld, only row-major (1) is served", name,
               (long long)t->strides[1]);
     return OLC_PLUGIN_E_UNSUPPORTED;
   }
   if (t->dims[0] > 1 && t->strides[0] < t->dims[1]) {
     cg_report(in->host, OLC_PLUGIN_E_INVALID,
-              "cpu_gemm: execute: %s has leading dimension %lld below its width %lld", name,
+              "execute: %s has leading dimension %lld below its width %lld", name,
               (long long)t->strides[0], (long long)t->dims[1]);
     return OLC_PLUGIN_E_INVALID;
   }
   if (__builtin_mul_overflow(t->dims[0] - 1, t->strides[0], &extent) ||
       __builtin_add_overflow(extent, t->dims[1], &extent) ||
       __builtin_mul_overflow(extent, (int64_t)sizeof(float), &extent)) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID, "cpu_gemm: execute: %s's extent overflows", name);
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "execute: %s's extent overflows", name);
     return OLC_PLUGIN_E_INVALID;
   }
   return OLC_PLUGIN_OK;
@@ -84,7 +84,7 @@ static int32_t decode_args(const cg_instance *in, const olc_plugin_exec_args *ar
       args->input_count != 2 || args->output_count != 1 || args->inputs == NULL ||
       args->outputs == NULL) {
     cg_report(in->host, OLC_PLUGIN_E_INVALID,
-              "cpu_gemm: execute: MatMul takes 2 inputs (A, B) and 1 output (C)");
+              "execute: MatMul takes 2 inputs (A, B) and 1 output (C)");
     return OLC_PLUGIN_E_INVALID;
   }
   a = &args->inputs[0], b = &args->inputs[1], c = &args->outputs[0];
@@ -94,14 +94,14 @@ static int32_t decode_args(const cg_instance *in, const olc_plugin_exec_args *ar
     return rc;
   if (a->dims[1] != b->dims[0] || c->dims[0] != a->dims[0] || c->dims[1] != b->dims[1]) {
     cg_report(in->host, OLC_PLUGIN_E_INVALID,
-              "cpu_gemm: execute: shapes disagree: A %lldx%lld, B %lldx%lld, C %lldx%lld",
+              "execute: shapes disagree: A %lldx%lld, B %lldx%lld, C %lldx%lld",
               (long long)a->dims[0], (long long)a->dims[1], (long long)b->dims[0],
               (long long)b->dims[1], (long long)c->dims[0], (long long)c->dims[1]);
     return OLC_PLUGIN_E_INVALID;
   }
   if (overlaps(a, c) || overlaps(b, c)) {
     cg_report(in->host, OLC_PLUGIN_E_UNSUPPORTED,
-              "cpu_gemm: execute: C overlaps an input (in-place products are not served)");
+              "execute: C overlaps an input (in-place products are not served)");
     return OLC_PLUGIN_E_UNSUPPORTED;
   }
   g->m = a->dims[0], g->k = a->dims[1], g->n = b->dims[1];
@@ -138,22 +138,22 @@ int32_t cg_plugin_execute(void *instance, const olc_plugin_workload *workload, c
   int32_t rc;
   if (workload != NULL && OLC_PLUGIN_HAS_FIELD(workload, olc_plugin_workload, operator_name) &&
       (workload->operator_name == NULL || strcmp(workload->operator_name, "MatMul") != 0)) {
-    cg_report(in->host, OLC_PLUGIN_E_UNSUPPORTED, "cpu_gemm: execute: operator %s is not MatMul",
+    cg_report(in->host, OLC_PLUGIN_E_UNSUPPORTED, "execute: operator %s is not MatMul",
               workload->operator_name != NULL ? workload->operator_name : "(none)");
     return OLC_PLUGIN_E_UNSUPPORTED;
   }
   if (p == NULL) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID, "cpu_gemm: execute without a policy");
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "execute without a policy");
     return OLC_PLUGIN_E_INVALID;
   }
   if (cg_policy_check(p, in->isa, why, sizeof(why)) != 0) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID, "cpu_gemm: %s", why);
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "%s", why);
     return OLC_PLUGIN_E_INVALID;
   }
   if ((rc = decode_args(in, args, &g)) != OLC_PLUGIN_OK)
     return rc;
   if (run_product(in, &g, p) != 0) {
-    cg_report(in->host, OLC_PLUGIN_E_NOMEM, "cpu_gemm: execute: out of memory for workspaces");
+    cg_report(in->host, OLC_PLUGIN_E_NOMEM, "execute: out of memory for workspaces");
     return OLC_PLUGIN_E_NOMEM;
   }
   return OLC_PLUGIN_OK;

@@ -55,7 +55,7 @@ static int32_t config_isa(const olc_plugin_host *host, const olc_plugin_kv *conf
     else if (config[i].value != NULL && strcmp(config[i].value, "avx512") == 0)
       want = CG_ISA_AVX512;
     else {
-      cg_report(host, OLC_PLUGIN_E_INVALID, "cpu_gemm: config isa=%s: want ref, avx2 or avx512",
+      cg_report(host, OLC_PLUGIN_E_INVALID, "config isa=%s: want ref, avx2 or avx512",
                 config[i].value != NULL ? config[i].value : "");
       return OLC_PLUGIN_E_INVALID;
     }
@@ -71,13 +71,13 @@ static int32_t cg_create(const olc_plugin_host *host, const olc_plugin_kv *confi
   cg_instance *in;
   int32_t rc;
   if (instance == NULL) {
-    cg_report(host, OLC_PLUGIN_E_INVALID, "cpu_gemm: create without an instance pointer");
+    cg_report(host, OLC_PLUGIN_E_INVALID, "create without an instance pointer");
     return OLC_PLUGIN_E_INVALID;
   }
   *instance = NULL;
   in = calloc(1, sizeof(*in));
   if (in == NULL) {
-    cg_report(host, OLC_PLUGIN_E_NOMEM, "cpu_gemm: out of memory");
+    cg_report(host, OLC_PLUGIN_E_NOMEM, "out of memory");
     return OLC_PLUGIN_E_NOMEM;
   }
   in->host = host != NULL ? host : g_host;
@@ -93,7 +93,7 @@ static int32_t cg_create(const olc_plugin_host *host, const olc_plugin_kv *confi
   in->threads = thread_count < 1 ? 1 : thread_count > 256 ? 256 : thread_count;
   in->ws = calloc(in->threads, sizeof(cg_workspace));
   if (in->ws == NULL || cg_pool_create(&in->pool, in->threads) != 0) {
-    cg_report(in->host, OLC_PLUGIN_E_NOMEM, "cpu_gemm: cannot start %u threads", in->threads);
+    cg_report(in->host, OLC_PLUGIN_E_NOMEM, "cannot start %u threads", in->threads);
     cg_destroy(in);
     return OLC_PLUGIN_E_NOMEM;
   }
@@ -110,18 +110,18 @@ static int32_t cg_validate(void *instance, const void *bytes, uint64_t len, void
   if (policy != NULL)
     *policy = NULL;
   if (bytes == NULL || len == 0 || len > CG_POLICY_TEXT_MAX) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID, "cpu_gemm: policy: empty or longer than %d bytes",
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "policy: empty or longer than %d bytes",
               CG_POLICY_TEXT_MAX);
     return OLC_PLUGIN_E_INVALID;
   }
   if (cg_policy_parse(&p, bytes, (size_t)len, in->isa, why, sizeof(why)) != 0) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID, "cpu_gemm: %s", why);
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "%s", why);
     return OLC_PLUGIN_E_INVALID;
   }
   if (policy != NULL) {
     cg_policy *copy = malloc(sizeof(*copy));
     if (copy == NULL) {
-      cg_report(in->host, OLC_PLUGIN_E_NOMEM, "cpu_gemm: out of memory");
+      cg_report(in->host, OLC_PLUGIN_E_NOMEM, "out of memory");
       return OLC_PLUGIN_E_NOMEM;
     }
     *copy = p;
@@ -135,12 +135,12 @@ static int32_t cg_serialize(void *instance, const void *policy, const olc_plugin
   char text[CG_POLICY_TEXT_MAX + 1];
   size_t len;
   if (policy == NULL || out == NULL || !OLC_PLUGIN_HAS_FIELD(out, olc_plugin_byte_sink, write)) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID, "cpu_gemm: serialize without policy or sink");
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "serialize without policy or sink");
     return OLC_PLUGIN_E_INVALID;
   }
   len = cg_policy_format(text, sizeof(text), policy);
   if (len == 0) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID, "cpu_gemm: serialize: policy is corrupt");
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "serialize: policy is corrupt");
     return OLC_PLUGIN_E_INVALID;
   }
   return out->write(out->ctx, text, len);
@@ -212,7 +212,7 @@ static int32_t cg_prepare(void *instance, const olc_plugin_workload *workload, v
   return OLC_PLUGIN_OK;
 nomem:
   cg_unprepare(in, st);
-  cg_report(in->host, OLC_PLUGIN_E_NOMEM, "cpu_gemm: workload %s: out of memory for matrices",
+  cg_report(in->host, OLC_PLUGIN_E_NOMEM, "workload %s: out of memory for matrices",
             workload->name != NULL ? workload->name : "?");
   return OLC_PLUGIN_E_NOMEM;
 }
@@ -230,12 +230,12 @@ static int32_t cg_run(void *instance, const olc_plugin_workload *workload, void 
     return rc;
   if (st == NULL || p == NULL || memcmp(&s, &st->shape, sizeof(s)) != 0) {
     cg_report(in->host, OLC_PLUGIN_E_INVALID,
-              "cpu_gemm: run needs the prepared state of this "
+              "run needs the prepared state of this "
               "workload and a policy");
     return OLC_PLUGIN_E_INVALID;
   }
   if (cg_policy_check(p, in->isa, why, sizeof(why)) != 0) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID, "cpu_gemm: %s", why);
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "%s", why);
     return OLC_PLUGIN_E_INVALID;
   }
   g.m = s.m, g.n = s.n, g.k = s.k;
@@ -248,7 +248,7 @@ static int32_t cg_run(void *instance, const olc_plugin_workload *workload, void 
   rc = cg_gemm(&g, p, in->pool, in->threads, in->ws) != 0 ? OLC_PLUGIN_E_NOMEM : OLC_PLUGIN_OK;
   pthread_mutex_unlock(&in->pool_mu);
   if (rc != OLC_PLUGIN_OK) {
-    cg_report(in->host, OLC_PLUGIN_E_NOMEM, "cpu_gemm: out of memory for packing buffers");
+    cg_report(in->host, OLC_PLUGIN_E_NOMEM, "out of memory for packing buffers");
     return OLC_PLUGIN_E_NOMEM;
   }
   return OLC_PLUGIN_OK;
@@ -296,8 +296,7 @@ OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_pl
 OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,
                                            const olc_plugin **plugin) {
   if (host_abi_major != OLC_PLUGIN_ABI_MAJOR) {
-    cg_report(host, OLC_PLUGIN_E_ABI, "cpu_gemm: speaks plugin abi 1, host speaks %u",
-              host_abi_major);
+    cg_report(host, OLC_PLUGIN_E_ABI, "speaks plugin abi 1, host speaks %u", host_abi_major);
     return OLC_PLUGIN_E_ABI;
   }
   if (plugin == NULL)

@@ -11,6 +11,8 @@
 #include "bucket.h"
 #include "instance.h"
 
+/* Messages do not name the plugin: the host prefixes every plugin message
+ * and log line with "plugin cpu_gemm: ". */
 void cg_report(const olc_plugin_host *host, int32_t code, const char *fmt, ...) {
   char msg[256];
   va_list ap;
@@ -50,8 +52,8 @@ static int32_t shape_property(const olc_plugin_host *host, const char *wname,
   int64_t *dims[3] = {&s->m, &s->n, &s->k};
   if (strcmp(kv->key, "dtype") == 0) {
     if (strcmp(kv->value, "float32") != 0) {
-      cg_report(host, OLC_PLUGIN_E_UNSUPPORTED, "cpu_gemm: workload %s: dtype %s is not float32",
-                wname, kv->value);
+      cg_report(host, OLC_PLUGIN_E_UNSUPPORTED, "workload %s: dtype %s is not float32", wname,
+                kv->value);
       return OLC_PLUGIN_E_UNSUPPORTED;
     }
     return OLC_PLUGIN_OK;
@@ -61,8 +63,8 @@ static int32_t shape_property(const olc_plugin_host *host, const char *wname,
       continue;
     if (parse_dim(kv->value, dims[d]) != 0) {
       cg_report(host, OLC_PLUGIN_E_INVALID,
-                "cpu_gemm: workload %s: property %s=%s is not an integer in 1..%d", wname, kv->key,
-                kv->value, CG_DIM_MAX);
+                "workload %s: property %s=%s is not an integer in 1..%d", wname, kv->key, kv->value,
+                CG_DIM_MAX);
       return OLC_PLUGIN_E_INVALID;
     }
     seen[d] = 1;
@@ -75,13 +77,13 @@ int32_t cg_workload_shape(const olc_plugin_host *host, const olc_plugin_workload
   const char *wname;
   int seen[3] = {0, 0, 0};
   if (w == NULL || !OLC_PLUGIN_HAS_FIELD(w, olc_plugin_workload, property_count)) {
-    cg_report(host, OLC_PLUGIN_E_INVALID, "cpu_gemm: workload missing or too old");
+    cg_report(host, OLC_PLUGIN_E_INVALID, "workload missing or too old");
     return OLC_PLUGIN_E_INVALID;
   }
   wname = w->name != NULL ? w->name : "?";
   if (w->operator_name == NULL || strcmp(w->operator_name, "MatMul") != 0) {
-    cg_report(host, OLC_PLUGIN_E_UNSUPPORTED, "cpu_gemm: workload %s: operator %s is not MatMul",
-              wname, w->operator_name != NULL ? w->operator_name : "(none)");
+    cg_report(host, OLC_PLUGIN_E_UNSUPPORTED, "workload %s: operator %s is not MatMul", wname,
+              w->operator_name != NULL ? w->operator_name : "(none)");
     return OLC_PLUGIN_E_UNSUPPORTED;
   }
   for (uint32_t i = 0; i < w->property_count; i++) {
@@ -94,14 +96,12 @@ int32_t cg_workload_shape(const olc_plugin_host *host, const olc_plugin_workload
   }
   for (int d = 0; d < 3; d++) {
     if (!seen[d]) {
-      cg_report(host, OLC_PLUGIN_E_INVALID, "cpu_gemm: workload %s: property %s is missing", wname,
-                names[d]);
+      cg_report(host, OLC_PLUGIN_E_INVALID, "workload %s: property %s is missing", wname, names[d]);
       return OLC_PLUGIN_E_INVALID;
     }
   }
   if (s->m * s->k > CG_MATRIX_MAX || s->k * s->n > CG_MATRIX_MAX || s->m * s->n > CG_MATRIX_MAX) {
-    cg_report(host, OLC_PLUGIN_E_INVALID, "cpu_gemm: workload %s: matrices over 2^30 elements",
-              wname);
+    cg_report(host, OLC_PLUGIN_E_INVALID, "workload %s: matrices over 2^30 elements", wname);
     return OLC_PLUGIN_E_INVALID;
   }
   return OLC_PLUGIN_OK;
@@ -123,7 +123,7 @@ int32_t cg_plugin_key(void *instance, const olc_plugin_workload *workload,
   if (rc != OLC_PLUGIN_OK)
     return rc;
   if (sink == NULL || !OLC_PLUGIN_HAS_FIELD(sink, olc_plugin_key_sink, add_structure)) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID, "cpu_gemm: key sink missing or too old");
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "key sink missing or too old");
     return OLC_PLUGIN_E_INVALID;
   }
   if ((rc = sink->set_processor(sink->ctx, in->identity)) != OLC_PLUGIN_OK ||
@@ -150,7 +150,7 @@ int32_t cg_plugin_candidates(void *instance, const olc_plugin_workload *workload
   if (rc != OLC_PLUGIN_OK)
     return rc;
   if (sink == NULL || !OLC_PLUGIN_HAS_FIELD(sink, olc_plugin_policy_sink, emit)) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID, "cpu_gemm: policy sink missing or too old");
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "policy sink missing or too old");
     return OLC_PLUGIN_E_INVALID;
   }
   cg_bucket_shape(&s, &raw);
@@ -158,7 +158,7 @@ int32_t cg_plugin_candidates(void *instance, const olc_plugin_workload *workload
   for (uint32_t i = 0; i < count; i++) {
     cg_policy *p = malloc(sizeof(*p));
     if (p == NULL) {
-      cg_report(in->host, OLC_PLUGIN_E_NOMEM, "cpu_gemm: out of memory");
+      cg_report(in->host, OLC_PLUGIN_E_NOMEM, "out of memory");
       return OLC_PLUGIN_E_NOMEM;
     }
     *p = list[i];

@@ -291,7 +291,7 @@ static void test_validate_rejects(void) {
     p = (void *)&inst;
     CU_ASSERT_EQUAL(pl->validate(inst, bad[i], strlen(bad[i]), &p), OLC_PLUGIN_E_INVALID);
     CU_ASSERT_PTR_NULL(p);
-    CU_ASSERT(strncmp(err_msg, "cpu_gemm: policy", 16) == 0);
+    CU_ASSERT(strncmp(err_msg, "policy", 6) == 0);
   }
   for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
     CU_ASSERT_EQUAL(pl->validate(inst, good[i], strlen(good[i]), NULL), OLC_PLUGIN_OK);
