@@ -157,6 +157,11 @@ static void check_thin(problem *p, uint32_t ki) {
 
 static void test_residuals_all(void) {
   const uint32_t splits[3] = {CG_SPLIT_NONE, CG_SPLIT_IC, CG_SPLIT_JC};
+  /* Kernels the CPU cannot run are skipped, and the run says so:
+   * test_avx512_emul covers the AVX-512 kernels' logic everywhere. */
+  for (uint32_t isa = cpu.isa + 1; isa <= CG_ISA_AVX512; isa++)
+    fprintf(stderr, "residuals: %s kernels skipped (this CPU runs up to %s)\n", cg_isa_name(isa),
+            cg_isa_name(cpu.isa));
   for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
     problem p;
     cg_shape sh = {shapes[s][0], shapes[s][1], shapes[s][2]};
