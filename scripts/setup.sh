@@ -55,7 +55,7 @@ REQUIRED=(build-essential cmake pkg-config libcunit1-dev libinih-dev libssl-dev
 OPTIONAL=(pocl-opencl-icd)
 # What only the test suite and the benchmarks need (--test adds these).
 TEST_REQUIRED=(locales)
-TEST_OPTIONAL=(ninja-build libsqlite3-dev libopenblas-dev libclblast-dev clinfo
+TEST_OPTIONAL=(ninja-build libsqlite3-dev libopenblas-dev libblis-dev libclblast-dev clinfo
   strace fiu-utils libfiu-dev clang mingw-w64 wine valgrind python3)
 
 installed() {

@@ -23,6 +23,64 @@
 /* The serialized text of a policy object; 0, or -1 on failure. */
 int bench_policy_text(const olc_plugin *pl, void *inst, const void *policy, char *buf, size_t size);
 
+/* The measured single-thread FMA peak (GFLOP/s) with the widest FMA the
+ * CPU runs; *width: "zmm", "ymm" or "none". */
+double bench_fma_peak_gflops(const char **width);
+
+/* The single-core streaming read rate and the size below which reads are
+ * served faster (the effective last-level cache). */
+typedef struct bench_stream_info {
+  double stream_gbs;  /* 1 GiB buffer, the best over 1-16 concurrent streams */
+  int streams;        /* how many streams that was */
+  size_t cache_bytes; /* largest power of two read >= 1.3 x stream_gbs (0: none) */
+  double cache_gbs;   /* its rate */
+} bench_stream_info;
+int bench_stream(bench_stream_info *out);
+
+/* The arguments of C = A x B through the plugin's execute (row-major,
+ * leading dimensions = widths), built once and reused for every call, as a
+ * runtime keeps a layer's tensor descriptions. */
+typedef struct bench_exec {
+  olc_plugin_workload wl;
+  olc_plugin_kv props[1];
+  olc_plugin_tensor in[2], out;
+  olc_plugin_exec_args args;
+} bench_exec;
+void bench_exec_init(bench_exec *e, long m, long n, long k, const float *a, const float *b,
+                     float *c);
+/* The plugin's status. */
+int32_t bench_exec_call(const olc_plugin *pl, void *inst, const void *policy, const bench_exec *e);
+
+/* bench_exec_init + bench_exec_call. */
+int32_t bench_execute(const olc_plugin *pl, void *inst, const void *policy, long m, long n, long k,
+                      const float *a, const float *b, float *c);
+
+/* A MatMul workload description with its own storage. */
+typedef struct bench_workload {
+  olc_plugin_workload wl;
+  olc_plugin_kv props[4];
+  char dims[3][24];
+} bench_workload;
+void bench_workload_init(bench_workload *w, const char *name, long m, long n, long k);
+
+/* Seconds per call of fn(arg), median of samples of enough calls for
+ * ~10 ms each (thread CPU time with --cputime). */
+double bench_time_calls(void (*fn)(void *), void *arg, int samples);
+
+/* --overhead (and the head of every run): the fixed cost of a call. */
+int bench_overhead_report(const olc_plugin *pl, const olc_plugin_host *h, const void *peers,
+                          int threads, int json);
+
+/* --concurrency: 8 threads executing at once on one instance, the plugin's
+ * rule (a busy pool sends a call to its own thread) against serializing. */
+int bench_concurrency_report(const olc_plugin *pl, const olc_plugin_host *h, int threads,
+                             int rounds, int json);
+
+/* --buckets: whether the policy the host's loop selects changes within
+ * cpu_gemm's key buckets (README.md). */
+int bench_buckets_report(const olc_plugin *pl, const olc_plugin_host *h, int threads, int reps,
+                         int json);
+
 /* One row of --quality. */
 typedef struct bench_quality_row {
   char name[64];
@@ -53,5 +111,42 @@ int bench_quality(const olc_plugin *pl, const olc_plugin_host *h, uint32_t threa
  * (a table, or a JSON object).  Returns 0, or -1. */
 int bench_quality_report(const olc_plugin *pl, const olc_plugin_host *h, int threads, int rounds,
                          int json);
+
+/* ---- the main table (bench_gemm.c measures, report.c prints) ---- */
+#include "peers.h"
+
+typedef struct shape {
+  long m, n, k;
+} shape;
+
+#define C_OB 0 /* contestants: the peers first (BENCH_PEER_*), then cpu_gemm */
+#define C_BLIS 1
+#define C_CAL 2
+#define C_DEF 3
+#define C_COUNT 4
+
+extern const char *const bench_contestant_names[4];
+
+/* One shape's figures in one run. */
+typedef struct result {
+  shape s;
+  int threads;
+  double gf[C_COUNT];         /* GFLOP/s, medians (0: not run) */
+  double vs_peer[2][C_COUNT]; /* [cal, def] / peer, medians of paired ratios */
+  int best_peer;              /* the faster peer (lower median time) */
+  double cal_best, def_best, cal_def;
+  double big_bytes;  /* the large operand of a thin shape (0: not thin) */
+  int out_of_cache;  /* it exceeds the measured last-level cache */
+  double cal_gbs;    /* its rate under the calibrated policy */
+  double host_cal_s; /* host's calibration of this shape (< 0: not used) */
+  size_t measured, abandoned;
+  char cal_text[256], def_text[256];
+} result;
+
+void bench_cpu_name(char *out, size_t cap);
+void bench_print_result(const result *r, double peak);
+void bench_print_table(const result *res, int nres, double peak, const bench_stream_info *bw);
+void bench_print_json(const result *res, int nres, double peak, const char *width,
+                      const bench_stream_info *bw, const bench_peers *peers, const char *cpu);
 
 #endif

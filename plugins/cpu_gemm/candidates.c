@@ -6,19 +6,42 @@
  *   KC: the B micro-panel (KC x NR) takes about half of L1, leaving room for
  *       the A micro-panel streaming through and the C tile; with both
  *       operands packed and K at least two such slices deep, twice that
- *       (for half the MC), which halves the passes over C;
+ *       (for half the MC), which halves the passes over C; K up to 1.5
+ *       slices deep is one slice;
  *   MC: the packed A block (MC x KC) takes about a quarter of L2 (the rest
  *       holds the B micro-panel on its way to L1, C lines and the prefetched
- *       next block; a half-L2 block measured 2-3% slower on Zen 3);
+ *       next block; a half-L2 block measured 2-3% slower on Zen 3); M up to
+ *       1.25 blocks is one block;
  *   NC: the packed B panel (KC x NC) takes about half of this thread's share
  *       of L3.
  * Every value is then clamped to the shape, so that candidates which
  * differ only beyond the shape collapse into one.
+ *
+ * Which family comes first (the plugin's guess; measurement decides):
+ *   - few columns (n <= 4, unless m is smaller still): the mv thin kernel,
+ *     KC so that the gathered columns of a slice take half of L1;
+ *   - few rows (m <= 4): the vm thin kernel, NC so that the rows of C of
+ *     a block take half of L1, KC rows of B streamed together;
+ *   - small products (every operand together within L1, or m * n * k up to
+ *     CG_DIRECT_MACS): the direct path, a tile kernel on A and B in place
+ *     (pack = none, split = none: no packing, no workspace, no thread
+ *     hand-off), one block covering the shape;
+ *   - otherwise the blocked tile kernel.
+ * The families after the first follow as candidates: the thin ones for
+ * thin shapes, the direct path where every operand fits L2, and the
+ * blocked tile kernel always.
  */
 #include <string.h>
 
 #include "kernels/kernels.h"
 #include "policy.h"
+
+/* Products up to this many multiply-adds take the direct path first. */
+#define CG_DIRECT_MACS (64u * 64u * 64u)
+/* Thin products from this many multiply-adds split over threads first. */
+#define CG_SPLIT_MACS (1u << 20)
+/* Rows of B a vm kernel call streams together by default. */
+#define CG_VM_KC 16u
 
 static uint32_t round_down(uint64_t v, uint32_t q) {
   uint64_t r = v - v % q;
@@ -29,9 +52,28 @@ static uint64_t round_up(uint64_t v, uint32_t q) { return (v + q - 1) / q * q; }
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
+/* A thin policy keeps its fixed keys; KC and (vm) NC follow the shape. */
+static void clamp_thin(cg_policy *p, const cg_kernel_info *ki, const cg_shape *s) {
+  uint64_t kc = min_u64(p->kc, (uint64_t)(s->k > 0 ? s->k : 1));
+  p->mc = ki->mr;
+  p->kc = (uint32_t)(kc < 1 ? 1 : kc > CG_KC_MAX ? CG_KC_MAX : kc);
+  if (ki->kind == CG_KIND_MV) {
+    p->nc = ki->nr;
+  } else {
+    uint64_t nc = min_u64(p->nc, round_up((uint64_t)(s->n > 0 ? s->n : 1), ki->nr));
+    p->nc = round_down(min_u64(nc, CG_NC_MAX), ki->nr);
+  }
+  p->pack = 0;
+  p->bj_group = 0;
+}
+
 /* Clamps a policy to the shape and the validation limits. */
 static void clamp_policy(cg_policy *p, const cg_shape *s) {
   const cg_kernel_info *ki = &cg_kernel_table[p->kernel];
+  if (ki->kind != CG_KIND_TILE) {
+    clamp_thin(p, ki, s);
+    return;
+  }
   uint64_t kc = min_u64(p->kc, (uint64_t)(s->k > 0 ? s->k : 1));
   uint64_t mc = min_u64(p->mc, round_up((uint64_t)(s->m > 0 ? s->m : 1), ki->mr));
   uint64_t nc = min_u64(p->nc, round_up((uint64_t)(s->n > 0 ? s->n : 1), ki->nr));
@@ -47,13 +89,10 @@ static void clamp_policy(cg_policy *p, const cg_shape *s) {
   p->nc = (uint32_t)nc;
 }
 
-/* The best kernel the ISA level allows. */
+/* The best tile kernel the ISA level allows (the portable one always is). */
 static uint32_t best_kernel(uint32_t isa) {
-  for (uint32_t i = 0; i < cg_kernel_count; i++) {
-    if (cg_kernel_table[i].isa <= isa)
-      return i;
-  }
-  return cg_kernel_count - 1;
+  int k = cg_kernel_best(CG_KIND_TILE, isa);
+  return k >= 0 ? (uint32_t)k : 0u;
 }
 
 static void default_for_kernel(cg_policy *p, uint32_t kernel, const cg_cpu *cpu, uint32_t threads,
@@ -75,7 +114,17 @@ static void default_for_kernel(cg_policy *p, uint32_t kernel, const cg_cpu *cpu,
     l3_users = 1;
   kc = (s1 / 2) / ((uint64_t)ki->nr * 4u);
   kc = kc < 64 ? 64 : kc - kc % 8;
-  mc = (s2 / 4) / (kc * 4u);
+  /* K a little deeper than one slice: all of it in one slice (the B
+   * micro-panel then within 3/4 of L1) rather than a full slice and a thin
+   * one, which pays a pass over C for little arithmetic. */
+  if ((uint64_t)s->k > kc && (uint64_t)s->k <= kc + kc / 2 &&
+      (uint64_t)s->k * ki->nr * 4u <= s1 / 4 * 3)
+    kc = round_up((uint64_t)s->k, 8);
+  mc = round_down(min_u64((s2 / 4) / (kc * 4u), CG_MC_MAX), ki->mr);
+  /* Rows a little more than one block: one block (at most a quarter over
+   * the L2 share) rather than a full one and a sliver. */
+  if ((uint64_t)s->m > mc && (uint64_t)s->m <= mc + mc / 4)
+    mc = round_up((uint64_t)s->m, ki->mr);
   nc = (s3 / 2 / l3_users) / (kc * 4u);
   memset(p, 0, sizeof(*p));
   p->kernel = kernel;
@@ -105,11 +154,6 @@ static void default_for_kernel(cg_policy *p, uint32_t kernel, const cg_cpu *cpu,
     p->mc = round_down(p->mc / 2, ki->mr);
   }
   clamp_policy(p, s);
-}
-
-void cg_policy_default(cg_policy *out, const cg_cpu *cpu, uint32_t isa, uint32_t threads,
-                       const cg_shape *shape) {
-  default_for_kernel(out, best_kernel(isa), cpu, threads, shape);
 }
 
 typedef struct cand_list {
@@ -144,43 +188,169 @@ static void cand_blocking(cand_list *l, const cg_policy *d) {
   p = *d, p.mc = round_down(d->mc * 4, ki->mr), cand_add(l, p);
 }
 
-uint32_t cg_policy_candidates(cg_policy *out, uint32_t cap, const cg_cpu *cpu, uint32_t isa,
-                              uint32_t threads, const cg_shape *shape) {
-  cand_list l = {out, cap < CG_CANDIDATES_MAX ? cap : CG_CANDIDATES_MAX, 0, shape};
+static uint64_t l1_bytes(const cg_cpu *cpu) {
+  const cg_cache *l1 = cg_probe_data_cache(cpu, 1);
+  return l1 != NULL ? l1->size : 32u << 10;
+}
+
+static uint64_t l2_bytes(const cg_cpu *cpu) {
+  const cg_cache *l2 = cg_probe_data_cache(cpu, 2);
+  return l2 != NULL ? l2->size : 512u << 10;
+}
+
+/* The thin family a shape belongs to (CG_KIND_TILE: none). */
+static uint32_t thin_kind(const cg_shape *s) {
+  if (s->n <= 4 && (s->m > 4 || s->n <= s->m))
+    return CG_KIND_MV;
+  if (s->m <= 4)
+    return CG_KIND_VM;
+  if (s->n <= 4)
+    return CG_KIND_MV;
+  return CG_KIND_TILE;
+}
+
+/* Whether threads are worth waking for a product: a hand-off costs about
+ * as much as a few hundred thousand multiply-adds. */
+static int worth_splitting(const cg_shape *s, uint32_t threads) {
+  return threads > 1 && (double)s->m * (double)s->n * (double)s->k >= (double)CG_SPLIT_MACS;
+}
+
+/* The thin kernel's guess: mv slices k so that a slice of the gathered
+ * columns takes half of L1; vm keeps the rows of C of an NC block in half
+ * of L1 and streams CG_VM_KC rows of B together. */
+static void thin_default(cg_policy *p, uint32_t kind, const cg_cpu *cpu, uint32_t isa,
+                         uint32_t threads, const cg_shape *s) {
+  const int k = cg_kernel_best(kind, isa);
+  const cg_kernel_info *ki = &cg_kernel_table[k >= 0 ? k : 0];
+  const uint64_t half_l1 = l1_bytes(cpu) / 2;
+  memset(p, 0, sizeof(*p));
+  p->kernel = (uint32_t)(k >= 0 ? k : 0);
+  p->mc = ki->mr;
+  if (kind == CG_KIND_MV) {
+    uint64_t cols = (uint64_t)(s->n < 4 ? s->n : 4);
+    p->nc = ki->nr;
+    p->kc = (uint32_t)min_u64(CG_KC_MAX, round_down(half_l1 / (4u * cols), 16));
+    p->split = worth_splitting(s, threads) ? CG_SPLIT_IC : CG_SPLIT_NONE;
+  } else {
+    uint64_t rows = (uint64_t)(s->m < 4 ? s->m : 4);
+    p->nc = round_down(min_u64(CG_NC_MAX, half_l1 / (4u * rows)), ki->nr);
+    p->kc = CG_VM_KC;
+    p->split = worth_splitting(s, threads) ? CG_SPLIT_JC : CG_SPLIT_NONE;
+  }
+  clamp_policy(p, s);
+}
+
+/* The thin family's candidates: its guess, deeper and shallower slices,
+ * other blocks, the other split. */
+static void cand_thin(cand_list *l, uint32_t kind, const cg_cpu *cpu, uint32_t isa,
+                      uint32_t threads) {
+  const cg_shape *s = l->shape;
+  cg_policy d, p;
+  thin_default(&d, kind, cpu, isa, threads, s);
+  cand_add(l, d);
+  if (kind == CG_KIND_VM) {
+    p = d, p.kc = d.kc * 4, cand_add(l, p);
+    p = d, p.kc = d.kc / 4 > 0 ? d.kc / 4 : 1, cand_add(l, p);
+    p = d, p.kc = CG_KC_MAX, cand_add(l, p);
+    p = d, p.nc = CG_NC_MAX, cand_add(l, p);
+    p = d, p.nc = round_down(d.nc / 4, cg_kernel_table[d.kernel].nr), cand_add(l, p);
+  } else {
+    p = d, p.kc = CG_KC_MAX, cand_add(l, p);
+    p = d, p.kc = d.kc / 4 > 16 ? d.kc / 4 : 16, cand_add(l, p);
+  }
+  if (threads > 1) {
+    p = d, p.split = d.split == CG_SPLIT_NONE ? (kind == CG_KIND_VM ? CG_SPLIT_JC : CG_SPLIT_IC)
+                                              : CG_SPLIT_NONE;
+    cand_add(l, p);
+  }
+}
+
+/* The direct path: a tile kernel on A and B in place, one block. */
+static void cand_direct(cand_list *l, uint32_t isa) {
+  cg_policy p;
+  memset(&p, 0, sizeof(p));
+  p.kernel = best_kernel(isa);
+  p.mc = CG_MC_MAX, p.kc = CG_KC_MAX, p.nc = CG_NC_MAX;
+  p.split = CG_SPLIT_NONE, p.pack = 0;
+  cand_add(l, p);
+}
+
+/* Every operand together in `bytes` or less. */
+static int fits(const cg_shape *s, uint64_t bytes) {
+  double total = 4.0 * ((double)s->m * (double)s->k + (double)s->k * (double)s->n +
+                        (double)s->m * (double)s->n);
+  return total <= (double)bytes;
+}
+
+/* The blocked tile kernel's candidates around its analytical default. */
+static void cand_tile(cand_list *l, const cg_cpu *cpu, uint32_t isa, uint32_t threads) {
+  const cg_shape *shape = l->shape;
   cg_policy d, p;
   uint32_t best = best_kernel(isa);
   default_for_kernel(&d, best, cpu, threads, shape);
-  cand_add(&l, d);
+  cand_add(l, d);
   /* B packed by the kernels: wider groups read longer pieces of each
    * source row, and a deeper KC halves the passes over C; measured 2-4%
    * over plain abj on 64x4096x4096 (Zen 3), so they come right after it. */
   if (d.pack == (CG_PACK_A | CG_PACK_BJ) && cg_kernel_table[d.kernel].packed_copy != NULL) {
-    p = d, p.bj_group = 1, p.kc = d.kc * 2, cand_add(&l, p);
-    p = d, p.bj_group = 2, cand_add(&l, p);
-    p = d, p.bj_group = 2, p.kc = d.kc * 2, cand_add(&l, p);
+    p = d, p.bj_group = 1, p.kc = d.kc * 2, cand_add(l, p);
+    p = d, p.bj_group = 2, cand_add(l, p);
+    p = d, p.bj_group = 2, p.kc = d.kc * 2, cand_add(l, p);
   }
   /* The other packing choice for A comes next: it decides skinny shapes. */
-  p = d, p.pack = d.pack ^ CG_PACK_A, cand_add(&l, p);
-  cand_blocking(&l, &d);
+  p = d, p.pack = d.pack ^ CG_PACK_A, cand_add(l, p);
+  cand_blocking(l, &d);
   if (threads > 1) {
-    p = d, p.split = d.split == CG_SPLIT_IC ? CG_SPLIT_JC : CG_SPLIT_IC, cand_add(&l, p);
-    p = d, p.split = CG_SPLIT_NONE, cand_add(&l, p);
+    p = d, p.split = d.split == CG_SPLIT_IC ? CG_SPLIT_JC : CG_SPLIT_IC, cand_add(l, p);
+    p = d, p.split = CG_SPLIT_NONE, cand_add(l, p);
   }
   /* The other way of packing B (whole panel or panel by panel). */
   if (d.pack & (CG_PACK_B | CG_PACK_BJ)) {
     p = d, p.pack = (d.pack & CG_PACK_A) | ((d.pack & CG_PACK_B) ? CG_PACK_BJ : CG_PACK_B);
-    cand_add(&l, p);
+    cand_add(l, p);
   }
   /* Variants of the runner-up packing choice. */
-  p = d, p.pack = d.pack ^ CG_PACK_A, p.kc = d.kc * 2, cand_add(&l, p);
-  p = d, p.pack = d.pack ^ CG_PACK_A, p.mc = d.mc * 2, cand_add(&l, p);
+  p = d, p.pack = d.pack ^ CG_PACK_A, p.kc = d.kc * 2, cand_add(l, p);
+  p = d, p.pack = d.pack ^ CG_PACK_A, p.mc = d.mc * 2, cand_add(l, p);
   /* Other SIMD kernels this CPU runs (the portable one only when alone). */
   for (uint32_t i = 0; i < cg_kernel_count; i++) {
-    if (i == best || cg_kernel_table[i].isa > isa || cg_kernel_table[i].isa == CG_ISA_REF)
+    const cg_kernel_info *ki = &cg_kernel_table[i];
+    if (i == best || ki->kind != CG_KIND_TILE || ki->isa > isa || ki->isa == CG_ISA_REF)
       continue;
     default_for_kernel(&p, i, cpu, threads, shape);
-    cand_add(&l, p);
-    cand_blocking(&l, &p);
+    cand_add(l, p);
+    cand_blocking(l, &p);
   }
+}
+
+uint32_t cg_policy_candidates(cg_policy *out, uint32_t cap, const cg_cpu *cpu, uint32_t isa,
+                              uint32_t threads, const cg_shape *shape) {
+  cand_list l = {out, cap < CG_CANDIDATES_MAX ? cap : CG_CANDIDATES_MAX, 0, shape};
+  const uint32_t thin = thin_kind(shape);
+  const int small =
+      fits(shape, l1_bytes(cpu)) ||
+      (double)shape->m * (double)shape->n * (double)shape->k <= (double)CG_DIRECT_MACS;
+  if (thin != CG_KIND_TILE) {
+    cand_thin(&l, thin, cpu, isa, threads);
+    /* Both dimensions thin (a dot product, a 4 x 4 outer product): the
+     * other family too. */
+    if (shape->m <= 4 && shape->n <= 4)
+      cand_thin(&l, thin == CG_KIND_VM ? CG_KIND_MV : CG_KIND_VM, cpu, isa, threads);
+  }
+  if (small)
+    cand_direct(&l, isa);
+  cand_tile(&l, cpu, isa, threads);
+  if (!small && fits(shape, l2_bytes(cpu)))
+    cand_direct(&l, isa);
   return l.count;
+}
+
+void cg_policy_default(cg_policy *out, const cg_cpu *cpu, uint32_t isa, uint32_t threads,
+                       const cg_shape *shape) {
+  cg_policy list[CG_CANDIDATES_MAX];
+  uint32_t n = cg_policy_candidates(list, CG_CANDIDATES_MAX, cpu, isa, threads, shape);
+  if (n > 0)
+    *out = list[0];
+  else
+    default_for_kernel(out, best_kernel(isa), cpu, threads, shape);
 }

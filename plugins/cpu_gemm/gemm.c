@@ -1,5 +1,6 @@
 /*
- * gemm.c - the blocked driver.
+ * gemm.c - the blocked driver (tile kernels) and the entry that dispatches
+ * to it or to the thin drivers.
  *
  * Loop order (per thread, over its share of C):
  *   for jc in N step NC            B panel KC x NC packed -> L3
@@ -9,8 +10,10 @@
  *         pack A (or only its edge micro-panel)
  *         for jr in NC step NR     B micro-panel -> L1
  *           for ir in MC step MR   micro-kernel on one MR x NR tile of C
- * The first KC slice overwrites C, later ones accumulate.  Kernels handle
- * partial tiles themselves (row count specialised, columns masked).
+ * The first KC slice applies the caller's beta (0: C overwritten, not
+ * read), later ones accumulate.  Kernels handle partial tiles themselves
+ * (row count specialised, columns masked, B too when read in place), so an
+ * unpacked operand is never copied.
  * When all rows fit one A block (skinny M) the NC and KC loops swap, and
  * with pack = abj[G] the kernels pack B themselves, G micro-panels ahead
  * (macro_block_bjg): B streams from DRAM once, under the arithmetic.
@@ -47,7 +50,7 @@ float *cg_alloc_floats(size_t count) {
 
 void cg_free_floats(float *p) { free(p); }
 
-static int ws_reserve(float **buf, size_t *cap, size_t need) {
+int cg_ws_reserve(float **buf, size_t *cap, size_t need) {
   float *nb;
   if (*cap >= need)
     return 0;
@@ -82,13 +85,26 @@ static int ws_prepare(cg_workspace *ws, const cg_gemm_args *g, const cg_policy *
   int64_t kc = min64(p->kc, g->k), mc = min64(p->mc, g->m), nc = min64(p->nc, g->n);
   size_t a_need = round_up_sz(mc, ki->mr) * (size_t)kc;
   size_t b_need = round_up_sz(nc, ki->nr) * (size_t)kc;
-  if ((p->pack & CG_PACK_A) && ws_reserve(&ws->a_buf, &ws->a_cap, a_need) != 0)
+  size_t bj_need = 2u * ((size_t)ki->nr << p->bj_group) * (size_t)kc;
+  if (ki->kind == CG_KIND_MV) /* B's columns, gathered: up to 4 of k floats */
+    return cg_ws_reserve(&ws->edge_b, &ws->edge_b_cap, 4u * (size_t)g->k);
+  if (ki->kind != CG_KIND_TILE)
+    return 0;
+  if ((p->pack & CG_PACK_A) && cg_ws_reserve(&ws->a_buf, &ws->a_cap, a_need) != 0)
     return -1;
-  if ((p->pack & CG_PACK_B) && ws_reserve(&ws->b_buf, &ws->b_cap, b_need) != 0)
+  if ((p->pack & CG_PACK_B) && cg_ws_reserve(&ws->b_buf, &ws->b_cap, b_need) != 0)
     return -1;
-  if (ws_reserve(&ws->edge_b, &ws->edge_b_cap, 2u * ((size_t)ki->nr << p->bj_group) * (size_t)kc) !=
-      0)
+  if ((p->pack & CG_PACK_BJ) && cg_ws_reserve(&ws->edge_b, &ws->edge_b_cap, bj_need) != 0)
     return -1;
+  return 0;
+}
+
+int cg_gemm_needs_ws(const cg_gemm_args *g, const cg_policy *p) {
+  const cg_kernel_info *ki = &cg_kernel_table[p->kernel];
+  if (ki->kind == CG_KIND_TILE)
+    return p->pack != 0;
+  if (ki->kind == CG_KIND_MV)
+    return !(g->n == 1 && g->ldb == 1);
   return 0;
 }
 
@@ -183,7 +199,7 @@ static void macro_block_bjg(const blk *x, int64_t ic, int64_t mcur, int64_t jc, 
   const int64_t gp = (int64_t)1 << x->p->bj_group, w = gp * nr;
   const int64_t n_ir = (mcur + mr - 1) / mr, kc = x->kcur;
   const int64_t half = gp * nr * min64(x->p->kc, g->k);
-  const int acc = x->pc > 0;
+  const float beta = x->pc > 0 ? 1.0f : g->beta, alpha = g->alpha;
   for (int64_t jg = 0; jg < ncur; jg += w) {
     const int64_t gw = min64(w, ncur - jg), panels = (gw + nr - 1) / nr;
     const int64_t t_count = panels * n_ir;
@@ -234,9 +250,9 @@ static void macro_block_bjg(const blk *x, int64_t ic, int64_t mcur, int64_t jc, 
             if (after.width == next.width)
               job.pf = after.src, job.pf_rows = share(after.rows, 1, t_count);
           }
-          x->ki->packed_copy(rows, cols, kc, a, b, c, g->ldc, acc, &job);
+          x->ki->packed_copy(rows, cols, kc, alpha, a, b, beta, c, g->ldc, &job);
         } else {
-          x->ki->packed(rows, cols, kc, a, 1, mr, b, nr, c, g->ldc, acc);
+          x->ki->packed(rows, cols, kc, alpha, a, 1, mr, b, nr, beta, c, g->ldc);
         }
       }
     }
@@ -258,7 +274,7 @@ static void macro_block_bcopy(const blk *x, int64_t ic, int64_t mcur, int64_t jc
   const cg_gemm_args *g = x->g;
   const uint32_t mr = x->ki->mr, nr = x->ki->nr;
   const int64_t n_ir = (mcur + mr - 1) / mr, kc = x->kcur, full = ncur / nr;
-  const int acc = x->pc > 0;
+  const float beta = x->pc > 0 ? 1.0f : g->beta, alpha = g->alpha;
   const float *src = g->b + x->pc * g->ldb + jc;
   float *b_buf = x->ws->b_buf;
   for (int64_t j = 0; j * nr < ncur; j++) {
@@ -273,7 +289,7 @@ static void macro_block_bcopy(const blk *x, int64_t ic, int64_t mcur, int64_t jc
       cg_copy_job job;
       if (j + 1 >= full) {
         /* Nothing left to copy (a ragged last panel was packed before). */
-        x->ki->packed(rows, cols, kc, a, 1, mr, b, nr, c, g->ldc, acc);
+        x->ki->packed(rows, cols, kc, alpha, a, 1, mr, b, nr, beta, c, g->ldc);
         continue;
       }
       next = src + (j + 1) * nr;
@@ -286,7 +302,7 @@ static void macro_block_bcopy(const blk *x, int64_t ic, int64_t mcur, int64_t jc
         job.pf = next + hi * g->ldb, job.pf_rows = share(kc, t + 2, n_ir) - hi;
       else if (j + 2 < full)
         job.pf = next + nr, job.pf_rows = share(kc, 1, n_ir);
-      x->ki->packed_copy(rows, cols, kc, a, b, c, g->ldc, acc, &job);
+      x->ki->packed_copy(rows, cols, kc, alpha, a, b, beta, c, g->ldc, &job);
     }
   }
 }
@@ -299,8 +315,7 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
   const int pack_bj = (x->p->pack & CG_PACK_BJ) != 0;
   const int64_t n_ir = (mcur + mr - 1) / mr;
   const int64_t kc = x->kcur;
-  const int64_t full_n = ncur / nr * nr;
-  const int acc = x->pc > 0;
+  const float beta = x->pc > 0 ? 1.0f : g->beta;
   if (pack_a && pack_bj && x->ki->packed_copy != NULL) {
     macro_block_bjg(x, ic, mcur, jc, ncur);
     return;
@@ -323,10 +338,9 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
       b = x->ws->edge_b, rs_b = nr;
       if (jr + nr < ncur)
         next = src + nr;
-    } else if (jr < full_n) {
-      b = g->b + x->pc * g->ldb + jc + jr, rs_b = g->ldb;
     } else {
-      b = x->ws->edge_b, rs_b = nr;
+      /* In place; the kernel masks the columns past the edge. */
+      b = g->b + x->pc * g->ldb + jc + jr, rs_b = g->ldb;
     }
     for (int64_t ir = 0; ir < mcur; ir += mr) {
       int64_t rows = min64(mr, mcur - ir);
@@ -347,18 +361,17 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
         /* Kernels read only the rows they are given: no edge copy. */
         a = g->a + (ic + ir) * g->lda + x->pc, rs_a = g->lda, cs_a = 1;
       }
-      fn = (cs_a == (int64_t)mr && rs_b == (int64_t)nr) ? x->ki->packed : x->ki->general;
+      fn = pack_a && (pack_b || pack_bj) ? x->ki->packed : x->ki->general;
       if (x->pf != NULL)
         pf_step(x->pf);
-      fn(rows, cols, kc, a, rs_a, cs_a, b, rs_b, c, g->ldc, acc);
+      fn(rows, cols, kc, g->alpha, a, rs_a, cs_a, b, rs_b, beta, c, g->ldc);
     }
   }
 }
 
 /*
  * Prepares B for the block (pc, jc): packs it (whole-panel mode) and aims
- * the prefetch stream at the block that will be packed next, or packs only
- * the edge panel when B is read in place.
+ * the prefetch stream at the block that will be packed next.
  */
 static void stage_b(blk *x, pf_stream *pf, int64_t jc, int64_t ncur, int64_t rows_c,
                     int64_t next_pc, int64_t next_jc, int64_t next_ncur) {
@@ -386,9 +399,6 @@ static void stage_b(blk *x, pf_stream *pf, int64_t jc, int64_t ncur, int64_t row
               next_ncur, calls);
       x->pf = pf;
     }
-  } else if (!(p->pack & CG_PACK_BJ) && ncur % nr != 0) {
-    cg_pack_b(x->ws->edge_b, g->b + x->pc * g->ldb + jc + ncur / nr * nr, g->ldb, x->kcur,
-              ncur % nr, nr);
   }
 }
 
@@ -406,7 +416,8 @@ static void gemm_range(const cg_gemm_args *g, const cg_policy *p, cg_workspace *
   x.b_by_kernels = 0;
   x.nx_src = NULL;
   x.nx_rows = x.nx_cols = 0;
-  ws->bj_ready = 0; /* B may have changed since the last run */
+  if (ws != NULL)
+    ws->bj_ready = 0; /* B may have changed since the last run */
   if (m1 - m0 <= (int64_t)p->mc) {
     /* All rows in one A block: swap the NC and KC loops so that block is
      * packed once per KC slice instead of once per NC panel.  Same B and C
@@ -457,9 +468,8 @@ typedef struct task {
   cg_workspace *ws;
 } task;
 
-/* Balanced split of `units` blocks of `q` elements of an extent. */
-static void split_range(int64_t extent, uint32_t q, uint32_t tid, uint32_t n, int64_t *lo,
-                        int64_t *hi) {
+void cg_split_range(int64_t extent, uint32_t q, uint32_t tid, uint32_t n, int64_t *lo,
+                    int64_t *hi) {
   int64_t units = (extent + q - 1) / q;
   int64_t u0 = units * tid / n, u1 = units * (tid + 1) / n;
   *lo = min64(u0 * q, extent);
@@ -470,36 +480,94 @@ static void gemm_task(void *arg, uint32_t tid, uint32_t n) {
   const task *t = arg;
   const cg_gemm_args *g = t->g;
   const cg_kernel_info *ki = &cg_kernel_table[t->p->kernel];
+  cg_workspace *ws = t->ws != NULL ? &t->ws[tid] : NULL;
   int64_t lo, hi;
   if (t->p->split == CG_SPLIT_JC) {
-    split_range(g->n, ki->nr, tid, n, &lo, &hi);
+    cg_split_range(g->n, ki->nr, tid, n, &lo, &hi);
     if (lo < hi)
-      gemm_range(g, t->p, &t->ws[tid], 0, g->m, lo, hi);
+      gemm_range(g, t->p, ws, 0, g->m, lo, hi);
   } else {
-    split_range(g->m, ki->mr, tid, n, &lo, &hi);
+    cg_split_range(g->m, ki->mr, tid, n, &lo, &hi);
     if (lo < hi)
-      gemm_range(g, t->p, &t->ws[tid], lo, hi, 0, g->n);
+      gemm_range(g, t->p, ws, lo, hi, 0, g->n);
+  }
+  if (ws != NULL)
+    ws->bj_src = NULL;
+}
+
+void cg_scale_c(float *c, int64_t ldc, int64_t m, int64_t n, float beta) {
+  for (int64_t i = 0; i < m; i++) {
+    float *row = c + i * ldc;
+    if (beta == 0.0f) {
+      memset(row, 0, (size_t)n * sizeof(float));
+    } else if (beta != 1.0f) {
+      for (int64_t j = 0; j < n; j++)
+        row[j] *= beta;
+    }
+  }
+}
+
+/*
+ * The direct path: pack = none on one thread.  Nothing is packed and no
+ * workspace is used, so the blocked driver's staging is skipped: the same
+ * NC / KC / MC / NR / MR loops, straight to the in-place kernel.  For the
+ * small products this path is chosen for, the driver's own cost is a
+ * noticeable part of a call.
+ */
+static void gemm_direct(const cg_gemm_args *g, const cg_policy *p) {
+  const cg_kernel_info *ki = &cg_kernel_table[p->kernel];
+  const int64_t mr = ki->mr, nr = ki->nr;
+  for (int64_t jc = 0; jc < g->n; jc += p->nc) {
+    const int64_t jend = min64(jc + p->nc, g->n);
+    for (int64_t pc = 0; pc < g->k; pc += p->kc) {
+      const int64_t kcur = min64(p->kc, g->k - pc);
+      const float beta = pc > 0 ? 1.0f : g->beta;
+      for (int64_t ic = 0; ic < g->m; ic += p->mc) {
+        const int64_t iend = min64(ic + p->mc, g->m);
+        for (int64_t jr = jc; jr < jend; jr += nr) {
+          const float *b = g->b + pc * g->ldb + jr;
+          for (int64_t ir = ic; ir < iend; ir += mr)
+            ki->general(min64(mr, iend - ir), min64(nr, jend - jr), kcur, g->alpha,
+                        g->a + ir * g->lda + pc, g->lda, 1, b, g->ldb, beta,
+                        g->c + ir * g->ldc + jr, g->ldc);
+        }
+      }
+    }
   }
 }
 
 int cg_gemm(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t threads,
             cg_workspace *ws) {
+  const uint32_t kind = cg_kernel_table[p->kernel].kind;
   task t;
   if (g->m <= 0 || g->n <= 0)
     return 0;
-  if (g->k <= 0) {
-    for (int64_t i = 0; i < g->m; i++)
-      memset(g->c + i * g->ldc, 0, (size_t)g->n * sizeof(float));
+  if (g->k <= 0 || g->alpha == 0.0f) {
+    cg_scale_c(g->c, g->ldc, g->m, g->n, g->beta);
     return 0;
   }
   if (p->split == CG_SPLIT_NONE || pool == NULL || threads < cg_pool_size(pool))
     threads = 1;
   else
     threads = cg_pool_size(pool);
-  for (uint32_t i = 0; i < threads; i++) {
-    if (ws_prepare(&ws[i], g, p) != 0)
-      return -1;
+  if (kind == CG_KIND_TILE && p->pack == 0 && threads == 1) {
+    gemm_direct(g, p);
+    return 0;
   }
+  if (cg_gemm_needs_ws(g, p)) {
+    if (ws == NULL)
+      return -1;
+    for (uint32_t i = 0; i < (kind == CG_KIND_MV ? 1u : threads); i++) {
+      if (ws_prepare(&ws[i], g, p) != 0)
+        return -1;
+    }
+  } else {
+    ws = NULL;
+  }
+  if (kind == CG_KIND_VM)
+    return cg_thin_vm(g, p, pool, threads);
+  if (kind == CG_KIND_MV)
+    return cg_thin_mv(g, p, pool, threads, ws);
   t.g = g;
   t.p = p;
   t.ws = ws;

@@ -1,11 +1,10 @@
 /*
- * plugin.c - the cpu_gemm plugin: the olc_plugin table and its entry point.
- *
- * An instance holds the probed processor, the ISA level it will use, its
- * thread pool and one packing workspace per thread.  Policies are cg_policy
- * values on the heap; prepared state is the workload's three matrices.
+ * plugin.c - the cpu_gemm plugin: the olc_plugin table and its entry point,
+ * the instance's life cycle, the policy codec entries, prepare/run/flops.
+ * Policies are cg_policy values on the heap; prepared state is the
+ * workload's three matrices.  key and candidates live in workload.c,
+ * execute in execute.c; instance.h describes the instance and its locking.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,118 +12,20 @@
 #include "olc/plugin.h"
 
 #include "gemm.h"
+#include "instance.h"
 #include "policy.h"
 #include "probe.h"
-
-#define CG_DIM_MAX (1 << 20)
-#define CG_MATRIX_MAX (1ll << 30) /* elements per matrix */
-
-typedef struct cg_instance {
-  const olc_plugin_host *host;
-  cg_cpu cpu;
-  uint32_t isa;
-  uint32_t threads;
-  cg_pool *pool;
-  cg_workspace *ws; /* threads entries */
-  char identity[512];
-} cg_instance;
 
 typedef struct cg_state {
   cg_shape shape;
   float *a, *b, *c;
 } cg_state;
 
+/* Changes whenever policies or keys change meaning: "2" added the thin
+ * kernels and the bucketed m and n of the key (README.md, Key). */
+#define CG_IMPLEMENTATION_VERSION "2"
+
 static const olc_plugin_host *g_host; /* for errors before an instance exists */
-
-static void report(const olc_plugin_host *host, int32_t code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void report(const olc_plugin_host *host, int32_t code, const char *fmt, ...) {
-  char msg[256];
-  va_list ap;
-  if (host == NULL || !OLC_PLUGIN_HAS_FIELD(host, olc_plugin_host, set_error) ||
-      host->set_error == NULL)
-    return;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
-  va_end(ap);
-  host->set_error(host->ctx, code, msg);
-}
-
-static void note(const olc_plugin_host *host, int32_t level, const char *msg) {
-  if (host != NULL && OLC_PLUGIN_HAS_FIELD(host, olc_plugin_host, log) && host->log != NULL)
-    host->log(host->ctx, level, msg);
-}
-
-static int parse_dim(const char *s, int64_t *out) {
-  int64_t v = 0;
-  if (s == NULL || *s == '\0' || *s == '0')
-    return -1;
-  for (; *s != '\0'; s++) {
-    if (*s < '0' || *s > '9' || v > CG_DIM_MAX)
-      return -1;
-    v = v * 10 + (*s - '0');
-  }
-  if (v < 1 || v > CG_DIM_MAX)
-    return -1;
-  *out = v;
-  return 0;
-}
-
-/* Reads m, n, k (and dtype) from the workload's structural properties. */
-static int32_t workload_shape(const olc_plugin_host *host, const olc_plugin_workload *w,
-                              cg_shape *s) {
-  const char *wname;
-  int64_t *dims[3] = {&s->m, &s->n, &s->k};
-  const char *names[3] = {"m", "n", "k"};
-  int seen[3] = {0, 0, 0};
-  if (w == NULL || !OLC_PLUGIN_HAS_FIELD(w, olc_plugin_workload, property_count)) {
-    report(host, OLC_PLUGIN_E_INVALID, "cpu_gemm: workload missing or too old");
-    return OLC_PLUGIN_E_INVALID;
-  }
-  wname = w->name != NULL ? w->name : "?";
-  if (w->operator_name == NULL || strcmp(w->operator_name, "MatMul") != 0) {
-    report(host, OLC_PLUGIN_E_UNSUPPORTED, "cpu_gemm: workload %s: operator %s is not MatMul",
-           wname, w->operator_name != NULL ? w->operator_name : "(none)");
-    return OLC_PLUGIN_E_UNSUPPORTED;
-  }
-  for (uint32_t i = 0; i < w->property_count; i++) {
-    const olc_plugin_kv *kv = &w->properties[i];
-    if (kv->key == NULL || kv->value == NULL)
-      continue;
-    if (strcmp(kv->key, "dtype") == 0) {
-      if (strcmp(kv->value, "float32") != 0) {
-        report(host, OLC_PLUGIN_E_UNSUPPORTED, "cpu_gemm: workload %s: dtype %s is not float32",
-               wname, kv->value);
-        return OLC_PLUGIN_E_UNSUPPORTED;
-      }
-      continue;
-    }
-    for (int d = 0; d < 3; d++) {
-      if (strcmp(kv->key, names[d]) != 0)
-        continue;
-      if (parse_dim(kv->value, dims[d]) != 0) {
-        report(host, OLC_PLUGIN_E_INVALID,
-               "cpu_gemm: workload %s: property %s=%s is not an integer in 1..%d", wname, kv->key,
-               kv->value, CG_DIM_MAX);
-        return OLC_PLUGIN_E_INVALID;
-      }
-      seen[d] = 1;
-    }
-  }
-  for (int d = 0; d < 3; d++) {
-    if (!seen[d]) {
-      report(host, OLC_PLUGIN_E_INVALID, "cpu_gemm: workload %s: property %s is missing", wname,
-             names[d]);
-      return OLC_PLUGIN_E_INVALID;
-    }
-  }
-  if (s->m * s->k > CG_MATRIX_MAX || s->k * s->n > CG_MATRIX_MAX || s->m * s->n > CG_MATRIX_MAX) {
-    report(host, OLC_PLUGIN_E_INVALID, "cpu_gemm: workload %s: matrices over 2^30 elements", wname);
-    return OLC_PLUGIN_E_INVALID;
-  }
-  return OLC_PLUGIN_OK;
-}
 
 static void cg_destroy(void *instance) {
   cg_instance *in = instance;
@@ -136,6 +37,8 @@ static void cg_destroy(void *instance) {
       cg_workspace_free(&in->ws[i]);
     free(in->ws);
   }
+  cg_ws_cache_destroy(&in->cache);
+  pthread_mutex_destroy(&in->pool_mu);
   free(in);
 }
 
@@ -152,8 +55,8 @@ static int32_t config_isa(const olc_plugin_host *host, const olc_plugin_kv *conf
     else if (config[i].value != NULL && strcmp(config[i].value, "avx512") == 0)
       want = CG_ISA_AVX512;
     else {
-      report(host, OLC_PLUGIN_E_INVALID, "cpu_gemm: config isa=%s: want ref, avx2 or avx512",
-             config[i].value != NULL ? config[i].value : "");
+      cg_report(host, OLC_PLUGIN_E_INVALID, "config isa=%s: want ref, avx2 or avx512",
+                config[i].value != NULL ? config[i].value : "");
       return OLC_PLUGIN_E_INVALID;
     }
     /* A cap, never a promise: a shared config may name more than a CPU has. */
@@ -168,87 +71,35 @@ static int32_t cg_create(const olc_plugin_host *host, const olc_plugin_kv *confi
   cg_instance *in;
   int32_t rc;
   if (instance == NULL) {
-    report(host, OLC_PLUGIN_E_INVALID, "cpu_gemm: create without an instance pointer");
+    cg_report(host, OLC_PLUGIN_E_INVALID, "create without an instance pointer");
     return OLC_PLUGIN_E_INVALID;
   }
   *instance = NULL;
   in = calloc(1, sizeof(*in));
   if (in == NULL) {
-    report(host, OLC_PLUGIN_E_NOMEM, "cpu_gemm: out of memory");
+    cg_report(host, OLC_PLUGIN_E_NOMEM, "out of memory");
     return OLC_PLUGIN_E_NOMEM;
   }
   in->host = host != NULL ? host : g_host;
+  pthread_mutex_init(&in->pool_mu, NULL);
+  cg_ws_cache_init(&in->cache);
   cg_probe(&in->cpu);
   in->isa = in->cpu.isa;
   rc = config_isa(in->host, config, config_count, &in->isa);
   if (rc != OLC_PLUGIN_OK) {
-    free(in);
+    cg_destroy(in);
     return rc;
   }
   in->threads = thread_count < 1 ? 1 : thread_count > 256 ? 256 : thread_count;
   in->ws = calloc(in->threads, sizeof(cg_workspace));
   if (in->ws == NULL || cg_pool_create(&in->pool, in->threads) != 0) {
-    report(in->host, OLC_PLUGIN_E_NOMEM, "cpu_gemm: cannot start %u threads", in->threads);
+    cg_report(in->host, OLC_PLUGIN_E_NOMEM, "cannot start %u threads", in->threads);
     cg_destroy(in);
     return OLC_PLUGIN_E_NOMEM;
   }
   cg_probe_identity(in->identity, sizeof(in->identity), &in->cpu, in->isa);
-  note(in->host, OLC_PLUGIN_LOG_DEBUG, in->identity);
+  cg_note(in->host, OLC_PLUGIN_LOG_DEBUG, in->identity);
   *instance = in;
-  return OLC_PLUGIN_OK;
-}
-
-static int32_t cg_key(void *instance, const olc_plugin_workload *workload,
-                      const olc_plugin_key_sink *sink) {
-  cg_instance *in = instance;
-  cg_shape s;
-  char v[24];
-  int32_t rc = workload_shape(in->host, workload, &s);
-  if (rc != OLC_PLUGIN_OK)
-    return rc;
-  if (sink == NULL || !OLC_PLUGIN_HAS_FIELD(sink, olc_plugin_key_sink, add_structure)) {
-    report(in->host, OLC_PLUGIN_E_INVALID, "cpu_gemm: key sink missing or too old");
-    return OLC_PLUGIN_E_INVALID;
-  }
-  if ((rc = sink->set_processor(sink->ctx, in->identity)) != OLC_PLUGIN_OK ||
-      (rc = sink->set_thread_count(sink->ctx, in->threads)) != OLC_PLUGIN_OK ||
-      (rc = sink->add_structure(sink->ctx, "dtype", "float32")) != OLC_PLUGIN_OK)
-    return rc;
-  snprintf(v, sizeof(v), "%lld", (long long)s.m);
-  if ((rc = sink->add_structure(sink->ctx, "m", v)) != OLC_PLUGIN_OK)
-    return rc;
-  snprintf(v, sizeof(v), "%lld", (long long)s.n);
-  if ((rc = sink->add_structure(sink->ctx, "n", v)) != OLC_PLUGIN_OK)
-    return rc;
-  snprintf(v, sizeof(v), "%lld", (long long)s.k);
-  return sink->add_structure(sink->ctx, "k", v);
-}
-
-static int32_t cg_candidates(void *instance, const olc_plugin_workload *workload,
-                             const olc_plugin_policy_sink *sink) {
-  cg_instance *in = instance;
-  cg_policy list[CG_CANDIDATES_MAX];
-  cg_shape s;
-  uint32_t count;
-  int32_t rc = workload_shape(in->host, workload, &s);
-  if (rc != OLC_PLUGIN_OK)
-    return rc;
-  if (sink == NULL || !OLC_PLUGIN_HAS_FIELD(sink, olc_plugin_policy_sink, emit)) {
-    report(in->host, OLC_PLUGIN_E_INVALID, "cpu_gemm: policy sink missing or too old");
-    return OLC_PLUGIN_E_INVALID;
-  }
-  count = cg_policy_candidates(list, CG_CANDIDATES_MAX, &in->cpu, in->isa, in->threads, &s);
-  for (uint32_t i = 0; i < count; i++) {
-    cg_policy *p = malloc(sizeof(*p));
-    if (p == NULL) {
-      report(in->host, OLC_PLUGIN_E_NOMEM, "cpu_gemm: out of memory");
-      return OLC_PLUGIN_E_NOMEM;
-    }
-    *p = list[i];
-    /* A refusal means "stop", not failure: the host has what it wants. */
-    if (sink->emit(sink->ctx, p) != OLC_PLUGIN_OK)
-      break;
-  }
   return OLC_PLUGIN_OK;
 }
 
@@ -259,18 +110,18 @@ static int32_t cg_validate(void *instance, const void *bytes, uint64_t len, void
   if (policy != NULL)
     *policy = NULL;
   if (bytes == NULL || len == 0 || len > CG_POLICY_TEXT_MAX) {
-    report(in->host, OLC_PLUGIN_E_INVALID, "cpu_gemm: policy: empty or longer than %d bytes",
-           CG_POLICY_TEXT_MAX);
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "policy: empty or longer than %d bytes",
+              CG_POLICY_TEXT_MAX);
     return OLC_PLUGIN_E_INVALID;
   }
   if (cg_policy_parse(&p, bytes, (size_t)len, in->isa, why, sizeof(why)) != 0) {
-    report(in->host, OLC_PLUGIN_E_INVALID, "cpu_gemm: %s", why);
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "%s", why);
     return OLC_PLUGIN_E_INVALID;
   }
   if (policy != NULL) {
     cg_policy *copy = malloc(sizeof(*copy));
     if (copy == NULL) {
-      report(in->host, OLC_PLUGIN_E_NOMEM, "cpu_gemm: out of memory");
+      cg_report(in->host, OLC_PLUGIN_E_NOMEM, "out of memory");
       return OLC_PLUGIN_E_NOMEM;
     }
     *copy = p;
@@ -284,12 +135,12 @@ static int32_t cg_serialize(void *instance, const void *policy, const olc_plugin
   char text[CG_POLICY_TEXT_MAX + 1];
   size_t len;
   if (policy == NULL || out == NULL || !OLC_PLUGIN_HAS_FIELD(out, olc_plugin_byte_sink, write)) {
-    report(in->host, OLC_PLUGIN_E_INVALID, "cpu_gemm: serialize without policy or sink");
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "serialize without policy or sink");
     return OLC_PLUGIN_E_INVALID;
   }
   len = cg_policy_format(text, sizeof(text), policy);
   if (len == 0) {
-    report(in->host, OLC_PLUGIN_E_INVALID, "cpu_gemm: serialize: policy is corrupt");
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "serialize: policy is corrupt");
     return OLC_PLUGIN_E_INVALID;
   }
   return out->write(out->ctx, text, len);
@@ -326,7 +177,7 @@ static int32_t cg_prepare(void *instance, const olc_plugin_workload *workload, v
   cg_instance *in = instance;
   cg_state *st;
   cg_shape s;
-  int32_t rc = workload_shape(in->host, workload, &s);
+  int32_t rc = cg_workload_shape(in->host, workload, &s);
   if (rc != OLC_PLUGIN_OK)
     return rc;
   st = calloc(1, sizeof(*st));
@@ -339,14 +190,20 @@ static int32_t cg_prepare(void *instance, const olc_plugin_workload *workload, v
   if (st->a == NULL || st->b == NULL || st->c == NULL)
     goto nomem;
   {
-    /* Packing buffers sized for every candidate now, not in a timed run. */
+    /* Packing buffers sized for every candidate now, not in a timed run
+     * (under pool_mu: an execute may be using the pool's workspaces). */
     cg_policy list[CG_CANDIDATES_MAX];
-    uint32_t count =
-        cg_policy_candidates(list, CG_CANDIDATES_MAX, &in->cpu, in->isa, in->threads, &s);
-    for (uint32_t i = 0; i < count; i++) {
-      if (cg_gemm_reserve(&s, &list[i], in->threads, in->ws) != 0)
-        goto nomem;
-    }
+    cg_shape bs;
+    uint32_t count;
+    int bad = 0;
+    cg_bucket_shape(&bs, &s);
+    count = cg_policy_candidates(list, CG_CANDIDATES_MAX, &in->cpu, in->isa, in->threads, &bs);
+    pthread_mutex_lock(&in->pool_mu);
+    for (uint32_t i = 0; i < count && !bad; i++)
+      bad = cg_gemm_reserve(&s, &list[i], in->threads, in->ws) != 0;
+    pthread_mutex_unlock(&in->pool_mu);
+    if (bad)
+      goto nomem;
   }
   fill_matrix(st->a, s.m * s.k, 1);
   fill_matrix(st->b, s.k * s.n, 2);
@@ -355,8 +212,8 @@ static int32_t cg_prepare(void *instance, const olc_plugin_workload *workload, v
   return OLC_PLUGIN_OK;
 nomem:
   cg_unprepare(in, st);
-  report(in->host, OLC_PLUGIN_E_NOMEM, "cpu_gemm: workload %s: out of memory for matrices",
-         workload->name != NULL ? workload->name : "?");
+  cg_report(in->host, OLC_PLUGIN_E_NOMEM, "workload %s: out of memory for matrices",
+            workload->name != NULL ? workload->name : "?");
   return OLC_PLUGIN_E_NOMEM;
 }
 
@@ -368,25 +225,30 @@ static int32_t cg_run(void *instance, const olc_plugin_workload *workload, void 
   cg_gemm_args g;
   cg_shape s;
   char why[200];
-  int32_t rc = workload_shape(in->host, workload, &s);
+  int32_t rc = cg_workload_shape(in->host, workload, &s);
   if (rc != OLC_PLUGIN_OK)
     return rc;
   if (st == NULL || p == NULL || memcmp(&s, &st->shape, sizeof(s)) != 0) {
-    report(in->host, OLC_PLUGIN_E_INVALID,
-           "cpu_gemm: run needs the prepared state of this "
-           "workload and a policy");
+    cg_report(in->host, OLC_PLUGIN_E_INVALID,
+              "run needs the prepared state of this "
+              "workload and a policy");
     return OLC_PLUGIN_E_INVALID;
   }
   if (cg_policy_check(p, in->isa, why, sizeof(why)) != 0) {
-    report(in->host, OLC_PLUGIN_E_INVALID, "cpu_gemm: %s", why);
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "%s", why);
     return OLC_PLUGIN_E_INVALID;
   }
   g.m = s.m, g.n = s.n, g.k = s.k;
   g.a = st->a, g.lda = s.k;
   g.b = st->b, g.ldb = s.n;
   g.c = st->c, g.ldc = s.n;
-  if (cg_gemm(&g, p, in->pool, in->threads, in->ws) != 0) {
-    report(in->host, OLC_PLUGIN_E_NOMEM, "cpu_gemm: out of memory for packing buffers");
+  g.alpha = 1.0f, g.beta = 0.0f;
+  /* Waits for an execute that holds the pool: the host times this call. */
+  pthread_mutex_lock(&in->pool_mu);
+  rc = cg_gemm(&g, p, in->pool, in->threads, in->ws) != 0 ? OLC_PLUGIN_E_NOMEM : OLC_PLUGIN_OK;
+  pthread_mutex_unlock(&in->pool_mu);
+  if (rc != OLC_PLUGIN_OK) {
+    cg_report(in->host, OLC_PLUGIN_E_NOMEM, "out of memory for packing buffers");
     return OLC_PLUGIN_E_NOMEM;
   }
   return OLC_PLUGIN_OK;
@@ -395,7 +257,7 @@ static int32_t cg_run(void *instance, const olc_plugin_workload *workload, void 
 static int32_t cg_flops(void *instance, const olc_plugin_workload *workload, double *flops) {
   cg_instance *in = instance;
   cg_shape s;
-  int32_t rc = workload_shape(in->host, workload, &s);
+  int32_t rc = cg_workload_shape(in->host, workload, &s);
   if (rc == OLC_PLUGIN_OK)
     *flops = 2.0 * (double)s.m * (double)s.n * (double)s.k;
   return rc;
@@ -409,15 +271,15 @@ static const olc_plugin cg_plugin = {
     OLC_PLUGIN_ABI_MAJOR,
     0,
     "cpu_gemm",
-    "1",
+    CG_IMPLEMENTATION_VERSION,
     "single-precision GEMM with CPUID cache-topology blocking (AVX-512, AVX2+FMA, portable C)",
     cg_operators,
     1,
     0,
     cg_create,
     cg_destroy,
-    cg_key,
-    cg_candidates,
+    cg_plugin_key,
+    cg_plugin_candidates,
     cg_validate,
     cg_serialize,
     cg_release_policy,
@@ -425,7 +287,7 @@ static const olc_plugin cg_plugin = {
     cg_prepare,
     cg_unprepare,
     cg_flops,
-    NULL, /* execute */
+    cg_plugin_execute,
 };
 
 OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,
@@ -434,7 +296,7 @@ OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_pl
 OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,
                                            const olc_plugin **plugin) {
   if (host_abi_major != OLC_PLUGIN_ABI_MAJOR) {
-    report(host, OLC_PLUGIN_E_ABI, "cpu_gemm: speaks plugin abi 1, host speaks %u", host_abi_major);
+    cg_report(host, OLC_PLUGIN_E_ABI, "speaks plugin abi 1, host speaks %u", host_abi_major);
     return OLC_PLUGIN_E_ABI;
   }
   if (plugin == NULL)

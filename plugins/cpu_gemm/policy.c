@@ -154,6 +154,29 @@ int cg_policy_parse(cg_policy *out, const char *text, size_t len, uint32_t max_i
   return 0;
 }
 
+/*
+ * A thin kernel has one text per behaviour: the keys it does not use take
+ * their one allowed value (mc = 4; mv: nc = 4), its large operand is never
+ * packed (pack = none) and threads split only its long dimension (vm:
+ * columns, jc; mv: rows, ic).
+ */
+static const char *thin_check(const cg_policy *p, const cg_kernel_info *ki) {
+  const int vm = ki->kind == CG_KIND_VM;
+  if (p->mc != ki->mr)
+    return "policy: a thin kernel takes mc=4";
+  if (p->kc < 1 || p->kc > CG_KC_MAX)
+    return "policy: kc out of range (1 to 8192)";
+  if (vm && (p->nc < ki->nr || p->nc > CG_NC_MAX || p->nc % ki->nr != 0))
+    return "policy: nc out of range (a multiple of the kernel's nr, at most 65536)";
+  if (!vm && p->nc != ki->nr)
+    return "policy: an mv kernel takes nc=4";
+  if (p->split != CG_SPLIT_NONE && p->split != (vm ? CG_SPLIT_JC : CG_SPLIT_IC))
+    return vm ? "policy: a vm kernel splits none or jc" : "policy: an mv kernel splits none or ic";
+  if (p->pack != 0 || p->bj_group != 0)
+    return "policy: a thin kernel takes pack=none";
+  return NULL;
+}
+
 int cg_policy_check(const cg_policy *p, uint32_t max_isa, char *why, size_t why_cap) {
   const cg_kernel_info *ki;
   const char *bad = NULL;
@@ -167,7 +190,9 @@ int cg_policy_check(const cg_policy *p, uint32_t max_isa, char *why, size_t why_
                  cg_isa_name(ki->isa), cg_isa_name(max_isa));
       return -1;
     }
-    if (p->mc < ki->mr || p->mc > CG_MC_MAX || p->mc % ki->mr != 0)
+    if (ki->kind != CG_KIND_TILE) {
+      bad = thin_check(p, ki);
+    } else if (p->mc < ki->mr || p->mc > CG_MC_MAX || p->mc % ki->mr != 0)
       bad = "policy: mc out of range (a multiple of the kernel's mr, at most 8192)";
     else if (p->kc < 1 || p->kc > CG_KC_MAX)
       bad = "policy: kc out of range (1 to 8192)";

@@ -1,10 +1,12 @@
-# cpu_gemm's AVX-512 kernel on a CPU without AVX-512: its own source built
-# against emul/immintrin.h (portable stand-ins for the intrinsics it uses)
-# and checked on every tile shape.  x86-64 only (the kernel file is).
+# cpu_gemm's AVX-512 kernels on any CPU: their own sources built against
+# emul/immintrin.h (portable stand-ins for the intrinsics they use) and
+# checked on every tile shape, the in-kernel copy and the thin kernels.
+# x86-64 only (the kernel files are).
 if(TARGET olc_cpu_gemm_core AND CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
   olc_add_test(NAME test_avx512_emul
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_avx512_emul.c
             ${PROJECT_SOURCE_DIR}/plugins/cpu_gemm/kernels/avx512/sgemm_avx512_12x32.c
+            ${PROJECT_SOURCE_DIR}/plugins/cpu_gemm/kernels/avx512/sgemm_avx512_thin.c
     LABELS unit)
   # emul/ first, so that the kernel's <immintrin.h> is the stand-in; the
   # kernel's body is compiled because __AVX512F__ says so (no -mavx512f:

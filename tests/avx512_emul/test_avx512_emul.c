@@ -1,15 +1,19 @@
 /*
- * tests/avx512_emul/test_avx512_emul.c - cpu_gemm's AVX-512 12x32
- * micro-kernel, its own source compiled against the portable intrinsics
- * of emul/immintrin.h, checked on every tile shape: rows 1-12, columns
- * 1-32, k = 0, 1, 3, 17 (small integers: exact) and 100 (random floats:
- * tolerance), overwrite and accumulate, packed panels and row-major
- * source layouts.  Every C cell outside the tile must keep its sentinel,
- * and A rows past m are not even allocated (ASan catches a read).
+ * tests/avx512_emul/test_avx512_emul.c - cpu_gemm's AVX-512 kernels, their
+ * own sources compiled against the portable intrinsics of emul/immintrin.h:
+ *   - the 12x32 tile kernel on every tile shape: rows 1-12, columns 1-32,
+ *     k = 0, 1, 3, 17 (small integers: exact) and 100 (random floats:
+ *     tolerance), alpha/beta = 1/0, 1/1 and 2/-3, packed panels and
+ *     row-major source layouts (B read in place up to its last column);
+ *   - its copying variant: the packed B slice it copies, on every tile;
+ *   - the thin kernels vm4 (m 1-4, n 1-200) and mv4 (n 1-4, m 1-9) over
+ *     ragged k.
+ * Every C cell outside the product must keep its sentinel, and operands
+ * are allocated to their exact extent (ASan catches a read past it).
  *
- * The machines this project runs on have no AVX-512, so the kernel's
- * real instructions cannot run here; this proves the logic that the
- * instructions execute.
+ * Where the CPU has no AVX-512, the kernels' real instructions cannot run
+ * (test_cpu_gemm_core runs them where it does); this proves the logic that
+ * the instructions execute, on every machine.
  */
 #include <CUnit/CUnit.h>
 #include <math.h>
@@ -36,57 +40,85 @@ static float next_value(int integers) {
   return (float)((double)(rng >> 11) / 9007199254740992.0 * 2.0 - 1.0);
 }
 
+/* Element counts from the tests' int dimensions (all small, >= 0). */
+#define Z(x) ((size_t)(x))
+
+static float *values(size_t count, int integers) {
+  float *x = malloc((count > 0 ? count : 1) * sizeof *x);
+  if (x != NULL)
+    for (size_t i = 0; i < count; i++)
+      x[i] = next_value(integers);
+  return x;
+}
+
+/* Cells of c (rows x ldc, product rows x cols) against the reference
+ * alpha * sum_p A(r, p) B(p, j) + beta * c0, sentinels outside. */
+typedef struct expect {
+  const float *a, *b, *c0;
+  int64_t rs_a, cs_a, rs_b, k;
+  float alpha, beta;
+  int exact;
+} expect;
+
+static int count_bad(const float *c, int rows_all, int ldc, int rows, int cols, const expect *e) {
+  int bad = 0;
+  for (int r = 0; r < rows_all; r++) {
+    for (int j = 0; j < ldc; j++) {
+      float got = c[r * ldc + j];
+      double want;
+      if (r >= rows || j >= cols) {
+        bad += memcmp(&got, &e->c0[r * ldc + j], sizeof got) != 0;
+        continue;
+      }
+      want = 0.0;
+      for (int64_t p = 0; p < e->k; p++)
+        want += (double)e->a[r * e->rs_a + p * e->cs_a] * (double)e->b[p * e->rs_b + j];
+      want *= (double)e->alpha;
+      if (e->beta != 0.0f)
+        want += (double)e->beta * (double)e->c0[r * ldc + j];
+      if (e->exact ? (double)got != want : fabs((double)got - want) > 1e-4 * (1.0 + fabs(want)))
+        bad++;
+    }
+  }
+  return bad;
+}
+
+static const float ab[][2] = {{1.0f, 0.0f}, {1.0f, 1.0f}, {2.0f, -3.0f}};
+
 /* One tile shape in one layout; returns the number of bad cells. */
-static int check_tile(int packed, int m, int n, int k, int accumulate) {
+static int check_tile(int packed, int m, int n, int k, int v) {
   const int integers = k <= 17;
   const int lda = k + 3, ldb = NR + 5;
   float *a, *b, c[(MR + 1) * LDC], c0[(MR + 1) * LDC];
-  double want;
-  int bad = 0;
-  /* Packed: the full MR x k panel; row-major: exactly m rows of lda. */
-  size_t a_len = packed ? (size_t)MR * (size_t)(k > 0 ? k : 1) : (size_t)m * (size_t)lda;
-  size_t b_len = (size_t)(k > 0 ? k : 1) * (size_t)(packed ? NR : ldb);
-  a = malloc(a_len * sizeof *a);
-  b = malloc(b_len * sizeof *b);
+  int bad;
+  /* Packed: the full MR x k panel and NR-wide B; row-major: exactly m rows
+   * of lda, k rows of B ending at column n. */
+  size_t a_len = packed ? Z(MR) * Z(k) : Z(m) * Z(lda);
+  size_t b_len = packed ? Z(k) * NR : (k > 0 ? Z(k - 1) * Z(ldb) + Z(n) : 0);
+  expect e = {NULL, NULL,     c0,       packed ? 1 : lda, packed ? MR : 1, packed ? NR : ldb,
+              k,    ab[v][0], ab[v][1], integers};
+  a = values(a_len, integers);
+  b = values(b_len, integers);
   if (a == NULL || b == NULL) {
     free(a);
     free(b);
     return -1;
   }
-  for (size_t i = 0; i < a_len; i++)
-    a[i] = next_value(integers);
-  for (size_t i = 0; i < b_len; i++)
-    b[i] = next_value(integers);
   for (int i = 0; i < (MR + 1) * LDC; i++)
     c[i] = SENTINEL;
   for (int r = 0; r < m; r++)
     for (int j = 0; j < n; j++)
-      c[r * LDC + j] = next_value(1);
+      c[r * LDC + j] = e.beta != 0.0f ? next_value(1) : NAN;
   memcpy(c0, c, sizeof c);
   if (packed)
-    sgemm_avx512_12x32_packed(m, n, k, a, 1, MR, b, NR, c, LDC, accumulate);
+    sgemm_avx512_12x32_packed(m, n, k, e.alpha, a, 1, MR, b, NR, e.beta, c, LDC);
   else
-    sgemm_avx512_12x32(m, n, k, a, lda, 1, b, ldb, c, LDC, accumulate);
-  for (int r = 0; r < MR + 1; r++) {
-    for (int j = 0; j < LDC; j++) {
-      float got = c[r * LDC + j];
-      if (r >= m || j >= n) {
-        bad += memcmp(&got, &c0[r * LDC + j], sizeof got) != 0;
-        continue;
-      }
-      want = accumulate ? (double)c0[r * LDC + j] : 0.0;
-      for (int p = 0; p < k; p++) {
-        double av = packed ? a[r + p * MR] : a[r * lda + p];
-        double bv = packed ? b[p * NR + j] : b[p * ldb + j];
-        want += av * bv;
-      }
-      if (integers ? (double)got != want : fabs((double)got - want) > 1e-4 * (1.0 + fabs(want)))
-        bad++;
-    }
-  }
+    sgemm_avx512_12x32(m, n, k, e.alpha, a, lda, 1, b, ldb, e.beta, c, LDC);
+  e.a = a, e.b = b;
+  bad = count_bad(c, MR + 1, LDC, m, n, &e);
   if (bad > 0)
-    fprintf(stderr, "\n  %s m=%d n=%d k=%d accumulate=%d: %d bad cells\n",
-            packed ? "packed" : "row-major", m, n, k, accumulate, bad);
+    fprintf(stderr, "\n  %s m=%d n=%d k=%d alpha=%g beta=%g: %d bad cells\n",
+            packed ? "packed" : "row-major", m, n, k, (double)e.alpha, (double)e.beta, bad);
   free(a);
   free(b);
   return bad;
@@ -99,22 +131,120 @@ static void test_every_tile(void) {
     for (int m = 1; m <= MR; m++)
       for (int n = 1; n <= NR; n++)
         for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
-          for (int acc = 0; acc < 2; acc++) {
-            failures += check_tile(packed, m, n, ks[ki], acc) != 0;
+          for (int v = 0; v < 3; v++) {
+            failures += check_tile(packed, m, n, ks[ki], v) != 0;
             tiles++;
           }
   CU_ASSERT_EQUAL(failures, 0);
-  CU_ASSERT_EQUAL(tiles, 2 * MR * NR * 5 * 2);
+  CU_ASSERT_EQUAL(tiles, 2 * MR * NR * 5 * 3);
   /* The emulated kernel ran (not the empty stubs of a build without
    * __AVX512F__). */
   CU_ASSERT(olc_emul_fmadd_calls > 0);
+}
+
+/* The copying variant: the product of a full tile, and the job's slice of
+ * B (rows x group pieces of NR floats) at its destination, for each group
+ * and a number of rows below, at and above k. */
+static void test_copy_job(void) {
+  static const int groups[] = {1, 2, 4};
+  int failures = 0;
+  for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
+    for (int rows = 0; rows <= 40; rows += 13) {
+      const int g = groups[gi], k = 24, ld_src = g * NR + 7, ld_dst = rows * NR + 5;
+      float *a = values(Z(MR) * Z(k), 1), *b = values(Z(k) * NR, 1);
+      float *src = values(Z(rows > 0 ? rows : 1) * Z(ld_src), 0);
+      float *dst = calloc(Z(g) * Z(ld_dst) + 1, sizeof(float));
+      float c[MR * LDC], c0[MR * LDC];
+      expect e = {a, b, c0, 1, MR, NR, k, 1.0f, 1.0f, 1};
+      cg_copy_job job = {src, ld_src, dst, ld_dst, rows, g, NULL, 0};
+      CU_ASSERT_FATAL(a != NULL && b != NULL && src != NULL && dst != NULL);
+      for (int i = 0; i < MR * LDC; i++)
+        c[i] = (i % LDC) < NR ? next_value(1) : SENTINEL;
+      memcpy(c0, c, sizeof c);
+      job.pf = src, job.pf_rows = rows; /* prefetches are no-ops here */
+      sgemm_avx512_12x32_packed_copy(MR, NR, k, 1.0f, a, b, 1.0f, c, LDC, &job);
+      failures += count_bad(c, MR, LDC, MR, NR, &e) != 0;
+      for (int p = 0; p < rows; p++)
+        for (int piece = 0; piece < g; piece++)
+          failures += memcmp(dst + piece * ld_dst + p * NR, src + p * ld_src + piece * NR,
+                             NR * sizeof(float)) != 0;
+      free(a), free(b), free(src), free(dst);
+    }
+  }
+  CU_ASSERT_EQUAL(failures, 0);
+}
+
+/* vm4: m rows of A (lda) against k rows of B (ldb, exact extent). */
+static int check_vm(int m, int n, int k, int v) {
+  const int lda = k + 2, ldb = n + 3, ldc = n + 4;
+  float *a = values(Z(m) * Z(lda), 0);
+  float *b = values(Z(k - 1) * Z(ldb) + Z(n), 0);
+  float *c = malloc(Z(m + 1) * Z(ldc) * sizeof(float));
+  float *c0 = malloc(Z(m + 1) * Z(ldc) * sizeof(float));
+  expect e = {a, b, c0, lda, 1, ldb, k, ab[v][0], ab[v][1], 0};
+  int bad = -1;
+  if (a != NULL && b != NULL && c != NULL && c0 != NULL) {
+    for (int i = 0; i < (m + 1) * ldc; i++)
+      c[i] = (i / ldc < m && i % ldc < n) ? (e.beta != 0.0f ? next_value(0) : NAN) : SENTINEL;
+    memcpy(c0, c, Z(m + 1) * Z(ldc) * sizeof(float));
+    sgemm_avx512_vm4(m, n, k, e.alpha, a, lda, b, ldb, e.beta, c, ldc);
+    bad = count_bad(c, m + 1, ldc, m, n, &e);
+    if (bad > 0)
+      fprintf(stderr, "\n  vm4 m=%d n=%d k=%d v=%d: %d bad cells\n", m, n, k, v, bad);
+  }
+  free(a), free(b), free(c), free(c0);
+  return bad;
+}
+
+/* mv4: m rows of A (lda, exact extent) against n contiguous columns. */
+static int check_mv(int m, int n, int k, int v) {
+  const int lda = k + 5, ldbt = k + 1, ldc = n + 3;
+  float *a = values(Z(m - 1) * Z(lda) + Z(k), 0);
+  float *bt = values(Z(n - 1) * Z(ldbt) + Z(k), 0);
+  float *b = malloc(Z(k) * Z(n) * sizeof(float)); /* B as rows, for the reference */
+  float *c = malloc(Z(m + 1) * Z(ldc) * sizeof(float));
+  float *c0 = malloc(Z(m + 1) * Z(ldc) * sizeof(float));
+  expect e = {a, b, c0, lda, 1, n, k, ab[v][0], ab[v][1], 0};
+  int bad = -1;
+  if (a != NULL && bt != NULL && b != NULL && c != NULL && c0 != NULL) {
+    for (int p = 0; p < k; p++)
+      for (int j = 0; j < n; j++)
+        b[p * n + j] = bt[j * ldbt + p];
+    for (int i = 0; i < (m + 1) * ldc; i++)
+      c[i] = (i / ldc < m && i % ldc < n) ? (e.beta != 0.0f ? next_value(0) : NAN) : SENTINEL;
+    memcpy(c0, c, Z(m + 1) * Z(ldc) * sizeof(float));
+    sgemm_avx512_mv4(m, n, k, e.alpha, a, lda, bt, ldbt, e.beta, c, ldc);
+    bad = count_bad(c, m + 1, ldc, m, n, &e);
+    if (bad > 0)
+      fprintf(stderr, "\n  mv4 m=%d n=%d k=%d v=%d: %d bad cells\n", m, n, k, v, bad);
+  }
+  free(a), free(bt), free(b), free(c), free(c0);
+  return bad;
+}
+
+static void test_thin(void) {
+  static const int ks[] = {1, 5, 16, 31, 33, 70};
+  static const int ns[] = {1, 7, 16, 17, 31, 32, 33, 127, 128, 129, 200};
+  int failures = 0;
+  for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+    for (int v = 0; v < 3; v++) {
+      for (int m = 1; m <= 4; m++)
+        for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
+          failures += check_vm(m, ns[ni], ks[ki], v) != 0;
+      for (int n = 1; n <= 4; n++)
+        for (int m = 1; m <= 9; m++)
+          failures += check_mv(m, n, ks[ki], v) != 0;
+    }
+  CU_ASSERT_EQUAL(failures, 0);
 }
 
 int main(int argc, char **argv) {
   CU_pSuite s;
   if (CU_initialize_registry() != CUE_SUCCESS)
     return 1;
-  s = CU_add_suite("avx512 kernel, emulated intrinsics", NULL, NULL);
+  s = CU_add_suite("avx512 kernels, emulated intrinsics", NULL, NULL);
   CU_add_test(s, "every tile shape", test_every_tile);
+  CU_add_test(s, "in-kernel copy of B", test_copy_job);
+  CU_add_test(s, "thin kernels vm4 and mv4", test_thin);
   return olc_test_run(argc, argv);
 }

@@ -1,19 +1,22 @@
 # cpu_gemm plugin tests: the core linked directly (residuals, policy codec,
-# candidates), the probe against sysfs, the plugin through dlopen and its
+# candidates), the probe against sysfs, the plugin through dlopen (its
+# table, keys and buckets; execute, with 8 threads at once) and its
 # imported/exported symbols.
 if(TARGET olc_cpu_gemm_core)
+  find_package(Threads REQUIRED)
   olc_add_test(NAME test_cpu_gemm_core
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cpu_gemm_core.c
     LIBS olc_cpu_gemm_core LABELS unit)
   olc_add_test(NAME test_cpu_gemm_probe
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cpu_gemm_probe.c
     LIBS olc_cpu_gemm_core LABELS unit)
-  olc_add_test(NAME test_cpu_gemm_plugin
-    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cpu_gemm_plugin.c
-    LIBS olc::plugin_api ${CMAKE_DL_LIBS} LABELS integration)
-  target_compile_definitions(test_cpu_gemm_plugin PRIVATE
-    CG_TEST_PLUGIN="$<TARGET_FILE:cpu_gemm>")
-  add_dependencies(test_cpu_gemm_plugin cpu_gemm)
+  foreach(_t test_cpu_gemm_plugin test_cpu_gemm_execute)
+    olc_add_test(NAME ${_t}
+      SOURCES ${CMAKE_CURRENT_LIST_DIR}/${_t}.c ${CMAKE_CURRENT_LIST_DIR}/cg_plugin_host.c
+      LIBS olc::plugin_api Threads::Threads ${CMAKE_DL_LIBS} LABELS integration)
+    target_compile_definitions(${_t} PRIVATE CG_TEST_PLUGIN="$<TARGET_FILE:cpu_gemm>")
+    add_dependencies(${_t} cpu_gemm)
+  endforeach()
   if(CMAKE_NM AND NOT WIN32 AND NOT APPLE)
     add_test(NAME test_cpu_gemm_symbols
       COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/check_symbols.sh ${CMAKE_NM} $<TARGET_FILE:cpu_gemm>)

@@ -1,16 +1,20 @@
 /*
- * kernels.h - register-blocked micro-kernels (BLIS style).
+ * kernels.h - register-blocked micro-kernels (BLIS style) and the thin
+ * kernels for matrix-vector and few-row / few-column products.
  *
- * A micro-kernel computes one MR x NR tile of C from k steps:
- *   C[r][j] (+)= sum_p A(r, p) * B(p, j)
+ * Every kernel writes C = alpha * (its product) + beta * C; with beta == 0
+ * C is not read (NaN or garbage there is overwritten), so the first KC
+ * slice of a product passes the caller's beta and the later ones 1.
+ *
+ * Tile kernels compute one MR x NR tile of C from k steps:
+ *   C[r][j] = alpha * sum_p A(r, p) * B(p, j) + beta * C[r][j]
  * with A(r, p) at a[r * rs_a + p * cs_a] (packed panels: rs_a = 1,
  * cs_a = MR; row-major source rows: rs_a = lda, cs_a = 1) and B(p, j) at
  * b[p * rs_b + j] (packed panels: rs_b = NR; source rows: rs_b = ldb).
- * C(r, j) is c[r * ldc + j]; accumulate = 0 overwrites it, 1 adds to it.
- * Only the first m rows (m <= MR) and n columns (n <= NR) of the tile are
- * read from A and written to C; B is always read for the full NR columns
- * (packed panels are zero-padded, the driver packs an edge panel of an
- * unpacked B).
+ * C(r, j) is c[r * ldc + j].  Only the first m rows (m <= MR) and n columns
+ * (n <= NR) of the tile are read from A and B and written to C: the packed
+ * variant reads B's zero-padded panel in full, the general one masks the
+ * columns past n, so B is read in place up to its last column.
  *
  * Each kernel file is compiled with its own ISA flags and only called after
  * the probe has seen that ISA (CPU and OS support).
@@ -18,11 +22,12 @@
 #ifndef CPU_GEMM_KERNELS_H
 #define CPU_GEMM_KERNELS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-typedef void (*cg_ukernel_fn)(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a,
-                              int64_t cs_a, const float *b, int64_t rs_b, float *c, int64_t ldc,
-                              int accumulate);
+typedef void (*cg_ukernel_fn)(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                              int64_t rs_a, int64_t cs_a, const float *b, int64_t rs_b, float beta,
+                              float *c, int64_t ldc);
 
 /*
  * A slice of B packing done inside a kernel call: rows source rows of
@@ -47,41 +52,87 @@ typedef struct cg_copy_job {
  * evenly over the k steps: the next panels are packed under the arithmetic
  * of this one.  The copy is complete when the call returns, whatever k.
  */
-typedef void (*cg_ukernel_copy_fn)(int64_t m, int64_t n, int64_t k, const float *a, const float *b,
-                                   float *c, int64_t ldc, int accumulate, const cg_copy_job *job);
+typedef void (*cg_ukernel_copy_fn)(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                                   const float *b, float beta, float *c, int64_t ldc,
+                                   const cg_copy_job *job);
+
+/*
+ * Thin kernel, few rows (m <= 4): C[0..m)[0..n) = alpha * A * B + beta * C
+ * with A (m x k, row stride lda) read in place and B (k x n, row stride
+ * ldb) streamed in place, each of its k rows a contiguous stream: the
+ * columns are swept in chunks whose accumulators stay in registers over
+ * the k rows, so C is read and written once per call.
+ */
+typedef void (*cg_vm_fn)(int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
+                         const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
+
+/*
+ * Thin kernel, few columns (n <= 4): C[0..m)[0..n) = alpha * A * B + beta *
+ * C for any m, where column j of B is contiguous at bt + j * ldbt (k
+ * floats): each row of A (row stride lda) is streamed once, as a dot
+ * product with the n columns, four rows at a time.
+ */
+typedef void (*cg_mv_fn)(int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
+                         const float *bt, int64_t ldbt, float beta, float *c, int64_t ldc);
+
+/* What a kernel table entry is. */
+#define CG_KIND_TILE 0 /* MR x NR micro-kernel under the blocked driver */
+#define CG_KIND_VM 1   /* thin, m <= MR rows per pass (cg_vm_fn) */
+#define CG_KIND_MV 2   /* thin, n <= NR columns per pass (cg_mv_fn) */
 
 typedef struct cg_kernel_info {
   const char *name; /* as in the policy text: "avx2_6x16" */
   uint32_t isa;     /* CG_ISA_* required */
+  uint32_t kind;    /* CG_KIND_* */
+  /* Tile: the tile.  VM: rows per pass, and the column granularity of
+   * blocks and thread shares.  MV: rows per group, columns per pass. */
   uint32_t mr, nr;
-  cg_ukernel_fn packed; /* specialised for packed A (rs_a = 1, cs_a = MR) */
+  cg_ukernel_fn packed; /* tile: specialised for packed A (rs_a = 1, cs_a = MR) */
   cg_ukernel_fn general;
   cg_ukernel_copy_fn packed_copy; /* NULL when the kernel has none */
+  cg_vm_fn vm;
+  cg_mv_fn mv;
 } cg_kernel_info;
 
-/* All kernels compiled in, best first within each ISA. */
+/* All kernels compiled in: tile kernels best first within each ISA, then
+ * the thin ones. */
 extern const cg_kernel_info cg_kernel_table[];
 extern const uint32_t cg_kernel_count;
 
 /* Index of a kernel by name, or -1. */
 int cg_kernel_find(const char *name, size_t len);
 
-void sgemm_ref_4x8(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
-                   const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate);
-void sgemm_ref_4x8_packed(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a,
-                          int64_t cs_a, const float *b, int64_t rs_b, float *c, int64_t ldc,
-                          int accumulate);
-void sgemm_avx2_6x16(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
-                     const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate);
-void sgemm_avx2_6x16_packed(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a,
-                            int64_t cs_a, const float *b, int64_t rs_b, float *c, int64_t ldc,
-                            int accumulate);
-void sgemm_avx2_6x16_packed_copy(int64_t m, int64_t n, int64_t k, const float *a, const float *b,
-                                 float *c, int64_t ldc, int accumulate, const cg_copy_job *job);
-void sgemm_avx512_12x32(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
-                        const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate);
-void sgemm_avx512_12x32_packed(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a,
-                               int64_t cs_a, const float *b, int64_t rs_b, float *c, int64_t ldc,
-                               int accumulate);
+/* Index of the best kernel of a kind that the ISA level allows, or -1. */
+int cg_kernel_best(uint32_t kind, uint32_t isa);
+
+#define CG_TILE_PROTO(name)                                                                        \
+  void name(int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t rs_a,            \
+            int64_t cs_a, const float *b, int64_t rs_b, float beta, float *c, int64_t ldc)
+#define CG_VM_PROTO(name)                                                                          \
+  void name(int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,             \
+            const float *b, int64_t ldb, float beta, float *c, int64_t ldc)
+#define CG_MV_PROTO(name)                                                                          \
+  void name(int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,             \
+            const float *bt, int64_t ldbt, float beta, float *c, int64_t ldc)
+
+CG_TILE_PROTO(sgemm_ref_4x8);
+CG_TILE_PROTO(sgemm_ref_4x8_packed);
+CG_TILE_PROTO(sgemm_avx2_6x16);
+CG_TILE_PROTO(sgemm_avx2_6x16_packed);
+void sgemm_avx2_6x16_packed_copy(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                                 const float *b, float beta, float *c, int64_t ldc,
+                                 const cg_copy_job *job);
+CG_TILE_PROTO(sgemm_avx512_12x32);
+CG_TILE_PROTO(sgemm_avx512_12x32_packed);
+void sgemm_avx512_12x32_packed_copy(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                                    const float *b, float beta, float *c, int64_t ldc,
+                                    const cg_copy_job *job);
+
+CG_VM_PROTO(sgemm_ref_vm4);
+CG_MV_PROTO(sgemm_ref_mv4);
+CG_VM_PROTO(sgemm_avx2_vm4);
+CG_MV_PROTO(sgemm_avx2_mv4);
+CG_VM_PROTO(sgemm_avx512_vm4);
+CG_MV_PROTO(sgemm_avx512_mv4);
 
 #endif

@@ -1,15 +1,16 @@
 /*
  * tests/avx512_emul/emul/immintrin.h - a portable stand-in for the few
- * AVX-512F intrinsics that cpu_gemm's 12x32 kernel uses, so that the
- * kernel's own source (indexing, edge rows, column masks, accumulate)
- * runs and is checked on a CPU without AVX-512 (like this project's CI
- * machines).  Each function follows Intel's documented semantics for its
- * intrinsic: fmadd rounds once (fmaf), masked loads and stores touch only
- * the lanes whose mask bit is set (so ASan sees any access the real
- * instruction would make), prefetch does nothing.
+ * AVX-512F intrinsics that cpu_gemm's AVX-512 kernels use, so that the
+ * kernels' own sources (indexing, edge rows, column masks, alpha and beta,
+ * the in-kernel copy, the thin kernels' tails) run and are checked on a
+ * CPU without AVX-512 (like some of this project's CI machines).  Each
+ * function follows Intel's documented semantics for its intrinsic: fmadd
+ * rounds once (fmaf), masked loads and stores touch only the lanes whose
+ * mask bit is set (so ASan sees any access the real instruction would
+ * make), prefetch does nothing.
  *
  * It stands in for <immintrin.h> only in the test_avx512_emul target,
- * whose include path lists this directory first; it proves the kernel's
+ * whose include path lists this directory first; it proves the kernels'
  * logic, not the instruction encoding, which the compiler owns.
  */
 #ifndef OLC_TEST_AVX512_EMUL_IMMINTRIN_H
@@ -25,6 +26,7 @@ typedef struct {
 typedef uint16_t __mmask16;
 
 #define _MM_HINT_T0 3
+#define _MM_HINT_T1 2
 
 /* Counts calls, so that the test can tell the emulated kernel ran. */
 extern unsigned long olc_emul_fmadd_calls;
@@ -59,6 +61,26 @@ static inline __m512 _mm512_fmadd_ps(__m512 a, __m512 b, __m512 c) {
   for (int i = 0; i < 16; i++)
     r.f[i] = fmaf(a.f[i], b.f[i], c.f[i]);
   return r;
+}
+
+static inline __m512 _mm512_mul_ps(__m512 a, __m512 b) {
+  __m512 r;
+  for (int i = 0; i < 16; i++)
+    r.f[i] = a.f[i] * b.f[i];
+  return r;
+}
+
+static inline void _mm512_storeu_ps(void *p, __m512 a) { memcpy(p, a.f, sizeof a.f); }
+
+/* The order of the additions is unspecified for the real instruction
+ * sequence; a tree like GCC's keeps the rounding close to it. */
+static inline float _mm512_reduce_add_ps(__m512 a) {
+  float h[8], q[4];
+  for (int i = 0; i < 8; i++)
+    h[i] = a.f[i] + a.f[i + 8];
+  for (int i = 0; i < 4; i++)
+    q[i] = h[i] + h[i + 4];
+  return (q[0] + q[2]) + (q[1] + q[3]);
 }
 
 static inline __m512 _mm512_add_ps(__m512 a, __m512 b) {

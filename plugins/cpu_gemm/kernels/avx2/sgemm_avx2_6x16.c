@@ -28,21 +28,26 @@
     }                                                                                              \
   } while (0)
 
+/* C = alpha * acc + beta * C; C is not read when beta is 0. */
 #define ROW_STORE(r)                                                                               \
   do {                                                                                             \
     if ((r) < rows) {                                                                              \
       float *cr = c + (r)*ldc;                                                                     \
+      if (alpha != 1.0f) {                                                                         \
+        c##r##0 = _mm256_mul_ps(c##r##0, alphav);                                                  \
+        c##r##1 = _mm256_mul_ps(c##r##1, alphav);                                                  \
+      }                                                                                            \
       if (full) {                                                                                  \
-        if (accumulate) {                                                                          \
-          c##r##0 = _mm256_add_ps(c##r##0, _mm256_loadu_ps(cr));                                   \
-          c##r##1 = _mm256_add_ps(c##r##1, _mm256_loadu_ps(cr + 8));                               \
+        if (beta != 0.0f) {                                                                        \
+          c##r##0 = _mm256_fmadd_ps(_mm256_loadu_ps(cr), betav, c##r##0);                          \
+          c##r##1 = _mm256_fmadd_ps(_mm256_loadu_ps(cr + 8), betav, c##r##1);                      \
         }                                                                                          \
         _mm256_storeu_ps(cr, c##r##0);                                                             \
         _mm256_storeu_ps(cr + 8, c##r##1);                                                         \
       } else {                                                                                     \
-        if (accumulate) {                                                                          \
-          c##r##0 = _mm256_add_ps(c##r##0, _mm256_maskload_ps(cr, m0));                            \
-          c##r##1 = _mm256_add_ps(c##r##1, _mm256_maskload_ps(cr + 8, m1));                        \
+        if (beta != 0.0f) {                                                                        \
+          c##r##0 = _mm256_fmadd_ps(_mm256_maskload_ps(cr, m0), betav, c##r##0);                   \
+          c##r##1 = _mm256_fmadd_ps(_mm256_maskload_ps(cr + 8, m1), betav, c##r##1);               \
         }                                                                                          \
         _mm256_maskstore_ps(cr, m0, c##r##0);                                                      \
         _mm256_maskstore_ps(cr + 8, m1, c##r##1);                                                  \
@@ -50,11 +55,12 @@
     }                                                                                              \
   } while (0)
 
-/* One k step: two B vectors against the tile's rows. */
+/* One k step: two B vectors against the tile's rows (masked past the
+ * last column when B is read in place: mask_b). */
 #define K_STEP()                                                                                   \
   do {                                                                                             \
-    __m256 b0 = _mm256_loadu_ps(b);                                                                \
-    __m256 b1 = _mm256_loadu_ps(b + 8);                                                            \
+    __m256 b0 = mask_b ? _mm256_maskload_ps(b, m0) : _mm256_loadu_ps(b);                           \
+    __m256 b1 = mask_b ? _mm256_maskload_ps(b + 8, m1) : _mm256_loadu_ps(b + 8);                   \
     ROW_FMA(0);                                                                                    \
     ROW_FMA(1);                                                                                    \
     ROW_FMA(2);                                                                                    \
@@ -105,9 +111,9 @@ static inline __attribute__((always_inline)) void copy_piece(const float *src, f
   } while (0)
 
 static inline __attribute__((always_inline)) void
-avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
-          const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate, const int copy,
-          const cg_copy_job *job) {
+avx2_body(const int rows, int64_t cols, int64_t k, float alpha, const float *a, int64_t rs_a,
+          int64_t cs_a, const float *b, int64_t rs_b, float beta, float *c, int64_t ldc,
+          const int mask_b, const int copy, const cg_copy_job *job) {
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
   __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
@@ -115,6 +121,7 @@ avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a,
   __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
   __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
   const int full = cols == K_NR;
+  __m256 alphav, betav;
   __m256i m0 = _mm256_setzero_si256(), m1 = _mm256_setzero_si256();
   int64_t p = 0;
   if (!full) {
@@ -156,6 +163,8 @@ avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a,
 #pragma GCC unroll 4
   for (; p < k; p++)
     K_STEP();
+  /* Broadcast only now: live over the loop they would cost registers. */
+  alphav = _mm256_set1_ps(alpha), betav = _mm256_set1_ps(beta);
   ROW_STORE(0);
   ROW_STORE(1);
   ROW_STORE(2);
@@ -165,60 +174,60 @@ avx2_body(const int rows, int64_t cols, int64_t k, const float *a, int64_t rs_a,
 }
 
 /* One specialisation per row count; the full tile is the hot one. */
-#define AVX2_CASE(R, RS_A, CS_A, RS_B, COPY)                                                       \
+#define AVX2_CASE(R, RS_A, CS_A, RS_B, MASK_B, COPY)                                               \
   case R:                                                                                          \
-    avx2_body(R, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate, COPY, job);                     \
+    avx2_body(R, n, k, alpha, a, RS_A, CS_A, b, RS_B, beta, c, ldc, MASK_B, COPY, job);            \
     break;
 
-#define AVX2_DISPATCH(RS_A, CS_A, RS_B, COPY)                                                      \
+#define AVX2_DISPATCH(RS_A, CS_A, RS_B, MASK_B, COPY)                                              \
   switch (m) {                                                                                     \
-    AVX2_CASE(6, RS_A, CS_A, RS_B, COPY)                                                           \
-    AVX2_CASE(5, RS_A, CS_A, RS_B, COPY)                                                           \
-    AVX2_CASE(4, RS_A, CS_A, RS_B, COPY)                                                           \
-    AVX2_CASE(3, RS_A, CS_A, RS_B, COPY)                                                           \
-    AVX2_CASE(2, RS_A, CS_A, RS_B, COPY)                                                           \
+    AVX2_CASE(6, RS_A, CS_A, RS_B, MASK_B, COPY)                                                   \
+    AVX2_CASE(5, RS_A, CS_A, RS_B, MASK_B, COPY)                                                   \
+    AVX2_CASE(4, RS_A, CS_A, RS_B, MASK_B, COPY)                                                   \
+    AVX2_CASE(3, RS_A, CS_A, RS_B, MASK_B, COPY)                                                   \
+    AVX2_CASE(2, RS_A, CS_A, RS_B, MASK_B, COPY)                                                   \
   default:                                                                                         \
-    avx2_body(1, n, k, a, RS_A, CS_A, b, RS_B, c, ldc, accumulate, COPY, job);                     \
+    avx2_body(1, n, k, alpha, a, RS_A, CS_A, b, RS_B, beta, c, ldc, MASK_B, COPY, job);            \
     break;                                                                                         \
   }
 
-void sgemm_avx2_6x16(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
-                     const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate) {
+CG_TILE_PROTO(sgemm_avx2_6x16) {
   const cg_copy_job *job = NULL;
-  AVX2_DISPATCH(rs_a, cs_a, rs_b, 0)
+  if (n < K_NR)
+    AVX2_DISPATCH(rs_a, cs_a, rs_b, 1, 0)
+  else
+    AVX2_DISPATCH(rs_a, cs_a, rs_b, 0, 0)
 }
 
-void sgemm_avx2_6x16_packed(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a,
-                            int64_t cs_a, const float *b, int64_t rs_b, float *c, int64_t ldc,
-                            int accumulate) {
+CG_TILE_PROTO(sgemm_avx2_6x16_packed) {
   const cg_copy_job *job = NULL;
   (void)rs_a;
   (void)cs_a;
   (void)rs_b;
-  AVX2_DISPATCH(1, K_MR, K_NR, 0)
+  AVX2_DISPATCH(1, K_MR, K_NR, 0, 0)
 }
 
-void sgemm_avx2_6x16_packed_copy(int64_t m, int64_t n, int64_t k, const float *a, const float *b,
-                                 float *c, int64_t ldc, int accumulate, const cg_copy_job *job) {
-  AVX2_DISPATCH(1, K_MR, K_NR, 1)
+void sgemm_avx2_6x16_packed_copy(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                                 const float *b, float beta, float *c, int64_t ldc,
+                                 const cg_copy_job *job) {
+  AVX2_DISPATCH(1, K_MR, K_NR, 0, 1)
 }
 #else
 /* Built for another architecture: the probe never selects this kernel
  * there (its ISA level is never reported), so the bodies are empty. */
-void sgemm_avx2_6x16(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a, int64_t cs_a,
-                     const float *b, int64_t rs_b, float *c, int64_t ldc, int accumulate) {
-  (void)m, (void)n, (void)k, (void)a, (void)rs_a, (void)cs_a, (void)b, (void)rs_b, (void)c,
-      (void)ldc, (void)accumulate;
+CG_TILE_PROTO(sgemm_avx2_6x16) {
+  (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)rs_a, (void)cs_a, (void)b, (void)rs_b,
+      (void)beta, (void)c, (void)ldc;
 }
 
-void sgemm_avx2_6x16_packed(int64_t m, int64_t n, int64_t k, const float *a, int64_t rs_a,
-                            int64_t cs_a, const float *b, int64_t rs_b, float *c, int64_t ldc,
-                            int accumulate) {
-  sgemm_avx2_6x16(m, n, k, a, rs_a, cs_a, b, rs_b, c, ldc, accumulate);
+CG_TILE_PROTO(sgemm_avx2_6x16_packed) {
+  sgemm_avx2_6x16(m, n, k, alpha, a, rs_a, cs_a, b, rs_b, beta, c, ldc);
 }
 
-void sgemm_avx2_6x16_packed_copy(int64_t m, int64_t n, int64_t k, const float *a, const float *b,
-                                 float *c, int64_t ldc, int accumulate, const cg_copy_job *job) {
-  (void)m, (void)n, (void)k, (void)a, (void)b, (void)c, (void)ldc, (void)accumulate, (void)job;
+void sgemm_avx2_6x16_packed_copy(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                                 const float *b, float beta, float *c, int64_t ldc,
+                                 const cg_copy_job *job) {
+  (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)b, (void)beta, (void)c, (void)ldc,
+      (void)job;
 }
 #endif

@@ -1,0 +1,183 @@
+/*
+ * sgemm_avx2_thin.c - AVX2+FMA thin kernels: vm4 (m <= 4 rows of A against
+ * B streamed row by row) and mv4 (n <= 4 columns: dot products of A's rows
+ * with B's columns), reading the large operand once, in place.  Compiled
+ * with -mavx2 -mfma only.
+ */
+#include <stddef.h>
+
+#include "../kernels.h"
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+
+static inline __m256i lanes(int64_t count) {
+  const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(count >= 8 ? 8 : count)), idx);
+}
+
+/* M rows x W vectors of C, sums in registers over the k rows of B; the
+ * last vector masked (masked != 0) to the lanes of `last`.  16 registers:
+ * M * W accumulators, M broadcasts and one B vector. */
+static inline __attribute__((always_inline)) void vm_chunk(const int M, const int W,
+                                                           const int masked, int64_t k, float alpha,
+                                                           const float *a, int64_t lda,
+                                                           const float *b, int64_t ldb, float beta,
+                                                           float *c, int64_t ldc, __m256i last) {
+  __m256 acc[4][8];
+  const __m256 alphav = _mm256_set1_ps(alpha), betav = _mm256_set1_ps(beta);
+  for (int r = 0; r < M; r++)
+    for (int w = 0; w < W; w++)
+      acc[r][w] = _mm256_setzero_ps();
+  for (int64_t p = 0; p < k; p++) {
+    const float *bp = b + p * ldb;
+    __m256 av[4];
+    for (int r = 0; r < M; r++)
+      av[r] = _mm256_broadcast_ss(a + r * lda + p);
+    for (int w = 0; w < W; w++) {
+      const __m256 bv =
+          masked && w == W - 1 ? _mm256_maskload_ps(bp + 8 * w, last) : _mm256_loadu_ps(bp + 8 * w);
+      for (int r = 0; r < M; r++)
+        acc[r][w] = _mm256_fmadd_ps(av[r], bv, acc[r][w]);
+    }
+  }
+  for (int r = 0; r < M; r++) {
+    for (int w = 0; w < W; w++) {
+      float *cp = c + r * ldc + 8 * w;
+      __m256 v = _mm256_mul_ps(acc[r][w], alphav);
+      if (masked && w == W - 1) {
+        if (beta != 0.0f)
+          v = _mm256_fmadd_ps(_mm256_maskload_ps(cp, last), betav, v);
+        _mm256_maskstore_ps(cp, last, v);
+      } else {
+        if (beta != 0.0f)
+          v = _mm256_fmadd_ps(_mm256_loadu_ps(cp), betav, v);
+        _mm256_storeu_ps(cp, v);
+      }
+    }
+  }
+}
+
+static inline __attribute__((always_inline)) void vm_rows(const int M, const int W, int64_t n,
+                                                          int64_t k, float alpha, const float *a,
+                                                          int64_t lda, const float *b, int64_t ldb,
+                                                          float beta, float *c, int64_t ldc) {
+  const __m256i all = _mm256_set1_epi32(-1);
+  int64_t j = 0;
+  for (; j + 8 * W <= n; j += 8 * W)
+    vm_chunk(M, W, 0, k, alpha, a, lda, b + j, ldb, beta, c + j, ldc, all);
+  for (; j + 8 <= n; j += 8)
+    vm_chunk(M, 1, 0, k, alpha, a, lda, b + j, ldb, beta, c + j, ldc, all);
+  if (j < n)
+    vm_chunk(M, 1, 1, k, alpha, a, lda, b + j, ldb, beta, c + j, ldc, lanes(n - j));
+}
+
+CG_VM_PROTO(sgemm_avx2_vm4) {
+  switch (m) {
+  case 1:
+    vm_rows(1, 8, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    break;
+  case 2:
+    vm_rows(2, 4, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    break;
+  case 3:
+    vm_rows(3, 3, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    break;
+  default:
+    vm_rows(4, 2, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    break;
+  }
+}
+
+static inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+/* R rows x N columns as dot products, U vectors of each row per step; the
+ * k % 8 tail masked. */
+static inline __attribute__((always_inline)) void
+mv_group(const int R, const int N, const int U, int64_t k, float alpha, const float *a, int64_t lda,
+         const float *bt, int64_t ldbt, float beta, float *c, int64_t ldc) {
+  __m256 acc[4][4][2];
+  int64_t p = 0;
+  for (int r = 0; r < R; r++)
+    for (int j = 0; j < N; j++)
+      for (int u = 0; u < U; u++)
+        acc[r][j][u] = _mm256_setzero_ps();
+  for (; p + 8 * U <= k; p += 8 * U) {
+    for (int u = 0; u < U; u++) {
+      __m256 bv[4];
+      for (int j = 0; j < N; j++)
+        bv[j] = _mm256_loadu_ps(bt + j * ldbt + p + 8 * u);
+      for (int r = 0; r < R; r++) {
+        const __m256 av = _mm256_loadu_ps(a + r * lda + p + 8 * u);
+        for (int j = 0; j < N; j++)
+          acc[r][j][u] = _mm256_fmadd_ps(av, bv[j], acc[r][j][u]);
+      }
+    }
+  }
+  for (; p < k; p += 8) {
+    const __m256i mk = lanes(k - p);
+    __m256 bv[4];
+    for (int j = 0; j < N; j++)
+      bv[j] = _mm256_maskload_ps(bt + j * ldbt + p, mk);
+    for (int r = 0; r < R; r++) {
+      const __m256 av = _mm256_maskload_ps(a + r * lda + p, mk);
+      for (int j = 0; j < N; j++)
+        acc[r][j][0] = _mm256_fmadd_ps(av, bv[j], acc[r][j][0]);
+    }
+  }
+  for (int r = 0; r < R; r++) {
+    for (int j = 0; j < N; j++) {
+      __m256 v = acc[r][j][0];
+      float s, *cp = c + r * ldc + j;
+      for (int u = 1; u < U; u++)
+        v = _mm256_add_ps(v, acc[r][j][u]);
+      s = alpha * hsum(v);
+      *cp = beta == 0.0f ? s : s + beta * *cp;
+    }
+  }
+}
+
+/* Groups of R rows (chosen per N so that the sums, B's N vectors and one
+ * row vector fit the 16 registers), then the remaining rows. */
+static inline __attribute__((always_inline)) void
+mv_cols(const int R, const int N, const int U, int64_t m, int64_t k, float alpha, const float *a,
+        int64_t lda, const float *bt, int64_t ldbt, float beta, float *c, int64_t ldc) {
+  int64_t i = 0;
+  for (; i + R <= m; i += R)
+    mv_group(R, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc);
+  for (; i < m; i++)
+    mv_group(1, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc);
+}
+
+CG_MV_PROTO(sgemm_avx2_mv4) {
+  switch (n) {
+  case 1:
+    mv_cols(4, 1, 2, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
+    break;
+  case 2:
+    mv_cols(4, 2, 1, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
+    break;
+  case 3:
+    mv_cols(3, 3, 1, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
+    break;
+  default:
+    mv_cols(2, 4, 1, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
+    break;
+  }
+}
+#else
+CG_VM_PROTO(sgemm_avx2_vm4) {
+  (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)b, (void)ldb, (void)beta,
+      (void)c, (void)ldc;
+}
+
+CG_MV_PROTO(sgemm_avx2_mv4) {
+  (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)bt, (void)ldbt, (void)beta,
+      (void)c, (void)ldc;
+}
+#endif

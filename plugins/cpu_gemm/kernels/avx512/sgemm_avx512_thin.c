@@ -1,0 +1,180 @@
+/*
+ * sgemm_avx512_thin.c - AVX-512F thin kernels: vm4 (m <= 4 rows of A
+ * against B streamed row by row) and mv4 (n <= 4 columns: dot products of
+ * A's rows with B's columns).  Neither packs the large operand: it is read
+ * once, in place, with the full vector width.  Compiled with -mavx512f only.
+ */
+#include <stddef.h>
+
+#include "../kernels.h"
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+
+static inline __mmask16 lanes(int64_t count) {
+  return (__mmask16)(count >= 16 ? 0xffffu : (1u << count) - 1u);
+}
+
+/*
+ * M rows x W vectors of C whose sums stay in registers over the k rows of
+ * B; the last vector masked to `last` lanes.  W is chosen so that M * W
+ * independent accumulators cover the FMA latency of both pipes.
+ */
+static inline __attribute__((always_inline)) void vm_chunk(const int M, const int W, int64_t k,
+                                                           float alpha, const float *a, int64_t lda,
+                                                           const float *b, int64_t ldb, float beta,
+                                                           float *c, int64_t ldc, __mmask16 last) {
+  __m512 acc[4][8];
+  const __m512 alphav = _mm512_set1_ps(alpha), betav = _mm512_set1_ps(beta);
+  for (int r = 0; r < M; r++)
+    for (int w = 0; w < W; w++)
+      acc[r][w] = _mm512_setzero_ps();
+#pragma GCC unroll 2
+  for (int64_t p = 0; p < k; p++) {
+    const float *bp = b + p * ldb;
+    for (int w = 0; w < W; w++) {
+      __m512 bv =
+          w == W - 1 ? _mm512_maskz_loadu_ps(last, bp + 16 * w) : _mm512_loadu_ps(bp + 16 * w);
+      for (int r = 0; r < M; r++)
+        acc[r][w] = _mm512_fmadd_ps(_mm512_set1_ps(a[r * lda + p]), bv, acc[r][w]);
+    }
+  }
+  for (int r = 0; r < M; r++) {
+    for (int w = 0; w < W; w++) {
+      float *cp = c + r * ldc + 16 * w;
+      const __mmask16 mk = w == W - 1 ? last : (__mmask16)0xffffu;
+      __m512 v = _mm512_mul_ps(acc[r][w], alphav);
+      if (beta != 0.0f)
+        v = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mk, cp), betav, v);
+      _mm512_mask_storeu_ps(cp, mk, v);
+    }
+  }
+}
+
+static inline __attribute__((always_inline)) void vm_rows(const int M, const int W, int64_t n,
+                                                          int64_t k, float alpha, const float *a,
+                                                          int64_t lda, const float *b, int64_t ldb,
+                                                          float beta, float *c, int64_t ldc) {
+  int64_t j = 0;
+  for (; j + 16 * W <= n; j += 16 * W)
+    vm_chunk(M, W, k, alpha, a, lda, b + j, ldb, beta, c + j, ldc, (__mmask16)0xffffu);
+  for (; j < n; j += 16)
+    vm_chunk(M, 1, k, alpha, a, lda, b + j, ldb, beta, c + j, ldc, lanes(n - j));
+}
+
+CG_VM_PROTO(sgemm_avx512_vm4) {
+  switch (m) {
+  case 1:
+    vm_rows(1, 8, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    break;
+  case 2:
+    vm_rows(2, 4, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    break;
+  case 3:
+    vm_rows(3, 4, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    break;
+  default:
+    vm_rows(4, 4, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    break;
+  }
+}
+
+/*
+ * R rows x N columns of C as dot products over k: U vectors of each row of
+ * A per step (U > 1 when R * N alone is too few independent sums), the
+ * k % 16 tail masked, one horizontal sum per element at the end.
+ */
+static inline __attribute__((always_inline)) void
+mv_group(const int R, const int N, const int U, int64_t k, float alpha, const float *a, int64_t lda,
+         const float *bt, int64_t ldbt, float beta, float *c, int64_t ldc) {
+  __m512 acc[4][4][2];
+  int64_t p = 0;
+  for (int r = 0; r < R; r++)
+    for (int j = 0; j < N; j++)
+      for (int u = 0; u < U; u++)
+        acc[r][j][u] = _mm512_setzero_ps();
+  for (; p + 16 * U <= k; p += 16 * U) {
+    for (int u = 0; u < U; u++) {
+      __m512 bv[4];
+      for (int j = 0; j < N; j++)
+        bv[j] = _mm512_loadu_ps(bt + j * ldbt + p + 16 * u);
+      for (int r = 0; r < R; r++) {
+        const __m512 av = _mm512_loadu_ps(a + r * lda + p + 16 * u);
+        for (int j = 0; j < N; j++)
+          acc[r][j][u] = _mm512_fmadd_ps(av, bv[j], acc[r][j][u]);
+      }
+    }
+  }
+  for (; p < k; p += 16) {
+    const __mmask16 mk = lanes(k - p);
+    __m512 bv[4];
+    for (int j = 0; j < N; j++)
+      bv[j] = _mm512_maskz_loadu_ps(mk, bt + j * ldbt + p);
+    for (int r = 0; r < R; r++) {
+      const __m512 av = _mm512_maskz_loadu_ps(mk, a + r * lda + p);
+      for (int j = 0; j < N; j++)
+        acc[r][j][0] = _mm512_fmadd_ps(av, bv[j], acc[r][j][0]);
+    }
+  }
+  for (int r = 0; r < R; r++) {
+    for (int j = 0; j < N; j++) {
+      __m512 v = acc[r][j][0];
+      float s, *cp = c + r * ldc + j;
+      for (int u = 1; u < U; u++)
+        v = _mm512_add_ps(v, acc[r][j][u]);
+      s = alpha * _mm512_reduce_add_ps(v);
+      *cp = beta == 0.0f ? s : s + beta * *cp;
+    }
+  }
+}
+
+static inline __attribute__((always_inline)) void
+mv_cols(const int N, const int U, int64_t m, int64_t k, float alpha, const float *a, int64_t lda,
+        const float *bt, int64_t ldbt, float beta, float *c, int64_t ldc) {
+  int64_t i = 0;
+  for (; i + 4 <= m; i += 4)
+    mv_group(4, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc);
+  switch (m - i) {
+  case 3:
+    mv_group(3, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc);
+    break;
+  case 2:
+    mv_group(2, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc);
+    break;
+  case 1:
+    mv_group(1, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc);
+    break;
+  default:
+    break;
+  }
+}
+
+CG_MV_PROTO(sgemm_avx512_mv4) {
+  switch (n) {
+  case 1:
+    mv_cols(1, 2, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
+    break;
+  case 2:
+    mv_cols(2, 1, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
+    break;
+  case 3:
+    mv_cols(3, 1, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
+    break;
+  default:
+    mv_cols(4, 1, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
+    break;
+  }
+}
+#else
+/* Built for another architecture: never selected there (see the tile
+ * kernel's file). */
+CG_VM_PROTO(sgemm_avx512_vm4) {
+  (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)b, (void)ldb, (void)beta,
+      (void)c, (void)ldc;
+}
+
+CG_MV_PROTO(sgemm_avx512_mv4) {
+  (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)bt, (void)ldbt, (void)beta,
+      (void)c, (void)ldc;
+}
+#endif

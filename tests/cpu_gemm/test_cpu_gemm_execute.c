@@ -1,0 +1,398 @@
+/*
+ * test_cpu_gemm_execute.c - cpu_gemm's ABI 1.1 execute through dlopen:
+ *   - every candidate policy of several workloads (blocked, direct, thin
+ *     vm and mv, split and not) against a plain double reference, on the
+ *     workload's shape and on other shapes (a policy runs on any shape),
+ *     with leading dimensions wider than the matrices, m or n = 1, and
+ *     alpha/beta = 1/0 over a NaN-filled C (never read), 1/1, other values,
+ *     and alpha = 0 over NaN operands (never read);
+ *   - the variants it does not implement (rank 3, a column stride, another
+ *     dtype, C overlapping an input, another operator): unsupported, with a
+ *     message; descriptions that contradict themselves: invalid;
+ *   - 8 threads executing at once on one 2-thread instance while another
+ *     thread prepares and runs (run is concurrent with execute), every
+ *     result checked; tests/sanitize/tsan.sh runs this under TSan.
+ * Operands are allocated to their exact extent, so ASan catches a read or
+ * write past a matrix.
+ */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg_plugin_host.h"
+#include "olc/plugin.h"
+#include "test_support.h"
+
+#define pl cg_test_plugin
+
+static int init_suite(void) { return cg_test_load(CG_TEST_PLUGIN); }
+
+static int clean_suite(void) {
+  cg_test_unload();
+  return 0;
+}
+
+/* A row-major matrix of exactly its extent: (rows - 1) * ld + cols. */
+typedef struct mat {
+  int64_t rows, cols, ld;
+  float *data;
+} mat;
+
+/* Per thread: the concurrency test's workers draw their operands at once. */
+static _Thread_local unsigned long long rng_state = 0x9e3779b97f4a7c15ull;
+
+static float rnd(void) {
+  rng_state ^= rng_state << 13, rng_state ^= rng_state >> 7, rng_state ^= rng_state << 17;
+  return (float)((double)(rng_state >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+}
+
+/* data is NULL when out of memory (no CUnit assertion here: the
+ * concurrency test's workers call it, and CUnit is not thread-safe). */
+static mat mat_new(int64_t rows, int64_t cols, int64_t pad, float fill_value, int random) {
+  mat x = {rows, cols, cols + pad, NULL};
+  size_t count = (size_t)((rows - 1) * x.ld + cols);
+  x.data = malloc(count * sizeof(float));
+  for (size_t i = 0; x.data != NULL && i < count; i++)
+    x.data[i] = random ? rnd() : fill_value;
+  return x;
+}
+
+static olc_plugin_tensor tensor(const mat *x) {
+  olc_plugin_tensor t;
+  memset(&t, 0, sizeof t);
+  t.struct_size = sizeof t;
+  t.abi_minor = OLC_PLUGIN_ABI_MINOR;
+  t.dtype = OLC_PLUGIN_DTYPE_FLOAT32;
+  t.rank = 2;
+  t.dims[0] = x->rows, t.dims[1] = x->cols;
+  t.strides[0] = x->ld, t.strides[1] = 1;
+  t.data = x->data;
+  return t;
+}
+
+static int32_t execute_t(void *inst, const void *policy, olc_plugin_tensor in[2],
+                         olc_plugin_tensor *out, double alpha, double beta) {
+  olc_plugin_exec_args args;
+  cg_test_workload w;
+  memset(&args, 0, sizeof args);
+  args.struct_size = sizeof args;
+  args.abi_minor = OLC_PLUGIN_ABI_MINOR;
+  args.inputs = in, args.input_count = 2;
+  args.outputs = out, args.output_count = 1;
+  args.alpha = alpha, args.beta = beta;
+  cg_test_workload_set(&w, "MatMul", "1", "1", "1");
+  return pl->execute(inst, &w.wl, policy, &args);
+}
+
+static int32_t execute_m(void *inst, const void *policy, const mat *a, const mat *b, mat *c,
+                         double alpha, double beta) {
+  olc_plugin_tensor in[2] = {tensor(a), tensor(b)}, out = tensor(c);
+  return execute_t(inst, policy, in, &out, alpha, beta);
+}
+
+/* Cells of C wrong against alpha * A x B + beta * C0 (beta 0: C0 unused). */
+static int wrong_cells(const mat *a, const mat *b, const mat *c, const mat *c0, double alpha,
+                       double beta) {
+  int bad = 0;
+  for (int64_t i = 0; i < c->rows; i++) {
+    for (int64_t j = 0; j < c->cols; j++) {
+      double want = 0.0, got = c->data[i * c->ld + j], tol;
+      if (alpha != 0.0)
+        for (int64_t p = 0; p < a->cols; p++)
+          want += (double)a->data[i * a->ld + p] * (double)b->data[p * b->ld + j];
+      want *= alpha;
+      if (beta != 0.0)
+        want += beta * (double)c0->data[i * c0->ld + j];
+      tol = 4.0 * 1.2e-7 * ((double)a->cols * fabs(alpha) + fabs(beta) + 1.0);
+      bad += !(fabs(got - want) <= tol);
+    }
+  }
+  return bad;
+}
+
+static const double ab[][2] = {{1, 0}, {1, 1}, {0.5, -2}, {-1.5, 0.25}};
+
+/* One policy on one shape with every alpha/beta case; returns bad cells. */
+static int check_policy(void *inst, const void *policy, int64_t m, int64_t n, int64_t k,
+                        int64_t pad) {
+  mat a = mat_new(m, k, pad, 0, 1), b = mat_new(k, n, pad + 1, 0, 1);
+  mat c0 = mat_new(m, n, pad + 2, 0, 1), c = mat_new(m, n, pad + 2, 0, 0);
+  int bad = 0;
+  if (a.data == NULL || b.data == NULL || c0.data == NULL || c.data == NULL)
+    bad = 1;
+  for (size_t v = 0; v < sizeof ab / sizeof ab[0] && bad == 0; v++) {
+    size_t count = (size_t)((m - 1) * c.ld + n);
+    int32_t rc;
+    if (ab[v][1] == 0.0)
+      for (size_t i = 0; i < count; i++)
+        c.data[i] = NAN; /* never read with beta 0 */
+    else
+      memcpy(c.data, c0.data, count * sizeof(float));
+    rc = execute_m(inst, policy, &a, &b, &c, ab[v][0], ab[v][1]);
+    if (rc != OLC_PLUGIN_OK) {
+      fprintf(stderr, "execute: %d %s\n", rc, cg_test_err_msg);
+      bad++;
+      break;
+    }
+    bad += wrong_cells(&a, &b, &c, &c0, ab[v][0], ab[v][1]);
+  }
+  free(a.data), free(b.data), free(c0.data), free(c.data);
+  return bad;
+}
+
+/* Every candidate of a workload, on its shape and on ragged others. */
+static void every_candidate(void *inst, int64_t m, int64_t n, int64_t k) {
+  const int64_t others[][3] = {{m, n, k}, {m + 13, n + 7, k + 5}, {1, n, k}, {m, 1, k}, {5, 3, 2}};
+  cg_test_workload w;
+  cg_test_cands c;
+  memset(&c, 0, sizeof c);
+  cg_test_workload_shape(&w, m, n, k);
+  CU_ASSERT_EQUAL_FATAL(cg_test_candidates(inst, &w.wl, &c), OLC_PLUGIN_OK);
+  for (int i = 0; i < c.n; i++) {
+    for (size_t s = 0; s < sizeof others / sizeof others[0]; s++) {
+      int bad =
+          check_policy(inst, c.p[i], others[s][0], others[s][1], others[s][2], (int64_t)(s % 3));
+      if (bad != 0) {
+        cg_test_bytes b;
+        cg_test_serialize(inst, c.p[i], &b);
+        fprintf(stderr, "workload %lldx%lldx%lld, policy [%s] on %lldx%lldx%lld: %d bad\n",
+                (long long)m, (long long)n, (long long)k, b.s, (long long)others[s][0],
+                (long long)others[s][1], (long long)others[s][2], bad);
+        CU_FAIL("wrong result");
+      }
+    }
+  }
+  cg_test_release_all(inst, &c);
+}
+
+static void test_every_candidate(void) {
+  static const int64_t workloads[][3] = {{67, 131, 259}, {1, 300, 259}, {300, 1, 259},
+                                         {32, 32, 32},   {3, 77, 50},   {77, 3, 50},
+                                         {1, 1, 600},    {4, 4, 9},     {64, 1, 1216}};
+  for (uint32_t threads = 1; threads <= 2; threads++) {
+    void *inst = NULL;
+    CU_ASSERT_EQUAL_FATAL(pl->create(&cg_test_host, NULL, 0, threads, &inst), OLC_PLUGIN_OK);
+    for (size_t i = 0; i < sizeof workloads / sizeof workloads[0]; i++)
+      every_candidate(inst, workloads[i][0], workloads[i][1], workloads[i][2]);
+    pl->destroy(inst);
+  }
+}
+
+/* alpha = 0: C = beta * C exactly, A and B (NaN here) not read. */
+static void test_alpha_zero(void) {
+  void *inst = NULL;
+  cg_test_workload w;
+  cg_test_cands c;
+  memset(&c, 0, sizeof c);
+  CU_ASSERT_EQUAL_FATAL(pl->create(&cg_test_host, NULL, 0, 2, &inst), OLC_PLUGIN_OK);
+  cg_test_workload_shape(&w, 9, 10, 11);
+  CU_ASSERT_EQUAL_FATAL(cg_test_candidates(inst, &w.wl, &c), OLC_PLUGIN_OK);
+  for (int i = 0; i < c.n; i++) {
+    mat a = mat_new(9, 11, 1, NAN, 0), b = mat_new(11, 10, 2, NAN, 0), cm = mat_new(9, 10, 3, 2, 0);
+    CU_ASSERT_FATAL(a.data != NULL && b.data != NULL && cm.data != NULL);
+    CU_ASSERT_EQUAL(execute_m(inst, c.p[i], &a, &b, &cm, 0.0, -0.5), OLC_PLUGIN_OK);
+    for (int64_t r = 0; r < 9; r++)
+      for (int64_t j = 0; j < 10; j++)
+        CU_ASSERT_EQUAL(cm.data[r * cm.ld + j], -1.0f);
+    CU_ASSERT_EQUAL(execute_m(inst, c.p[i], &a, &b, &cm, 0.0, 0.0), OLC_PLUGIN_OK);
+    for (int64_t r = 0; r < 9; r++)
+      for (int64_t j = 0; j < 10; j++)
+        CU_ASSERT_EQUAL(cm.data[r * cm.ld + j], 0.0f);
+    free(a.data), free(b.data), free(cm.data);
+  }
+  cg_test_release_all(inst, &c);
+  pl->destroy(inst);
+}
+
+/* The first candidate of a small workload, for the argument tests. */
+static void *first_policy(void *inst, cg_test_cands *c) {
+  cg_test_workload w;
+  memset(c, 0, sizeof *c);
+  cg_test_workload_shape(&w, 8, 8, 8);
+  CU_ASSERT_EQUAL_FATAL(cg_test_candidates(inst, &w.wl, c), OLC_PLUGIN_OK);
+  return c->p[0];
+}
+
+static void expect_status(int32_t got, int32_t want, const char *fragment) {
+  CU_ASSERT_EQUAL(got, want);
+  if (got != want || strstr(cg_test_err_msg, fragment) == NULL) {
+    fprintf(stderr, "status %d (want %d), message '%s' (want '%s')\n", got, want, cg_test_err_msg,
+            fragment);
+    CU_FAIL("status or message");
+  }
+}
+
+static void test_unsupported(void) {
+  void *inst = NULL, *p;
+  cg_test_cands c;
+  mat a = mat_new(8, 8, 0, 1, 0), b = mat_new(8, 8, 0, 1, 0), cm = mat_new(8, 8, 0, 0, 0);
+  olc_plugin_tensor in[2], out;
+  olc_plugin_exec_args args;
+  cg_test_workload w;
+  CU_ASSERT_FATAL(a.data != NULL && b.data != NULL && cm.data != NULL);
+  CU_ASSERT_EQUAL_FATAL(pl->create(&cg_test_host, NULL, 0, 1, &inst), OLC_PLUGIN_OK);
+  p = first_policy(inst, &c);
+  in[0] = tensor(&a), in[1] = tensor(&b), out = tensor(&cm);
+  in[0].rank = 3, in[0].dims[2] = 1, in[0].strides[2] = 1;
+  expect_status(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_E_UNSUPPORTED, "rank 3");
+  in[0] = tensor(&a), in[1].strides[1] = 2; /* a column stride: transposed or strided */
+  expect_status(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_E_UNSUPPORTED, "column stride 2");
+  in[1] = tensor(&b), out.dtype = OLC_PLUGIN_DTYPE_FLOAT16;
+  expect_status(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_E_UNSUPPORTED, "dtype 2");
+  out = tensor(&a); /* C is A */
+  expect_status(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_E_UNSUPPORTED, "overlaps");
+  out = tensor(&cm);
+  cg_test_workload_set(&w, "Conv", "8", "8", "8");
+  memset(&args, 0, sizeof args);
+  args.struct_size = sizeof args, args.abi_minor = OLC_PLUGIN_ABI_MINOR;
+  args.inputs = in, args.input_count = 2, args.outputs = &out, args.output_count = 1;
+  args.alpha = 1;
+  expect_status(pl->execute(inst, &w.wl, p, &args), OLC_PLUGIN_E_UNSUPPORTED, "Conv");
+  cg_test_release_all(inst, &c);
+  pl->destroy(inst);
+  free(a.data), free(b.data), free(cm.data);
+}
+
+static void test_invalid(void) {
+  void *inst = NULL, *p;
+  cg_test_cands c;
+  mat a = mat_new(8, 6, 0, 1, 0), b = mat_new(6, 8, 0, 1, 0), cm = mat_new(8, 8, 0, 0, 0);
+  mat b7 = mat_new(7, 8, 0, 1, 0), c9 = mat_new(9, 8, 0, 0, 0);
+  olc_plugin_tensor in[2], out;
+  olc_plugin_exec_args args;
+  CU_ASSERT_FATAL(a.data && b.data && cm.data && b7.data && c9.data);
+  CU_ASSERT_EQUAL_FATAL(pl->create(&cg_test_host, NULL, 0, 1, &inst), OLC_PLUGIN_OK);
+  p = first_policy(inst, &c);
+  in[0] = tensor(&a), in[1] = tensor(&b7), out = tensor(&cm);
+  expect_status(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_E_INVALID, "shapes disagree");
+  in[1] = tensor(&b), out = tensor(&c9);
+  expect_status(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_E_INVALID, "shapes disagree");
+  out = tensor(&cm), in[0].data = NULL;
+  expect_status(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_E_INVALID, "no data");
+  in[0] = tensor(&a), in[0].strides[0] = 5; /* below the width 6 */
+  expect_status(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_E_INVALID, "leading dimension 5");
+  in[0] = tensor(&a), in[0].struct_size = 8;
+  expect_status(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_E_INVALID, "too old");
+  in[0] = tensor(&a), in[0].dims[0] = INT64_MAX / 2;
+  expect_status(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_E_INVALID, "");
+  in[0] = tensor(&a);
+  expect_status(execute_t(inst, NULL, in, &out, 1, 0), OLC_PLUGIN_E_INVALID, "policy");
+  memset(&args, 0, sizeof args);
+  args.struct_size = sizeof args, args.abi_minor = OLC_PLUGIN_ABI_MINOR;
+  args.inputs = in, args.input_count = 1, args.outputs = &out, args.output_count = 1;
+  expect_status(pl->execute(inst, NULL, p, &args), OLC_PLUGIN_E_INVALID, "2 inputs");
+  args.input_count = 2, args.struct_size = 16;
+  expect_status(pl->execute(inst, NULL, p, &args), OLC_PLUGIN_E_INVALID, "2 inputs");
+  expect_status(pl->execute(inst, NULL, p, NULL), OLC_PLUGIN_E_INVALID, "2 inputs");
+  /* A row of one: its leading dimension is never used. */
+  {
+    mat a1 = mat_new(1, 6, 0, 1, 0), c1 = mat_new(1, 8, 0, 0, 0);
+    CU_ASSERT_FATAL(a1.data != NULL && c1.data != NULL);
+    in[0] = tensor(&a1), in[0].strides[0] = 1, in[1] = tensor(&b), out = tensor(&c1);
+    CU_ASSERT_EQUAL(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_OK);
+    CU_ASSERT_EQUAL(c1.data[7], 6.0f);
+    free(a1.data), free(c1.data);
+  }
+  cg_test_release_all(inst, &c);
+  pl->destroy(inst);
+  free(a.data), free(b.data), free(cm.data), free(b7.data), free(c9.data);
+}
+
+/* ---- concurrency ---- */
+
+#define CONC_THREADS 8
+#define CONC_ROUNDS 12
+
+typedef struct conc {
+  void *inst;
+  cg_test_cands cands[3];
+  pthread_barrier_t start;
+  _Atomic int failures, executed, runs;
+  _Atomic int stop;
+} conc;
+
+static const int64_t conc_shapes[3][3] = {{70, 90, 130}, {1, 700, 300}, {500, 2, 300}};
+
+static void *conc_worker(void *arg) {
+  conc *x = arg;
+  static _Atomic unsigned seq;
+  unsigned me = atomic_fetch_add(&seq, 1u);
+  pthread_barrier_wait(&x->start);
+  for (int r = 0; r < CONC_ROUNDS; r++) {
+    const int wi = (int)((me + (unsigned)r) % 3u);
+    const cg_test_cands *c = &x->cands[wi];
+    const void *policy = c->p[((unsigned)r * 7u + me) % (unsigned)c->n];
+    const int64_t *s = conc_shapes[wi];
+    int bad = check_policy(x->inst, policy, s[0] + (int64_t)(me % 3u), s[1], s[2], me % 2u);
+    atomic_fetch_add(&x->failures, bad != 0);
+    atomic_fetch_add(&x->executed, 1);
+  }
+  return NULL;
+}
+
+/* prepare + run in a loop while the others execute (run is concurrent
+ * with execute, never with itself). */
+static void *conc_runner(void *arg) {
+  conc *x = arg;
+  cg_test_workload w;
+  void *state = NULL;
+  cg_test_workload_shape(&w, 70, 90, 130);
+  pthread_barrier_wait(&x->start);
+  if (pl->prepare(x->inst, &w.wl, &state) != OLC_PLUGIN_OK) {
+    atomic_fetch_add(&x->failures, 1);
+    return NULL;
+  }
+  while (!atomic_load(&x->stop)) {
+    for (int i = 0; i < x->cands[0].n; i++)
+      atomic_fetch_add(&x->failures, pl->run(x->inst, &w.wl, state, x->cands[0].p[i]) != 0);
+    atomic_fetch_add(&x->runs, 1);
+  }
+  pl->unprepare(x->inst, state);
+  return NULL;
+}
+
+static void test_concurrent(void) {
+  static conc x;
+  pthread_t t[CONC_THREADS + 1];
+  memset(&x, 0, sizeof x);
+  CU_ASSERT_EQUAL_FATAL(pl->create(&cg_test_host, NULL, 0, 2, &x.inst), OLC_PLUGIN_OK);
+  for (int i = 0; i < 3; i++) {
+    cg_test_workload w;
+    cg_test_workload_shape(&w, conc_shapes[i][0], conc_shapes[i][1], conc_shapes[i][2]);
+    CU_ASSERT_EQUAL_FATAL(cg_test_candidates(x.inst, &w.wl, &x.cands[i]), OLC_PLUGIN_OK);
+    CU_ASSERT_FATAL(x.cands[i].n > 0);
+  }
+  pthread_barrier_init(&x.start, NULL, CONC_THREADS + 1);
+  for (int i = 0; i < CONC_THREADS; i++)
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&t[i], NULL, conc_worker, &x), 0);
+  CU_ASSERT_EQUAL_FATAL(pthread_create(&t[CONC_THREADS], NULL, conc_runner, &x), 0);
+  for (int i = 0; i < CONC_THREADS; i++)
+    pthread_join(t[i], NULL);
+  atomic_store(&x.stop, 1);
+  pthread_join(t[CONC_THREADS], NULL);
+  pthread_barrier_destroy(&x.start);
+  fprintf(stderr, "concurrent: %d executes, %d run passes, %d failures\n", atomic_load(&x.executed),
+          atomic_load(&x.runs), atomic_load(&x.failures));
+  CU_ASSERT_EQUAL(atomic_load(&x.executed), CONC_THREADS * CONC_ROUNDS);
+  CU_ASSERT_EQUAL(atomic_load(&x.failures), 0);
+  for (int i = 0; i < 3; i++)
+    cg_test_release_all(x.inst, &x.cands[i]);
+  pl->destroy(x.inst);
+}
+
+int main(int argc, char **argv) {
+  CU_pSuite s;
+  if (CU_initialize_registry() != CUE_SUCCESS)
+    return 1;
+  s = CU_add_suite("cpu_gemm_execute", init_suite, clean_suite);
+  CU_add_test(s, "every_candidate_any_shape_alpha_beta", test_every_candidate);
+  CU_add_test(s, "alpha_zero_reads_no_operand", test_alpha_zero);
+  CU_add_test(s, "unsupported_variants", test_unsupported);
+  CU_add_test(s, "invalid_descriptions", test_invalid);
+  CU_add_test(s, "eight_threads_at_once", test_concurrent);
+  return olc_test_run(argc, argv);
+}
