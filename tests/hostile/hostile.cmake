@@ -77,3 +77,14 @@ endforeach()
 add_test(NAME test_hostile_getenv
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/check_getenv.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(test_hostile_getenv PROPERTIES LABELS unit TIMEOUT 60)
+
+# The generation counter of P.lock under attack (issue 12 items 3, 4): one
+# executable, one ctest per suite (the full file system one needs a mount
+# namespace and exits 77 without it).
+olc_add_test(NAME test_hostile_lockfile SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hostile_lockfile.c
+  LABELS integration ARGS sabotage TIMEOUT 180)
+foreach(suite IN ITEMS full replace)
+  add_test(NAME test_hostile_lockfile_${suite} COMMAND test_hostile_lockfile ${suite})
+  set_tests_properties(test_hostile_lockfile_${suite} PROPERTIES LABELS integration
+    SKIP_RETURN_CODE 77 TIMEOUT 180)
+endforeach()

@@ -117,17 +117,21 @@ static olc_status acquire(int lfd, const char *path, int64_t timeout_ms, olc_err
   }
 }
 
-olc_status olc_posix__lock(int *lfd, int dfd, const char *base, const char *path, uint32_t mode,
-                           int64_t timeout_ms, olc_error *err) {
+int olc_posix__lock_current(int lfd, int dfd, const char *base) {
   char name[4096];
-  int e;
-  olc_status st;
-  *lfd = -1;
-  if (olc_persist__hook_disabled(OLC_SAFETY_LOCK))
-    return OLC_OK; /* negative control: no lock at all */
+  struct stat held, named;
+  if (lfd < 0)
+    return 1; /* negative control without a lock */
   if ((size_t)snprintf(name, sizeof name, "%s.lock", base) >= sizeof name)
-    return olc_error__set(err, OLC_E_INVALID, "lock-open", "file name too long: '%s'", path);
-  e = olc_persist__hook_fail(OLC_STEP_LOCK_OPEN);
+    return 0;
+  return OLC_FS(fstat(lfd, &held)) == 0 &&
+         OLC_FS(fstatat(dfd, name, &named, AT_SYMLINK_NOFOLLOW)) == 0 &&
+         held.st_dev == named.st_dev && held.st_ino == named.st_ino;
+}
+
+static olc_status open_lock(int *lfd, int dfd, const char *name, const char *path, uint32_t mode,
+                            olc_error *err) {
+  int e = olc_persist__hook_fail(OLC_STEP_LOCK_OPEN);
   if (e == 0) {
     *lfd = OLC_FS(openat(dfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, (mode_t)mode));
     e = *lfd < 0 ? errno : 0;
@@ -136,14 +140,44 @@ olc_status olc_posix__lock(int *lfd, int dfd, const char *base, const char *path
     return olc_error__sys(err, olc_persist__errno_status(e, OLC_E_IO), e, "lock-open",
                           "cannot open the lock file '%s.lock'", path);
   olc_persist__hook_crash(OLC_STEP_LOCK_OPEN);
-  st = acquire(*lfd, path, timeout_ms, err);
-  if (st != OLC_OK) {
-    OLC_FS(close(*lfd));
-    *lfd = -1;
-    return st;
-  }
-  olc_persist__hook_crash(OLC_STEP_LOCK);
   return OLC_OK;
+}
+
+olc_status olc_posix__lock(int *lfd, int dfd, const char *base, const char *path, uint32_t mode,
+                           int64_t timeout_ms, olc_error *err) {
+  char name[4096];
+  int64_t start = olc_persist__now_ms();
+  olc_status st;
+  int tries;
+  *lfd = -1;
+  if (olc_persist__hook_disabled(OLC_SAFETY_LOCK))
+    return OLC_OK; /* negative control: no lock at all */
+  if ((size_t)snprintf(name, sizeof name, "%s.lock", base) >= sizeof name)
+    return olc_error__set(err, OLC_E_INVALID, "lock-open", "file name too long: '%s'", path);
+  for (tries = 0; tries < OLC_PERSIST__LOCK_TRIES; tries++) {
+    int64_t left = timeout_ms;
+    if (timeout_ms >= 0) {
+      left = timeout_ms - (olc_persist__now_ms() - start);
+      if (left < 0)
+        left = 0;
+    }
+    st = open_lock(lfd, dfd, name, path, mode, err);
+    if (st == OLC_OK)
+      st = acquire(*lfd, path, left, err);
+    if (st == OLC_OK && olc_posix__lock_current(*lfd, dfd, base)) {
+      olc_persist__hook_crash(OLC_STEP_LOCK);
+      return OLC_OK;
+    }
+    if (*lfd >= 0)
+      OLC_FS(close(*lfd));
+    *lfd = -1;
+    if (st != OLC_OK)
+      return st;
+    /* A lock on a file that no longer has the name excludes nobody: whoever
+     * opens P.lock now gets another inode.  Lock the one named P.lock. */
+  }
+  return olc_error__set(err, OLC_E_LOCK, "lock", "the lock file '%s.lock' keeps being replaced",
+                        path);
 }
 
 void olc_posix__unlock(int lfd) {

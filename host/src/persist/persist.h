@@ -125,59 +125,74 @@ olc_status olc_persist__resolve(char **out, const char *path, olc_error *err);
 olc_status olc_persist__default_path(char *buf, size_t size, olc_error *err);
 
 /*
- * Change detection without a system call (the wal-index idea of SQLite).
+ * Change detection (the wal-index idea of SQLite).
  *
  * The permanent lock sibling P.lock carries a generation counter that every
- * writer moves under the lock (proposed as DURABILITY.md 2.4):
+ * writer moves under the lock (DURABILITY.md 2.4):
  *
- *   offset 0  8 bytes  magic "olcgen01"
- *   offset 8  8 bytes  generation, unsigned 64-bit, native byte order
- *                      (little-endian on every supported target)
- *   size      4096 bytes (a writer extends a smaller P.lock under the lock;
- *                      nobody ever shrinks it)
+ *   offset 0   8 bytes  magic "olcgen01"
+ *   offset 8   8 bytes  generation, unsigned 64-bit, native byte order
+ *                       (little-endian on every supported target)
+ *   offset 16  8 bytes  instance: random, new whenever a writer
+ *                       (re)initializes the header
+ *   size       4096 bytes, allocated (posix_fallocate, or zeros written)
+ *              by a writer under the lock before it touches the header; no
+ *              space is OLC_E_NOSPC and the write is abandoned cleanly
  *
- * A writer maps P.lock MAP_SHARED (a view of the file mapping on Windows)
- * and, holding the lock, makes the generation odd right before the step
- * that changes P (the rename W10, or repair's move aside) and even again
- * right after it, whether that step succeeded or failed.  A writer killed
- * in between leaves it odd.  Stores are sequentially consistent atomics
- * followed by a full fence, so the odd value is visible to every process
- * before the new P is.
+ * A writer, holding the lock, makes the generation odd right before the
+ * step that changes P (the rename W10, or repair's move aside) and even
+ * again right after it, whether that step succeeded or failed.  A writer
+ * killed in between leaves it odd.  A writer that finds the header short or
+ * garbled writes a fresh one (generation 0, a new instance).
  *
- * A reader maps P.lock read-only.  olc_persist__watch_quiet is one acquire
- * load and a coarse clock read: it answers 1 (nothing saved since the last
- * settle; no system call) only when the generation is even, equals the one
- * recorded by olc_persist__watch_settle, and the periodic recheck is not
- * due.  Otherwise the caller compares file identities with
- * olc_persist__stat as before: watch_begin (reads the generation first),
- * stat, compare/reload, watch_settle.  Odd (a writer at work or killed at
- * work), no mapping (no P.lock yet, cannot map, persistence off) and any
- * failure simply mean "compare identities": slower, never wrong, never an
- * error.
+ * Nothing maps P.lock on POSIX: whoever may write it can truncate it, and
+ * an access through a mapping of a truncated file faults (SIGBUS).  Writers
+ * use pread/pwrite on their locked descriptor; a reader keeps a read-only
+ * descriptor and reads the 24-byte header with one pread.
+ * olc_persist__watch_quiet is that pread and a coarse clock read: it
+ * answers 1 (nothing saved since the last settle; no stat) only when the
+ * header is intact, the instance is the one the descriptor was opened on,
+ * the generation is even and equals the one recorded by
+ * olc_persist__watch_settle, and the periodic recheck is not due.
+ * Otherwise the caller compares file identities with olc_persist__stat as
+ * before: watch_begin (reads the generation first), stat, compare/reload,
+ * watch_settle.  Odd (a writer at work or killed at work), nothing open (no
+ * P.lock yet, persistence off) and any failure simply mean "compare
+ * identities": slower, never wrong, never an error.  On Windows readers map
+ * the page read-only instead (a mapped file cannot be truncated there).
  *
- * Trade-off: a user who deletes P.lock while readers have it mapped
- * orphans their mapping (its counter never moves again).  Every
- * OLC_PERSIST_WATCH_RECHECK_MS (100 ms) a reader therefore compares
- * identities anyway and checks that its mapping is still the file named
- * P.lock, remapping it when it is not: a change is then seen within that
- * interval instead of at once.  Truncating P.lock below 4096 bytes while a
- * reader has it mapped is sabotage the library cannot defend against (the
- * reader's load faults), as with SQLite's -shm file.
+ * A P.lock that is cut short, garbled, re-initialized or replaced (another
+ * inode at the name) while a watch uses it degrades that watch to the
+ * identity comparison, with one warning (olc_persist__watch_warning); at
+ * the next recheck it opens P.lock again, at most OLC_PERSIST_WATCH_MAPS
+ * times, then compares identities for good.  A replaced P.lock is noticed
+ * only at the recheck: every OLC_PERSIST_WATCH_RECHECK_MS (100 ms) a reader
+ * compares identities anyway and checks that its descriptor is still the
+ * file named P.lock, so a change is then seen within that interval.
+ * Mutual exclusion never depends on the counter: it is the lock.
  */
 #define OLC_PERSIST_WATCH_RECHECK_MS 100
-#define OLC_PERSIST_WATCH_MAPS 5 /* mappings of one watch before it gives up */
+#define OLC_PERSIST_WATCH_MAPS 5 /* opens of one watch before it gives up */
 
-/* One mapping of P.lock; never changed after it is published. */
+/* Where a reader reads the counter from: a descriptor (POSIX) or a
+ * read-only view (Windows). */
+typedef struct olc_persist_gen_src {
+  intptr_t fd;       /* POSIX: the open P.lock, -1 when none */
+  const void *base;  /* Windows: the mapped page */
+  void *handle;      /* Windows: the mapping object */
+  uint64_t instance; /* the header's instance when it was opened */
+} olc_persist_gen_src;
+
+/* One opening of P.lock; never changed after it is published. */
 typedef struct olc_persist_watch_map {
-  const void *base; /* the mapped P.lock */
-  void *handle;     /* the mapping object on Windows */
-  uint64_t epoch;   /* 1 .. OLC_PERSIST_WATCH_MAPS */
-  olc_file_id id;   /* identity of the mapped file */
+  olc_persist_gen_src src;
+  uint64_t epoch; /* 1 .. OLC_PERSIST_WATCH_MAPS */
+  olc_file_id id; /* identity of the opened file */
 } olc_persist_watch_map;
 
 typedef struct olc_persist_watch {
   char *lock_path; /* "<P>.lock" */
-  /* atomic: the current mapping, NULL when none.  Older ones stay mapped
+  /* atomic: the current opening, NULL when none.  Older ones stay open
    * until close: another thread may still be reading through them. */
   olc_persist_watch_map *cur;
   olc_persist_watch_map maps[OLC_PERSIST_WATCH_MAPS];
@@ -186,7 +201,8 @@ typedef struct olc_persist_watch {
   int64_t recheck_at;  /* atomic: coarse monotonic ms of the next recheck */
   int64_t interval_ms; /* recheck period */
   int busy;            /* atomic try-lock of the recheck */
-  int degraded;        /* atomic: 1 once it gave up mapping, 2 once that was taken */
+  int warn_state;      /* atomic: 0 none, 1 being written, 2 ready, 3 taken */
+  char warning[160];   /* the degradation, once */
 } olc_persist_watch;
 
 /* A generation read by olc_persist__watch_begin. */
@@ -197,27 +213,26 @@ typedef struct olc_persist_watch_token {
 
 #define OLC_PERSIST_GEN_NONE UINT64_MAX
 
-/* Prepares w for the store file at path and maps its P.lock when it
- * exists.  Only OLC_E_NOMEM (or OLC_E_INVALID) can fail; a P.lock that
- * cannot be mapped is retried at the recheck interval. */
+/* Prepares w for the store file at path; its P.lock is opened at the
+ * first begin.  Only OLC_E_NOMEM (or OLC_E_INVALID) can fail; a P.lock
+ * that cannot be opened is retried at the recheck interval. */
 olc_status olc_persist__watch_open(olc_persist_watch *w, const char *path, olc_error *err);
-/* Unmaps everything (a zeroed or closed watch is fine). */
+/* Closes everything (a zeroed or closed watch is fine). */
 void olc_persist__watch_close(olc_persist_watch *w);
-/* 1: nothing was saved since the last settle (no system call, thread
- * safe).  0: the caller must compare identities. */
+/* 1: nothing was saved since the last settle (one pread of the header,
+ * no stat; thread safe).  0: the caller must compare identities. */
 int olc_persist__watch_quiet(olc_persist_watch *w);
-/* Call before the identity comparison: does the due recheck (maps,
- * remaps; system calls) and reads the generation. */
+/* Call before the identity comparison: does the due recheck (opens,
+ * reopens; system calls) and reads the generation. */
 olc_persist_watch_token olc_persist__watch_begin(olc_persist_watch *w);
 /* Call once the caller holds what the file was at or after its stat that
  * followed begin: later quiet answers 1 until the next save. */
 void olc_persist__watch_settle(olc_persist_watch *w, olc_persist_watch_token token);
-/* 1 exactly once after the watch gave up mapping (P.lock was replaced
- * OLC_PERSIST_WATCH_MAPS times: every check compares identities from then
- * on), so the caller can warn once; else 0.  Thread-safe. */
-int olc_persist__watch_degraded(olc_persist_watch *w);
-/* The generation now (OLC_PERSIST_GEN_NONE when unmapped); tests. */
+/* The generation now (OLC_PERSIST_GEN_NONE when nothing is open); tests. */
 uint64_t olc_persist__watch_gen(olc_persist_watch *w);
+/* The degradation warning (a one-line message naming P.lock), returned
+ * once: 1 with msg filled, else 0.  Thread safe. */
+int olc_persist__watch_warning(olc_persist_watch *w, char *msg, size_t size);
 
 /* Number of file-system calls made by this module since start (tests). */
 uint64_t olc_persist__call_count(void);

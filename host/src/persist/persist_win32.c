@@ -180,7 +180,7 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
   if (st == OLC_OK)
     st = olc_win__lock(&w->lock, w->path, w->opt.lock_timeout_ms, err);
   if (st == OLC_OK)
-    w->gen = olc_win__gen_open(w->lock, &w->gen_map); /* W2b */
+    st = olc_win__gen_open(&w->gen, &w->gen_map, w->lock, w->path, err); /* W2b */
   if (st == OLC_OK)
     st = reload(w, err);
   if (st != OLC_OK)
@@ -207,7 +207,7 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
     st = write_tmp(w, &nid, err);
   if (st == OLC_OK) {
     /* Odd before the new P can be seen, even after (persist.h). */
-    olc_persist__gen_odd(w->gen);
+    olc_win__gen_odd(w->gen);
     w->gen_odd = 1;
     st = replace(w, err);
   }
@@ -215,7 +215,7 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
     return st;
   w->tmp_created = 0; /* committed */
   olc_persist__hook_crash(OLC_STEP_RENAME);
-  olc_persist__gen_even(w->gen);
+  olc_win__gen_even(w->gen);
   w->gen_odd = 0;
   if (written != NULL)
     *written = 1;
@@ -267,7 +267,7 @@ olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *pa
       Sleep(10); /* a scanner may hold it; GC catches what remains */
   }
   if (w.gen_odd)
-    olc_persist__gen_even(w.gen); /* failed replace: even again (a new value) */
+    olc_win__gen_even(w.gen); /* failed replace: even again (a new value) */
   olc_win__gen_close(w.gen, w.gen_map);
   if (w.lock != INVALID_HANDLE_VALUE || st == OLC_OK || st == OLC_COMMITTED_UNSYNCED)
     olc_win__unlock(w.lock);
@@ -376,14 +376,14 @@ static olc_status repair_locked(char *moved_to, size_t moved_to_size, const char
            tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, r[0],
            r[1], r[2], r[3]);
   wto = olc_win__wide(to);
-  olc_persist__gen_odd(gen); /* P disappears: readers must look */
+  olc_win__gen_odd(gen); /* P disappears: readers must look */
   if (wto == NULL || !OLC_FS(MoveFileExW(w, wto, MOVEFILE_WRITE_THROUGH))) {
     DWORD e2 = wto ? GetLastError() : ERROR_INVALID_NAME;
-    olc_persist__gen_even(gen);
+    olc_win__gen_even(gen);
     s = olc_win__error(err, OLC_E_IO, e2, "rename", "cannot move aside", path);
     goto done;
   }
-  olc_persist__gen_even(gen);
+  olc_win__gen_even(gen);
   if (moved_to != NULL && moved_to_size > 0)
     snprintf(moved_to, moved_to_size, "%s", to);
   s = OLC_OK;
@@ -416,8 +416,10 @@ olc_status olc_persist__repair(char *moved_to, size_t moved_to_size, const char 
     s = olc_win__lock(&lock, path, opt.lock_timeout_ms, err);
   if (s == OLC_OK) {
     HANDLE gen_map = NULL;
-    void *gen = olc_win__gen_open(lock, &gen_map);
-    s = repair_locked(moved_to, moved_to_size, path, gen, &opt, check, payload, err);
+    void *gen = NULL;
+    s = olc_win__gen_open(&gen, &gen_map, lock, path, err);
+    if (s == OLC_OK)
+      s = repair_locked(moved_to, moved_to_size, path, gen, &opt, check, payload, err);
     olc_win__gen_close(gen, gen_map);
     olc_win__unlock(lock);
   }

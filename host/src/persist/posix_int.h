@@ -28,10 +28,16 @@ int olc_posix__mutex_trylock(void);
 olc_status olc_posix__open_dir(int *dfd, const char *dir, int create, olc_error *err);
 
 /* Opens/creates "<base>.lock" in dfd and takes the whole-file write lock
- * (steps "lock-open" and "lock").  *lfd = -1 when the lock is disabled by a
- * test switch. */
+ * (steps "lock-open" and "lock") on the file that still has that name once
+ * locked (a lock on a replaced or deleted P.lock excludes nobody: it is
+ * dropped and the new one locked, OLC_PERSIST__LOCK_TRIES times at most,
+ * then OLC_E_LOCK).  *lfd = -1 when the lock is disabled by a test
+ * switch. */
 olc_status olc_posix__lock(int *lfd, int dfd, const char *base, const char *path, uint32_t mode,
                            int64_t timeout_ms, olc_error *err);
+/* 1 when lfd is still the file named "<base>.lock" in dfd (always 1 for
+ * lfd < 0, the negative control without a lock). */
+int olc_posix__lock_current(int lfd, int dfd, const char *base);
 /* Releases and closes the lock (step "unlock"); errors cannot matter:
  * close() releases the lock in any case. */
 void olc_posix__unlock(int lfd);
@@ -50,10 +56,13 @@ mode_t olc_posix__umask(void);
 
 void olc_posix__id_from_stat(olc_file_id *id, const struct stat *st);
 
-/* Maps the generation counter of the locked P.lock for writing (growing
- * the file to its size first); NULL when that fails or there is no lock
- * descriptor (the write goes on: readers then see it at their recheck). */
-void *olc_posix__gen_open(int lfd);
-void olc_posix__gen_close(void *base);
+/* Lock held: allocates the page of the generation counter in the locked
+ * P.lock and writes a fresh header when it has none (persist.h).  Step
+ * "lock": OLC_E_NOSPC when the file system is full, OLC_E_LOCK when P.lock
+ * is not a regular file, OLC_E_IO.  lfd < 0 (negative control): OLC_OK. */
+olc_status olc_posix__gen_prepare(int lfd, const char *path, olc_error *err);
+/* Lock held: makes the generation odd (to_odd) or even again with pread
+ * and pwrite; 0 or an errno. */
+int olc_posix__gen_bump(int lfd, int to_odd);
 
 #endif

@@ -75,16 +75,16 @@ static int corrupt_name(char *buf, size_t size, const char *base) {
 }
 
 static olc_status repair_locked(char *moved_to, size_t moved_to_size, const char *path,
-                                const char *base, int dfd, void *gen,
-                                const olc_persist_options *opt, olc_persist_check_fn check,
-                                void *payload, olc_error *err) {
+                                const char *base, int dfd, int lfd, const olc_persist_options *opt,
+                                olc_persist_check_fn check, void *payload, olc_error *err) {
   olc_buf bytes = OLC_BUF_INIT;
   struct stat st;
   char name[4096];
   olc_status s;
+  int e;
   int fd = OLC_FS(openat(dfd, base, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
   if (fd < 0) {
-    int e = errno;
+    e = errno;
     if (e == ENOENT)
       return olc_error__sys(err, OLC_E_NOT_FOUND, e, "reload", "no file '%s'", path);
     /* ELOOP: a symlink planted in place of P is moved aside too. */
@@ -108,15 +108,15 @@ static olc_status repair_locked(char *moved_to, size_t moved_to_size, const char
     s = olc_error__set(err, OLC_E_INVALID, "repair", "file name too long: '%s'", path);
     goto done;
   }
-  olc_persist__gen_odd(gen); /* P disappears: readers must look */
-  if (OLC_FS(renameat(dfd, base, dfd, name)) != 0) {
-    int e = errno;
-    olc_persist__gen_even(gen);
+  e = olc_posix__gen_bump(lfd, 1); /* P disappears: readers must look */
+  if (e == 0 && OLC_FS(renameat(dfd, base, dfd, name)) != 0)
+    e = errno;
+  (void)olc_posix__gen_bump(lfd, 0);
+  if (e != 0) {
     s = olc_error__sys(err, olc_persist__errno_status(e, OLC_E_IO), e, "rename",
                        "cannot move '%s' aside", path);
     goto done;
   }
-  olc_persist__gen_even(gen);
   OLC_FS(fsync(dfd)); /* best effort: the quarantine is not data */
   if (moved_to != NULL && moved_to_size > 0)
     snprintf(moved_to, moved_to_size, "%.*s%s", (int)(base - path), path, name);
@@ -148,9 +148,9 @@ olc_status olc_persist__repair(char *moved_to, size_t moved_to_size, const char 
   if (s == OLC_OK)
     s = olc_posix__lock(&lfd, dfd, base, path, opt.file_mode, opt.lock_timeout_ms, err);
   if (s == OLC_OK) {
-    void *gen = olc_posix__gen_open(lfd);
-    s = repair_locked(moved_to, moved_to_size, path, base, dfd, gen, &opt, check, payload, err);
-    olc_posix__gen_close(gen);
+    s = olc_posix__gen_prepare(lfd, path, err);
+    if (s == OLC_OK)
+      s = repair_locked(moved_to, moved_to_size, path, base, dfd, lfd, &opt, check, payload, err);
     olc_posix__unlock(lfd);
   }
   if (dfd >= 0)

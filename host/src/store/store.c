@@ -160,11 +160,11 @@ void olc_store__refresh(olc_store *store) {
   if (olc_persist__watch_quiet(&store->watch))
     return;
   token = olc_persist__watch_begin(&store->watch);
-  if (olc_persist__watch_degraded(&store->watch))
-    olc_diag__emit(&store->diag, OLC_DIAG_WARNING, "watch",
-                   "%s.lock was replaced %d times: changes are now found by comparing the file's "
-                   "identity, one stat per lookup",
-                   store->path, OLC_PERSIST_WATCH_MAPS);
+  {
+    char why[OLC_ERROR_MESSAGE_SIZE];
+    if (olc_persist__watch_warning(&store->watch, why, sizeof why))
+      olc_diag__emit(&store->diag, OLC_DIAG_WARNING, "watch", "%s, one stat per lookup", why);
+  }
   if (olc_persist__stat(&now, store->path, NULL) != OLC_OK)
     return; /* cannot tell: keep the snapshot, look again next time */
   if (!seen_is(store, &now)) {
