@@ -338,7 +338,9 @@ typedef struct olc_save_request {
  *
  * Returns OLC_OK, OLC_COMMITTED_UNSYNCED, OLC_E_INVALID (bad key, duplicate
  * property name, non-finite measurement), OLC_E_SERIALIZE, OLC_E_VALIDATION,
- * OLC_E_LIMIT, OLC_E_NOMEM, and the write failures: OLC_E_LOCK_TIMEOUT,
+ * OLC_E_LIMIT (a value or the record over the format's limits, or a file
+ * larger than this handle's max_file_size or the 64 MiB a default reader
+ * reads: nothing is written then), OLC_E_NOMEM, and the write failures: OLC_E_LOCK_TIMEOUT,
  * OLC_E_LOCK, OLC_E_IO, OLC_E_NOSPC, OLC_E_MALFORMED, OLC_E_VERSION (the file
  * on disk is unreadable; it is never overwritten).  On failure nothing
  * changed, in memory or on disk.
@@ -492,7 +494,9 @@ OLC_API olc_status olc_store_remove_if(olc_store *store, olc_record_predicate_fn
 /*
  * Merges every record of a version-1 file into the store (records with the
  * same identity are replaced) in one locked write.  *imported (may be NULL)
- * receives the count.  A malformed input file changes nothing.
+ * receives the count.  A malformed input file changes nothing, and so does
+ * a merge whose file would exceed the handle's or a default reader's size
+ * limit (OLC_E_LIMIT).
  */
 OLC_API olc_status olc_store_import_file(olc_store *store, const char *path, size_t *imported,
                                          olc_error *err);

@@ -88,6 +88,7 @@ olc_status olc_store_import_file(olc_store *store, const char *path, size_t *imp
 }
 
 typedef struct export_ctx {
+  const olc_store *store;
   const olc_recset *set;
 } export_ctx;
 
@@ -98,6 +99,9 @@ static olc_status export_transform(olc_buf *out, int *unchanged, const unsigned 
   olc_status st = olc_format__write(out, x->set);
   if (st != OLC_OK)
     return olc_error__set(err, st, "export", "out of memory writing the export");
+  st = olc_store__check_write_size(x->store, out->len, "export", err);
+  if (st != OLC_OK)
+    return st;
   if (base_exists && out->len == base_len &&
       (base_len == 0 || memcmp(out->data, base, base_len) == 0))
     *unchanged = 1;
@@ -134,6 +138,7 @@ olc_status olc_store_export_file(olc_store *store, const char *path, int portabl
     if (!portable_only || snap->set.recs[i].level == OLC_LEVEL_PORTABLE)
       view.recs[view.count++] = snap->set.recs[i];
   view.cap = view.count;
+  x.store = store;
   x.set = &view;
   st = olc_persist__update(NULL, NULL, resolved, &store->popts, export_transform, &x, err);
 done:

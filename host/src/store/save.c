@@ -137,10 +137,31 @@ static olc_status merge_transform(olc_buf *out, int *unchanged, const unsigned c
   st = olc_format__write(out, &w->merged);
   if (st != OLC_OK)
     return olc_error__set(err, st, "merge", "out of memory writing the store");
+  st = olc_store__check_write_size(w->store, out->len, "merge", err);
+  if (st != OLC_OK)
+    return st;
   if (base_exists && out->len == base_len &&
       (base_len == 0 || memcmp(out->data, base, base_len) == 0))
     *unchanged = 1;
   return OLC_OK;
+}
+
+olc_status olc_store__check_write_size(const olc_store *store, size_t len, const char *where,
+                                       olc_error *err) {
+  static const olc_format_limits defaults = OLC_FORMAT_LIMITS_DEFAULT;
+  size_t max = store->limits.max_file_size;
+  /* A file that this handle or a default reader refuses to read would lock
+   * every later command out until a repair quarantines it: never written.
+   * Values and fields per record were checked against the built-in limits
+   * when the records were built or read. */
+  if (max == 0 || max > defaults.max_file_size)
+    max = defaults.max_file_size;
+  if (len <= max)
+    return OLC_OK;
+  return olc_error__set(err, OLC_E_LIMIT, where,
+                        "the file would be %llu bytes, more than the %llu a reader accepts; "
+                        "nothing written",
+                        (unsigned long long)len, (unsigned long long)max);
 }
 
 /* With persistence off: the same merge on a private copy of the snapshot. */

@@ -161,6 +161,11 @@ olc_status olc_store__levels(unsigned *levels, const olc_key *key, unsigned requ
 olc_status olc_store__build_records(olc_recset *out, const olc_save_request *req, olc_origin origin,
                                     olc_error *err);
 
+/* OLC_OK when a file of len bytes stays within what this handle and a
+ * default reader read (save.c), else OLC_E_LIMIT naming both. */
+olc_status olc_store__check_write_size(const olc_store *store, size_t len, const char *where,
+                                       olc_error *err);
+
 /* Merges set into the store in one write (import; save.c). */
 olc_status olc_store__import_set(olc_store *store, const olc_recset *set, olc_error *err);
 
