@@ -59,7 +59,8 @@ target_compile_definitions(test_hostile_plugins PRIVATE
   OLC_HOSTILE_PLUGIN_DIR="${OLC_HOSTILE_PLUGIN_DIR}")
 add_dependencies(test_hostile_plugins olc_mock_plugins olc_hostile_plugins)
 
-foreach(t IN ITEMS test_hostile_files test_hostile_perms test_hostile_limits)
+foreach(t IN ITEMS test_hostile_files test_hostile_perms test_hostile_limits
+    test_hostile_targets)
   if(NOT EXISTS ${CMAKE_CURRENT_LIST_DIR}/${t}.c)
     continue()
   endif()

@@ -262,8 +262,10 @@ typedef struct olc_store_options {
  * not here (so that repair and override commands keep working).  Nothing is
  * created on disk until the first write.
  *
- * Returns OLC_OK, OLC_E_INVALID, OLC_E_NOMEM, OLC_E_NOT_FOUND (no default
- * path can be determined).  *out is freed with olc_store_free.
+ * Returns OLC_OK, OLC_E_INVALID (also for a path that is a store's lock
+ * file or temporary, see olc_store_export_file), OLC_E_NOMEM, OLC_E_NOT_FOUND
+ * (no default path can be determined), OLC_E_IO.  *out is freed with
+ * olc_store_free.
  */
 OLC_API olc_status olc_store_open(olc_store **out, const olc_store_options *options,
                                   olc_error *err);
@@ -505,7 +507,12 @@ OLC_API olc_status olc_store_import_file(olc_store *store, const char *path, siz
  * Writes the records (all, or only portable ones) to path as a valid
  * version-1 file, atomically (temporary sibling, fsync, rename, under
  * path.lock, which is left in place like the store's own lock file).
- * Import, export and repair return OLC_E_DISABLED when persistence is off.
+ * path must be absent or a store file; it must not be the store itself, a
+ * store's lock file (P.lock next to an existing or this store P, or a file
+ * with the lock file's header) or a store's temporary: OLC_E_INVALID, with
+ * nothing created.  The same holds for the source of olc_store_import_file
+ * and (lock file, temporary) for the path given to olc_store_open.  Import,
+ * export and repair return OLC_E_DISABLED when persistence is off.
  */
 OLC_API olc_status olc_store_export_file(olc_store *store, const char *path, int portable_only,
                                          olc_error *err);
@@ -518,12 +525,30 @@ OLC_API olc_status olc_store_check_file(const char *path, size_t *records, olc_e
 
 /*
  * Moves an unreadable store file aside to PATH.corrupt-<UTC time>.<random>
- * under the lock, so the next write starts empty.  moved_to (may be NULL)
- * receives the new name.  Returns OLC_OK, OLC_E_NOT_FOUND (no file),
- * OLC_E_BUSY (the file is valid: nothing to repair), or an I/O failure.
+ * under the lock, so the next write starts empty.  Only a regular file that
+ * is plausibly a damaged store is moved: an empty file, a proper prefix of
+ * the header, or a file that begins with the header and fails to parse.
+ * (The store path was resolved at open: a symlink is judged by what it
+ * leads to.)  moved_to (may be NULL) receives the new name.  Returns
+ * OLC_OK, OLC_E_NOT_FOUND (no file), OLC_E_BUSY (the file is valid: nothing
+ * to repair), OLC_E_VERSION (a valid file of a newer version: not moved),
+ * OLC_E_INVALID (not a regular file, or a file that does not begin with the
+ * store header: not moved), or a lock/I-O failure.  No lock file is created
+ * next to a file that is refused.
  */
 OLC_API olc_status olc_store_repair(olc_store *store, char *moved_to, size_t moved_to_size,
                                     olc_error *err);
+
+/* Flags of olc_store_repair_ext. */
+#define OLC_REPAIR_FORCE 1u /* also move a regular file that is not a store or is newer */
+
+/*
+ * olc_store_repair with flags: OLC_REPAIR_FORCE moves the file at the store
+ * path whatever it holds, as long as it is a regular file (a directory, a
+ * FIFO or a device is never moved).  Other flag bits: OLC_E_INVALID.
+ */
+OLC_API olc_status olc_store_repair_ext(olc_store *store, unsigned flags, char *moved_to,
+                                        size_t moved_to_size, olc_error *err);
 
 /* Library version, "MAJOR.MINOR.PATCH". */
 OLC_API const char *olc_version(void);

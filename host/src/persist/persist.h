@@ -58,12 +58,51 @@ const char *olc_step__name(olc_step step);
 /* Inverse of olc_step__name; OLC_STEP_NONE when unknown. */
 olc_step olc_step__from_name(const char *name);
 
+/*
+ * The caller's look at an existing target before P.lock is created next to
+ * it (so that no lock file appears beside a file that is not the caller's):
+ * head holds the first len bytes (at most OLC_PERSIST_HEAD) of the regular
+ * file at path, size its size.  Anything but OLC_OK (with err filled)
+ * refuses the operation before anything is created.
+ */
+#define OLC_PERSIST_HEAD 64u
+typedef olc_status (*olc_persist_probe_fn)(const unsigned char *head, size_t len, uint64_t size,
+                                           const char *path, void *payload, olc_error *err);
+
 typedef struct olc_persist_options {
   int64_t lock_timeout_ms;    /* < 0: forever */
   uint32_t tmp_grace_seconds; /* age before leftover temporaries are deleted */
   uint32_t file_mode;         /* mode for a new file (an existing file keeps its own) */
   size_t max_file_size;       /* refuse to read larger files */
+  /* Optional (NULL: any regular file).  Run only while P.lock does not
+   * exist yet: an existing lock file is not created again. */
+  olc_persist_probe_fn probe;
+  void *probe_payload;
 } olc_persist_options;
+
+/* What is at a path, without following a symlink there. */
+typedef enum olc_persist_kind {
+  OLC_PERSIST_ABSENT = 0,
+  OLC_PERSIST_FILE, /* a regular file */
+  OLC_PERSIST_DIRECTORY,
+  OLC_PERSIST_SYMLINK,
+  OLC_PERSIST_SPECIAL /* a FIFO, a device or a socket */
+} olc_persist_kind;
+
+typedef struct olc_persist_probe {
+  olc_persist_kind kind;
+  uint64_t size;                        /* of a regular file */
+  size_t head_len;                      /* bytes in head */
+  unsigned char head[OLC_PERSIST_HEAD]; /* the first bytes of a regular file */
+} olc_persist_probe;
+
+/* Looks at path: its kind and, for a regular file, its size and first
+ * bytes (opened O_NOFOLLOW|O_NONBLOCK: a FIFO never blocks).  Returns OLC_OK
+ * (also for an absent path) or OLC_E_IO. */
+olc_status olc_persist__probe(olc_persist_probe *out, const char *path, olc_error *err);
+/* "a directory", "a symbolic link", "a FIFO, device or socket", "a regular
+ * file", "absent". */
+const char *olc_persist__kind_str(olc_persist_kind kind);
 
 /*
  * Reads the whole file at path into out (out is reset first) and records
@@ -88,7 +127,11 @@ typedef olc_status (*olc_persist_transform_fn)(olc_buf *out, int *unchanged,
                                                int base_exists, void *payload, olc_error *err);
 
 /*
- * The locked reload-merge-replace of DURABILITY.md.  new_id (may be NULL)
+ * The locked reload-merge-replace of DURABILITY.md.  Before P.lock is
+ * created (only while it does not exist) the target is checked: absent, or
+ * a regular file that options->probe accepts; anything else is
+ * OLC_E_INVALID (not a regular file) or the probe's refusal, with nothing
+ * created.  new_id (may be NULL)
  * receives the identity of the file after the call (unchanged file: its
  * current identity).  *written (may be NULL) says whether a new file was
  * renamed into place.
@@ -105,11 +148,18 @@ olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *pa
 
 /*
  * Under the lock, renames path to path.corrupt-<YYYYmmddTHHMMSSZ>.<8 hex>
- * when check(bytes) fails (check returns non-OLC_OK for an unreadable
- * file).  Returns OLC_OK, OLC_E_NOT_FOUND, OLC_E_BUSY (check passed), or a
- * lock/I-O failure.
+ * when check says the file is a damaged store.  Only a regular file is
+ * looked at: anything else at path (a directory, a symlink planted there, a
+ * FIFO, a device) is OLC_E_INVALID and stays.  check gets the whole file
+ * (complete = 1) or, when it is larger than max_file_size, its first 4096
+ * bytes (complete = 0), and answers OLC_OK (a valid file: OLC_E_BUSY, not
+ * moved), OLC_E_MALFORMED (damaged: moved), or any other status with err
+ * filled (refused: not moved).  options->probe runs first, as for an
+ * update, while P.lock does not exist.  Returns OLC_OK, OLC_E_NOT_FOUND,
+ * OLC_E_BUSY, OLC_E_INVALID, check's refusal, or a lock/I-O failure.
  */
-typedef olc_status (*olc_persist_check_fn)(const unsigned char *bytes, size_t len, void *payload);
+typedef olc_status (*olc_persist_check_fn)(const unsigned char *bytes, size_t len, int complete,
+                                           void *payload, olc_error *err);
 olc_status olc_persist__repair(char *moved_to, size_t moved_to_size, const char *path,
                                const olc_persist_options *options, olc_persist_check_fn check,
                                void *payload, olc_error *err);

@@ -182,6 +182,8 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
   int unchanged = 0, e;
   struct stat new_st;
   st = olc_posix__open_dir(&w->dfd, w->dir, 1, err);
+  if (st == OLC_OK) /* W1a: no P.lock beside something that is not a store */
+    st = olc_posix__check_target(w->dfd, w->base, w->path, &w->opt, err);
   if (st == OLC_OK)
     st = olc_posix__lock(&w->lfd, w->dfd, w->base, w->path, w->opt.file_mode,
                          w->opt.lock_timeout_ms, err);

@@ -177,6 +177,8 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
   olc_file_id nid;
   int unchanged = 0, hooked;
   st = olc_win__ensure_dir(w->dir, 1, err);
+  if (st == OLC_OK) /* W1a: no P.lock beside something that is not a store */
+    st = olc_win__check_target(w->path, &w->opt, err);
   if (st == OLC_OK)
     st = olc_win__lock(&w->lock, w->path, w->opt.lock_timeout_ms, err);
   if (st == OLC_OK)
@@ -362,13 +364,21 @@ static olc_status repair_locked(char *moved_to, size_t moved_to_size, const char
   }
   s = olc_win__read_handle(&bytes, NULL, h, opt->max_file_size, path, "reload", err);
   OLC_FS(CloseHandle(h));
-  if (s == OLC_OK && check(bytes.data, bytes.len, payload) == OLC_OK)
+  if (s == OLC_E_LIMIT) {
+    olc_persist_probe p;
+    olc_error_clear(err);
+    s = olc_persist__probe(&p, path, err);
+    if (s == OLC_OK)
+      s = check(p.head, p.head_len, 0, payload, err);
+  } else if (s == OLC_OK) {
+    s = check(bytes.data, bytes.len, 1, payload, err);
+  }
+  if (s == OLC_OK)
     s = olc_error__set(err, OLC_E_BUSY, "repair", "'%s' is valid; nothing to repair", path);
-  else if (s == OLC_OK || s == OLC_E_LIMIT)
-    s = OLC_E_MALFORMED;
   olc_buf__free(&bytes);
   if (s != OLC_E_MALFORMED)
     goto done;
+  olc_error_clear(err);
   olc_persist__random(r, sizeof r);
   if (gmtime_s(&tm, &now) != 0)
     memset(&tm, 0, sizeof tm);
@@ -412,6 +422,18 @@ olc_status olc_persist__repair(char *moved_to, size_t moved_to_size, const char 
     return s;
   olc_win__mutex_lock();
   s = olc_win__ensure_dir(dir, 0, err);
+  if (s == OLC_OK) {
+    olc_persist_probe p;
+    s = olc_persist__probe(&p, path, err);
+    if (s == OLC_OK && p.kind == OLC_PERSIST_ABSENT)
+      s = olc_error__set(err, OLC_E_NOT_FOUND, "reload", "no file '%s'", path);
+    else if (s == OLC_OK && p.kind != OLC_PERSIST_FILE)
+      s = olc_error__set(err, OLC_E_INVALID, "repair",
+                         "'%s' is %s, not a store file; nothing moved", path,
+                         olc_persist__kind_str(p.kind));
+  }
+  if (s == OLC_OK)
+    s = olc_win__check_target(path, &opt, err);
   if (s == OLC_OK)
     s = olc_win__lock(&lock, path, opt.lock_timeout_ms, err);
   if (s == OLC_OK) {

@@ -56,6 +56,16 @@ mode_t olc_posix__umask(void);
 
 void olc_posix__id_from_stat(olc_file_id *id, const struct stat *st);
 
+/* Up to cap bytes from the start of fd (pread); the count read. */
+size_t olc_posix__read_head(int fd, unsigned char *buf, size_t cap);
+
+/* Before "<base>.lock" is created in dfd (nothing to do when it exists):
+ * the target must be absent or a regular file that opt->probe accepts.
+ * OLC_OK, OLC_E_INVALID (not a regular file), the probe's refusal, or
+ * OLC_E_IO; err->where is "lock-open". */
+olc_status olc_posix__check_target(int dfd, const char *base, const char *path,
+                                   const olc_persist_options *opt, olc_error *err);
+
 /* Lock held: allocates the page of the generation counter in the locked
  * P.lock and writes a fresh header when it has none (persist.h).  Step
  * "lock": OLC_E_NOSPC when the file system is full, OLC_E_LOCK when P.lock

@@ -190,6 +190,7 @@ static olc_status commit_memory(olc_store *store, store_ops *ops, olc_error *err
 }
 
 static olc_status commit_file(olc_store *store, store_ops *ops, olc_error *err) {
+  olc_persist_options po;
   write_ctx w;
   olc_file_id id;
   olc_snapshot *next;
@@ -198,7 +199,8 @@ static olc_status commit_file(olc_store *store, store_ops *ops, olc_error *err) 
   w.store = store;
   w.ops = ops;
   olc_recset__init(&w.merged);
-  st = olc_persist__update(&id, NULL, store->path, &store->popts, merge_transform, &w, err);
+  olc_store__persist_options(&po, store);
+  st = olc_persist__update(&id, NULL, store->path, &po, merge_transform, &w, err);
   if (st == OLC_OK || st == OLC_COMMITTED_UNSYNCED) {
     /* The file now holds the merged set (or already did): it becomes the
      * snapshot.  Out of memory here leaves the old snapshot, which change

@@ -284,6 +284,8 @@ olc_status olc_store_open(olc_store **out, const olc_store_options *caller_optio
   }
   if (s->persist) {
     st = resolve_path(s, options, err);
+    if (st == OLC_OK) /* never a lock file or a temporary of another store */
+      st = olc_store__check_role(s->path, NULL, "open", 0, err);
     if (st == OLC_OK && s->check_for_changes)
       st = olc_persist__watch_open(&s->watch, s->path, err);
     if (st != OLC_OK) {

@@ -166,6 +166,19 @@ olc_status olc_store__build_records(olc_recset *out, const olc_save_request *req
 olc_status olc_store__check_write_size(const olc_store *store, size_t len, const char *where,
                                        olc_error *err);
 
+/* The handle's persist options with the store probe (files.c): no lock
+ * file is created next to an existing path that is not a store. */
+void olc_store__persist_options(olc_persist_options *out, const olc_store *store);
+
+/* Whether path (resolved) may be used as the store (--store), an import
+ * source or (is_export) an export target next to the store at store_path
+ * (may be NULL): never a store's lock file (P.lock beside an existing or
+ * this store P, or a file with the lock file's header) nor one of its
+ * temporaries; for an export never the store itself, and only an absent
+ * path or a store file.  OLC_OK or OLC_E_INVALID (where = what). */
+olc_status olc_store__check_role(const char *path, const char *store_path, const char *what,
+                                 int is_export, olc_error *err);
+
 /* Merges set into the store in one write (import; save.c). */
 olc_status olc_store__import_set(olc_store *store, const olc_recset *set, olc_error *err);
 
