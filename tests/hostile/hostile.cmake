@@ -89,3 +89,11 @@ foreach(suite IN ITEMS full replace)
   set_tests_properties(test_hostile_lockfile_${suite} PROPERTIES LABELS integration
     SKIP_RETURN_CODE 77 TIMEOUT 180)
 endforeach()
+
+# Leftover temporaries (issue 12 item 7): a dead writer's goes at once; an
+# append-only directory names it (needs root and chattr +a: exit 77).
+olc_add_test(NAME test_hostile_leftovers SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hostile_leftovers.c
+  LABELS integration HOOKS ARGS gone TIMEOUT 120)
+add_test(NAME test_hostile_leftovers_append COMMAND test_hostile_leftovers append)
+set_tests_properties(test_hostile_leftovers_append PROPERTIES LABELS integration
+  SKIP_RETURN_CODE 77 TIMEOUT 120)

@@ -242,7 +242,8 @@ typedef struct olc_store_options {
   int persistence_enabled;    /* 0: no file-system call at all */
   int64_t lock_timeout_ms;    /* < 0: wait forever */
   int check_for_changes;      /* re-read when another process replaced the file */
-  uint32_t tmp_grace_seconds; /* age before a leftover *.tmp is deleted */
+  uint32_t tmp_grace_seconds; /* age before a leftover *.tmp is deleted (one whose
+                               * writer is gone, on a local file system: at once) */
   uint32_t file_mode;         /* mode of a newly created store file */
   size_t max_file_size;       /* refuse larger files (0: the default, 64 MiB) */
   /* Version 2: where the store's diagnostics go (olc/diag.h; NULL: kept,

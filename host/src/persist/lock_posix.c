@@ -7,10 +7,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -221,10 +224,93 @@ olc_status olc_posix__read_fd(olc_buf *out, struct stat *st, int fd, size_t max,
   }
 }
 
+/* FNV-1a over the bytes of s. */
+static uint64_t fnv1a(uint64_t h, const char *s, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++) {
+    h ^= (unsigned char)s[i];
+    h *= 1099511628211u;
+  }
+  return h;
+}
+
+static pthread_once_t tag_once = PTHREAD_ONCE_INIT;
+static char ns_tag[OLC_PERSIST__TAG_LEN + 1];
+
+/* This boot's id and this process's pid namespace: a pid in a temporary's
+ * name means something here only when both are the same. */
+static void make_tag(void) {
+  char boot[64];
+  struct stat st;
+  uint64_t h = 14695981039346656037u;
+  ssize_t n = -1;
+  int fd = OLC_FS(open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC));
+  if (fd >= 0) {
+    n = OLC_FS(read(fd, boot, sizeof boot));
+    OLC_FS(close(fd));
+  }
+  if (n <= 0 || OLC_FS(stat("/proc/self/ns/pid", &st)) != 0)
+    return; /* unknown: temporaries get no tag, dead writers wait for the grace */
+  h = fnv1a(h, boot, (size_t)n);
+  h = fnv1a(h, (const char *)&st.st_dev, sizeof st.st_dev);
+  h = fnv1a(h, (const char *)&st.st_ino, sizeof st.st_ino);
+  snprintf(ns_tag, sizeof ns_tag, "%06x", (unsigned)(h >> 40));
+}
+
+const char *olc_posix__ns_tag(void) {
+  pthread_once(&tag_once, make_tag);
+  return ns_tag;
+}
+
+/* Network and cluster file systems: a pid in a name there may be another
+ * host's. */
+static int local_fs(int dfd) {
+  static const unsigned long remote[] = {
+      0x6969ul,     /* NFS */
+      0x517bul,     /* SMB */
+      0xff534d42ul, /* CIFS */
+      0xfe534d42ul, /* SMB2 */
+      0x00c36400ul, /* Ceph */
+      0x5346414ful, /* AFS */
+      0x73757245ul, /* Coda */
+      0x01021997ul, /* 9P */
+      0x65735546ul, /* FUSE (may be anything) */
+      0x0bd00bd0ul, /* Lustre */
+      0x01161970ul, /* GFS2 */
+      0x7461636ful, /* OCFS2 */
+      0x564cul,     /* NCP */
+  };
+  struct statfs fs;
+  size_t i;
+  if (OLC_FS(fstatfs(dfd, &fs)) != 0)
+    return 0;
+  for (i = 0; i < sizeof remote / sizeof remote[0]; i++)
+    if ((unsigned long)fs.f_type == remote[i])
+      return 0;
+  return 1;
+}
+
+/* 1 when the temporary's writer is gone: its name carries this boot's and
+ * pid namespace's tag, and no process has its pid. */
+static int writer_gone(const char *name, const char *base) {
+  const char *tag = olc_posix__ns_tag(), *p = name + strlen(base) + 1;
+  long pid = 0;
+  if (tag[0] == 0)
+    return 0;
+  for (; *p >= '0' && *p <= '9'; p++) {
+    pid = pid * 10 + (*p - '0');
+    if (pid > INT_MAX)
+      return 0;
+  }
+  if (pid <= 0 || strncmp(p + 1, tag, OLC_PERSIST__TAG_LEN) != 0)
+    return 0;
+  return OLC_FS(kill((pid_t)pid, 0)) != 0 && errno == ESRCH;
+}
+
 void olc_posix__gc(int dfd, const char *base, uint32_t grace_seconds) {
   DIR *d;
   struct dirent *e;
-  int fd;
+  int fd, local;
   time_t now = time(NULL);
   if (olc_persist__hook_fail(OLC_STEP_GC) != 0)
     return; /* an injected GC failure is ignored like a real one */
@@ -236,6 +322,7 @@ void olc_posix__gc(int dfd, const char *base, uint32_t grace_seconds) {
     OLC_FS(close(fd));
     return;
   }
+  local = local_fs(dfd);
   for (;;) {
     struct stat st;
     errno = 0;
@@ -250,8 +337,11 @@ void olc_posix__gc(int dfd, const char *base, uint32_t grace_seconds) {
      * take it from a finer clock than time()'s (a temporary written in
      * the same second can look a second younger than now), or from a
      * server's.  So grace 0 removes every leftover, and a future file is
-     * never taken for an old one. */
-    if ((now > st.st_mtime ? (uint64_t)(now - st.st_mtime) : 0u) >= grace_seconds)
+     * never taken for an old one.  A writer that is gone (we hold the
+     * lock; its pid is of this pid namespace, on a local file system)
+     * leaves nothing worth waiting for. */
+    if ((now > st.st_mtime ? (uint64_t)(now - st.st_mtime) : 0u) >= grace_seconds ||
+        (local && writer_gone(e->d_name, base)))
       OLC_FS(unlinkat(dfd, e->d_name, 0));
   }
   OLC_FS(closedir(d));

@@ -15,6 +15,7 @@
 #define OLC_PERSIST__DEFAULT_GRACE_S 3600u
 #define OLC_PERSIST__DEFAULT_MODE 0600u
 #define OLC_PERSIST__TMP_TRIES 8
+#define OLC_PERSIST__TAG_LEN 6    /* hex digits of the pid-namespace tag in temporary names */
 #define OLC_PERSIST__LOCK_TRIES 8 /* lock, or whole updates, on a replaced P.lock */
 
 /* Resolved options: NULL or zero fields replaced by the defaults. */

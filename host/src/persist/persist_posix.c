@@ -84,15 +84,20 @@ static olc_status create_tmp(writer *w, olc_error *err) {
     return OLC_OK;
   }
   for (tries = 0; tries < OLC_PERSIST__TMP_TRIES; tries++) {
+    /* "<base>.<pid>.<16 hex>.tmp": the hex begins with this pid
+     * namespace's tag when it is known, so that the next writer can tell
+     * a dead writer's leftover (W5); the rest is random. */
+    const char *tag = olc_posix__ns_tag();
+    size_t t = strlen(tag);
     unsigned char r[8];
     int i, n;
     olc_persist__random(r, sizeof r);
-    n = snprintf(w->tmp, sizeof w->tmp, "%s.%ld.", w->base, (long)getpid());
-    if (n < 0 || (size_t)n + 21 > sizeof w->tmp)
+    n = snprintf(w->tmp, sizeof w->tmp, "%s.%ld.%s", w->base, (long)getpid(), tag);
+    if (n < 0 || (size_t)n - t + 21 > sizeof w->tmp)
       return olc_error__set(err, OLC_E_INVALID, "tmp-create", "file name too long: '%s'", w->path);
-    for (i = 0; i < 8; i++)
+    for (i = 0; (size_t)(2 * i) + t < 16; i++)
       snprintf(w->tmp + n + 2 * i, 3, "%02x", r[i]);
-    memcpy(w->tmp + n + 16, ".tmp", 5);
+    memcpy(w->tmp + n - t + 16, ".tmp", 5);
     e = olc_persist__hook_fail(OLC_STEP_TMP_CREATE);
     if (e == 0) {
       w->tfd = OLC_FS(
@@ -267,14 +272,29 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
   return st;
 }
 
+/* A temporary that could not be removed (an append-only or immutable
+ * directory) is named in the error, so it can be found and removed. */
+static void name_leftover(const writer *w, int e, olc_error *err) {
+  char why[96];
+  size_t n, dl;
+  if (err == NULL)
+    return;
+  n = strlen(err->message);
+  dl = (size_t)(w->base - w->path);
+  snprintf(err->message + n, sizeof err->message - n,
+           "; the temporary '%.*s%s' could not be removed (%s)", (int)dl, w->path, w->tmp,
+           olc_error__strerror(e, why, sizeof why));
+}
+
 /* Undoes what an attempt left: the temporary (before the commit point),
  * the counter's odd value, the lock, the directory. */
-static void finish_attempt(writer *w, olc_status st) {
+static void finish_attempt(writer *w, olc_status st, olc_error *err) {
   if (w->tfd >= 0)
     OLC_FS(close(w->tfd));
   w->tfd = -1;
-  if (w->tmp_created)
-    OLC_FS(unlinkat(w->dfd, w->tmp, 0)); /* abort before the commit point */
+  /* Abort before the commit point: the temporary goes. */
+  if (w->tmp_created && OLC_FS(unlinkat(w->dfd, w->tmp, 0)) != 0 && errno != ENOENT)
+    name_leftover(w, errno, err);
   w->tmp_created = 0;
   if (w->gen_odd)
     (void)olc_posix__gen_bump(w->lfd, 0); /* failed rename: even again (a new value) */
@@ -315,7 +335,7 @@ olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *pa
   for (tries = 0; tries < OLC_PERSIST__LOCK_TRIES; tries++) {
     w.lost_lock = 0;
     st = run_update(&w, new_id, written, transform, payload, err);
-    finish_attempt(&w, st);
+    finish_attempt(&w, st, err);
     if (!w.lost_lock)
       break;
   }

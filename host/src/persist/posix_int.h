@@ -48,8 +48,16 @@ olc_status olc_posix__read_fd(olc_buf *out, struct stat *st, int fd, size_t max,
                               const char *where, olc_error *err);
 
 /* Deletes "<base>.<pid>.<16 hex>.tmp" regular files older than grace
- * seconds; every failure is ignored. */
+ * seconds, and at once those whose writer is gone: the hex begins with
+ * this boot's and pid namespace's tag (olc_posix__ns_tag), the directory is
+ * on a local file system and kill(pid, 0) says ESRCH (DURABILITY.md W5).
+ * The caller holds the lock; every failure is ignored. */
 void olc_posix__gc(int dfd, const char *base, uint32_t grace_seconds);
+
+/* OLC_PERSIST__TAG_LEN lower hex digits naming this boot and this
+ * process's pid namespace, which begin the hex part of its temporaries'
+ * names; "" when they cannot be known (no /proc). */
+const char *olc_posix__ns_tag(void);
 
 /* The process umask, read without changing it where possible. */
 mode_t olc_posix__umask(void);
