@@ -60,7 +60,7 @@ target_compile_definitions(test_hostile_plugins PRIVATE
 add_dependencies(test_hostile_plugins olc_mock_plugins olc_hostile_plugins)
 
 foreach(t IN ITEMS test_hostile_files test_hostile_perms test_hostile_limits
-    test_hostile_targets)
+    test_hostile_targets test_hostile_plugin_dirs)
   if(NOT EXISTS ${CMAKE_CURRENT_LIST_DIR}/${t}.c)
     continue()
   endif()

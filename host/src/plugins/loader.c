@@ -15,9 +15,15 @@
  * - OLC_PLUGIN_PATH entries that are not absolute are ignored with a
  *   warning; the variable is read with secure_getenv and ignored when
  *   uid != euid or gid != egid.
- * - Permissions: the file, its directory and (for a link) the resolved file
- *   and its directory must be owned by this user or root and not writable
- *   by group or others.  Not checked on Windows (ACLs).
+ * - Permissions: the file, every directory above it up to the root and
+ *   (for a link) the resolved file and every directory above that must be
+ *   owned by this user or root and not writable by group or others (a
+ *   root-owned sticky directory such as /tmp may be), as OpenSSH's
+ *   StrictModes checks; allow_insecure_plugins is the only way around it.
+ *   Not checked on Windows (ACLs).
+ * - An entry with the plugin suffix that is not a regular file (a
+ *   directory, a FIFO, a device, a dangling link, a link loop) gets a report
+ *   entry at stage open saying what it is, and is never opened.
  * - "Unavailable here" (create returns OLC_PLUGIN_E_UNAVAILABLE) is not a
  *   failure: reported at stage create with unavailable = 1, never fatal,
  *   even for a critical plugin.  A duplicate or a disabled plugin is not a
@@ -319,6 +325,8 @@ static olc_status load_file(olc_plugin_set *h, const olc_plugins_params *params,
     snprintf(msg, sizeof msg, "disabled by [plugin.%s] enabled = false (file not opened)", lc.stem);
     return skip(&lc, OLC_LOAD_DISABLED, OLC_OK, 0, 0, msg, err);
   }
+  if (olc_plugins__not_regular(path, msg, sizeof msg))
+    return skip(&lc, OLC_LOAD_OPEN, OLC_E_INVALID, 0, 0, msg, err);
   if (!params->allow_insecure_plugins && olc_plugins__insecure(path, msg, sizeof msg))
     return skip(&lc, OLC_LOAD_PERMISSIONS, OLC_E_INVALID, 0, 0, msg, err);
   handle = olc_plugins__dl_open(path, dlmsg, sizeof dlmsg);

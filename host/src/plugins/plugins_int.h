@@ -118,9 +118,10 @@ char *olc_plugins__realpath(const char *path);
 /* 1 when path is an existing directory. */
 int olc_plugins__is_dir(const char *path);
 /*
- * The names of the regular files in dir that carry the platform's plugin
- * suffix, unsorted (malloc'ed array of malloc'ed strings).  OLC_E_IO when
- * the directory cannot be read.
+ * The names of the entries of dir that carry the platform's plugin suffix,
+ * whatever they are (regular files, links, directories, FIFOs), unsorted
+ * (malloc'ed array of malloc'ed strings).  OLC_E_IO when the directory
+ * cannot be read.
  */
 olc_status olc_plugins__list_dir(char ***names, size_t *count, const char *dir, olc_error *err);
 void olc_plugins__free_names(char **names, size_t count);
@@ -129,10 +130,17 @@ int olc_plugins__has_suffix(const char *name);
 /* Length of the platform suffix name ends with (0 when none). */
 size_t olc_plugins__suffix_len(const char *name);
 /*
- * 0 when path may be loaded: owned by this user or root and not writable by
- * group or others.  Else 1 with a one-line reason in msg.
+ * 0 when path may be loaded: the file (and, for a link, what it resolves
+ * to) and every directory above it up to the root (as listed and as
+ * resolved) owned by this user or root and not writable by group or others;
+ * a root-owned sticky directory (/tmp) may be.  Else 1 with a one-line
+ * reason in msg.  Not checked on Windows (ACLs).
  */
 int olc_plugins__insecure(const char *path, char *msg, size_t size);
+/* 1 with the reason in msg when path is not a regular file (a directory, a
+ * FIFO, a device, a dangling link, a link loop, a link to any of those),
+ * else 0. */
+int olc_plugins__not_regular(const char *path, char *msg, size_t size);
 /* OLC_PLUGIN_PATH, or NULL when unset or the process is privileged. */
 const char *olc_plugins__env_path(void);
 /* Separator of OLC_PLUGIN_PATH entries (':' or ';'). */
