@@ -448,15 +448,15 @@ static void test_import_export(void) {
   CU_ASSERT_EQUAL(olc("check", portable, NULL), 0);
   HAS(g_r.out, "1 record");
   /* A fresh store gets the same records back. */
-  CU_ASSERT_EQUAL(olc("--store", other, "import", file, NULL), 0);
+  CU_ASSERT_EQUAL(olc_env(NULL, "--store", other, "import", file, NULL), 0);
   HAS(g_r.out, "imported 2 records");
-  CU_ASSERT_EQUAL(olc("--store", other, "list", "--json", NULL), 0);
+  CU_ASSERT_EQUAL(olc_env(NULL, "--store", other, "list", "--json", NULL), 0);
   CU_ASSERT_STRING_EQUAL(g_r.out, listing);
   /* Importing a malformed file changes nothing. */
   CU_ASSERT_EQUAL_FATAL(olc_test_write_file(portable, "garbage\n", 8), 0);
-  CU_ASSERT_EQUAL(olc("--store", other, "import", portable, NULL), 1);
+  CU_ASSERT_EQUAL(olc_env(NULL, "--store", other, "import", portable, NULL), 1);
   CU_ASSERT_EQUAL(strncmp(g_r.err, "olc: ", 5), 0);
-  CU_ASSERT_EQUAL(olc("--store", other, "list", "--json", NULL), 0);
+  CU_ASSERT_EQUAL(olc_env(NULL, "--store", other, "list", "--json", NULL), 0);
   CU_ASSERT_STRING_EQUAL(g_r.out, listing);
   free(listing);
   free(file);

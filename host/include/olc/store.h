@@ -292,7 +292,8 @@ OLC_API const char *olc_store_path(const olc_store *store);
 /*
  * Writes the default store path into buf: %LOCALAPPDATA%\onnx-light\... on
  * Windows; $XDG_CACHE_HOME/onnx-light/calibration_profiles.txt when that is
- * set and absolute; else $HOME/.cache/onnx-light/...; with HOME unset, the
+ * set and absolute; else $HOME/.cache/onnx-light/... when HOME is absolute;
+ * with HOME unset or relative, the
  * home directory of the passwd entry.  Returns OLC_OK, OLC_E_LIMIT (buf too
  * small), OLC_E_NOT_FOUND (no home directory).
  */
