@@ -10,6 +10,18 @@
  * Thread safety: one olc_store handle may be used from any number of threads
  * at once.  Lookup results and record lists are independent objects owned by
  * the caller.
+ *
+ * fork() (POSIX): a handle keeps no lock between calls, and fork() waits
+ * (pthread_atfork) until no other thread of the process is inside a call on
+ * any open handle, so a child never inherits a held store lock or a locked
+ * mutex.  The child may then use the handles it inherited like its own:
+ * lookups see every save (the lock file's counter is read with pread, so
+ * the descriptor the child shares with the parent is harmless), and saves
+ * from parent and child are merged under the lock like those of any two
+ * processes.  Lookup results and record lists are plain memory.  The one
+ * exception is the usual POSIX rule: a fork made from inside a call (a
+ * remove_if predicate) leaves that call's handle unusable in the child;
+ * such a child should only exec or _exit (descriptors are O_CLOEXEC).
  */
 #ifndef OLC_STORE_H
 #define OLC_STORE_H

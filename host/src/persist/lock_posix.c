@@ -20,10 +20,42 @@
 #include "util/error.h"
 
 static pthread_mutex_t writer_mutex = PTHREAD_MUTEX_INITIALIZER;
+/* This thread holds writer_mutex (a fork from inside a transform must not
+ * wait for it); and whether the fork handlers took it. */
+static _Thread_local int holds_writer_mutex;
+static int fork_took_mutex;
 
-void olc_posix__mutex_lock(void) { pthread_mutex_lock(&writer_mutex); }
-void olc_posix__mutex_unlock(void) { pthread_mutex_unlock(&writer_mutex); }
-int olc_posix__mutex_trylock(void) { return pthread_mutex_trylock(&writer_mutex) == 0; }
+void olc_posix__mutex_lock(void) {
+  pthread_mutex_lock(&writer_mutex);
+  holds_writer_mutex = 1;
+}
+void olc_posix__mutex_unlock(void) {
+  holds_writer_mutex = 0;
+  pthread_mutex_unlock(&writer_mutex);
+}
+int olc_posix__mutex_trylock(void) {
+  if (pthread_mutex_trylock(&writer_mutex) != 0)
+    return 0;
+  holds_writer_mutex = 1;
+  return 1;
+}
+
+/* Every locked write holds writer_mutex from before P.lock is opened until
+ * after it is closed: holding it across fork() means no child inherits a
+ * held lock (an OFD lock lives as long as any copy of its descriptor) nor
+ * a locked mutex.  A fork from the writing thread itself (a transform that
+ * forks and execs) keeps its O_CLOEXEC descriptors. */
+void olc_persist__fork_prepare(void) {
+  fork_took_mutex = !holds_writer_mutex;
+  if (fork_took_mutex)
+    pthread_mutex_lock(&writer_mutex);
+}
+
+void olc_persist__fork_done(void) {
+  if (fork_took_mutex)
+    pthread_mutex_unlock(&writer_mutex);
+  fork_took_mutex = 0;
+}
 
 /* mkdir -p with mode 0700: creates the parent first when it is missing. */
 static int mkdir_p(char *dir) {

@@ -284,6 +284,16 @@ uint64_t olc_persist__watch_gen(olc_persist_watch *w);
  * once: 1 with msg filled, else 0.  Thread safe. */
 int olc_persist__watch_warning(olc_persist_watch *w, char *msg, size_t size);
 
+/*
+ * fork(): the store's pthread_atfork handlers call these around a fork
+ * (POSIX only).  prepare waits until no other thread of this process is
+ * inside a locked write (so no child inherits a held P.lock lock or a
+ * locked writer mutex); done (in the parent and in the child) undoes it.
+ * A fork from the writing thread itself does not wait.
+ */
+void olc_persist__fork_prepare(void);
+void olc_persist__fork_done(void);
+
 /* Number of file-system calls made by this module since start (tests). */
 uint64_t olc_persist__call_count(void);
 

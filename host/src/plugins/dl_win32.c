@@ -210,6 +210,8 @@ olc_status olc_plugins__list_dir(char ***names, size_t *count, const char *dir, 
   return st;
 }
 
+unsigned olc_plugins__forks(void) { return 0; } /* no fork() on Windows */
+
 int olc_plugins__insecure(const char *path, char *msg, size_t size) {
   (void)path;
   (void)msg;

@@ -233,6 +233,7 @@ static olc_status enter(load_ctx *lc, olc_plugin_entry_fn entry, olc_loaded_plug
     return olc_error__set(err, OLC_E_NOMEM, "load", "out of memory");
   lp->set = lc->set;
   lp->lib = lc->lib;
+  lp->forks = olc_plugins__forks();
   olc_plugins__lib_attach(lc->lib, lp);
   olc_plugins__lifecycle_lock();
   olc_plugins__error_clear();
@@ -552,10 +553,12 @@ void olc_plugins__free(olc_plugin_set *set) {
   size_t i;
   if (set == NULL)
     return;
-  /* Reverse order of creation, like a stack of constructors. */
+  /* Reverse order of creation, like a stack of constructors.  In a child
+   * of fork() the instances are left alone: their threads stayed in the
+   * parent, and joining them here would hang. */
   for (i = set->plugin_count; i > 0; i--) {
     olc_loaded_plugin *lp = set->plugins[i - 1];
-    if (lp->created) {
+    if (lp->created && !olc_plugins__forked(lp, "free", NULL)) {
       olc_plugins__lifecycle_lock();
       lp->table->destroy(lp->instance);
       olc_plugins__lifecycle_unlock();

@@ -50,6 +50,7 @@ struct olc_loaded_plugin {
   olc_plugins_after_run_fn after_run;
   void *after_run_payload;
   olc_loaded_plugin *lib_next; /* next holder of the same library */
+  unsigned forks;              /* olc_plugins__forks() when it was created */
 };
 
 typedef struct olc_plugins_log_line {
@@ -141,6 +142,15 @@ int olc_plugins__insecure(const char *path, char *msg, size_t size);
  * FIFO, a device, a dangling link, a link loop, a link to any of those),
  * else 0. */
 int olc_plugins__not_regular(const char *path, char *msg, size_t size);
+/* How many fork()s led to this process since the library was loaded (a
+ * pthread_atfork child handler counts them; 0 on Windows).  A plugin
+ * instance created before a fork is not called in the child: its threads
+ * did not survive the fork.  The handlers also hold the loader's locks
+ * across a fork, so a child never inherits one locked. */
+unsigned olc_plugins__forks(void);
+/* 1 (with err filled: OLC_E_UNSUPPORTED, where = fn) when p was created in
+ * a parent of this process. */
+int olc_plugins__forked(const olc_loaded_plugin *p, const char *fn, olc_error *err);
 /* OLC_PLUGIN_PATH, or NULL when unset or the process is privileged. */
 const char *olc_plugins__env_path(void);
 /* Separator of OLC_PLUGIN_PATH entries (':' or ';'). */

@@ -364,7 +364,9 @@ olc_status olc_store_repair_ext(olc_store *store, unsigned flags, char *moved_to
   po.probe = x.force ? NULL : repair_probe; /* forced: a regular file is enough */
   po.probe_payload = &x;
   olc_mutex__lock(&store->write);
+  olc_store__fork_writing(store);
   st = olc_persist__repair(moved_to, moved_to_size, store->path, &po, repair_check, &x, err);
+  olc_store__fork_writing(NULL);
   olc_mutex__unlock(&store->write);
   if (st == OLC_OK)
     (void)olc_store_reload(store, NULL); /* no file now: an empty store */

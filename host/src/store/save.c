@@ -216,7 +216,9 @@ static olc_status commit_file(olc_store *store, store_ops *ops, olc_error *err) 
 static olc_status commit(olc_store *store, store_ops *ops, olc_error *err) {
   olc_status st;
   olc_mutex__lock(&store->write);
+  olc_store__fork_writing(store); /* a fork from a predicate must not wait for it */
   st = store->persist ? commit_file(store, ops, err) : commit_memory(store, ops, err);
+  olc_store__fork_writing(NULL);
   olc_mutex__unlock(&store->write);
   return st;
 }

@@ -300,6 +300,10 @@ olc_status olc_store_open(olc_store **out, const olc_store_options *caller_optio
       return olc_error__set(err, OLC_E_NOMEM, "open", "out of memory loading the store");
     }
   }
+  if (olc_store__fork_register(s) != OLC_OK) {
+    olc_store_free(s);
+    return olc_error__set(err, OLC_E_NOMEM, "open", "out of memory opening the store");
+  }
   *out = s;
   return OLC_OK;
 }
@@ -307,6 +311,7 @@ olc_status olc_store_open(olc_store **out, const olc_store_options *caller_optio
 void olc_store_free(olc_store *store) {
   if (store == NULL)
     return;
+  olc_store__fork_unregister(store); /* never registered: no-op */
   olc_snapshot__unref(store->snap);
   olc_persist__watch_close(&store->watch);
   free(store->path);

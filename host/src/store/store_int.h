@@ -166,6 +166,13 @@ olc_status olc_store__build_records(olc_recset *out, const olc_save_request *req
 olc_status olc_store__check_write_size(const olc_store *store, size_t len, const char *where,
                                        olc_error *err);
 
+/* fork() (fork.c): open handles are registered so that fork() waits
+ * until no other thread is inside a call on one of them; a thread marks
+ * the handle it holds the write mutex of (NULL when done). */
+olc_status olc_store__fork_register(olc_store *store);
+void olc_store__fork_unregister(olc_store *store);
+void olc_store__fork_writing(const olc_store *store);
+
 /* The handle's persist options with the store probe (files.c): no lock
  * file is created next to an existing path that is not a store. */
 void olc_store__persist_options(olc_persist_options *out, const olc_store *store);
