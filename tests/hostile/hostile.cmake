@@ -89,6 +89,12 @@ foreach(suite IN ITEMS full replace)
   set_tests_properties(test_hostile_lockfile_${suite} PROPERTIES LABELS integration
     SKIP_RETURN_CODE 77 TIMEOUT 180)
 endforeach()
+# Negative control: without the check that the locked P.lock still has its
+# name, writers on a replaced P.lock overlap and the replace suite must see
+# updates lost.
+add_test(NAME test_hostile_lockfile_neg_relock COMMAND test_hostile_lockfile replace)
+set_tests_properties(test_hostile_lockfile_neg_relock PROPERTIES LABELS "integration;negative"
+  ENVIRONMENT OLC_TEST_DISABLE=relock TIMEOUT 180)
 
 # Leftover temporaries (issue 12 item 7): a dead writer's goes at once; an
 # append-only directory names it (needs root and chattr +a: exit 77).

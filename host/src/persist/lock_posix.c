@@ -155,8 +155,8 @@ static olc_status acquire(int lfd, const char *path, int64_t timeout_ms, olc_err
 int olc_posix__lock_current(int lfd, int dfd, const char *base) {
   char name[4096];
   struct stat held, named;
-  if (lfd < 0)
-    return 1; /* negative control without a lock */
+  if (lfd < 0 || olc_persist__hook_disabled(OLC_PERSIST__SAFETY_RELOCK))
+    return 1; /* negative controls: no lock, or no check of it */
   if ((size_t)snprintf(name, sizeof name, "%s.lock", base) >= sizeof name)
     return 0;
   return OLC_FS(fstat(lfd, &held)) == 0 &&

@@ -307,7 +307,11 @@ uint64_t olc_persist__call_count(void);
  *   OLC_TEST_DISABLE=<safety>[,...]    negative controls: "lock" (no lock),
  *                                      "fsync" (no fsync of the temporary),
  *                                      "rename" (write P in place, O_TRUNC),
- *                                      "dirsync" (no directory fsync)
+ *                                      "dirsync" (no directory fsync),
+ *                                      "ofd" (classic fcntl locks), "order"
+ *                                      (rename before fsync), "relock" (no
+ *                                      check that the locked P.lock still
+ *                                      has its name)
  *   OLC_TEST_WATCH_RECHECK_MS=<ms>     recheck interval of new watches
  */
 #ifdef OLC_TEST_HOOKS

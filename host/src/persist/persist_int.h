@@ -80,6 +80,7 @@ int64_t olc_persist__coarse_ms(void);
 /* ---- test hooks (no-ops in the shipped library) ---- */
 #define OLC_PERSIST__SAFETY_CLASSIC 16u /* force the classic fcntl lock */
 #define OLC_PERSIST__SAFETY_ORDER 32u   /* rename the temporary before its fsync */
+#define OLC_PERSIST__SAFETY_RELOCK 64u  /* trust a lock on a replaced P.lock */
 
 #ifdef OLC_TEST_HOOKS
 /* Loads OLC_TEST_* from the environment once (unless set_hooks was called). */
