@@ -10,7 +10,10 @@
  * - append: in an append-only directory (chattr +a) the rename fails and
  *   the temporary cannot be unlinked: the error names it.  Once the flag is
  *   gone the next writer removes it (its writer is gone).  Needs root and a
- *   file system with the append-only flag: exit 77 otherwise.
+ *   file system with the append-only flag: exit 77 otherwise.  The store
+ *   lies in a directory with a long name (120 bytes), so the message would
+ *   not hold the store's path twice: the temporary must still be named in
+ *   full.
  */
 #include <CUnit/CUnit.h>
 #include <dirent.h>
@@ -30,19 +33,35 @@
 #include "test_support.h"
 
 static char *tmp;
+static char *dir; /* the store's directory: tmp, or a long-named one in it */
 static char *path;
 
 static int setup(void) {
   tmp = olc_test_tmpdir("leftovers");
-  path = tmp != NULL ? olc_test_path(tmp, "p.txt") : NULL;
+  dir = tmp != NULL ? strdup(tmp) : NULL;
+  path = dir != NULL ? olc_test_path(dir, "p.txt") : NULL;
   olc_persist__set_hooks(NULL);
   return path == NULL;
+}
+
+/* Moves the store into a directory with a 120-byte name. */
+static void use_long_dir(void) {
+  char name[121];
+  memset(name, 'd', sizeof name - 1);
+  name[sizeof name - 1] = 0;
+  free(path);
+  path = olc_test_path(tmp, name);
+  free(dir);
+  dir = path;
+  path = olc_test_path(dir, "p.txt");
+  CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0700), 0);
 }
 
 static int teardown(void) {
   olc_persist__set_hooks(NULL);
   olc_test_rmtree(tmp);
   free(tmp);
+  free(dir);
   free(path);
   return 0;
 }
@@ -75,7 +94,7 @@ static olc_status save(const char *backend, olc_error *err) {
 
 /* The name of the one temporary in the directory (into name), or 0. */
 static int find_tmp(char *name, size_t size) {
-  DIR *d = opendir(tmp);
+  DIR *d = opendir(dir);
   struct dirent *e;
   int n = 0;
   while (d != NULL && (e = readdir(d)) != NULL) {
@@ -91,7 +110,7 @@ static int find_tmp(char *name, size_t size) {
 }
 
 static int exists(const char *name) {
-  char *p = olc_test_path(tmp, name);
+  char *p = olc_test_path(dir, name);
   struct stat st;
   int r = lstat(p, &st) == 0;
   free(p);
@@ -133,7 +152,7 @@ static void test_dead_writer_leftover(void) {
   snprintf(foreign, sizeof foreign, "p.txt.%ld.%c%.5s0123456789.tmp", (long)pid,
            hex[0] == 'a' ? 'b' : 'a', hex + 1);
   {
-    char *a = olc_test_path(tmp, live), *b = olc_test_path(tmp, foreign);
+    char *a = olc_test_path(dir, live), *b = olc_test_path(dir, foreign);
     CU_ASSERT_EQUAL(olc_test_write_file(a, "x", 1), 0);
     CU_ASSERT_EQUAL(olc_test_write_file(b, "x", 1), 0);
     free(a);
@@ -160,14 +179,16 @@ static int set_append(const char *p, int on) {
   return rc;
 }
 
-static void test_append_only_directory(void) {
-  char left[256], msg[1024];
+/* A failed save in the append-only directory: the message names the
+ * leftover; the next save (the flag gone) removes it. */
+static void append_round(int long_dir) {
+  char left[256], msg[1024], *full;
   olc_error err;
   int fds[2], status = 0;
   ssize_t n;
   pid_t pid;
   OLC_ASSERT_OK(save("first", &err), &err);
-  if (set_append(tmp, 1) != 0) {
+  if (set_append(dir, 1) != 0) {
     fprintf(stderr, "\n  cannot set the append-only flag here (needs root, ext4/xfs/btrfs): "
                     "skipped\n");
     exit(77); /* never a pass */
@@ -186,15 +207,30 @@ static void test_append_only_directory(void) {
   close(fds[0]);
   msg[n > 0 ? n : 0] = 0;
   waitpid(pid, &status, 0);
-  CU_ASSERT_EQUAL(set_append(tmp, 0), 0);
+  CU_ASSERT_EQUAL(set_append(dir, 0), 0);
   printf("\n  save in an append-only directory: %s", msg);
   CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 1);
   CU_ASSERT_EQUAL_FATAL(find_tmp(left, sizeof left), 1);
-  CU_ASSERT_PTR_NOT_NULL(strstr(msg, left)); /* the leftover is named */
-  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "could not be removed"));
+  full = olc_test_path(dir, left);
+  if (!long_dir) {
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, full)); /* named with its path */
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "could not be removed"));
+  } else {
+    /* Its path and the store's would not both fit: its file name comes
+     * first (the error after it may be cut short). */
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, left));
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "beside the store could not be removed"));
+  }
+  free(full);
   /* Its writer is gone: the next writer removes it at once. */
   OLC_ASSERT_OK(save("third", &err), &err);
   CU_ASSERT_EQUAL(find_tmp(left, sizeof left), 0);
+}
+
+static void test_append_only_directory(void) {
+  append_round(0);
+  use_long_dir();
+  append_round(1);
 }
 
 int main(int argc, char **argv) {

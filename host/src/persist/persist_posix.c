@@ -273,17 +273,33 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
 }
 
 /* A temporary that could not be removed (an append-only or immutable
- * directory) is named in the error, so it can be found and removed. */
+ * directory) is named in the error, so it can be found and removed.  The
+ * name must survive the message's size: after the error when both fit,
+ * else first (the error cut short), else its file name alone first (it
+ * lies beside the store). */
 static void name_leftover(const writer *w, int e, olc_error *err) {
-  char why[96];
-  size_t n, dl;
+  char buf[96], was[sizeof err->message], *m;
+  const char *why;
+  size_t cap, dl;
+  int n;
   if (err == NULL)
     return;
-  n = strlen(err->message);
+  m = err->message;
+  cap = sizeof err->message;
+  memcpy(was, m, cap);
   dl = (size_t)(w->base - w->path);
-  snprintf(err->message + n, sizeof err->message - n,
-           "; the temporary '%.*s%s' could not be removed (%s)", (int)dl, w->path, w->tmp,
-           olc_error__strerror(e, why, sizeof why));
+  why = olc_error__strerror(e, buf, sizeof buf);
+  n = snprintf(m, cap, "%s; the temporary '%.*s%s' could not be removed (%s)", was, (int)dl,
+               w->path, w->tmp, why);
+  if (n >= 0 && (size_t)n < cap)
+    return;
+  n = snprintf(m, cap, "the temporary '%.*s%s' not removed (%s): %s", (int)dl, w->path, w->tmp, why,
+               was);
+  if (n >= 0 && (size_t)(n - (int)strlen(was)) < cap)
+    return;
+  n = snprintf(m, cap, "the temporary '%s' beside the store could not be removed (%s) after: %s",
+               w->tmp, why, was);
+  (void)n; /* cut short at worst after the name */
 }
 
 /* Undoes what an attempt left: the temporary (before the commit point),
