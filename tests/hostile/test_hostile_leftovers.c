@@ -148,7 +148,7 @@ static void test_dead_writer_leftover(void) {
   printf("\n  leftover of the killed writer %ld: %s", (long)pid, left);
   /* P.<pid>.<6 hex tag><10 hex>.tmp: two controls built from its tag. */
   hex = strrchr(left, '.') - 16;
-  snprintf(live, sizeof live, "p.txt.%ld.%.6s0123456789.tmp", (long)getpid(), hex);
+  snprintf(live, sizeof live, "p.txt.%ld.%.6s0123456789.tmp", (long)getppid(), hex);
   snprintf(foreign, sizeof foreign, "p.txt.%ld.%c%.5s0123456789.tmp", (long)pid,
            hex[0] == 'a' ? 'b' : 'a', hex + 1);
   {
@@ -227,8 +227,23 @@ static void append_round(int long_dir) {
   CU_ASSERT_EQUAL(find_tmp(left, sizeof left), 0);
 }
 
+/* The failed save in this process, which lives on (a server): its next
+ * save removes the leftover all the same. */
+static void append_in_process(void) {
+  char left[256];
+  olc_error err;
+  CU_ASSERT_EQUAL_FATAL(set_append(dir, 1), 0);
+  OLC_ASSERT_STATUS(OLC_E_IO, save("fourth", &err), &err);
+  CU_ASSERT_EQUAL(set_append(dir, 0), 0);
+  CU_ASSERT_EQUAL_FATAL(find_tmp(left, sizeof left), 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, left));
+  OLC_ASSERT_OK(save("fifth", &err), &err);
+  CU_ASSERT_EQUAL(find_tmp(left, sizeof left), 0);
+}
+
 static void test_append_only_directory(void) {
   append_round(0);
+  append_in_process();
   use_long_dir();
   append_round(1);
 }

@@ -323,7 +323,10 @@ static int local_fs(int dfd) {
 }
 
 /* 1 when the temporary's writer is gone: its name carries this boot's and
- * pid namespace's tag, and no process has its pid. */
+ * pid namespace's tag, and no process has its pid, or the pid is ours (this
+ * process creates and removes its temporaries under the writer mutex, which
+ * the caller holds: one of ours is an earlier write's that could not be
+ * removed). */
 static int writer_gone(const char *name, const char *base) {
   const char *tag = olc_posix__ns_tag(), *p = name + strlen(base) + 1;
   long pid = 0;
@@ -336,6 +339,8 @@ static int writer_gone(const char *name, const char *base) {
   }
   if (pid <= 0 || strncmp(p + 1, tag, OLC_PERSIST__TAG_LEN) != 0)
     return 0;
+  if ((pid_t)pid == getpid())
+    return 1;
   return OLC_FS(kill((pid_t)pid, 0)) != 0 && errno == ESRCH;
 }
 
