@@ -288,6 +288,18 @@ static void test_lock_and_temporaries_refused(void) {
       printf("\n  import: %s", err.message);
     }
   }
+  /* The lock file under other names: a symbolic link, a path through "..". */
+  {
+    char *ll = at("ll"), *sub = at("sub"), *dotdot = at("sub/../s.txt.lock");
+    CU_ASSERT_EQUAL_FATAL(symlink(lock, ll), 0);
+    CU_ASSERT_EQUAL_FATAL(mkdir(sub, 0700), 0);
+    OLC_ASSERT_STATUS(OLC_E_INVALID, olc_store_export_file(s, ll, 0, &err), &err);
+    OLC_ASSERT_STATUS(OLC_E_INVALID, olc_store_export_file(s, dotdot, 0, &err), &err);
+    OLC_ASSERT_STATUS(OLC_E_INVALID, olc_store_import_file(s, ll, &n, &err), &err);
+    free(ll);
+    free(sub);
+    free(dotdot);
+  }
   /* open (--store) on a lock file or a temporary */
   for (i = 0; i < 4; i++) {
     o.path = refused[i];
