@@ -299,7 +299,8 @@ static void name_leftover(const writer *w, int e, olc_error *err) {
     return;
   n = snprintf(m, cap, "the temporary '%s' beside the store could not be removed (%s) after: %s",
                w->tmp, why, was);
-  (void)n; /* cut short at worst after the name */
+  if (n < 0) /* (cut short, at worst, after the name) */
+    memcpy(m, was, cap);
 }
 
 /* Undoes what an attempt left: the temporary (before the commit point),
