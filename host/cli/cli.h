@@ -25,8 +25,11 @@ enum {
 
 /* What every command gets: the global options and the output streams. */
 typedef struct cli_ctx {
-  const char *store_path; /* --store, else $OLC_STORE, else NULL (default path) */
-  const char *command;    /* "lookup", "override set": prefix of error lines */
+  const char *store_path;  /* --store, else $OLC_STORE, else NULL (default path) */
+  const char *config_path; /* --config before the command (host commands only) */
+  int store_given;         /* --store was given (before or after the command) */
+  int config_given;        /* --config was given (before or after the command) */
+  const char *command;     /* "lookup", "override set": prefix of error lines */
   FILE *out;
   FILE *err;
 } cli_ctx;
@@ -50,7 +53,9 @@ typedef struct cli_option {
 #define CLI_MAX_OPTIONS 64
 
 typedef struct cli_parser {
-  cli_ctx *ctx; /* --store is accepted after the command too, into ctx */
+  /* --store is accepted after the command too, into ctx; it and --config
+   * (a host command's option) may be given once, before or after it. */
+  cli_ctx *ctx;
   const cli_option *options;
   size_t option_count;
   int argc;
@@ -75,12 +80,15 @@ int cli_parser_next(cli_parser *p, int *id, const char **value);
 /* ---- strict values (cli_args.c) --------------------------------------- */
 
 /* A decimal integer in [min, max], nothing else (no sign on positive, no
- * spaces, no trailing bytes).  Returns 0, or -1 with a message. */
+ * spaces, no trailing bytes).  Returns 0, or -1 with a message ("not an
+ * integer", "too large", "out of range (MIN to MAX)"). */
 int cli_parse_int64(int64_t *out, const char *text, int64_t min, int64_t max, char *msg,
                     size_t msg_size);
 
 /* A finite decimal number ("2.5", "-1e-7"); no hex, inf, nan, spaces or
- * trailing bytes.  Returns 0, or -1 with a message. */
+ * trailing bytes, of any length.  A value too large for a double, and a
+ * non-zero literal that rounds to zero, are refused ("too large", "too
+ * small"); subnormal values are kept.  Returns 0, or -1 with a message. */
 int cli_parse_double(double *out, const char *text, char *msg, size_t msg_size);
 
 /* Shortest text of a finite double that reads back bit-identically, with
@@ -164,8 +172,13 @@ void cli_json_break(cli_json *j);
 size_t cli_utf8_sequence(const unsigned char *s, size_t len);
 /* 1 when s[0..len) is well-formed UTF-8 (NUL bytes allowed). */
 int cli_utf8_valid(const unsigned char *s, size_t len);
-/* Writes the standard base64 of s[0..len) as a JSON string. */
+/* Writes the standard base64 of s[0..len) as a JSON string (a value, or
+ * with _key_ a member name). */
 void cli_json_base64(cli_json *j, const unsigned char *s, size_t len);
+void cli_json_key_base64(cli_json *j, const unsigned char *s, size_t len);
+/* The member name: value when value (NUL-terminated; NULL writes null) is
+ * valid UTF-8, else name_base64: its base64, so that no byte is lost. */
+void cli_json_text_member(cli_json *j, const char *name, const char *value);
 
 /* ---- records (cli_print.c) -------------------------------------------- */
 
@@ -226,8 +239,9 @@ void cli_key_free(cli_key_args *k);
  * it was taken, or -1 after printing why, with the exit code in *rc. */
 int cli_key_option(cli_key_args *k, const cli_ctx *ctx, int id, const char *value, int *rc);
 
-/* Checks that backend, operator and implementation are there; prints a
- * usage error and returns CLI_EXIT_USAGE when not. */
+/* Checks that backend, operator and implementation are there, that
+ * --model-digest and --processor come together and --threads only with
+ * them; prints a usage error and returns CLI_EXIT_USAGE when not. */
 int cli_key_require_base(const cli_key_args *k, const cli_ctx *ctx);
 
 /* Prints the usage error of a parser and returns CLI_EXIT_USAGE. */

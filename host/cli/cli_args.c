@@ -117,19 +117,28 @@ int cli_parser_next(cli_parser *p, int *id, const char **value) {
     }
     opt = parser_find(p, name, len, &slot);
     if (opt == NULL && len == 5 && memcmp(name, "store", 5) == 0 && p->ctx != NULL) {
-      /* The global --store is also accepted after the command name. */
+      /* The global --store is also accepted after the command name, once. */
       const char *path;
+      if (p->ctx->store_given)
+        return parser_error(p, "option '--", name, len, "' given more than once");
       if (parser_value(p, name, len, eq, 1, &path) != 0)
         return -1;
       if (path[0] == 0)
         return parser_error(p, "option '--", name, len, "' needs a non-empty value");
       p->ctx->store_path = path;
+      p->ctx->store_given = 1;
       continue;
     }
     if (opt == NULL)
       return parser_error(p, "unknown option '--", name, len, "'");
     if (p->seen[slot] && !(opt->flags & CLI_OPT_REPEAT))
       return parser_error(p, "option '--", name, len, "' given more than once");
+    /* --config before the command counts as the one --config. */
+    if (len == 6 && memcmp(name, "config", 6) == 0 && p->ctx != NULL) {
+      if (p->ctx->config_given)
+        return parser_error(p, "option '--", name, len, "' given more than once");
+      p->ctx->config_given = 1;
+    }
     p->seen[slot] = 1;
     if (parser_value(p, name, len, eq, opt->value_name != NULL, value) != 0)
       return -1;
@@ -164,8 +173,17 @@ int cli_parse_int64(int64_t *out, const char *text, int64_t min, int64_t max, ch
     }
     d = (unsigned)(*s - '0');
     if (v > (limit - d) / 10u) {
-      snprintf(msg, msg_size, "'%s' is out of range",
-               shown(clean, sizeof clean, text, strlen(text)));
+      size_t i;
+      /* Still an integer: finish the grammar check, then say what it is. */
+      for (i = 1; s[i] != 0; i++)
+        if (s[i] < '0' || s[i] > '9') {
+          snprintf(msg, msg_size, "'%s' is not an integer",
+                   shown(clean, sizeof clean, text, strlen(text)));
+          return -1;
+        }
+      snprintf(msg, msg_size, "'%s%s' is too %s (out of range %lld to %lld)",
+               shown(clean, sizeof clean, text, strlen(text)), strlen(text) > 64 ? "..." : "",
+               negative ? "small" : "large", (long long)min, (long long)max);
       return -1;
     }
     v = v * 10u + d;
@@ -223,19 +241,36 @@ static int decimal_grammar(const char *s) {
   return *s == 0;
 }
 
+/* 1 when the decimal literal has a non-zero digit in its mantissa. */
+static int nonzero_mantissa(const char *s) {
+  for (; *s != 0 && *s != 'e' && *s != 'E'; s++)
+    if (*s >= '1' && *s <= '9')
+      return 1;
+  return 0;
+}
+
 int cli_parse_double(double *out, const char *text, char *msg, size_t msg_size) {
-  char copy[512], *end = NULL, clean[80];
+  char *copy, *end = NULL, clean[80];
   const char *dp = localeconv()->decimal_point;
+  const char *more;
   size_t len = strlen(text), i;
   double v;
-  if (!decimal_grammar(text) || len >= sizeof copy) {
-    snprintf(msg, msg_size, "'%s' is not a decimal number",
-             shown(clean, sizeof clean, text, strlen(text)));
+  int e;
+  shown(clean, sizeof clean, text, len);
+  more = len > 64 ? "..." : "";
+  if (!decimal_grammar(text)) {
+    snprintf(msg, msg_size, "'%s%s' is not a decimal number", clean, more);
     return -1;
   }
   /* The input always uses '.'; strtod wants the decimal point of the
    * current locale (the tool never calls setlocale, but a command that
-   * does must not change how numbers are read). */
+   * does must not change how numbers are read).  Any length: a long
+   * literal is a number too, and strtod reads it exactly. */
+  copy = malloc(len + 1);
+  if (copy == NULL) {
+    snprintf(msg, msg_size, "out of memory reading '%s%s'", clean, more);
+    return -1;
+  }
   memcpy(copy, text, len + 1);
   if (dp != NULL && dp[0] != 0 && dp[0] != '.' && dp[1] == 0)
     for (i = 0; i < len; i++)
@@ -243,13 +278,21 @@ int cli_parse_double(double *out, const char *text, char *msg, size_t msg_size) 
         copy[i] = dp[0];
   errno = 0;
   v = strtod(copy, &end);
-  if (end == NULL || *end != 0) {
-    snprintf(msg, msg_size, "'%s' is not a decimal number",
-             shown(clean, sizeof clean, text, strlen(text)));
+  e = errno;
+  i = end != NULL ? (size_t)(end - copy) : 0;
+  free(copy);
+  if (i != len) {
+    snprintf(msg, msg_size, "'%s%s' is not a decimal number", clean, more);
     return -1;
   }
-  if (!is_finite(v) || (errno == ERANGE && fabs(v) > 1.0)) {
-    snprintf(msg, msg_size, "'%s' is out of range", shown(clean, sizeof clean, text, strlen(text)));
+  if (!is_finite(v) || (e == ERANGE && fabs(v) > 1.0)) {
+    snprintf(msg, msg_size, "'%s%s' is too large (out of range)", clean, more);
+    return -1;
+  }
+  /* Underflow to zero loses the value; a subnormal result (ERANGE too)
+   * keeps it and is what the store itself writes. */
+  if (v == 0.0 && nonzero_mantissa(text)) {
+    snprintf(msg, msg_size, "'%s%s' is too small: it rounds to zero", clean, more);
     return -1;
   }
   *out = v;

@@ -39,7 +39,9 @@ int cli_host_open(const cli_ctx *ctx, const cli_host_args *a, cli_host *h) {
   olc_store_options so = OLC_STORE_OPTIONS_INIT;
   olc_host_options ho = OLC_HOST_OPTIONS_INIT;
   void *payload = (void *)(uintptr_t)ctx;
-  const char *path = a->config_path != NULL ? a->config_path : env_config();
+  const char *path = a->config_path != NULL     ? a->config_path
+                     : ctx->config_path != NULL ? ctx->config_path
+                                                : env_config();
   olc_error err;
   olc_status st;
   int rc;

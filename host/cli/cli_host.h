@@ -17,12 +17,13 @@ enum { CLI_HOST_CONFIG = 2000, CLI_HOST_JSON, CLI_HOST_VERBOSE };
 #define CLI_HOST_VERBOSE_OPTION                                                                    \
   { "verbose", NULL, CLI_HOST_VERBOSE, 0 }
 
+/* The help lines of --config and --store; each command describes its own
+ * --json. */
 #define CLI_HOST_HELP                                                                              \
   "  --config FILE          the ini file (default: $OLC_CONFIG, else the embedded\n"               \
-  "                         default configuration)\n"                                              \
+  "                         default configuration); also before the command\n"                     \
   "  --store PATH           the store file (default: $OLC_STORE, else [store] path,\n"             \
-  "                         else the per-user cache path)\n"                                       \
-  "  --json                 print JSON instead of text\n"
+  "                         else the per-user cache path); also before the command\n"
 #define CLI_HOST_VERBOSE_HELP "  --verbose              also print timings in the text output\n"
 
 typedef struct cli_host_args {
@@ -41,8 +42,8 @@ typedef struct cli_host {
   olc_host *host;
 } cli_host;
 
-/* Loads the configuration (--config, else $OLC_CONFIG read with
- * secure_getenv, else the embedded default), opens the store of its [store]
+/* Loads the configuration (--config after or before the command, else
+ * $OLC_CONFIG read with secure_getenv, else the embedded default), opens the store of its [store]
  * section (ctx->store_path, i.e. --store or $OLC_STORE, replacing the
  * path) and the plugin host, both printing their warnings with
  * cli_print_diag (a plugin file that failed to load, a missing plugin

@@ -198,29 +198,56 @@ void cli_json_break(cli_json *j) {
   fputc('\n', j->out);
 }
 
+static void base64_string(FILE *out, const unsigned char *s, size_t len);
+
 void cli_json_base64(cli_json *j, const unsigned char *s, size_t len) {
+  json_value_start(j);
+  base64_string(j->out, s, len);
+}
+
+void cli_json_key_base64(cli_json *j, const unsigned char *s, size_t len) {
+  json_value_start(j);
+  base64_string(j->out, s, len);
+  fputc(':', j->out);
+  j->after_key = 1;
+}
+
+static void base64_string(FILE *out, const unsigned char *s, size_t len) {
   static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   size_t i;
-  json_value_start(j);
-  fputc('"', j->out);
+  fputc('"', out);
   for (i = 0; i + 2 < len; i += 3) {
     unsigned long v = ((unsigned long)s[i] << 16) | ((unsigned long)s[i + 1] << 8) | s[i + 2];
-    fputc(alphabet[(v >> 18) & 63], j->out);
-    fputc(alphabet[(v >> 12) & 63], j->out);
-    fputc(alphabet[(v >> 6) & 63], j->out);
-    fputc(alphabet[v & 63], j->out);
+    fputc(alphabet[(v >> 18) & 63], out);
+    fputc(alphabet[(v >> 12) & 63], out);
+    fputc(alphabet[(v >> 6) & 63], out);
+    fputc(alphabet[v & 63], out);
   }
   if (len - i == 1) {
     unsigned long v = (unsigned long)s[i] << 16;
-    fputc(alphabet[(v >> 18) & 63], j->out);
-    fputc(alphabet[(v >> 12) & 63], j->out);
-    fputs("==", j->out);
+    fputc(alphabet[(v >> 18) & 63], out);
+    fputc(alphabet[(v >> 12) & 63], out);
+    fputs("==", out);
   } else if (len - i == 2) {
     unsigned long v = ((unsigned long)s[i] << 16) | ((unsigned long)s[i + 1] << 8);
-    fputc(alphabet[(v >> 18) & 63], j->out);
-    fputc(alphabet[(v >> 12) & 63], j->out);
-    fputc(alphabet[(v >> 6) & 63], j->out);
-    fputc('=', j->out);
+    fputc(alphabet[(v >> 18) & 63], out);
+    fputc(alphabet[(v >> 12) & 63], out);
+    fputc(alphabet[(v >> 6) & 63], out);
+    fputc('=', out);
   }
-  fputc('"', j->out);
+  fputc('"', out);
+}
+
+void cli_json_text_member(cli_json *j, const char *name, const char *value) {
+  char key[64];
+  size_t len;
+  if (value == NULL || cli_utf8_valid((const unsigned char *)value, strlen(value))) {
+    cli_json_key(j, name);
+    cli_json_string(j, value);
+    return;
+  }
+  len = strlen(value);
+  snprintf(key, sizeof key, "%s_base64", name);
+  cli_json_key(j, key);
+  cli_json_base64(j, (const unsigned char *)value, len);
 }

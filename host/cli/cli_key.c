@@ -110,5 +110,12 @@ int cli_key_require_base(const cli_key_args *k, const cli_ctx *ctx) {
     return cli_usage_error(ctx, "option '--operator' is required");
   if (k->key.implementation == NULL)
     return cli_usage_error(ctx, "option '--implementation' is required");
+  /* The exact identity is all of them or none (the library would refuse
+   * the key; that is a usage error here). */
+  if ((k->key.model_digest == NULL) != (k->key.processor == NULL))
+    return cli_usage_error(ctx, "options '--model-digest' and '--processor' go together (the "
+                                "exact identity); one is missing");
+  if (k->has_threads && k->key.model_digest == NULL)
+    return cli_usage_error(ctx, "option '--threads' needs '--model-digest' and '--processor'");
   return CLI_EXIT_OK;
 }

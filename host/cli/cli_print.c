@@ -5,6 +5,39 @@
 
 #include <string.h>
 
+/* 1 when every name and value of the structure is valid UTF-8. */
+static int structure_is_text(const olc_record *r) {
+  size_t i;
+  for (i = 0; i < r->structure_count; i++)
+    if (!cli_utf8_valid((const unsigned char *)r->structure[i].name,
+                        strlen(r->structure[i].name)) ||
+        !cli_utf8_valid((const unsigned char *)r->structure[i].value,
+                        strlen(r->structure[i].value)))
+      return 0;
+  return 1;
+}
+
+/* "structure": {name: value}, or, when a name or value is not UTF-8,
+ * "structure_base64": {base64(name): base64(value)}: two different keys
+ * never print the same. */
+static void json_structure(cli_json *j, const olc_record *r) {
+  size_t i;
+  int text = structure_is_text(r);
+  cli_json_key(j, text ? "structure" : "structure_base64");
+  cli_json_begin_object(j);
+  for (i = 0; i < r->structure_count; i++) {
+    const char *n = r->structure[i].name, *v = r->structure[i].value;
+    if (text) {
+      cli_json_key(j, n);
+      cli_json_string(j, v);
+    } else {
+      cli_json_key_base64(j, (const unsigned char *)n, strlen(n));
+      cli_json_base64(j, (const unsigned char *)v, strlen(v));
+    }
+  }
+  cli_json_end_object(j);
+}
+
 void cli_json_record(cli_json *j, const olc_record *r) {
   size_t i;
   cli_json_begin_object(j);
@@ -12,38 +45,27 @@ void cli_json_record(cli_json *j, const olc_record *r) {
   cli_json_string(j, olc_level_str(r->level));
   cli_json_key(j, "origin");
   cli_json_string(j, olc_origin_str(r->origin));
-  cli_json_key(j, "backend");
-  cli_json_string(j, r->backend);
-  cli_json_key(j, "operator");
-  cli_json_string(j, r->operator_name);
-  cli_json_key(j, "implementation");
-  cli_json_string(j, r->implementation);
-  cli_json_key(j, "model_digest");
-  cli_json_string(j, r->model_digest);
-  cli_json_key(j, "processor");
-  cli_json_string(j, r->processor);
+  /* Text fields that are not UTF-8 travel as <field>_base64, so that no
+   * byte is replaced and two keys never print the same. */
+  cli_json_text_member(j, "backend", r->backend);
+  cli_json_text_member(j, "operator", r->operator_name);
+  cli_json_text_member(j, "implementation", r->implementation);
+  cli_json_text_member(j, "model_digest", r->model_digest);
+  cli_json_text_member(j, "processor", r->processor);
   cli_json_key(j, "thread_count");
   if (r->level == OLC_LEVEL_EXACT)
     cli_json_int(j, r->thread_count);
   else
     cli_json_null(j);
-  cli_json_key(j, "structure");
-  cli_json_begin_object(j);
-  for (i = 0; i < r->structure_count; i++) {
-    cli_json_key(j, r->structure[i].name);
-    cli_json_string(j, r->structure[i].value);
-  }
-  cli_json_end_object(j);
+  json_structure(j, r);
   cli_json_key(j, "measurements");
   cli_json_begin_array(j);
   for (i = 0; i < r->measurement_count; i++) {
     cli_json_begin_object(j);
-    cli_json_key(j, "name");
-    cli_json_string(j, r->measurements[i].name);
+    cli_json_text_member(j, "name", r->measurements[i].name);
     cli_json_key(j, "value");
     cli_json_double(j, r->measurements[i].value);
-    cli_json_key(j, "unit");
-    cli_json_string(j, r->measurements[i].unit);
+    cli_json_text_member(j, "unit", r->measurements[i].unit);
     cli_json_end_object(j);
   }
   cli_json_end_array(j);

@@ -47,6 +47,13 @@ int cli_fail(const cli_ctx *ctx, olc_status status, const olc_error *err) {
     if (err->message[0] != 0)
       message = err->message;
   }
+  /* A library message that already starts with its "where: " is not
+   * prefixed twice ("olc: key: key: ..."). */
+  {
+    size_t wl = strnlen(where, OLC_ERROR_WHERE_SIZE);
+    if (wl > 0 && strncmp(message, where, wl) == 0 && message[wl] == ':' && message[wl + 1] == ' ')
+      message += wl + 2;
+  }
   fprintf(ctx->err, "olc: %.*s: %s", OLC_ERROR_WHERE_SIZE, where, message);
   if (err != NULL && err->code != OLC_OK && err->line != 0 && !message_has_position(err)) {
     if (err->column != 0)

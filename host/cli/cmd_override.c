@@ -5,6 +5,11 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#if !defined(_WIN32)
+#include <fcntl.h>
+#include <unistd.h>
+#endif
 
 enum { OPT_LEVEL = 1, OPT_POLICY, OPT_POLICY_FILE, OPT_MEASUREMENT };
 
@@ -18,13 +23,16 @@ static const char set_help[] =
     "                        (--policy TEXT | --policy-file FILE)\n"
     "                        [--measurement NAME=VALUE:UNIT]...\n\n"
     "Installs a user override.  An exact override needs --model-digest,\n"
-    "--processor and --threads; a portable one needs at least one --structure.\n"
+    "--processor and --threads and takes no --structure; a portable one needs\n"
+    "at least one --structure and takes none of the exact options.\n"
     "Overrides win over calibrated records at the same level.\n\n"
     "  --level L              exact or portable\n" CLI_KEY_HELP
     "  --policy TEXT          the policy bytes\n"
-    "  --policy-file FILE     read the policy bytes from FILE (any bytes)\n"
+    "  --policy-file FILE     read the policy bytes from FILE (any bytes; a\n"
+    "                         regular file, at most 16 MiB)\n"
     "  --measurement NAME=VALUE:UNIT\n"
-    "                         a measurement kept with the override (repeatable)\n";
+    "                         a measurement kept with the override (repeatable,\n"
+    "                         each name once)\n";
 
 static const char remove_help[] =
     "usage: olc override remove [--level exact|portable] --backend B --operator O\n"
@@ -60,10 +68,16 @@ static int add_measurement(override_args *a, const cli_ctx *ctx, const char *tex
   const char *colon = eq != NULL ? strchr(eq + 1, ':') : NULL;
   char msg[160], *copy;
   double value;
-  size_t n = a->measurement_count;
+  size_t i, n = a->measurement_count;
 
   if (eq == NULL || eq == text || colon == NULL || colon[1] == 0)
     return cli_usage_error(ctx, "option '--measurement' needs NAME=VALUE:UNIT, got '%.64s'", text);
+  /* One value per name, as for --structure. */
+  for (i = 0; i < n; i++)
+    if (strlen(a->measurements[i].name) == (size_t)(eq - text) &&
+        memcmp(a->measurements[i].name, text, (size_t)(eq - text)) == 0)
+      return cli_usage_error(ctx, "option '--measurement' repeats the name '%.*s'",
+                             (int)(eq - text > 64 ? 64 : eq - text), text);
   copy = malloc(strlen(text) + 1);
   if (copy == NULL)
     return cli_failf(ctx, "out of memory");
@@ -158,6 +172,14 @@ static int parse_override(override_args *a, cli_ctx *ctx, int is_set, int argc, 
   }
   if (a->levels == OLC_LEVEL_BIT_PORTABLE && a->key.key.structure_count == 0)
     return cli_usage_error(ctx, "option '--structure' is required with --level portable");
+  /* An exact record has no structure and a portable one no exact identity:
+   * an option the level would drop is refused, not ignored. */
+  if (a->levels == OLC_LEVEL_BIT_EXACT && a->key.key.structure_count != 0)
+    return cli_usage_error(ctx, "option '--structure' does not apply to --level exact (an exact "
+                                "record has no structure)");
+  if (a->levels == OLC_LEVEL_BIT_PORTABLE && a->key.key.model_digest != NULL)
+    return cli_usage_error(ctx, "options '--model-digest', '--processor' and '--threads' do not "
+                                "apply to --level portable");
   if (is_set && a->policy == NULL && a->policy_file == NULL)
     return cli_usage_error(ctx, "option '--policy' is required");
   if (a->policy != NULL && a->policy_file != NULL)
@@ -165,16 +187,40 @@ static int parse_override(override_args *a, cli_ctx *ctx, int is_set, int argc, 
   return CLI_EXIT_OK;
 }
 
+/* Opens the policy file for reading: a regular file only (a FIFO or a
+ * device would block or never end), like the configuration file. */
+static FILE *open_policy_file(const cli_ctx *ctx, const char *path, int *rc) {
+#if defined(_WIN32)
+  struct _stat64 st;
+  FILE *f = fopen(path, "rb");
+  if (f != NULL && (_fstat64(_fileno(f), &st) != 0 || (st.st_mode & _S_IFREG) == 0)) {
+#else
+  struct stat st;
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+  if (fd >= 0 && f == NULL)
+    close(fd);
+  if (f != NULL && (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))) {
+#endif
+    fclose(f);
+    *rc = cli_failf(ctx, "policy file %s is not a regular file", path);
+    return NULL;
+  }
+  if (f == NULL)
+    *rc = cli_failf(ctx, "cannot open policy file %s", path);
+  return f;
+}
+
 /* Reads the whole policy file (the CLI may touch files; the library's
  * store path is not involved). */
 static int read_policy_file(const cli_ctx *ctx, const char *path, unsigned char **out,
                             size_t *len) {
-  FILE *f = fopen(path, "rb");
   unsigned char *buf = NULL;
   size_t n = 0;
   int rc = CLI_EXIT_OK;
+  FILE *f = open_policy_file(ctx, path, &rc);
   if (f == NULL)
-    return cli_failf(ctx, "cannot open policy file %s", path);
+    return rc;
   buf = malloc(POLICY_FILE_MAX + 1);
   if (buf == NULL) {
     fclose(f);

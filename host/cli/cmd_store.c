@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-enum { OPT_JSON = 1, OPT_PORTABLE_ONLY };
+enum { OPT_JSON = 1, OPT_PORTABLE_ONLY, OPT_FORCE };
 
 /* Parses a command that takes only flags and up to max_positional
  * arguments.  Returns -1 to go on, else the exit code (help, usage). */
@@ -164,7 +164,7 @@ static const char import_help[] =
     "usage: olc import FILE\n\n"
     "Merges every record of the version-1 FILE into the store under the store\n"
     "lock; records with the same identity are replaced.  A malformed FILE\n"
-    "changes nothing.\n";
+    "changes nothing; a store's lock file or temporary is refused.\n";
 
 int cli_cmd_import(cli_ctx *ctx, int argc, char **argv) {
   int flags = 0, rc;
@@ -197,7 +197,9 @@ int cli_cmd_import(cli_ctx *ctx, int argc, char **argv) {
 
 static const char export_help[] =
     "usage: olc export FILE [--portable-only]\n\n"
-    "Writes the records of the store to FILE as a version-1 file, atomically.\n\n"
+    "Writes the records of the store to FILE as a version-1 file, atomically.\n"
+    "FILE must be new or a store file; the store itself, a store's lock file\n"
+    "(PATH.lock) and its temporaries are refused.\n\n"
     "  --portable-only   only the portable records (they fit other machines)\n";
 
 int cli_cmd_export(cli_ctx *ctx, int argc, char **argv) {
@@ -231,19 +233,26 @@ int cli_cmd_export(cli_ctx *ctx, int argc, char **argv) {
 }
 
 static const char repair_help[] =
-    "usage: olc repair\n\n"
+    "usage: olc repair [--force]\n\n"
     "Moves an unreadable store file aside to PATH.corrupt-<UTC time>.<random>\n"
     "under the store lock, so that the next write starts an empty store.  A\n"
-    "valid or missing store is left alone.\n";
+    "valid or missing store is left alone.  Only a regular file that is\n"
+    "plausibly a damaged store is moved: an empty file, a file cut short in\n"
+    "its header, or one that begins with the store header and fails to parse.\n"
+    "A file that does not begin with the header and a valid file of a newer\n"
+    "version are refused with their own message (exit 1).\n\n"
+    "  --force   move the file at the store path even so (a regular file\n"
+    "            only: a directory, FIFO or device is never moved)\n";
 
 int cli_cmd_repair(cli_ctx *ctx, int argc, char **argv) {
+  static const cli_option opts[] = {{"force", NULL, OPT_FORCE, 0}};
   int flags = 0, rc;
   olc_store *store = NULL;
   olc_error err;
   olc_status st;
   char moved[4096];
 
-  rc = parse_simple(ctx, repair_help, NULL, 0, argc, argv, &flags, NULL, 0);
+  rc = parse_simple(ctx, repair_help, opts, 1, argc, argv, &flags, NULL, 0);
   if (rc >= 0)
     return rc;
   rc = cli_open_store(ctx, &store);
@@ -251,7 +260,8 @@ int cli_cmd_repair(cli_ctx *ctx, int argc, char **argv) {
     return rc;
   olc_error_clear(&err);
   moved[0] = 0;
-  st = olc_store_repair(store, moved, sizeof moved, &err);
+  st = olc_store_repair_ext(store, (flags & (1 << OPT_FORCE)) != 0 ? OLC_REPAIR_FORCE : 0u, moved,
+                            sizeof moved, &err);
   if (st == OLC_E_NOT_FOUND) {
     fprintf(ctx->out, "%s does not exist: nothing to repair\n", olc_store_path(store));
   } else if (st == OLC_E_BUSY) {

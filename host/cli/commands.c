@@ -6,21 +6,24 @@
 
 const cli_command cli_commands[] = {
     /* Store commands (cmd_store.c, cmd_lookup.c, cmd_override.c). */
-    {"path", NULL, "print the resolved store path", cli_cmd_path},
-    {"list", NULL, "print every record of the store", cli_cmd_list},
-    {"lookup", NULL, "run the store's lookup for a key and explain it", cli_cmd_lookup},
-    {"override", "set", "install a user override", cli_cmd_override_set},
-    {"override", "remove", "remove user overrides of a key", cli_cmd_override_remove},
-    {"check", NULL, "validate a store file", cli_cmd_check},
-    {"import", NULL, "merge the records of a file into the store", cli_cmd_import},
-    {"export", NULL, "write the store (or its portable records) to a file", cli_cmd_export},
-    {"repair", NULL, "move an unreadable store file aside", cli_cmd_repair},
+    {"path", NULL, "print the resolved store path", cli_cmd_path, 0},
+    {"list", NULL, "print every record of the store", cli_cmd_list, 0},
+    {"lookup", NULL, "run the store's lookup for a key and explain it", cli_cmd_lookup, 0},
+    {"override", "set", "install a user override", cli_cmd_override_set, 0},
+    {"override", "remove", "remove user overrides of a key", cli_cmd_override_remove, 0},
+    {"check", NULL, "validate a store file", cli_cmd_check, 0},
+    {"import", NULL, "merge the records of a file into the store", cli_cmd_import, 0},
+    {"export", NULL, "write the store (or its portable records) to a file", cli_cmd_export, 0},
+    {"repair", NULL, "move an unreadable store file aside", cli_cmd_repair, 0},
     /* Host commands (cmd_calibrate.c, cmd_inspect.c). */
-    {"calibrate", NULL, "calibrate the configured workloads and select", cli_cmd_calibrate},
-    {"select", NULL, "select from the store for each workload, never measure", cli_cmd_select},
-    {"explain", NULL, "why each record of a workload was or was not chosen", cli_cmd_explain},
-    {"plugins", NULL, "load the plugins and print the load report", cli_cmd_plugins},
-    {"prune", NULL, "remove calibrated records the plugins reject", cli_cmd_prune},
+    {"calibrate", NULL, "calibrate the configured workloads and select", cli_cmd_calibrate,
+     CLI_CMD_HOST},
+    {"select", NULL, "select from the store for each workload, never measure", cli_cmd_select,
+     CLI_CMD_HOST},
+    {"explain", NULL, "why each record of a workload was or was not chosen", cli_cmd_explain,
+     CLI_CMD_HOST},
+    {"plugins", NULL, "load the plugins and print the load report", cli_cmd_plugins, CLI_CMD_HOST},
+    {"prune", NULL, "remove calibrated records the plugins reject", cli_cmd_prune, CLI_CMD_HOST},
 };
 
 const size_t cli_command_count = sizeof cli_commands / sizeof cli_commands[0];

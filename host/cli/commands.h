@@ -14,11 +14,14 @@
 
 typedef int (*cli_command_fn)(cli_ctx *ctx, int argc, char **argv);
 
+#define CLI_CMD_HOST 1u /* loads the configuration and the plugins (takes --config) */
+
 typedef struct cli_command {
   const char *name;    /* first word: "list", "override" */
   const char *sub;     /* second word ("set"), or NULL */
   const char *summary; /* one line for `olc --help` */
   cli_command_fn run;
+  unsigned flags; /* CLI_CMD_* */
 } cli_command;
 
 extern const cli_command cli_commands[];

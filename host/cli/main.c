@@ -6,14 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char main_usage[] = "usage: olc [--store PATH] COMMAND [OPTIONS]...\n"
+static const char main_usage[] = "usage: olc [--store PATH] [--config FILE] COMMAND [OPTIONS]...\n"
                                  "       olc --help | --version | help COMMAND\n";
 
 static const char main_help_tail[] =
     "\nGlobal options:\n"
     "  --store PATH   the store file (default: $OLC_STORE, else the per-user\n"
     "                 cache path that `olc path` prints); also accepted after\n"
-    "                 the command\n"
+    "                 the command, once\n"
+    "  --config FILE  the ini file of the host commands (calibrate, select,\n"
+    "                 explain, plugins, prune); also accepted after the\n"
+    "                 command, once\n"
     "  --help, -h     show help (`olc COMMAND --help` for one command)\n"
     "  --version      print the version\n"
     "\nExit status: 0 success, 1 failure, 2 usage error, 3 lookup, select or explain\n"
@@ -104,12 +107,41 @@ static int run_command(cli_ctx *ctx, int argc, char **argv) {
   snprintf(label, sizeof label, "%s%s%s", c->name, c->sub != NULL ? " " : "",
            c->sub != NULL ? c->sub : "");
   ctx->command = label;
+  if (ctx->config_given && !(c->flags & CLI_CMD_HOST))
+    return cli_usage_error(ctx, "option '--config' is for the host commands (calibrate, select, "
+                                "explain, plugins, prune)");
   return cli_finish(ctx, c->run(ctx, argc - words, argv + words));
+}
+
+/* "--NAME VALUE" or "--NAME=VALUE" before the command, at most once (the
+ * command's parser sees *given too).  1 when argv[*i] was it (*rc then
+ * says whether it was usable), 0 when not. */
+static int global_option(cli_ctx *ctx, const char *name, const char **value, int *given, int argc,
+                         char **argv, int *i, int *rc) {
+  const char *a = argv[*i], *v;
+  size_t n = strlen(name);
+  *rc = CLI_EXIT_OK;
+  if (strncmp(a, "--", 2) != 0 || strncmp(a + 2, name, n) != 0 ||
+      (a[2 + n] != 0 && a[2 + n] != '='))
+    return 0;
+  if (a[2 + n] == '=')
+    v = a + 3 + n;
+  else if (*i + 1 < argc)
+    v = argv[++*i];
+  else
+    v = "";
+  if (v[0] == 0)
+    *rc = cli_usage_error(ctx, "option '--%s' needs a value", name);
+  else if (*given)
+    *rc = cli_usage_error(ctx, "option '--%s' given more than once", name);
+  *value = v;
+  *given = 1;
+  return 1;
 }
 
 int main(int argc, char **argv) {
   cli_ctx ctx;
-  int i = 1;
+  int i = 1, rc = CLI_EXIT_OK;
 
   memset(&ctx, 0, sizeof ctx);
   ctx.out = stdout;
@@ -124,19 +156,15 @@ int main(int argc, char **argv) {
       return cli_finish(&ctx, CLI_EXIT_OK);
     }
     if (strcmp(a, "--version") == 0) {
+      if (i + 1 < argc)
+        return cli_usage_error(&ctx, "unexpected argument '%.64s' after --version", argv[i + 1]);
       fprintf(ctx.out, "olc %s\n", olc_version());
       return cli_finish(&ctx, CLI_EXIT_OK);
     }
-    if (strcmp(a, "--store") == 0) {
-      if (i + 1 >= argc || argv[i + 1][0] == 0)
-        return cli_usage_error(&ctx, "option '--store' needs a value");
-      ctx.store_path = argv[++i];
-      continue;
-    }
-    if (strncmp(a, "--store=", 8) == 0) {
-      if (a[8] == 0)
-        return cli_usage_error(&ctx, "option '--store' needs a value");
-      ctx.store_path = a + 8;
+    if (global_option(&ctx, "store", &ctx.store_path, &ctx.store_given, argc, argv, &i, &rc) ||
+        global_option(&ctx, "config", &ctx.config_path, &ctx.config_given, argc, argv, &i, &rc)) {
+      if (rc != CLI_EXIT_OK)
+        return rc;
       continue;
     }
     if (strcmp(a, "--") == 0) {

@@ -11,9 +11,11 @@ if(TARGET olc_cli)
   endif()
 
   if(NOT WIN32)
-    olc_add_test(NAME test_cli LABELS integration TIMEOUT 120
-      SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cli.c ${CMAKE_CURRENT_LIST_DIR}/cli_test_util.c)
-    target_compile_definitions(test_cli PRIVATE OLC_CLI_PATH="$<TARGET_FILE:olc_cli>")
-    add_dependencies(test_cli olc_cli)
+    foreach(t IN ITEMS test_cli test_cli_strict)
+      olc_add_test(NAME ${t} LABELS integration TIMEOUT 120
+        SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}.c ${CMAKE_CURRENT_LIST_DIR}/cli_test_util.c)
+      target_compile_definitions(${t} PRIVATE OLC_CLI_PATH="$<TARGET_FILE:olc_cli>")
+      add_dependencies(${t} olc_cli)
+    endforeach()
   endif()
 endif()

@@ -47,6 +47,15 @@ int cli_test_run(cli_run *r, const char *dir, const char *const *env, const char
       envp[ne++] = env_entry(pass[i], v);
   }
   for (i = 0; env != NULL && env[i] != NULL && ne < 60; i++) {
+    /* An entry of env replaces the default of the same name (the first
+     * match is the one getenv finds). */
+    size_t k, nl = strcspn(env[i], "=");
+    for (k = 0; k < ne; k++)
+      if (strncmp(envp[k], env[i], nl) == 0 && envp[k][nl] == '=') {
+        free(envp[k]);
+        envp[k] = envp[--ne];
+        break;
+      }
     envp[ne] = malloc(strlen(env[i]) + 1);
     if (envp[ne] != NULL)
       strcpy(envp[ne], env[i]);

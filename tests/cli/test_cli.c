@@ -448,15 +448,15 @@ static void test_import_export(void) {
   CU_ASSERT_EQUAL(olc("check", portable, NULL), 0);
   HAS(g_r.out, "1 record");
   /* A fresh store gets the same records back. */
-  CU_ASSERT_EQUAL(olc("--store", other, "import", file, NULL), 0);
+  CU_ASSERT_EQUAL(olc_env(NULL, "--store", other, "import", file, NULL), 0);
   HAS(g_r.out, "imported 2 records");
-  CU_ASSERT_EQUAL(olc("--store", other, "list", "--json", NULL), 0);
+  CU_ASSERT_EQUAL(olc_env(NULL, "--store", other, "list", "--json", NULL), 0);
   CU_ASSERT_STRING_EQUAL(g_r.out, listing);
   /* Importing a malformed file changes nothing. */
   CU_ASSERT_EQUAL_FATAL(olc_test_write_file(portable, "garbage\n", 8), 0);
-  CU_ASSERT_EQUAL(olc("--store", other, "import", portable, NULL), 1);
+  CU_ASSERT_EQUAL(olc_env(NULL, "--store", other, "import", portable, NULL), 1);
   CU_ASSERT_EQUAL(strncmp(g_r.err, "olc: ", 5), 0);
-  CU_ASSERT_EQUAL(olc("--store", other, "list", "--json", NULL), 0);
+  CU_ASSERT_EQUAL(olc_env(NULL, "--store", other, "list", "--json", NULL), 0);
   CU_ASSERT_STRING_EQUAL(g_r.out, listing);
   free(listing);
   free(file);
@@ -478,7 +478,8 @@ static int count_corrupt(void) {
 }
 
 static void test_repair(void) {
-  const char junk[] = "this is not a store\n";
+  /* A damaged store (its header, then junk): what repair moves. */
+  const char junk[] = "onnx_light_calibration_profiles 1\nthis is not a record\n";
   CU_ASSERT_EQUAL(olc("repair", NULL), 0);
   HAS(g_r.out, "nothing to repair");
   CU_ASSERT_EQUAL_FATAL(olc_test_write_file(g_store, junk, sizeof junk - 1), 0);
@@ -497,6 +498,17 @@ static void test_repair(void) {
   CU_ASSERT_EQUAL(olc("repair", NULL), 0);
   HAS(g_r.out, "nothing to repair");
   CU_ASSERT_EQUAL(count_corrupt(), 1);
+  /* A file that is not a store is refused unless --force. */
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(g_store, "not a store\n", 12), 0);
+  CU_ASSERT_EQUAL(olc("repair", NULL), 1);
+  HAS(g_r.err, "does not look like a store file");
+  HAS(g_r.err, "--force");
+  CU_ASSERT_EQUAL(count_corrupt(), 1);
+  CU_ASSERT_EQUAL(olc("repair", "--force", NULL), 0);
+  HAS(g_r.out, "moved");
+  CU_ASSERT_EQUAL(count_corrupt(), 2);
+  CU_ASSERT_EQUAL(olc("repair", "--help", NULL), 0);
+  HAS(g_r.out, "--force");
 }
 
 static void test_store_path_sources(void) {

@@ -37,9 +37,12 @@ static void test_int64(void) {
 }
 
 static void test_double(void) {
-  static const char *good[] = {"2.5", "-1e-07", ".5", "5.", "1E3", "+0", "1e-400"};
-  static const char *bad[] = {"",      "1e", "0x10", "inf",   "nan", " 1", "1 ",
-                              "1e999", ".",  "-",    "1.2.3", "1,5", "e5"};
+  /* Subnormals (the store writes them) and zero written any way are
+   * numbers; a non-zero literal that rounds to zero is not. */
+  static const char *good[] = {"2.5", "-1e-07",   ".5",      "5.",     "1E3",
+                               "+0",  "4.9e-324", "-5e-324", "0e-400", "0.000e999"};
+  static const char *bad[] = {"",  "1e", "0x10",  "inf", "nan", " 1",     "1 ",      "1e999",
+                              ".", "-",  "1.2.3", "1,5", "e5",  "1e-400", "-2e-330", "0.0001e-320"};
   char msg[160];
   double v;
   size_t i;

@@ -59,7 +59,8 @@ target_compile_definitions(test_hostile_plugins PRIVATE
   OLC_HOSTILE_PLUGIN_DIR="${OLC_HOSTILE_PLUGIN_DIR}")
 add_dependencies(test_hostile_plugins olc_mock_plugins olc_hostile_plugins)
 
-foreach(t IN ITEMS test_hostile_files test_hostile_perms)
+foreach(t IN ITEMS test_hostile_files test_hostile_perms test_hostile_limits
+    test_hostile_targets test_hostile_plugin_dirs)
   if(NOT EXISTS ${CMAKE_CURRENT_LIST_DIR}/${t}.c)
     continue()
   endif()
@@ -77,3 +78,28 @@ endforeach()
 add_test(NAME test_hostile_getenv
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/check_getenv.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(test_hostile_getenv PROPERTIES LABELS unit TIMEOUT 60)
+
+# The generation counter of P.lock under attack (issue 12 items 3, 4): one
+# executable, one ctest per suite (the full file system one needs a mount
+# namespace and exits 77 without it).
+olc_add_test(NAME test_hostile_lockfile SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hostile_lockfile.c
+  LABELS integration ARGS sabotage TIMEOUT 180)
+foreach(suite IN ITEMS full replace)
+  add_test(NAME test_hostile_lockfile_${suite} COMMAND test_hostile_lockfile ${suite})
+  set_tests_properties(test_hostile_lockfile_${suite} PROPERTIES LABELS integration
+    SKIP_RETURN_CODE 77 TIMEOUT 180)
+endforeach()
+# Negative control: without the check that the locked P.lock still has its
+# name, writers on a replaced P.lock overlap and the replace suite must see
+# updates lost.
+add_test(NAME test_hostile_lockfile_neg_relock COMMAND test_hostile_lockfile replace)
+set_tests_properties(test_hostile_lockfile_neg_relock PROPERTIES LABELS "integration;negative"
+  ENVIRONMENT OLC_TEST_DISABLE=relock TIMEOUT 180)
+
+# Leftover temporaries (issue 12 item 7): a dead writer's goes at once; an
+# append-only directory names it (needs root and chattr +a: exit 77).
+olc_add_test(NAME test_hostile_leftovers SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hostile_leftovers.c
+  LABELS integration HOOKS ARGS gone TIMEOUT 120)
+add_test(NAME test_hostile_leftovers_append COMMAND test_hostile_leftovers append)
+set_tests_properties(test_hostile_leftovers_append PROPERTIES LABELS integration
+  SKIP_RETURN_CODE 77 TIMEOUT 120)

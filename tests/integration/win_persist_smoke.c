@@ -42,7 +42,10 @@ static olc_status grow(olc_buf *out, int *unchanged, const unsigned char *base, 
   return olc_buf__putc(out, 'x');
 }
 
-static olc_status check_x(const unsigned char *bytes, size_t len, void *payload) {
+static olc_status check_x(const unsigned char *bytes, size_t len, int complete, void *payload,
+                          olc_error *err) {
+  (void)complete;
+  (void)err;
   size_t i;
   (void)payload;
   for (i = 0; i < len; i++)
@@ -57,6 +60,8 @@ static olc_persist_options opts(int64_t timeout) {
   o.tmp_grace_seconds = 0;
   o.file_mode = 0600;
   o.max_file_size = 1 << 20;
+  o.probe = NULL;
+  o.probe_payload = NULL;
   return o;
 }
 

@@ -249,16 +249,21 @@ static void test_broken_files(void) {
   free(p);
   dirs[0] = tmp;
   OLC_ASSERT_OK(open_dirs(&h, dirs, 1, NULL, 0, 1, &err), &err);
-  CU_ASSERT_EQUAL_FATAL(olc_plugins__report_count(h), 3);
+  /* The directory d.so is reported for what it is, never opened. */
+  CU_ASSERT_EQUAL_FATAL(olc_plugins__report_count(h), 4);
   e = olc_plugins__report(h, 0);
+  CU_ASSERT_TRUE(ends_with(e->path, "/d.so"));
+  CU_ASSERT_EQUAL(e->stage, OLC_LOAD_OPEN);
+  CU_ASSERT_PTR_NOT_NULL(strstr(e->message, "not a regular file: a directory"));
+  e = olc_plugins__report(h, 1);
   CU_ASSERT_TRUE(ends_with(e->path, "/empty.so"));
   CU_ASSERT_EQUAL(e->stage, OLC_LOAD_OPEN);
   CU_ASSERT_EQUAL(e->status, OLC_E_PLUGIN);
   CU_ASSERT_TRUE(strlen(e->message) > strlen("cannot load: "));
-  e = olc_plugins__report(h, 1);
+  e = olc_plugins__report(h, 2);
   CU_ASSERT_TRUE(ends_with(e->path, "/link.so"));
   CU_ASSERT_EQUAL(e->stage, OLC_LOAD_LOADED);
-  e = olc_plugins__report(h, 2);
+  e = olc_plugins__report(h, 3);
   CU_ASSERT_TRUE(ends_with(e->path, "/x.so"));
   CU_ASSERT_EQUAL(e->stage, OLC_LOAD_OPEN);
   CU_ASSERT_PTR_NOT_NULL(strstr(e->message, "x.so")); /* dlerror names the file */
@@ -269,7 +274,7 @@ static void test_broken_files(void) {
   dirs2[0] = MOCK_DIR("good");
   dirs2[1] = tmp;
   OLC_ASSERT_OK(open_dirs(&h, dirs2, 2, NULL, 0, 1, &err), &err);
-  CU_ASSERT_EQUAL(olc_plugins__report(h, 2)->stage, OLC_LOAD_DUPLICATE);
+  CU_ASSERT_EQUAL(olc_plugins__report(h, 3)->stage, OLC_LOAD_DUPLICATE);
   before = olc_plugins__log_count(h);
   check_mock_det_works(h);
   CU_ASSERT_EQUAL(olc_plugins__log_count(h), before + 1);

@@ -59,12 +59,14 @@ static olc_status counter_transform(olc_buf *out, int *unchanged, const unsigned
 
 static char *dir;
 static char *path;
+static char *lock_path;
 
 static int setup(void) {
   dir = olc_test_tmpdir("persist");
   path = olc_test_path(dir, "store.txt");
+  lock_path = olc_test_path(dir, "store.txt.lock");
   olc_persist__set_hooks(NULL);
-  return dir == NULL || path == NULL;
+  return dir == NULL || path == NULL || lock_path == NULL;
 }
 
 static int teardown(void) {
@@ -72,6 +74,7 @@ static int teardown(void) {
   olc_test_rmtree(dir);
   free(dir);
   free(path);
+  free(lock_path);
   return 0;
 }
 
@@ -81,6 +84,8 @@ static olc_persist_options opts(void) {
   o.tmp_grace_seconds = 0;
   o.file_mode = 0600;
   o.max_file_size = 1 << 20;
+  o.probe = NULL;
+  o.probe_payload = NULL;
   return o;
 }
 
@@ -190,6 +195,8 @@ static void test_base_too_large(void) {
   counter_op op = {1, 0, 0};
   reset_store("123456789\n");
   o.max_file_size = 4;
+  o.probe = NULL;
+  o.probe_payload = NULL;
   OLC_ASSERT_STATUS(OLC_E_LIMIT,
                     olc_persist__update(NULL, NULL, path, &o, counter_transform, &op, &err), &err);
   CU_ASSERT_EQUAL(counter_value(), 123456789);
@@ -203,6 +210,12 @@ static void test_symlink_never_written_through(void) {
   reset_store(NULL);
   CU_ASSERT_EQUAL_FATAL(olc_test_write_file(target, "7\n", 2), 0);
   CU_ASSERT_EQUAL_FATAL(symlink(target, path), 0);
+  /* Refused before P.lock is created next to it... */
+  OLC_ASSERT_STATUS(OLC_E_INVALID, bump(1, &err), &err);
+  CU_ASSERT_STRING_EQUAL(err.where, "lock-open");
+  CU_ASSERT_EQUAL(access(lock_path, F_OK), -1);
+  /* ...and, with a P.lock there already, at the reload (O_NOFOLLOW). */
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(lock_path, "", 0), 0);
   OLC_ASSERT_STATUS(OLC_E_IO, bump(1, &err), &err);
   CU_ASSERT_STRING_EQUAL(err.where, "reload");
   p = olc_test_read_file(target, &n);
@@ -219,11 +232,18 @@ static void test_not_a_regular_file(void) {
   reset_store(NULL);
   CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
   OLC_ASSERT_STATUS(OLC_E_IO, olc_persist__read(&b, NULL, path, 0, &err), &err);
+  /* No P.lock yet: refused before one is created next to it. */
+  OLC_ASSERT_STATUS(OLC_E_INVALID, bump(1, &err), &err);
+  CU_ASSERT_STRING_EQUAL(err.where, "lock-open");
+  CU_ASSERT_EQUAL(access(lock_path, F_OK), -1);
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(lock_path, "", 0), 0);
   OLC_ASSERT_STATUS(OLC_E_IO, bump(1, &err), &err);
   CU_ASSERT_STRING_EQUAL(err.where, "reload");
   CU_ASSERT_EQUAL(unlink(path), 0);
+  CU_ASSERT_EQUAL(unlink(lock_path), 0);
   CU_ASSERT_EQUAL_FATAL(mkdir(path, 0700), 0);
-  OLC_ASSERT_STATUS(OLC_E_IO, bump(1, &err), &err);
+  OLC_ASSERT_STATUS(OLC_E_INVALID, bump(1, &err), &err);
+  CU_ASSERT_EQUAL(access(lock_path, F_OK), -1);
   CU_ASSERT_EQUAL(olc_test_count_tmp(dir), 0);
   olc_buf__free(&b);
 }

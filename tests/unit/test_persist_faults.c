@@ -89,6 +89,8 @@ static olc_status grow(int64_t timeout_ms, olc_error *err) {
   o.tmp_grace_seconds = 0;
   o.file_mode = 0600;
   o.max_file_size = 0;
+  o.probe = NULL;
+  o.probe_payload = NULL;
   return olc_persist__update(NULL, NULL, fpath, &o, grow_transform, NULL, err);
 }
 

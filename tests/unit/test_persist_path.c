@@ -60,7 +60,10 @@ static void test_read_and_stat(void) {
   free(p);
 }
 
-static olc_status check_digit(const unsigned char *bytes, size_t len, void *payload) {
+static olc_status check_digit(const unsigned char *bytes, size_t len, int complete, void *payload,
+                              olc_error *err) {
+  (void)complete;
+  (void)err;
   (void)payload;
   return len == 2 && bytes[0] >= '0' && bytes[0] <= '9' && bytes[1] == '\n' ? OLC_OK
                                                                             : OLC_E_MALFORMED;

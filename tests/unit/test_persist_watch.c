@@ -1,10 +1,10 @@
 /*
  * tests/unit/test_persist_watch.c - the generation counter of P.lock
- * (persist.h, "change detection without a system call"): a write moves it by 2 and leaves it even,
+ * (persist.h, "change detection"): a write moves it by 2 and leaves it even,
  * a writer killed between the bumps leaves it odd (readers then compare
  * identities), a failed rename leaves it even, readers without a P.lock
- * fall back, a quiet check makes no system call, and a replaced P.lock is
- * noticed at the recheck.
+ * fall back, a quiet check makes one pread and no stat, and a replaced
+ * P.lock is noticed at the recheck.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -141,7 +141,7 @@ static void test_small_lock_is_grown(void) {
   CU_ASSERT_EQUAL(file_gen(), 2);
 }
 
-static void test_quiet_makes_no_system_call(void) {
+static void test_quiet_makes_one_pread(void) {
   olc_persist_watch w;
   olc_persist_hooks h;
   olc_error e;
@@ -159,7 +159,8 @@ static void test_quiet_makes_no_system_call(void) {
   for (i = 0; i < 1000; i++)
     quiet += olc_persist__watch_quiet(&w);
   CU_ASSERT_EQUAL(quiet, 1000);
-  CU_ASSERT_EQUAL(olc_persist__call_count(), before);
+  /* One call each: the pread of the header, no stat. */
+  CU_ASSERT_EQUAL(olc_persist__call_count(), before + 1000);
   /* Another process saves: the next check is not quiet. */
   status = child_write(&h);
   CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -252,7 +253,7 @@ static void test_no_lock_file_falls_back(void) {
   olc_persist__watch_settle(&w, t);
   CU_ASSERT_EQUAL(olc_persist__watch_quiet(&w), 0);
   CU_ASSERT_EQUAL(olc_persist__watch_gen(&w), OLC_PERSIST_GEN_NONE);
-  /* A quiet check without a mapping makes no system call either. */
+  /* A quiet check with nothing open makes no system call at all. */
   before = olc_persist__call_count();
   CU_ASSERT_EQUAL(olc_persist__watch_quiet(&w), 0);
   CU_ASSERT_EQUAL(olc_persist__call_count(), before);
@@ -327,6 +328,52 @@ static void test_planted_link_not_mapped(void) {
   free(victim);
 }
 
+/* P.lock cut short or garbled under a reader: no fault, the watch compares
+ * identities and says so once; the next writer repairs the header (a new
+ * instance), which the watch opens again at its recheck. */
+static void test_damaged_lock_degrades_once(void) {
+  olc_persist_watch w;
+  olc_persist_hooks h;
+  olc_error e;
+  char msg[256];
+  int fd;
+  fresh();
+  memset(&h, 0, sizeof h);
+  h.watch_recheck_ms = 600000;
+  olc_persist__set_hooks(&h);
+  CU_ASSERT_EQUAL_FATAL(write_once(1), OLC_OK);
+  OLC_ASSERT_OK(olc_persist__watch_open(&w, wpath, &e), &e);
+  settle_now(&w);
+  CU_ASSERT_EQUAL(olc_persist__watch_quiet(&w), 1);
+  CU_ASSERT_EQUAL(olc_persist__watch_warning(&w, msg, sizeof msg), 0);
+  fd = open(wlock, O_WRONLY | O_TRUNC); /* ": > P.lock" */
+  CU_ASSERT_FATAL(fd >= 0);
+  close(fd);
+  CU_ASSERT_EQUAL(olc_persist__watch_quiet(&w), 0);
+  CU_ASSERT_EQUAL(olc_persist__watch_gen(&w), OLC_PERSIST_GEN_NONE);
+  CU_ASSERT_EQUAL_FATAL(olc_persist__watch_warning(&w, msg, sizeof msg), 1);
+  printf("\n  warning: %s", msg);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "store.txt.lock"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "cut short"));
+  CU_ASSERT_EQUAL(olc_persist__watch_warning(&w, msg, sizeof msg), 0); /* once */
+  /* The next writer writes a fresh header; the watch reopens it. */
+  CU_ASSERT_EQUAL_FATAL(write_once(1), OLC_OK);
+  CU_ASSERT_EQUAL(file_size(wlock), 4096);
+  CU_ASSERT_EQUAL(file_gen(), 2);
+  settle_now(&w);
+  CU_ASSERT_EQUAL(olc_persist__watch_gen(&w), 2);
+  CU_ASSERT_EQUAL(olc_persist__watch_quiet(&w), 1);
+  /* Garbage over the header: the same, and no second warning. */
+  fd = open(wlock, O_WRONLY);
+  CU_ASSERT_FATAL(fd >= 0);
+  CU_ASSERT_EQUAL(pwrite(fd, "garbage!", 8, 0), 8);
+  close(fd);
+  CU_ASSERT_EQUAL(olc_persist__watch_quiet(&w), 0);
+  CU_ASSERT_EQUAL(olc_persist__watch_warning(&w, msg, sizeof msg), 0);
+  olc_persist__watch_close(&w);
+  olc_persist__set_hooks(NULL);
+}
+
 /* 1 when another process can take a classic lock on P.lock right now. */
 static int lock_is_free(void) {
   pid_t pid = fork();
@@ -399,14 +446,16 @@ int test_persist_watch_register(void) {
     return -1;
   CU_add_test(s, "a write moves the generation by 2 and leaves it even", test_write_moves_by_two);
   CU_add_test(s, "an old empty P.lock is grown and initialized", test_small_lock_is_grown);
-  CU_add_test(s, "quiet checks make no system call; saves are seen",
-              test_quiet_makes_no_system_call);
+  CU_add_test(s, "quiet checks make one pread, no stat; saves are seen",
+              test_quiet_makes_one_pread);
   CU_add_test(s, "a writer killed between the bumps leaves it odd",
               test_crash_between_bumps_leaves_odd);
   CU_add_test(s, "a failed rename ends even, P unchanged", test_failed_rename_ends_even);
   CU_add_test(s, "no P.lock yet: identities, then mapped", test_no_lock_file_falls_back);
   CU_add_test(s, "a replaced P.lock is remapped at the recheck", test_replaced_lock_is_remapped);
   CU_add_test(s, "a symlink planted at P.lock is never mapped", test_planted_link_not_mapped);
+  CU_add_test(s, "a cut-short or garbled P.lock degrades with one warning",
+              test_damaged_lock_degrades_once);
   CU_add_test(s, "mapping never drops this process's classic lock",
               test_map_never_drops_classic_lock);
   return 0;

@@ -186,7 +186,8 @@ static void test_newer_file_never_replaces_snapshot(void) {
 }
 
 static void test_open_broken_file_then_repair(void) {
-  static const char garbage[] = "not a store\n";
+  /* A damaged store: the header, then no record. */
+  static const char garbage[] = "onnx_light_calibration_profiles 1\nnot a record\n";
   olc_key k = tsu_key("3", "model-a", "cpu-x", 8);
   char moved[4096];
   olc_store *a;

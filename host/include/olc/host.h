@@ -184,6 +184,18 @@ typedef struct olc_host_options {
   { OLC_HOST_OPTIONS_VERSION, 0, 0, NULL, NULL }
 
 /*
+ * fork() (POSIX): plugin instances may run threads (cpu_gemm's pool), which
+ * do not exist in a child of fork().  In such a child a host opened before
+ * the fork reaches no plugin: calibrate, select and explain report
+ * OLC_E_UNSUPPORTED for each workload (and a store validator made from it
+ * rejects with the same reason), and olc_host_free releases the host
+ * without calling the plugins' destroy.  The child may open a new host: the
+ * libraries stay mapped and each plugin creates a new instance.  fork()
+ * waits until no thread holds the loader's locks.  The host's store is an
+ * olc_store and follows store.h.
+ */
+
+/*
  * Loads every plugin of the configured directories (and OLC_PLUGIN_PATH,
  * read with secure_getenv) in sorted order and creates one instance of
  * each with its [plugin.NAME] entries and the effective thread count.

@@ -10,6 +10,18 @@
  * Thread safety: one olc_store handle may be used from any number of threads
  * at once.  Lookup results and record lists are independent objects owned by
  * the caller.
+ *
+ * fork() (POSIX): a handle keeps no lock between calls, and fork() waits
+ * (pthread_atfork) until no other thread of the process is inside a call on
+ * any open handle, so a child never inherits a held store lock or a locked
+ * mutex.  The child may then use the handles it inherited like its own:
+ * lookups see every save (the lock file's counter is read with pread, so
+ * the descriptor the child shares with the parent is harmless), and saves
+ * from parent and child are merged under the lock like those of any two
+ * processes.  Lookup results and record lists are plain memory.  The one
+ * exception is the usual POSIX rule: a fork made from inside a call (a
+ * remove_if predicate) leaves that call's handle unusable in the child;
+ * such a child should only exec or _exit (descriptors are O_CLOEXEC).
  */
 #ifndef OLC_STORE_H
 #define OLC_STORE_H
@@ -242,7 +254,8 @@ typedef struct olc_store_options {
   int persistence_enabled;    /* 0: no file-system call at all */
   int64_t lock_timeout_ms;    /* < 0: wait forever */
   int check_for_changes;      /* re-read when another process replaced the file */
-  uint32_t tmp_grace_seconds; /* age before a leftover *.tmp is deleted */
+  uint32_t tmp_grace_seconds; /* age before a leftover *.tmp is deleted (one whose
+                               * writer is gone, on a local file system: at once) */
   uint32_t file_mode;         /* mode of a newly created store file */
   size_t max_file_size;       /* refuse larger files (0: the default, 64 MiB) */
   /* Version 2: where the store's diagnostics go (olc/diag.h; NULL: kept,
@@ -262,8 +275,10 @@ typedef struct olc_store_options {
  * not here (so that repair and override commands keep working).  Nothing is
  * created on disk until the first write.
  *
- * Returns OLC_OK, OLC_E_INVALID, OLC_E_NOMEM, OLC_E_NOT_FOUND (no default
- * path can be determined).  *out is freed with olc_store_free.
+ * Returns OLC_OK, OLC_E_INVALID (also for a path that is a store's lock
+ * file or temporary, see olc_store_export_file), OLC_E_NOMEM, OLC_E_NOT_FOUND
+ * (no default path can be determined), OLC_E_IO.  *out is freed with
+ * olc_store_free.
  */
 OLC_API olc_status olc_store_open(olc_store **out, const olc_store_options *options,
                                   olc_error *err);
@@ -289,7 +304,8 @@ OLC_API const char *olc_store_path(const olc_store *store);
 /*
  * Writes the default store path into buf: %LOCALAPPDATA%\onnx-light\... on
  * Windows; $XDG_CACHE_HOME/onnx-light/calibration_profiles.txt when that is
- * set and absolute; else $HOME/.cache/onnx-light/...; with HOME unset, the
+ * set and absolute; else $HOME/.cache/onnx-light/... when HOME is absolute;
+ * with HOME unset or relative, the
  * home directory of the passwd entry.  Returns OLC_OK, OLC_E_LIMIT (buf too
  * small), OLC_E_NOT_FOUND (no home directory).
  */
@@ -338,7 +354,9 @@ typedef struct olc_save_request {
  *
  * Returns OLC_OK, OLC_COMMITTED_UNSYNCED, OLC_E_INVALID (bad key, duplicate
  * property name, non-finite measurement), OLC_E_SERIALIZE, OLC_E_VALIDATION,
- * OLC_E_LIMIT, OLC_E_NOMEM, and the write failures: OLC_E_LOCK_TIMEOUT,
+ * OLC_E_LIMIT (a value or the record over the format's limits, or a file
+ * larger than this handle's max_file_size or the 64 MiB a default reader
+ * reads: nothing is written then), OLC_E_NOMEM, and the write failures: OLC_E_LOCK_TIMEOUT,
  * OLC_E_LOCK, OLC_E_IO, OLC_E_NOSPC, OLC_E_MALFORMED, OLC_E_VERSION (the file
  * on disk is unreadable; it is never overwritten).  On failure nothing
  * changed, in memory or on disk.
@@ -492,7 +510,9 @@ OLC_API olc_status olc_store_remove_if(olc_store *store, olc_record_predicate_fn
 /*
  * Merges every record of a version-1 file into the store (records with the
  * same identity are replaced) in one locked write.  *imported (may be NULL)
- * receives the count.  A malformed input file changes nothing.
+ * receives the count.  A malformed input file changes nothing, and so does
+ * a merge whose file would exceed the handle's or a default reader's size
+ * limit (OLC_E_LIMIT).
  */
 OLC_API olc_status olc_store_import_file(olc_store *store, const char *path, size_t *imported,
                                          olc_error *err);
@@ -501,7 +521,12 @@ OLC_API olc_status olc_store_import_file(olc_store *store, const char *path, siz
  * Writes the records (all, or only portable ones) to path as a valid
  * version-1 file, atomically (temporary sibling, fsync, rename, under
  * path.lock, which is left in place like the store's own lock file).
- * Import, export and repair return OLC_E_DISABLED when persistence is off.
+ * path must be absent or a store file; it must not be the store itself, a
+ * store's lock file (P.lock next to an existing or this store P, or a file
+ * with the lock file's header) or a store's temporary: OLC_E_INVALID, with
+ * nothing created.  The same holds for the source of olc_store_import_file
+ * and (lock file, temporary) for the path given to olc_store_open.  Import,
+ * export and repair return OLC_E_DISABLED when persistence is off.
  */
 OLC_API olc_status olc_store_export_file(olc_store *store, const char *path, int portable_only,
                                          olc_error *err);
@@ -514,12 +539,30 @@ OLC_API olc_status olc_store_check_file(const char *path, size_t *records, olc_e
 
 /*
  * Moves an unreadable store file aside to PATH.corrupt-<UTC time>.<random>
- * under the lock, so the next write starts empty.  moved_to (may be NULL)
- * receives the new name.  Returns OLC_OK, OLC_E_NOT_FOUND (no file),
- * OLC_E_BUSY (the file is valid: nothing to repair), or an I/O failure.
+ * under the lock, so the next write starts empty.  Only a regular file that
+ * is plausibly a damaged store is moved: an empty file, a proper prefix of
+ * the header, or a file that begins with the header and fails to parse.
+ * (The store path was resolved at open: a symlink is judged by what it
+ * leads to.)  moved_to (may be NULL) receives the new name.  Returns
+ * OLC_OK, OLC_E_NOT_FOUND (no file), OLC_E_BUSY (the file is valid: nothing
+ * to repair), OLC_E_VERSION (a valid file of a newer version: not moved),
+ * OLC_E_INVALID (not a regular file, or a file that does not begin with the
+ * store header: not moved), or a lock/I-O failure.  No lock file is created
+ * next to a file that is refused.
  */
 OLC_API olc_status olc_store_repair(olc_store *store, char *moved_to, size_t moved_to_size,
                                     olc_error *err);
+
+/* Flags of olc_store_repair_ext. */
+#define OLC_REPAIR_FORCE 1u /* also move a regular file that is not a store or is newer */
+
+/*
+ * olc_store_repair with flags: OLC_REPAIR_FORCE moves the file at the store
+ * path whatever it holds, as long as it is a regular file (a directory, a
+ * FIFO or a device is never moved).  Other flag bits: OLC_E_INVALID.
+ */
+OLC_API olc_status olc_store_repair_ext(olc_store *store, unsigned flags, char *moved_to,
+                                        size_t moved_to_size, olc_error *err);
 
 /* Library version, "MAJOR.MINOR.PATCH". */
 OLC_API const char *olc_version(void);

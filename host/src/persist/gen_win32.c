@@ -1,43 +1,91 @@
 /*
- * persist/gen_win32.c - mapping the generation counter of P.lock on
- * Windows (persist.h, "change detection without a system call"): a view of a file mapping,
- * writable by writers holding LockFileEx, read-only for readers.  Views are
- * not subject to byte-range locks (SQLite maps its locked -shm the same
- * way).
+ * persist/gen_win32.c - the generation counter of P.lock on Windows
+ * (persist.h, "change detection"; DURABILITY.md 2.4): a view of a file
+ * mapping, writable by writers holding LockFileEx, read-only for readers.
+ * Views are not subject to byte-range locks (SQLite maps its locked -shm
+ * the same way), and a file with a mapped view cannot be truncated
+ * (SetEndOfFile fails with ERROR_USER_MAPPED_FILE), so an access through a
+ * view never meets a cut-short file.  The page is allocated by extending
+ * the file before it is mapped: a full disk fails there, not at an access.
+ *
+ * The header is accessed with the __atomic builtins: other processes write
+ * it.
  */
 #include "persist/win_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-void *olc_win__gen_open(HANDLE lock, HANDLE *mapping) {
+#include "util/error.h"
+
+static uint64_t *gen_ptr(void *base) {
+  return (uint64_t *)(void *)((unsigned char *)base + OLC_PERSIST__GEN_OFFSET);
+}
+
+static uint64_t load64(const void *base, size_t off) {
+  return __atomic_load_n((const uint64_t *)(const void *)((const unsigned char *)base + off),
+                         __ATOMIC_ACQUIRE);
+}
+
+static int header_valid(const void *base) {
+  unsigned char h[OLC_PERSIST__GEN_HEADER];
+  uint64_t m = load64(base, 0);
+  memcpy(h, &m, sizeof m);
+  return olc_persist__gen_header_valid(h);
+}
+
+/* Writer, lock held: a fresh header unless the page already has one.  The
+ * counter and the instance first, then the magic that makes readers trust
+ * them. */
+static void header_init(void *base) {
+  unsigned char h[OLC_PERSIST__GEN_HEADER];
+  uint64_t v;
+  if (header_valid(base))
+    return;
+  olc_persist__gen_header_init(h);
+  memcpy(&v, h + OLC_PERSIST__GEN_OFFSET, sizeof v);
+  __atomic_store_n(gen_ptr(base), v, __ATOMIC_SEQ_CST);
+  memcpy(&v, h + OLC_PERSIST__GEN_INSTANCE, sizeof v);
+  __atomic_store_n((uint64_t *)(void *)((unsigned char *)base + OLC_PERSIST__GEN_INSTANCE), v,
+                   __ATOMIC_SEQ_CST);
+  memcpy(&v, h, sizeof v);
+  __atomic_store_n((uint64_t *)base, v, __ATOMIC_SEQ_CST);
+}
+
+olc_status olc_win__gen_open(void **base, HANDLE *mapping, HANDLE lock, const char *path,
+                             olc_error *err) {
   LARGE_INTEGER size;
-  void *base;
+  *base = NULL;
   *mapping = NULL;
   if (lock == INVALID_HANDLE_VALUE)
-    return NULL; /* negative control without a lock: no counter either */
+    return OLC_OK; /* negative control without a lock: no counter either */
   if (!OLC_FS(GetFileSizeEx(lock, &size)))
-    return NULL;
+    return olc_win__error(err, OLC_E_IO, GetLastError(), "lock", "cannot size the lock file", path);
   /* Grown only under the lock and only while no reader can have it mapped
    * (readers map a file of at least OLC_PERSIST__GEN_SIZE bytes), since
    * Windows refuses to resize a mapped file. */
   if (size.QuadPart < (LONGLONG)OLC_PERSIST__GEN_SIZE) {
     LARGE_INTEGER end;
     end.QuadPart = (LONGLONG)OLC_PERSIST__GEN_SIZE;
-    if (!OLC_FS(SetFilePointerEx(lock, end, NULL, FILE_BEGIN)) || !OLC_FS(SetEndOfFile(lock)))
-      return NULL;
+    if (!OLC_FS(SetFilePointerEx(lock, end, NULL, FILE_BEGIN)) || !OLC_FS(SetEndOfFile(lock))) {
+      DWORD e = GetLastError();
+      return olc_win__error(err, olc_win__status(e, OLC_E_IO), e, "lock",
+                            "cannot allocate the lock file", path);
+    }
   }
   *mapping = OLC_FS(CreateFileMappingW(lock, NULL, PAGE_READWRITE, 0, OLC_PERSIST__GEN_SIZE, NULL));
-  if (*mapping == NULL)
-    return NULL;
-  base = OLC_FS(MapViewOfFile(*mapping, FILE_MAP_WRITE, 0, 0, OLC_PERSIST__GEN_SIZE));
-  if (base == NULL) {
-    OLC_FS(CloseHandle(*mapping));
+  if (*mapping != NULL)
+    *base = OLC_FS(MapViewOfFile(*mapping, FILE_MAP_WRITE, 0, 0, OLC_PERSIST__GEN_SIZE));
+  if (*base == NULL) {
+    DWORD e = GetLastError();
+    if (*mapping != NULL)
+      OLC_FS(CloseHandle(*mapping));
     *mapping = NULL;
-    return NULL;
+    return olc_win__error(err, olc_win__status(e, OLC_E_IO), e, "lock", "cannot map the lock file",
+                          path);
   }
-  olc_persist__gen_init(base);
-  return base;
+  header_init(*base);
+  return OLC_OK;
 }
 
 void olc_win__gen_close(void *base, HANDLE mapping) {
@@ -47,15 +95,33 @@ void olc_win__gen_close(void *base, HANDLE mapping) {
     OLC_FS(CloseHandle(mapping));
 }
 
-int olc_persist__gen_map_read(const void **base, void **handle, olc_file_id *id,
-                              const char *lock_path) {
+/* A full fence after the odd store and before the even one: the odd value
+ * is visible to every process before the replace is. */
+void olc_win__gen_odd(void *base) {
+  if (base == NULL)
+    return;
+  __atomic_store_n(gen_ptr(base), olc_persist__gen_next_odd(load64(base, OLC_PERSIST__GEN_OFFSET)),
+                   __ATOMIC_SEQ_CST);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+void olc_win__gen_even(void *base) {
+  if (base == NULL)
+    return;
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  __atomic_store_n(gen_ptr(base), olc_persist__gen_next_even(load64(base, OLC_PERSIST__GEN_OFFSET)),
+                   __ATOMIC_SEQ_CST);
+}
+
+int olc_persist__gen_open_read(olc_persist_gen_src *src, olc_file_id *id, const char *lock_path) {
   BY_HANDLE_FILE_INFORMATION info;
   wchar_t *w;
   HANDLE h, m = NULL;
   void *p = NULL;
   uint64_t size;
-  *base = NULL;
-  *handle = NULL;
+  src->fd = -1;
+  src->base = NULL;
+  src->handle = NULL;
   w = olc_win__wide(lock_path);
   if (w == NULL)
     return -1;
@@ -80,17 +146,29 @@ int olc_persist__gen_map_read(const void **base, void **handle, olc_file_id *id,
   OLC_FS(CloseHandle(h));
   if (p == NULL)
     return -1;
-  if (!olc_persist__gen_valid(p)) {
+  if (!header_valid(p)) {
     OLC_FS(UnmapViewOfFile(p));
     return -1; /* no writer has initialized it yet */
   }
   olc_win__id_from_info(id, &info);
-  *base = p;
+  src->instance = load64(p, OLC_PERSIST__GEN_INSTANCE);
+  src->base = p;
   return 0;
 }
 
-void olc_persist__gen_unmap(const void *base, void *handle) {
-  (void)handle;
-  if (base != NULL)
-    OLC_FS(UnmapViewOfFile(base));
+int olc_persist__gen_read(const olc_persist_gen_src *src, uint64_t *gen) {
+  uint64_t g;
+  if (src->base == NULL || !header_valid(src->base))
+    return -1;
+  g = load64(src->base, OLC_PERSIST__GEN_OFFSET);
+  if (load64(src->base, OLC_PERSIST__GEN_INSTANCE) != src->instance)
+    return -1; /* re-initialized: another count */
+  *gen = g;
+  return 0;
+}
+
+void olc_persist__gen_close_read(olc_persist_gen_src *src) {
+  if (src->base != NULL)
+    OLC_FS(UnmapViewOfFile(src->base));
+  src->base = NULL;
 }

@@ -38,6 +38,8 @@ static unsigned parse_safety(const char *s) {
       bits |= OLC_PERSIST__SAFETY_CLASSIC;
     else if (n == 5 && strncmp(s, "order", n) == 0)
       bits |= OLC_PERSIST__SAFETY_ORDER;
+    else if (n == 6 && strncmp(s, "relock", n) == 0)
+      bits |= OLC_PERSIST__SAFETY_RELOCK;
     s = end ? end + 1 : NULL;
   }
   return bits;

@@ -7,20 +7,55 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util/error.h"
 
 static pthread_mutex_t writer_mutex = PTHREAD_MUTEX_INITIALIZER;
+/* This thread holds writer_mutex (a fork from inside a transform must not
+ * wait for it); and whether the fork handlers took it. */
+static _Thread_local int holds_writer_mutex;
+static int fork_took_mutex;
 
-void olc_posix__mutex_lock(void) { pthread_mutex_lock(&writer_mutex); }
-void olc_posix__mutex_unlock(void) { pthread_mutex_unlock(&writer_mutex); }
-int olc_posix__mutex_trylock(void) { return pthread_mutex_trylock(&writer_mutex) == 0; }
+void olc_posix__mutex_lock(void) {
+  pthread_mutex_lock(&writer_mutex);
+  holds_writer_mutex = 1;
+}
+void olc_posix__mutex_unlock(void) {
+  holds_writer_mutex = 0;
+  pthread_mutex_unlock(&writer_mutex);
+}
+int olc_posix__mutex_trylock(void) {
+  if (pthread_mutex_trylock(&writer_mutex) != 0)
+    return 0;
+  holds_writer_mutex = 1;
+  return 1;
+}
+
+/* Every locked write holds writer_mutex from before P.lock is opened until
+ * after it is closed: holding it across fork() means no child inherits a
+ * held lock (an OFD lock lives as long as any copy of its descriptor) nor
+ * a locked mutex.  A fork from the writing thread itself (a transform that
+ * forks and execs) keeps its O_CLOEXEC descriptors. */
+void olc_persist__fork_prepare(void) {
+  fork_took_mutex = !holds_writer_mutex;
+  if (fork_took_mutex)
+    pthread_mutex_lock(&writer_mutex);
+}
+
+void olc_persist__fork_done(void) {
+  if (fork_took_mutex)
+    pthread_mutex_unlock(&writer_mutex);
+  fork_took_mutex = 0;
+}
 
 /* mkdir -p with mode 0700: creates the parent first when it is missing. */
 static int mkdir_p(char *dir) {
@@ -117,17 +152,21 @@ static olc_status acquire(int lfd, const char *path, int64_t timeout_ms, olc_err
   }
 }
 
-olc_status olc_posix__lock(int *lfd, int dfd, const char *base, const char *path, uint32_t mode,
-                           int64_t timeout_ms, olc_error *err) {
+int olc_posix__lock_current(int lfd, int dfd, const char *base) {
   char name[4096];
-  int e;
-  olc_status st;
-  *lfd = -1;
-  if (olc_persist__hook_disabled(OLC_SAFETY_LOCK))
-    return OLC_OK; /* negative control: no lock at all */
+  struct stat held, named;
+  if (lfd < 0 || olc_persist__hook_disabled(OLC_PERSIST__SAFETY_RELOCK))
+    return 1; /* negative controls: no lock, or no check of it */
   if ((size_t)snprintf(name, sizeof name, "%s.lock", base) >= sizeof name)
-    return olc_error__set(err, OLC_E_INVALID, "lock-open", "file name too long: '%s'", path);
-  e = olc_persist__hook_fail(OLC_STEP_LOCK_OPEN);
+    return 0;
+  return OLC_FS(fstat(lfd, &held)) == 0 &&
+         OLC_FS(fstatat(dfd, name, &named, AT_SYMLINK_NOFOLLOW)) == 0 &&
+         held.st_dev == named.st_dev && held.st_ino == named.st_ino;
+}
+
+static olc_status open_lock(int *lfd, int dfd, const char *name, const char *path, uint32_t mode,
+                            olc_error *err) {
+  int e = olc_persist__hook_fail(OLC_STEP_LOCK_OPEN);
   if (e == 0) {
     *lfd = OLC_FS(openat(dfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, (mode_t)mode));
     e = *lfd < 0 ? errno : 0;
@@ -136,14 +175,44 @@ olc_status olc_posix__lock(int *lfd, int dfd, const char *base, const char *path
     return olc_error__sys(err, olc_persist__errno_status(e, OLC_E_IO), e, "lock-open",
                           "cannot open the lock file '%s.lock'", path);
   olc_persist__hook_crash(OLC_STEP_LOCK_OPEN);
-  st = acquire(*lfd, path, timeout_ms, err);
-  if (st != OLC_OK) {
-    OLC_FS(close(*lfd));
-    *lfd = -1;
-    return st;
-  }
-  olc_persist__hook_crash(OLC_STEP_LOCK);
   return OLC_OK;
+}
+
+olc_status olc_posix__lock(int *lfd, int dfd, const char *base, const char *path, uint32_t mode,
+                           int64_t timeout_ms, olc_error *err) {
+  char name[4096];
+  int64_t start = olc_persist__now_ms();
+  olc_status st;
+  int tries;
+  *lfd = -1;
+  if (olc_persist__hook_disabled(OLC_SAFETY_LOCK))
+    return OLC_OK; /* negative control: no lock at all */
+  if ((size_t)snprintf(name, sizeof name, "%s.lock", base) >= sizeof name)
+    return olc_error__set(err, OLC_E_INVALID, "lock-open", "file name too long: '%s'", path);
+  for (tries = 0; tries < OLC_PERSIST__LOCK_TRIES; tries++) {
+    int64_t left = timeout_ms;
+    if (timeout_ms >= 0) {
+      left = timeout_ms - (olc_persist__now_ms() - start);
+      if (left < 0)
+        left = 0;
+    }
+    st = open_lock(lfd, dfd, name, path, mode, err);
+    if (st == OLC_OK)
+      st = acquire(*lfd, path, left, err);
+    if (st == OLC_OK && olc_posix__lock_current(*lfd, dfd, base)) {
+      olc_persist__hook_crash(OLC_STEP_LOCK);
+      return OLC_OK;
+    }
+    if (*lfd >= 0)
+      OLC_FS(close(*lfd));
+    *lfd = -1;
+    if (st != OLC_OK)
+      return st;
+    /* A lock on a file that no longer has the name excludes nobody: whoever
+     * opens P.lock now gets another inode.  Lock the one named P.lock. */
+  }
+  return olc_error__set(err, OLC_E_LOCK, "lock", "the lock file '%s.lock' keeps being replaced",
+                        path);
 }
 
 void olc_posix__unlock(int lfd) {
@@ -187,10 +256,98 @@ olc_status olc_posix__read_fd(olc_buf *out, struct stat *st, int fd, size_t max,
   }
 }
 
+/* FNV-1a over the bytes of s. */
+static uint64_t fnv1a(uint64_t h, const char *s, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++) {
+    h ^= (unsigned char)s[i];
+    h *= 1099511628211u;
+  }
+  return h;
+}
+
+static pthread_once_t tag_once = PTHREAD_ONCE_INIT;
+static char ns_tag[OLC_PERSIST__TAG_LEN + 1];
+
+/* This boot's id and this process's pid namespace: a pid in a temporary's
+ * name means something here only when both are the same. */
+static void make_tag(void) {
+  char boot[64];
+  struct stat st;
+  uint64_t h = 14695981039346656037u;
+  ssize_t n = -1;
+  int fd = OLC_FS(open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC));
+  if (fd >= 0) {
+    n = OLC_FS(read(fd, boot, sizeof boot));
+    OLC_FS(close(fd));
+  }
+  if (n <= 0 || OLC_FS(stat("/proc/self/ns/pid", &st)) != 0)
+    return; /* unknown: temporaries get no tag, dead writers wait for the grace */
+  h = fnv1a(h, boot, (size_t)n);
+  h = fnv1a(h, (const char *)&st.st_dev, sizeof st.st_dev);
+  h = fnv1a(h, (const char *)&st.st_ino, sizeof st.st_ino);
+  snprintf(ns_tag, sizeof ns_tag, "%06x", (unsigned)(h >> 40));
+}
+
+const char *olc_posix__ns_tag(void) {
+  pthread_once(&tag_once, make_tag);
+  return ns_tag;
+}
+
+/* Network and cluster file systems: a pid in a name there may be another
+ * host's. */
+static int local_fs(int dfd) {
+  static const unsigned long remote[] = {
+      0x6969ul,     /* NFS */
+      0x517bul,     /* SMB */
+      0xff534d42ul, /* CIFS */
+      0xfe534d42ul, /* SMB2 */
+      0x00c36400ul, /* Ceph */
+      0x5346414ful, /* AFS */
+      0x73757245ul, /* Coda */
+      0x01021997ul, /* 9P */
+      0x65735546ul, /* FUSE (may be anything) */
+      0x0bd00bd0ul, /* Lustre */
+      0x01161970ul, /* GFS2 */
+      0x7461636ful, /* OCFS2 */
+      0x564cul,     /* NCP */
+  };
+  struct statfs fs;
+  size_t i;
+  if (OLC_FS(fstatfs(dfd, &fs)) != 0)
+    return 0;
+  for (i = 0; i < sizeof remote / sizeof remote[0]; i++)
+    if ((unsigned long)fs.f_type == remote[i])
+      return 0;
+  return 1;
+}
+
+/* 1 when the temporary's writer is gone: its name carries this boot's and
+ * pid namespace's tag, and no process has its pid, or the pid is ours (this
+ * process creates and removes its temporaries under the writer mutex, which
+ * the caller holds: one of ours is an earlier write's that could not be
+ * removed). */
+static int writer_gone(const char *name, const char *base) {
+  const char *tag = olc_posix__ns_tag(), *p = name + strlen(base) + 1;
+  long pid = 0;
+  if (tag[0] == 0)
+    return 0;
+  for (; *p >= '0' && *p <= '9'; p++) {
+    pid = pid * 10 + (*p - '0');
+    if (pid > INT_MAX)
+      return 0;
+  }
+  if (pid <= 0 || strncmp(p + 1, tag, OLC_PERSIST__TAG_LEN) != 0)
+    return 0;
+  if ((pid_t)pid == getpid())
+    return 1;
+  return OLC_FS(kill((pid_t)pid, 0)) != 0 && errno == ESRCH;
+}
+
 void olc_posix__gc(int dfd, const char *base, uint32_t grace_seconds) {
   DIR *d;
   struct dirent *e;
-  int fd;
+  int fd, local;
   time_t now = time(NULL);
   if (olc_persist__hook_fail(OLC_STEP_GC) != 0)
     return; /* an injected GC failure is ignored like a real one */
@@ -202,6 +359,7 @@ void olc_posix__gc(int dfd, const char *base, uint32_t grace_seconds) {
     OLC_FS(close(fd));
     return;
   }
+  local = local_fs(dfd);
   for (;;) {
     struct stat st;
     errno = 0;
@@ -216,8 +374,11 @@ void olc_posix__gc(int dfd, const char *base, uint32_t grace_seconds) {
      * take it from a finer clock than time()'s (a temporary written in
      * the same second can look a second younger than now), or from a
      * server's.  So grace 0 removes every leftover, and a future file is
-     * never taken for an old one. */
-    if ((now > st.st_mtime ? (uint64_t)(now - st.st_mtime) : 0u) >= grace_seconds)
+     * never taken for an old one.  A writer that is gone (we hold the
+     * lock; its pid is of this pid namespace, on a local file system)
+     * leaves nothing worth waiting for. */
+    if ((now > st.st_mtime ? (uint64_t)(now - st.st_mtime) : 0u) >= grace_seconds ||
+        (local && writer_gone(e->d_name, base)))
       OLC_FS(unlinkat(dfd, e->d_name, 0));
   }
   OLC_FS(closedir(d));

@@ -51,7 +51,9 @@ olc_status olc_persist__default_path(char *buf, size_t size, olc_error *err) {
   if (xdg != NULL && xdg[0] == '/') /* the XDG spec: relative values are invalid */
     return put_path(buf, size, xdg, OLC_PERSIST__SUBPATH, err);
   home = env_get("HOME");
-  if (home != NULL && home[0] != 0)
+  /* A relative HOME is ignored like a relative XDG_CACHE_HOME: the store
+   * must not move with the working directory. */
+  if (home != NULL && home[0] == '/')
     return put_path(buf, size, home, ".cache/" OLC_PERSIST__SUBPATH, err);
   olc_persist__count();
   e = getpwuid_r(getuid(), &pw, pwbuf, sizeof pwbuf, &res);

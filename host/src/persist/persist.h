@@ -58,12 +58,51 @@ const char *olc_step__name(olc_step step);
 /* Inverse of olc_step__name; OLC_STEP_NONE when unknown. */
 olc_step olc_step__from_name(const char *name);
 
+/*
+ * The caller's look at an existing target before P.lock is created next to
+ * it (so that no lock file appears beside a file that is not the caller's):
+ * head holds the first len bytes (at most OLC_PERSIST_HEAD) of the regular
+ * file at path, size its size.  Anything but OLC_OK (with err filled)
+ * refuses the operation before anything is created.
+ */
+#define OLC_PERSIST_HEAD 64u
+typedef olc_status (*olc_persist_probe_fn)(const unsigned char *head, size_t len, uint64_t size,
+                                           const char *path, void *payload, olc_error *err);
+
 typedef struct olc_persist_options {
   int64_t lock_timeout_ms;    /* < 0: forever */
   uint32_t tmp_grace_seconds; /* age before leftover temporaries are deleted */
   uint32_t file_mode;         /* mode for a new file (an existing file keeps its own) */
   size_t max_file_size;       /* refuse to read larger files */
+  /* Optional (NULL: any regular file).  Run only while P.lock does not
+   * exist yet: an existing lock file is not created again. */
+  olc_persist_probe_fn probe;
+  void *probe_payload;
 } olc_persist_options;
+
+/* What is at a path, without following a symlink there. */
+typedef enum olc_persist_kind {
+  OLC_PERSIST_ABSENT = 0,
+  OLC_PERSIST_FILE, /* a regular file */
+  OLC_PERSIST_DIRECTORY,
+  OLC_PERSIST_SYMLINK,
+  OLC_PERSIST_SPECIAL /* a FIFO, a device or a socket */
+} olc_persist_kind;
+
+typedef struct olc_persist_probe {
+  olc_persist_kind kind;
+  uint64_t size;                        /* of a regular file */
+  size_t head_len;                      /* bytes in head */
+  unsigned char head[OLC_PERSIST_HEAD]; /* the first bytes of a regular file */
+} olc_persist_probe;
+
+/* Looks at path: its kind and, for a regular file, its size and first
+ * bytes (opened O_NOFOLLOW|O_NONBLOCK: a FIFO never blocks).  Returns OLC_OK
+ * (also for an absent path) or OLC_E_IO. */
+olc_status olc_persist__probe(olc_persist_probe *out, const char *path, olc_error *err);
+/* "a directory", "a symbolic link", "a FIFO, device or socket", "a regular
+ * file", "absent". */
+const char *olc_persist__kind_str(olc_persist_kind kind);
 
 /*
  * Reads the whole file at path into out (out is reset first) and records
@@ -88,7 +127,11 @@ typedef olc_status (*olc_persist_transform_fn)(olc_buf *out, int *unchanged,
                                                int base_exists, void *payload, olc_error *err);
 
 /*
- * The locked reload-merge-replace of DURABILITY.md.  new_id (may be NULL)
+ * The locked reload-merge-replace of DURABILITY.md.  Before P.lock is
+ * created (only while it does not exist) the target is checked: absent, or
+ * a regular file that options->probe accepts; anything else is
+ * OLC_E_INVALID (not a regular file) or the probe's refusal, with nothing
+ * created.  new_id (may be NULL)
  * receives the identity of the file after the call (unchanged file: its
  * current identity).  *written (may be NULL) says whether a new file was
  * renamed into place.
@@ -105,11 +148,18 @@ olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *pa
 
 /*
  * Under the lock, renames path to path.corrupt-<YYYYmmddTHHMMSSZ>.<8 hex>
- * when check(bytes) fails (check returns non-OLC_OK for an unreadable
- * file).  Returns OLC_OK, OLC_E_NOT_FOUND, OLC_E_BUSY (check passed), or a
- * lock/I-O failure.
+ * when check says the file is a damaged store.  Only a regular file is
+ * looked at: anything else at path (a directory, a symlink planted there, a
+ * FIFO, a device) is OLC_E_INVALID and stays.  check gets the whole file
+ * (complete = 1) or, when it is larger than max_file_size, its first 4096
+ * bytes (complete = 0), and answers OLC_OK (a valid file: OLC_E_BUSY, not
+ * moved), OLC_E_MALFORMED (damaged: moved), or any other status with err
+ * filled (refused: not moved).  options->probe runs first, as for an
+ * update, while P.lock does not exist.  Returns OLC_OK, OLC_E_NOT_FOUND,
+ * OLC_E_BUSY, OLC_E_INVALID, check's refusal, or a lock/I-O failure.
  */
-typedef olc_status (*olc_persist_check_fn)(const unsigned char *bytes, size_t len, void *payload);
+typedef olc_status (*olc_persist_check_fn)(const unsigned char *bytes, size_t len, int complete,
+                                           void *payload, olc_error *err);
 olc_status olc_persist__repair(char *moved_to, size_t moved_to_size, const char *path,
                                const olc_persist_options *options, olc_persist_check_fn check,
                                void *payload, olc_error *err);
@@ -125,59 +175,74 @@ olc_status olc_persist__resolve(char **out, const char *path, olc_error *err);
 olc_status olc_persist__default_path(char *buf, size_t size, olc_error *err);
 
 /*
- * Change detection without a system call (the wal-index idea of SQLite).
+ * Change detection (the wal-index idea of SQLite).
  *
  * The permanent lock sibling P.lock carries a generation counter that every
- * writer moves under the lock (proposed as DURABILITY.md 2.4):
+ * writer moves under the lock (DURABILITY.md 2.4):
  *
- *   offset 0  8 bytes  magic "olcgen01"
- *   offset 8  8 bytes  generation, unsigned 64-bit, native byte order
- *                      (little-endian on every supported target)
- *   size      4096 bytes (a writer extends a smaller P.lock under the lock;
- *                      nobody ever shrinks it)
+ *   offset 0   8 bytes  magic "olcgen01"
+ *   offset 8   8 bytes  generation, unsigned 64-bit, native byte order
+ *                       (little-endian on every supported target)
+ *   offset 16  8 bytes  instance: random, new whenever a writer
+ *                       (re)initializes the header
+ *   size       4096 bytes, allocated (posix_fallocate, or zeros written)
+ *              by a writer under the lock before it touches the header; no
+ *              space is OLC_E_NOSPC and the write is abandoned cleanly
  *
- * A writer maps P.lock MAP_SHARED (a view of the file mapping on Windows)
- * and, holding the lock, makes the generation odd right before the step
- * that changes P (the rename W10, or repair's move aside) and even again
- * right after it, whether that step succeeded or failed.  A writer killed
- * in between leaves it odd.  Stores are sequentially consistent atomics
- * followed by a full fence, so the odd value is visible to every process
- * before the new P is.
+ * A writer, holding the lock, makes the generation odd right before the
+ * step that changes P (the rename W10, or repair's move aside) and even
+ * again right after it, whether that step succeeded or failed.  A writer
+ * killed in between leaves it odd.  A writer that finds the header short or
+ * garbled writes a fresh one (generation 0, a new instance).
  *
- * A reader maps P.lock read-only.  olc_persist__watch_quiet is one acquire
- * load and a coarse clock read: it answers 1 (nothing saved since the last
- * settle; no system call) only when the generation is even, equals the one
- * recorded by olc_persist__watch_settle, and the periodic recheck is not
- * due.  Otherwise the caller compares file identities with
- * olc_persist__stat as before: watch_begin (reads the generation first),
- * stat, compare/reload, watch_settle.  Odd (a writer at work or killed at
- * work), no mapping (no P.lock yet, cannot map, persistence off) and any
- * failure simply mean "compare identities": slower, never wrong, never an
- * error.
+ * Nothing maps P.lock on POSIX: whoever may write it can truncate it, and
+ * an access through a mapping of a truncated file faults (SIGBUS).  Writers
+ * use pread/pwrite on their locked descriptor; a reader keeps a read-only
+ * descriptor and reads the 24-byte header with one pread.
+ * olc_persist__watch_quiet is that pread and a coarse clock read: it
+ * answers 1 (nothing saved since the last settle; no stat) only when the
+ * header is intact, the instance is the one the descriptor was opened on,
+ * the generation is even and equals the one recorded by
+ * olc_persist__watch_settle, and the periodic recheck is not due.
+ * Otherwise the caller compares file identities with olc_persist__stat as
+ * before: watch_begin (reads the generation first), stat, compare/reload,
+ * watch_settle.  Odd (a writer at work or killed at work), nothing open (no
+ * P.lock yet, persistence off) and any failure simply mean "compare
+ * identities": slower, never wrong, never an error.  On Windows readers map
+ * the page read-only instead (a mapped file cannot be truncated there).
  *
- * Trade-off: a user who deletes P.lock while readers have it mapped
- * orphans their mapping (its counter never moves again).  Every
- * OLC_PERSIST_WATCH_RECHECK_MS (100 ms) a reader therefore compares
- * identities anyway and checks that its mapping is still the file named
- * P.lock, remapping it when it is not: a change is then seen within that
- * interval instead of at once.  Truncating P.lock below 4096 bytes while a
- * reader has it mapped is sabotage the library cannot defend against (the
- * reader's load faults), as with SQLite's -shm file.
+ * A P.lock that is cut short, garbled, re-initialized or replaced (another
+ * inode at the name) while a watch uses it degrades that watch to the
+ * identity comparison, with one warning (olc_persist__watch_warning); at
+ * the next recheck it opens P.lock again, at most OLC_PERSIST_WATCH_MAPS
+ * times, then compares identities for good.  A replaced P.lock is noticed
+ * only at the recheck: every OLC_PERSIST_WATCH_RECHECK_MS (100 ms) a reader
+ * compares identities anyway and checks that its descriptor is still the
+ * file named P.lock, so a change is then seen within that interval.
+ * Mutual exclusion never depends on the counter: it is the lock.
  */
 #define OLC_PERSIST_WATCH_RECHECK_MS 100
-#define OLC_PERSIST_WATCH_MAPS 5 /* mappings of one watch before it gives up */
+#define OLC_PERSIST_WATCH_MAPS 5 /* opens of one watch before it gives up */
 
-/* One mapping of P.lock; never changed after it is published. */
+/* Where a reader reads the counter from: a descriptor (POSIX) or a
+ * read-only view (Windows). */
+typedef struct olc_persist_gen_src {
+  intptr_t fd;       /* POSIX: the open P.lock, -1 when none */
+  const void *base;  /* Windows: the mapped page */
+  void *handle;      /* Windows: the mapping object */
+  uint64_t instance; /* the header's instance when it was opened */
+} olc_persist_gen_src;
+
+/* One opening of P.lock; never changed after it is published. */
 typedef struct olc_persist_watch_map {
-  const void *base; /* the mapped P.lock */
-  void *handle;     /* the mapping object on Windows */
-  uint64_t epoch;   /* 1 .. OLC_PERSIST_WATCH_MAPS */
-  olc_file_id id;   /* identity of the mapped file */
+  olc_persist_gen_src src;
+  uint64_t epoch; /* 1 .. OLC_PERSIST_WATCH_MAPS */
+  olc_file_id id; /* identity of the opened file */
 } olc_persist_watch_map;
 
 typedef struct olc_persist_watch {
   char *lock_path; /* "<P>.lock" */
-  /* atomic: the current mapping, NULL when none.  Older ones stay mapped
+  /* atomic: the current opening, NULL when none.  Older ones stay open
    * until close: another thread may still be reading through them. */
   olc_persist_watch_map *cur;
   olc_persist_watch_map maps[OLC_PERSIST_WATCH_MAPS];
@@ -186,7 +251,8 @@ typedef struct olc_persist_watch {
   int64_t recheck_at;  /* atomic: coarse monotonic ms of the next recheck */
   int64_t interval_ms; /* recheck period */
   int busy;            /* atomic try-lock of the recheck */
-  int degraded;        /* atomic: 1 once it gave up mapping, 2 once that was taken */
+  int warn_state;      /* atomic: 0 none, 1 being written, 2 ready, 3 taken */
+  char warning[160];   /* the degradation, once */
 } olc_persist_watch;
 
 /* A generation read by olc_persist__watch_begin. */
@@ -197,27 +263,36 @@ typedef struct olc_persist_watch_token {
 
 #define OLC_PERSIST_GEN_NONE UINT64_MAX
 
-/* Prepares w for the store file at path and maps its P.lock when it
- * exists.  Only OLC_E_NOMEM (or OLC_E_INVALID) can fail; a P.lock that
- * cannot be mapped is retried at the recheck interval. */
+/* Prepares w for the store file at path; its P.lock is opened at the
+ * first begin.  Only OLC_E_NOMEM (or OLC_E_INVALID) can fail; a P.lock
+ * that cannot be opened is retried at the recheck interval. */
 olc_status olc_persist__watch_open(olc_persist_watch *w, const char *path, olc_error *err);
-/* Unmaps everything (a zeroed or closed watch is fine). */
+/* Closes everything (a zeroed or closed watch is fine). */
 void olc_persist__watch_close(olc_persist_watch *w);
-/* 1: nothing was saved since the last settle (no system call, thread
- * safe).  0: the caller must compare identities. */
+/* 1: nothing was saved since the last settle (one pread of the header,
+ * no stat; thread safe).  0: the caller must compare identities. */
 int olc_persist__watch_quiet(olc_persist_watch *w);
-/* Call before the identity comparison: does the due recheck (maps,
- * remaps; system calls) and reads the generation. */
+/* Call before the identity comparison: does the due recheck (opens,
+ * reopens; system calls) and reads the generation. */
 olc_persist_watch_token olc_persist__watch_begin(olc_persist_watch *w);
 /* Call once the caller holds what the file was at or after its stat that
  * followed begin: later quiet answers 1 until the next save. */
 void olc_persist__watch_settle(olc_persist_watch *w, olc_persist_watch_token token);
-/* 1 exactly once after the watch gave up mapping (P.lock was replaced
- * OLC_PERSIST_WATCH_MAPS times: every check compares identities from then
- * on), so the caller can warn once; else 0.  Thread-safe. */
-int olc_persist__watch_degraded(olc_persist_watch *w);
-/* The generation now (OLC_PERSIST_GEN_NONE when unmapped); tests. */
+/* The generation now (OLC_PERSIST_GEN_NONE when nothing is open); tests. */
 uint64_t olc_persist__watch_gen(olc_persist_watch *w);
+/* The degradation warning (a one-line message naming P.lock), returned
+ * once: 1 with msg filled, else 0.  Thread safe. */
+int olc_persist__watch_warning(olc_persist_watch *w, char *msg, size_t size);
+
+/*
+ * fork(): the store's pthread_atfork handlers call these around a fork
+ * (POSIX only).  prepare waits until no other thread of this process is
+ * inside a locked write (so no child inherits a held P.lock lock or a
+ * locked writer mutex); done (in the parent and in the child) undoes it.
+ * A fork from the writing thread itself does not wait.
+ */
+void olc_persist__fork_prepare(void);
+void olc_persist__fork_done(void);
 
 /* Number of file-system calls made by this module since start (tests). */
 uint64_t olc_persist__call_count(void);
@@ -232,7 +307,11 @@ uint64_t olc_persist__call_count(void);
  *   OLC_TEST_DISABLE=<safety>[,...]    negative controls: "lock" (no lock),
  *                                      "fsync" (no fsync of the temporary),
  *                                      "rename" (write P in place, O_TRUNC),
- *                                      "dirsync" (no directory fsync)
+ *                                      "dirsync" (no directory fsync),
+ *                                      "ofd" (classic fcntl locks), "order"
+ *                                      (rename before fsync), "relock" (no
+ *                                      check that the locked P.lock still
+ *                                      has its name)
  *   OLC_TEST_WATCH_RECHECK_MS=<ms>     recheck interval of new watches
  */
 #ifdef OLC_TEST_HOOKS

@@ -49,6 +49,21 @@ olc_step olc_step__from_name(const char *name) {
   return OLC_STEP_NONE;
 }
 
+const char *olc_persist__kind_str(olc_persist_kind kind) {
+  switch (kind) {
+  case OLC_PERSIST_ABSENT:
+    return "absent";
+  case OLC_PERSIST_FILE:
+    return "a regular file";
+  case OLC_PERSIST_DIRECTORY:
+    return "a directory";
+  case OLC_PERSIST_SYMLINK:
+    return "a symbolic link";
+  default:
+    return "a FIFO, device or socket";
+  }
+}
+
 int olc_file_id__equal(const olc_file_id *a, const olc_file_id *b) {
   if (a->exists != b->exists)
     return 0;
@@ -62,6 +77,8 @@ void olc_persist__options(olc_persist_options *out, const olc_persist_options *i
   out->tmp_grace_seconds = OLC_PERSIST__DEFAULT_GRACE_S;
   out->file_mode = OLC_PERSIST__DEFAULT_MODE;
   out->max_file_size = 0;
+  out->probe = NULL;
+  out->probe_payload = NULL;
   if (in == NULL)
     return;
   *out = *in;

@@ -15,6 +15,8 @@
 #define OLC_PERSIST__DEFAULT_GRACE_S 3600u
 #define OLC_PERSIST__DEFAULT_MODE 0600u
 #define OLC_PERSIST__TMP_TRIES 8
+#define OLC_PERSIST__TAG_LEN 6    /* hex digits of the pid-namespace tag in temporary names */
+#define OLC_PERSIST__LOCK_TRIES 8 /* lock, or whole updates, on a replaced P.lock */
 
 /* Resolved options: NULL or zero fields replaced by the defaults. */
 void olc_persist__options(olc_persist_options *out, const olc_persist_options *in);
@@ -48,23 +50,29 @@ olc_status olc_persist__errno_status(int sys_errno, olc_status fallback);
 #define OLC_PERSIST__GEN_SIZE 4096u
 #define OLC_PERSIST__GEN_MAGIC "olcgen01" /* 8 bytes at offset 0 */
 #define OLC_PERSIST__GEN_OFFSET 8u
+#define OLC_PERSIST__GEN_INSTANCE 16u
+#define OLC_PERSIST__GEN_HEADER 24u /* magic, generation, instance */
 
-/* Writer side, lock held, base = a writable mapping of P.lock (NULL: no
- * counter, every call is a no-op).  init writes the magic when it is
- * missing; odd before the step that changes P, even after it. */
-void olc_persist__gen_init(void *base);
-void olc_persist__gen_odd(void *base);
-void olc_persist__gen_even(void *base);
-/* Reader side: 1 when base carries the magic; the generation (acquire). */
-int olc_persist__gen_valid(const void *base);
-uint64_t olc_persist__gen_load(const void *base);
+/* 1 when the header h (OLC_PERSIST__GEN_HEADER bytes) carries the magic. */
+int olc_persist__gen_header_valid(const unsigned char *h);
+/* A fresh header: the magic, generation 0 and a random instance. */
+void olc_persist__gen_header_init(unsigned char *h);
+/* The value after g at the step that changes P (odd, and different from
+ * any value a reader may have settled on: +1 from even, +2 from the odd
+ * value a killed writer left), and after it (even again). */
+uint64_t olc_persist__gen_next_odd(uint64_t g);
+uint64_t olc_persist__gen_next_even(uint64_t g);
 
-/* Platform part of the watch (gen_posix.c, gen_win32.c): maps lock_path
- * read-only when it is a regular file of at least OLC_PERSIST__GEN_SIZE
- * bytes with the magic; *id receives its identity.  0 on success. */
-int olc_persist__gen_map_read(const void **base, void **handle, olc_file_id *id,
-                              const char *lock_path);
-void olc_persist__gen_unmap(const void *base, void *handle);
+/* Reader side, platform part (gen_posix.c, gen_win32.c): opens the counter
+ * of lock_path when it is a regular file whose header a writer has
+ * initialized; *id receives its identity and src->instance the header's
+ * instance.  0 on success, -1 (nothing kept open) otherwise. */
+int olc_persist__gen_open_read(olc_persist_gen_src *src, olc_file_id *id, const char *lock_path);
+/* The generation now: 0, or -1 when the file has been cut short, garbled
+ * or re-initialized (another instance) since it was opened.  Never faults,
+ * whatever another process does to the file; thread safe. */
+int olc_persist__gen_read(const olc_persist_gen_src *src, uint64_t *gen);
+void olc_persist__gen_close_read(olc_persist_gen_src *src);
 
 /* Coarse monotonic clock in ms (no system call where the OS allows). */
 int64_t olc_persist__coarse_ms(void);
@@ -72,6 +80,7 @@ int64_t olc_persist__coarse_ms(void);
 /* ---- test hooks (no-ops in the shipped library) ---- */
 #define OLC_PERSIST__SAFETY_CLASSIC 16u /* force the classic fcntl lock */
 #define OLC_PERSIST__SAFETY_ORDER 32u   /* rename the temporary before its fsync */
+#define OLC_PERSIST__SAFETY_RELOCK 64u  /* trust a lock on a replaced P.lock */
 
 #ifdef OLC_TEST_HOOKS
 /* Loads OLC_TEST_* from the environment once (unless set_hooks was called). */

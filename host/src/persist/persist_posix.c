@@ -23,8 +23,8 @@ typedef struct writer {
   int lfd;
   int tfd;
   int tmp_created;
-  void *gen;   /* the generation counter of P.lock, NULL when unmapped */
-  int gen_odd; /* made odd, not yet even again */
+  int gen_odd;   /* the generation counter made odd, not yet even again */
+  int lost_lock; /* P.lock was replaced while held: the attempt is redone */
   char tmp[4096];
   olc_persist_options opt;
   olc_buf old;
@@ -84,15 +84,20 @@ static olc_status create_tmp(writer *w, olc_error *err) {
     return OLC_OK;
   }
   for (tries = 0; tries < OLC_PERSIST__TMP_TRIES; tries++) {
+    /* "<base>.<pid>.<16 hex>.tmp": the hex begins with this pid
+     * namespace's tag when it is known, so that the next writer can tell
+     * a dead writer's leftover (W5); the rest is random. */
+    const char *tag = olc_posix__ns_tag();
+    size_t t = strlen(tag);
     unsigned char r[8];
     int i, n;
     olc_persist__random(r, sizeof r);
-    n = snprintf(w->tmp, sizeof w->tmp, "%s.%ld.", w->base, (long)getpid());
-    if (n < 0 || (size_t)n + 21 > sizeof w->tmp)
+    n = snprintf(w->tmp, sizeof w->tmp, "%s.%ld.%s", w->base, (long)getpid(), tag);
+    if (n < 0 || (size_t)n - t + 21 > sizeof w->tmp)
       return olc_error__set(err, OLC_E_INVALID, "tmp-create", "file name too long: '%s'", w->path);
-    for (i = 0; i < 8; i++)
+    for (i = 0; (size_t)(2 * i) + t < 16; i++)
       snprintf(w->tmp + n + 2 * i, 3, "%02x", r[i]);
-    memcpy(w->tmp + n + 16, ".tmp", 5);
+    memcpy(w->tmp + n - t + 16, ".tmp", 5);
     e = olc_persist__hook_fail(OLC_STEP_TMP_CREATE);
     if (e == 0) {
       w->tfd = OLC_FS(
@@ -182,11 +187,13 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
   int unchanged = 0, e;
   struct stat new_st;
   st = olc_posix__open_dir(&w->dfd, w->dir, 1, err);
+  if (st == OLC_OK) /* W1a: no P.lock beside something that is not a store */
+    st = olc_posix__check_target(w->dfd, w->base, w->path, &w->opt, err);
   if (st == OLC_OK)
     st = olc_posix__lock(&w->lfd, w->dfd, w->base, w->path, w->opt.file_mode,
                          w->opt.lock_timeout_ms, err);
   if (st == OLC_OK)
-    w->gen = olc_posix__gen_open(w->lfd); /* W2b */
+    st = olc_posix__gen_prepare(w->lfd, w->path, err); /* W2b */
   if (st == OLC_OK)
     st = reload(w, err);
   if (st != OLC_OK)
@@ -207,10 +214,19 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
       olc_posix__id_from_stat(new_id, &w->old_st);
     return OLC_OK;
   }
+  /* The clean-up removes other writers' temporaries: only under a lock
+   * that still excludes them. */
+  if (!olc_posix__lock_current(w->lfd, w->dfd, w->base)) {
+    w->lost_lock = 1;
+    return olc_error__set(err, OLC_E_LOCK, "gc",
+                          "the lock file '%s.lock' was replaced during the write", w->path);
+  }
   olc_posix__gc(w->dfd, w->base, w->opt.tmp_grace_seconds); /* W5 */
   olc_persist__hook_crash(OLC_STEP_GC);
   if (olc_persist__hook_disabled(OLC_SAFETY_RENAME)) {
-    olc_persist__gen_odd(w->gen); /* the in-place control changes P from here on */
+    e = olc_posix__gen_bump(w->lfd, 1); /* the in-place control changes P from here on */
+    if (e != 0)
+      return step_error(err, OLC_STEP_LOCK, e, "cannot update the lock file of", w->path);
     w->gen_odd = 1;
   }
   st = create_tmp(w, err);
@@ -220,9 +236,21 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
     return st;
   if (w->tmp_created) { /* W10: the commit point */
     /* Odd first: a reader that saw the old even value must not trust it
-     * once the new P can be seen. */
-    olc_persist__gen_odd(w->gen);
+     * once the new P can be seen.  A counter that cannot be moved would
+     * hide this write from readers: nothing is renamed then. */
+    e = olc_posix__gen_bump(w->lfd, 1);
+    if (e != 0)
+      return step_error(err, OLC_STEP_RENAME, e, "cannot update the lock file of", w->path);
     w->gen_odd = 1;
+    /* Someone replaced P.lock since it was locked: a writer that opened the
+     * new one may be past its reload now.  Start again under that lock
+     * rather than rename over its work (checked last, right before the
+     * rename, to leave the least time in between). */
+    if (!olc_posix__lock_current(w->lfd, w->dfd, w->base)) {
+      w->lost_lock = 1;
+      return olc_error__set(err, OLC_E_LOCK, "rename",
+                            "the lock file '%s.lock' was replaced during the write", w->path);
+    }
     e = olc_persist__hook_fail(OLC_STEP_RENAME);
     if (e == 0 && OLC_FS(renameat(w->dfd, w->tmp, w->dfd, w->base)) != 0)
       e = errno;
@@ -231,7 +259,9 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
     w->tmp_created = 0;
   }
   olc_persist__hook_crash(OLC_STEP_RENAME);
-  olc_persist__gen_even(w->gen); /* after the rename (the crash hook may stop here) */
+  /* Even after the rename (the crash hook may stop before).  A failure
+   * leaves it odd: readers then compare identities, which is safe. */
+  (void)olc_posix__gen_bump(w->lfd, 0);
   w->gen_odd = 0;
   if (written != NULL)
     *written = 1;
@@ -242,11 +272,66 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
   return st;
 }
 
+/* A temporary that could not be removed (an append-only or immutable
+ * directory) is named in the error, so it can be found and removed.  The
+ * name must survive the message's size: after the error when both fit,
+ * else first (the error cut short), else its file name alone first (it
+ * lies beside the store). */
+static void name_leftover(const writer *w, int e, olc_error *err) {
+  char buf[96], was[sizeof err->message], *m;
+  const char *why;
+  size_t cap, dl;
+  int n;
+  if (err == NULL)
+    return;
+  m = err->message;
+  cap = sizeof err->message;
+  memcpy(was, m, cap);
+  dl = (size_t)(w->base - w->path);
+  why = olc_error__strerror(e, buf, sizeof buf);
+  n = snprintf(m, cap, "%s; the temporary '%.*s%s' could not be removed (%s)", was, (int)dl,
+               w->path, w->tmp, why);
+  if (n >= 0 && (size_t)n < cap)
+    return;
+  n = snprintf(m, cap, "the temporary '%.*s%s' not removed (%s): %s", (int)dl, w->path, w->tmp, why,
+               was);
+  if (n >= 0 && (size_t)(n - (int)strlen(was)) < cap)
+    return;
+  n = snprintf(m, cap, "the temporary '%s' beside the store could not be removed (%s) after: %s",
+               w->tmp, why, was);
+  if (n < 0) /* (cut short, at worst, after the name) */
+    memcpy(m, was, cap);
+}
+
+/* Undoes what an attempt left: the temporary (before the commit point),
+ * the counter's odd value, the lock, the directory. */
+static void finish_attempt(writer *w, olc_status st, olc_error *err) {
+  if (w->tfd >= 0)
+    OLC_FS(close(w->tfd));
+  w->tfd = -1;
+  /* Abort before the commit point: the temporary goes. */
+  if (w->tmp_created && OLC_FS(unlinkat(w->dfd, w->tmp, 0)) != 0 && errno != ENOENT)
+    name_leftover(w, errno, err);
+  w->tmp_created = 0;
+  if (w->gen_odd)
+    (void)olc_posix__gen_bump(w->lfd, 0); /* failed rename: even again (a new value) */
+  w->gen_odd = 0;
+  if (w->lfd >= 0 || st == OLC_OK || st == OLC_COMMITTED_UNSYNCED)
+    olc_posix__unlock(w->lfd); /* W13 */
+  w->lfd = -1;
+  if (w->dfd >= 0)
+    OLC_FS(close(w->dfd));
+  w->dfd = -1;
+  olc_buf__reset(&w->old);
+  olc_buf__reset(&w->next);
+}
+
 olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *path,
                                const olc_persist_options *options,
                                olc_persist_transform_fn transform, void *payload, olc_error *err) {
   writer w;
   olc_status st;
+  int tries;
   /* A stale error must not survive into this call's report. */
   olc_error_clear(err);
   if (written != NULL)
@@ -264,18 +349,13 @@ olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *pa
   if (st != OLC_OK)
     return st;
   olc_posix__mutex_lock(); /* W0 */
-  st = run_update(&w, new_id, written, transform, payload, err);
-  if (w.tfd >= 0)
-    OLC_FS(close(w.tfd));
-  if (w.tmp_created)
-    OLC_FS(unlinkat(w.dfd, w.tmp, 0)); /* abort before the commit point */
-  if (w.gen_odd)
-    olc_persist__gen_even(w.gen); /* failed rename: even again (a new value) */
-  olc_posix__gen_close(w.gen);
-  if (w.lfd >= 0 || st == OLC_OK || st == OLC_COMMITTED_UNSYNCED)
-    olc_posix__unlock(w.lfd); /* W13 */
-  if (w.dfd >= 0)
-    OLC_FS(close(w.dfd));
+  for (tries = 0; tries < OLC_PERSIST__LOCK_TRIES; tries++) {
+    w.lost_lock = 0;
+    st = run_update(&w, new_id, written, transform, payload, err);
+    finish_attempt(&w, st, err);
+    if (!w.lost_lock)
+      break;
+  }
   olc_posix__mutex_unlock();
   olc_buf__free(&w.old);
   olc_buf__free(&w.next);

@@ -177,10 +177,12 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
   olc_file_id nid;
   int unchanged = 0, hooked;
   st = olc_win__ensure_dir(w->dir, 1, err);
+  if (st == OLC_OK) /* W1a: no P.lock beside something that is not a store */
+    st = olc_win__check_target(w->path, &w->opt, err);
   if (st == OLC_OK)
     st = olc_win__lock(&w->lock, w->path, w->opt.lock_timeout_ms, err);
   if (st == OLC_OK)
-    w->gen = olc_win__gen_open(w->lock, &w->gen_map); /* W2b */
+    st = olc_win__gen_open(&w->gen, &w->gen_map, w->lock, w->path, err); /* W2b */
   if (st == OLC_OK)
     st = reload(w, err);
   if (st != OLC_OK)
@@ -207,7 +209,7 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
     st = write_tmp(w, &nid, err);
   if (st == OLC_OK) {
     /* Odd before the new P can be seen, even after (persist.h). */
-    olc_persist__gen_odd(w->gen);
+    olc_win__gen_odd(w->gen);
     w->gen_odd = 1;
     st = replace(w, err);
   }
@@ -215,7 +217,7 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
     return st;
   w->tmp_created = 0; /* committed */
   olc_persist__hook_crash(OLC_STEP_RENAME);
-  olc_persist__gen_even(w->gen);
+  olc_win__gen_even(w->gen);
   w->gen_odd = 0;
   if (written != NULL)
     *written = 1;
@@ -267,7 +269,7 @@ olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *pa
       Sleep(10); /* a scanner may hold it; GC catches what remains */
   }
   if (w.gen_odd)
-    olc_persist__gen_even(w.gen); /* failed replace: even again (a new value) */
+    olc_win__gen_even(w.gen); /* failed replace: even again (a new value) */
   olc_win__gen_close(w.gen, w.gen_map);
   if (w.lock != INVALID_HANDLE_VALUE || st == OLC_OK || st == OLC_COMMITTED_UNSYNCED)
     olc_win__unlock(w.lock);
@@ -362,13 +364,21 @@ static olc_status repair_locked(char *moved_to, size_t moved_to_size, const char
   }
   s = olc_win__read_handle(&bytes, NULL, h, opt->max_file_size, path, "reload", err);
   OLC_FS(CloseHandle(h));
-  if (s == OLC_OK && check(bytes.data, bytes.len, payload) == OLC_OK)
+  if (s == OLC_E_LIMIT) {
+    olc_persist_probe p;
+    olc_error_clear(err);
+    s = olc_persist__probe(&p, path, err);
+    if (s == OLC_OK)
+      s = check(p.head, p.head_len, 0, payload, err);
+  } else if (s == OLC_OK) {
+    s = check(bytes.data, bytes.len, 1, payload, err);
+  }
+  if (s == OLC_OK)
     s = olc_error__set(err, OLC_E_BUSY, "repair", "'%s' is valid; nothing to repair", path);
-  else if (s == OLC_OK || s == OLC_E_LIMIT)
-    s = OLC_E_MALFORMED;
   olc_buf__free(&bytes);
   if (s != OLC_E_MALFORMED)
     goto done;
+  olc_error_clear(err);
   olc_persist__random(r, sizeof r);
   if (gmtime_s(&tm, &now) != 0)
     memset(&tm, 0, sizeof tm);
@@ -376,14 +386,14 @@ static olc_status repair_locked(char *moved_to, size_t moved_to_size, const char
            tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, r[0],
            r[1], r[2], r[3]);
   wto = olc_win__wide(to);
-  olc_persist__gen_odd(gen); /* P disappears: readers must look */
+  olc_win__gen_odd(gen); /* P disappears: readers must look */
   if (wto == NULL || !OLC_FS(MoveFileExW(w, wto, MOVEFILE_WRITE_THROUGH))) {
     DWORD e2 = wto ? GetLastError() : ERROR_INVALID_NAME;
-    olc_persist__gen_even(gen);
+    olc_win__gen_even(gen);
     s = olc_win__error(err, OLC_E_IO, e2, "rename", "cannot move aside", path);
     goto done;
   }
-  olc_persist__gen_even(gen);
+  olc_win__gen_even(gen);
   if (moved_to != NULL && moved_to_size > 0)
     snprintf(moved_to, moved_to_size, "%s", to);
   s = OLC_OK;
@@ -412,12 +422,26 @@ olc_status olc_persist__repair(char *moved_to, size_t moved_to_size, const char 
     return s;
   olc_win__mutex_lock();
   s = olc_win__ensure_dir(dir, 0, err);
+  if (s == OLC_OK) {
+    olc_persist_probe p;
+    s = olc_persist__probe(&p, path, err);
+    if (s == OLC_OK && p.kind == OLC_PERSIST_ABSENT)
+      s = olc_error__set(err, OLC_E_NOT_FOUND, "reload", "no file '%s'", path);
+    else if (s == OLC_OK && p.kind != OLC_PERSIST_FILE)
+      s = olc_error__set(err, OLC_E_INVALID, "repair",
+                         "'%s' is %s, not a store file; nothing moved", path,
+                         olc_persist__kind_str(p.kind));
+  }
+  if (s == OLC_OK)
+    s = olc_win__check_target(path, &opt, err);
   if (s == OLC_OK)
     s = olc_win__lock(&lock, path, opt.lock_timeout_ms, err);
   if (s == OLC_OK) {
     HANDLE gen_map = NULL;
-    void *gen = olc_win__gen_open(lock, &gen_map);
-    s = repair_locked(moved_to, moved_to_size, path, gen, &opt, check, payload, err);
+    void *gen = NULL;
+    s = olc_win__gen_open(&gen, &gen_map, lock, path, err);
+    if (s == OLC_OK)
+      s = repair_locked(moved_to, moved_to_size, path, gen, &opt, check, payload, err);
     olc_win__gen_close(gen, gen_map);
     olc_win__unlock(lock);
   }

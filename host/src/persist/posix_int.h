@@ -28,10 +28,16 @@ int olc_posix__mutex_trylock(void);
 olc_status olc_posix__open_dir(int *dfd, const char *dir, int create, olc_error *err);
 
 /* Opens/creates "<base>.lock" in dfd and takes the whole-file write lock
- * (steps "lock-open" and "lock").  *lfd = -1 when the lock is disabled by a
- * test switch. */
+ * (steps "lock-open" and "lock") on the file that still has that name once
+ * locked (a lock on a replaced or deleted P.lock excludes nobody: it is
+ * dropped and the new one locked, OLC_PERSIST__LOCK_TRIES times at most,
+ * then OLC_E_LOCK).  *lfd = -1 when the lock is disabled by a test
+ * switch. */
 olc_status olc_posix__lock(int *lfd, int dfd, const char *base, const char *path, uint32_t mode,
                            int64_t timeout_ms, olc_error *err);
+/* 1 when lfd is still the file named "<base>.lock" in dfd (always 1 for
+ * lfd < 0, the negative control without a lock). */
+int olc_posix__lock_current(int lfd, int dfd, const char *base);
 /* Releases and closes the lock (step "unlock"); errors cannot matter:
  * close() releases the lock in any case. */
 void olc_posix__unlock(int lfd);
@@ -42,18 +48,39 @@ olc_status olc_posix__read_fd(olc_buf *out, struct stat *st, int fd, size_t max,
                               const char *where, olc_error *err);
 
 /* Deletes "<base>.<pid>.<16 hex>.tmp" regular files older than grace
- * seconds; every failure is ignored. */
+ * seconds, and at once those whose writer is gone: the hex begins with
+ * this boot's and pid namespace's tag (olc_posix__ns_tag), the directory is
+ * on a local file system and kill(pid, 0) says ESRCH (DURABILITY.md W5).
+ * The caller holds the lock; every failure is ignored. */
 void olc_posix__gc(int dfd, const char *base, uint32_t grace_seconds);
+
+/* OLC_PERSIST__TAG_LEN lower hex digits naming this boot and this
+ * process's pid namespace, which begin the hex part of its temporaries'
+ * names; "" when they cannot be known (no /proc). */
+const char *olc_posix__ns_tag(void);
 
 /* The process umask, read without changing it where possible. */
 mode_t olc_posix__umask(void);
 
 void olc_posix__id_from_stat(olc_file_id *id, const struct stat *st);
 
-/* Maps the generation counter of the locked P.lock for writing (growing
- * the file to its size first); NULL when that fails or there is no lock
- * descriptor (the write goes on: readers then see it at their recheck). */
-void *olc_posix__gen_open(int lfd);
-void olc_posix__gen_close(void *base);
+/* Up to cap bytes from the start of fd (pread); the count read. */
+size_t olc_posix__read_head(int fd, unsigned char *buf, size_t cap);
+
+/* Before "<base>.lock" is created in dfd (nothing to do when it exists):
+ * the target must be absent or a regular file that opt->probe accepts.
+ * OLC_OK, OLC_E_INVALID (not a regular file), the probe's refusal, or
+ * OLC_E_IO; err->where is "lock-open". */
+olc_status olc_posix__check_target(int dfd, const char *base, const char *path,
+                                   const olc_persist_options *opt, olc_error *err);
+
+/* Lock held: allocates the page of the generation counter in the locked
+ * P.lock and writes a fresh header when it has none (persist.h).  Step
+ * "lock": OLC_E_NOSPC when the file system is full, OLC_E_LOCK when P.lock
+ * is not a regular file, OLC_E_IO.  lfd < 0 (negative control): OLC_OK. */
+olc_status olc_posix__gen_prepare(int lfd, const char *path, olc_error *err);
+/* Lock held: makes the generation odd (to_odd) or even again with pread
+ * and pwrite; 0 or an errno. */
+int olc_posix__gen_bump(int lfd, int to_odd);
 
 #endif

@@ -74,56 +74,71 @@ static int corrupt_name(char *buf, size_t size, const char *base) {
   return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
-static olc_status repair_locked(char *moved_to, size_t moved_to_size, const char *path,
-                                const char *base, int dfd, void *gen,
-                                const olc_persist_options *opt, olc_persist_check_fn check,
-                                void *payload, olc_error *err) {
+/* The content check of repair: the whole file, or its first 4096 bytes
+ * when it is larger than the limit (complete = 0). */
+static olc_status repair_classify(const char *path, int dfd, const char *base,
+                                  const olc_persist_options *opt, olc_persist_check_fn check,
+                                  void *payload, olc_error *err) {
   olc_buf bytes = OLC_BUF_INIT;
+  unsigned char head[4096];
   struct stat st;
-  char name[4096];
   olc_status s;
-  int fd = OLC_FS(openat(dfd, base, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
-  if (fd < 0) {
+  int fd;
+  if (OLC_FS(fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW)) != 0) {
     int e = errno;
     if (e == ENOENT)
       return olc_error__sys(err, OLC_E_NOT_FOUND, e, "reload", "no file '%s'", path);
-    /* ELOOP: a symlink planted in place of P is moved aside too. */
-    if (e != ELOOP)
-      return olc_error__sys(err, OLC_E_IO, e, "reload", "cannot open '%s'", path);
-    s = OLC_E_MALFORMED;
-  } else {
-    s = olc_posix__read_fd(&bytes, &st, fd, opt->max_file_size, path, "reload", err);
-    OLC_FS(close(fd));
-    if (s == OLC_OK)
-      s = check(bytes.data, bytes.len, payload) == OLC_OK ? OLC_E_BUSY : OLC_E_MALFORMED;
-    else if (s != OLC_E_LIMIT)
-      goto done; /* an I/O error says nothing about the content */
-    olc_buf__free(&bytes);
+    return olc_error__sys(err, OLC_E_IO, e, "reload", "cannot look at '%s'", path);
   }
-  if (s == OLC_E_BUSY) {
-    s = olc_error__set(err, OLC_E_BUSY, "repair", "'%s' is valid; nothing to repair", path);
-    goto done;
-  }
-  if (corrupt_name(name, sizeof name, base) != 0) {
-    s = olc_error__set(err, OLC_E_INVALID, "repair", "file name too long: '%s'", path);
-    goto done;
-  }
-  olc_persist__gen_odd(gen); /* P disappears: readers must look */
-  if (OLC_FS(renameat(dfd, base, dfd, name)) != 0) {
-    int e = errno;
-    olc_persist__gen_even(gen);
-    s = olc_error__sys(err, olc_persist__errno_status(e, OLC_E_IO), e, "rename",
-                       "cannot move '%s' aside", path);
-    goto done;
-  }
-  olc_persist__gen_even(gen);
+  /* Only a regular file can be a store: a directory, a planted symlink, a
+   * FIFO or a device at P stays where it is. */
+  if (!S_ISREG(st.st_mode))
+    return olc_error__sys(err, OLC_E_INVALID, EINVAL, "repair",
+                          "'%s' is %s, not a store file; nothing moved", path,
+                          S_ISDIR(st.st_mode)   ? "a directory"
+                          : S_ISLNK(st.st_mode) ? "a symbolic link"
+                                                : "a FIFO, device or socket");
+  fd = OLC_FS(openat(dfd, base, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  if (fd < 0)
+    return olc_error__sys(err, OLC_E_IO, errno, "reload", "cannot open '%s'", path);
+  s = olc_posix__read_fd(&bytes, &st, fd, opt->max_file_size, path, "reload", err);
+  if (s == OLC_E_LIMIT) {
+    size_t n = olc_posix__read_head(fd, head, sizeof head);
+    olc_error_clear(err);
+    s = check(head, n, 0, payload, err);
+  } else if (s == OLC_OK) {
+    s = check(bytes.data, bytes.len, 1, payload, err);
+  } /* else an I/O error, which says nothing about the content */
+  OLC_FS(close(fd));
+  olc_buf__free(&bytes);
+  if (s == OLC_OK)
+    return olc_error__set(err, OLC_E_BUSY, "repair", "'%s' is valid; nothing to repair", path);
+  if (s == OLC_E_MALFORMED)
+    olc_error_clear(err); /* the reason to move it, not an error */
+  return s;
+}
+
+static olc_status repair_locked(char *moved_to, size_t moved_to_size, const char *path,
+                                const char *base, int dfd, int lfd, const olc_persist_options *opt,
+                                olc_persist_check_fn check, void *payload, olc_error *err) {
+  char name[4096];
+  olc_status s = repair_classify(path, dfd, base, opt, check, payload, err);
+  int e;
+  if (s != OLC_E_MALFORMED)
+    return s;
+  if (corrupt_name(name, sizeof name, base) != 0)
+    return olc_error__set(err, OLC_E_INVALID, "repair", "file name too long: '%s'", path);
+  e = olc_posix__gen_bump(lfd, 1); /* P disappears: readers must look */
+  if (e == 0 && OLC_FS(renameat(dfd, base, dfd, name)) != 0)
+    e = errno;
+  (void)olc_posix__gen_bump(lfd, 0);
+  if (e != 0)
+    return olc_error__sys(err, olc_persist__errno_status(e, OLC_E_IO), e, "rename",
+                          "cannot move '%s' aside", path);
   OLC_FS(fsync(dfd)); /* best effort: the quarantine is not data */
   if (moved_to != NULL && moved_to_size > 0)
     snprintf(moved_to, moved_to_size, "%.*s%s", (int)(base - path), path, name);
-  s = OLC_OK;
-done:
-  olc_buf__free(&bytes);
-  return s;
+  return OLC_OK;
 }
 
 olc_status olc_persist__repair(char *moved_to, size_t moved_to_size, const char *path,
@@ -145,12 +160,27 @@ olc_status olc_persist__repair(char *moved_to, size_t moved_to_size, const char 
     return s;
   olc_posix__mutex_lock();
   s = olc_posix__open_dir(&dfd, dir, 0, err);
+  if (s == OLC_OK) {
+    struct stat st;
+    /* Nothing to repair, or nothing repair may move: no lock file is
+     * created for it either. */
+    if (OLC_FS(fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW)) != 0 && errno == ENOENT)
+      s = olc_error__sys(err, OLC_E_NOT_FOUND, ENOENT, "reload", "no file '%s'", path);
+    else if (!S_ISREG(st.st_mode))
+      s = olc_error__sys(err, OLC_E_INVALID, EINVAL, "repair",
+                         "'%s' is %s, not a store file; nothing moved", path,
+                         S_ISDIR(st.st_mode)   ? "a directory"
+                         : S_ISLNK(st.st_mode) ? "a symbolic link"
+                                               : "a FIFO, device or socket");
+  }
+  if (s == OLC_OK)
+    s = olc_posix__check_target(dfd, base, path, &opt, err);
   if (s == OLC_OK)
     s = olc_posix__lock(&lfd, dfd, base, path, opt.file_mode, opt.lock_timeout_ms, err);
   if (s == OLC_OK) {
-    void *gen = olc_posix__gen_open(lfd);
-    s = repair_locked(moved_to, moved_to_size, path, base, dfd, gen, &opt, check, payload, err);
-    olc_posix__gen_close(gen);
+    s = olc_posix__gen_prepare(lfd, path, err);
+    if (s == OLC_OK)
+      s = repair_locked(moved_to, moved_to_size, path, base, dfd, lfd, &opt, check, payload, err);
     olc_posix__unlock(lfd);
   }
   if (dfd >= 0)

@@ -1,13 +1,13 @@
 /*
- * persist/watch.c - the generation counter of P.lock: the writer's bumps
- * and the reader's system-call-free change check (persist.h, DURABILITY.md
- * 2.4).  The mapping itself is in gen_posix.c / gen_win32.c.
+ * persist/watch.c - the generation counter of P.lock: its header, and the
+ * reader's stat-free change check (persist.h, DURABILITY.md 2.4).  Reading
+ * and writing the file itself is in gen_posix.c / gen_win32.c.
  *
- * Every shared field is accessed with the GCC/Clang __atomic builtins (GCC
- * and mingw-w64 GCC are the supported compilers): the counter because other
- * processes write it, the watch's own fields because many threads of one
+ * The watch's own fields are accessed with the GCC/Clang __atomic builtins
+ * (GCC and mingw-w64 GCC are the supported compilers): many threads of one
  * handle call quiet/begin/settle at once.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,14 +22,6 @@
 #else
 #include <time.h>
 #endif
-
-static uint64_t *gen_ptr(void *base) {
-  return (uint64_t *)(void *)((unsigned char *)base + OLC_PERSIST__GEN_OFFSET);
-}
-
-static const uint64_t *gen_cptr(const void *base) {
-  return (const uint64_t *)(const void *)((const unsigned char *)base + OLC_PERSIST__GEN_OFFSET);
-}
 
 static uint64_t magic_value(void) {
   uint64_t m;
@@ -52,69 +44,75 @@ int64_t olc_persist__coarse_ms(void) {
 #endif
 }
 
-/* ---- writer side (lock held) ---- */
+/* ---- the header ---- */
 
-void olc_persist__gen_init(void *base) {
-  uint64_t *magic = (uint64_t *)base;
-  if (base == NULL || __atomic_load_n(magic, __ATOMIC_ACQUIRE) == magic_value())
-    return;
-  /* A new (zero-filled) or foreign P.lock: the counter first, then the
-   * magic that makes readers trust it. */
-  __atomic_store_n(gen_ptr(base), (uint64_t)0, __ATOMIC_SEQ_CST);
-  __atomic_store_n(magic, magic_value(), __ATOMIC_SEQ_CST);
+int olc_persist__gen_header_valid(const unsigned char *h) {
+  uint64_t m;
+  memcpy(&m, h, sizeof m);
+  return m == magic_value();
 }
 
-/* A full fence around the counter stores.  ThreadSanitizer does not model
- * stand-alone fences (gcc rejects them under -Werror=tsan); the seq_cst
- * stores alone already order the counter against the rename system call. */
-#if defined(__SANITIZE_THREAD__)
-#define OLC_NO_FENCE 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define OLC_NO_FENCE 1
-#endif
-#endif
-static void gen_fence(void) {
-#ifndef OLC_NO_FENCE
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-#endif
+void olc_persist__gen_header_init(unsigned char *h) {
+  uint64_t zero = 0, inst;
+  olc_persist__random((unsigned char *)&inst, sizeof inst);
+  memcpy(h, OLC_PERSIST__GEN_MAGIC, 8);
+  memcpy(h + OLC_PERSIST__GEN_OFFSET, &zero, sizeof zero);
+  memcpy(h + OLC_PERSIST__GEN_INSTANCE, &inst, sizeof inst);
 }
 
-void olc_persist__gen_odd(void *base) {
-  uint64_t g;
-  if (base == NULL)
-    return;
-  /* Odd and different from any value a reader may have settled on: +1
-   * from even, +2 from the odd value a killed writer left. */
-  g = __atomic_load_n(gen_ptr(base), __ATOMIC_SEQ_CST);
-  __atomic_store_n(gen_ptr(base), g + 1u + (g & 1u), __ATOMIC_SEQ_CST);
-  /* The odd value must be visible to every process before the rename is:
-   * a full fence before the system call. */
-  gen_fence();
-}
+uint64_t olc_persist__gen_next_odd(uint64_t g) { return g + 1u + (g & 1u); }
 
-void olc_persist__gen_even(void *base) {
-  uint64_t g;
-  if (base == NULL)
-    return;
-  gen_fence();
-  g = __atomic_load_n(gen_ptr(base), __ATOMIC_SEQ_CST);
-  __atomic_store_n(gen_ptr(base), g + (g & 1u ? 1u : 2u), __ATOMIC_SEQ_CST);
-}
-
-int olc_persist__gen_valid(const void *base) {
-  return __atomic_load_n((const uint64_t *)base, __ATOMIC_ACQUIRE) == magic_value();
-}
-
-uint64_t olc_persist__gen_load(const void *base) {
-  return __atomic_load_n(gen_cptr(base), __ATOMIC_ACQUIRE);
-}
+uint64_t olc_persist__gen_next_even(uint64_t g) { return g + ((g & 1u) ? 1u : 2u); }
 
 /* ---- reader side ---- */
 
-/* The generation and the mapping it was read from, in one word: a value
- * settled through an older mapping never matches a newer one. */
+/* The generation and the opening it was read from, in one word: a value
+ * settled through an older opening never matches a newer one.  A header
+ * starts at generation 0 and moves by 2 per write, so gen << 3 stays exact
+ * for far longer than any store lives. */
 static uint64_t pack(uint64_t gen, uint64_t epoch) { return gen << 3 | epoch; }
+
+/* Records why the watch stopped trusting its opening, once per watch. */
+static void degrade(olc_persist_watch *w, const char *why) {
+  int expected = 0;
+  size_t n, k;
+  if (!__atomic_compare_exchange_n(&w->warn_state, &expected, 1, 0, __ATOMIC_ACQ_REL,
+                                   __ATOMIC_ACQUIRE))
+    return;
+  n = strlen(w->lock_path);
+  k = strlen(why);
+  /* "<P>.lock <why>; lookups compare file identities instead", cut to fit. */
+  if (n > sizeof w->warning / 2)
+    n = sizeof w->warning / 2;
+  memcpy(w->warning, w->lock_path, n);
+  w->warning[n++] = ' ';
+  if (k > sizeof w->warning - n - 1)
+    k = sizeof w->warning - n - 1;
+  memcpy(w->warning + n, why, k);
+  w->warning[n + k] = 0;
+  __atomic_store_n(&w->warn_state, 2, __ATOMIC_RELEASE);
+}
+
+/* The current opening is no longer to be read from: the next begin that
+ * rechecks opens P.lock again. */
+static void drop_current(olc_persist_watch *w, const olc_persist_watch_map *m, const char *why) {
+  olc_persist_watch_map *expected = (olc_persist_watch_map *)(uintptr_t)m;
+  if (__atomic_compare_exchange_n(&w->cur, &expected, (olc_persist_watch_map *)NULL, 0,
+                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    degrade(w, why);
+    __atomic_store_n(&w->recheck_at, (int64_t)0, __ATOMIC_RELAXED);
+  }
+}
+
+/* The generation through m, or GEN_NONE after dropping a damaged one. */
+static uint64_t read_gen(olc_persist_watch *w, const olc_persist_watch_map *m) {
+  uint64_t g;
+  if (olc_persist__gen_read(&m->src, &g) != 0) {
+    drop_current(w, m, "was cut short, garbled or re-initialized; lookups compare file identities");
+    return OLC_PERSIST_GEN_NONE;
+  }
+  return g;
+}
 
 olc_status olc_persist__watch_open(olc_persist_watch *w, const char *path, olc_error *err) {
   size_t n;
@@ -131,7 +129,7 @@ olc_status olc_persist__watch_open(olc_persist_watch *w, const char *path, olc_e
     return olc_error__set(err, OLC_E_NOMEM, "watch", "out of memory watching '%s'", path);
   memcpy(w->lock_path, path, n);
   memcpy(w->lock_path + n, ".lock", 6);
-  /* recheck_at = 0: the first begin maps P.lock. */
+  /* recheck_at = 0: the first begin opens P.lock. */
   return OLC_OK;
 }
 
@@ -140,7 +138,7 @@ void olc_persist__watch_close(olc_persist_watch *w) {
   if (w == NULL)
     return;
   for (i = 0; i < w->nmaps; i++)
-    olc_persist__gen_unmap(w->maps[i].base, w->maps[i].handle);
+    olc_persist__gen_close_read(&w->maps[i].src);
   free(w->lock_path);
   memset(w, 0, sizeof *w);
   w->seen = OLC_PERSIST_GEN_NONE;
@@ -151,32 +149,31 @@ int olc_persist__watch_quiet(olc_persist_watch *w) {
   uint64_t g;
   if (m == NULL)
     return 0;
-  g = olc_persist__gen_load(m->base);
-  if ((g & 1u) != 0 || pack(g, m->epoch) != __atomic_load_n(&w->seen, __ATOMIC_ACQUIRE))
+  g = read_gen(w, m);
+  if (g == OLC_PERSIST_GEN_NONE || (g & 1u) != 0 ||
+      pack(g, m->epoch) != __atomic_load_n(&w->seen, __ATOMIC_ACQUIRE))
     return 0;
   return olc_persist__coarse_ms() < __atomic_load_n(&w->recheck_at, __ATOMIC_RELAXED);
 }
 
-/* Is the mapping still the file named P.lock?  Maps it when it is not (or
- * when nothing is mapped yet).  Caller holds w->busy. */
+/* Is the opening still the file named P.lock?  Opens it when it is not (or
+ * when nothing is open yet).  Caller holds w->busy. */
 static void recheck(olc_persist_watch *w) {
-  olc_persist_watch_map *old = w->cur, *m;
+  olc_persist_watch_map *old = __atomic_load_n(&w->cur, __ATOMIC_ACQUIRE), *m;
   if (old != NULL) {
     olc_file_id now;
+    uint64_t g;
     if (olc_persist__stat(&now, w->lock_path, NULL) == OLC_OK && now.exists &&
-        now.dev == old->id.dev && now.ino == old->id.ino && olc_persist__gen_valid(old->base))
+        now.dev == old->id.dev && now.ino == old->id.ino &&
+        olc_persist__gen_read(&old->src, &g) == 0)
       return; /* still ours */
+    drop_current(w, old, "was replaced, cut short or garbled; lookups compare file identities");
   }
-  if (w->nmaps == OLC_PERSIST_WATCH_MAPS) {
-    /* P.lock keeps being replaced: compare identities from now on. */
-    __atomic_store_n(&w->cur, (olc_persist_watch_map *)NULL, __ATOMIC_RELEASE);
-    if (__atomic_load_n(&w->degraded, __ATOMIC_RELAXED) == 0)
-      __atomic_store_n(&w->degraded, 1, __ATOMIC_RELEASE);
-    return;
-  }
+  if (w->nmaps == OLC_PERSIST_WATCH_MAPS)
+    return; /* P.lock keeps being damaged: compare identities from now on */
   m = &w->maps[w->nmaps];
-  if (olc_persist__gen_map_read(&m->base, &m->handle, &m->id, w->lock_path) != 0)
-    return; /* none yet, or not mappable: identities only, retried later */
+  if (olc_persist__gen_open_read(&m->src, &m->id, w->lock_path) != 0)
+    return; /* none yet, or not readable: identities only, retried later */
   m->epoch = (uint64_t)w->nmaps + 1u;
   w->nmaps++;
   __atomic_store_n(&w->cur, m, __ATOMIC_RELEASE);
@@ -199,9 +196,9 @@ olc_persist_watch_token olc_persist__watch_begin(olc_persist_watch *w) {
   m = __atomic_load_n(&w->cur, __ATOMIC_ACQUIRE);
   if (m == NULL)
     return t;
-  t.gen = olc_persist__gen_load(m->base);
+  t.gen = read_gen(w, m);
   t.epoch = m->epoch;
-  if ((t.gen & 1u) != 0)
+  if (t.gen != OLC_PERSIST_GEN_NONE && (t.gen & 1u) != 0)
     t.gen = OLC_PERSIST_GEN_NONE; /* a writer is at work (or was killed at work) */
   return t;
 }
@@ -214,13 +211,19 @@ void olc_persist__watch_settle(olc_persist_watch *w, olc_persist_watch_token tok
   __atomic_store_n(&w->seen, pack(token.gen, token.epoch), __ATOMIC_RELEASE);
 }
 
-int olc_persist__watch_degraded(olc_persist_watch *w) {
-  int one = 1;
-  return w != NULL &&
-         __atomic_compare_exchange_n(&w->degraded, &one, 2, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-}
-
 uint64_t olc_persist__watch_gen(olc_persist_watch *w) {
   const olc_persist_watch_map *m = w != NULL ? __atomic_load_n(&w->cur, __ATOMIC_ACQUIRE) : NULL;
-  return m != NULL ? olc_persist__gen_load(m->base) : OLC_PERSIST_GEN_NONE;
+  uint64_t g;
+  return m != NULL && olc_persist__gen_read(&m->src, &g) == 0 ? g : OLC_PERSIST_GEN_NONE;
+}
+
+int olc_persist__watch_warning(olc_persist_watch *w, char *msg, size_t size) {
+  int ready = 2;
+  if (w == NULL || w->lock_path == NULL ||
+      !__atomic_compare_exchange_n(&w->warn_state, &ready, 3, 0, __ATOMIC_ACQ_REL,
+                                   __ATOMIC_ACQUIRE))
+    return 0;
+  if (msg != NULL && size > 0)
+    snprintf(msg, size, "%s", w->warning);
+  return 1;
 }

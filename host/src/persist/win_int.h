@@ -58,9 +58,19 @@ void olc_win__id_from_info(olc_file_id *id, const BY_HANDLE_FILE_INFORMATION *in
 void olc_win__gc(const char *dir, const char *base, uint32_t grace_seconds);
 
 /* Maps the generation counter of the locked P.lock for writing (growing
- * the file first); NULL when that fails or there is no lock handle. */
-void *olc_win__gen_open(HANDLE lock, HANDLE *mapping);
+ * the file first, so no access through the view can meet a full disk) and
+ * writes a fresh header when it has none; *base = NULL without a lock
+ * handle (negative control).  OLC_OK, OLC_E_NOSPC, OLC_E_IO. */
+olc_status olc_win__gen_open(void **base, HANDLE *mapping, HANDLE lock, const char *path,
+                             olc_error *err);
 void olc_win__gen_close(void *base, HANDLE mapping);
+/* Odd before the step that changes P, even after it (base NULL: no-op). */
+void olc_win__gen_odd(void *base);
+void olc_win__gen_even(void *base);
+
+/* Before P.lock is created (nothing to do when it exists): the target must
+ * be absent or a regular file that opt->probe accepts (target_win32.c). */
+olc_status olc_win__check_target(const char *path, const olc_persist_options *opt, olc_error *err);
 
 /* dir + "\" + name (malloc'ed UTF-8). */
 char *olc_win__join(const char *dir, const char *name);

@@ -25,16 +25,64 @@
  * everywhere: every dl* call and the library registry share this lock.
  */
 static pthread_mutex_t plugins_lock = PTHREAD_MUTEX_INITIALIZER;
-
-void olc_plugins__lock(void) { (void)pthread_mutex_lock(&plugins_lock); }
-
-void olc_plugins__unlock(void) { (void)pthread_mutex_unlock(&plugins_lock); }
-
 static pthread_mutex_t plugins_lifecycle = PTHREAD_MUTEX_INITIALIZER;
+/* Which of the two this thread holds (a fork from inside does not wait for
+ * itself), and which the fork handlers took. */
+static _Thread_local int holds_lock, holds_lifecycle;
+static int fork_took_lock, fork_took_lifecycle;
+static unsigned fork_count; /* atomic */
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
-void olc_plugins__lifecycle_lock(void) { (void)pthread_mutex_lock(&plugins_lifecycle); }
+/* The lifecycle lock is taken before the registry lock (create may log). */
+static void fork_prepare(void) {
+  fork_took_lifecycle = !holds_lifecycle;
+  if (fork_took_lifecycle)
+    (void)pthread_mutex_lock(&plugins_lifecycle);
+  fork_took_lock = !holds_lock;
+  if (fork_took_lock)
+    (void)pthread_mutex_lock(&plugins_lock);
+}
 
-void olc_plugins__lifecycle_unlock(void) { (void)pthread_mutex_unlock(&plugins_lifecycle); }
+static void fork_parent(void) {
+  if (fork_took_lock)
+    (void)pthread_mutex_unlock(&plugins_lock);
+  if (fork_took_lifecycle)
+    (void)pthread_mutex_unlock(&plugins_lifecycle);
+}
+
+static void fork_child(void) {
+  __atomic_add_fetch(&fork_count, 1u, __ATOMIC_RELEASE);
+  fork_parent();
+}
+
+static void install_fork_handlers(void) {
+  (void)pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+unsigned olc_plugins__forks(void) {
+  (void)pthread_once(&fork_once, install_fork_handlers);
+  return __atomic_load_n(&fork_count, __ATOMIC_ACQUIRE);
+}
+
+void olc_plugins__lock(void) {
+  (void)pthread_mutex_lock(&plugins_lock);
+  holds_lock = 1;
+}
+
+void olc_plugins__unlock(void) {
+  holds_lock = 0;
+  (void)pthread_mutex_unlock(&plugins_lock);
+}
+
+void olc_plugins__lifecycle_lock(void) {
+  (void)pthread_mutex_lock(&plugins_lifecycle);
+  holds_lifecycle = 1;
+}
+
+void olc_plugins__lifecycle_unlock(void) {
+  holds_lifecycle = 0;
+  (void)pthread_mutex_unlock(&plugins_lifecycle);
+}
 
 static void copy_dlerror(char *msg, size_t size, const char *fallback) {
   const char *e = dlerror();
@@ -144,22 +192,14 @@ olc_status olc_plugins__list_dir(char ***names, size_t *count, const char *dir, 
   if (d == NULL)
     return olc_error__sys(err, OLC_E_IO, errno, "opendir", "plugin directory %s", dir);
   while (st == OLC_OK && (e = readdir(d)) != NULL) {
-    char *full;
-    struct stat sb;
     if (!olc_plugins__has_suffix(e->d_name))
       continue;
-    full = olc_plugins__join(dir, e->d_name);
-    if (full == NULL) {
+    /* Every entry with the suffix is listed, files or not: one that is not
+     * a regular file gets a report entry saying what it is
+     * (olc_plugins__not_regular) and is never opened (dlopen on a FIFO
+     * would block). */
+    if (names_push(names, count, &cap, e->d_name) != OLC_OK)
       st = olc_error__set(err, OLC_E_NOMEM, "readdir", "out of memory");
-      break;
-    }
-    /* stat follows links: a link to a plugin file counts, a directory or a
-     * fifo with a plugin suffix does not (dlopen on a fifo would block). */
-    if (stat(full, &sb) == 0 && S_ISREG(sb.st_mode)) {
-      if (names_push(names, count, &cap, e->d_name) != OLC_OK)
-        st = olc_error__set(err, OLC_E_NOMEM, "readdir", "out of memory");
-    }
-    free(full);
   }
   closedir(d);
   if (st != OLC_OK) {
@@ -170,7 +210,56 @@ olc_status olc_plugins__list_dir(char ***names, size_t *count, const char *dir, 
   return st;
 }
 
-static int insecure_stat(const char *path, const char *what, char *msg, size_t size) {
+static const char *kind_of(mode_t mode) {
+  if (S_ISDIR(mode))
+    return "a directory";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+int olc_plugins__not_regular(const char *path, char *msg, size_t size) {
+  struct stat lst, st;
+  char ebuf[128];
+  if (lstat(path, &lst) != 0) {
+    snprintf(msg, size, "not a regular file: cannot stat %s: %s", path,
+             olc_error__strerror(errno, ebuf, sizeof ebuf));
+    return 1;
+  }
+  if (!S_ISLNK(lst.st_mode)) {
+    if (S_ISREG(lst.st_mode))
+      return 0;
+    snprintf(msg, size, "not a regular file: %s", kind_of(lst.st_mode));
+    return 1;
+  }
+  if (stat(path, &st) != 0) {
+    int e = errno;
+    if (e == ELOOP)
+      snprintf(msg, size, "not a regular file: a symbolic link loop");
+    else if (e == ENOENT)
+      snprintf(msg, size, "not a regular file: a dangling symbolic link");
+    else
+      snprintf(msg, size, "not a regular file: a symbolic link that cannot be followed: %s",
+               olc_error__strerror(e, ebuf, sizeof ebuf));
+    return 1;
+  }
+  if (S_ISREG(st.st_mode))
+    return 0;
+  snprintf(msg, size, "not a regular file: a symbolic link to %s", kind_of(st.st_mode));
+  return 1;
+}
+
+/* One file or directory on the way to a plugin (the OpenSSH StrictModes
+ * rule): owned by root or this user, and writable by nobody else, except a
+ * root-owned directory with the sticky bit (/tmp), where others can add
+ * names but not rename or remove ours. */
+static int insecure_stat(const char *path, const char *what, int dir, char *msg, size_t size) {
   struct stat st;
   uid_t me = geteuid();
   if (stat(path, &st) != 0) {
@@ -184,7 +273,8 @@ static int insecure_stat(const char *path, const char *what, char *msg, size_t s
              (unsigned long)st.st_uid);
     return 1;
   }
-  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
+      !(dir && (st.st_mode & S_ISVTX) != 0 && st.st_uid == 0)) {
     snprintf(msg, size, "%s %s is writable by %s", what, path,
              (st.st_mode & S_IWOTH) != 0 ? "all users" : "its group");
     return 1;
@@ -192,32 +282,44 @@ static int insecure_stat(const char *path, const char *what, char *msg, size_t s
   return 0;
 }
 
-int olc_plugins__insecure(const char *path, char *msg, size_t size) {
-  char *dir;
+/* The directory holding path and every directory above it, up to the
+ * root: whoever can write any of them can rename the way to the file. */
+static int insecure_ancestors(const char *path, char *msg, size_t size) {
+  char *dir = strdup(path);
   char *slash;
-  int bad;
-  if (insecure_stat(path, "file", msg, size))
-    return 1;
-  /* The directory that holds the file (as listed, and as resolved when the
-   * file is a link): whoever can write it can swap the file. */
-  dir = strdup(path);
+  int bad = 0;
   if (dir == NULL) {
     snprintf(msg, size, "out of memory");
     return 1;
   }
-  slash = strrchr(dir, '/');
-  if (slash != NULL) {
+  for (;;) {
+    slash = strrchr(dir, '/');
+    if (slash == NULL)
+      break; /* a relative path: the loader only passes absolute ones */
     if (slash == dir)
       slash[1] = 0;
     else
       *slash = 0;
+    bad = insecure_stat(dir, "directory", 1, msg, size);
+    if (bad || strcmp(dir, "/") == 0)
+      break;
   }
-  bad = insecure_stat(dir, "directory", msg, size);
   free(dir);
+  return bad;
+}
+
+int olc_plugins__insecure(const char *path, char *msg, size_t size) {
+  char *real;
+  int bad;
+  if (insecure_stat(path, "file", 0, msg, size))
+    return 1;
+  /* Every directory on the way as listed, and as resolved when the file is
+   * a link. */
+  bad = insecure_ancestors(path, msg, size);
   if (!bad) {
-    char *real = realpath(path, NULL);
+    real = realpath(path, NULL);
     if (real != NULL && strcmp(real, path) != 0)
-      bad = olc_plugins__insecure(real, msg, size);
+      bad = insecure_stat(real, "file", 0, msg, size) || insecure_ancestors(real, msg, size);
     free(real);
   }
   return bad;

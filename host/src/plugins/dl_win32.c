@@ -178,7 +178,8 @@ olc_status olc_plugins__list_dir(char ***names, size_t *count, const char *dir, 
   }
   do {
     char *name;
-    if ((fd.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0)
+    /* Directories are listed too: olc_plugins__not_regular reports them. */
+    if (wcscmp(fd.cFileName, L".") == 0 || wcscmp(fd.cFileName, L"..") == 0)
       continue;
     name = to_utf8(fd.cFileName);
     if (name == NULL)
@@ -209,10 +210,32 @@ olc_status olc_plugins__list_dir(char ***names, size_t *count, const char *dir, 
   return st;
 }
 
+unsigned olc_plugins__forks(void) { return 0; } /* no fork() on Windows */
+
 int olc_plugins__insecure(const char *path, char *msg, size_t size) {
   (void)path;
   (void)msg;
   (void)size;
+  return 0;
+}
+
+int olc_plugins__not_regular(const char *path, char *msg, size_t size) {
+  wchar_t *w = to_wide(path);
+  DWORD a = w != NULL ? GetFileAttributesW(w) : INVALID_FILE_ATTRIBUTES;
+  free(w);
+  if (a == INVALID_FILE_ATTRIBUTES) {
+    snprintf(msg, size, "not a regular file: cannot read its attributes (win32 error %lu)",
+             (unsigned long)GetLastError());
+    return 1;
+  }
+  if ((a & FILE_ATTRIBUTE_DIRECTORY) != 0) {
+    snprintf(msg, size, "not a regular file: a directory");
+    return 1;
+  }
+  if ((a & FILE_ATTRIBUTE_DEVICE) != 0) {
+    snprintf(msg, size, "not a regular file: a device");
+    return 1;
+  }
   return 0;
 }
 

@@ -15,9 +15,15 @@
  * - OLC_PLUGIN_PATH entries that are not absolute are ignored with a
  *   warning; the variable is read with secure_getenv and ignored when
  *   uid != euid or gid != egid.
- * - Permissions: the file, its directory and (for a link) the resolved file
- *   and its directory must be owned by this user or root and not writable
- *   by group or others.  Not checked on Windows (ACLs).
+ * - Permissions: the file, every directory above it up to the root and
+ *   (for a link) the resolved file and every directory above that must be
+ *   owned by this user or root and not writable by group or others (a
+ *   root-owned sticky directory such as /tmp may be), as OpenSSH's
+ *   StrictModes checks; allow_insecure_plugins is the only way around it.
+ *   Not checked on Windows (ACLs).
+ * - An entry with the plugin suffix that is not a regular file (a
+ *   directory, a FIFO, a device, a dangling link, a link loop) gets a report
+ *   entry at stage open saying what it is, and is never opened.
  * - "Unavailable here" (create returns OLC_PLUGIN_E_UNAVAILABLE) is not a
  *   failure: reported at stage create with unavailable = 1, never fatal,
  *   even for a critical plugin.  A duplicate or a disabled plugin is not a
@@ -227,6 +233,7 @@ static olc_status enter(load_ctx *lc, olc_plugin_entry_fn entry, olc_loaded_plug
     return olc_error__set(err, OLC_E_NOMEM, "load", "out of memory");
   lp->set = lc->set;
   lp->lib = lc->lib;
+  lp->forks = olc_plugins__forks();
   olc_plugins__lib_attach(lc->lib, lp);
   olc_plugins__lifecycle_lock();
   olc_plugins__error_clear();
@@ -319,6 +326,8 @@ static olc_status load_file(olc_plugin_set *h, const olc_plugins_params *params,
     snprintf(msg, sizeof msg, "disabled by [plugin.%s] enabled = false (file not opened)", lc.stem);
     return skip(&lc, OLC_LOAD_DISABLED, OLC_OK, 0, 0, msg, err);
   }
+  if (olc_plugins__not_regular(path, msg, sizeof msg))
+    return skip(&lc, OLC_LOAD_OPEN, OLC_E_INVALID, 0, 0, msg, err);
   if (!params->allow_insecure_plugins && olc_plugins__insecure(path, msg, sizeof msg))
     return skip(&lc, OLC_LOAD_PERMISSIONS, OLC_E_INVALID, 0, 0, msg, err);
   handle = olc_plugins__dl_open(path, dlmsg, sizeof dlmsg);
@@ -544,10 +553,12 @@ void olc_plugins__free(olc_plugin_set *set) {
   size_t i;
   if (set == NULL)
     return;
-  /* Reverse order of creation, like a stack of constructors. */
+  /* Reverse order of creation, like a stack of constructors.  In a child
+   * of fork() the instances are left alone: their threads stayed in the
+   * parent, and joining them here would hang. */
   for (i = set->plugin_count; i > 0; i--) {
     olc_loaded_plugin *lp = set->plugins[i - 1];
-    if (lp->created) {
+    if (lp->created && !olc_plugins__forked(lp, "free", NULL)) {
       olc_plugins__lifecycle_lock();
       lp->table->destroy(lp->instance);
       olc_plugins__lifecycle_unlock();

@@ -50,6 +50,7 @@ struct olc_loaded_plugin {
   olc_plugins_after_run_fn after_run;
   void *after_run_payload;
   olc_loaded_plugin *lib_next; /* next holder of the same library */
+  unsigned forks;              /* olc_plugins__forks() when it was created */
 };
 
 typedef struct olc_plugins_log_line {
@@ -118,9 +119,10 @@ char *olc_plugins__realpath(const char *path);
 /* 1 when path is an existing directory. */
 int olc_plugins__is_dir(const char *path);
 /*
- * The names of the regular files in dir that carry the platform's plugin
- * suffix, unsorted (malloc'ed array of malloc'ed strings).  OLC_E_IO when
- * the directory cannot be read.
+ * The names of the entries of dir that carry the platform's plugin suffix,
+ * whatever they are (regular files, links, directories, FIFOs), unsorted
+ * (malloc'ed array of malloc'ed strings).  OLC_E_IO when the directory
+ * cannot be read.
  */
 olc_status olc_plugins__list_dir(char ***names, size_t *count, const char *dir, olc_error *err);
 void olc_plugins__free_names(char **names, size_t count);
@@ -129,10 +131,26 @@ int olc_plugins__has_suffix(const char *name);
 /* Length of the platform suffix name ends with (0 when none). */
 size_t olc_plugins__suffix_len(const char *name);
 /*
- * 0 when path may be loaded: owned by this user or root and not writable by
- * group or others.  Else 1 with a one-line reason in msg.
+ * 0 when path may be loaded: the file (and, for a link, what it resolves
+ * to) and every directory above it up to the root (as listed and as
+ * resolved) owned by this user or root and not writable by group or others;
+ * a root-owned sticky directory (/tmp) may be.  Else 1 with a one-line
+ * reason in msg.  Not checked on Windows (ACLs).
  */
 int olc_plugins__insecure(const char *path, char *msg, size_t size);
+/* 1 with the reason in msg when path is not a regular file (a directory, a
+ * FIFO, a device, a dangling link, a link loop, a link to any of those),
+ * else 0. */
+int olc_plugins__not_regular(const char *path, char *msg, size_t size);
+/* How many fork()s led to this process since the library was loaded (a
+ * pthread_atfork child handler counts them; 0 on Windows).  A plugin
+ * instance created before a fork is not called in the child: its threads
+ * did not survive the fork.  The handlers also hold the loader's locks
+ * across a fork, so a child never inherits one locked. */
+unsigned olc_plugins__forks(void);
+/* 1 (with err filled: OLC_E_UNSUPPORTED, where = fn) when p was created in
+ * a parent of this process. */
+int olc_plugins__forked(const olc_loaded_plugin *p, const char *fn, olc_error *err);
 /* OLC_PLUGIN_PATH, or NULL when unset or the process is privileged. */
 const char *olc_plugins__env_path(void);
 /* Separator of OLC_PLUGIN_PATH entries (':' or ';'). */

@@ -52,6 +52,16 @@ void olc_plugins__set_after_run(olc_loaded_plugin *p, olc_plugins_after_run_fn f
   p->after_run_payload = payload;
 }
 
+int olc_plugins__forked(const olc_loaded_plugin *p, const char *fn, olc_error *err) {
+  if (p->forks == olc_plugins__forks())
+    return 0;
+  olc_error__set(err, OLC_E_UNSUPPORTED, fn,
+                 "plugin %s was created before fork() in a parent process: its threads are not "
+                 "in this one; open a new host here",
+                 p->name);
+  return 1;
+}
+
 /* A plugin call failed with rc: the plugin's set_error detail, or a generic
  * one.  invalid_as is what OLC_PLUGIN_E_INVALID becomes. */
 static olc_status plugin_fail(olc_error *err, const olc_loaded_plugin *p, const char *fn,
@@ -202,6 +212,8 @@ olc_status olc_plugins__key(olc_plugin_key *out, olc_loaded_plugin *p, const olc
   olc_status st = OLC_OK;
   memset(out, 0, sizeof *out);
   memset(&k, 0, sizeof k);
+  if (olc_plugins__forked(p, "key", err))
+    return OLC_E_UNSUPPORTED;
   arena = calloc(1, sizeof *arena);
   if (arena == NULL)
     return olc_error__set(err, OLC_E_NOMEM, "key", "out of memory");
@@ -332,6 +344,8 @@ olc_status olc_plugins__validate(void **policy, olc_loaded_plugin *p, const void
     *policy = NULL;
   if (bytes == NULL && len > 0)
     return olc_error__set(err, OLC_E_INVALID, "validate", "plugin %s: NULL policy bytes", p->name);
+  if (olc_plugins__forked(p, "validate", err))
+    return OLC_E_UNSUPPORTED;
   olc_plugins__error_clear();
   rc = p->table->validate(p->instance, bytes != NULL ? bytes : "", (uint64_t)len,
                           policy != NULL ? &made : NULL);
@@ -352,6 +366,12 @@ olc_status olc_plugins__store_validator(const unsigned char *policy, size_t poli
   olc_loaded_plugin *p = payload;
   int32_t rc;
   const char *detail;
+  olc_error e;
+  if (olc_plugins__forked(p, "validate", &e)) {
+    if (message != NULL && message_size > 0)
+      snprintf(message, message_size, "%s", e.message);
+    return OLC_E_UNSUPPORTED;
+  }
   olc_plugins__error_clear();
   rc = p->table->validate(p->instance, policy != NULL ? (const void *)policy : "",
                           (uint64_t)policy_len, NULL);
@@ -378,6 +398,8 @@ olc_status olc_plugins__prepare(void **state, olc_loaded_plugin *p, const olc_pl
                                 olc_error *err) {
   int32_t rc;
   *state = NULL;
+  if (olc_plugins__forked(p, "prepare", err))
+    return OLC_E_UNSUPPORTED;
   if (!OLC_PLUGIN_HAS_FIELD(p->table, olc_plugin, prepare) || p->table->prepare == NULL)
     return OLC_OK;
   olc_plugins__error_clear();
@@ -393,6 +415,8 @@ olc_status olc_plugins__run(olc_loaded_plugin *p, const olc_plugin_workload *w, 
                             const void *policy, olc_error *err) {
   int32_t rc;
   olc_status st;
+  if (olc_plugins__forked(p, "run", err))
+    return OLC_E_UNSUPPORTED;
   olc_plugins__error_clear();
   rc = p->table->run(p->instance, w, state, policy);
   st = rc == OLC_PLUGIN_OK ? OLC_OK : plugin_fail(err, p, "run", rc, OLC_E_PLUGIN);

@@ -70,6 +70,7 @@ static olc_status need_persistence(const olc_store *store, const char *what, olc
 olc_status olc_store_import_file(olc_store *store, const char *path, size_t *imported,
                                  olc_error *err) {
   olc_recset set = OLC_RECSET_INIT;
+  char *resolved = NULL;
   olc_status st;
   if (imported != NULL)
     *imported = 0;
@@ -78,6 +79,12 @@ olc_status olc_store_import_file(olc_store *store, const char *path, size_t *imp
     return st;
   if (path == NULL || path[0] == 0)
     return olc_error__set(err, OLC_E_INVALID, "import", "no file given");
+  st = olc_persist__resolve(&resolved, path, err);
+  if (st == OLC_OK)
+    st = olc_store__check_role(resolved, store->path, "import", 0, err);
+  free(resolved);
+  if (st != OLC_OK)
+    return st;
   st = read_and_parse(&set, path, store->limits.max_file_size, err);
   if (st == OLC_OK)
     st = olc_store__import_set(store, &set, err);
@@ -88,6 +95,7 @@ olc_status olc_store_import_file(olc_store *store, const char *path, size_t *imp
 }
 
 typedef struct export_ctx {
+  const olc_store *store;
   const olc_recset *set;
 } export_ctx;
 
@@ -98,6 +106,9 @@ static olc_status export_transform(olc_buf *out, int *unchanged, const unsigned 
   olc_status st = olc_format__write(out, x->set);
   if (st != OLC_OK)
     return olc_error__set(err, st, "export", "out of memory writing the export");
+  st = olc_store__check_write_size(x->store, out->len, "export", err);
+  if (st != OLC_OK)
+    return st;
   if (base_exists && out->len == base_len &&
       (base_len == 0 || memcmp(out->data, base, base_len) == 0))
     *unchanged = 1;
@@ -107,6 +118,7 @@ static olc_status export_transform(olc_buf *out, int *unchanged, const unsigned 
 olc_status olc_store_export_file(olc_store *store, const char *path, int portable_only,
                                  olc_error *err) {
   olc_recset view = OLC_RECSET_INIT;
+  olc_persist_options po;
   olc_snapshot *snap;
   export_ctx x;
   char *resolved = NULL;
@@ -118,8 +130,12 @@ olc_status olc_store_export_file(olc_store *store, const char *path, int portabl
   if (path == NULL || path[0] == 0)
     return olc_error__set(err, OLC_E_INVALID, "export", "no file given");
   st = olc_persist__resolve(&resolved, path, err);
-  if (st != OLC_OK)
+  if (st == OLC_OK)
+    st = olc_store__check_role(resolved, store->path, "export", 1, err);
+  if (st != OLC_OK) {
+    free(resolved);
     return st;
+  }
   olc_store__refresh(store);
   snap = olc_store__acquire(store);
   /* A view: record structs copied, strings still owned by the snapshot. */
@@ -134,8 +150,10 @@ olc_status olc_store_export_file(olc_store *store, const char *path, int portabl
     if (!portable_only || snap->set.recs[i].level == OLC_LEVEL_PORTABLE)
       view.recs[view.count++] = snap->set.recs[i];
   view.cap = view.count;
+  x.store = store;
   x.set = &view;
-  st = olc_persist__update(NULL, NULL, resolved, &store->popts, export_transform, &x, err);
+  olc_store__persist_options(&po, store);
+  st = olc_persist__update(NULL, NULL, resolved, &po, export_transform, &x, err);
 done:
   free(view.recs);
   olc_snapshot__unref(snap);
@@ -143,27 +161,219 @@ done:
   return st;
 }
 
-static olc_status repair_check(const unsigned char *bytes, size_t len, void *payload) {
-  const olc_store *store = payload;
+/* ---- what a path is to the store ---- */
+
+typedef enum store_look {
+  LOOK_EMPTY,  /* 0 bytes: a crash-without-fsync signature */
+  LOOK_PREFIX, /* a proper prefix of the header: a write cut short */
+  LOOK_HEADER, /* begins with the header (any version) */
+  LOOK_FOREIGN /* anything else: not ours */
+} store_look;
+
+static const char header_magic[] = OLC_FORMAT_MAGIC " ";
+static const char lock_magic[] = "olcgen01";
+
+static store_look look_at(const unsigned char *b, size_t n) {
+  size_t m = sizeof header_magic - 1;
+  if (n == 0)
+    return LOOK_EMPTY;
+  if (n < m)
+    return memcmp(b, header_magic, n) == 0 ? LOOK_PREFIX : LOOK_FOREIGN;
+  return memcmp(b, header_magic, m) == 0 ? LOOK_HEADER : LOOK_FOREIGN;
+}
+
+/* The probe the persist module runs before it creates a lock file next to
+ * a store path that exists: only next to something that is a store. */
+static olc_status store_probe(const unsigned char *head, size_t len, uint64_t size,
+                              const char *path, void *payload, olc_error *err) {
+  (void)payload;
+  if (look_at(head, len < size ? len : (size_t)size) != LOOK_FOREIGN)
+    return OLC_OK;
+  return olc_error__set(err, OLC_E_MALFORMED, "store",
+                        "'%s' is not a store file (it does not begin with \"%s\"); nothing "
+                        "written",
+                        path, header_magic);
+}
+
+void olc_store__persist_options(olc_persist_options *out, const olc_store *store) {
+  *out = store->popts;
+  out->probe = store_probe;
+  out->probe_payload = NULL;
+}
+
+/* The store whose temporary a file name would be: "<P>.<pid>.<16 hex>.tmp"
+ * gives the length of "<P>", else 0. */
+static size_t tmp_owner_len(const char *name) {
+  size_t n = strlen(name), i = n, digits = 0, hex = 0;
+  if (n < 4 || strcmp(name + n - 4, ".tmp") != 0)
+    return 0;
+  i -= 4;
+  while (i > 0 && ((name[i - 1] >= '0' && name[i - 1] <= '9') ||
+                   (name[i - 1] >= 'a' && name[i - 1] <= 'f'))) {
+    i--;
+    hex++;
+  }
+  if (hex != 16 || i == 0 || name[--i] != '.')
+    return 0;
+  while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') {
+    i--;
+    digits++;
+  }
+  if (digits == 0 || digits > 10 || i < 2 || name[--i] != '.')
+    return 0;
+  return i;
+}
+
+/* 1 when path + ".lock" would be the lock file of a store at dir/name
+ * (the handle's own, or an existing regular file). */
+static int is_lock_of(const char *path, size_t stem, const char *store_path, olc_error *err) {
+  olc_persist_probe p;
+  char *owner = malloc(stem + 1);
+  int yes;
+  if (owner == NULL)
+    return 0;
+  memcpy(owner, path, stem);
+  owner[stem] = 0;
+  yes = (store_path != NULL && strcmp(owner, store_path) == 0) ||
+        (olc_persist__probe(&p, owner, err) == OLC_OK && p.kind == OLC_PERSIST_FILE);
+  free(owner);
+  return yes;
+}
+
+olc_status olc_store__check_role(const char *path, const char *store_path, const char *what,
+                                 int is_export, olc_error *err) {
+  const char *slash = strrchr(path, '/'), *name = slash != NULL ? slash + 1 : path;
+  size_t n = strlen(path), own = tmp_owner_len(name);
+  olc_persist_probe p;
+  olc_status st;
+  if (own != 0)
+    return olc_error__set(err, OLC_E_INVALID, what, "'%s' is a temporary file of the store '%.*s'",
+                          path, (int)((size_t)(name - path) + own), path);
+  if (n > 5 && strcmp(path + n - 5, ".lock") == 0 && is_lock_of(path, n - 5, store_path, err))
+    return olc_error__set(err, OLC_E_INVALID, what, "'%s' is the lock file of the store '%.*s'",
+                          path, (int)(n - 5), path);
+  if (is_export && store_path != NULL && strcmp(path, store_path) == 0)
+    return olc_error__set(err, OLC_E_INVALID, what, "'%s' is the store itself", path);
+  st = olc_persist__probe(&p, path, err);
+  if (st != OLC_OK)
+    return st;
+  if (p.kind == OLC_PERSIST_FILE && p.head_len >= sizeof lock_magic - 1 &&
+      memcmp(p.head, lock_magic, sizeof lock_magic - 1) == 0)
+    return olc_error__set(err, OLC_E_INVALID, what,
+                          "'%s' is a store's lock file (it carries the lock file's counter header)",
+                          path);
+  if (!is_export || p.kind == OLC_PERSIST_ABSENT)
+    return OLC_OK;
+  /* An export creates a file or replaces a store file, nothing else. */
+  if (p.kind != OLC_PERSIST_FILE)
+    return olc_error__set(err, OLC_E_INVALID, what, "'%s' is %s, not a store file", path,
+                          olc_persist__kind_str(p.kind));
+  if (look_at(p.head, p.head_len) == LOOK_FOREIGN)
+    return olc_error__set(err, OLC_E_INVALID, what,
+                          "'%s' exists and is not a store file; an export replaces only a store "
+                          "file",
+                          path);
+  return OLC_OK;
+}
+
+/* ---- repair ---- */
+
+typedef struct repair_ctx {
+  const olc_store *store;
+  int force;
+} repair_ctx;
+
+/* The version a cut-off head declares: parse its header line alone. */
+static olc_status head_version(const unsigned char *bytes, size_t len, olc_error *err) {
+  const unsigned char *lf = memchr(bytes, '\n', len);
   olc_recset set = OLC_RECSET_INIT;
-  olc_status st = olc_format__parse(&set, bytes, len, &store->limits, NULL);
+  olc_status st;
+  if (lf == NULL)
+    return OLC_E_MALFORMED;
+  st = olc_format__parse(&set, bytes, (size_t)(lf - bytes) + 1, NULL, err);
   olc_recset__free(&set);
   return st;
 }
 
-olc_status olc_store_repair(olc_store *store, char *moved_to, size_t moved_to_size,
-                            olc_error *err) {
+/* Under the lock: OLC_OK (valid), OLC_E_MALFORMED (a damaged store: moved),
+ * or a refusal with its own message. */
+static olc_status repair_check(const unsigned char *bytes, size_t len, int complete, void *payload,
+                               olc_error *err) {
+  const repair_ctx *x = payload;
+  const char *path = x->store->path;
+  olc_recset set = OLC_RECSET_INIT;
+  olc_error e;
+  olc_status st;
+  store_look k = look_at(bytes, len);
+  if (k == LOOK_EMPTY || k == LOOK_PREFIX)
+    return OLC_E_MALFORMED;
+  if (k == LOOK_FOREIGN)
+    return x->force ? OLC_E_MALFORMED
+                    : olc_error__set(err, OLC_E_INVALID, "repair",
+                                     "'%s' does not look like a store file (it does not begin "
+                                     "with \"%s\"); not moved (--force moves it)",
+                                     path, header_magic);
+  olc_error_clear(&e);
+  if (complete) {
+    st = olc_format__parse(&set, bytes, len, &x->store->limits, &e);
+    olc_recset__free(&set);
+  } else {
+    st = head_version(bytes, len, &e); /* too large to read: its header */
+    if (st == OLC_OK)
+      st = OLC_E_MALFORMED;
+  }
+  if (st == OLC_E_VERSION && !x->force)
+    return olc_error__set(err, OLC_E_VERSION, "repair",
+                          "'%s' is a store file of a newer version (%s); not moved (--force "
+                          "moves it)",
+                          path, e.message);
+  if (st == OLC_OK)
+    return OLC_OK;
+  return OLC_E_MALFORMED;
+}
+
+/* Before a lock file is created next to it: the same verdict on the first
+ * bytes (the whole file when it is that short). */
+static olc_status repair_probe(const unsigned char *head, size_t len, uint64_t size,
+                               const char *path, void *payload, olc_error *err) {
+  olc_status st;
+  (void)path;
+  st = repair_check(head, len, (uint64_t)len == size, payload, err);
+  if (st == OLC_OK || st == OLC_E_MALFORMED) {
+    olc_error_clear(err);
+    return OLC_OK; /* decided under the lock */
+  }
+  return st;
+}
+
+olc_status olc_store_repair_ext(olc_store *store, unsigned flags, char *moved_to,
+                                size_t moved_to_size, olc_error *err) {
+  olc_persist_options po;
+  repair_ctx x;
   olc_status st;
   if (moved_to != NULL && moved_to_size > 0)
     moved_to[0] = 0;
   st = need_persistence(store, "repair", err);
   if (st != OLC_OK)
     return st;
+  if ((flags & ~OLC_REPAIR_FORCE) != 0)
+    return olc_error__set(err, OLC_E_INVALID, "repair", "unknown repair flags 0x%x", flags);
+  x.store = store;
+  x.force = (flags & OLC_REPAIR_FORCE) != 0;
+  olc_store__persist_options(&po, store);
+  po.probe = x.force ? NULL : repair_probe; /* forced: a regular file is enough */
+  po.probe_payload = &x;
   olc_mutex__lock(&store->write);
-  st = olc_persist__repair(moved_to, moved_to_size, store->path, &store->popts, repair_check, store,
-                           err);
+  olc_store__fork_writing(store);
+  st = olc_persist__repair(moved_to, moved_to_size, store->path, &po, repair_check, &x, err);
+  olc_store__fork_writing(NULL);
   olc_mutex__unlock(&store->write);
   if (st == OLC_OK)
     (void)olc_store_reload(store, NULL); /* no file now: an empty store */
   return st;
+}
+
+olc_status olc_store_repair(olc_store *store, char *moved_to, size_t moved_to_size,
+                            olc_error *err) {
+  return olc_store_repair_ext(store, 0, moved_to, moved_to_size, err);
 }

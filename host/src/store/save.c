@@ -137,10 +137,31 @@ static olc_status merge_transform(olc_buf *out, int *unchanged, const unsigned c
   st = olc_format__write(out, &w->merged);
   if (st != OLC_OK)
     return olc_error__set(err, st, "merge", "out of memory writing the store");
+  st = olc_store__check_write_size(w->store, out->len, "merge", err);
+  if (st != OLC_OK)
+    return st;
   if (base_exists && out->len == base_len &&
       (base_len == 0 || memcmp(out->data, base, base_len) == 0))
     *unchanged = 1;
   return OLC_OK;
+}
+
+olc_status olc_store__check_write_size(const olc_store *store, size_t len, const char *where,
+                                       olc_error *err) {
+  static const olc_format_limits defaults = OLC_FORMAT_LIMITS_DEFAULT;
+  size_t max = store->limits.max_file_size;
+  /* A file that this handle or a default reader refuses to read would lock
+   * every later command out until a repair quarantines it: never written.
+   * Values and fields per record were checked against the built-in limits
+   * when the records were built or read. */
+  if (max == 0 || max > defaults.max_file_size)
+    max = defaults.max_file_size;
+  if (len <= max)
+    return OLC_OK;
+  return olc_error__set(err, OLC_E_LIMIT, where,
+                        "the file would be %llu bytes, more than the %llu a reader accepts; "
+                        "nothing written",
+                        (unsigned long long)len, (unsigned long long)max);
 }
 
 /* With persistence off: the same merge on a private copy of the snapshot. */
@@ -169,6 +190,7 @@ static olc_status commit_memory(olc_store *store, store_ops *ops, olc_error *err
 }
 
 static olc_status commit_file(olc_store *store, store_ops *ops, olc_error *err) {
+  olc_persist_options po;
   write_ctx w;
   olc_file_id id;
   olc_snapshot *next;
@@ -177,7 +199,8 @@ static olc_status commit_file(olc_store *store, store_ops *ops, olc_error *err) 
   w.store = store;
   w.ops = ops;
   olc_recset__init(&w.merged);
-  st = olc_persist__update(&id, NULL, store->path, &store->popts, merge_transform, &w, err);
+  olc_store__persist_options(&po, store);
+  st = olc_persist__update(&id, NULL, store->path, &po, merge_transform, &w, err);
   if (st == OLC_OK || st == OLC_COMMITTED_UNSYNCED) {
     /* The file now holds the merged set (or already did): it becomes the
      * snapshot.  Out of memory here leaves the old snapshot, which change
@@ -193,7 +216,9 @@ static olc_status commit_file(olc_store *store, store_ops *ops, olc_error *err) 
 static olc_status commit(olc_store *store, store_ops *ops, olc_error *err) {
   olc_status st;
   olc_mutex__lock(&store->write);
+  olc_store__fork_writing(store); /* a fork from a predicate must not wait for it */
   st = store->persist ? commit_file(store, ops, err) : commit_memory(store, ops, err);
+  olc_store__fork_writing(NULL);
   olc_mutex__unlock(&store->write);
   return st;
 }

@@ -160,11 +160,11 @@ void olc_store__refresh(olc_store *store) {
   if (olc_persist__watch_quiet(&store->watch))
     return;
   token = olc_persist__watch_begin(&store->watch);
-  if (olc_persist__watch_degraded(&store->watch))
-    olc_diag__emit(&store->diag, OLC_DIAG_WARNING, "watch",
-                   "%s.lock was replaced %d times: changes are now found by comparing the file's "
-                   "identity, one stat per lookup",
-                   store->path, OLC_PERSIST_WATCH_MAPS);
+  {
+    char why[OLC_ERROR_MESSAGE_SIZE];
+    if (olc_persist__watch_warning(&store->watch, why, sizeof why))
+      olc_diag__emit(&store->diag, OLC_DIAG_WARNING, "watch", "%s, one stat per lookup", why);
+  }
   if (olc_persist__stat(&now, store->path, NULL) != OLC_OK)
     return; /* cannot tell: keep the snapshot, look again next time */
   if (!seen_is(store, &now)) {
@@ -284,6 +284,8 @@ olc_status olc_store_open(olc_store **out, const olc_store_options *caller_optio
   }
   if (s->persist) {
     st = resolve_path(s, options, err);
+    if (st == OLC_OK) /* never a lock file or a temporary of another store */
+      st = olc_store__check_role(s->path, NULL, "open", 0, err);
     if (st == OLC_OK && s->check_for_changes)
       st = olc_persist__watch_open(&s->watch, s->path, err);
     if (st != OLC_OK) {
@@ -298,6 +300,10 @@ olc_status olc_store_open(olc_store **out, const olc_store_options *caller_optio
       return olc_error__set(err, OLC_E_NOMEM, "open", "out of memory loading the store");
     }
   }
+  if (olc_store__fork_register(s) != OLC_OK) {
+    olc_store_free(s);
+    return olc_error__set(err, OLC_E_NOMEM, "open", "out of memory opening the store");
+  }
   *out = s;
   return OLC_OK;
 }
@@ -305,6 +311,7 @@ olc_status olc_store_open(olc_store **out, const olc_store_options *caller_optio
 void olc_store_free(olc_store *store) {
   if (store == NULL)
     return;
+  olc_store__fork_unregister(store); /* never registered: no-op */
   olc_snapshot__unref(store->snap);
   olc_persist__watch_close(&store->watch);
   free(store->path);

@@ -161,6 +161,31 @@ olc_status olc_store__levels(unsigned *levels, const olc_key *key, unsigned requ
 olc_status olc_store__build_records(olc_recset *out, const olc_save_request *req, olc_origin origin,
                                     olc_error *err);
 
+/* OLC_OK when a file of len bytes stays within what this handle and a
+ * default reader read (save.c), else OLC_E_LIMIT naming both. */
+olc_status olc_store__check_write_size(const olc_store *store, size_t len, const char *where,
+                                       olc_error *err);
+
+/* fork() (fork.c): open handles are registered so that fork() waits
+ * until no other thread is inside a call on one of them; a thread marks
+ * the handle it holds the write mutex of (NULL when done). */
+olc_status olc_store__fork_register(olc_store *store);
+void olc_store__fork_unregister(olc_store *store);
+void olc_store__fork_writing(const olc_store *store);
+
+/* The handle's persist options with the store probe (files.c): no lock
+ * file is created next to an existing path that is not a store. */
+void olc_store__persist_options(olc_persist_options *out, const olc_store *store);
+
+/* Whether path (resolved) may be used as the store (--store), an import
+ * source or (is_export) an export target next to the store at store_path
+ * (may be NULL): never a store's lock file (P.lock beside an existing or
+ * this store P, or a file with the lock file's header) nor one of its
+ * temporaries; for an export never the store itself, and only an absent
+ * path or a store file.  OLC_OK or OLC_E_INVALID (where = what). */
+olc_status olc_store__check_role(const char *path, const char *store_path, const char *what,
+                                 int is_export, olc_error *err);
+
 /* Merges set into the store in one write (import; save.c). */
 olc_status olc_store__import_set(olc_store *store, const olc_recset *set, olc_error *err);
 

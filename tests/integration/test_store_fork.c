@@ -1,0 +1,280 @@
+/*
+ * tests/integration/test_store_fork.c - fork() after olc_store_open (issue
+ * 12 item 9; store.h "fork()"), public API only:
+ *
+ * - after: a process forks after opening a store; parent and child write
+ *   through their copies of the handle at the same time; both records and
+ *   the one before the fork are in the file.
+ * - busy: another thread is inside a write (holding the store's lock, in a
+ *   remove_if predicate) when the main thread forks.  fork() waits for that
+ *   write, so the child inherits neither the held lock nor a locked mutex:
+ *   the child's write and the parent's next write both succeed at once.
+ *   Before, the child hung on the handle's mutex and the parent's write
+ *   timed out on the lock the child's copy of the descriptor kept.
+ * - inside: the writing thread itself forks from the predicate (and the
+ *   child execs nothing, just exits): no deadlock, the write completes.
+ * - host: in the child of a process that opened a host, a calibration
+ *   reaches no plugin (OLC_E_UNSUPPORTED, "fork()" in the message) and
+ *   olc_host_free returns; the parent calibrates as before.
+ */
+#include <CUnit/CUnit.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "olc/host.h"
+#include "olc/store.h"
+#include "test_support.h"
+
+static char *tmp;
+static char *path;
+
+static int setup(void) {
+  tmp = olc_test_tmpdir("store-fork");
+  path = tmp != NULL ? olc_test_path(tmp, "p.txt") : NULL;
+  return path == NULL;
+}
+
+static int teardown(void) {
+  olc_test_rmtree(tmp);
+  free(tmp);
+  free(path);
+  return 0;
+}
+
+static olc_store *open_store(void) {
+  olc_store_options o = OLC_STORE_OPTIONS_INIT;
+  olc_store *s = NULL;
+  olc_error err;
+  o.path = path;
+  o.lock_timeout_ms = 3000;
+  OLC_ASSERT_OK(olc_store_open(&s, &o, &err), &err);
+  return s;
+}
+
+static olc_status save(olc_store *s, const char *backend) {
+  olc_key key;
+  olc_save_request req = OLC_SAVE_REQUEST_INIT;
+  olc_error err;
+  olc_status st;
+  memset(&key, 0, sizeof key);
+  key.backend = backend;
+  key.operator_name = "MatMul";
+  key.implementation = "1";
+  key.model_digest = "d";
+  key.processor = "cpu";
+  key.thread_count = 1;
+  req.key = &key;
+  req.policy = "p";
+  req.policy_len = 1;
+  req.levels = OLC_LEVEL_BIT_EXACT;
+  st = olc_store_save(s, &req, &err);
+  if (st != OLC_OK)
+    fprintf(stderr, "\n  save %s in %ld: %s: %s", backend, (long)getpid(), olc_status_str(st),
+            err.message);
+  return st;
+}
+
+/* 1 when the file holds a record of each backend. */
+static int file_has(const char *const *backends, size_t n) {
+  olc_store *s = open_store();
+  olc_record_list *list = NULL;
+  olc_error err;
+  size_t i, j, found = 0;
+  OLC_ASSERT_OK(olc_store_list(&list, s, &err), &err);
+  for (i = 0; i < n; i++)
+    for (j = 0; j < olc_record_list_count(list); j++)
+      if (strcmp(olc_record_list_get(list, j)->backend, backends[i]) == 0) {
+        found++;
+        break;
+      }
+  olc_record_list_free(list);
+  olc_store_free(s);
+  return found == n;
+}
+
+/* Waits for pid; 0 when it exited 0, else prints how it ended. */
+static int child_ok(pid_t pid, const char *what) {
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid)
+    return 0;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return 1;
+  if (WIFSIGNALED(status))
+    printf("\n  %s child killed by signal %d%s", what, WTERMSIG(status),
+           WTERMSIG(status) == SIGALRM ? " (hung)" : "");
+  else
+    printf("\n  %s child exit %d", what, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  return 0;
+}
+
+static void test_fork_after_open(void) {
+  static const char *const all[] = {"before", "parent", "child"};
+  olc_store *s;
+  pid_t pid;
+  unlink(path);
+  s = open_store();
+  CU_ASSERT_EQUAL_FATAL(save(s, "before"), OLC_OK);
+  fflush(NULL);
+  pid = fork();
+  if (pid == 0) {
+    alarm(20);
+    _exit(save(s, "child") == OLC_OK ? 0 : 1);
+  }
+  CU_ASSERT_EQUAL(save(s, "parent"), OLC_OK);
+  CU_ASSERT(child_ok(pid, "after-open"));
+  olc_store_free(s);
+  CU_ASSERT(file_has(all, 3));
+}
+
+/* ------------------------------------------------------------- busy */
+
+typedef struct busy {
+  olc_store *s;
+  int in[2]; /* the predicate says it is running, lock held */
+  olc_status st;
+  int fork_inside; /* the predicate forks itself */
+  pid_t inner;
+} busy;
+
+static int slow_predicate(const olc_record *r, void *payload) {
+  busy *b = payload;
+  struct timespec ts = {0, 300000000};
+  (void)r;
+  if (b->in[1] >= 0) {
+    (void)!write(b->in[1], "i", 1);
+    close(b->in[1]);
+    b->in[1] = -1;
+    if (b->fork_inside) {
+      fflush(NULL);
+      b->inner = fork();
+      if (b->inner == 0)
+        _exit(0);
+    }
+    nanosleep(&ts, NULL); /* the main thread forks meanwhile */
+  }
+  return 0;
+}
+
+static void *writer_thread(void *arg) {
+  busy *b = arg;
+  olc_error err;
+  size_t removed = 0;
+  b->st = olc_store_remove_if(b->s, slow_predicate, b, &removed, &err);
+  return NULL;
+}
+
+static void test_fork_while_writing(void) {
+  static const char *const all[] = {"before", "parent", "child"};
+  busy b;
+  pthread_t t;
+  char c;
+  pid_t pid;
+  unlink(path);
+  memset(&b, 0, sizeof b);
+  b.s = open_store();
+  CU_ASSERT_EQUAL_FATAL(save(b.s, "before"), OLC_OK);
+  CU_ASSERT_EQUAL_FATAL(pipe(b.in), 0);
+  CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, writer_thread, &b), 0);
+  CU_ASSERT_EQUAL(read(b.in[0], &c, 1), 1); /* the thread holds the lock now */
+  fflush(NULL);
+  pid = fork();
+  if (pid == 0) {
+    alarm(10); /* a hang is a failure, not a stuck test */
+    _exit(save(b.s, "child") == OLC_OK ? 0 : 1);
+  }
+  CU_ASSERT_EQUAL(pthread_join(t, NULL), 0);
+  CU_ASSERT_EQUAL(b.st, OLC_OK);
+  CU_ASSERT_EQUAL(save(b.s, "parent"), OLC_OK);
+  CU_ASSERT(child_ok(pid, "busy"));
+  close(b.in[0]);
+  olc_store_free(b.s);
+  CU_ASSERT(file_has(all, 3));
+}
+
+static void test_fork_from_the_writer(void) {
+  static const char *const all[] = {"before", "after"};
+  busy b;
+  pthread_t t;
+  char c;
+  unlink(path);
+  memset(&b, 0, sizeof b);
+  b.s = open_store();
+  b.fork_inside = 1;
+  CU_ASSERT_EQUAL_FATAL(save(b.s, "before"), OLC_OK);
+  CU_ASSERT_EQUAL_FATAL(pipe(b.in), 0);
+  alarm(20); /* a deadlock in the fork handlers fails the test */
+  CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, writer_thread, &b), 0);
+  CU_ASSERT_EQUAL(read(b.in[0], &c, 1), 1);
+  CU_ASSERT_EQUAL(pthread_join(t, NULL), 0);
+  alarm(0);
+  CU_ASSERT_EQUAL(b.st, OLC_OK);
+  CU_ASSERT(b.inner > 0 && child_ok(b.inner, "inside"));
+  CU_ASSERT_EQUAL(save(b.s, "after"), OLC_OK);
+  close(b.in[0]);
+  olc_store_free(b.s);
+  CU_ASSERT(file_has(all, 2));
+}
+
+/* ------------------------------------------------------------- host */
+
+/* The child of a process that opened a host: a call that reaches a plugin
+ * fails with OLC_E_UNSUPPORTED and says why; freeing it does not hang; the
+ * parent calibrates as before. */
+static void test_host_after_fork(void) {
+  char ini[8192];
+  olc_test_session sess;
+  olc_calibrate_options co = OLC_CALIBRATE_OPTIONS_INIT;
+  olc_calibration *cal = NULL;
+  olc_error err;
+  pid_t pid;
+  int n = snprintf(ini, sizeof ini,
+                   "[host]\nplugin_dirs = %s/good\nthreads = 1\n[store]\npath = %s\n"
+                   "[calibration]\nwarmup = 0\nmin_repetitions = 2\nmin_seconds = 0\n"
+                   "max_seconds_per_workload = 1\n[plugin.mock_det]\ncandidates = 20,10\n"
+                   "[workload.w]\nbackend = mock_det\noperator = MatMul\nm = 8\n",
+                   OLC_MOCK_PLUGIN_ROOT, path);
+  CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof ini);
+  unlink(path);
+  co.in_process = 1;
+  olc_test_session_open(&sess, tmp, ini, (size_t)n);
+  fflush(NULL);
+  pid = fork();
+  if (pid == 0) {
+    const olc_workload_result *r;
+    int ok;
+    alarm(20);
+    ok =
+        olc_host_calibrate(&cal, sess.host, &co, &err) == OLC_OK && olc_calibration_count(cal) == 1;
+    r = ok ? olc_calibration_get(cal, 0) : NULL;
+    ok = ok && r->status == OLC_E_UNSUPPORTED && r->message != NULL &&
+         strstr(r->message, "fork()") != NULL;
+    printf("\n  child: %s", r != NULL && r->message != NULL ? r->message : "(no message)");
+    fflush(stdout);
+    olc_calibration_free(cal);
+    olc_test_session_close(&sess); /* must not hang on the plugin's threads */
+    _exit(ok ? 0 : 1);
+  }
+  CU_ASSERT(child_ok(pid, "host"));
+  OLC_ASSERT_OK(olc_host_calibrate(&cal, sess.host, &co, &err), &err);
+  CU_ASSERT_EQUAL(olc_calibration_get(cal, 0)->status, OLC_OK);
+  olc_calibration_free(cal);
+  olc_test_session_close(&sess);
+}
+
+int main(int argc, char **argv) {
+  CU_pSuite s;
+  if (CU_initialize_registry() != CUE_SUCCESS)
+    return 1;
+  s = CU_add_suite("store_fork", setup, teardown);
+  CU_add_test(s, "parent and child write after fork", test_fork_after_open);
+  CU_add_test(s, "fork while another thread writes", test_fork_while_writing);
+  CU_add_test(s, "fork from inside a write", test_fork_from_the_writer);
+  CU_add_test(s, "a host used in a child fails clearly", test_host_after_fork);
+  return olc_test_run(argc, argv);
+}
