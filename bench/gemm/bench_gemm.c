@@ -39,6 +39,7 @@
 #include "bench_gemm.h"
 #include "host_cal.h"
 #include "olc/plugin.h"
+#include "olc_stub_host.h"
 #include "peers.h"
 
 #define MAX_SHAPES 32
@@ -54,44 +55,6 @@ static const shape default_shapes[] = {
     {1024, 1, 1024},  {4, 1024, 1024},  {1024, 4, 1024},    {2048, 1, 2048},    {1, 4096, 4096},
     {4096, 1, 4096},  {4, 4096, 4096},  {4096, 4, 4096},    {1, 8192, 8192},    {8192, 1, 8192}};
 
-/* ---- minimal host table ---- */
-static _Thread_local char last_error[256];
-
-static void h_log(void *ctx, int32_t level, const char *msg) {
-  (void)ctx;
-  if (level <= OLC_PLUGIN_LOG_WARN)
-    fprintf(stderr, "cpu_gemm: %s\n", msg);
-}
-static void h_set_error(void *ctx, int32_t code, const char *msg) {
-  (void)ctx;
-  (void)code;
-  snprintf(last_error, sizeof(last_error), "%s", msg);
-}
-static uint64_t h_now(void *ctx) {
-  struct timespec ts;
-  (void)ctx;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-static int32_t h_lookup(void *ctx, void *inst, const olc_plugin_workload *w,
-                        const olc_plugin_byte_sink *out) {
-  (void)ctx, (void)inst, (void)w, (void)out;
-  return OLC_PLUGIN_E_NOT_FOUND;
-}
-static int32_t h_save(void *ctx, void *inst, const olc_plugin_workload *w, const void *p,
-                      uint64_t len, const olc_plugin_measurement *m, uint32_t count) {
-  (void)ctx, (void)inst, (void)w, (void)p, (void)len, (void)m, (void)count;
-  return OLC_PLUGIN_E_UNSUPPORTED;
-}
-static const olc_plugin_host host = {sizeof(olc_plugin_host),
-                                     OLC_PLUGIN_ABI_MINOR,
-                                     NULL,
-                                     h_log,
-                                     h_set_error,
-                                     h_now,
-                                     h_lookup,
-                                     h_save};
-
 /* --cputime: the calling thread's CPU time instead of wall time, so that
  * preemption by other processes on a shared machine does not count (only
  * meaningful with one thread). */
@@ -101,7 +64,7 @@ static int use_min; /* --min: best sample instead of the median (loaded machines
 static double now_s(void) {
   struct timespec ts;
   if (!use_cputime)
-    return (double)h_now(NULL) * 1e-9;
+    return (double)olc_stub_host_now_ns() * 1e-9;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
@@ -113,7 +76,8 @@ static void die(const char *fmt, ...) {
   va_start(ap, fmt);
   fprintf(stderr, "bench_gemm: ");
   vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "%s%s\n", last_error[0] ? ": " : "", last_error);
+  fprintf(stderr, "%s%s\n", olc_stub_host_last_error()->message[0] ? ": " : "",
+          olc_stub_host_last_error()->message);
   va_end(ap);
   exit(1);
 }
@@ -467,7 +431,7 @@ static const olc_plugin *load_plugin(const char *path) {
   if (dl == NULL)
     die("cannot load %s: %s", path, dlerror());
   *(void **)&entry = dlsym(dl, OLC_PLUGIN_ENTRY_SYMBOL);
-  if (entry == NULL || entry(OLC_PLUGIN_ABI_MAJOR, &host, &pl) != OLC_PLUGIN_OK)
+  if (entry == NULL || entry(OLC_PLUGIN_ABI_MAJOR, &olc_stub_host, &pl) != OLC_PLUGIN_OK)
     die("no usable entry in %s", path);
   if (!OLC_PLUGIN_HAS_FIELD(pl, olc_plugin, execute) || pl->execute == NULL)
     die("%s has no execute (plugin ABI 1.0)", path);
@@ -501,7 +465,7 @@ static int run_table(const options *o, const olc_plugin *pl, bench_peers *peers,
       host_calibrate(o, o->threads[ti], hw);
     x.pl = pl;
     x.peers = peers;
-    if (pl->create(&host, NULL, 0, (uint32_t)o->threads[ti], &x.inst) != OLC_PLUGIN_OK)
+    if (pl->create(&olc_stub_host, NULL, 0, (uint32_t)o->threads[ti], &x.inst) != OLC_PLUGIN_OK)
       die("create");
     bench_peers_threads(peers, o->threads[ti]);
     for (int si = 0; si < o->nshapes; si++) {
@@ -530,16 +494,17 @@ int main(int argc, char **argv) {
   int nres;
   bench_peers_fair_env(argv, "bench_gemm");
   parse_args(&o, argc, argv);
+  olc_stub_host_set_log_level(OLC_PLUGIN_LOG_WARN);
   pl = load_plugin(o.plugin_path);
   if (o.quality)
-    return bench_quality_report(pl, &host, o.threads[0], o.quality, o.json) == 0 ? 0 : 1;
+    return bench_quality_report(pl, &olc_stub_host, o.threads[0], o.quality, o.json) == 0 ? 0 : 1;
   if (o.buckets)
-    return bench_buckets_report(pl, &host, o.threads[0], o.reps, o.json) == 0 ? 0 : 1;
+    return bench_buckets_report(pl, &olc_stub_host, o.threads[0], o.reps, o.json) == 0 ? 0 : 1;
   if (o.concurrency)
-    return bench_concurrency_report(pl, &host, o.threads[0], o.reps, o.json) == 0 ? 0 : 1;
+    return bench_concurrency_report(pl, &olc_stub_host, o.threads[0], o.reps, o.json) == 0 ? 0 : 1;
   bench_peers_open(&peers);
   if (o.overhead)
-    return bench_overhead_report(pl, &host, &peers, o.threads[0], o.json) == 0 ? 0 : 1;
+    return bench_overhead_report(pl, &olc_stub_host, &peers, o.threads[0], o.json) == 0 ? 0 : 1;
   bench_cpu_name(cpu, sizeof cpu);
   bench_peers_describe(&peers, desc, sizeof desc);
   peak = bench_fma_peak_gflops(&width);
@@ -551,7 +516,7 @@ int main(int argc, char **argv) {
     printf("FMA peak (%s): %.1f GFLOP/s per thread; streaming read %.1f GB/s per core (%d "
            "streams); reads faster up to %zu MiB (%.1f GB/s)\n",
            width, peak, bw.stream_gbs, bw.streams, bw.cache_bytes >> 20, bw.cache_gbs);
-    bench_overhead_report(pl, &host, &peers, 1, 0);
+    bench_overhead_report(pl, &olc_stub_host, &peers, 1, 0);
   }
   nres = run_table(&o, pl, &peers, &bw, peak, results);
   {

@@ -6,45 +6,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
-_Thread_local char cg_test_err_msg[256];
-_Thread_local int32_t cg_test_err_code;
-
-static void h_log(void *ctx, int32_t level, const char *message) {
-  (void)ctx;
-  fprintf(stderr, "[plugin log %d] %s\n", level, message);
-}
-static void h_set_error(void *ctx, int32_t code, const char *message) {
-  (void)ctx;
-  cg_test_err_code = code;
-  snprintf(cg_test_err_msg, sizeof(cg_test_err_msg), "%s", message);
-}
-static uint64_t h_now_ns(void *ctx) {
-  struct timespec ts;
-  (void)ctx;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-static int32_t h_lookup(void *ctx, void *instance, const olc_plugin_workload *w,
-                        const olc_plugin_byte_sink *out) {
-  (void)ctx, (void)instance, (void)w, (void)out;
-  return OLC_PLUGIN_E_NOT_FOUND;
-}
-static int32_t h_save(void *ctx, void *instance, const olc_plugin_workload *w, const void *p,
-                      uint64_t len, const olc_plugin_measurement *m, uint32_t count) {
-  (void)ctx, (void)instance, (void)w, (void)p, (void)len, (void)m, (void)count;
-  return OLC_PLUGIN_E_UNSUPPORTED;
-}
-
-const olc_plugin_host cg_test_host = {sizeof(olc_plugin_host),
-                                      OLC_PLUGIN_ABI_MINOR,
-                                      NULL,
-                                      h_log,
-                                      h_set_error,
-                                      h_now_ns,
-                                      h_lookup,
-                                      h_save};
 const olc_plugin *cg_test_plugin;
 static void *dl;
 
@@ -58,9 +20,9 @@ int cg_test_load(const char *path) {
   *(void **)&entry = dlsym(dl, OLC_PLUGIN_ENTRY_SYMBOL);
   if (entry == NULL)
     return 1;
-  if (entry(2u, &cg_test_host, &cg_test_plugin) != OLC_PLUGIN_E_ABI) /* wrong major refused */
+  if (entry(2u, &olc_stub_host, &cg_test_plugin) != OLC_PLUGIN_E_ABI) /* wrong major refused */
     return 1;
-  return entry(OLC_PLUGIN_ABI_MAJOR, &cg_test_host, &cg_test_plugin) == OLC_PLUGIN_OK ? 0 : 1;
+  return entry(OLC_PLUGIN_ABI_MAJOR, &olc_stub_host, &cg_test_plugin) == OLC_PLUGIN_OK ? 0 : 1;
 }
 
 void cg_test_unload(void) {

@@ -1,7 +1,6 @@
 /*
  * cg_plugin_host.h - what the tests that drive cpu_gemm.so through the
- * plugin ABI share: a minimal host table (errors kept per thread), the
- * loaded plugin, workload descriptions and the sinks for keys, policies
+ * plugin ABI share: the loaded plugin, workload descriptions and the sinks for keys, policies
  * and bytes.
  */
 #ifndef CG_PLUGIN_HOST_H
@@ -10,12 +9,12 @@
 #include <stdint.h>
 
 #include "olc/plugin.h"
+#include "olc_stub_host.h"
 
-/* The last set_error of the calling thread. */
-extern _Thread_local char cg_test_err_msg[256];
-extern _Thread_local int32_t cg_test_err_code;
-
-extern const olc_plugin_host cg_test_host;
+/* The plugins run against the stub host (plugin-api/stub); the last
+ * set_error of the calling thread: */
+#define cg_test_err_msg (olc_stub_host_last_error()->message)
+#define cg_test_err_code (olc_stub_host_last_error()->code)
 extern const olc_plugin *cg_test_plugin;
 
 /* dlopens the plugin at path and calls its entry (also checks that a

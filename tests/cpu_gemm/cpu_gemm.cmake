@@ -13,7 +13,7 @@ if(TARGET olc_cpu_gemm_core)
   foreach(_t test_cpu_gemm_plugin test_cpu_gemm_execute)
     olc_add_test(NAME ${_t}
       SOURCES ${CMAKE_CURRENT_LIST_DIR}/${_t}.c ${CMAKE_CURRENT_LIST_DIR}/cg_plugin_host.c
-      LIBS olc::plugin_api Threads::Threads ${CMAKE_DL_LIBS} LABELS integration)
+      LIBS olc_stub_host Threads::Threads ${CMAKE_DL_LIBS} LABELS integration)
     target_compile_definitions(${_t} PRIVATE CG_TEST_PLUGIN="$<TARGET_FILE:cpu_gemm>")
     add_dependencies(${_t} cpu_gemm)
   endforeach()

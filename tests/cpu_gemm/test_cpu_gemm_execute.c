@@ -175,7 +175,7 @@ static void test_every_candidate(void) {
                                          {1, 1, 600},    {4, 4, 9},     {64, 1, 1216}};
   for (uint32_t threads = 1; threads <= 2; threads++) {
     void *inst = NULL;
-    CU_ASSERT_EQUAL_FATAL(pl->create(&cg_test_host, NULL, 0, threads, &inst), OLC_PLUGIN_OK);
+    CU_ASSERT_EQUAL_FATAL(pl->create(&olc_stub_host, NULL, 0, threads, &inst), OLC_PLUGIN_OK);
     for (size_t i = 0; i < sizeof workloads / sizeof workloads[0]; i++)
       every_candidate(inst, workloads[i][0], workloads[i][1], workloads[i][2]);
     pl->destroy(inst);
@@ -188,7 +188,7 @@ static void test_alpha_zero(void) {
   cg_test_workload w;
   cg_test_cands c;
   memset(&c, 0, sizeof c);
-  CU_ASSERT_EQUAL_FATAL(pl->create(&cg_test_host, NULL, 0, 2, &inst), OLC_PLUGIN_OK);
+  CU_ASSERT_EQUAL_FATAL(pl->create(&olc_stub_host, NULL, 0, 2, &inst), OLC_PLUGIN_OK);
   cg_test_workload_shape(&w, 9, 10, 11);
   CU_ASSERT_EQUAL_FATAL(cg_test_candidates(inst, &w.wl, &c), OLC_PLUGIN_OK);
   for (int i = 0; i < c.n; i++) {
@@ -234,7 +234,7 @@ static void test_unsupported(void) {
   olc_plugin_exec_args args;
   cg_test_workload w;
   CU_ASSERT_FATAL(a.data != NULL && b.data != NULL && cm.data != NULL);
-  CU_ASSERT_EQUAL_FATAL(pl->create(&cg_test_host, NULL, 0, 1, &inst), OLC_PLUGIN_OK);
+  CU_ASSERT_EQUAL_FATAL(pl->create(&olc_stub_host, NULL, 0, 1, &inst), OLC_PLUGIN_OK);
   p = first_policy(inst, &c);
   in[0] = tensor(&a), in[1] = tensor(&b), out = tensor(&cm);
   in[0].rank = 3, in[0].dims[2] = 1, in[0].strides[2] = 1;
@@ -265,7 +265,7 @@ static void test_invalid(void) {
   olc_plugin_tensor in[2], out;
   olc_plugin_exec_args args;
   CU_ASSERT_FATAL(a.data && b.data && cm.data && b7.data && c9.data);
-  CU_ASSERT_EQUAL_FATAL(pl->create(&cg_test_host, NULL, 0, 1, &inst), OLC_PLUGIN_OK);
+  CU_ASSERT_EQUAL_FATAL(pl->create(&olc_stub_host, NULL, 0, 1, &inst), OLC_PLUGIN_OK);
   p = first_policy(inst, &c);
   in[0] = tensor(&a), in[1] = tensor(&b7), out = tensor(&cm);
   expect_status(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_E_INVALID, "shapes disagree");
@@ -359,7 +359,7 @@ static void test_concurrent(void) {
   static conc x;
   pthread_t t[CONC_THREADS + 1];
   memset(&x, 0, sizeof x);
-  CU_ASSERT_EQUAL_FATAL(pl->create(&cg_test_host, NULL, 0, 2, &x.inst), OLC_PLUGIN_OK);
+  CU_ASSERT_EQUAL_FATAL(pl->create(&olc_stub_host, NULL, 0, 2, &x.inst), OLC_PLUGIN_OK);
   for (int i = 0; i < 3; i++) {
     cg_test_workload w;
     cg_test_workload_shape(&w, conc_shapes[i][0], conc_shapes[i][1], conc_shapes[i][2]);

@@ -42,8 +42,8 @@ static void test_key(void) {
   void *a = NULL, *b = NULL;
   cg_test_workload w;
   cg_test_key ka, kb;
-  CU_ASSERT_EQUAL_FATAL(pl->create(&cg_test_host, NULL, 0, 2, &a), OLC_PLUGIN_OK);
-  CU_ASSERT_EQUAL_FATAL(pl->create(&cg_test_host, NULL, 0, 2, &b), OLC_PLUGIN_OK);
+  CU_ASSERT_EQUAL_FATAL(pl->create(&olc_stub_host, NULL, 0, 2, &a), OLC_PLUGIN_OK);
+  CU_ASSERT_EQUAL_FATAL(pl->create(&olc_stub_host, NULL, 0, 2, &b), OLC_PLUGIN_OK);
   cg_test_workload_set(&w, "MatMul", "64", "4096", "512");
   CU_ASSERT_EQUAL(cg_test_get_key(a, &w.wl, &ka), OLC_PLUGIN_OK);
   CU_ASSERT_EQUAL(cg_test_get_key(b, &w.wl, &kb), OLC_PLUGIN_OK);
@@ -111,7 +111,7 @@ static void test_key_buckets(void) {
   char seen[128][64];
   int distinct = 0;
   unsigned long long x = 88172645463325252ull;
-  CU_ASSERT_EQUAL_FATAL(pl->create(&cg_test_host, NULL, 0, 1, &inst), OLC_PLUGIN_OK);
+  CU_ASSERT_EQUAL_FATAL(pl->create(&olc_stub_host, NULL, 0, 1, &inst), OLC_PLUGIN_OK);
   for (int dim = 0; dim < 2; dim++) {
     distinct = 0;
     for (int i = 0; i < 200; i++) {
@@ -176,10 +176,10 @@ static void test_isa_config(void) {
   olc_plugin_kv cfg[1] = {{"isa", "ref"}};
   olc_plugin_kv bad[1] = {{"isa", "sse9"}};
   const char *avx2 = "v1 kernel=avx2_6x16 mc=72 kc=256 nc=512 split=none pack=ab";
-  CU_ASSERT_EQUAL(pl->create(&cg_test_host, bad, 1, 1, &inst), OLC_PLUGIN_E_INVALID);
+  CU_ASSERT_EQUAL(pl->create(&olc_stub_host, bad, 1, 1, &inst), OLC_PLUGIN_E_INVALID);
   CU_ASSERT_PTR_NULL(inst);
   CU_ASSERT_PTR_NOT_NULL(strstr(err_msg, "sse9"));
-  CU_ASSERT_EQUAL_FATAL(pl->create(&cg_test_host, cfg, 1, 1, &inst), OLC_PLUGIN_OK);
+  CU_ASSERT_EQUAL_FATAL(pl->create(&olc_stub_host, cfg, 1, 1, &inst), OLC_PLUGIN_OK);
   cg_test_workload_set(&w, "MatMul", "8", "8", "8");
   CU_ASSERT_EQUAL(cg_test_get_key(inst, &w.wl, &k), OLC_PLUGIN_OK);
   CU_ASSERT_PTR_NOT_NULL(strstr(k.processor, " isa=ref"));
@@ -227,7 +227,7 @@ static void test_candidates_roundtrip_run(void) {
   void *inst = NULL;
   cg_test_workload w;
   cg_test_cands c;
-  CU_ASSERT_EQUAL_FATAL(pl->create(&cg_test_host, NULL, 0, 2, &inst), OLC_PLUGIN_OK);
+  CU_ASSERT_EQUAL_FATAL(pl->create(&olc_stub_host, NULL, 0, 2, &inst), OLC_PLUGIN_OK);
   roundtrip_run(inst, "67", "131", "259");
   roundtrip_run(inst, "1", "300", "259"); /* vm first */
   roundtrip_run(inst, "300", "1", "259"); /* mv first */
@@ -253,7 +253,7 @@ static void test_first_guess(void) {
       {"1", "1", "4096", "_mv4 ", "pack=none"},    {"32", "32", "32", "x", "split=none pack=none"},
       {"1024", "1024", "1024", "x", "pack=ab"}};
   void *inst = NULL;
-  CU_ASSERT_EQUAL_FATAL(pl->create(&cg_test_host, NULL, 0, 2, &inst), OLC_PLUGIN_OK);
+  CU_ASSERT_EQUAL_FATAL(pl->create(&olc_stub_host, NULL, 0, 2, &inst), OLC_PLUGIN_OK);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     cg_test_workload w;
     cg_test_cands c;
@@ -285,9 +285,9 @@ static void test_validate_rejects(void) {
                                     "v1 kernel=ref_mv4 mc=4 kc=16 nc=4 split=jc pack=none"};
   static const char *const good[] = {"v1 kernel=ref_vm4 mc=4 kc=16 nc=512 split=jc pack=none",
                                      "v1 kernel=ref_mv4 mc=4 kc=1024 nc=4 split=ic pack=none"};
-  CU_ASSERT_EQUAL_FATAL(pl->create(&cg_test_host, NULL, 0, 1, &inst), OLC_PLUGIN_OK);
+  CU_ASSERT_EQUAL_FATAL(pl->create(&olc_stub_host, NULL, 0, 1, &inst), OLC_PLUGIN_OK);
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-    err_msg[0] = '\0';
+    olc_stub_host_clear_error();
     p = (void *)&inst;
     CU_ASSERT_EQUAL(pl->validate(inst, bad[i], strlen(bad[i]), &p), OLC_PLUGIN_E_INVALID);
     CU_ASSERT_PTR_NULL(p);

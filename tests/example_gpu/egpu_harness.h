@@ -1,8 +1,7 @@
 /*
- * egpu_harness.h - a minimal stand-in for the plugin host, for the
- * example_gpu tests: an olc_plugin_host table (log to stderr, the last error
- * kept, a monotonic clock, no store), sinks that collect what the plugin
- * writes, and dlopen of the plugin.
+ * egpu_harness.h - what the example_gpu tests share: the stub host
+ * (plugin-api/stub) with a count of the plugin's messages, sinks that
+ * collect what the plugin writes, and dlopen of the plugin.
  */
 #ifndef EGPU_HARNESS_H
 #define EGPU_HARNESS_H
@@ -15,23 +14,23 @@
 #include <time.h>
 
 #include "olc/plugin.h"
+#include "olc_stub_host.h"
 
 /* Not every test uses every helper. */
 #define HARNESS_UNUSED __attribute__((unused))
 
-typedef struct harness_error {
-  int32_t code;
-  char message[512];
-} harness_error;
-
-/* Per thread, as the host's set_error is. */
-HARNESS_UNUSED static _Thread_local harness_error harness_last_error;
+/* The plugin runs against the stub host (plugin-api/stub): the calling
+ * thread's last set_error, as the host's is per thread. */
+#define harness_host olc_stub_host
+#define harness_last_error (*olc_stub_host_last_error())
 
 /* Messages and log lines seen, and how many of them start with the plugin's
  * own name (the host adds "plugin example_gpu: " itself, so none should). */
 HARNESS_UNUSED static _Atomic unsigned harness_message_count, harness_prefixed_count;
 
-HARNESS_UNUSED static void harness_count_message(const char *message) {
+HARNESS_UNUSED static void harness_count_message(void *payload, int is_error, int32_t value,
+                                                 const char *message) {
+  (void)payload, (void)is_error, (void)value;
   harness_message_count++;
   if (message != NULL && strncmp(message, "example_gpu", 11) == 0) {
     harness_prefixed_count++;
@@ -39,65 +38,12 @@ HARNESS_UNUSED static void harness_count_message(const char *message) {
   }
 }
 
-HARNESS_UNUSED static void harness_log(void *ctx, int32_t level, const char *message) {
-  (void)ctx;
-  harness_count_message(message);
-  fprintf(stderr, "[plugin %d] %s\n", (int)level, message);
-}
-
-HARNESS_UNUSED static void harness_set_error(void *ctx, int32_t code, const char *message) {
-  (void)ctx;
-  harness_count_message(message);
-  harness_last_error.code = code;
-  snprintf(harness_last_error.message, sizeof harness_last_error.message, "%s",
-           message != NULL ? message : "");
-}
-
-HARNESS_UNUSED static uint64_t harness_now_ns(void *ctx) {
-  struct timespec ts;
-  (void)ctx;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-HARNESS_UNUSED static int32_t harness_store_lookup(void *ctx, void *instance,
-                                                   const olc_plugin_workload *w,
-                                                   const olc_plugin_byte_sink *out) {
-  (void)ctx;
-  (void)instance;
-  (void)w;
-  (void)out;
-  return OLC_PLUGIN_E_NOT_FOUND;
-}
-
-HARNESS_UNUSED static int32_t harness_store_save(void *ctx, void *instance,
-                                                 const olc_plugin_workload *w, const void *policy,
-                                                 uint64_t len, const olc_plugin_measurement *m,
-                                                 uint32_t count) {
-  (void)ctx;
-  (void)instance;
-  (void)w;
-  (void)policy;
-  (void)len;
-  (void)m;
-  (void)count;
-  return OLC_PLUGIN_E_UNSUPPORTED;
-}
-
-HARNESS_UNUSED static const olc_plugin_host harness_host = {sizeof(olc_plugin_host),
-                                                            OLC_PLUGIN_ABI_MINOR,
-                                                            NULL,
-                                                            harness_log,
-                                                            harness_set_error,
-                                                            harness_now_ns,
-                                                            harness_store_lookup,
-                                                            harness_store_save};
-
 /* Loads the plugin and asks its entry for the table; NULL on failure. */
 HARNESS_UNUSED static const olc_plugin *harness_load(const char *path, void **handle) {
   const olc_plugin *table = NULL;
   olc_plugin_entry_fn entry;
   void *sym;
+  olc_stub_host_set_observer(harness_count_message, NULL);
   *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (*handle == NULL) {
     fprintf(stderr, "dlopen %s: %s\n", path, dlerror());

@@ -9,7 +9,7 @@ if(TARGET example_gpu)
   # Through dlopen, on the machine's device.
   olc_add_test(NAME test_example_gpu
     SOURCES ${EGPU_TEST_DIR}/test_example_gpu.c
-    LIBS OpenCL::OpenCL ${CMAKE_DL_LIBS} m
+    LIBS olc_stub_host OpenCL::OpenCL ${CMAKE_DL_LIBS} m
     LABELS unit TIMEOUT 120)
   target_include_directories(test_example_gpu PRIVATE ${EGPU_DIR} ${EGPU_TEST_DIR})
   target_compile_definitions(test_example_gpu PRIVATE CL_TARGET_OPENCL_VERSION=120
@@ -20,7 +20,7 @@ if(TARGET example_gpu)
   find_package(Threads REQUIRED)
   olc_add_test(NAME test_example_gpu_execute
     SOURCES ${EGPU_TEST_DIR}/test_example_gpu_execute.c
-    LIBS OpenCL::OpenCL Threads::Threads ${CMAKE_DL_LIBS} m
+    LIBS olc_stub_host OpenCL::OpenCL Threads::Threads ${CMAKE_DL_LIBS} m
     LABELS unit TIMEOUT 300)
   target_include_directories(test_example_gpu_execute PRIVATE ${EGPU_DIR} ${EGPU_TEST_DIR})
   target_compile_definitions(test_example_gpu_execute PRIVATE CL_TARGET_OPENCL_VERSION=120
@@ -32,7 +32,7 @@ if(TARGET example_gpu)
     SOURCES ${EGPU_TEST_DIR}/test_example_gpu_policy.c ${EGPU_DIR}/egpu_policy.c
             ${EGPU_DIR}/egpu_plugin.c ${EGPU_DIR}/egpu_source.c ${EGPU_DIR}/egpu_kernel.c
             ${EGPU_DIR}/egpu_execute.c
-    LIBS OpenCL::OpenCL Threads::Threads
+    LIBS olc_stub_host OpenCL::OpenCL Threads::Threads
     LABELS unit)
   target_include_directories(test_example_gpu_policy PRIVATE ${EGPU_DIR} ${EGPU_TEST_DIR})
   target_compile_definitions(test_example_gpu_policy PRIVATE CL_TARGET_OPENCL_VERSION=120)
@@ -40,7 +40,7 @@ if(TARGET example_gpu)
   # No OpenCL platform (an empty vendors directory): create says unavailable.
   olc_add_test(NAME test_example_gpu_unavailable
     SOURCES ${EGPU_TEST_DIR}/test_example_gpu_unavailable.c
-    LIBS ${CMAKE_DL_LIBS}
+    LIBS olc_stub_host ${CMAKE_DL_LIBS}
     LABELS unit)
   target_include_directories(test_example_gpu_unavailable PRIVATE ${EGPU_TEST_DIR})
   target_compile_definitions(test_example_gpu_unavailable PRIVATE

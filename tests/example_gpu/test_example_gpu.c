@@ -152,7 +152,7 @@ static void test_key_unsupported(void) {
   double flops = 0.0;
   memset(&k, 0, sizeof k);
   harness_matmul(&hw, "float16", 8, 8, 8);
-  harness_last_error.code = 0;
+  olc_stub_host_clear_error();
   CU_ASSERT_EQUAL(g_table->key(g_inst, &hw.w, &sink), OLC_PLUGIN_E_UNSUPPORTED);
   CU_ASSERT_EQUAL(harness_last_error.code, OLC_PLUGIN_E_UNSUPPORTED);
   CU_ASSERT_PTR_NOT_NULL(strstr(harness_last_error.message, "float16"));
@@ -213,7 +213,7 @@ static void test_validate_rejects(void) {
   size_t i;
   void *p = &p;
   for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    harness_last_error.code = 0;
+    olc_stub_host_clear_error();
     CU_ASSERT_EQUAL(g_table->validate(g_inst, bad[i], strlen(bad[i]), &p), OLC_PLUGIN_E_INVALID);
     CU_ASSERT_PTR_NULL(p);
     CU_ASSERT_EQUAL(harness_last_error.code, OLC_PLUGIN_E_INVALID);

@@ -335,8 +335,7 @@ static void fixture_open(fixture *f) {
 static void expect(fixture *f, const void *policy, const olc_plugin_exec_args *args,
                    const olc_plugin_workload *w, int32_t status, const char *needle) {
   int32_t rc;
-  harness_last_error.code = 0;
-  harness_last_error.message[0] = '\0';
+  olc_stub_host_clear_error();
   rc = g_table->execute(g_inst, w, policy, args);
   if (rc != status || strstr(harness_last_error.message, needle) == NULL)
     fprintf(stderr, "\n  expected %d \"%s\", got %d \"%s\"\n", (int)status, needle, (int)rc,

@@ -136,6 +136,7 @@ static egpu_instance fake_instance(egpu_limits l) {
   egpu_instance inst;
   memset(&inst, 0, sizeof inst);
   inst.host = &harness_host;
+  olc_stub_host_set_observer(harness_count_message, NULL);
   inst.limits = l;
   return inst;
 }
@@ -203,7 +204,7 @@ static void test_validate_abi(void) {
   CU_ASSERT_STRING_EQUAL(b.data, good);
   egpu_release_policy(&inst, p);
   p = &p;
-  harness_last_error.code = 0;
+  olc_stub_host_clear_error();
   CU_ASSERT_EQUAL(egpu_validate(&inst, too_big, strlen(too_big), &p), OLC_PLUGIN_E_INVALID);
   CU_ASSERT_PTR_NULL(p);
   CU_ASSERT_EQUAL(harness_last_error.code, OLC_PLUGIN_E_INVALID);

@@ -19,7 +19,7 @@ static const olc_plugin *g_table;
 static void test_create_unavailable(void) {
   void *inst = &inst;
   olc_plugin_kv kv = {"device", "0"};
-  harness_last_error.code = 0;
+  olc_stub_host_clear_error();
   CU_ASSERT_EQUAL(g_table->create(&harness_host, NULL, 0, 1, &inst), OLC_PLUGIN_E_UNAVAILABLE);
   CU_ASSERT_PTR_NULL(inst);
   CU_ASSERT_EQUAL(harness_last_error.code, OLC_PLUGIN_E_UNAVAILABLE);

@@ -83,7 +83,7 @@ if(NOT WIN32)
   foreach(_plugin cpu_gemm example_gpu)
     if(TARGET ${_plugin})
       olc_fuzz_target(NAME policy_${_plugin} SECONDS 30 INIT
-        SOURCES ${OLC_FUZZ_DIR}/fuzz_policy.c LIBS ${CMAKE_DL_LIBS}
+        SOURCES ${OLC_FUZZ_DIR}/fuzz_policy.c LIBS olc_stub_host ${CMAKE_DL_LIBS}
         DEFS OLC_FUZZ_PLUGIN_PATH="$<TARGET_FILE:${_plugin}>" OLC_FUZZ_STRICT_TEXT
         DEPENDS ${_plugin})
     endif()

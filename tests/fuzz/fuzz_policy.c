@@ -25,6 +25,7 @@
 
 #include "fuzz_target.h"
 #include "olc/plugin.h"
+#include "olc_stub_host.h"
 
 #ifndef OLC_FUZZ_PLUGIN_PATH
 #define OLC_FUZZ_PLUGIN_PATH ""
@@ -34,54 +35,6 @@
 
 static const olc_plugin *plugin;
 static void *instance;
-static int error_set;
-static char error_message[512];
-
-static void host_log(void *ctx, int32_t level, const char *message) {
-  (void)ctx;
-  (void)level;
-  (void)message;
-}
-
-static void host_set_error(void *ctx, int32_t code, const char *message) {
-  (void)ctx;
-  (void)code;
-  error_set = 1;
-  snprintf(error_message, sizeof error_message, "%s", message != NULL ? message : "");
-}
-
-static uint64_t host_now_ns(void *ctx) {
-  struct timespec ts;
-  (void)ctx;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int32_t host_lookup(void *ctx, void *inst, const olc_plugin_workload *w,
-                           const olc_plugin_byte_sink *out) {
-  (void)ctx;
-  (void)inst;
-  (void)w;
-  (void)out;
-  return OLC_PLUGIN_E_NOT_FOUND;
-}
-
-static int32_t host_save(void *ctx, void *inst, const olc_plugin_workload *w, const void *policy,
-                         uint64_t len, const olc_plugin_measurement *m, uint32_t count) {
-  (void)ctx;
-  (void)inst;
-  (void)w;
-  (void)policy;
-  (void)len;
-  (void)m;
-  (void)count;
-  return OLC_PLUGIN_E_FAILED;
-}
-
-static const olc_plugin_host host = {
-    sizeof(olc_plugin_host), OLC_PLUGIN_ABI_MINOR, NULL,        host_log,
-    host_set_error,          host_now_ns,          host_lookup, host_save};
-
 typedef struct bytes {
   unsigned char data[FUZZ_BYTES_MAX];
   size_t len;
@@ -106,6 +59,7 @@ int olc_fuzz_init(void) {
   int32_t rc;
   if (path == NULL || path[0] == 0)
     path = OLC_FUZZ_PLUGIN_PATH;
+  olc_stub_host_set_log_level(-1);
   /* RTLD_NODELETE: the module stays mapped for leak reports at exit. */
   module = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (module == NULL) {
@@ -113,17 +67,18 @@ int olc_fuzz_init(void) {
     abort();
   }
   *(void **)&entry = dlsym(module, OLC_PLUGIN_ENTRY_SYMBOL);
-  if (entry == NULL || entry(OLC_PLUGIN_ABI_MAJOR, &host, &plugin) != OLC_PLUGIN_OK ||
+  if (entry == NULL || entry(OLC_PLUGIN_ABI_MAJOR, &olc_stub_host, &plugin) != OLC_PLUGIN_OK ||
       plugin == NULL || plugin->validate == NULL || plugin->serialize == NULL)
     abort();
-  rc = plugin->create(&host, NULL, 0, 1, &instance);
+  rc = plugin->create(&olc_stub_host, NULL, 0, 1, &instance);
   if (rc == OLC_PLUGIN_E_UNAVAILABLE) {
     fprintf(stderr, "fuzz_policy: %s unavailable here (%s): skipped\n", plugin->name,
-            error_message);
+            olc_stub_host_last_error()->message);
     return OLC_FUZZ_SKIP;
   }
   if (rc != OLC_PLUGIN_OK || instance == NULL) {
-    fprintf(stderr, "fuzz_policy: create %s failed: %d %s\n", plugin->name, (int)rc, error_message);
+    fprintf(stderr, "fuzz_policy: create %s failed: %d %s\n", plugin->name, (int)rc,
+            olc_stub_host_last_error()->message);
     abort();
   }
   return 0;
@@ -133,13 +88,14 @@ int olc_fuzz_init(void) {
  * the host's set_error turns control bytes into spaces, so only a missing
  * reason is a finding here unless OLC_FUZZ_STRICT_REASONS. */
 static void check_reason(void) {
-  size_t n = strlen(error_message);
-  int multi_line = memchr(error_message, '\n', n) != NULL;
+  size_t n = strlen(olc_stub_host_last_error()->message);
+  int multi_line = memchr(olc_stub_host_last_error()->message, '\n', n) != NULL;
 #ifndef OLC_FUZZ_STRICT_REASONS
   multi_line = 0;
 #endif
-  if (!error_set || n == 0 || multi_line) {
-    fprintf(stderr, "fuzz_policy: rejection without a one-line reason: \"%s\"\n", error_message);
+  if (olc_stub_host_last_error()->code == 0 || n == 0 || multi_line) {
+    fprintf(stderr, "fuzz_policy: rejection without a one-line reason: \"%s\"\n",
+            olc_stub_host_last_error()->message);
     abort();
   }
 }
@@ -150,7 +106,7 @@ static void *revalidate(const bytes *b) {
   int32_t rc = plugin->validate(instance, b->data, b->len, &p);
   if (rc != OLC_PLUGIN_OK || p == NULL) {
     fprintf(stderr, "fuzz_policy: serialized policy rejected: %.*s (%s)\n", (int)b->len,
-            (const char *)b->data, error_message);
+            (const char *)b->data, olc_stub_host_last_error()->message);
     abort();
   }
   return p;
@@ -169,12 +125,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int32_t rc, rc_nopolicy;
   if (instance == NULL)
     return 0; /* libFuzzer without init: nothing to do */
-  error_set = 0;
-  error_message[0] = 0;
+  olc_stub_host_clear_error();
   rc_nopolicy = plugin->validate(instance, data, size, NULL);
   if (rc_nopolicy == OLC_PLUGIN_E_INVALID)
     check_reason();
-  error_set = 0;
+  olc_stub_host_clear_error();
   rc = plugin->validate(instance, data, size, &p);
   if (rc != rc_nopolicy)
     abort();

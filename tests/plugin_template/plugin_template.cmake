@@ -7,7 +7,7 @@ if(TARGET template_matmul AND NOT WIN32)
   find_package(Threads REQUIRED)
   olc_add_test(NAME test_plugin_template LABELS integration TIMEOUT 120
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_plugin_template.c
-    LIBS olc::plugin_api Threads::Threads ${CMAKE_DL_LIBS})
+    LIBS olc_stub_host Threads::Threads ${CMAKE_DL_LIBS})
   target_compile_definitions(test_plugin_template PRIVATE
     TEMPLATE_PLUGIN="$<TARGET_FILE:template_matmul>")
   add_dependencies(test_plugin_template template_matmul)

@@ -1,7 +1,7 @@
 /*
  * test_plugin_template.c - examples/plugin_template's template_matmul.so
- * loaded with dlopen and driven through the plugin ABI by a minimal local
- * host table: the table, key, candidates (and that a refusing sink stops
+ * loaded with dlopen and driven through the plugin ABI by the stub host
+ * (plugin-api/stub): the table, key, candidates (and that a refusing sink stops
  * them), strict validation with messages that carry no plugin prefix, the
  * config entries, prepare/run, and execute against a plain reference on
  * ragged shapes, wide leading dimensions, alpha/beta cases, refused
@@ -17,38 +17,17 @@
 #include <time.h>
 
 #include "olc/plugin.h"
+#include "olc_stub_host.h"
 #include "test_support.h"
 
-/* ---- the local host ---- */
-static _Thread_local char err_msg[256];
-static _Thread_local int32_t err_code;
-
-static void h_log(void *ctx, int32_t level, const char *message) {
-  (void)ctx;
-  (void)level;
-  (void)message;
-}
-static void h_set_error(void *ctx, int32_t code, const char *message) {
-  (void)ctx;
-  err_code = code;
-  snprintf(err_msg, sizeof err_msg, "%s", message);
-}
-static uint64_t h_now_ns(void *ctx) {
-  struct timespec ts;
-  (void)ctx;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-static const olc_plugin_host host = {
-    sizeof(olc_plugin_host), OLC_PLUGIN_ABI_MINOR, NULL, h_log, h_set_error, h_now_ns, NULL, NULL};
+/* ---- the plugin ---- */
+/* The calling thread's last set_error. */
+#define err_msg (olc_stub_host_last_error()->message)
 
 static void *dl;
 static const olc_plugin *pl;
 
-static void clear_error(void) {
-  err_msg[0] = 0;
-  err_code = 0;
-}
+static void clear_error(void) { olc_stub_host_clear_error(); }
 
 /* The plugin's own messages: set, and without a "template_matmul" prefix
  * (the host adds the plugin's name). */
@@ -59,7 +38,7 @@ static void expect_message(void) {
 
 static void *create(const olc_plugin_kv *config, uint32_t count) {
   void *inst = NULL;
-  CU_ASSERT_EQUAL_FATAL(pl->create(&host, config, count, 4, &inst), OLC_PLUGIN_OK);
+  CU_ASSERT_EQUAL_FATAL(pl->create(&olc_stub_host, config, count, 4, &inst), OLC_PLUGIN_OK);
   return inst;
 }
 
@@ -71,7 +50,7 @@ static int init_suite(void) {
     return 1;
   }
   *(void **)&entry = dlsym(dl, OLC_PLUGIN_ENTRY_SYMBOL);
-  if (entry == NULL || entry(OLC_PLUGIN_ABI_MAJOR, &host, &pl) != OLC_PLUGIN_OK)
+  if (entry == NULL || entry(OLC_PLUGIN_ABI_MAJOR, &olc_stub_host, &pl) != OLC_PLUGIN_OK)
     return 1;
   return 0;
 }
@@ -286,7 +265,7 @@ static void test_config(void) {
   expect_message();
   pl->destroy(inst);
   clear_error();
-  CU_ASSERT_EQUAL(pl->create(&host, &unknown, 1, 1, &none), OLC_PLUGIN_E_INVALID);
+  CU_ASSERT_EQUAL(pl->create(&olc_stub_host, &unknown, 1, 1, &none), OLC_PLUGIN_E_INVALID);
   CU_ASSERT_PTR_NULL(none);
   CU_ASSERT(strstr(err_msg, "tile") != NULL);
   expect_message();
