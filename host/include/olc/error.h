@@ -29,6 +29,11 @@ typedef enum olc_status {
   /* The change is visible on disk, but syncing the directory failed, so its
    * durability across power loss is not confirmed. */
   OLC_COMMITTED_UNSYNCED = 1,
+  /* A selection is the plugin's first candidate, not a stored or measured
+   * record: nothing was stored and measuring was off, the wait for a
+   * measurement timed out or was cancelled, or measuring failed
+   * (olc_selection_why in olc/host.h says which).  Usable, not tuned. */
+  OLC_FIRST_CANDIDATE = 2,
 
   OLC_E_INVALID = -1,      /* bad argument or option */
   OLC_E_NOMEM = -2,        /* out of memory */
