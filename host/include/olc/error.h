@@ -3,7 +3,8 @@
  *
  * Every fallible call of the library returns an olc_status and takes an
  * optional olc_error * as its last argument.  The error record is written
- * only on failure (and for OLC_COMMITTED_UNSYNCED), never allocates, and
+ * only on failure (and for the warnings OLC_COMMITTED_UNSYNCED and
+ * OLC_FIRST_CANDIDATE), never allocates, and
  * carries a one-line, lower-case message that names the object concerned
  * (path, line, column, plugin, field).
  */
