@@ -194,6 +194,10 @@ static int32_t mock_key(void *instance, const olc_plugin_workload *w,
     mock_error(OLC_PLUGIN_E_UNSUPPORTED, "operator not served by the mock");
     return OLC_PLUGIN_E_UNSUPPORTED;
   }
+  if (strcmp(m->key_mode, "invalid") == 0) {
+    mock_error(OLC_PLUGIN_E_INVALID, "workload rejected on purpose");
+    return OLC_PLUGIN_E_INVALID;
+  }
   if (strcmp(m->key_mode, "huge_processor") == 0) {
     memset(huge, 'x', sizeof huge - 1);
     processor = huge;
@@ -227,6 +231,25 @@ static mock_policy *new_policy(uint32_t spin_us) {
   return p;
 }
 
+/* candidates = by_m: spin_us = m + 300, m, m + 100 for the workload's m
+ * (1 without one), so each shape has its own winner, spin_us=m. */
+static int32_t by_m(const olc_plugin_workload *w, const olc_plugin_policy_sink *sink) {
+  static const uint32_t extra[3] = {300, 0, 100};
+  unsigned long v = 1;
+  uint32_t i;
+  int32_t rc = OLC_PLUGIN_OK;
+  for (i = 0; i < w->property_count; i++)
+    if (strcmp(w->properties[i].key, "m") == 0)
+      v = strtoul(w->properties[i].value, NULL, 10);
+  if (v == 0 || v > 100000ul)
+    v = 1;
+  for (i = 0; i < 3 && rc == OLC_PLUGIN_OK; i++) {
+    mock_policy *p = new_policy((uint32_t)v + extra[i]);
+    rc = p != NULL ? sink->emit(sink->ctx, p) : OLC_PLUGIN_E_NOMEM;
+  }
+  return rc;
+}
+
 static int32_t mock_candidates(void *instance, const olc_plugin_workload *w,
                                const olc_plugin_policy_sink *sink) {
   const mock_instance *m = instance;
@@ -238,6 +261,8 @@ static int32_t mock_candidates(void *instance, const olc_plugin_workload *w,
     return OLC_PLUGIN_OK;
   if (strcmp(mode, "null") == 0)
     return sink->emit(sink->ctx, NULL);
+  if (strcmp(mode, "by_m") == 0)
+    return by_m(w, sink);
   if (strcmp(mode, "million") == 0 || strcmp(mode, "million_ignore") == 0) {
     int ignore = strcmp(mode, "million_ignore") == 0;
     int32_t last = OLC_PLUGIN_OK;

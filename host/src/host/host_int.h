@@ -118,7 +118,7 @@ void olc_host__slot_free(void *slot);
 olc_status olc_host__stored_selection(olc_selection **out, olc_host_slot *slot,
                                       const olc_record *record, int calibrated_now, olc_error *err);
 /* The first candidate for reason kind (OLC_HOST_FIRST_*), made once per
- * kind (FAILED again when the failure changed).  Takes the global lock. */
+ * kind (again when why changed).  Takes the global lock. */
 olc_status olc_host__first_selection(olc_selection **out, olc_host_slot *slot, int kind,
                                      olc_status why, const char *message, olc_error *err);
 /* Adds s to its slot's list (takes the global lock). */

@@ -54,13 +54,13 @@ static void publish(olc_host_view *v, olc_selection *sel, uint64_t epoch, uint64
 }
 
 /* The view's selection for record: the current one when it is the same
- * record, else a new one (kept by the slot). */
+ * record (then calibrated_now stays what it was: whether this host measured
+ * it), else a new one (kept by the slot). */
 static olc_status selection_for(olc_selection **out, olc_host_slot *s, olc_host_view *v,
                                 const olc_record *rec, int calibrated_now, olc_error *err) {
   olc_selection *cur = atomic_load_explicit(&v->current, memory_order_acquire);
   olc_status st;
-  if (cur != NULL && cur->record != NULL && cur->calibrated_now == calibrated_now &&
-      olc_host__same_record(cur->record, rec)) {
+  if (cur != NULL && cur->record != NULL && olc_host__same_record(cur->record, rec)) {
     *out = cur;
     return OLC_OK;
   }

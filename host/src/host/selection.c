@@ -101,7 +101,8 @@ olc_status olc_host__first_selection(olc_selection **out, olc_host_slot *slot, i
     return st;
   olc_host__global_lock();
   old = slot->first[kind];
-  if (old != NULL && old->why == why && (message == NULL || strcmp(old->message, message) == 0)) {
+  /* A slot's failure is never retried, so its message does not change. */
+  if (old != NULL && old->why == why) {
     *out = old;
     olc_host__global_unlock();
     return OLC_OK;
