@@ -7,7 +7,7 @@
  * process's one measurer is busy); each gets the first candidate with its
  * reason.  A thread that waits without a limit gets the measured record.
  * Then a measurement in the worker process (isolation), as a runtime finds
- * it.
+ * it, and one without a worker to find (measured here, with a warning).
  */
 #include <CUnit/CUnit.h>
 #include <pthread.h>
@@ -151,6 +151,39 @@ static void test_worker(void) {
   rt_close(&h);
 }
 
+/* The worker cannot be found (OLC_WORKER names none): the host measures in
+ * this process, as the CLI does, and a runtime learns it from a warning
+ * diagnostic naming the workload (the CLI prints the calibration's note). */
+static void test_no_worker(void) {
+  olc_select_options on_miss = rt_mode(OLC_SELECT_ON_MISS);
+  rt_host h;
+  rt_workload rw;
+  olc_binding *b;
+  const olc_selection *s;
+  olc_diagnostic d;
+  olc_error err;
+  int warned = 0;
+  CU_ASSERT_EQUAL_FATAL(setenv("OLC_WORKER", "/nonexistent/olc-worker", 1), 0);
+  rt_open(&h, tmp, NULL, "no_worker.txt", "isolation = true\n");
+  rt_matmul(&rw, NULL, 2, 3, 5);
+  rw.w.name = "layer7";
+  b = rt_bind(&h, &rw);
+  OLC_ASSERT_OK(olc_binding_select(&s, b, &on_miss, &err), &err);
+  CU_ASSERT_TRUE(olc_selection_calibrated_now(s));
+  while (olc_host_next_diagnostic(&d, h.s.host) == OLC_OK)
+    if (d.level == OLC_DIAG_WARNING && strcmp(d.where, "layer7") == 0 &&
+        strstr(d.message, "measured in-process") != NULL &&
+        strstr(d.message, "/nonexistent/olc-worker") != NULL)
+      warned++;
+  CU_ASSERT_EQUAL(warned, 1);
+  /* A warm select measures nothing and says nothing again. */
+  OLC_ASSERT_OK(olc_binding_select(&s, b, &on_miss, &err), &err);
+  CU_ASSERT_EQUAL(olc_host_next_diagnostic(&d, h.s.host), OLC_E_NOT_FOUND);
+  olc_binding_free(b);
+  rt_close(&h);
+  unsetenv("OLC_WORKER");
+}
+
 int main(int argc, char **argv) {
   CU_pSuite s;
   if (CU_initialize_registry() != CUE_SUCCESS)
@@ -158,5 +191,6 @@ int main(int argc, char **argv) {
   s = CU_add_suite("runtime_wait", setup, teardown);
   CU_add_test(s, "timeout, cancel, never, the measurer, a patient waiter", test_waits);
   CU_add_test(s, "measured in the worker", test_worker);
+  CU_add_test(s, "no worker: measured here, with a warning", test_no_worker);
   return olc_test_run(argc, argv);
 }

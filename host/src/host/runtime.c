@@ -148,6 +148,10 @@ static olc_status measure(const olc_selection **out, olc_host_slot *s, int fp,
   m.look_again = 1;
   m.arena = &arena;
   st = olc_host__measure_key(&m);
+  if (st == OLC_OK && m.note != NULL)
+    /* No olc-worker (not found, or it would not start): a runtime has no
+     * report to read, so it hears of the lost isolation here. */
+    olc_diag__emit(&h->diag, OLC_DIAG_WARNING, m.name, "%s", m.note);
   if (st == OLC_OK && m.status == OLC_OK)
     st =
         selection_for(&sel, s, &s->view[fp], olc_lookup_result_selected(m.lookup), m.measured, err);
