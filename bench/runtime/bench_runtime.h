@@ -8,7 +8,7 @@
 /* One MatMul shape: its workload, binding, selection and operands. */
 typedef struct br_shape {
   long m, n, k;
-  char label[48], ms[24], ns[24], ks[24];
+  char label[72], ms[24], ns[24], ks[24];
   olc_property props[4];
   olc_workload w;
   olc_host *host;

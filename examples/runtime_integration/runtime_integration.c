@@ -37,7 +37,7 @@ typedef struct args {
 } args;
 
 typedef struct layer {
-  char name[16], m[24], n[24], k[24];
+  char name[24], m[24], n[24], k[24];
   olc_property props[4];
   olc_binding *binding;
   const olc_selection *selection;
