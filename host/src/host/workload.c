@@ -11,11 +11,12 @@
 #include "host/host_int.h"
 #include "util/error.h"
 #include "util/hash.h"
+#include "util/text.h"
 
 /* More would make every comparison of the description quadratic. */
 #define OLC_HOST_MAX_PROPERTIES 256u
 
-static int text_ok(const char *s) { return olc_config__utf8_valid(s, strlen(s)); }
+static int text_ok(const char *s) { return olc_util__utf8_valid(s, strlen(s)); }
 
 static olc_status check_properties(const olc_workload *w, const char *name, olc_error *err) {
   size_t i, j;
