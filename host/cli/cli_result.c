@@ -54,6 +54,9 @@ void cli_host_print_rejections(FILE *out, const olc_lookup_result *lr, const cha
     if (with_records)
       cli_print_record(out, rej->record, sub);
   }
+  n = olc_lookup_result_unlisted_count(lr);
+  if (n > 0)
+    fprintf(out, "%s%zu record%s of other workloads not listed\n", indent, n, n == 1 ? "" : "s");
 }
 
 void cli_host_json_rejections(cli_json *j, const olc_lookup_result *lr) {
@@ -223,5 +226,7 @@ void cli_host_json_result(cli_json *j, const olc_workload_result *r) {
   cli_json_end_array(j);
   cli_json_key(j, "rejected");
   cli_host_json_rejections(j, r->lookup);
+  cli_json_key(j, "unlisted");
+  cli_json_int(j, (int64_t)r->unlisted_count);
   cli_json_end_object(j);
 }

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-enum { OPT_WORKLOAD = 1, OPT_DRY_RUN };
+enum { OPT_WORKLOAD = 1, OPT_DRY_RUN, OPT_ALL };
 
 /* Parses the options of a host command; returns -1 to go on, else the exit
  * code (help, usage error). */
@@ -29,8 +29,8 @@ static int parse_host(cli_ctx *ctx, const char *help, const cli_option *opts, si
       continue;
     if (id == OPT_WORKLOAD)
       *workload = v;
-    else if (id == OPT_DRY_RUN)
-      *dry_run = 1;
+    else if (id == OPT_DRY_RUN || id == OPT_ALL)
+      *dry_run = 1; /* prune --dry-run, explain --all */
   }
   if (r < 0)
     return cli_parser_usage(ctx, &p);
@@ -79,21 +79,25 @@ int cli_cmd_plugins(cli_ctx *ctx, int argc, char **argv) {
 /* ---- olc explain ------------------------------------------------------- */
 
 static const char explain_help[] =
-    "usage: olc explain --workload NAME [--config FILE] [--json] [--store PATH]\n\n"
-    "Prints every record of the workload's backend and operator, each with why\n"
-    "it was or was not chosen: the plugin's key is looked up with the plugin's\n"
-    "validator and all candidates reported (different thread count, processor,\n"
-    "model or structure, outdated or newer implementation, validation failed,\n"
-    "shadowed by a higher level, skipped by force_portable).  Never measures.\n"
-    "Exits 3 when nothing is selected, 1 when the workload's plugin is not\n"
-    "loaded.\n\n" CLI_HOST_HELP
+    "usage: olc explain --workload NAME [--all] [--config FILE] [--json] [--store PATH]\n\n"
+    "Prints the records that could have served the workload, each with why it\n"
+    "was or was not chosen: the plugin's key is looked up with the plugin's\n"
+    "validator as calibrate and select look it up (the same workload with a\n"
+    "different thread count, processor or changed model, an outdated or newer\n"
+    "implementation, validation failed, shadowed by a higher level, skipped by\n"
+    "force_portable); the records of other workloads are counted.  Never\n"
+    "measures.  Exits 3 when nothing is selected, 1 when the workload's plugin\n"
+    "is not loaded.\n\n" CLI_HOST_HELP
     "  --workload NAME        the [workload.NAME] to explain (required)\n"
+    "  --all                  every record of the workload's backend and operator\n"
     "  --json                 {\"config\", \"store\", \"workload\", \"backend\",\n"
     "                         \"operator\", \"selected\": record or null, \"rejected\":\n"
-    "                         [{level, origin, reason, message, record}]}\n";
+    "                         [{level, origin, reason, message, record}], \"unlisted\":\n"
+    "                         the records of other workloads}\n";
 
 int cli_cmd_explain(cli_ctx *ctx, int argc, char **argv) {
-  static const cli_option opts[] = {CLI_HOST_OPTIONS, {"workload", "NAME", OPT_WORKLOAD, 0}};
+  static const cli_option opts[] = {
+      CLI_HOST_OPTIONS, {"workload", "NAME", OPT_WORKLOAD, 0}, {"all", NULL, OPT_ALL, 0}};
   const olc_workload_config *wc;
   olc_lookup_result *lr = NULL;
   const olc_record *sel;
@@ -102,10 +106,10 @@ int cli_cmd_explain(cli_ctx *ctx, int argc, char **argv) {
   const char *workload = NULL;
   olc_error err;
   olc_status st;
-  int dry = 0, rc;
+  int all = 0, rc;
 
   rc = parse_host(ctx, explain_help, opts, sizeof opts / sizeof opts[0], argc, argv, &a, &workload,
-                  &dry);
+                  &all);
   if (rc >= 0)
     return rc;
   if (workload == NULL)
@@ -119,7 +123,8 @@ int cli_cmd_explain(cli_ctx *ctx, int argc, char **argv) {
     goto done;
   }
   olc_error_clear(&err);
-  st = olc_host_explain(&lr, h.host, workload, &err);
+  st = all ? olc_host_explain_all(&lr, h.host, workload, &err)
+           : olc_host_explain(&lr, h.host, workload, &err);
   if (st != OLC_OK && st != OLC_E_NOT_FOUND) {
     rc = cli_fail(ctx, st, &err);
     goto done;
@@ -147,6 +152,8 @@ int cli_cmd_explain(cli_ctx *ctx, int argc, char **argv) {
       cli_json_null(&j);
     cli_json_key(&j, "rejected");
     cli_host_json_rejections(&j, lr);
+    cli_json_key(&j, "unlisted");
+    cli_json_int(&j, (int64_t)olc_lookup_result_unlisted_count(lr));
     cli_json_end_object(&j);
     cli_json_newline(&j);
   } else {

@@ -11,4 +11,11 @@ if(NOT WIN32)
     LABELS integration HOOKS TIMEOUT 120)
   target_compile_definitions(test_calibrate PRIVATE OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
   add_dependencies(test_calibrate olc_mock_plugins)
+  # The identity of ini workloads: two shapes of one model, old records.
+  olc_add_test(NAME test_calibrate_identity
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_calibrate_identity.c
+    LABELS integration HOOKS TIMEOUT 120)
+  target_compile_definitions(test_calibrate_identity PRIVATE
+    OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
+  add_dependencies(test_calibrate_identity olc_mock_plugins)
 endif()

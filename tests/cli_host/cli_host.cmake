@@ -18,3 +18,13 @@ if(TARGET olc_cli AND NOT WIN32)
     add_dependencies(test_cli_host olc_worker)
   endif()
 endif()
+# What calibrate, select and explain list since lookups are scoped.
+if(TARGET olc_cli AND NOT WIN32)
+  olc_add_test(NAME test_cli_host_scope LABELS integration TIMEOUT 120
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cli_host_scope.c
+    ${PROJECT_SOURCE_DIR}/tests/cli/cli_test_util.c)
+  target_include_directories(test_cli_host_scope PRIVATE ${PROJECT_SOURCE_DIR}/tests/cli)
+  target_compile_definitions(test_cli_host_scope PRIVATE OLC_CLI_PATH="$<TARGET_FILE:olc_cli>"
+    OLC_MOCK_PLUGIN_DIR_GOOD="${OLC_MOCK_PLUGIN_DIR_GOOD}")
+  add_dependencies(test_cli_host_scope olc_cli olc_mock_plugins)
+endif()

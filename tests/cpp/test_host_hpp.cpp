@@ -1,6 +1,6 @@
 /*
  * tests/cpp/test_host_hpp.cpp - olc/host.hpp: HostConfig, Host, Calibrate,
- * Explain and Prune over the deterministic mock plugin (tests/plugins,
+ * Explain and Prune, Bind / Select / MatMulF32 over the deterministic mock plugin (tests/plugins,
  * mock_det: candidates spin_us=400, 100, 200, 800), through the C++ surface
  * only.
  */
@@ -19,6 +19,8 @@ using namespace onnx_light;
 static_assert(!std::is_copy_constructible_v<Host>, "a host handle is unique");
 static_assert(std::is_nothrow_move_constructible_v<Host>, "movable");
 static_assert(!std::is_copy_constructible_v<HostConfig>, "a config handle is unique");
+static_assert(!std::is_copy_constructible_v<Binding>, "a binding handle is unique");
+static_assert(std::is_nothrow_move_constructible_v<Binding>, "movable");
 
 namespace {
 
@@ -153,6 +155,67 @@ void test_progress_throws() {
   CU_ASSERT_EQUAL(store.List().size(), 4u);
 }
 
+/* The runtime path: Bind, Select (never, on_miss, by description), the
+ * selection's views, MatMulF32 through mock_det's execute, and errors. */
+void test_runtime() {
+  HostConfig config = HostConfig::FromString(ini(), "test.ini");
+  CalibrationProfileStore store(config.StoreOptions());
+  Host host(config, store);
+  RuntimeWorkload w{
+      "mock_det", "MatMul", {{"dtype", "float32"}, {"m", "2"}, {"n", "3"}, {"k", "4"}},
+      "",         {},       "layer0"};
+  Binding b = host.Bind(w);
+  SelectOptions never;
+  never.mode = OLC_SELECT_NEVER;
+  Selection first = b.Select(never);
+  CU_ASSERT_EQUAL(first.Status(), OLC_FIRST_CANDIDATE);
+  CU_ASSERT(first.IsFirstCandidate() && !first.Record().has_value());
+  CU_ASSERT_EQUAL(first.Why(), OLC_E_NOT_FOUND);
+  CU_ASSERT(first.Policy() == "spin_us=400");
+  SelectOptions on_miss;
+  on_miss.mode = OLC_SELECT_ON_MISS;
+  on_miss.in_process = true;
+  on_miss.cancel = [] { return false; };
+  Selection s = b.Select(on_miss);
+  CU_ASSERT_EQUAL(s.Status(), OLC_OK);
+  CU_ASSERT(s.CalibratedNow() && s.CanExecute() && s.Policy() == "spin_us=100");
+  CU_ASSERT_FATAL(s.Record().has_value());
+  CU_ASSERT(s.Record()->key.model_digest.rfind("workload:", 0) == 0);
+  /* By description, in another property order: the same selection. */
+  RuntimeWorkload again = w;
+  std::swap(again.properties[0], again.properties[3]);
+  CU_ASSERT_EQUAL(host.Select(again).NativeHandle(), s.NativeHandle());
+  float a[8] = {1, 2, 3, 4, 5, 6, 7, 8}, bm[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1};
+  float c[6] = {0};
+  s.MatMulF32(2, 3, 4, 1.0f, a, 4, bm, 3, 0.0f, c, 3);
+  CU_ASSERT(c[0] == 5 && c[1] == 6 && c[2] == 7 && c[3] == 13 && c[4] == 14 && c[5] == 15);
+  try {
+    s.MatMulF32(2, 3, 4, 1.0f, a, 3, bm, 3, 0.0f, c, 3);
+    CU_FAIL("lda < k executed");
+  } catch (const Error &e) {
+    CU_ASSERT_EQUAL(e.status(), OLC_E_INVALID);
+    CU_ASSERT(std::string(e.what()).find("lda") != std::string::npos);
+  }
+  CU_ASSERT(b.Explain().selected.has_value());
+  RuntimeWorkload unknown = w;
+  unknown.backend = "no_such_plugin";
+  try {
+    (void)host.Bind(unknown);
+    CU_FAIL("an unknown backend bound");
+  } catch (const Error &e) {
+    CU_ASSERT_EQUAL(e.status(), OLC_E_NOT_FOUND);
+    CU_ASSERT(std::string(e.what()).find("layer0") != std::string::npos);
+  }
+  Binding moved = std::move(b);
+  try {
+    (void)b.Select(); // NOLINT(bugprone-use-after-move): the moved-from state is the point
+    CU_FAIL("a moved-from binding selected");
+  } catch (const Error &e) {
+    CU_ASSERT_EQUAL(e.status(), OLC_E_INVALID);
+  }
+  CU_ASSERT_EQUAL(moved.Select().NativeHandle(), s.NativeHandle());
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -162,5 +225,6 @@ int main(int argc, char **argv) {
   CU_add_test(s, "config", test_config);
   CU_add_test(s, "calibrate", test_calibrate);
   CU_add_test(s, "progress_throws", test_progress_throws);
+  CU_add_test(s, "runtime", test_runtime);
   return olc_test_run(argc, argv);
 }

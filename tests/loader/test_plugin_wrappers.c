@@ -94,7 +94,7 @@ static void test_key_ok(void) {
   CU_ASSERT_STRING_EQUAL(k.structure[0].name, "k"); /* sorted */
   CU_ASSERT_STRING_EQUAL(k.structure[1].name, "m");
   CU_ASSERT_STRING_EQUAL(k.structure[2].value, "32");
-  olc_host__make_key(&key, p, &w, &k);
+  olc_host__make_key(&key, p, &w, &k, NULL);
   CU_ASSERT_STRING_EQUAL(key.backend, "mock_behave");
   CU_ASSERT_STRING_EQUAL(key.implementation, "1");
   CU_ASSERT_STRING_EQUAL(key.operator_name, "MatMul");

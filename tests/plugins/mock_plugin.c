@@ -48,6 +48,8 @@ typedef struct mock_instance {
   char run_mode[16];        /* run = fail | fail_multiline | fail_bad_utf8 */
   char validate_mode[16];   /* validate = reject */
   int lazy;                 /* lazy = 1: run() looks up / saves through the host */
+  char execute_mode[16];    /* execute = fail */
+  char bucket[32];          /* bucket = m[,n]: those properties bucketed in the key */
 } mock_instance;
 
 typedef struct mock_policy {
@@ -119,6 +121,10 @@ static int32_t mock_create(const olc_plugin_host *host, const olc_plugin_kv *con
       copy_text(m->run_mode, sizeof m->run_mode, v);
     else if (strcmp(k, "validate") == 0)
       copy_text(m->validate_mode, sizeof m->validate_mode, v);
+    else if (strcmp(k, "execute") == 0)
+      copy_text(m->execute_mode, sizeof m->execute_mode, v);
+    else if (strcmp(k, "bucket") == 0)
+      copy_text(m->bucket, sizeof m->bucket, v);
     else if (strcmp(k, "lazy") == 0)
       m->lazy = strcmp(v, "1") == 0 || strcmp(v, "true") == 0;
     else if (strcmp(k, "create") == 0 && strcmp(v, "fail") == 0) {
@@ -147,6 +153,35 @@ static int mock_serves(const olc_plugin_workload *w) {
          (strcmp(w->operator_name, "MatMul") == 0 || strcmp(w->operator_name, "Conv") == 0);
 }
 
+/* 1 when name is one of the comma-separated names in list. */
+static int in_list(const char *list, const char *name) {
+  size_t n = strlen(name);
+  const char *s = list;
+  while ((s = strstr(s, name)) != NULL) {
+    if ((s == list || s[-1] == ',') && (s[n] == 0 || s[n] == ','))
+      return 1;
+    s += n;
+  }
+  return 0;
+}
+
+/* bucket = m: values up to 16 as given, larger ones as the power-of-two
+ * range that holds them ("17-32", "129-256"), as cpu_gemm buckets m. */
+static const char *bucketed(char *buf, size_t size, const mock_instance *m, const char *name,
+                            const char *value) {
+  unsigned long long v, hi = 32;
+  char *end;
+  if (!in_list(m->bucket, name))
+    return value;
+  v = strtoull(value, &end, 10);
+  if (*end != 0 || v <= 16)
+    return value;
+  while (hi < v)
+    hi <<= 1;
+  snprintf(buf, size, "%llu-%llu", hi / 2 + 1, hi);
+  return buf;
+}
+
 static int32_t mock_key(void *instance, const olc_plugin_workload *w,
                         const olc_plugin_key_sink *sink) {
   static char huge[10 * 1024 + 1];
@@ -159,6 +194,10 @@ static int32_t mock_key(void *instance, const olc_plugin_workload *w,
     mock_error(OLC_PLUGIN_E_UNSUPPORTED, "operator not served by the mock");
     return OLC_PLUGIN_E_UNSUPPORTED;
   }
+  if (strcmp(m->key_mode, "invalid") == 0) {
+    mock_error(OLC_PLUGIN_E_INVALID, "workload rejected on purpose");
+    return OLC_PLUGIN_E_INVALID;
+  }
   if (strcmp(m->key_mode, "huge_processor") == 0) {
     memset(huge, 'x', sizeof huge - 1);
     processor = huge;
@@ -169,8 +208,12 @@ static int32_t mock_key(void *instance, const olc_plugin_workload *w,
     rc = sink->set_processor(sink->ctx, processor);
   if (rc == OLC_PLUGIN_OK)
     rc = sink->set_thread_count(sink->ctx, m->threads);
-  for (i = 0; rc == OLC_PLUGIN_OK && i < w->property_count; i++)
-    rc = sink->add_structure(sink->ctx, w->properties[i].key, w->properties[i].value);
+  for (i = 0; rc == OLC_PLUGIN_OK && i < w->property_count; i++) {
+    char b[48];
+    rc =
+        sink->add_structure(sink->ctx, w->properties[i].key,
+                            bucketed(b, sizeof b, m, w->properties[i].key, w->properties[i].value));
+  }
   if (rc == OLC_PLUGIN_OK && strcmp(m->key_mode, "bad_utf8_structure") == 0)
     rc = sink->add_structure(sink->ctx, "bad\xc3\x28name", "1");
   if (rc == OLC_PLUGIN_OK && strcmp(m->key_mode, "duplicate_structure") == 0) {
@@ -188,6 +231,27 @@ static mock_policy *new_policy(uint32_t spin_us) {
   return p;
 }
 
+/* candidates = by_m: spin_us = 3m + 300, m, 2m + 100 for the workload's m
+ * (1 without one), so each shape has its own winner, spin_us=m, at least
+ * 2.2 times faster than the others (a lead the race keeps on a machine
+ * loaded far beyond its CPUs; m + 100 was not, at m = 512 under ASan). */
+static int32_t by_m(const olc_plugin_workload *w, const olc_plugin_policy_sink *sink) {
+  static const uint32_t times[3] = {3, 1, 2}, extra[3] = {300, 0, 100};
+  unsigned long v = 1;
+  uint32_t i;
+  int32_t rc = OLC_PLUGIN_OK;
+  for (i = 0; i < w->property_count; i++)
+    if (strcmp(w->properties[i].key, "m") == 0)
+      v = strtoul(w->properties[i].value, NULL, 10);
+  if (v == 0 || v > 100000ul)
+    v = 1;
+  for (i = 0; i < 3 && rc == OLC_PLUGIN_OK; i++) {
+    mock_policy *p = new_policy((uint32_t)v * times[i] + extra[i]);
+    rc = p != NULL ? sink->emit(sink->ctx, p) : OLC_PLUGIN_E_NOMEM;
+  }
+  return rc;
+}
+
 static int32_t mock_candidates(void *instance, const olc_plugin_workload *w,
                                const olc_plugin_policy_sink *sink) {
   const mock_instance *m = instance;
@@ -199,6 +263,8 @@ static int32_t mock_candidates(void *instance, const olc_plugin_workload *w,
     return OLC_PLUGIN_OK;
   if (strcmp(mode, "null") == 0)
     return sink->emit(sink->ctx, NULL);
+  if (strcmp(mode, "by_m") == 0)
+    return by_m(w, sink);
   if (strcmp(mode, "million") == 0 || strcmp(mode, "million_ignore") == 0) {
     int ignore = strcmp(mode, "million_ignore") == 0;
     int32_t last = OLC_PLUGIN_OK;
@@ -379,6 +445,57 @@ static int32_t mock_flops(void *instance, const olc_plugin_workload *w, double *
   return OLC_PLUGIN_OK;
 }
 
+static int32_t exec_fail(int32_t code, const char *message) {
+  mock_error(code, message);
+  return code;
+}
+
+/* What the mock executes: a row-major fp32 matrix of rank 2. */
+static int32_t exec_check(const olc_plugin_tensor *t) {
+  if (t->dtype != OLC_PLUGIN_DTYPE_FLOAT32)
+    return exec_fail(OLC_PLUGIN_E_UNSUPPORTED, "execute: only float32 operands");
+  if (t->rank != 2)
+    return exec_fail(OLC_PLUGIN_E_UNSUPPORTED, "execute: only rank-2 operands (no batches)");
+  if (t->strides[1] != 1)
+    return exec_fail(OLC_PLUGIN_E_UNSUPPORTED, "execute: only row-major operands");
+  return OLC_PLUGIN_OK;
+}
+
+/* MatMul: C = alpha * A * B + beta * C, plainly (the reference itself). */
+static int32_t mock_execute(void *instance, const olc_plugin_workload *w, const void *policy,
+                            const olc_plugin_exec_args *a) {
+  const mock_instance *m = instance;
+  const olc_plugin_tensor *A, *B, *C;
+  int64_t i, j, k;
+  int32_t rc = OLC_PLUGIN_OK;
+  uint32_t t;
+  if (strcmp(m->execute_mode, "fail") == 0)
+    return exec_fail(OLC_PLUGIN_E_FAILED, "execute failed on purpose");
+  if (w == NULL || w->operator_name == NULL || strcmp(w->operator_name, "MatMul") != 0)
+    return exec_fail(OLC_PLUGIN_E_UNSUPPORTED, "execute: only MatMul");
+  if (policy == NULL || a == NULL || a->input_count != 2 || a->output_count != 1)
+    return exec_fail(OLC_PLUGIN_E_INVALID, "execute: MatMul takes a policy, A, B and C");
+  A = &a->inputs[0];
+  B = &a->inputs[1];
+  C = &a->outputs[0];
+  for (t = 0; t < 3 && rc == OLC_PLUGIN_OK; t++)
+    rc = exec_check(t == 0 ? A : t == 1 ? B : C);
+  if (rc != OLC_PLUGIN_OK)
+    return rc;
+  if (B->dims[0] != A->dims[1] || C->dims[0] != A->dims[0] || C->dims[1] != B->dims[1])
+    return exec_fail(OLC_PLUGIN_E_INVALID, "execute: A, B and C do not fit together");
+  for (i = 0; i < C->dims[0]; i++)
+    for (j = 0; j < C->dims[1]; j++) {
+      const float *ar = (const float *)A->data + i * A->strides[0];
+      float *c = (float *)C->data + i * C->strides[0] + j;
+      double acc = 0;
+      for (k = 0; k < A->dims[1]; k++)
+        acc += (double)ar[k] * (double)((const float *)B->data)[k * B->strides[0] + j];
+      *c = (float)(a->alpha * acc + (a->beta != 0 ? a->beta * (double)*c : 0.0));
+    }
+  return OLC_PLUGIN_OK;
+}
+
 static const char *const mock_operators[] = {"MatMul", "Conv"};
 
 #if defined(MOCK_NO_OPERATORS)
@@ -391,6 +508,11 @@ static const char *const mock_operators[] = {"MatMul", "Conv"};
 #else
 #define MOCK_RUN mock_run
 #endif
+#if defined(MOCK_NO_EXECUTE)
+#define MOCK_EXECUTE NULL
+#else
+#define MOCK_EXECUTE mock_execute
+#endif
 #if defined(MOCK_TABLE_MAJOR)
 #define MOCK_ABI_MAJOR 2u
 #else
@@ -401,7 +523,7 @@ static const char *const mock_operators[] = {"MatMul", "Conv"};
   size, minor, MOCK_ABI_MAJOR, 0, MOCK_NAME, MOCK_VERSION, "mock plugin for the host tests",       \
       mock_operators, MOCK_OPERATOR_COUNT, 0, mock_create, mock_destroy, mock_key,                 \
       mock_candidates, mock_validate, mock_serialize, mock_release, MOCK_RUN, mock_prepare,        \
-      mock_unprepare, mock_flops, NULL
+      mock_unprepare, mock_flops, MOCK_EXECUTE
 
 #if defined(MOCK_NEWER_MINOR)
 /* A plugin built against a future 1.3 header: the table grew by appending. */
@@ -413,6 +535,11 @@ typedef struct mock_plugin_v1_3 {
 static const mock_plugin_v1_3 mock_table_ext = {
     {MOCK_TABLE_BODY((uint32_t)sizeof(mock_plugin_v1_3), OLC_PLUGIN_ABI_MINOR + 3u)}, NULL, 42};
 #define MOCK_TABLE (&mock_table_ext.base)
+#elif defined(MOCK_ABI_1_0)
+/* A plugin built against the 1.0 header: its table ends at flops.  The
+ * execute beyond it must never be read. */
+static const olc_plugin mock_table = {MOCK_TABLE_BODY((uint32_t)offsetof(olc_plugin, execute), 0u)};
+#define MOCK_TABLE (&mock_table)
 #elif defined(MOCK_STRUCT_TOO_SMALL)
 /* A table that claims to end before prepare: smaller than ABI 1.0. */
 static const olc_plugin mock_table = {
@@ -440,6 +567,9 @@ OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_pl
   mock_host = host;
 #if defined(MOCK_NULL_REQUIRED)
   (void)mock_run; /* built, but not in the table */
+#endif
+#if defined(MOCK_NO_EXECUTE)
+  (void)mock_execute;
 #endif
 #if defined(MOCK_ENTRY_ERROR)
   (void)host_abi_major;

@@ -50,6 +50,8 @@ olc_mock_plugin(create_unavailable mock_create_unavailable mock_create_unavailab
   MOCK_CREATE_UNAVAILABLE)
 olc_mock_plugin(duplicate mock_dup_a mock_dup)
 olc_mock_plugin(duplicate mock_dup_b mock_dup)
+olc_mock_plugin(abi_1_0 mock_v10 mock_v10 MOCK_ABI_1_0)
+olc_mock_plugin(no_execute mock_noexec mock_noexec MOCK_NO_EXECUTE)
 olc_mock_plugin(sorted mock_c mock_c)
 olc_mock_plugin(sorted mock_a mock_a)
 olc_mock_plugin(sorted mock_b mock_b)

@@ -7,7 +7,7 @@
 # Configures a TSan build like the `tsan` preset (RelWithDebInfo,
 # OLC_TSAN=ON, -Werror) into BUILD_DIR (default SOURCE_DIR/build/tsan),
 # builds only the test programs that `ctest -R "$OLC_TSAN_TESTS"` selects
-# (default: the store, persist and loader tests, which use threads on one
+# (default: the store, persist, loader and runtime tests, which use threads on one
 # handle, and cpu_gemm's execute test, 8 threads on one instance; listed by
 # name) and runs them.
 # Any report makes the test exit non-zero (halt_on_error).  Exit 77 when no
@@ -18,7 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=${1:-$(cd "$here/../.." && pwd)}
 bld=${2:-$src/build/tsan}
 jobs=${JOBS:-2}
-regex=${OLC_TSAN_TESTS:-^(test_store|test_store_threads|test_store_file|test_store_faults|test_lookup|test_persist|test_persist_faults|test_persist_path|test_loader|test_plugin_wrappers|test_host_open|test_hostile_plugins|test_diag|test_cpu_gemm_execute)\$}
+regex=${OLC_TSAN_TESTS:-^(test_store|test_store_threads|test_store_file|test_store_faults|test_lookup|test_persist|test_persist_faults|test_persist_path|test_loader|test_plugin_wrappers|test_host_open|test_hostile_plugins|test_diag|test_cpu_gemm_execute|test_runtime_threads|test_runtime_wait)\$}
 cc=${CC:-cc}
 
 command -v cmake >/dev/null 2>&1 || { echo "tsan: cmake not found: skipped"; exit 77; }

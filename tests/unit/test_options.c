@@ -14,8 +14,8 @@
 #include "util/options.h"
 
 static const olc_options_layout *const layouts[] = {
-    &olc_options__store, &olc_options__save,      &olc_options__lookup,
-    &olc_options__host,  &olc_options__calibrate,
+    &olc_options__store,     &olc_options__save,     &olc_options__lookup, &olc_options__host,
+    &olc_options__calibrate, &olc_options__workload, &olc_options__select, &olc_options__execute,
 };
 #define NLAYOUTS (sizeof layouts / sizeof layouts[0])
 
@@ -72,6 +72,9 @@ static void test_tables(void) {
   LAST_ROW_ENDS(olc_options__lookup, olc_lookup_options);
   LAST_ROW_ENDS(olc_options__host, olc_host_options);
   LAST_ROW_ENDS(olc_options__calibrate, olc_calibrate_options);
+  LAST_ROW_ENDS(olc_options__workload, olc_workload);
+  LAST_ROW_ENDS(olc_options__select, olc_select_options);
+  LAST_ROW_ENDS(olc_options__execute, olc_execute_args);
   CU_ASSERT_EQUAL(olc_options__store.current, OLC_STORE_OPTIONS_VERSION);
   CU_ASSERT_EQUAL(olc_options__save.current, OLC_SAVE_REQUEST_VERSION);
   CU_ASSERT_EQUAL(olc_options__lookup.current, OLC_LOOKUP_OPTIONS_VERSION);

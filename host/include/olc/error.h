@@ -3,7 +3,8 @@
  *
  * Every fallible call of the library returns an olc_status and takes an
  * optional olc_error * as its last argument.  The error record is written
- * only on failure (and for OLC_COMMITTED_UNSYNCED), never allocates, and
+ * only on failure (and for the warnings OLC_COMMITTED_UNSYNCED and
+ * OLC_FIRST_CANDIDATE), never allocates, and
  * carries a one-line, lower-case message that names the object concerned
  * (path, line, column, plugin, field).
  */
@@ -29,6 +30,11 @@ typedef enum olc_status {
   /* The change is visible on disk, but syncing the directory failed, so its
    * durability across power loss is not confirmed. */
   OLC_COMMITTED_UNSYNCED = 1,
+  /* A selection is the plugin's first candidate, not a stored or measured
+   * record: nothing was stored and measuring was off, the wait for a
+   * measurement timed out or was cancelled, or measuring failed
+   * (olc_selection_why in olc/host.h says which).  Usable, not tuned. */
+  OLC_FIRST_CANDIDATE = 2,
 
   OLC_E_INVALID = -1,      /* bad argument or option */
   OLC_E_NOMEM = -2,        /* out of memory */

@@ -22,7 +22,16 @@
  * Results are copies owned by the caller.
  *
  * Thread safety: a HostConfig is immutable and may be read from many
- * threads.  A Host is used from one thread at a time (olc/host.h).
+ * threads.  A Host may be used from many threads at once (olc/host.h);
+ * Bind, Select and the Selection's calls are thread-safe, a Binding's
+ * Select too (not its destruction or move).
+ *
+ * The runtime path (olc/host.h "runtime"):
+ *
+ *   RuntimeWorkload w{"cpu_gemm", "MatMul", {{"dtype", "float32"}, {"m", "8"}, ...}};
+ *   Binding b = host.Bind(w);                // once, when the model loads
+ *   Selection s = b.Select();                // OLC_OK or OLC_FIRST_CANDIDATE: s.Status()
+ *   s.MatMulF32(m, n, k, 1, a, k, bm, n, 0, c, n);
  */
 #ifndef OLC_HOST_HPP
 #define OLC_HOST_HPP
@@ -40,6 +49,7 @@
 
 #include "olc/error.hpp"
 #include "olc/host.h"
+#include "olc/runtime.hpp"
 #include "olc/store.hpp"
 
 namespace onnx_light {
@@ -445,6 +455,33 @@ public:
       std::rethrow_exception(call.error);
     detail::Check(st, err);
     return removed;
+  }
+
+  /* olc_host_bind.  Throws Error: OLC_E_NOT_FOUND (no such plugin),
+   * OLC_E_UNAVAILABLE, OLC_E_UNSUPPORTED, OLC_E_INVALID (malformed
+   * properties, or what the plugin's key rejects), OLC_E_PLUGIN,
+   * OLC_E_NOMEM; the message names the workload.  Thread-safe. */
+  Binding Bind(const RuntimeWorkload &w) const {
+    std::vector<olc_property> props;
+    olc_workload c = detail::ToCWorkload(w, props);
+    olc_binding *raw = nullptr;
+    olc_error err = detail::NewError();
+    olc_status st = olc_host_bind(&raw, Get(), &c, &err);
+    Binding b(raw);
+    detail::Check(st, err);
+    return b;
+  }
+
+  /* olc_host_select: Bind + Select with the binding kept by the host.
+   * Throws like both. */
+  Selection Select(const RuntimeWorkload &w, const SelectOptions &options = SelectOptions()) const {
+    std::vector<olc_property> props;
+    olc_workload c = detail::ToCWorkload(w, props);
+    olc_select_options o = detail::ToSelectOptions(options);
+    const olc_selection *s = nullptr;
+    olc_error err = detail::NewError();
+    olc_status st = detail::Check(olc_host_select(&s, Get(), &c, &o, &err), err);
+    return Selection(s, st);
   }
 
   /* The C handle (owned by this object), for what has no C++ form yet. */

@@ -33,8 +33,10 @@
  *
  * The worker is found, in order: $OLC_WORKER (secure_getenv; when set,
  * nothing else is tried), olc-worker next to the running executable, the
- * install location relative to it (bin/../libexec/olc), the absolute
- * install location, and (test builds only) the build tree.
+ * install location relative to it (bin/../libexec/olc), the install
+ * location relative to the library's own file (dladdr: lib/../libexec/olc,
+ * for a runtime that links libolc from wherever it was installed), the
+ * absolute install location, and (test builds only) the build tree.
  */
 #ifndef OLC_CALIBRATE_ISOLATE_H
 #define OLC_CALIBRATE_ISOLATE_H
@@ -130,6 +132,9 @@ double olc_calibrate__timeout(double explicit_s, const olc_calibration_settings 
 
 /* ------------------------------------------ platform (isolate_posix.c) */
 
+/* The directory of the file that holds the library's code (libolc.so, or
+ * the executable it is linked into), malloc'ed; NULL when unknown. */
+char *olc_isolate__library_dir(void);
 /* Finds the worker executable: path into buf and OLC_OK, or
  * OLC_E_NOT_FOUND / OLC_E_UNSUPPORTED with why. */
 olc_status olc_isolate__find_worker(char *buf, size_t size, char *why, size_t why_size);

@@ -17,8 +17,10 @@
  */
 #include "calibrate/isolate.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -65,6 +67,43 @@ static int try_path(char *buf, size_t size, const char *a, const char *b, const 
   return n > 0 && (size_t)n < size && executable(buf);
 }
 
+/* Any address inside the library: dladdr names the file that holds it. */
+static const char library_anchor = 0;
+
+char *olc_isolate__library_dir(void) {
+  Dl_info info;
+  char real[PATH_MAX];
+  char *slash;
+  if (dladdr(&library_anchor, &info) == 0 || info.dli_fname == NULL ||
+      realpath(info.dli_fname, real) == NULL)
+    return NULL;
+  slash = strrchr(real, '/');
+  if (slash == NULL)
+    return NULL;
+  if (slash == real)
+    slash[1] = 0;
+  else
+    *slash = 0;
+  return strdup(real);
+}
+
+/* olc-worker where the library's install puts it, relative to the
+ * library (a runtime that links libolc.so, with or without the olc
+ * program). */
+static int near_library(char *buf, size_t size) {
+#ifdef OLC_LIB_TO_WORKER_DIR
+  char *lib = olc_isolate__library_dir();
+  int found =
+      lib != NULL && try_path(buf, size, lib, "/" OLC_LIB_TO_WORKER_DIR "/", OLC_WORKER_NAME);
+  free(lib);
+  return found;
+#else
+  (void)buf;
+  (void)size;
+  return 0;
+#endif
+}
+
 olc_status olc_isolate__find_worker(char *buf, size_t size, char *why, size_t why_size) {
   const char *env = NULL;
   char *exe;
@@ -91,6 +130,8 @@ olc_status olc_isolate__find_worker(char *buf, size_t size, char *why, size_t wh
 #endif
     free(exe);
   }
+  if (!found)
+    found = near_library(buf, size);
 #ifdef OLC_WORKER_INSTALL_PATH
   if (!found)
     found = try_path(buf, size, OLC_WORKER_INSTALL_PATH, "", "");
@@ -102,8 +143,8 @@ olc_status olc_isolate__find_worker(char *buf, size_t size, char *why, size_t wh
   if (found)
     return OLC_OK;
   snprintf(why, why_size,
-           "worker executable %s not found (next to the program, in the install tree, or "
-           "$OLC_WORKER)",
+           "worker executable %s not found (next to the program or the library, in the "
+           "install tree, or $OLC_WORKER)",
            OLC_WORKER_NAME);
   return OLC_E_NOT_FOUND;
 }

@@ -77,5 +77,9 @@ uint32_t olc_config__available_cpus(void);
 #define OLC_CONFIG_DIGEST_SIZE 72u
 olc_status olc_config__sha256_file(char out[OLC_CONFIG_DIGEST_SIZE], const char *path,
                                    olc_error *err);
+/* The same for len bytes in memory (a runtime's model_bytes).  OLC_OK or
+ * OLC_E_INTERNAL when libcrypto fails, OLC_E_NOMEM. */
+olc_status olc_config__sha256_bytes(char out[OLC_CONFIG_DIGEST_SIZE], const void *bytes, size_t len,
+                                    olc_error *err);
 
 #endif

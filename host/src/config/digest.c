@@ -1,7 +1,7 @@
 /*
  * config/digest.c - the model digest of `model = PATH`: SHA-256 with
  * OpenSSL's libcrypto (EVP), read in chunks so that multi-gigabyte models
- * never sit in memory.
+ * never sit in memory; and of model bytes a runtime holds in memory.
  */
 #include "config/config.h"
 
@@ -16,11 +16,41 @@
 
 #define DIGEST_CHUNK ((size_t)1 << 16)
 
+static const char hex[] = "0123456789abcdef";
+
+/* "sha256:" and the hex of md (32 bytes). */
+static void digest_text(char out[OLC_CONFIG_DIGEST_SIZE], const unsigned char *md) {
+  unsigned i;
+  memcpy(out, "sha256:", 7);
+  for (i = 0; i < 32u; i++) {
+    out[7 + 2 * i] = hex[md[i] >> 4];
+    out[8 + 2 * i] = hex[md[i] & 15u];
+  }
+  out[7 + 64] = 0;
+}
+
+olc_status olc_config__sha256_bytes(char out[OLC_CONFIG_DIGEST_SIZE], const void *bytes, size_t len,
+                                    olc_error *err) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int md_len = 0;
+  EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+  olc_status st = OLC_OK;
+  if (ctx == NULL)
+    return olc_error__set(err, OLC_E_NOMEM, "sha256", "out of memory hashing the model bytes");
+  if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1 ||
+      (len > 0 && EVP_DigestUpdate(ctx, bytes, len) != 1) ||
+      EVP_DigestFinal_ex(ctx, md, &md_len) != 1 || md_len != 32u)
+    st = olc_error__set(err, OLC_E_INTERNAL, "sha256", "libcrypto failed hashing the model bytes");
+  else
+    digest_text(out, md);
+  EVP_MD_CTX_free(ctx);
+  return st;
+}
+
 olc_status olc_config__sha256_file(char out[OLC_CONFIG_DIGEST_SIZE], const char *path,
                                    olc_error *err) {
-  static const char hex[] = "0123456789abcdef";
   unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int md_len = 0, i;
+  unsigned int md_len = 0;
   unsigned char *chunk = NULL;
   EVP_MD_CTX *ctx = NULL;
   FILE *f = NULL;
@@ -59,12 +89,7 @@ olc_status olc_config__sha256_file(char out[OLC_CONFIG_DIGEST_SIZE], const char 
     st = olc_error__set(err, OLC_E_INTERNAL, "sha256", "libcrypto failed hashing '%s'", path);
     goto done;
   }
-  memcpy(out, "sha256:", 7);
-  for (i = 0; i < md_len; i++) {
-    out[7 + 2 * i] = hex[md[i] >> 4];
-    out[8 + 2 * i] = hex[md[i] & 15u];
-  }
-  out[7 + 2 * md_len] = 0;
+  digest_text(out, md);
 done:
   EVP_MD_CTX_free(ctx);
   free(chunk);

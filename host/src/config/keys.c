@@ -16,6 +16,8 @@
 
 static const olc_config_choice strategies[] = {
     {"race", OLC_STRATEGY_RACE}, {"full", OLC_STRATEGY_FULL}, {NULL, 0}};
+static const olc_config_choice select_modes[] = {
+    {"never", OLC_SELECT_NEVER}, {"on_miss", OLC_SELECT_ON_MISS}, {NULL, 0}};
 
 static const olc_config_key keys[] = {
     /* [host] */
@@ -144,6 +146,14 @@ static const olc_config_key keys[] = {
      IN(olc_calibration_settings, run_timeout_seconds),
      .description = "How long one run may take in the worker before it is killed as hung; "
                     "0: automatic (60 s, then 20 x the best median)."},
+    {.section = OLC_CONFIG_CALIBRATION,
+     .name = "select_mode",
+     .type = OLC_CONFIG_ENUM,
+     .choices = select_modes,
+     .def = "never",
+     IN(olc_calibration_settings, select_mode),
+     .description = "What a runtime's select does when nothing is stored: never uses the "
+                    "plugin's first candidate; on_miss measures, saves and selects."},
 
     /* [workload.NAME] */
     {.section = OLC_CONFIG_WORKLOAD,

@@ -8,7 +8,6 @@
  * budget stopped the workload) and the winner's median.  Workloads
  * selected from the store measure nothing and report no progress.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "host/host_int.h"
@@ -46,18 +45,12 @@ static olc_status check_names(const olc_config *cfg, const olc_calibrate_options
 static olc_status run_configured(olc_calibration *cal, size_t i, olc_host *host,
                                  const olc_workload_config *wc, olc_host_select_params *sp,
                                  loop_item *it) {
-  olc_host_workload w;
-  olc_plugin_kv *kv = malloc((wc->property_count ? wc->property_count : 1) * sizeof *kv);
   olc_status st;
-  if (kv == NULL)
-    return OLC_E_NOMEM;
-  olc_host__workload_from_config(&w, kv, wc->property_count, wc);
   it->name = wc->name;
   it->index = i;
-  st = olc_calibration__name(cal, &cal->results[i], &w);
+  st = olc_calibration__name(cal, &cal->results[i], wc->name, wc->backend, wc->operator_name);
   if (st == OLC_OK)
-    st = olc_host__select(cal, i, host, &w, sp);
-  free(kv);
+    st = olc_host__select(cal, i, host, wc, sp);
   return st;
 }
 

@@ -1,23 +1,36 @@
 /*
- * host/explain.c - olc_host_explain: every record of a workload's backend
- * and operator, each with why it was or was not chosen, validated by the
- * plugin.
+ * host/explain.c - olc_host_explain, olc_host_explain_all and
+ * olc_binding_explain: a workload's lookup with the plugin's validator,
+ * scoped to the records that could have served it, or with every record of
+ * its backend and operator, each with why it was or was not chosen.
  */
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "host/host_int.h"
 #include "util/error.h"
 
-olc_status olc_host_explain(olc_lookup_result **out, olc_host *host, const char *workload,
-                            olc_error *err) {
+olc_status olc_binding_explain(olc_lookup_result **out, olc_binding *b, int all_candidates,
+                               olc_error *err) {
+  olc_host_slot *s;
+  if (out != NULL)
+    *out = NULL;
+  if (out == NULL || b == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "explain", "no output or binding");
+  s = b->slot;
+  if (s->host->store == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "explain", "the host has no store");
+  return olc_host__lookup(out, s->host, s->plugin, &s->key.key, s->host->force_portable,
+                          all_candidates, err);
+}
+
+/* The configured workload bound as calibrate binds it, then explained. */
+static olc_status explain(olc_lookup_result **out, olc_host *host, const char *workload, int all,
+                          olc_error *err) {
   const olc_workload_config *wc;
-  olc_loaded_plugin *p;
-  olc_host_workload hw;
-  olc_plugin_kv *kv = NULL;
-  olc_plugin_key pk;
-  olc_key key;
-  olc_lookup_options lo = OLC_LOOKUP_OPTIONS_INIT;
+  olc_workload w = OLC_WORKLOAD_INIT;
+  olc_binding *b = NULL;
+  olc_error e;
   olc_status st;
   if (out != NULL)
     *out = NULL;
@@ -29,31 +42,30 @@ olc_status olc_host_explain(olc_lookup_result **out, olc_host *host, const char 
   if (wc == NULL)
     return olc_error__set(err, OLC_E_NOT_FOUND, "explain", "workload %s is not configured",
                           workload);
-  p = olc_plugins__find(host->plugins, wc->backend);
-  if (p == NULL)
-    return olc_error__set(err, OLC_E_UNAVAILABLE, "explain", "workload %s: plugin %s is not loaded",
-                          workload, wc->backend ? wc->backend : "(none)");
-  if (!olc_plugins__serves(p, wc->operator_name))
-    return olc_error__set(err, OLC_E_UNSUPPORTED, "explain",
-                          "workload %s: plugin %s does not serve operator %s", workload,
-                          olc_plugins__name(p), wc->operator_name ? wc->operator_name : "(none)");
-  if (wc->property_count > 0) {
-    kv = calloc(wc->property_count, sizeof *kv);
-    if (kv == NULL)
-      return olc_error__set(err, OLC_E_NOMEM, "explain", "out of memory");
-  }
-  olc_host__workload_from_config(&hw, kv, wc->property_count, wc);
-  st = olc_plugins__key(&pk, p, &hw.plugin, err);
-  if (st == OLC_OK) {
-    olc_host__make_key(&key, p, &hw.plugin, &pk);
-    lo.key = &key;
-    lo.force_portable = host->force_portable;
-    lo.all_candidates = 1;
-    lo.validate = olc_plugins__store_validator;
-    lo.validate_payload = p;
-    st = olc_store_lookup(out, host->store, &lo, err);
-    olc_plugin_key__free(&pk);
-  }
-  free(kv);
+  w.backend = wc->backend;
+  w.operator_name = wc->operator_name;
+  w.properties = wc->properties;
+  w.property_count = wc->property_count;
+  w.model_digest = olc_host__config_model(wc);
+  w.name = wc->name;
+  olc_error_clear(&e);
+  st = olc_host__bind(&b, host, &w, w.model_digest, &e);
+  if (st == OLC_E_NOT_FOUND)
+    return olc_error__set(err, OLC_E_UNAVAILABLE, "explain", "workload %s: %s", workload,
+                          e.message);
+  if (st != OLC_OK)
+    return olc_error__set(err, st, "explain", "workload %s: %s", workload, e.message);
+  st = olc_binding_explain(out, b, all, err);
+  olc_binding_free(b);
   return st;
+}
+
+olc_status olc_host_explain(olc_lookup_result **out, olc_host *host, const char *workload,
+                            olc_error *err) {
+  return explain(out, host, workload, 0, err);
+}
+
+olc_status olc_host_explain_all(olc_lookup_result **out, olc_host *host, const char *workload,
+                                olc_error *err) {
+  return explain(out, host, workload, 1, err);
 }

@@ -39,6 +39,10 @@ typedef struct olc_host_params {
   int force_portable;       /* for lookups made on a plugin's behalf */
   olc_diag_fn diag;         /* NULL: diagnostics are kept */
   void *diag_payload;
+  /* How the runtime path measures (copied); NULL: the config's, or
+   * without a config the defaults of the key table. */
+  const olc_calibration_settings *settings;
+  int select_mode; /* olc_select_mode; OLC_SELECT_HOST_DEFAULT: settings' */
 } olc_host_params;
 
 /* Opens a host: OLC_OK, or like olc_plugins__open.  Freed with
@@ -58,20 +62,51 @@ typedef struct olc_host_workload {
 } olc_host_workload;
 
 /* The workload of a configured [workload.NAME] section: pointers into wc,
- * and into kv (kv_cap entries) for the properties; both must outlive it. */
+ * and into kv (kv_cap entries) for the properties; both must outlive it.
+ * Its model digest is olc_host__config_model's. */
 void olc_host__workload_from_config(olc_host_workload *out, olc_plugin_kv *kv, size_t kv_cap,
                                     const olc_workload_config *wc);
+/* The model digest of a configured workload: model = PATH's or
+ * model_digest's; NULL for one without a model (whose config digest is
+ * "workload:...": the host composes that identity itself). */
+const char *olc_host__config_model(const olc_workload_config *wc);
 
 /*
- * The store key of workload w as plugin p reported it in k: backend = the
- * plugin's name, implementation = its version, the workload's operator and
- * model digest ("" when the workload has none: the store needs model and
- * processor together), the plugin's processor, thread count and structure.
- * The same key for calibrate, select, explain, prune and the plugins' own
- * lookups.  Borrowed pointers into p, w and k.
+ * The store key of workload w as plugin p reported it in k, with digest as
+ * its model digest (NULL: ""; the store needs model and processor
+ * together): backend = the plugin's name, implementation = its version,
+ * the workload's operator, the plugin's processor, thread count and
+ * structure.  Borrowed pointers into p, w, k and digest.
  */
 void olc_host__make_key(olc_key *out, const olc_loaded_plugin *p, const olc_plugin_workload *w,
-                        const olc_plugin_key *k);
+                        const olc_plugin_key *k, const char *digest);
+
+/*
+ * The key of workload w for plugin p, as calibrate, select, explain and the
+ * plugins' own lookups use it: the plugin's key, and as model digest the
+ * workload identity composed from w's model digest (NULL: none) and the
+ * plugin's structure (olc/host.h "Identity").  OLC_OK, or the plugin's key
+ * failure (olc_plugins__key), OLC_E_INVALID (a structure the grammar
+ * cannot write), OLC_E_NOMEM.  Freed with olc_host_key__free.
+ */
+typedef struct olc_host_key olc_host_key;
+olc_status olc_host__key(olc_host_key *out, olc_loaded_plugin *p, const olc_plugin_workload *w,
+                         olc_error *err);
+void olc_host_key__free(olc_host_key *k);
+
+/* Statistics of the runtime path, for tests. */
+typedef struct olc_host_stats {
+  uint64_t measurements; /* keys measured (a measurement that began) */
+  size_t slots;          /* distinct keys bound */
+  size_t bindings;       /* workload descriptions cached by olc_host_select */
+} olc_host_stats;
+void olc_host__stats(olc_host_stats *out, olc_host *host);
+/* How often a warm binding rechecks the store (tests shorten it). */
+void olc_host__set_recheck_ms(olc_host *host, int64_t ms);
+/* Called by the thread that measures, after it claimed the key and before
+ * anything is measured (tests: what other threads see meanwhile). */
+typedef void (*olc_host_measure_hook)(void *payload, const char *workload);
+void olc_host__set_measure_hook(olc_host *host, olc_host_measure_hook fn, void *payload);
 
 /* What a measuring worker needs to rebuild p as this host made it: the
  * host's thread count and permission policy, p's [plugin.NAME] entries. */

@@ -1,12 +1,13 @@
 /*
  * host/host_int.h - what the files of the host module share: the olc_host
- * and olc_calibration layouts and the select path.  Other code uses
- * host/host.h.
+ * and olc_calibration layouts, the select path of the ini loop, and the
+ * runtime path (runtime.h).  Other code uses host/host.h.
  */
 #ifndef OLC_HOST_HOST_INT_H
 #define OLC_HOST_HOST_INT_H
 
 #include "host/host.h"
+#include "host/runtime.h"
 #include "util/arena.h"
 #include "util/diag.h"
 
@@ -20,6 +21,10 @@ struct olc_host {
   olc_plugins_config_fn plugin_config;
   void *plugin_config_payload;
   olc_diag_sink diag;
+  olc_calibration_settings settings; /* how the runtime path measures */
+  olc_host_runtime rt;
+  olc_host_measure_hook measure_hook; /* tests */
+  void *measure_hook_payload;
 };
 
 struct olc_calibration {
@@ -32,12 +37,12 @@ struct olc_calibration {
 /* A calibration with count zeroed results. OLC_OK or OLC_E_NOMEM. */
 olc_status olc_calibration__new(olc_calibration **out, size_t count);
 /* Copies the workload's name, backend and operator into r. */
-olc_status olc_calibration__name(olc_calibration *cal, olc_workload_result *r,
-                                 const olc_host_workload *w);
+olc_status olc_calibration__name(olc_calibration *cal, olc_workload_result *r, const char *name,
+                                 const char *backend, const char *operator_name);
 /* Gives the result i its final lookup (owned by cal from now on). */
 void olc_calibration__set_lookup(olc_calibration *cal, size_t i, olc_lookup_result *lookup);
 
-/* How one workload is selected (all borrowed). */
+/* How one workload of the ini loop is selected (all borrowed). */
 typedef struct olc_host_select_params {
   const olc_calibration_settings *settings;
   int force_portable; /* the config's or the caller's */
@@ -50,15 +55,116 @@ typedef struct olc_host_select_params {
 } olc_host_select_params;
 
 /*
- * Key -> lookup -> (candidates measured by the calibrate module -> save
- * -> lookup) for workload w into result i of cal, whose names are set.
- * What goes wrong with the workload lands in the result (status, message);
- * returns OLC_OK, or OLC_E_NOMEM, which stops the caller.
+ * Key -> lookup -> (candidates measured by measure.c -> save -> lookup)
+ * for the workload of ini section wc into result i of cal, whose names
+ * are set.  What goes wrong with the workload lands in the result (status,
+ * message); returns OLC_OK, or OLC_E_NOMEM, which stops the caller.
  */
 olc_status olc_host__select(olc_calibration *cal, size_t i, olc_host *host,
-                            const olc_host_workload *w, const olc_host_select_params *p);
+                            const olc_workload_config *wc, const olc_host_select_params *p);
 
 /* The store services a host gives its plugins (store.c). */
 extern const olc_plugins_store_ops olc_host__store_ops;
+
+/* ------------------------------------------------------------ runtime */
+
+/* A lookup of key for plugin p with its validator (store.c): scoped to the
+ * workload unless all_candidates. */
+olc_status olc_host__lookup(olc_lookup_result **out, olc_host *host, olc_loaded_plugin *p,
+                            const olc_key *key, int force_portable, int all_candidates,
+                            olc_error *err);
+/* A save this host made, or a removal: warm selects look again. */
+void olc_host__changed(olc_host *host);
+
+/* workload.c: the olc_workload checks and the description a binding keeps. */
+olc_status olc_host__check_workload(const olc_workload *w, const char *name, olc_error *err);
+/* The workload's model digest: model_digest, or "sha256:<hex>" of
+ * model_bytes written into buf (OLC_CONFIG_DIGEST_SIZE); *out NULL when it
+ * has no model. */
+olc_status olc_host__model_digest(const char **out, char *buf, const olc_workload *w,
+                                  olc_error *err);
+/* 1 when w's strings are there to hash and compare (no full check). */
+int olc_host__describable(const olc_workload *w);
+/* The hash of a description (olc_host_select's cache), and whether binding
+ * b was made from it.  Neither allocates. */
+uint64_t olc_host__describe(const olc_workload *w, const char *model_digest);
+int olc_host__same_description(const olc_binding *b, const olc_workload *w,
+                               const char *model_digest);
+/* Copies the description into b's arena and builds b->workload. */
+olc_status olc_host__copy_workload(olc_binding *b, const olc_workload *w, const char *name,
+                                   const char *model_digest);
+
+/* bind.c */
+olc_status olc_host__bind(olc_binding **out, olc_host *host, const olc_workload *w,
+                          const char *model_digest, olc_error *err);
+/* A binding's label for messages ("workload 'NAME'"). */
+const char *olc_binding__name(const olc_binding *b);
+
+/* table.c: chained hash tables of slots or bindings (next and hash come
+ * first in both).  The callers lock. */
+void *olc_host__table_find(const olc_host_table *t, uint64_t hash,
+                           int (*eq)(const void *entry, const void *ctx), const void *ctx);
+olc_status olc_host__table_put(olc_host_table *t, void *entry, uint64_t hash);
+/* Calls fn on every entry, then frees the buckets. */
+void olc_host__table_free(olc_host_table *t, void (*fn)(void *entry));
+
+/* slots.c */
+olc_status olc_host__slot_get(olc_host_slot **out, olc_host *host, olc_loaded_plugin *p,
+                              olc_host_key *key, const olc_plugin_workload *w, const char *name,
+                              olc_error *err);
+void olc_host__slot_free(void *slot);
+
+/* selection.c (the global lock held where it says so). */
+olc_status olc_host__stored_selection(olc_selection **out, olc_host_slot *slot,
+                                      const olc_record *record, int calibrated_now, olc_error *err);
+/* The first candidate for reason kind (OLC_HOST_FIRST_*), made once per
+ * kind (again when why changed).  Takes the global lock. */
+olc_status olc_host__first_selection(olc_selection **out, olc_host_slot *slot, int kind,
+                                     olc_status why, const char *message, olc_error *err);
+/* Adds s to its slot's list (takes the global lock). */
+void olc_host__keep_selection(olc_selection *s);
+void olc_host__free_selections(olc_host_slot *slot);
+/* 1 when a and b are the same record (identity, policy, measurements). */
+int olc_host__same_record(const olc_record *a, const olc_record *b);
+
+/* measure.c: the one place one key is measured. */
+typedef struct olc_host_measure {
+  olc_host *host;
+  olc_loaded_plugin *plugin;
+  const olc_plugin_workload *workload;
+  const olc_key *key;
+  const char *name; /* the workload's, for messages */
+  const olc_calibration_settings *settings;
+  int force_portable;
+  int in_process;
+  double run_timeout_seconds;
+  int look_again; /* look the key up first; a record found there is used */
+  olc_arena *arena;
+  void (*progress)(void *payload, size_t i, size_t count, double best_us);
+  void *progress_payload;
+  /* Out: */
+  olc_status status; /* OLC_OK: lookup holds the selection */
+  const char *message;
+  int measured;                     /* measuring began */
+  const char *note;                 /* e.g. measured in-process, no worker */
+  olc_candidate_result *candidates; /* in arena */
+  size_t candidate_count;
+  olc_lookup_result *lookup; /* the final lookup (owned by the caller) */
+} olc_host_measure;
+
+/* Waits for (and takes) the process's one measurer; timeout_ms < 0: no
+ * limit.  OLC_OK, OLC_E_TIMEOUT, OLC_E_CANCELLED.  The global lock is held
+ * around the call. */
+olc_status olc_host__claim_measurer(int64_t timeout_ms, uint64_t start_ns, olc_cancel_fn cancel,
+                                    void *cancel_payload);
+void olc_host__release_measurer(void);
+/* Waits on the global condition (held) until it is signalled, the time
+ * since start_ns reaches timeout_ms, or cancel says stop: OLC_OK (look
+ * again), OLC_E_TIMEOUT, OLC_E_CANCELLED. */
+olc_status olc_host__wait(int64_t timeout_ms, uint64_t start_ns, olc_cancel_fn cancel,
+                          void *cancel_payload);
+/* Measures m's key (the caller holds the measurer): the outcome lands in
+ * m.  Returns OLC_OK, or OLC_E_NOMEM. */
+olc_status olc_host__measure_key(olc_host_measure *m);
 
 #endif

@@ -10,6 +10,38 @@
 #include "util/error.h"
 #include "util/options.h"
 
+/* How the runtime path measures: the caller's settings, the config's, or
+ * (neither) those of an empty configuration, the key table's defaults. */
+static olc_status runtime_settings(olc_host *h, const olc_host_params *params, olc_error *err) {
+  olc_config *empty = NULL;
+  olc_status st = OLC_OK;
+  int mode;
+  if (params->settings != NULL) {
+    h->settings = *params->settings;
+  } else if (params->config != NULL) {
+    h->settings = *olc_config_calibration(params->config);
+  } else {
+    st = olc_config_load_string(&empty, "", 0, "<defaults>", NULL, err);
+    if (st == OLC_OK)
+      h->settings = *olc_config_calibration(empty);
+    olc_config_free(empty);
+  }
+  mode = params->select_mode != OLC_SELECT_HOST_DEFAULT ? params->select_mode
+                                                        : h->settings.select_mode;
+  if (st == OLC_OK && mode != OLC_SELECT_NEVER && mode != OLC_SELECT_ON_MISS)
+    st = olc_error__set(err, OLC_E_INVALID, "olc_host_open",
+                        "select_mode %d is not an olc_select_mode (0, 1 or 2)", mode);
+  h->rt.select_mode = mode;
+  return st;
+}
+
+static void runtime_init(olc_host *h) {
+  olc_host__rwlock_init(&h->rt.lock);
+  atomic_init(&h->rt.epoch, 1);
+  atomic_init(&h->rt.measurements, 0);
+  h->rt.recheck_ns = (uint64_t)OLC_SELECT_RECHECK_MS * 1000000u;
+}
+
 olc_status olc_host__open(olc_host **out, const olc_host_params *params, olc_error *err) {
   olc_plugins_params load;
   olc_host *h;
@@ -21,6 +53,7 @@ olc_status olc_host__open(olc_host **out, const olc_host_params *params, olc_err
   h = calloc(1, sizeof *h);
   if (h == NULL)
     return olc_error__set(err, OLC_E_NOMEM, "olc_host_open", "out of memory");
+  runtime_init(h);
   olc_diag__init(&h->diag, params->diag, params->diag_payload);
   h->config = params->config;
   h->store = params->store;
@@ -29,6 +62,11 @@ olc_status olc_host__open(olc_host **out, const olc_host_params *params, olc_err
   h->allow_insecure_plugins = params->load.allow_insecure_plugins;
   h->plugin_config = params->load.plugin_config;
   h->plugin_config_payload = params->load.plugin_config_payload;
+  st = runtime_settings(h, params, err);
+  if (st != OLC_OK) {
+    olc_host_free(h);
+    return st;
+  }
   load = params->load;
   /* The plugins may use the store during create: the host is ready for
    * that before they load. */
@@ -101,6 +139,7 @@ olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *st
   params.force_portable = olc_config_force_portable(config);
   params.diag = o.diag;
   params.diag_payload = o.diag_payload;
+  params.select_mode = o.select_mode;
   st = olc_host__open(out, &params, err);
 done:
   free(dirs);
@@ -108,9 +147,15 @@ done:
   return st;
 }
 
+static void free_binding(void *b) { olc_binding_free(b); }
+
 void olc_host_free(olc_host *host) {
   if (host == NULL)
     return;
+  /* Selections hold plugin policies: released before the instances. */
+  olc_host__table_free(&host->rt.bindings, free_binding);
+  olc_host__table_free(&host->rt.slots, olc_host__slot_free);
+  olc_host__rwlock_destroy(&host->rt.lock);
   olc_plugins__free(host->plugins);
   olc_diag__destroy(&host->diag);
   free(host);
@@ -142,4 +187,24 @@ olc_status olc_host_next_diagnostic(olc_diagnostic *out, olc_host *host) {
 
 uint64_t olc_host_diagnostics_dropped(olc_host *host) {
   return host != NULL ? olc_diag__dropped(&host->diag) : 0;
+}
+
+void olc_host__stats(olc_host_stats *out, olc_host *host) {
+  memset(out, 0, sizeof *out);
+  if (host == NULL)
+    return;
+  out->measurements = atomic_load(&host->rt.measurements);
+  olc_host__rdlock(&host->rt.lock);
+  out->slots = host->rt.slots.count;
+  out->bindings = host->rt.bindings.count;
+  olc_host__rdunlock(&host->rt.lock);
+}
+
+void olc_host__set_recheck_ms(olc_host *host, int64_t ms) {
+  host->rt.recheck_ns = ms > 0 ? (uint64_t)ms * 1000000u : 0;
+}
+
+void olc_host__set_measure_hook(olc_host *host, olc_host_measure_hook fn, void *payload) {
+  host->measure_hook = fn;
+  host->measure_hook_payload = payload;
 }

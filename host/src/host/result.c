@@ -24,13 +24,12 @@ olc_status olc_calibration__new(olc_calibration **out, size_t count) {
   return OLC_OK;
 }
 
-olc_status olc_calibration__name(olc_calibration *cal, olc_workload_result *r,
-                                 const olc_host_workload *w) {
+olc_status olc_calibration__name(olc_calibration *cal, olc_workload_result *r, const char *name,
+                                 const char *backend, const char *operator_name) {
   /* Copies: the result may outlive the config and the host. */
-  r->workload = olc_arena__strdup(&cal->arena, w->name != NULL ? w->name : "");
-  r->backend = olc_arena__strdup(&cal->arena, w->backend != NULL ? w->backend : "");
-  r->operator_name = olc_arena__strdup(
-      &cal->arena, w->plugin.operator_name != NULL ? w->plugin.operator_name : "");
+  r->workload = olc_arena__strdup(&cal->arena, name != NULL ? name : "");
+  r->backend = olc_arena__strdup(&cal->arena, backend != NULL ? backend : "");
+  r->operator_name = olc_arena__strdup(&cal->arena, operator_name != NULL ? operator_name : "");
   r->status = OLC_OK;
   if (r->workload == NULL || r->backend == NULL || r->operator_name == NULL)
     return OLC_E_NOMEM;
@@ -42,6 +41,7 @@ void olc_calibration__set_lookup(olc_calibration *cal, size_t i, olc_lookup_resu
   cal->lookups[i] = lookup;
   cal->results[i].lookup = lookup;
   cal->results[i].selected = lookup != NULL ? olc_lookup_result_selected(lookup) : NULL;
+  cal->results[i].unlisted_count = olc_lookup_result_unlisted_count(lookup);
 }
 
 size_t olc_calibration_count(const olc_calibration *calibration) {

@@ -1,24 +1,19 @@
 /*
- * host/select.c - the calibrate-and-select path for one workload
- * (host_int.h): plugin key -> store lookup with the plugin's validator ->
- * a valid hit is selected and nothing is measured; otherwise the calibrate
- * module times the candidates, the winner is saved with its measurements
- * through the plugin's serialized bytes, and a second lookup selects it
- * and explains the rest.
- *
- * The key is olc_host__make_key's: backend = the plugin's name,
- * implementation = its version, the workload's operator and model digest
- * (for an ini workload: model = PATH / model_digest, or for one without a
- * model "workload:<sorted properties>", so that exact records of different
- * shapes stay apart), and the plugin's processor, thread count and
- * structure.
+ * host/select.c - the calibrate-and-select path of one ini workload
+ * (host_int.h), one user of the runtime's path: the section becomes an
+ * olc_workload, bound like one described in code (the same checks, key and
+ * identity), looked up scoped to the workload with the plugin's validator;
+ * a valid hit is selected and nothing is measured; otherwise the key is
+ * measured where every measurement happens (measure.c: the process's one
+ * measurer, the winner saved, a second lookup that selects it and
+ * explains the rest).  The result keeps the details the CLI prints
+ * (candidates, rejections, the records of other workloads counted).
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "calibrate/calibrate.h"
 #include "host/host_int.h"
 #include "util/error.h"
 
@@ -28,10 +23,9 @@ typedef struct job {
   size_t index;
   olc_workload_result *r;
   olc_host *host;
-  const olc_host_workload *w;
+  const olc_workload_config *wc;
   const olc_host_select_params *p;
-  olc_loaded_plugin *plugin;
-  olc_key key;
+  olc_binding *b;
 } job;
 
 static olc_status set_status(job *j, olc_status status, const char *fmt, ...) OLC_PRINTF(3, 4);
@@ -47,148 +41,119 @@ static olc_status set_status(job *j, olc_status status, const char *fmt, ...) {
   return j->r->message != NULL ? OLC_OK : OLC_E_NOMEM;
 }
 
-static olc_status lookup(olc_lookup_result **out, job *j, olc_error *e) {
-  olc_lookup_options lo = OLC_LOOKUP_OPTIONS_INIT;
-  lo.key = &j->key;
-  lo.force_portable = j->p->force_portable;
-  lo.validate = olc_plugins__store_validator;
-  lo.validate_payload = j->plugin;
-  return olc_store_lookup(out, j->host->store, &lo, e);
+/* The section as a workload described in code. */
+static void as_workload(olc_workload *w, const olc_workload_config *wc) {
+  olc_workload init = OLC_WORKLOAD_INIT;
+  *w = init;
+  w->backend = wc->backend;
+  w->operator_name = wc->operator_name;
+  w->properties = wc->properties;
+  w->property_count = wc->property_count;
+  w->model_digest = olc_host__config_model(wc);
+  w->name = wc->name;
 }
 
-static olc_status save_winner(job *j, const olc_candidate_result *c, olc_error *e) {
-  olc_measurement m[4];
-  olc_save_request req = OLC_SAVE_REQUEST_INIT;
-  double flops = 0;
-  olc_error fe;
-  size_t n = 0;
-  m[n].name = "median_latency";
-  m[n].value = c->median_us;
-  m[n++].unit = "us";
-  m[n].name = "latency_mad";
-  m[n].value = c->spread_us;
-  m[n++].unit = "us";
-  m[n].name = "samples";
-  m[n].value = (double)c->samples;
-  m[n++].unit = "count";
-  if (olc_plugins__flops(&flops, j->plugin, &j->w->plugin, &fe) == OLC_OK && flops > 0 &&
-      c->median_us > 0) {
-    m[n].name = "gflops";
-    m[n].value = flops / (c->median_us * 1e3);
-    m[n++].unit = "GFLOP/s";
-  }
-  req.key = &j->key;
-  req.measurements = m;
-  req.measurement_count = n;
-  req.policy = c->policy != NULL ? (const void *)c->policy : "";
-  req.policy_len = c->policy_len;
-  req.validate = olc_plugins__store_validator;
-  req.validate_payload = j->plugin;
-  return olc_store_save(j->host->store, &req, e);
-}
-
-/* Saves the winner and selects again. */
-static olc_status save_and_select(job *j, const olc_candidate_result *winner) {
-  olc_lookup_result *lr = NULL;
+/* Binds the workload; what fails lands in the result (*fatal: only
+ * OLC_E_NOMEM).  A missing plugin is "skipped" (OLC_E_UNAVAILABLE), as for
+ * one unavailable here. */
+static olc_status bind(job *j, olc_status *fatal) {
+  char label[OLC_ERROR_MESSAGE_SIZE];
+  olc_workload w;
   olc_error e;
   olc_status st;
+  as_workload(&w, j->wc);
+  snprintf(label, sizeof label, "workload '%s'", j->wc->name);
   olc_error_clear(&e);
-  st = save_winner(j, winner, &e);
-  if (st != OLC_OK && st != OLC_COMMITTED_UNSYNCED)
-    return set_status(j, st, "save: %s", e.message);
-  st = lookup(&lr, j, &e);
-  if (st == OLC_OK || st == OLC_E_NOT_FOUND)
-    olc_calibration__set_lookup(j->cal, j->index, lr);
-  if (st == OLC_E_NOT_FOUND)
-    return set_status(j, st, "the saved policy was not selected (see rejections)");
+  st = olc_host__check_workload(&w, label, &e);
+  if (st == OLC_OK)
+    st = olc_host__bind(&j->b, j->host, &w, w.model_digest, &e);
+  *fatal = OLC_OK;
+  if (st == OLC_E_NOMEM)
+    *fatal = st;
+  else if (st == OLC_E_NOT_FOUND)
+    *fatal = set_status(j, OLC_E_UNAVAILABLE, "%s", e.message);
+  else if (st != OLC_OK)
+    *fatal = set_status(j, st, "%s%s", strcmp(e.where, "key") == 0 ? "key: " : "", e.message);
+  return st;
+}
+
+/* Measures the key (the process's measurer taken for as long as it
+ * takes), then saves and selects; the outcome lands in the result. */
+static olc_status calibrate_now(job *j) {
+  olc_host_slot *s = j->b->slot;
+  olc_workload_result *r = j->r;
+  olc_host_measure m;
+  olc_status st;
+  memset(&m, 0, sizeof m);
+  m.host = j->host;
+  m.plugin = s->plugin;
+  m.workload = &j->b->workload;
+  m.key = &s->key.key;
+  m.name = j->wc->name;
+  m.settings = j->p->settings;
+  m.force_portable = j->p->force_portable;
+  m.in_process = j->p->in_process;
+  m.run_timeout_seconds = j->p->run_timeout_seconds;
+  m.look_again = !j->p->recalibrate;
+  m.arena = &j->cal->arena;
+  m.progress = j->p->progress;
+  m.progress_payload = j->p->progress_payload;
+  olc_host__global_lock();
+  (void)olc_host__claim_measurer(-1, 0, NULL, NULL);
+  olc_host__global_unlock();
+  st = olc_host__measure_key(&m);
+  olc_host__global_lock();
+  olc_host__release_measurer();
+  olc_host__global_unlock();
   if (st != OLC_OK)
-    return set_status(j, st, "lookup: %s", e.message);
+    return st;
+  r->candidates = m.candidates;
+  r->candidate_count = m.candidate_count;
+  r->calibrated_now = m.measured;
+  r->message = m.note;
+  if (m.lookup != NULL)
+    olc_calibration__set_lookup(j->cal, j->index, m.lookup);
+  if (m.status != OLC_OK) {
+    r->status = m.status;
+    r->message = m.message;
+  }
   return OLC_OK;
 }
 
-/* Measures (calibrate module), then saves the winner and selects. */
-static olc_status calibrate_now(job *j) {
-  olc_workload_result *r = j->r;
-  olc_calibrate_request req;
-  olc_calibrate_outcome out;
+/* Looks the bound key up: a hit is selected, a miss measured (unless
+ * select_only). */
+static olc_status lookup_or_measure(job *j) {
+  olc_host_slot *s = j->b->slot;
+  olc_lookup_result *lr = NULL;
+  olc_error e;
   olc_status st;
-  memset(&req, 0, sizeof req);
-  olc_host__isolate_plugin(&req.target, j->host, j->plugin);
-  req.workload = &j->w->plugin;
-  req.settings = j->p->settings;
-  req.in_process = j->p->in_process;
-  req.run_timeout_seconds = j->p->run_timeout_seconds;
-  req.arena = &j->cal->arena;
-  req.progress = j->p->progress;
-  req.progress_payload = j->p->progress_payload;
-  st = olc_calibrate__workload(&out, &req);
-  if (st != OLC_OK)
-    return st;
-  r->candidates = out.candidates;
-  r->candidate_count = out.reached;
-  r->calibrated_now = out.measured;
-  if (out.note != NULL)
-    r->message = out.note;
-  if (out.status != OLC_OK) {
-    r->status = out.status;
-    r->message = out.message;
+  st = olc_host__lookup(&lr, j->host, s->plugin, &s->key.key, j->p->force_portable, 0, &e);
+  if (st != OLC_OK && st != OLC_E_NOT_FOUND)
+    return set_status(j, st, "lookup: %s", e.message);
+  if (j->p->select_only || (st == OLC_OK && !j->p->recalibrate)) {
+    olc_calibration__set_lookup(j->cal, j->index, lr);
+    if (st == OLC_E_NOT_FOUND)
+      return set_status(j, st, "no stored selection for workload '%s'", j->wc->name);
     return OLC_OK;
   }
-  return save_and_select(j, &out.candidates[out.winner]);
-}
-
-/* The plugin that serves the workload, or NULL with the result set. */
-static olc_loaded_plugin *find_plugin(job *j, olc_status *fatal) {
-  const olc_host_workload *w = j->w;
-  olc_loaded_plugin *p = olc_plugins__find(j->host->plugins, w->backend);
-  *fatal = OLC_OK;
-  if (p == NULL)
-    *fatal = set_status(j, OLC_E_UNAVAILABLE, "plugin '%s' not loaded", w->backend);
-  else if (!olc_plugins__serves(p, w->plugin.operator_name)) {
-    *fatal = set_status(j, OLC_E_UNSUPPORTED, "plugin '%s' does not serve operator '%s'",
-                        w->backend, w->plugin.operator_name);
-    p = NULL;
-  }
-  return p;
+  olc_lookup_result_free(lr);
+  return calibrate_now(j);
 }
 
 olc_status olc_host__select(olc_calibration *cal, size_t i, olc_host *host,
-                            const olc_host_workload *w, const olc_host_select_params *p) {
+                            const olc_workload_config *wc, const olc_host_select_params *p) {
   job j;
-  olc_plugin_key pk;
-  olc_lookup_result *lr = NULL;
-  olc_error e;
-  olc_status st, fatal = OLC_OK;
+  olc_status fatal;
   memset(&j, 0, sizeof j);
   j.cal = cal;
   j.index = i;
   j.r = &cal->results[i];
   j.host = host;
-  j.w = w;
+  j.wc = wc;
   j.p = p;
-  j.plugin = find_plugin(&j, &fatal);
-  if (j.plugin == NULL)
+  if (bind(&j, &fatal) != OLC_OK)
     return fatal;
-  olc_error_clear(&e);
-  st = olc_plugins__key(&pk, j.plugin, &w->plugin, &e);
-  if (st != OLC_OK)
-    return set_status(&j, st, "key: %s", e.message);
-  /* The same key as explain, prune and the plugins' lazy lookups. */
-  olc_host__make_key(&j.key, j.plugin, &w->plugin, &pk);
-  st = lookup(&lr, &j, &e);
-  if (st != OLC_OK && st != OLC_E_NOT_FOUND) {
-    fatal = set_status(&j, st, "lookup: %s", e.message);
-  } else if (p->select_only || (st == OLC_OK && !p->recalibrate)) {
-    olc_calibration__set_lookup(cal, i, lr);
-    lr = NULL;
-    if (st == OLC_E_NOT_FOUND)
-      fatal = set_status(&j, st, "no stored selection for workload '%s'", w->name);
-  } else {
-    olc_lookup_result_free(lr);
-    lr = NULL;
-    fatal = calibrate_now(&j);
-  }
-  olc_lookup_result_free(lr);
-  olc_plugin_key__free(&pk);
+  fatal = lookup_or_measure(&j);
+  olc_binding_free(j.b);
   return fatal;
 }

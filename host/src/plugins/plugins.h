@@ -173,6 +173,20 @@ void olc_plugins__unprepare(olc_loaded_plugin *p, void *state);
 olc_status olc_plugins__flops(double *flops, olc_loaded_plugin *p, const olc_plugin_workload *w,
                               olc_error *err);
 
+/*
+ * execute (ABI 1.1): runs the operator with policy on the caller's operands
+ * in args (checked by the caller: plugin.h says what the host guarantees).
+ * Reentrant.  OLC_E_UNSUPPORTED when p has no execute (a table of ABI 1.0,
+ * or a NULL execute: the message names the plugin and its ABI) or the
+ * plugin refuses the variant; OLC_E_INVALID when it finds the description
+ * contradictory; OLC_E_PLUGIN for its other failures, with its message.
+ */
+olc_status olc_plugins__execute(olc_loaded_plugin *p, const olc_plugin_workload *w,
+                                const void *policy, const olc_plugin_exec_args *args,
+                                olc_error *err);
+/* 1 when p implements execute (struct_size covers it and it is set). */
+int olc_plugins__can_execute(const olc_loaded_plugin *p);
+
 /* An olc_validate_fn for the store that calls the plugin's validate;
  * payload is the olc_loaded_plugin. */
 olc_status olc_plugins__store_validator(const unsigned char *policy, size_t policy_len,

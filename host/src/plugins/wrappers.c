@@ -449,3 +449,26 @@ olc_status olc_plugins__flops(double *flops, olc_loaded_plugin *p, const olc_plu
   *flops = f;
   return OLC_OK;
 }
+
+/* ------------------------------------------------------------- execute */
+
+int olc_plugins__can_execute(const olc_loaded_plugin *p) {
+  return OLC_PLUGIN_HAS_FIELD(p->table, olc_plugin, execute) && p->table->execute != NULL;
+}
+
+olc_status olc_plugins__execute(olc_loaded_plugin *p, const olc_plugin_workload *w,
+                                const void *policy, const olc_plugin_exec_args *args,
+                                olc_error *err) {
+  int32_t rc;
+  /* A table that ends before execute has the layout of ABI 1.0,
+   * whatever minor it claims. */
+  if (!OLC_PLUGIN_HAS_FIELD(p->table, olc_plugin, execute))
+    return olc_error__set(err, OLC_E_UNSUPPORTED, "execute",
+                          "plugin '%s' was built for plugin ABI 1.0 and cannot execute", p->name);
+  if (p->table->execute == NULL)
+    return olc_error__set(err, OLC_E_UNSUPPORTED, "execute",
+                          "plugin '%s' does not implement execute and cannot execute", p->name);
+  olc_plugins__error_clear();
+  rc = p->table->execute(p->instance, w, policy, args);
+  return rc == OLC_PLUGIN_OK ? OLC_OK : plugin_fail(err, p, "execute", rc, OLC_E_INVALID);
+}

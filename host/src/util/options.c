@@ -57,6 +57,7 @@ static const olc_host_options host_defaults = OLC_HOST_OPTIONS_INIT;
 static const size_t host_ends[] = {
     OPT_END(olc_host_options, ignore_env),   /* 1 */
     OPT_END(olc_host_options, diag_payload), /* 2: diag, diag_payload */
+    OPT_END(olc_host_options, select_mode),  /* 3: select_mode */
 };
 OPT_ROWS(host_ends, OLC_HOST_OPTIONS_VERSION);
 const olc_options_layout olc_options__host =
@@ -70,6 +71,30 @@ static const size_t calibrate_ends[] = {
 OPT_ROWS(calibrate_ends, OLC_CALIBRATE_OPTIONS_VERSION);
 const olc_options_layout olc_options__calibrate = OPT_LAYOUT(
     olc_calibrate_options, OLC_CALIBRATE_OPTIONS_VERSION, calibrate_defaults, calibrate_ends);
+
+static const olc_workload workload_defaults = OLC_WORKLOAD_INIT;
+static const size_t workload_ends[] = {
+    OPT_END(olc_workload, name), /* 1 */
+};
+OPT_ROWS(workload_ends, OLC_WORKLOAD_VERSION);
+const olc_options_layout olc_options__workload =
+    OPT_LAYOUT(olc_workload, OLC_WORKLOAD_VERSION, workload_defaults, workload_ends);
+
+static const olc_select_options select_defaults = OLC_SELECT_OPTIONS_INIT;
+static const size_t select_ends[] = {
+    OPT_END(olc_select_options, in_process), /* 1 */
+};
+OPT_ROWS(select_ends, OLC_SELECT_OPTIONS_VERSION);
+const olc_options_layout olc_options__select =
+    OPT_LAYOUT(olc_select_options, OLC_SELECT_OPTIONS_VERSION, select_defaults, select_ends);
+
+static const olc_execute_args execute_defaults = OLC_EXECUTE_ARGS_INIT;
+static const size_t execute_ends[] = {
+    OPT_END(olc_execute_args, beta), /* 1 */
+};
+OPT_ROWS(execute_ends, OLC_EXECUTE_ARGS_VERSION);
+const olc_options_layout olc_options__execute =
+    OPT_LAYOUT(olc_execute_args, OLC_EXECUTE_ARGS_VERSION, execute_defaults, execute_ends);
 
 olc_status olc_options__load(void *dst, const olc_options_layout *layout, const void *src,
                              const char *where, olc_error *err) {

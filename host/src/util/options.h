@@ -43,5 +43,8 @@ extern const olc_options_layout olc_options__save;      /* olc_save_request */
 extern const olc_options_layout olc_options__lookup;    /* olc_lookup_options */
 extern const olc_options_layout olc_options__host;      /* olc_host_options */
 extern const olc_options_layout olc_options__calibrate; /* olc_calibrate_options */
+extern const olc_options_layout olc_options__workload;  /* olc_workload */
+extern const olc_options_layout olc_options__select;    /* olc_select_options */
+extern const olc_options_layout olc_options__execute;   /* olc_execute_args */
 
 #endif

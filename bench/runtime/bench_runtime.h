@@ -1,0 +1,43 @@
+/* bench_runtime.h - what bench_runtime's files share. */
+#ifndef BENCH_RUNTIME_H
+#define BENCH_RUNTIME_H
+
+#include <olc/olc.h>
+#include <olc/plugin.h>
+
+/* One MatMul shape: its workload, binding, selection and operands. */
+typedef struct br_shape {
+  long m, n, k;
+  char label[72], ms[24], ns[24], ks[24];
+  olc_property props[4];
+  olc_workload w;
+  olc_host *host;
+  olc_binding *binding;
+  const olc_selection *sel;
+  float *a, *b, *c;
+} br_shape;
+
+/* The plugin driven through its table, as without olc. */
+typedef struct br_direct {
+  const olc_plugin *pl;
+  void *inst;
+} br_direct;
+
+void br_die(const char *fmt, ...);
+double br_cpu_ns(void);
+/* Sorts v. */
+double br_median(double *v, int n);
+
+/* Loads the plugin at path (the host's copy: dlopen gives the same
+ * library) and makes an instance with one thread.  0, or -1 with why. */
+int br_direct_open(br_direct *d, const char *path, char *why, size_t why_size);
+void br_direct_close(br_direct *d);
+/* 1 when the plugin's table has execute (ABI 1.1). */
+int br_direct_can_execute(const br_direct *d);
+/* The selection's policy validated by the direct instance; NULL: refused. */
+void *br_direct_policy(br_direct *d, const olc_selection *sel);
+void br_direct_release(br_direct *d, void *policy);
+/* C = A * B through the table's execute; 0 or -1. */
+int br_direct_matmul(br_direct *d, const br_shape *s, const void *policy);
+
+#endif

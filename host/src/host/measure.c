@@ -1,0 +1,176 @@
+/*
+ * host/measure.c - measuring one key: the process's one measurer, the
+ * waits a select makes, and olc_host__measure_key, the one place where a
+ * key is measured and its winner saved (the ini loop's calibrate and the
+ * runtime's on_miss both come here), so a machine-wide measurement lock
+ * wraps it here: take it, look the key up again, measure, save, release.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "calibrate/calibrate.h"
+#include "host/host_int.h"
+#include "util/error.h"
+
+/* How often a wait with a cancel callback polls it. */
+#define POLL_MS 5
+
+/* The process's one measurer (under the global lock). */
+static int measurer_busy;
+
+olc_status olc_host__wait(int64_t timeout_ms, uint64_t start_ns, olc_cancel_fn cancel,
+                          void *cancel_payload) {
+  int64_t slice = -1;
+  if (cancel != NULL) {
+    int stop;
+    /* The caller's code runs without the lock: it may call the library. */
+    olc_host__global_unlock();
+    stop = cancel(cancel_payload);
+    olc_host__global_lock();
+    if (stop)
+      return OLC_E_CANCELLED;
+  }
+  if (timeout_ms >= 0) {
+    int64_t spent = (int64_t)((olc_plugins__now_ns() - start_ns) / 1000000u);
+    if (spent >= timeout_ms)
+      return OLC_E_TIMEOUT;
+    slice = timeout_ms - spent;
+  }
+  if (cancel != NULL && (slice < 0 || slice > POLL_MS))
+    slice = POLL_MS;
+  olc_host__global_wait(slice);
+  return OLC_OK;
+}
+
+olc_status olc_host__claim_measurer(int64_t timeout_ms, uint64_t start_ns, olc_cancel_fn cancel,
+                                    void *cancel_payload) {
+  while (measurer_busy) {
+    olc_status st = olc_host__wait(timeout_ms, start_ns, cancel, cancel_payload);
+    if (st != OLC_OK)
+      return st;
+  }
+  measurer_busy = 1;
+  return OLC_OK;
+}
+
+void olc_host__release_measurer(void) {
+  measurer_busy = 0;
+  olc_host__global_broadcast();
+}
+
+static void set_outcome(olc_host_measure *m, olc_status st, const char *fmt, ...) OLC_PRINTF(3, 4);
+
+static void set_outcome(olc_host_measure *m, olc_status st, const char *fmt, ...) {
+  char msg[OLC_ERROR_MESSAGE_SIZE];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  m->status = st;
+  m->message = olc_arena__strdup(m->arena, msg);
+  if (m->message == NULL)
+    m->message = "out of memory";
+}
+
+static olc_status save_winner(olc_host_measure *m, const olc_candidate_result *c, olc_error *e) {
+  olc_measurement ms[4];
+  olc_save_request req = OLC_SAVE_REQUEST_INIT;
+  double flops = 0;
+  olc_error fe;
+  size_t n = 0;
+  ms[n].name = "median_latency";
+  ms[n].value = c->median_us;
+  ms[n++].unit = "us";
+  ms[n].name = "latency_mad";
+  ms[n].value = c->spread_us;
+  ms[n++].unit = "us";
+  ms[n].name = "samples";
+  ms[n].value = (double)c->samples;
+  ms[n++].unit = "count";
+  if (olc_plugins__flops(&flops, m->plugin, m->workload, &fe) == OLC_OK && flops > 0 &&
+      c->median_us > 0) {
+    ms[n].name = "gflops";
+    ms[n].value = flops / (c->median_us * 1e3);
+    ms[n++].unit = "GFLOP/s";
+  }
+  req.key = m->key;
+  req.measurements = ms;
+  req.measurement_count = n;
+  req.policy = c->policy != NULL ? (const void *)c->policy : "";
+  req.policy_len = c->policy_len;
+  req.validate = olc_plugins__store_validator;
+  req.validate_payload = m->plugin;
+  return olc_store_save(m->host->store, &req, e);
+}
+
+/* The lookup after a save, or before measuring: the outcome's selection. */
+static void final_lookup(olc_host_measure *m, const char *miss) {
+  olc_error e;
+  olc_status st =
+      olc_host__lookup(&m->lookup, m->host, m->plugin, m->key, m->force_portable, 0, &e);
+  if (st == OLC_OK)
+    m->status = OLC_OK;
+  else if (st == OLC_E_NOT_FOUND)
+    set_outcome(m, st, "%s", miss);
+  else
+    set_outcome(m, st, "lookup: %s", e.message);
+}
+
+/* Candidates timed by the calibrate module; the winner saved. */
+static olc_status measure_now(olc_host_measure *m) {
+  olc_calibrate_request req;
+  olc_calibrate_outcome out;
+  olc_error e;
+  olc_status st;
+  memset(&req, 0, sizeof req);
+  olc_host__isolate_plugin(&req.target, m->host, m->plugin);
+  req.workload = m->workload;
+  req.settings = m->settings;
+  req.in_process = m->in_process;
+  req.run_timeout_seconds = m->run_timeout_seconds;
+  req.arena = m->arena;
+  req.progress = m->progress;
+  req.progress_payload = m->progress_payload;
+  st = olc_calibrate__workload(&out, &req);
+  if (st != OLC_OK)
+    return st;
+  m->candidates = out.candidates;
+  m->candidate_count = out.reached;
+  m->measured = out.measured;
+  m->note = out.note;
+  if (out.status != OLC_OK) {
+    m->status = out.status;
+    m->message = out.message;
+    return OLC_OK;
+  }
+  olc_error_clear(&e);
+  st = save_winner(m, &out.candidates[out.winner], &e);
+  if (st != OLC_OK && st != OLC_COMMITTED_UNSYNCED) {
+    set_outcome(m, st, "save: %s", e.message);
+    return OLC_OK;
+  }
+  olc_host__changed(m->host);
+  final_lookup(m, "the saved policy was not selected (see rejections)");
+  return OLC_OK;
+}
+
+olc_status olc_host__measure_key(olc_host_measure *m) {
+  olc_host *h = m->host;
+  m->status = OLC_OK;
+  m->lookup = NULL;
+  if (m->look_again) {
+    /* Another thread, host or process may have saved it meanwhile. */
+    final_lookup(m, "");
+    if (m->status != OLC_E_NOT_FOUND)
+      return OLC_OK;
+    olc_lookup_result_free(m->lookup);
+    m->lookup = NULL;
+    m->status = OLC_OK;
+    m->message = NULL;
+  }
+  atomic_fetch_add(&h->rt.measurements, 1);
+  if (h->measure_hook != NULL)
+    h->measure_hook(h->measure_hook_payload, m->name);
+  return measure_now(m);
+}

@@ -1,0 +1,237 @@
+/*
+ * host/runtime.c - olc_binding_select (olc/host.h, runtime.h).
+ *
+ * Warm: the slot's view holds a selection made at the host's current save
+ * epoch and checked against the store less than recheck_ns ago; three
+ * atomic loads and the monotonic clock (vDSO) answer.  When the check is
+ * due, one thread looks again while the others keep the view's answer.
+ *
+ * Slow: a scoped lookup; a hit becomes the view's selection (the same
+ * record keeps its selection object).  A miss in never mode is the first
+ * candidate; in on_miss mode the first thread claims the key and the
+ * process's measurer and measures (measure.c), the others wait for it
+ * under the process-wide lock, bounded by the call's timeout and cancel.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "host/host_int.h"
+#include "util/error.h"
+#include "util/options.h"
+
+/* What waiting for a key's measurement ended in. */
+enum { CLAIMED, LOOK_AGAIN, FAILED };
+
+static olc_status answer(const olc_selection **out, const olc_selection *s, olc_error *err) {
+  *out = s;
+  if (s->record != NULL)
+    return OLC_OK;
+  olc_error__set(err, OLC_FIRST_CANDIDATE, "select", "%s", s->message);
+  return OLC_FIRST_CANDIDATE;
+}
+
+/* The view's selection when it may answer without looking again. */
+static const olc_selection *warm(olc_host_slot *s, olc_host_view *v, int mode) {
+  olc_selection *sel = atomic_load_explicit(&v->current, memory_order_acquire);
+  uint64_t now;
+  if (sel == NULL || (sel->record == NULL && mode != OLC_SELECT_NEVER))
+    return NULL;
+  now = olc_plugins__now_ns();
+  if (atomic_load_explicit(&v->epoch, memory_order_acquire) ==
+          atomic_load_explicit(&s->host->rt.epoch, memory_order_acquire) &&
+      now - atomic_load_explicit(&v->checked_ns, memory_order_relaxed) < s->host->rt.recheck_ns)
+    return sel;
+  /* Due: one thread looks again, the others answer as before meanwhile. */
+  if (atomic_exchange_explicit(&v->checking, 1, memory_order_acq_rel) != 0)
+    return sel;
+  return NULL;
+}
+
+static void publish(olc_host_view *v, olc_selection *sel, uint64_t epoch, uint64_t now) {
+  atomic_store_explicit(&v->current, sel, memory_order_release);
+  atomic_store_explicit(&v->epoch, epoch, memory_order_release);
+  atomic_store_explicit(&v->checked_ns, now, memory_order_relaxed);
+}
+
+/* The view's selection for record: the current one when it is the same
+ * record (then calibrated_now stays what it was: whether this host measured
+ * it), else a new one (kept by the slot). */
+static olc_status selection_for(olc_selection **out, olc_host_slot *s, olc_host_view *v,
+                                const olc_record *rec, int calibrated_now, olc_error *err) {
+  olc_selection *cur = atomic_load_explicit(&v->current, memory_order_acquire);
+  olc_status st;
+  if (cur != NULL && cur->record != NULL && olc_host__same_record(cur->record, rec)) {
+    *out = cur;
+    return OLC_OK;
+  }
+  st = olc_host__stored_selection(out, s, rec, calibrated_now, err);
+  if (st == OLC_OK)
+    olc_host__keep_selection(*out);
+  return st;
+}
+
+/* Looks the key up and republishes the view: *sel is the record's
+ * selection, or NULL on a miss (the view then holds the never-mode first
+ * candidate). */
+static olc_status refresh(olc_selection **sel, olc_host_slot *s, int fp, olc_error *err) {
+  olc_host *h = s->host;
+  olc_host_view *v = &s->view[fp];
+  uint64_t epoch = atomic_load_explicit(&h->rt.epoch, memory_order_acquire);
+  uint64_t now = olc_plugins__now_ns();
+  olc_lookup_result *lr = NULL;
+  olc_selection *shown = NULL;
+  olc_status st = olc_host__lookup(&lr, h, s->plugin, &s->key.key, fp, 0, err);
+  *sel = NULL;
+  if (st == OLC_OK)
+    st = selection_for(sel, s, v, olc_lookup_result_selected(lr), 0, err);
+  olc_lookup_result_free(lr);
+  if (st == OLC_OK)
+    shown = *sel;
+  else if (st == OLC_E_NOT_FOUND && olc_host__first_selection(&shown, s, OLC_HOST_FIRST_NEVER,
+                                                              OLC_E_NOT_FOUND, NULL, err) == OLC_OK)
+    st = OLC_OK;
+  if (shown != NULL)
+    publish(v, shown, epoch, now);
+  atomic_store_explicit(&v->checking, 0, memory_order_release);
+  return st;
+}
+
+/* Waits until the key may be measured by this thread (CLAIMED: it and the
+ * process's measurer are ours), was measured by another (LOOK_AGAIN), or
+ * its measurement failed before (FAILED); or the wait ran out.  The key is
+ * claimed before the measurer, so the other threads of this key wait for
+ * it, not for the measurer. */
+static olc_status wait_turn(int *turn, olc_host_slot *s, const olc_select_options *o,
+                            uint64_t start) {
+  olc_status st = OLC_OK;
+  int waited = 0;
+  olc_host__global_lock();
+  while (s->failed == OLC_OK && s->measuring && st == OLC_OK) {
+    st = olc_host__wait(o->timeout_ms, start, o->cancel, o->cancel_payload);
+    waited = 1;
+  }
+  if (st == OLC_OK && s->failed != OLC_OK) {
+    *turn = FAILED;
+  } else if (st == OLC_OK && waited) {
+    *turn = LOOK_AGAIN;
+  } else if (st == OLC_OK) {
+    s->measuring = 1;
+    st = olc_host__claim_measurer(o->timeout_ms, start, o->cancel, o->cancel_payload);
+    if (st == OLC_OK) {
+      *turn = CLAIMED;
+    } else {
+      s->measuring = 0;
+      olc_host__global_broadcast();
+    }
+  }
+  olc_host__global_unlock();
+  return st;
+}
+
+/* Measures the claimed key, publishes the outcome, wakes the waiters. */
+static olc_status measure(const olc_selection **out, olc_host_slot *s, int fp,
+                          const olc_select_options *o, olc_error *err) {
+  olc_host *h = s->host;
+  olc_arena arena = OLC_ARENA_INIT;
+  olc_host_measure m;
+  olc_selection *sel = NULL;
+  olc_status st;
+  memset(&m, 0, sizeof m);
+  m.host = h;
+  m.plugin = s->plugin;
+  m.workload = &s->workload;
+  m.key = &s->key.key;
+  m.name = s->name;
+  m.settings = &h->settings;
+  m.force_portable = fp;
+  m.in_process = o->in_process;
+  m.look_again = 1;
+  m.arena = &arena;
+  st = olc_host__measure_key(&m);
+  if (st == OLC_OK && m.note != NULL)
+    /* No olc-worker (not found, or it would not start): a runtime has no
+     * report to read, so it hears of the lost isolation here. */
+    olc_diag__emit(&h->diag, OLC_DIAG_WARNING, m.name, "%s", m.note);
+  if (st == OLC_OK && m.status == OLC_OK)
+    st =
+        selection_for(&sel, s, &s->view[fp], olc_lookup_result_selected(m.lookup), m.measured, err);
+  if (sel != NULL)
+    publish(&s->view[fp], sel, atomic_load(&h->rt.epoch), olc_plugins__now_ns());
+  olc_host__global_lock();
+  s->measuring = 0;
+  if (sel == NULL) {
+    s->failed = st != OLC_OK ? st : m.status;
+    snprintf(s->failed_message, sizeof s->failed_message, "%s",
+             st != OLC_OK        ? "the measured policy could not be selected"
+             : m.message != NULL ? m.message
+                                 : "measuring failed");
+  }
+  olc_host__release_measurer();
+  olc_host__global_unlock();
+  olc_lookup_result_free(m.lookup);
+  olc_arena__free(&arena);
+  if (sel != NULL)
+    return answer(out, sel, err);
+  st = olc_host__first_selection(&sel, s, OLC_HOST_FIRST_FAILED, s->failed, s->failed_message, err);
+  return st == OLC_OK ? answer(out, sel, err) : st;
+}
+
+/* A first candidate of kind, or the failure to make one. */
+static olc_status first(const olc_selection **out, olc_host_slot *s, int kind, olc_status why,
+                        const char *message, olc_error *err) {
+  olc_selection *sel;
+  olc_status st = olc_host__first_selection(&sel, s, kind, why, message, err);
+  return st == OLC_OK ? answer(out, sel, err) : st;
+}
+
+static olc_status slow(const olc_selection **out, olc_host_slot *s, int fp, int mode,
+                       const olc_select_options *o, olc_error *err) {
+  uint64_t start = olc_plugins__now_ns();
+  int attempt, turn = LOOK_AGAIN;
+  for (attempt = 0; attempt < 3; attempt++) {
+    olc_selection *sel;
+    olc_status st = refresh(&sel, s, fp, err);
+    if (st != OLC_OK)
+      return st;
+    if (sel != NULL)
+      return answer(out, sel, err);
+    if (mode == OLC_SELECT_NEVER)
+      return first(out, s, OLC_HOST_FIRST_NEVER, OLC_E_NOT_FOUND, NULL, err);
+    st = wait_turn(&turn, s, o, start);
+    if (st == OLC_E_TIMEOUT || st == OLC_E_CANCELLED)
+      return first(out, s, st == OLC_E_TIMEOUT ? OLC_HOST_FIRST_TIMEOUT : OLC_HOST_FIRST_CANCELLED,
+                   st, NULL, err);
+    if (turn == CLAIMED)
+      return measure(out, s, fp, o, err);
+    if (turn == FAILED)
+      return first(out, s, OLC_HOST_FIRST_FAILED, s->failed, s->failed_message, err);
+  }
+  return first(out, s, OLC_HOST_FIRST_FAILED, OLC_E_NOT_FOUND,
+               "measured by another thread, but not selected", err);
+}
+
+olc_status olc_binding_select(const olc_selection **out, olc_binding *b,
+                              const olc_select_options *opt, olc_error *err) {
+  olc_select_options o;
+  const olc_selection *sel;
+  olc_host_slot *s;
+  olc_status st;
+  int mode, fp;
+  if (out != NULL)
+    *out = NULL;
+  if (out == NULL || b == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "select", "no output or binding");
+  st = olc_options__load(&o, &olc_options__select, opt, "select", err);
+  if (st != OLC_OK)
+    return st;
+  s = b->slot;
+  mode = o.mode != OLC_SELECT_HOST_DEFAULT ? o.mode : s->host->rt.select_mode;
+  if (mode != OLC_SELECT_NEVER && mode != OLC_SELECT_ON_MISS)
+    return olc_error__set(err, OLC_E_INVALID, "select", "select mode %d is not one of 0, 1, 2",
+                          o.mode);
+  fp = o.force_portable || s->host->force_portable;
+  sel = warm(s, &s->view[fp], mode);
+  if (sel != NULL)
+    return answer(out, sel, err);
+  return slow(out, s, fp, mode, &o, err);
+}

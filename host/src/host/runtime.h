@@ -1,0 +1,129 @@
+/*
+ * host/runtime.h - the runtime path of the host module as its files share
+ * it: keys (key.c), workloads in code (workload.c), bindings and their
+ * cache (bind.c), the per-key slots (slots.c), selections (selection.c),
+ * select (runtime.c, wait.c), measuring one key (measure.c) and execute
+ * (execute.c).
+ *
+ * A binding is one workload as a caller described it.  Bindings whose
+ * workloads have one key (a plugin that buckets m gives m = 200 and
+ * m = 210 one key) share a slot: the host's state for that key, made once
+ * and kept until olc_host_free.  A slot publishes what a select answers in
+ * two views (by force_portable): an immutable selection behind an atomic
+ * pointer, with the host's save epoch and the time it was last checked
+ * against the store.  A warm select reads those three atomics and the
+ * clock; everything else (lookups, measuring, waiting) is the slow path,
+ * under the process-wide lock of sync.h where slots change state.
+ */
+#ifndef OLC_HOST_RUNTIME_H
+#define OLC_HOST_RUNTIME_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "host/sync.h"
+#include "olc/host.h"
+#include "olc/plugin.h"
+#include "plugins/plugins.h"
+#include "record/record.h"
+#include "util/arena.h"
+
+typedef struct olc_host_slot olc_host_slot;
+
+/* A key as the host composes it (key.c): the plugin's key, the identity
+ * digest, and the store key pointing into both. */
+typedef struct olc_host_key {
+  olc_key key;
+  olc_plugin_key pk;
+  char *digest; /* malloc'ed: "<model>#<structure>" or "workload:<structure>" */
+} olc_host_key;
+
+/* Why a first candidate is served (slot->first[]). */
+enum {
+  OLC_HOST_FIRST_NEVER,
+  OLC_HOST_FIRST_TIMEOUT,
+  OLC_HOST_FIRST_CANCELLED,
+  OLC_HOST_FIRST_FAILED,
+  OLC_HOST_FIRST_KINDS
+};
+
+struct olc_selection {
+  olc_selection *next; /* the slot's list, freed with it */
+  olc_host_slot *slot;
+  const olc_record *record; /* set.recs[0], or NULL for a first candidate */
+  olc_recset set;           /* the record's own copy: no snapshot is kept alive */
+  const unsigned char *policy;
+  size_t policy_len;
+  void *handle; /* the policy as the plugin deserialized it (for execute) */
+  int owns_handle;
+  int calibrated_now;
+  olc_status why;
+  char message[OLC_ERROR_MESSAGE_SIZE];
+};
+
+/* What a select answers for one force_portable setting. */
+typedef struct olc_host_view {
+  _Atomic(olc_selection *) current; /* a record, or the never-mode first candidate */
+  _Atomic uint64_t epoch;           /* host->epoch the lookup behind current began at */
+  _Atomic uint64_t checked_ns;      /* when that lookup was made */
+  atomic_int checking;              /* a thread is refreshing the view */
+} olc_host_view;
+
+struct olc_host_slot {
+  olc_host_slot *next; /* hash chain */
+  uint64_t hash;
+  olc_host *host;
+  olc_loaded_plugin *plugin;
+  olc_host_key key;
+  olc_plugin_workload workload; /* the first binding's: measured, and handed to execute */
+  const char *name;
+  olc_arena arena; /* the workload's and the name's copies */
+  olc_host_view view[2];
+  /* The plugin's first candidate (made once, under the global lock). */
+  void *first_handle;
+  olc_buf first_bytes;
+  int first_made;
+  /* Under the global lock. */
+  int measuring;
+  olc_status failed; /* the last measurement's failure; OLC_OK */
+  char failed_message[OLC_ERROR_MESSAGE_SIZE];
+  olc_selection *first[OLC_HOST_FIRST_KINDS];
+  olc_selection *selections; /* every selection of this slot */
+};
+
+struct olc_binding {
+  olc_binding *next; /* the host's cache chain (olc_host_select) */
+  uint64_t hash;     /* of the description (workload.c) */
+  olc_host *host;
+  olc_host_slot *slot;
+  int cached; /* owned by the host's cache */
+  olc_arena arena;
+  const char *backend;
+  const char *name;
+  const char *model_digest; /* the model's digest as given or hashed; NULL: none */
+  olc_property *props;      /* sorted by name */
+  size_t prop_count;
+  olc_plugin_kv *kv; /* props as the plugin sees them */
+  olc_plugin_workload workload;
+};
+
+/* A chained hash table of slots or bindings (their next and hash). */
+typedef struct olc_host_table {
+  void **buckets;
+  size_t cap; /* 0 or a power of two */
+  size_t count;
+} olc_host_table;
+
+/* The runtime state of a host (in struct olc_host). */
+typedef struct olc_host_runtime {
+  olc_host_rwlock lock;          /* slots and bindings tables */
+  olc_host_table slots;          /* olc_host_slot by key */
+  olc_host_table bindings;       /* olc_binding by description (olc_host_select) */
+  _Atomic uint64_t epoch;        /* bumped by every save and removal this host makes */
+  uint64_t recheck_ns;           /* OLC_SELECT_RECHECK_MS */
+  int select_mode;               /* OLC_SELECT_NEVER or OLC_SELECT_ON_MISS */
+  _Atomic uint64_t measurements; /* keys measured by this host (statistics, tests) */
+} olc_host_runtime;
+
+#endif

@@ -1,0 +1,233 @@
+/*
+ * tests/runtime/test_runtime_warm.c - a warm select (issue 11 item 4)
+ * answers without allocating or a system call, and so does execute:
+ *
+ * - allocations: this program replaces malloc, calloc, realloc and the
+ *   aligned allocators (the library and the plugins call them through the
+ *   PLT) with counting wrappers around glibc's own; 1000 warm selects of a
+ *   binding, of a described workload (olc_host_select), of a never-mode
+ *   first candidate, and executes, count 0.  The control: with the store
+ *   check due on every call (recheck 0) a select allocates.
+ * - system calls: a forked child enters seccomp strict mode (read, write,
+ *   _exit, sigreturn only; anything else is SIGKILL) and makes the same
+ *   calls; it exits 0.  The control child makes one getppid and is killed.
+ *
+ * Sanitizer builds own malloc: the program exits 77 there, and 77 when the
+ * kernel has no seccomp (after the allocation checks passed).
+ */
+#include <CUnit/CUnit.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define WARM_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                         \
+    __has_feature(memory_sanitizer)
+#define WARM_SANITIZED 1
+#endif
+#endif
+
+#ifndef WARM_SANITIZED
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "host/host.h"
+#include "runtime_util.h"
+
+#define CALLS 1000
+
+/* ------------------------------------------------- counting allocator */
+
+void *__libc_malloc(size_t n);
+void *__libc_calloc(size_t n, size_t size);
+void *__libc_realloc(void *p, size_t n);
+void *__libc_memalign(size_t align, size_t n);
+
+static atomic_int counting;
+static atomic_long allocations;
+
+static void count(void) {
+  if (atomic_load_explicit(&counting, memory_order_relaxed))
+    atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+}
+
+void *malloc(size_t n) {
+  count();
+  return __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t size) {
+  count();
+  return __libc_calloc(n, size);
+}
+
+void *realloc(void *p, size_t n) {
+  count();
+  return __libc_realloc(p, n);
+}
+
+void *aligned_alloc(size_t align, size_t n) {
+  count();
+  return __libc_memalign(align, n);
+}
+
+int posix_memalign(void **out, size_t align, size_t n) {
+  count();
+  *out = __libc_memalign(align, n);
+  return *out != NULL ? 0 : 12; /* ENOMEM */
+}
+
+/* ------------------------------------------------------------ the calls */
+
+static char *tmp;
+
+static int setup(void) {
+  tmp = olc_test_tmpdir("runtime_warm");
+  return tmp == NULL;
+}
+
+static int teardown(void) {
+  olc_test_rmtree(tmp);
+  free(tmp);
+  return 0;
+}
+
+typedef struct warm {
+  rt_host h;
+  rt_workload tuned, untuned;
+  olc_binding *b, *first;
+  float a[4], bm[4], c[4];
+} warm;
+
+/* A host with one measured binding and one never-mode first candidate,
+ * both selected once. */
+static void warm_up(warm *w) {
+  olc_select_options on_miss = rt_mode(OLC_SELECT_ON_MISS);
+  const olc_selection *s;
+  olc_error err;
+  rt_open(&w->h, tmp, NULL, "warm.txt", "[plugin.mock_det]\ncandidates = 3,1,2\n");
+  olc_host__set_recheck_ms(w->h.s.host, 3600 * 1000);
+  rt_matmul(&w->tuned, NULL, 2, 2, 2);
+  rt_matmul(&w->untuned, NULL, 3, 3, 3);
+  w->b = rt_bind(&w->h, &w->tuned);
+  w->first = rt_bind(&w->h, &w->untuned);
+  OLC_ASSERT_OK(olc_binding_select(&s, w->b, &on_miss, &err), &err);
+  OLC_ASSERT_OK(olc_host_select(&s, w->h.s.host, &w->tuned.w, NULL, &err), &err);
+  CU_ASSERT_EQUAL(olc_binding_select(&s, w->first, NULL, &err), OLC_FIRST_CANDIDATE);
+  rt_fill(w->a, 4, 1);
+  rt_fill(w->bm, 4, 2);
+}
+
+static void warm_down(warm *w) {
+  olc_binding_free(w->b);
+  olc_binding_free(w->first);
+  rt_close(&w->h);
+}
+
+/* The warm calls; the number that did not answer as expected. */
+static int calls(warm *w) {
+  const olc_selection *s;
+  olc_error err;
+  int i, bad = 0;
+  for (i = 0; i < CALLS; i++) {
+    bad += olc_binding_select(&s, w->b, NULL, &err) != OLC_OK;
+    bad += olc_host_select(&s, w->h.s.host, &w->tuned.w, NULL, &err) != OLC_OK;
+    bad += olc_selection_matmul_f32(s, 2, 2, 2, 1, w->a, 2, w->bm, 2, 0, w->c, 2, &err) != OLC_OK;
+    bad += olc_binding_select(&s, w->first, NULL, &err) != OLC_FIRST_CANDIDATE;
+  }
+  return bad;
+}
+
+static void test_no_allocation(void) {
+  warm w;
+  const olc_selection *s;
+  warm_up(&w);
+  atomic_store(&allocations, 0);
+  atomic_store(&counting, 1);
+  CU_ASSERT_EQUAL(calls(&w), 0);
+  atomic_store(&counting, 0);
+  CU_ASSERT_EQUAL(atomic_load(&allocations), 0);
+  /* The control: a select that looks the store up allocates. */
+  olc_host__set_recheck_ms(w.h.s.host, 0);
+  atomic_store(&counting, 1);
+  CU_ASSERT_EQUAL(olc_binding_select(&s, w.b, NULL, NULL), OLC_OK);
+  atomic_store(&counting, 0);
+  CU_ASSERT(atomic_load(&allocations) > 0);
+  warm_down(&w);
+}
+
+static int seccomp_missing;
+
+/* The calls in a child under seccomp strict mode (after a system call of
+ * its own with control): its exit status, or the signal that ended it (as
+ * a negative number). */
+static int strict_child(warm *w, int control) {
+  int fds[2], status = 0;
+  char ok = 0;
+  pid_t pid;
+  CU_ASSERT_EQUAL_FATAL(pipe(fds), 0);
+  fflush(NULL);
+  pid = fork();
+  CU_ASSERT_FATAL(pid >= 0);
+  if (pid == 0) {
+    char r;
+    close(fds[0]);
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT) != 0)
+      _exit(77);
+    if (control)
+      (void)syscall(SYS_getppid);
+    r = calls(w) == 0 ? 'y' : 'n';
+    if (write(fds[1], &r, 1) != 1)
+      syscall(SYS_exit, 3);
+    syscall(SYS_exit, 0); /* exit_group is not allowed in strict mode */
+  }
+  close(fds[1]);
+  if (read(fds[0], &ok, 1) != 1)
+    ok = 0;
+  close(fds[0]);
+  waitpid(pid, &status, 0);
+  if (WIFSIGNALED(status))
+    return -WTERMSIG(status);
+  return ok == 'y' ? WEXITSTATUS(status) : 100 + WEXITSTATUS(status);
+}
+
+static void test_no_system_call(void) {
+  warm w;
+  int rc;
+  warm_up(&w);
+  rc = strict_child(&w, 0);
+  if (rc == 77 || rc == 177) {
+    printf("\n  seccomp strict mode is not available: skipped ");
+    seccomp_missing = 1;
+  } else {
+    CU_ASSERT_EQUAL(rc, 0);
+    /* The control: one system call, and the child is killed. */
+    CU_ASSERT_EQUAL(strict_child(&w, 1), -SIGKILL);
+  }
+  warm_down(&w);
+}
+
+int main(int argc, char **argv) {
+  CU_pSuite s;
+  int rc;
+  if (CU_initialize_registry() != CUE_SUCCESS)
+    return 2;
+  s = CU_add_suite("runtime_warm", setup, teardown);
+  CU_add_test(s, "no allocation", test_no_allocation);
+  CU_add_test(s, "no system call", test_no_system_call);
+  rc = olc_test_run(argc, argv);
+  return rc == 0 && seccomp_missing ? 77 : rc;
+}
+#else
+int main(void) {
+  puts("sanitizer build: malloc is the sanitizer's: skipped");
+  return 77;
+}
+#endif
