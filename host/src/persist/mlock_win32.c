@@ -49,10 +49,9 @@ int64_t olc_persist__process_start_s(void) {
 
 static HANDLE open_file(const wchar_t *w, DWORD *e) {
   /* Handles are not inherited (no SECURITY_ATTRIBUTES): O_CLOEXEC. */
-  HANDLE h = OLC_FS(CreateFileW(w, GENERIC_READ | GENERIC_WRITE,
-                                FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-                                OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT,
-                                NULL));
+  HANDLE h = OLC_FS(CreateFileW(
+      w, GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+      OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, NULL));
   *e = h == INVALID_HANDLE_VALUE ? GetLastError() : 0;
   return h;
 }
@@ -81,6 +80,20 @@ static olc_status check_file(HANDLE h, const char *path, olc_error *err) {
   return OLC_OK;
 }
 
+/* Why the open failed: a directory or a link in its place is OLC_E_LOCK
+ * (CreateFileW refuses a directory with an access error). */
+static olc_status open_failed(const wchar_t *w, DWORD e, const char *path, olc_error *err) {
+  DWORD attr = OLC_FS(GetFileAttributesW(w));
+  if (attr != INVALID_FILE_ATTRIBUTES && (attr & FILE_ATTRIBUTE_REPARSE_POINT))
+    return olc_error__set(err, OLC_E_LOCK, "measure-lock",
+                          "the measurement lock '%s' is a symbolic link", path);
+  if (attr != INVALID_FILE_ATTRIBUTES && (attr & FILE_ATTRIBUTE_DIRECTORY))
+    return olc_error__set(err, OLC_E_LOCK, "measure-lock",
+                          "the measurement lock '%s' is a directory", path);
+  return olc_win__error(err, olc_win__status(e, OLC_E_IO), e, "measure-lock",
+                        "cannot open or create the measurement lock", path);
+}
+
 olc_status olc_persist__mlock_open(olc_persist_mlock *m, const char *path, olc_error *err) {
   wchar_t *w = olc_win__wide(path);
   DWORD e = 0;
@@ -94,12 +107,11 @@ olc_status olc_persist__mlock_open(olc_persist_mlock *m, const char *path, olc_e
     if (st == OLC_OK)
       h = open_file(w, &e);
   }
+  if (st == OLC_OK && h == INVALID_HANDLE_VALUE)
+    st = open_failed(w, e, path, err);
   free(w);
   if (st != OLC_OK)
     return st;
-  if (h == INVALID_HANDLE_VALUE)
-    return olc_win__error(err, olc_win__status(e, OLC_E_IO), e, "measure-lock",
-                          "cannot open or create the measurement lock", path);
   st = check_file(h, path, err);
   if (st != OLC_OK) {
     OLC_FS(CloseHandle(h));
