@@ -5,7 +5,8 @@
  * measures nothing; a holder past the timeout only delays (measured
  * anyway, said each time, its pid in the result); a lock that cannot be
  * used is said once and measuring goes on; where the lock lives (option,
- * config, private XDG_RUNTIME_DIR, beside the store).
+ * config, private XDG_RUNTIME_DIR, beside the store); the runtime's lazy
+ * select waiting for it within its own timeout.
  *
  * The other process is a forked child holding the lock through the
  * persist module.
@@ -372,6 +373,43 @@ static void test_where_it_lives(void) {
   free(store);
 }
 
+/* The runtime's lazy calibration (olc_host_select, on_miss) goes through
+ * the same lock: while another process holds it, a select bounded by its
+ * own timeout_ms gets the first candidate (OLC_E_TIMEOUT) and measures
+ * nothing; once the lock is free the next select measures. */
+static void test_runtime_select_waits(void) {
+  char *d = fresh("runtime");
+  char *lock = olc_test_path(d, "measure.lock");
+  char lines[512];
+  olc_property props[3] = {{"m", "64"}, {"n", "4"}, {"k", "2"}};
+  olc_workload w = OLC_WORKLOAD_INIT;
+  olc_select_options so = OLC_SELECT_OPTIONS_INIT;
+  const olc_selection *sel = NULL;
+  olc_test_session s;
+  olc_error err;
+  holder h;
+  w.backend = "mock_det";
+  w.operator_name = "MatMul";
+  w.properties = props;
+  w.property_count = 3;
+  so.mode = OLC_SELECT_ON_MISS;
+  so.in_process = 1;
+  so.timeout_ms = 50;
+  snprintf(lines, sizeof lines, "measure_lock = %s\n", lock);
+  open_with(&s, d, lines, NULL);
+  CU_ASSERT_EQUAL_FATAL(start_holder(&h, lock, NULL), 0);
+  OLC_ASSERT_STATUS(OLC_FIRST_CANDIDATE, olc_host_select(&sel, s.host, &w, &so, &err), &err);
+  CU_ASSERT_EQUAL(olc_selection_why(sel), OLC_E_TIMEOUT);
+  CU_ASSERT_EQUAL(olc_selection_calibrated_now(sel), 0);
+  CU_ASSERT_EQUAL(stop_holder(&h), 0);
+  OLC_ASSERT_OK(olc_host_select(&sel, s.host, &w, &so, &err), &err);
+  CU_ASSERT_EQUAL(olc_selection_calibrated_now(sel), 1);
+  CU_ASSERT_PTR_NOT_NULL(olc_selection_record(sel));
+  olc_test_session_close(&s);
+  free(d);
+  free(lock);
+}
+
 int main(int argc, char **argv) {
   CU_pSuite s;
   signal(SIGPIPE, SIG_IGN); /* a holder that already exited */
@@ -384,5 +422,6 @@ int main(int argc, char **argv) {
   CU_add_test(s, "past the timeout: measured anyway, said", test_timeout_measures_anyway);
   CU_add_test(s, "unusable lock: measured without it, said once", test_unusable_said_once);
   CU_add_test(s, "where the lock lives", test_where_it_lives);
+  CU_add_test(s, "the runtime's lazy select waits for it, bounded", test_runtime_select_waits);
   return olc_test_run(argc, argv);
 }

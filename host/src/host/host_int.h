@@ -159,6 +159,11 @@ typedef struct olc_host_measure {
   int look_again;       /* look the key up first; a record found there is used */
   olc_cancel_fn cancel; /* polled while waiting for the measurement lock (may be NULL) */
   void *cancel_payload;
+  /* The caller's own bound on that wait (a select's timeout_ms), when
+   * shorter than [calibration] measure_lock_timeout_seconds: reaching it
+   * measures nothing (status OLC_E_TIMEOUT), unlike the configured one. */
+  int has_wait_limit;
+  int64_t wait_limit_ms;
   olc_arena *arena;
   void (*progress)(void *payload, size_t i, size_t count, double best_us);
   void *progress_payload;
@@ -190,8 +195,8 @@ void olc_host__mlock_free(olc_host *host);
  * m how long it waited, for whom, and lock_status.  *out is the lock to
  * give back with olc_host__mlock_give, or NULL when the host measures
  * without it: after the timeout or when the lock cannot be used (both said
- * as diagnostics).  Returns OLC_OK (measure now), OLC_E_CANCELLED (measure
- * nothing), OLC_E_NOMEM.
+ * as diagnostics).  Returns OLC_OK (measure now), OLC_E_CANCELLED or
+ * OLC_E_TIMEOUT (m's own wait limit: measure nothing), OLC_E_NOMEM.
  */
 olc_status olc_host__mlock_take(olc_persist_mlock **out, olc_host_measure *m);
 void olc_host__mlock_give(olc_persist_mlock *lock);

@@ -186,8 +186,9 @@ olc_status olc_host__measure_key(olc_host_measure *m) {
   /* One measurer per machine: the processes measuring here take the lock
    * in turn, one key at a time (host_int.h, measure_lock.c). */
   st = olc_host__mlock_take(&lock, m);
-  if (st == OLC_E_CANCELLED) {
-    set_outcome(m, st, "cancelled while waiting for the measurement lock");
+  if (st == OLC_E_CANCELLED || st == OLC_E_TIMEOUT) {
+    set_outcome(m, st, "%s while waiting for the measurement lock",
+                st == OLC_E_CANCELLED ? "cancelled" : "timed out");
     return OLC_OK;
   }
   if (st != OLC_OK)

@@ -110,6 +110,8 @@ olc_status olc_host__mlock_take(olc_persist_mlock **out, olc_host_measure *m) {
   }
   memset(&wait, 0, sizeof wait);
   wait.timeout_ms = host->mlock.timeout_ms;
+  if (m->has_wait_limit && m->wait_limit_ms < wait.timeout_ms)
+    wait.timeout_ms = m->wait_limit_ms < 0 ? 0 : m->wait_limit_ms;
   wait.cancel = m->cancel;
   wait.cancel_payload = m->cancel_payload;
   olc_error_clear(&e);
@@ -121,6 +123,10 @@ olc_status olc_host__mlock_take(olc_persist_mlock **out, olc_host_measure *m) {
     olc_persist__mlock_release(*out);
     *out = NULL;
     return st;
+  }
+  if (st == OLC_E_LOCK_TIMEOUT && wait.timeout_ms < host->mlock.timeout_ms) {
+    m->lock_status = OLC_E_TIMEOUT; /* the caller's bound: no measurement */
+    return OLC_E_TIMEOUT;
   }
   if (st == OLC_E_LOCK_TIMEOUT || st == OLC_E_CANCELLED) {
     m->lock_status = st;
