@@ -117,6 +117,44 @@ static void print_candidates(FILE *out, const olc_workload_result *r) {
   }
 }
 
+/* The measurement lock, when it made this workload wait or could not be
+ * used (the latter is also one of the library's warnings). */
+static int lock_mattered(const olc_workload_result *r) {
+  return r->lock_wait_seconds > 0 || r->measured_elsewhere || r->lock_status != OLC_OK;
+}
+
+static void print_lock(FILE *out, const olc_workload_result *r) {
+  if (r->lock_wait_seconds <= 0 && !r->measured_elsewhere && r->lock_status != OLC_E_LOCK_TIMEOUT)
+    return;
+  fprintf(out, "  waited %.3f s for the measurement lock", r->lock_wait_seconds);
+  if (r->lock_holder != NULL) {
+    fputs(" (held by ", out);
+    print_str(out, r->lock_holder);
+    fputc(')', out);
+  }
+  if (r->measured_elsewhere)
+    fputs(": measured by the other process meanwhile", out);
+  else if (r->lock_status == OLC_E_LOCK_TIMEOUT)
+    fputs(": timed out, measured anyway", out);
+  fputc('\n', out);
+}
+
+static void json_lock(cli_json *j, const olc_workload_result *r) {
+  if (!lock_mattered(r))
+    return;
+  cli_json_key(j, "measure_lock");
+  cli_json_begin_object(j);
+  cli_json_key(j, "status");
+  cli_json_string(j, olc_status_name(r->lock_status));
+  cli_json_key(j, "wait_seconds");
+  cli_json_double(j, r->lock_wait_seconds);
+  cli_json_key(j, "holder");
+  cli_json_string(j, r->lock_holder);
+  cli_json_key(j, "measured_elsewhere");
+  cli_json_bool(j, r->measured_elsewhere);
+  cli_json_end_object(j);
+}
+
 void cli_host_print_result(FILE *out, const olc_workload_result *r, int verbose) {
   cli_outcome o = cli_host_outcome(r);
   fputs("workload ", out);
@@ -149,6 +187,7 @@ void cli_host_print_result(FILE *out, const olc_workload_result *r, int verbose)
     fputc('\n', out);
     break;
   }
+  print_lock(out, r);
   if (r->selected != NULL) {
     fprintf(out, "  selected: %s %s\n", olc_level_str(r->selected->level),
             olc_origin_str(r->selected->origin));
@@ -196,6 +235,7 @@ void cli_host_json_result(cli_json *j, const olc_workload_result *r) {
   cli_json_bool(j, r->calibrated_now);
   cli_json_key(j, "seconds");
   cli_json_double(j, r->seconds);
+  json_lock(j, r);
   cli_json_key(j, "selected");
   if (r->selected != NULL)
     cli_json_record(j, r->selected);

@@ -4,8 +4,9 @@
  * mingw_cross.sh: first write with missing directories, read back, no-op
  * merge, LockFileEx timeout, a fault at each step leaving the file intact,
  * GC, non-ASCII names, repair, the generation counter of P.lock (mapped
- * by a watch, moved by 2 per write, quiet checks without a call) and the
- * default path.  Plain C, no CUnit:
+ * by a watch, moved by 2 per write, quiet checks without a call), the
+ * measurement lock (LockFileEx, its holder line, timeout) and the default
+ * path.  Plain C, no CUnit:
  * prints "ok"/"FAIL" per check and exits 1 on any failure.
  */
 #include <errno.h>
@@ -176,6 +177,59 @@ static void watch_checks(const char *path, olc_persist_options *o) {
   olc_persist__set_hooks(NULL);
 }
 
+/* The measurement lock (mlock_win32.c): LockFileEx of one byte at offset
+ * 2^62, so the holder line stays readable; a wait that times out; a
+ * directory in its place refused; the default beside the store. */
+static void mlock_checks(const char *base) {
+  char path[MAX_PATH], sub[MAX_PATH], text[256];
+  olc_persist_mlock *m = NULL;
+  olc_persist_mlock_wait w = {0, NULL, NULL};
+  olc_persist_mlock_outcome o;
+  olc_persist_mlock_holder h;
+  olc_error err;
+  char *def = NULL;
+  HANDLE other;
+  OVERLAPPED ov;
+  DWORD n = 0;
+  snprintf(path, sizeof path, "%s\\run\\measure.lock", base);
+  CHECK(olc_persist__mlock_acquire(&m, &o, path, &w, &err) == OLC_OK && !o.contended,
+        "mlock: acquired, its directory created");
+  other = CreateFileW(W(path), GENERIC_READ | GENERIC_WRITE,
+                      FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+                      FILE_ATTRIBUTE_NORMAL, NULL);
+  memset(&ov, 0, sizeof ov);
+  ov.OffsetHigh = 0x40000000u;
+  CHECK(other != INVALID_HANDLE_VALUE &&
+            !LockFileEx(other, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ov),
+        "mlock: another handle cannot take it while held");
+  memset(&ov, 0, sizeof ov);
+  CHECK(ReadFile(other, text, sizeof text - 1, &n, &ov) && n > 0,
+        "mlock: line readable while held");
+  olc_persist__mlock_parse(&h, text, n);
+  CHECK(h.known && h.pid == (int64_t)GetCurrentProcessId() && h.started_s > 0,
+        "mlock: the holder line names this process");
+  olc_persist__mlock_release(m);
+  memset(&ov, 0, sizeof ov);
+  ov.OffsetHigh = 0x40000000u;
+  CHECK(LockFileEx(other, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ov),
+        "mlock: released");
+  w.timeout_ms = 100;
+  CHECK(olc_persist__mlock_acquire(&m, &o, path, &w, &err) == OLC_E_LOCK_TIMEOUT && o.contended &&
+            o.waited_ms >= 100 && m == NULL,
+        "mlock: held by another handle: timeout");
+  UnlockFileEx(other, 0, 1, 0, &ov);
+  CloseHandle(other);
+  CHECK(olc_persist__mlock_acquire(&m, &o, path, &w, &err) == OLC_OK, "mlock: acquired again");
+  olc_persist__mlock_release(m);
+  snprintf(sub, sizeof sub, "%s\\run", base);
+  CHECK(olc_persist__mlock_acquire(&m, NULL, sub, &w, &err) == OLC_E_LOCK && m == NULL,
+        "mlock: a directory in its place is refused");
+  CHECK(olc_persist__mlock_default_path(&def, "C:\\s\\p.txt", &err) == OLC_OK && def != NULL &&
+            strcmp(def, "C:\\s\\p.txt.measure.lock") == 0,
+        "mlock: default beside the store");
+  free(def);
+}
+
 int main(int argc, char **argv) {
   char base[MAX_PATH], dir[MAX_PATH], path[MAX_PATH], leftover[MAX_PATH], buf[1024];
   char moved[1024], *resolved = NULL;
@@ -253,6 +307,7 @@ int main(int argc, char **argv) {
         "repair moves a bad file aside");
 
   watch_checks(path, &o);
+  mlock_checks(base);
 
   CHECK(olc_persist__resolve(&resolved, path, &err) == OLC_OK && resolved != NULL &&
             strstr(resolved, "store.txt") != NULL,

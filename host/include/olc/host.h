@@ -71,6 +71,10 @@ typedef struct olc_calibration_settings {
   /* Appended after 0.3: what a runtime's select does on a miss
    * (olc_select_mode: OLC_SELECT_NEVER, the default, or OLC_SELECT_ON_MISS). */
   int select_mode;
+  /* Appended after 0.3: the measurement lock, one measurer per machine
+   * (see olc_host_options.measure_lock). */
+  const char *measure_lock;            /* NULL: the default path */
+  double measure_lock_timeout_seconds; /* longest wait for it (default 300) */
 } olc_calibration_settings;
 
 /* One [workload.NAME] section. */
@@ -196,11 +200,20 @@ typedef struct olc_host_options {
    * not say (olc_select_mode); OLC_SELECT_HOST_DEFAULT: the config's
    * [calibration] select_mode. */
   int select_mode;
+  /* Version 4: the measurement lock, a file that the processes measuring
+   * on this machine (this user's) take in turn, one key at a time, so
+   * that their timings never overlap.  NULL: [calibration] measure_lock,
+   * else $XDG_RUNTIME_DIR/onnx-light/measure.lock when that directory is
+   * this user's alone, else "<store path>.measure.lock".  Where the lock
+   * cannot be used (no such place, a read-only directory, a symlink or
+   * another user's file in its place) the host measures without it and
+   * says so once (a "measure_lock" warning). */
+  const char *measure_lock;
 } olc_host_options;
 
-#define OLC_HOST_OPTIONS_VERSION 3u
+#define OLC_HOST_OPTIONS_VERSION 4u
 #define OLC_HOST_OPTIONS_INIT                                                                      \
-  { OLC_HOST_OPTIONS_VERSION, 0, 0, NULL, NULL, 0 }
+  { OLC_HOST_OPTIONS_VERSION, 0, 0, NULL, NULL, 0, NULL }
 
 /*
  * fork() (POSIX): plugin instances may run threads (cpu_gemm's pool), which
@@ -289,6 +302,21 @@ typedef struct olc_workload_result {
   /* Appended after 0.3: records of the backend and operator that the
    * final lookup neither selected nor listed (other workloads'). */
   size_t unlisted_count;
+  /* Appended after 0.3: the measurement lock (olc_host_options.measure_lock), for a
+   * workload that had to be measured.  lock_status: OLC_OK (measured
+   * holding the lock, or nothing to measure), OLC_E_LOCK_TIMEOUT (another
+   * process held it past [calibration] measure_lock_timeout_seconds: this
+   * one measured anyway), OLC_E_CANCELLED (the wait was cancelled; nothing
+   * measured), or why the lock could not be used (measured without it;
+   * OLC_E_LOCK, OLC_E_IO, OLC_E_NOT_FOUND). */
+  olc_status lock_status;
+  double lock_wait_seconds; /* waited for it (0: it was free) */
+  /* Who held it meanwhile, as its file says ("pid 1234, started
+   * 2025-01-02T03:04:05Z"); a hint.  NULL when not known. */
+  const char *lock_holder;
+  /* 1: another process saved this key while this one waited; it was
+   * selected from the store and nothing was measured here. */
+  int measured_elsewhere;
 } olc_workload_result;
 
 /* Progress callback (workload i of n, candidate j of m, best so far in us;

@@ -154,6 +154,23 @@ static const olc_config_key keys[] = {
      IN(olc_calibration_settings, select_mode),
      .description = "What a runtime's select does when nothing is stored: never uses the "
                     "plugin's first candidate; on_miss measures, saves and selects."},
+    {.section = OLC_CONFIG_CALIBRATION,
+     .name = "measure_lock",
+     .type = OLC_CONFIG_PATH,
+     .example = "/run/user/1000/onnx-light/measure.lock",
+     IN(olc_calibration_settings, measure_lock),
+     .description = "The lock a process holds while it measures, so that measurements on one "
+                    "machine never overlap; absent: $XDG_RUNTIME_DIR/onnx-light/measure.lock, "
+                    "else beside the store."},
+    {.section = OLC_CONFIG_CALIBRATION,
+     .name = "measure_lock_timeout_seconds",
+     .type = OLC_CONFIG_NUMBER,
+     .min = 0.0,
+     .max = 86400.0,
+     .def = "300",
+     IN(olc_calibration_settings, measure_lock_timeout_seconds),
+     .description = "How long a process waits for the measurement lock before it measures "
+                    "anyway, in seconds."},
 
     /* [workload.NAME] */
     {.section = OLC_CONFIG_WORKLOAD,

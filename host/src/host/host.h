@@ -42,7 +42,8 @@ typedef struct olc_host_params {
   /* How the runtime path measures (copied); NULL: the config's, or
    * without a config the defaults of the key table. */
   const olc_calibration_settings *settings;
-  int select_mode; /* olc_select_mode; OLC_SELECT_HOST_DEFAULT: settings' */
+  int select_mode;          /* olc_select_mode; OLC_SELECT_HOST_DEFAULT: settings' */
+  const char *measure_lock; /* NULL: the config's, else the default (host_int.h) */
 } olc_host_params;
 
 /* Opens a host: OLC_OK, or like olc_plugins__open.  Freed with

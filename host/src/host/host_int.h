@@ -6,10 +6,27 @@
 #ifndef OLC_HOST_HOST_INT_H
 #define OLC_HOST_HOST_INT_H
 
+#ifndef __STDC_NO_ATOMICS__
+#include <stdatomic.h>
+#endif
+
 #include "host/host.h"
 #include "host/runtime.h"
+#include "persist/persist.h"
 #include "util/arena.h"
 #include "util/diag.h"
+
+/* The host's measurement lock (measure_lock.c). */
+typedef struct olc_host_mlock {
+  char *path;         /* NULL: none could be placed (no_path says why) */
+  olc_error no_path;  /* why there is no path */
+  int64_t timeout_ms; /* [calibration] measure_lock_timeout_seconds */
+#ifndef __STDC_NO_ATOMICS__
+  atomic_int warned; /* said once that measuring goes on without it */
+#else
+  int warned;
+#endif
+} olc_host_mlock;
 
 struct olc_host {
   const olc_config *config; /* NULL when opened by olc_host__open without one */
@@ -25,6 +42,7 @@ struct olc_host {
   olc_host_runtime rt;
   olc_host_measure_hook measure_hook; /* tests */
   void *measure_hook_payload;
+  olc_host_mlock mlock;
 };
 
 struct olc_calibration {
@@ -138,7 +156,14 @@ typedef struct olc_host_measure {
   int force_portable;
   int in_process;
   double run_timeout_seconds;
-  int look_again; /* look the key up first; a record found there is used */
+  int look_again;       /* look the key up first; a record found there is used */
+  olc_cancel_fn cancel; /* polled while waiting for the measurement lock (may be NULL) */
+  void *cancel_payload;
+  /* The caller's own bound on that wait (a select's timeout_ms), when
+   * shorter than [calibration] measure_lock_timeout_seconds: reaching it
+   * measures nothing (status OLC_E_TIMEOUT), unlike the configured one. */
+  int has_wait_limit;
+  int64_t wait_limit_ms;
   olc_arena *arena;
   void (*progress)(void *payload, size_t i, size_t count, double best_us);
   void *progress_payload;
@@ -150,7 +175,31 @@ typedef struct olc_host_measure {
   olc_candidate_result *candidates; /* in arena */
   size_t candidate_count;
   olc_lookup_result *lookup; /* the final lookup (owned by the caller) */
+  /* The measurement lock (olc_workload_result's fields of the same names). */
+  olc_status lock_status;
+  double lock_wait_seconds;
+  const char *lock_holder; /* in arena; NULL: not known */
+  int measured_elsewhere;  /* the look again found what another saved */
 } olc_host_measure;
+
+/* Places the host's measurement lock: option_path, else the settings'
+ * [calibration] measure_lock, else the default (persist.h) in the user's
+ * runtime directory or beside the store.  OLC_OK (also when there is no
+ * place: the first measurement says so) or OLC_E_NOMEM. */
+olc_status olc_host__mlock_init(olc_host *host, const char *option_path);
+void olc_host__mlock_free(olc_host *host);
+
+/*
+ * Takes the measurement lock for the measurement of m's key, waiting at
+ * most the configured timeout (m->cancel polled meanwhile), and records in
+ * m how long it waited, for whom, and lock_status.  *out is the lock to
+ * give back with olc_host__mlock_give, or NULL when the host measures
+ * without it: after the timeout or when the lock cannot be used (both said
+ * as diagnostics).  Returns OLC_OK (measure now), OLC_E_CANCELLED or
+ * OLC_E_TIMEOUT (m's own wait limit: measure nothing), OLC_E_NOMEM.
+ */
+olc_status olc_host__mlock_take(olc_persist_mlock **out, olc_host_measure *m);
+void olc_host__mlock_give(olc_persist_mlock *lock);
 
 /* Waits for (and takes) the process's one measurer; timeout_ms < 0: no
  * limit.  OLC_OK, OLC_E_TIMEOUT, OLC_E_CANCELLED.  The global lock is held

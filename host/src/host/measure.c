@@ -155,15 +155,18 @@ static olc_status measure_now(olc_host_measure *m) {
   return OLC_OK;
 }
 
-olc_status olc_host__measure_key(olc_host_measure *m) {
+/* Looks again (when asked), else measures: what olc_host__measure_key
+ * does holding the measurement lock. */
+static olc_status look_again_or_measure(olc_host_measure *m) {
   olc_host *h = m->host;
-  m->status = OLC_OK;
-  m->lookup = NULL;
   if (m->look_again) {
-    /* Another thread, host or process may have saved it meanwhile. */
+    /* Another thread, host or process may have saved it meanwhile (the
+     * lookup re-checks the store file). */
     final_lookup(m, "");
-    if (m->status != OLC_E_NOT_FOUND)
+    if (m->status != OLC_E_NOT_FOUND) {
+      m->measured_elsewhere = m->status == OLC_OK;
       return OLC_OK;
+    }
     olc_lookup_result_free(m->lookup);
     m->lookup = NULL;
     m->status = OLC_OK;
@@ -173,4 +176,24 @@ olc_status olc_host__measure_key(olc_host_measure *m) {
   if (h->measure_hook != NULL)
     h->measure_hook(h->measure_hook_payload, m->name);
   return measure_now(m);
+}
+
+olc_status olc_host__measure_key(olc_host_measure *m) {
+  olc_persist_mlock *lock = NULL;
+  olc_status st;
+  m->status = OLC_OK;
+  m->lookup = NULL;
+  /* One measurer per machine: the processes measuring here take the lock
+   * in turn, one key at a time (host_int.h, measure_lock.c). */
+  st = olc_host__mlock_take(&lock, m);
+  if (st == OLC_E_CANCELLED || st == OLC_E_TIMEOUT) {
+    set_outcome(m, st, "%s while waiting for the measurement lock",
+                st == OLC_E_CANCELLED ? "cancelled" : "timed out");
+    return OLC_OK;
+  }
+  if (st != OLC_OK)
+    return st;
+  st = look_again_or_measure(m);
+  olc_host__mlock_give(lock);
+  return st;
 }

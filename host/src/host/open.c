@@ -67,6 +67,10 @@ olc_status olc_host__open(olc_host **out, const olc_host_params *params, olc_err
     olc_host_free(h);
     return st;
   }
+  if (olc_host__mlock_init(h, params->measure_lock) != OLC_OK) {
+    olc_host_free(h);
+    return olc_error__set(err, OLC_E_NOMEM, "olc_host_open", "out of memory");
+  }
   load = params->load;
   /* The plugins may use the store during create: the host is ready for
    * that before they load. */
@@ -140,6 +144,7 @@ olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *st
   params.diag = o.diag;
   params.diag_payload = o.diag_payload;
   params.select_mode = o.select_mode;
+  params.measure_lock = o.measure_lock;
   st = olc_host__open(out, &params, err);
 done:
   free(dirs);
@@ -157,6 +162,7 @@ void olc_host_free(olc_host *host) {
   olc_host__table_free(&host->rt.slots, olc_host__slot_free);
   olc_host__rwlock_destroy(&host->rt.lock);
   olc_plugins__free(host->plugins);
+  olc_host__mlock_free(host);
   olc_diag__destroy(&host->diag);
   free(host);
 }

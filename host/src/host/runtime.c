@@ -129,8 +129,24 @@ static olc_status wait_turn(int *turn, olc_host_slot *s, const olc_select_option
 }
 
 /* Measures the claimed key, publishes the outcome, wakes the waiters. */
+/* The select's wait for the measurement lock ran out or was cancelled:
+ * nothing measured, the key stays open to the next select. */
+static olc_status lock_wait_over(const olc_selection **out, olc_host_slot *s,
+                                 const olc_host_measure *m, olc_error *err) {
+  olc_selection *sel;
+  olc_status st;
+  olc_host__global_lock();
+  s->measuring = 0;
+  olc_host__release_measurer();
+  olc_host__global_unlock();
+  st = olc_host__first_selection(
+      &sel, s, m->status == OLC_E_TIMEOUT ? OLC_HOST_FIRST_TIMEOUT : OLC_HOST_FIRST_CANCELLED,
+      m->status, m->message, err);
+  return st == OLC_OK ? answer(out, sel, err) : st;
+}
+
 static olc_status measure(const olc_selection **out, olc_host_slot *s, int fp,
-                          const olc_select_options *o, olc_error *err) {
+                          const olc_select_options *o, uint64_t start, olc_error *err) {
   olc_host *h = s->host;
   olc_arena arena = OLC_ARENA_INIT;
   olc_host_measure m;
@@ -147,7 +163,17 @@ static olc_status measure(const olc_selection **out, olc_host_slot *s, int fp,
   m.in_process = o->in_process;
   m.look_again = 1;
   m.arena = &arena;
+  m.cancel = o->cancel;
+  m.cancel_payload = o->cancel_payload;
+  m.has_wait_limit = o->timeout_ms >= 0;
+  m.wait_limit_ms = o->timeout_ms - (int64_t)((olc_plugins__now_ns() - start) / 1000000u);
   st = olc_host__measure_key(&m);
+  if (st == OLC_OK && !m.measured && (m.status == OLC_E_TIMEOUT || m.status == OLC_E_CANCELLED)) {
+    st = lock_wait_over(out, s, &m, err); /* m's message is in arena */
+    olc_lookup_result_free(m.lookup);
+    olc_arena__free(&arena);
+    return st;
+  }
   if (st == OLC_OK && m.note != NULL)
     /* No olc-worker (not found, or it would not start): a runtime has no
      * report to read, so it hears of the lost isolation here. */
@@ -202,7 +228,7 @@ static olc_status slow(const olc_selection **out, olc_host_slot *s, int fp, int 
       return first(out, s, st == OLC_E_TIMEOUT ? OLC_HOST_FIRST_TIMEOUT : OLC_HOST_FIRST_CANCELLED,
                    st, NULL, err);
     if (turn == CLAIMED)
-      return measure(out, s, fp, o, err);
+      return measure(out, s, fp, o, start, err);
     if (turn == FAILED)
       return first(out, s, OLC_HOST_FIRST_FAILED, s->failed, s->failed_message, err);
   }

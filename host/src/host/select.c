@@ -110,6 +110,10 @@ static olc_status calibrate_now(job *j) {
   r->candidates = m.candidates;
   r->candidate_count = m.candidate_count;
   r->calibrated_now = m.measured;
+  r->lock_status = m.lock_status;
+  r->lock_wait_seconds = m.lock_wait_seconds;
+  r->lock_holder = m.lock_holder;
+  r->measured_elsewhere = m.measured_elsewhere;
   r->message = m.note;
   if (m.lookup != NULL)
     olc_calibration__set_lookup(j->cal, j->index, m.lookup);

@@ -40,6 +40,8 @@ static unsigned parse_safety(const char *s) {
       bits |= OLC_PERSIST__SAFETY_ORDER;
     else if (n == 6 && strncmp(s, "relock", n) == 0)
       bits |= OLC_PERSIST__SAFETY_RELOCK;
+    else if (n == 5 && strncmp(s, "mlock", n) == 0)
+      bits |= OLC_PERSIST__SAFETY_MLOCK;
     s = end ? end + 1 : NULL;
   }
   return bits;

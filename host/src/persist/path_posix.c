@@ -164,3 +164,15 @@ olc_status olc_persist__resolve(char **out, const char *path, olc_error *err) {
   *out = cur;
   return OLC_OK;
 }
+
+char *olc_persist__runtime_dir(void) {
+  const char *xdg = env_get("XDG_RUNTIME_DIR");
+  struct stat st;
+  /* The XDG spec: absolute, owned by the user, only the user may write it
+   * (otherwise another user could plant the lock file). */
+  if (xdg == NULL || xdg[0] != '/' || OLC_FS(stat(xdg, &st)) != 0)
+    return NULL;
+  if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022) != 0)
+    return NULL;
+  return strdup(xdg);
+}

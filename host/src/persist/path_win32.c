@@ -119,3 +119,7 @@ olc_status olc_persist__resolve(char **out, const char *path, olc_error *err) {
   *out = s;
   return OLC_OK;
 }
+
+/* Windows has no runtime directory of the XDG kind: the measurement lock
+ * lives beside the store, in the user's profile. */
+char *olc_persist__runtime_dir(void) { return NULL; }

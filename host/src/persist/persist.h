@@ -294,6 +294,94 @@ int olc_persist__watch_warning(olc_persist_watch *w, char *msg, size_t size);
 void olc_persist__fork_prepare(void);
 void olc_persist__fork_done(void);
 
+/*
+ * The measurement lock: one measurer per user and machine
+ * (DESIGN_runtime.md "Measurement lock").  A process holds it while it
+ * measures one key, so that the timings of two processes never overlap.
+ *
+ * The file is permanent (never deleted: a lock dies with its holder's
+ * descriptor, a file left behind is harmless), opened
+ * O_RDWR|O_CREAT|O_CLOEXEC|O_NOFOLLOW with mode 0600 (its directory is
+ * created 0700 when missing), and must be a regular file owned by this
+ * user: a symlink, FIFO, directory or another user's file in its place is
+ * OLC_E_LOCK.  The lock is an OFD write lock on the whole file (classic
+ * fcntl where the kernel has no OFD locks; LockFileEx of one byte far
+ * beyond the text on Windows, where a locked range cannot be read).
+ * Within a process it is also exclusive: one thread holds it at a time
+ * (classic fcntl locks would not keep two threads apart), whatever path
+ * each thread names.
+ *
+ * The holder writes one line into the file under the lock,
+ *   "olc-measure-lock pid=<pid> started=<s> acquired=<ms>\n"
+ * (its process's start and the time it took the lock, since 1970), which
+ * a waiter reads to say whom it waits for.  A hint only: the kernel's
+ * lock decides, and F_OFD_GETLK names no process.
+ */
+typedef int (*olc_persist_cancel_fn)(void *payload);
+
+typedef struct olc_persist_mlock olc_persist_mlock;
+
+/* Who holds the lock, as its file says (a hint). */
+typedef struct olc_persist_mlock_holder {
+  int known;           /* 1 when the file named a holder */
+  int64_t pid;         /* its process id */
+  int64_t started_s;   /* when that process started, s since 1970 (0: unknown) */
+  int64_t acquired_ms; /* when it took the lock, ms since 1970 */
+} olc_persist_mlock_holder;
+
+/* How long to wait. */
+typedef struct olc_persist_mlock_wait {
+  int64_t timeout_ms;           /* < 0: forever; 0: one try */
+  olc_persist_cancel_fn cancel; /* polled between tries; non-zero stops (NULL: none) */
+  void *cancel_payload;
+} olc_persist_mlock_wait;
+
+/* What the wait was. */
+typedef struct olc_persist_mlock_outcome {
+  int contended;                   /* 1 when a try found the lock held */
+  int64_t waited_ms;               /* from the first try to the outcome (0 when not contended) */
+  olc_persist_mlock_holder holder; /* the last holder seen while waiting */
+} olc_persist_mlock_outcome;
+
+/* Longest sleep between two tries, so a cancel is seen that soon. */
+#define OLC_PERSIST_MLOCK_POLL_MS 250
+
+/*
+ * The default path of the lock: "$XDG_RUNTIME_DIR/onnx-light/measure.lock"
+ * when XDG_RUNTIME_DIR (secure_getenv) is absolute and names a directory
+ * owned by this user that neither group nor others may write; else
+ * "<store_path>.measure.lock" (store_path may be NULL).  *out is
+ * malloc'ed.  Returns OLC_OK, OLC_E_NOT_FOUND (neither: no usable runtime
+ * directory and no store path), OLC_E_NOMEM.  Windows has no runtime
+ * directory: beside the store.
+ */
+olc_status olc_persist__mlock_default_path(char **out, const char *store_path, olc_error *err);
+
+/*
+ * Opens (creating it and its directory when missing) the lock file at
+ * path and takes the lock, trying again with a growing, jittered delay (at
+ * most OLC_PERSIST_MLOCK_POLL_MS) until wait->timeout_ms passed or
+ * wait->cancel said stop; wait NULL: one try.  Then writes the holder
+ * line.  outcome (may be NULL) says how long it waited and for whom.
+ *
+ * Returns OLC_OK (*out holds the lock; release it with
+ * olc_persist__mlock_release, from any thread), OLC_E_LOCK_TIMEOUT (held
+ * by another until the timeout), OLC_E_CANCELLED, OLC_E_LOCK (the file is
+ * not a regular file of this user, or the lock call failed), OLC_E_IO
+ * (cannot open or create it: a read-only directory is EACCES or EROFS in
+ * err->sys_errno), OLC_E_INVALID, OLC_E_NOMEM.  On failure *out is NULL.
+ * Thread-safe.
+ */
+olc_status olc_persist__mlock_acquire(olc_persist_mlock **out, olc_persist_mlock_outcome *outcome,
+                                      const char *path, const olc_persist_mlock_wait *wait,
+                                      olc_error *err);
+
+/* Releases the lock and closes its file (the file stays).  NULL is fine. */
+void olc_persist__mlock_release(olc_persist_mlock *lock);
+
+/* Parses a holder line; known = 0 when text is not one. */
+void olc_persist__mlock_parse(olc_persist_mlock_holder *out, const char *text, size_t len);
+
 /* Number of file-system calls made by this module since start (tests). */
 uint64_t olc_persist__call_count(void);
 
@@ -311,7 +399,9 @@ uint64_t olc_persist__call_count(void);
  *                                      "ofd" (classic fcntl locks), "order"
  *                                      (rename before fsync), "relock" (no
  *                                      check that the locked P.lock still
- *                                      has its name)
+ *                                      has its name), "mlock" (the
+ *                                      measurement lock granted without
+ *                                      locking anything)
  *   OLC_TEST_WATCH_RECHECK_MS=<ms>     recheck interval of new watches
  */
 #ifdef OLC_TEST_HOOKS

@@ -77,10 +77,43 @@ void olc_persist__gen_close_read(olc_persist_gen_src *src);
 /* Coarse monotonic clock in ms (no system call where the OS allows). */
 int64_t olc_persist__coarse_ms(void);
 
+/* ---- the measurement lock (persist.h; mlock.c, mlock_posix.c, mlock_win32.c) ---- */
+struct olc_persist_mlock {
+  intptr_t fd; /* the descriptor, or the HANDLE on Windows; -1: none (a test switch) */
+  int local;   /* holds the process-wide flag */
+};
+
+#define OLC_PERSIST__MLOCK_MAGIC "olc-measure-lock"
+#define OLC_PERSIST__MLOCK_NAME "measure.lock"
+#define OLC_PERSIST__MLOCK_LINE_MAX 160
+
+/* Platform part.  open: opens or creates path (its directory too, 0700)
+ * and checks it (regular file of this user); m->fd set.  try: OLC_OK
+ * (locked), OLC_E_BUSY (another holds it) or a failure.  unlock releases
+ * what try took.  put writes the holder line of this process; get reads
+ * the file's (up to size - 1 bytes, NUL-terminated; 0 on failure). */
+olc_status olc_persist__mlock_open(olc_persist_mlock *m, const char *path, olc_error *err);
+olc_status olc_persist__mlock_try(olc_persist_mlock *m, const char *path, olc_error *err);
+void olc_persist__mlock_put(olc_persist_mlock *m, const char *line, size_t len);
+size_t olc_persist__mlock_get(olc_persist_mlock *m, char *buf, size_t size);
+void olc_persist__mlock_close(olc_persist_mlock *m);
+/* The process-wide flag: 1 when it was free and is now taken. */
+int olc_persist__mlock_local_take(void);
+void olc_persist__mlock_local_give(void);
+/* This process: id, start (s since 1970, 0 unknown), and the wall clock
+ * in ms since 1970. */
+int64_t olc_persist__pid(void);
+int64_t olc_persist__process_start_s(void);
+int64_t olc_persist__wall_ms(void);
+/* The user's runtime directory (malloc'ed) when it is usable for the
+ * lock (persist.h: olc_persist__mlock_default_path); NULL otherwise. */
+char *olc_persist__runtime_dir(void);
+
 /* ---- test hooks (no-ops in the shipped library) ---- */
 #define OLC_PERSIST__SAFETY_CLASSIC 16u /* force the classic fcntl lock */
 #define OLC_PERSIST__SAFETY_ORDER 32u   /* rename the temporary before its fsync */
 #define OLC_PERSIST__SAFETY_RELOCK 64u  /* trust a lock on a replaced P.lock */
+#define OLC_PERSIST__SAFETY_MLOCK 128u  /* grant the measurement lock without locking */
 
 #ifdef OLC_TEST_HOOKS
 /* Loads OLC_TEST_* from the environment once (unless set_hooks was called). */

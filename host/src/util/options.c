@@ -58,6 +58,7 @@ static const size_t host_ends[] = {
     OPT_END(olc_host_options, ignore_env),   /* 1 */
     OPT_END(olc_host_options, diag_payload), /* 2: diag, diag_payload */
     OPT_END(olc_host_options, select_mode),  /* 3: select_mode */
+    OPT_END(olc_host_options, measure_lock), /* 4: measure_lock */
 };
 OPT_ROWS(host_ends, OLC_HOST_OPTIONS_VERSION);
 const olc_options_layout olc_options__host =
