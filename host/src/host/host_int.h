@@ -6,6 +6,7 @@
 #ifndef OLC_HOST_HOST_INT_H
 #define OLC_HOST_HOST_INT_H
 
+#include "calibrate/calibrate.h"
 #include "host/host.h"
 #include "util/arena.h"
 #include "util/diag.h"
@@ -22,10 +23,17 @@ struct olc_host {
   olc_diag_sink diag;
 };
 
+/* What a workload result keeps beyond olc_workload_result. */
+typedef struct olc_result_extra {
+  const olc_run_times *runs; /* candidate_count entries in the arena; NULL: not kept */
+  size_t winner;             /* the candidate measuring chose, or candidate_count */
+} olc_result_extra;
+
 struct olc_calibration {
-  olc_arena arena; /* strings, candidate arrays and policy copies */
+  olc_arena arena; /* strings, candidate arrays, policy copies and run times */
   olc_workload_result *results;
   olc_lookup_result **lookups; /* owned; results[i].lookup aliases lookups[i] */
+  olc_result_extra *extras;    /* count entries */
   size_t count;
 };
 
@@ -45,6 +53,7 @@ typedef struct olc_host_select_params {
   int select_only;    /* never measure */
   int in_process;     /* measure here, not in a worker */
   double run_timeout_seconds;
+  int keep_samples; /* keep every candidate's run times */
   void (*progress)(void *payload, size_t i, size_t count, double best_us);
   void *progress_payload;
 } olc_host_select_params;

@@ -121,11 +121,14 @@ static olc_status calibrate_now(job *j) {
   req.arena = &j->cal->arena;
   req.progress = j->p->progress;
   req.progress_payload = j->p->progress_payload;
+  req.keep_samples = j->p->keep_samples;
   st = olc_calibrate__workload(&out, &req);
   if (st != OLC_OK)
     return st;
   r->candidates = out.candidates;
   r->candidate_count = out.reached;
+  j->cal->extras[j->index].runs = out.runs;
+  j->cal->extras[j->index].winner = out.status == OLC_OK ? out.winner : out.reached;
   r->calibrated_now = out.measured;
   if (out.note != NULL)
     r->message = out.note;
