@@ -29,7 +29,8 @@ static const char report_css[] =
     ".outcome-calibrated{background:#1a7f37}.outcome-selected{background:#0969da}"
     ".outcome-failed,.outcome-not_selected{background:#cf222e}\n"
     ".ident{color:#57606a;margin:0 0 8px}code{font:12px ui-monospace,monospace;"
-    "background:#f6f8fa;padding:1px 4px;border-radius:4px;word-break:break-all}\n"
+    "background:#f6f8fa;padding:1px 4px;border-radius:4px;overflow-wrap:anywhere}\n"
+    "td.policy{min-width:10em;max-width:22em}\n"
     ".speedup{font-size:15px;margin:8px 0}.speedup b{color:#1a7f37}\n"
     ".error{color:#cf222e}.note{color:#9a6700}\n"
     "table{border-collapse:collapse;width:100%;font-size:13px;margin:6px 0}"
@@ -160,7 +161,7 @@ static void why_lost(FILE *f, const olc_workload_result *r, size_t i, size_t w) 
 static void candidate_row(FILE *f, const olc_workload_result *r, size_t i, size_t w) {
   const olc_candidate_result *c = &r->candidates[i];
   const olc_candidate_result *first = &r->candidates[0];
-  fprintf(f, "<tr class=\"%s\"><td class=\"num\">#%zu</td><td><code>",
+  fprintf(f, "<tr class=\"%s\"><td class=\"num\">#%zu</td><td class=\"policy\"><code>",
           i == w   ? "winner"
           : i == 0 ? "first"
                    : "lost",

@@ -6,12 +6,32 @@ a share of non-white pixels, and pixels of the winner's green and the first
 guess's blue from the report's CSS (so the plot itself was drawn).  Prints
 the figures; exits 0 when they pass, 1 when not, 2 on a PNG it cannot read.
 """
+import collections
 import struct
 import sys
 import zlib
 
 WINNER = (0x1A, 0x7F, 0x37)  # svg .winner .dot / .speedup b
 FIRST = (0x09, 0x69, 0xDA)  # svg .first .dot
+
+
+def unfilter(f, line, prev, bpp):
+    """Sub (1), Average (3) and Paeth (4), in place."""
+    for x in range(len(line)):
+        a = line[x - bpp] if x >= bpp else 0
+        b = prev[x]
+        c = prev[x - bpp] if x >= bpp else 0
+        if f == 1:
+            line[x] = (line[x] + a) & 255
+        elif f == 3:
+            line[x] = (line[x] + ((a + b) >> 1)) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+            line[x] = (line[x] + pred) & 255
+        else:
+            raise ValueError("bad filter %d" % f)
 
 
 def decode(path):
@@ -40,23 +60,10 @@ def decode(path):
     for _ in range(height):
         f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
         i += 1 + stride
-        for x in range(stride):
-            a = line[x - bpp] if x >= bpp else 0
-            b = prev[x]
-            c = prev[x - bpp] if x >= bpp else 0
-            if f == 1:
-                line[x] = (line[x] + a) & 255
-            elif f == 2:
-                line[x] = (line[x] + b) & 255
-            elif f == 3:
-                line[x] = (line[x] + ((a + b) >> 1)) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-                line[x] = (line[x] + pred) & 255
-            elif f != 0:
-                raise ValueError("bad filter %d" % f)
+        if f == 2:  # Up, the most common: one pass in C
+            line = bytearray((x + y) & 255 for x, y in zip(line, prev))
+        elif f != 0:
+            unfilter(f, line, prev, bpp)
         rows.append(bytes(line))
         prev = line
     return width, height, bpp, rows
@@ -72,17 +79,18 @@ def main():
     except (OSError, ValueError, zlib.error, TypeError, struct.error) as e:
         print("png_check: %s: %s" % (sys.argv[1], e))
         return 2
-    colours, ink, green, blue = set(), 0, 0, 0
+    counts = collections.Counter()
     for line in rows:
-        for x in range(0, width * bpp, bpp):
-            px = line[x:x + 3]
-            colours.add(px)
-            if px != b"\xff\xff\xff":
-                ink += 1
-            if near(px, WINNER):
-                green += 1
-            elif near(px, FIRST):
-                blue += 1
+        if bpp == 3:
+            it = iter(line)
+            counts.update(zip(it, it, it))
+        else:
+            it = iter(line)
+            counts.update((r, g, b) for r, g, b, _ in zip(it, it, it, it))
+    ink = width * height - counts.get((255, 255, 255), 0)
+    green = sum(n for px, n in counts.items() if near(px, WINNER))
+    blue = sum(n for px, n in counts.items() if near(px, FIRST))
+    colours = counts
     share = ink / float(width * height)
     print("png_check: %dx%d, %d colours, %.1f%% not white, %d green, %d blue pixels"
           % (width, height, len(colours), 100 * share, green, blue))
