@@ -197,8 +197,8 @@ void cli_report_plot(FILE *f, const olc_calibration *cal, size_t wi, size_t winn
   fprintf(f,
           "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
           "width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"run times of %zu "
-          "candidates\">\n",
-          PLOT_W, height, PLOT_W, height, r->candidate_count);
+          "candidate%s\">\n",
+          PLOT_W, height, PLOT_W, height, r->candidate_count, r->candidate_count == 1 ? "" : "s");
   draw_axis(f, &a, PLOT_TOP, PLOT_TOP + rows_h);
   for (i = 0; i < r->candidate_count; i++)
     draw_row(f, cal, wi, i, winner, &a);
