@@ -173,8 +173,9 @@ typedef struct loop_args {
   olc_calibrate_options opt;
   const char **names; /* argc entries: the --workload names */
   size_t count;
-  const char *report; /* --report FILE.html, else NULL */
-  int stop;           /* --help was answered: rc is the exit status */
+  const char *report;      /* --report FILE.html, else NULL */
+  cli_report_file written; /* the report's file */
+  int stop;                /* --help was answered: rc is the exit status */
 } loop_args;
 
 static int loop_parse(cli_ctx *ctx, loop_args *la, int argc, char **argv, int select_only) {
@@ -237,7 +238,6 @@ static int loop_report(cli_ctx *ctx, cli_host *h, const olc_calibration *cal, lo
 static int run_loop(cli_ctx *ctx, int argc, char **argv, int select_only) {
   loop_args la;
   cli_host h;
-  cli_report_file report;
   olc_calibration *cal = NULL;
   progress_line progress;
   olc_error err;
@@ -247,7 +247,6 @@ static int run_loop(cli_ctx *ctx, int argc, char **argv, int select_only) {
 
   memset(&la, 0, sizeof la);
   memset(&h, 0, sizeof h);
-  memset(&report, 0, sizeof report);
   la.opt = (olc_calibrate_options)OLC_CALIBRATE_OPTIONS_INIT;
   la.names = calloc((size_t)(argc > 0 ? argc : 1), sizeof *la.names);
   if (la.names == NULL)
@@ -270,8 +269,8 @@ static int run_loop(cli_ctx *ctx, int argc, char **argv, int select_only) {
     la.opt.workload_count = la.count;
   }
   la.opt.select_only = select_only;
-  /* Before measuring: a bad report path fails now, not after the run. */
-  if (la.report != NULL && (rc = cli_report_open(ctx, &report, la.report)) != CLI_EXIT_OK)
+  /* A bad report path fails now, not after measuring. */
+  if (la.report != NULL && (rc = cli_report_open(ctx, &la.written, la.report)) != CLI_EXIT_OK)
     goto done;
   la.opt.keep_samples = la.report != NULL;
   memset(&progress, 0, sizeof progress);
@@ -284,12 +283,11 @@ static int run_loop(cli_ctx *ctx, int argc, char **argv, int select_only) {
   st = olc_host_calibrate(&cal, h.host, &la.opt, &err);
   progress_clear(&progress);
   rc = st != OLC_OK ? cli_fail(ctx, st, &err) : loop_report(ctx, &h, cal, &la, select_only);
-  if (st == OLC_OK && la.report != NULL) {
-    int report_rc = cli_report_commit(ctx, &report, &h, cal, select_only);
-    rc = report_rc != CLI_EXIT_OK ? report_rc : rc;
-  }
+  if (st == OLC_OK && la.report != NULL &&
+      cli_report_commit(ctx, &la.written, &h, cal, select_only) != CLI_EXIT_OK)
+    rc = CLI_EXIT_FAILURE;
 done:
-  cli_report_discard(&report);
+  cli_report_discard(&la.written);
   olc_calibration_free(cal);
   cli_host_close(&h);
   free(la.names);

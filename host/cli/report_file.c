@@ -2,7 +2,9 @@
  * host/cli/report_file.c - the report's file (report_html.h): a temporary
  * file created next to the final path, so that the rename that publishes
  * the report stays within one directory (one file system) and a reader
- * sees either the old report or the whole new one, never a part.
+ * sees either the old report or the whole new one, never a part.  Before
+ * measuring, the same temporary is created and removed again: a probe of
+ * the directory.
  */
 #include "report_html.h"
 #include "report_int.h"
@@ -76,34 +78,45 @@ static int publish(const cli_report_file *rf) { return rename(rf->tmp_path, rf->
 static int sync_file(FILE *f) { return fsync(fileno(f)); }
 #endif
 
-int cli_report_open(const cli_ctx *ctx, cli_report_file *rf, const char *path) {
+/* Creates rf->tmp_path beside rf->path (a fresh name each time) and opens
+ * it as rf->f. */
+static int create_tmp(const cli_ctx *ctx, cli_report_file *rf) {
   static const char suffix[] = ".tmp-XXXXXX";
-  size_t n = strlen(path);
-  struct stat sb;
-  memset(rf, 0, sizeof *rf);
-  rf->path = path;
-  if (n == 0)
-    return report_fail(ctx, "''", "empty path");
-  /* A directory given as the report would only fail at the rename, after
-   * the calibration. */
-  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-    return report_fail(ctx, path, "is a directory");
-  rf->tmp_path = malloc(n + sizeof suffix + 16);
-  if (rf->tmp_path == NULL)
-    return report_fail(ctx, path, "out of memory");
-  memcpy(rf->tmp_path, path, n);
+  size_t n = strlen(rf->path);
+  if (rf->tmp_path == NULL && (rf->tmp_path = malloc(n + sizeof suffix + 16)) == NULL)
+    return report_fail(ctx, rf->path, "out of memory");
+  memcpy(rf->tmp_path, rf->path, n);
 #if defined(_WIN32)
   snprintf(rf->tmp_path + n, sizeof suffix + 16, ".tmp-%lu", tmp_suffix_id());
 #else
   memcpy(rf->tmp_path + n, suffix, sizeof suffix);
 #endif
   if (open_tmp(rf, rf->tmp_path) != 0) {
-    int rc = report_fail(ctx, path, strerror(errno));
+    int rc = report_fail(ctx, rf->path, strerror(errno));
     free(rf->tmp_path);
     rf->tmp_path = NULL;
     return rc;
   }
   return CLI_EXIT_OK;
+}
+
+int cli_report_open(const cli_ctx *ctx, cli_report_file *rf, const char *path) {
+  struct stat sb;
+  int rc;
+  memset(rf, 0, sizeof *rf);
+  rf->path = path;
+  if (path[0] == 0)
+    return report_fail(ctx, "''", "empty path");
+  /* A directory given as the report would only fail at the rename, after
+   * the calibration. */
+  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+    return report_fail(ctx, path, "is a directory");
+  /* A probe: the directory takes a new file now, not only after a long
+   * calibration.  The file itself is made at the end, so that a run
+   * interrupted meanwhile leaves nothing behind. */
+  rc = create_tmp(ctx, rf);
+  cli_report_discard(rf);
+  return rc;
 }
 
 void cli_report_discard(cli_report_file *rf) {
@@ -118,9 +131,9 @@ void cli_report_discard(cli_report_file *rf) {
 
 int cli_report_commit(const cli_ctx *ctx, cli_report_file *rf, const cli_host *h,
                       const olc_calibration *cal, int select_only) {
-  int bad;
-  if (rf->f == NULL)
-    return report_fail(ctx, rf->path, "not open");
+  int bad, rc = create_tmp(ctx, rf);
+  if (rc != CLI_EXIT_OK)
+    return rc;
   errno = 0;
   cli_report_write(rf->f, h, cal, select_only);
   /* A full disk shows at the flush or the sync, not at fprintf. */
@@ -129,7 +142,7 @@ int cli_report_commit(const cli_ctx *ctx, cli_report_file *rf, const cli_host *h
     bad = 1;
   rf->f = NULL;
   if (bad || publish(rf) != 0) {
-    int rc = report_fail(ctx, rf->path, errno != 0 ? strerror(errno) : "write failed");
+    rc = report_fail(ctx, rf->path, errno != 0 ? strerror(errno) : "write failed");
     cli_report_discard(rf);
     return rc;
   }

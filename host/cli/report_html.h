@@ -6,8 +6,10 @@
  * other and why every other candidate or record lost.
  *
  * The file is written atomically: a temporary file in the report's
- * directory is created before measuring (a bad path fails at once, not
- * after a long calibration), filled at the end, and renamed over FILE.
+ * directory, filled at the end and renamed over FILE.  Before measuring,
+ * such a file is created and removed again, so that a bad path fails at
+ * once, not after a long calibration, and an interrupted run leaves no
+ * temporary file behind.
  */
 #ifndef OLC_CLI_REPORT_HTML_H
 #define OLC_CLI_REPORT_HTML_H
@@ -16,23 +18,26 @@
 
 #include "cli_host.h"
 
-/* A report file being written: the temporary file next to its path. */
+/* A report file: its path and, while it is written, the temporary file
+ * beside it. */
 typedef struct cli_report_file {
   const char *path; /* borrowed: the report's final path */
-  char *tmp_path;   /* owned; NULL when nothing is open */
-  FILE *f;
+  char *tmp_path;   /* owned; NULL when no temporary file exists */
+  FILE *f;          /* the temporary file, while it is written */
 } cli_report_file;
 
 /*
- * Creates the temporary file in path's directory.  Returns CLI_EXIT_OK, or
- * prints one line naming path ("olc: CMD: report PATH: why") and returns
- * CLI_EXIT_FAILURE with nothing left behind.
+ * Checks that path can take the report: not a directory, and a temporary
+ * file can be created in its directory (it is removed again).  Returns
+ * CLI_EXIT_OK, or prints one line naming path ("olc: CMD: report PATH:
+ * why") and returns CLI_EXIT_FAILURE.  Nothing is left behind either way.
  */
 int cli_report_open(const cli_ctx *ctx, cli_report_file *rf, const char *path);
 
 /*
- * Writes the report of cal into the temporary file and renames it over
- * the path (select_only: olc select, nothing measured).  Returns
+ * Writes the report of cal into a new temporary file beside the path,
+ * syncs it and renames it over the path (select_only: olc select, nothing
+ * measured).  Returns
  * CLI_EXIT_OK, or prints one line naming the path and returns
  * CLI_EXIT_FAILURE; the temporary file is removed either way.
  */
@@ -40,7 +45,7 @@ int cli_report_commit(const cli_ctx *ctx, cli_report_file *rf, const cli_host *h
                       const olc_calibration *cal, int select_only);
 
 /* Removes the temporary file, if any (a failed run writes no report).
- * Safe on a file that was never opened (zeroed). */
+ * Safe on a zeroed cli_report_file and after a commit. */
 void cli_report_discard(cli_report_file *rf);
 
 #endif /* OLC_CLI_REPORT_HTML_H */
