@@ -43,19 +43,21 @@ static void teardown(void) {
 }
 
 /* mm: mock_det with a known winner (#3) that is not its first guess (#1);
- * elsewhere: a backend no plugin provides; dirs: the plugin directories;
+ * elsewhere: a plugin that is unavailable on this machine (skipped); dirs:
+ * the plugin directories (create_unavailable is added);
  * det_extra: more entries of [plugin.mock_det]; extra: more ini text. */
 static void write_config_dirs(const char *dirs, const char *det_extra, const char *extra) {
   char text[4096];
   int n = snprintf(text, sizeof text,
-                   "[host]\nplugin_dirs = %s\nthreads = 2\n"
+                   "[host]\nplugin_dirs = %s, %s/create_unavailable\nthreads = 2\n"
                    "[store]\npath = store.txt\n"
                    "[calibration]\nwarmup = 1\nmin_repetitions = 3\nmin_seconds = 0.002\n"
                    "max_seconds_per_workload = 30\nabandon_factor = 1.5\n"
                    "[plugin.mock_det]\ncandidates = 300,130,100,110,600\n%s"
                    "[workload.mm]\nbackend = mock_det\noperator = MatMul\nm = 8\nn = 4\nk = 2\n"
-                   "[workload.elsewhere]\nbackend = not_installed\noperator = MatMul\nm = 1\n%s",
-                   dirs, det_extra, extra);
+                   "[workload.elsewhere]\nbackend = mock_create_unavailable\noperator = MatMul\n"
+                   "m = 1\n%s",
+                   dirs, OLC_MOCK_PLUGIN_ROOT, det_extra, extra);
   CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
   CU_ASSERT_EQUAL_FATAL(olc_test_write_file(g_ini, text, (size_t)n), 0);
 }
@@ -170,7 +172,7 @@ static void test_calibrate_report(void) {
             strstr(r, "abandoned") != NULL);
   HAS(html, "the plugin's first guess; ");
   HAS(html, "outcome-skipped");
-  HAS(html, "plugin &#39;not_installed&#39; not loaded");
+  HAS(html, "<code>mock_create_unavailable</code>");
   HAS(html, "<h3>Selected record</h3>");
   free(html);
   /* Readable as the umask allows, and nothing left beside it. */
