@@ -201,6 +201,27 @@ static void candidates(FILE *f, const olc_calibration *cal, size_t wi) {
   fputs("</table>\n", f);
 }
 
+static const olc_measurement *find_measurement(const olc_record *rec, const char *name) {
+  size_t i;
+  for (i = 0; i < rec->measurement_count; i++)
+    if (strcmp(rec->measurements[i].name, name) == 0)
+      return &rec->measurements[i];
+  return NULL;
+}
+
+/* Nothing measured now: the speedup the record kept from its calibration
+ * (the first candidate's median beside the winner's), when it has both. */
+static void stored_speedup(FILE *f, const olc_record *rec) {
+  const olc_measurement *w = find_measurement(rec, "median_latency");
+  const olc_measurement *first = find_measurement(rec, "first_candidate_median_latency");
+  if (w == NULL || first == NULL || !(w->value > 0) || !(first->value > 0))
+    return;
+  fprintf(f,
+          "<p class=\"speedup\">When it was calibrated, the selected policy was <b>%.2fx</b> "
+          "faster than the plugin's first guess (median %g against %g).</p>\n",
+          first->value / w->value, w->value, first->value);
+}
+
 static void record_html(FILE *f, const olc_record *rec) {
   size_t i;
   fprintf(f, "<p>%s %s &middot; implementation <code>", olc_level_str(rec->level),
@@ -250,6 +271,8 @@ static void workload(FILE *f, const olc_calibration *cal, size_t i) {
   if (r->candidate_count > 0)
     candidates(f, cal, i);
   if (r->selected != NULL) {
+    if (r->candidate_count == 0)
+      stored_speedup(f, r->selected);
     fputs("<h3>Selected record</h3>\n", f);
     record_html(f, r->selected);
   }

@@ -199,6 +199,28 @@ static void test_replaced_and_select(void) {
   CU_ASSERT_EQUAL(files_named("report.html"), 1u);
 }
 
+/* select shows the speedup a record kept from its calibration: here an
+ * override (it wins over the calibrated record) that carries both
+ * medians. */
+static void test_select_stored_speedup(void) {
+  char *html, *store = olc_test_path(g_dir, "store.txt");
+  write_config("");
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", g_ini, NULL), 0);
+  CU_ASSERT_EQUAL(olc("--store", store, "override", "set", "--level", "portable", "--backend",
+                      "mock_det", "--operator", "MatMul", "--implementation", "1", "--structure",
+                      "m=8", "--structure", "n=4", "--structure", "k=2", "--policy", "spin_us=110",
+                      "--measurement", "median_latency=100:us", "--measurement",
+                      "first_candidate_median_latency=300:us", NULL),
+                  0);
+  free(store);
+  CU_ASSERT_EQUAL(olc("select", "--config", g_ini, "--report", g_html, NULL), 0);
+  html = read_html();
+  HAS(html, "the selected policy was <b>3.00x</b> faster than the plugin's first guess");
+  HAS(html, "portable override");
+  HAS(html, "spin_us=110");
+  free(html);
+}
+
 /* Text from the configuration and the plugins cannot add markup. */
 static void test_hostile_text(void) {
   char *html;
@@ -260,6 +282,7 @@ int main(int argc, char **argv) {
   s = CU_add_suite_with_setup_and_teardown("report_html", NULL, NULL, setup, teardown);
   CU_add_test(s, "calibrate --report", test_calibrate_report);
   CU_add_test(s, "replaced, and select --report", test_replaced_and_select);
+  CU_add_test(s, "select: the speedup a record kept", test_select_stored_speedup);
   CU_add_test(s, "hostile text is escaped", test_hostile_text);
   CU_add_test(s, "a bad path fails before measuring", test_bad_path);
   return olc_test_run(argc, argv);
