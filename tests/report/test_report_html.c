@@ -136,10 +136,19 @@ static const char *row(const char *html, int k) {
   return strstr(html, needle);
 }
 
+/* The number of the candidate the table marks as the winner, or 0. */
+static int winner_of(const char *html) {
+  static const char mark[] = "<tr class=\"winner\"><td class=\"num\">#";
+  const char *p = strstr(html, mark);
+  return p != NULL ? atoi(p + sizeof mark - 1) : 0;
+}
+
 static void test_calibrate_report(void) {
-  char *html;
-  const char *r;
+  char *html, want[512];
+  int w, k;
   struct stat sb;
+  mode_t mask = umask(0);
+  umask(mask);
   write_config("");
   CU_ASSERT_EQUAL(olc("calibrate", "--config", g_ini, "--report", g_html, NULL), 0);
   html = read_html();
@@ -154,22 +163,31 @@ static void test_calibrate_report(void) {
   CU_ASSERT_EQUAL(count(html, "<section class=\"workload\""), 2u);
   CU_ASSERT_EQUAL(count(html, "<svg "), 1u); /* elsewhere measured nothing */
   CU_ASSERT(count(html, "<circle ") >= 5u);
-  /* #3 (100 us) wins over the first guess #1 (300 us): about 3x. */
-  HAS(html, "Winner <b>#3</b> is <b>");
+  /* A challenger (130, 100 or 110 us) wins over the first guess #1 (300
+   * us), whichever the noise of a busy machine lets win. */
+  w = winner_of(html);
+  CU_ASSERT_FATAL(w >= 2 && w <= 4);
+  snprintf(want, sizeof want, "Winner <b>#%d</b> is <b>", w);
+  HAS(html, want);
   HAS(html, "x</b> faster than the plugin's first guess #1");
   HAS(html, "#1 first guess</text>");
-  HAS(html, "#3 \xe2\x98\x85 winner</text>");
-  r = row(html, 3);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-  CU_ASSERT(strncmp(r - 20, "<tr class=\"winner\">", 19) == 0 || strstr(r, "<b>winner</b>"));
+  snprintf(want, sizeof want, "#%d \xe2\x98\x85 winner</text>", w);
+  HAS(html, want);
   /* Every other candidate says why it lost. */
-  r = row(html, 5);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-  CU_ASSERT_PTR_NOT_NULL(strstr(r, "abandoned"));
-  r = row(html, 2);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-  CU_ASSERT(strstr(r, "screened out") != NULL || strstr(r, "slower than") != NULL ||
-            strstr(r, "abandoned") != NULL);
+  for (k = 1; k <= 5; k++) {
+    const char *r = row(html, k), *end;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    end = strstr(r, "</tr>");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+    snprintf(want, sizeof want, "%.*s", (int)(end - r), r);
+    if (k == w) {
+      HAS(want, "<b>winner</b>");
+    } else {
+      CU_ASSERT(strstr(want, "abandoned") != NULL || strstr(want, "screened") != NULL ||
+                strstr(want, "slower than the winner") != NULL ||
+                strstr(want, "within the noise") != NULL);
+    }
+  }
   HAS(html, "the plugin's first guess; ");
   HAS(html, "outcome-skipped");
   HAS(html, "<code>mock_create_unavailable</code>");
@@ -177,7 +195,7 @@ static void test_calibrate_report(void) {
   free(html);
   /* Readable as the umask allows, and nothing left beside it. */
   CU_ASSERT_EQUAL(stat(g_html, &sb), 0);
-  CU_ASSERT((sb.st_mode & 0044) != 0 || (umask(022) & 0044) != 0);
+  CU_ASSERT_EQUAL(sb.st_mode & 0777, 0666 & ~mask);
   CU_ASSERT_EQUAL(files_named("report.html"), 1u);
 }
 
