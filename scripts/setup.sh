@@ -56,7 +56,7 @@ OPTIONAL=(pocl-opencl-icd)
 # What only the test suite and the benchmarks need (--test adds these).
 TEST_REQUIRED=(locales)
 TEST_OPTIONAL=(ninja-build libsqlite3-dev libopenblas-dev libblis-dev libclblast-dev clinfo
-  strace fiu-utils libfiu-dev clang mingw-w64 wine valgrind python3)
+  strace fiu-utils libfiu-dev clang mingw-w64 wine valgrind python3 chromium)
 
 installed() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'

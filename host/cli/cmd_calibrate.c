@@ -4,6 +4,7 @@
  */
 #include "cli_host.h"
 #include "commands.h"
+#include "report_html.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +18,12 @@
 #define cli_fileno fileno
 #endif
 
-enum { OPT_WORKLOAD = 1, OPT_RECALIBRATE, OPT_FORCE_PORTABLE, OPT_IN_PROCESS };
+enum { OPT_WORKLOAD = 1, OPT_RECALIBRATE, OPT_FORCE_PORTABLE, OPT_IN_PROCESS, OPT_REPORT };
 
 static const char calibrate_help[] =
     "usage: olc calibrate [--config FILE] [--workload NAME]... [--recalibrate]\n"
-    "                     [--force-portable] [--in-process] [--json] [--store PATH]\n\n"
+    "                     [--force-portable] [--in-process] [--json] [--store PATH]\n"
+    "                     [--report FILE.html]\n\n"
     "For each workload of the configuration: asks its plugin for the key, looks\n"
     "the store up with the plugin's validator and selects a valid hit without\n"
     "measuring anything; otherwise times the candidates the plugin offers\n"
@@ -42,6 +44,9 @@ static const char calibrate_help[] =
     "  --force-portable       skip the exact records (also [store] force_portable)\n"
     "  --in-process           measure in this process instead of a worker process\n"
     "                         (a crashing candidate then ends olc)\n"
+    "  --report FILE.html     also write a self-contained HTML report: per workload\n"
+    "                         the candidates' run times, the winner, the plugin's\n"
+    "                         first guess, the speedup and why the others lost\n"
     "  --json                 {\"config\", \"store\", \"workloads\": [{workload, backend,\n"
     "                         operator, outcome, status, message, calibrated_now,\n"
     "                         seconds, selected, candidates: [{policy, status,\n"
@@ -50,7 +55,7 @@ static const char calibrate_help[] =
 
 static const char select_help[] =
     "usage: olc select [--config FILE] [--workload NAME]... [--force-portable]\n"
-    "                  [--json] [--verbose] [--store PATH]\n\n"
+    "                  [--json] [--verbose] [--store PATH] [--report FILE.html]\n\n"
     "Like olc calibrate, but only looks the store up: it never measures.  Prints\n"
     "per workload the selected record (or why there is none) and the rejected\n"
     "records with their reasons.\n\n"
@@ -58,6 +63,7 @@ static const char select_help[] =
     "one has none, 1 on other failures, 2 on a usage error.\n\n" CLI_HOST_HELP CLI_HOST_VERBOSE_HELP
     "  --workload NAME        only this [workload.NAME] (repeatable; default: all)\n"
     "  --force-portable       skip the exact records (also [store] force_portable)\n"
+    "  --report FILE.html     also write a self-contained HTML report of the selections\n"
     "  --json                 the same JSON as olc calibrate (candidates empty)\n";
 
 /* The progress line on a terminal: rewritten in place, cleared at the end. */
@@ -167,7 +173,9 @@ typedef struct loop_args {
   olc_calibrate_options opt;
   const char **names; /* argc entries: the --workload names */
   size_t count;
-  int stop; /* --help was answered: rc is the exit status */
+  const char *report;      /* --report FILE.html, else NULL */
+  cli_report_file written; /* the report's file */
+  int stop;                /* --help was answered: rc is the exit status */
 } loop_args;
 
 static int loop_parse(cli_ctx *ctx, loop_args *la, int argc, char **argv, int select_only) {
@@ -175,11 +183,13 @@ static int loop_parse(cli_ctx *ctx, loop_args *la, int argc, char **argv, int se
                                               {"workload", "NAME", OPT_WORKLOAD, CLI_OPT_REPEAT},
                                               {"recalibrate", NULL, OPT_RECALIBRATE, 0},
                                               {"force-portable", NULL, OPT_FORCE_PORTABLE, 0},
-                                              {"in-process", NULL, OPT_IN_PROCESS, 0}};
+                                              {"in-process", NULL, OPT_IN_PROCESS, 0},
+                                              {"report", "FILE", OPT_REPORT, 0}};
   static const cli_option select_opts[] = {CLI_HOST_OPTIONS,
                                            CLI_HOST_VERBOSE_OPTION,
                                            {"workload", "NAME", OPT_WORKLOAD, CLI_OPT_REPEAT},
-                                           {"force-portable", NULL, OPT_FORCE_PORTABLE, 0}};
+                                           {"force-portable", NULL, OPT_FORCE_PORTABLE, 0},
+                                           {"report", "FILE", OPT_REPORT, 0}};
   cli_parser p;
   const char *v;
   int id, r;
@@ -206,6 +216,8 @@ static int loop_parse(cli_ctx *ctx, loop_args *la, int argc, char **argv, int se
       la->opt.force_portable = 1;
     else if (id == OPT_IN_PROCESS)
       la->opt.in_process = 1;
+    else if (id == OPT_REPORT)
+      la->report = v;
   }
   return r < 0 ? cli_parser_usage(ctx, &p) : CLI_EXIT_OK;
 }
@@ -257,6 +269,10 @@ static int run_loop(cli_ctx *ctx, int argc, char **argv, int select_only) {
     la.opt.workload_count = la.count;
   }
   la.opt.select_only = select_only;
+  /* A bad report path fails now, not after measuring. */
+  if (la.report != NULL && (rc = cli_report_open(ctx, &la.written, la.report)) != CLI_EXIT_OK)
+    goto done;
+  la.opt.keep_samples = la.report != NULL;
   memset(&progress, 0, sizeof progress);
   progress.err = ctx->err;
   if (!select_only && cli_isatty(cli_fileno(ctx->err))) {
@@ -267,7 +283,11 @@ static int run_loop(cli_ctx *ctx, int argc, char **argv, int select_only) {
   st = olc_host_calibrate(&cal, h.host, &la.opt, &err);
   progress_clear(&progress);
   rc = st != OLC_OK ? cli_fail(ctx, st, &err) : loop_report(ctx, &h, cal, &la, select_only);
+  if (st == OLC_OK && la.report != NULL &&
+      cli_report_commit(ctx, &la.written, &h, cal, select_only) != CLI_EXIT_OK)
+    rc = CLI_EXIT_FAILURE;
 done:
+  cli_report_discard(&la.written);
   olc_calibration_free(cal);
   cli_host_close(&h);
   free(la.names);

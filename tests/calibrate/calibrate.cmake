@@ -19,3 +19,13 @@ if(NOT WIN32)
     OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
   add_dependencies(test_calibrate_identity olc_mock_plugins)
 endif()
+
+# What a calibration keeps for a report (run times, the winner).
+if(NOT WIN32)
+  olc_add_test(NAME test_calibrate_samples
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_calibrate_samples.c
+    LABELS integration HOOKS TIMEOUT 120)
+  target_compile_definitions(test_calibrate_samples PRIVATE
+    OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
+  add_dependencies(test_calibrate_samples olc_mock_plugins)
+endif()

@@ -45,7 +45,7 @@ typedef struct mock_instance {
                                duplicate_structure | unsupported | no_processor */
   char candidates_mode[32]; /* candidates = none | million | million_ignore | null | LIST */
   char serialize_mode[16];  /* serialize = fail | huge */
-  char run_mode[16];        /* run = fail | fail_multiline | fail_bad_utf8 */
+  char run_mode[16];        /* run = fail | fail_multiline | fail_bad_utf8 | fail_markup */
   char validate_mode[16];   /* validate = reject */
   int lazy;                 /* lazy = 1: run() looks up / saves through the host */
   char execute_mode[16];    /* execute = fail */
@@ -394,6 +394,10 @@ static int32_t mock_run(void *instance, const olc_plugin_workload *w, void *stat
   if (strcmp(m->run_mode, "fail_multiline") == 0) {
     mock_log(OLC_PLUGIN_LOG_WARN, "two\nlines");
     mock_error(OLC_PLUGIN_E_FAILED, "first line\nsecond line");
+    return OLC_PLUGIN_E_FAILED;
+  }
+  if (strcmp(m->run_mode, "fail_markup") == 0) {
+    mock_error(OLC_PLUGIN_E_FAILED, "<script>alert(1)</script><b onclick=\"x\">'&amp;");
     return OLC_PLUGIN_E_FAILED;
   }
   if (strcmp(m->run_mode, "fail_bad_utf8") == 0) {

@@ -350,11 +350,16 @@ typedef struct olc_calibrate_options {
    * until a candidate was measured, then max(10 s, 20 x the best
    * median)).  A measurement of many runs may take longer. */
   double run_timeout_seconds;
+  /* Version 3 added keep_samples. */
+  /* Keep the run time of every timed run of every candidate, read with
+   * olc_calibration_samples (a report's distributions).  Off by default:
+   * a fast kernel can have tens of thousands of runs per candidate. */
+  int keep_samples;
 } olc_calibrate_options;
 
-#define OLC_CALIBRATE_OPTIONS_VERSION 2u
+#define OLC_CALIBRATE_OPTIONS_VERSION 3u
 #define OLC_CALIBRATE_OPTIONS_INIT                                                                 \
-  { OLC_CALIBRATE_OPTIONS_VERSION, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0.0 }
+  { OLC_CALIBRATE_OPTIONS_VERSION, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0.0, 0 }
 
 /*
  * Runs the calibrate-and-select loop.  A failing workload does not stop the
@@ -369,6 +374,33 @@ OLC_API size_t olc_calibration_count(const olc_calibration *calibration);
 OLC_API const olc_workload_result *olc_calibration_get(const olc_calibration *calibration,
                                                        size_t i);
 OLC_API void olc_calibration_free(olc_calibration *calibration);
+
+/*
+ * The run times, in us, of candidate `candidate` of result `workload`, in
+ * the order they were timed (warm-up runs excluded; the race's screening
+ * runs first, then its final's turns): *out points to that many doubles,
+ * borrowed from calibration until olc_calibration_free.  Their median and
+ * MAD are the candidate's median_us and spread_us.  Returns the number of
+ * runs; 0 with *out NULL when calibration was made without keep_samples,
+ * the candidate was not timed (failed before a run, or not reached), or
+ * an index is out of range (calibration NULL too).  out may be NULL to
+ * ask for the count.  Thread safety: reads only; any number of threads
+ * may call it on one calibration.
+ */
+OLC_API size_t olc_calibration_samples(const double **out, const olc_calibration *calibration,
+                                       size_t workload, size_t candidate);
+
+/*
+ * The index of the candidate of result `workload` that measuring chose and
+ * saved: the one whose policy the store then selected, unless a record of
+ * a higher precedence (an override, say) won the final lookup.  The race
+ * keeps the plugin's first candidate on a lead it cannot tell from noise,
+ * so this is not always the lowest median.  Returns the result's
+ * candidate_count when nothing was measured now or no candidate could be,
+ * 0 for an index out of range or calibration NULL.  Thread safety as for
+ * olc_calibration_samples.
+ */
+OLC_API size_t olc_calibration_winner(const olc_calibration *calibration, size_t workload);
 
 /*
  * Explains a configured workload: the lookup calibrate and select make,

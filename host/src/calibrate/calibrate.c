@@ -38,6 +38,7 @@ static olc_status measure_all(olc_calibrate_outcome *out, const olc_calibrate_re
   ctx.list = list;
   ctx.session = ms;
   ctx.results = out->candidates;
+  ctx.runs = out->runs;
   ctx.progress = req->progress;
   ctx.progress_payload = req->progress_payload;
   if (req->settings->strategy == OLC_STRATEGY_FULL)
@@ -93,6 +94,14 @@ olc_status olc_calibrate__workload(olc_calibrate_outcome *out, const olc_calibra
     goto done;
   }
   memset(out->candidates, 0, list.count * sizeof *out->candidates);
+  if (req->keep_samples) {
+    out->runs = olc_arena__alloc(req->arena, list.count * sizeof *out->runs);
+    if (out->runs == NULL) {
+      st = OLC_E_NOMEM;
+      goto done;
+    }
+    memset(out->runs, 0, list.count * sizeof *out->runs);
+  }
   out->winner = list.count;
   st = run_session(out, req, &list);
   if (st != OLC_OK || out->status != OLC_OK)

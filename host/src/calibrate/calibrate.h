@@ -19,6 +19,12 @@
 #include "olc/plugin.h"
 #include "util/arena.h"
 
+/* The run times of one candidate, us, in the order they were timed. */
+typedef struct olc_run_times {
+  const double *v; /* n values in the request's arena; NULL when n is 0 */
+  size_t n;
+} olc_run_times;
+
 /* What measuring one workload needs; everything is borrowed. */
 typedef struct olc_calibrate_request {
   olc_isolate_plugin target;           /* the plugin, and how a worker rebuilds it */
@@ -32,6 +38,7 @@ typedef struct olc_calibrate_request {
    * number reached; may be NULL. */
   void (*progress)(void *payload, size_t i, size_t count, double best_us);
   void *progress_payload;
+  int keep_samples; /* fill olc_calibrate_outcome.runs */
 } olc_calibrate_request;
 
 /* What measuring one workload gave (pointers into the request's arena). */
@@ -47,6 +54,9 @@ typedef struct olc_calibrate_outcome {
   olc_candidate_result *candidates; /* every candidate, reached ones filled */
   size_t reached;                   /* candidates[0 .. reached) were timed */
   size_t winner;
+  /* With keep_samples: each candidate's run times (as many entries as
+   * candidates, zeroed for those not timed), else NULL. */
+  olc_run_times *runs;
 } olc_calibrate_outcome;
 
 /*

@@ -322,6 +322,8 @@ static olc_status race_winner(race *r, size_t *winner) {
     if ((st = grow_scratch(r, l->n)) != OLC_OK)
       return st;
     olc_strategy__stats(ctx, i, l->v, l->n, r->scratch);
+    if ((st = olc_strategy__keep_runs(ctx, i, l->v, l->n)) != OLC_OK)
+      return st;
   }
   for (i = 0; i < count; i++) {
     if (r->lanes[i].state == LANE_FINAL && (w == count || res[i].median_us < res[w].median_us))

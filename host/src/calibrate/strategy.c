@@ -44,6 +44,19 @@ void olc_strategy__stats(const olc_strategy_ctx *ctx, size_t i, const double *v,
   c->samples = (uint32_t)n;
 }
 
+olc_status olc_strategy__keep_runs(const olc_strategy_ctx *ctx, size_t i, const double *v,
+                                   size_t n) {
+  double *copy;
+  if (ctx->runs == NULL || n == 0 || v == NULL)
+    return OLC_OK;
+  copy = olc_arena__memdup(ctx->arena, v, n * sizeof *v);
+  if (copy == NULL)
+    return OLC_E_NOMEM;
+  ctx->runs[i].v = copy;
+  ctx->runs[i].n = n;
+  return OLC_OK;
+}
+
 void olc_strategy__progress(const olc_strategy_ctx *ctx, size_t i, double best_us) {
   if (ctx->progress != NULL)
     ctx->progress(ctx->progress_payload, i, ctx->list->count, best_us);
@@ -80,9 +93,10 @@ olc_status olc_strategy__full(const olc_strategy_ctx *ctx, size_t *reached, size
     c->median_us = m.median_us;
     c->spread_us = m.mad_us;
     c->samples = m.samples;
+    rs = olc_strategy__keep_runs(ctx, i, m.values, m.samples);
     olc_measure_result__free(&m);
-    if (st == OLC_E_NOMEM)
-      return st;
+    if (st == OLC_E_NOMEM || rs != OLC_OK)
+      return OLC_E_NOMEM;
     c->abandoned = st == OLC_OK && m.end != OLC_MEASURE_DONE;
     if (st != OLC_OK)
       rs = olc_strategy__record(ctx, i, st, "%s", e.message[0] ? e.message : olc_status_str(st));

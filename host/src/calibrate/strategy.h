@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 
+#include "calibrate/calibrate.h"
 #include "calibrate/isolate.h"
 #include "olc/host.h"
 #include "util/arena.h"
@@ -28,6 +29,7 @@ typedef struct olc_strategy_ctx {
   const olc_policy_list *list;
   olc_measure_session *session;
   olc_candidate_result *results; /* list->count, zeroed */
+  olc_run_times *runs;           /* list->count, zeroed; NULL: run times not kept */
   /* Called before candidate i of count is first timed, with the best
    * median so far (< 0: none), and once after the last with i = the
    * number reached. */
@@ -54,5 +56,9 @@ void olc_strategy__progress(const olc_strategy_ctx *ctx, size_t i, double best_u
  * times v[0..n); scratch holds n doubles. */
 void olc_strategy__stats(const olc_strategy_ctx *ctx, size_t i, const double *v, size_t n,
                          double *scratch);
+/* Keeps candidate i's run times v[0..n) (a copy in the arena) when
+ * ctx->runs is set; nothing otherwise.  OLC_OK or OLC_E_NOMEM. */
+olc_status olc_strategy__keep_runs(const olc_strategy_ctx *ctx, size_t i, const double *v,
+                                   size_t n);
 
 #endif

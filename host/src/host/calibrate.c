@@ -64,6 +64,7 @@ static void loop_params(olc_host_select_params *sp, loop_item *it, const olc_con
   sp->select_only = opt->select_only;
   sp->in_process = opt->in_process;
   sp->run_timeout_seconds = opt->run_timeout_seconds;
+  sp->keep_samples = opt->keep_samples;
   if (opt->progress != NULL) {
     sp->progress = item_progress;
     sp->progress_payload = it;

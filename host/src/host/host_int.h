@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #endif
 
+#include "calibrate/calibrate.h"
 #include "host/host.h"
 #include "host/runtime.h"
 #include "persist/persist.h"
@@ -45,10 +46,17 @@ struct olc_host {
   olc_host_mlock mlock;
 };
 
+/* What a workload result keeps beyond olc_workload_result. */
+typedef struct olc_result_extra {
+  const olc_run_times *runs; /* candidate_count entries in the arena; NULL: not kept */
+  size_t winner;             /* the candidate measuring chose, or candidate_count */
+} olc_result_extra;
+
 struct olc_calibration {
-  olc_arena arena; /* strings, candidate arrays and policy copies */
+  olc_arena arena; /* strings, candidate arrays, policy copies and run times */
   olc_workload_result *results;
   olc_lookup_result **lookups; /* owned; results[i].lookup aliases lookups[i] */
+  olc_result_extra *extras;    /* count entries */
   size_t count;
 };
 
@@ -68,6 +76,7 @@ typedef struct olc_host_select_params {
   int select_only;    /* never measure */
   int in_process;     /* measure here, not in a worker */
   double run_timeout_seconds;
+  int keep_samples; /* keep every candidate's run times */
   void (*progress)(void *payload, size_t i, size_t count, double best_us);
   void *progress_payload;
 } olc_host_select_params;
@@ -167,6 +176,7 @@ typedef struct olc_host_measure {
   olc_arena *arena;
   void (*progress)(void *payload, size_t i, size_t count, double best_us);
   void *progress_payload;
+  int keep_samples; /* keep every candidate's run times */
   /* Out: */
   olc_status status; /* OLC_OK: lookup holds the selection */
   const char *message;
@@ -174,6 +184,8 @@ typedef struct olc_host_measure {
   const char *note;                 /* e.g. measured in-process, no worker */
   olc_candidate_result *candidates; /* in arena */
   size_t candidate_count;
+  const olc_run_times *runs; /* with keep_samples: candidate_count entries, in arena */
+  size_t winner;             /* the candidate measuring chose, else candidate_count */
   olc_lookup_result *lookup; /* the final lookup (owned by the caller) */
   /* The measurement lock (olc_workload_result's fields of the same names). */
   olc_status lock_status;

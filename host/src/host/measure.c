@@ -132,11 +132,14 @@ static olc_status measure_now(olc_host_measure *m) {
   req.arena = m->arena;
   req.progress = m->progress;
   req.progress_payload = m->progress_payload;
+  req.keep_samples = m->keep_samples;
   st = olc_calibrate__workload(&out, &req);
   if (st != OLC_OK)
     return st;
   m->candidates = out.candidates;
   m->candidate_count = out.reached;
+  m->runs = out.runs;
+  m->winner = out.status == OLC_OK ? out.winner : out.reached;
   m->measured = out.measured;
   m->note = out.note;
   if (out.status != OLC_OK) {

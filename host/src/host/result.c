@@ -12,9 +12,11 @@ olc_status olc_calibration__new(olc_calibration **out, size_t count) {
   if (count > 0) {
     cal->results = calloc(count, sizeof *cal->results);
     cal->lookups = calloc(count, sizeof *cal->lookups);
-    if (cal->results == NULL || cal->lookups == NULL) {
+    cal->extras = calloc(count, sizeof *cal->extras);
+    if (cal->results == NULL || cal->lookups == NULL || cal->extras == NULL) {
       free(cal->results);
       free(cal->lookups);
+      free(cal->extras);
       free(cal);
       return OLC_E_NOMEM;
     }
@@ -52,6 +54,28 @@ const olc_workload_result *olc_calibration_get(const olc_calibration *calibratio
   return calibration != NULL && i < calibration->count ? &calibration->results[i] : NULL;
 }
 
+size_t olc_calibration_samples(const double **out, const olc_calibration *calibration,
+                               size_t workload, size_t candidate) {
+  const olc_run_times *runs;
+  if (out != NULL)
+    *out = NULL;
+  if (calibration == NULL || workload >= calibration->count ||
+      candidate >= calibration->results[workload].candidate_count)
+    return 0;
+  runs = calibration->extras[workload].runs;
+  if (runs == NULL || runs[candidate].n == 0)
+    return 0;
+  if (out != NULL)
+    *out = runs[candidate].v;
+  return runs[candidate].n;
+}
+
+size_t olc_calibration_winner(const olc_calibration *calibration, size_t workload) {
+  if (calibration == NULL || workload >= calibration->count)
+    return 0;
+  return calibration->extras[workload].winner;
+}
+
 void olc_calibration_free(olc_calibration *calibration) {
   size_t i;
   if (calibration == NULL)
@@ -60,6 +84,7 @@ void olc_calibration_free(olc_calibration *calibration) {
     olc_lookup_result_free(calibration->lookups[i]);
   free(calibration->lookups);
   free(calibration->results);
+  free(calibration->extras);
   olc_arena__free(&calibration->arena);
   free(calibration);
 }

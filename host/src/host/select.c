@@ -98,6 +98,7 @@ static olc_status calibrate_now(job *j) {
   m.arena = &j->cal->arena;
   m.progress = j->p->progress;
   m.progress_payload = j->p->progress_payload;
+  m.keep_samples = j->p->keep_samples;
   olc_host__global_lock();
   (void)olc_host__claim_measurer(-1, 0, NULL, NULL);
   olc_host__global_unlock();
@@ -109,6 +110,8 @@ static olc_status calibrate_now(job *j) {
     return st;
   r->candidates = m.candidates;
   r->candidate_count = m.candidate_count;
+  j->cal->extras[j->index].runs = m.runs;
+  j->cal->extras[j->index].winner = m.winner;
   r->calibrated_now = m.measured;
   r->lock_status = m.lock_status;
   r->lock_wait_seconds = m.lock_wait_seconds;

@@ -68,6 +68,7 @@ static const olc_calibrate_options calibrate_defaults = OLC_CALIBRATE_OPTIONS_IN
 static const size_t calibrate_ends[] = {
     OPT_END(olc_calibrate_options, progress_payload),    /* 1 */
     OPT_END(olc_calibrate_options, run_timeout_seconds), /* 2 */
+    OPT_END(olc_calibrate_options, keep_samples),        /* 3: keep_samples */
 };
 OPT_ROWS(calibrate_ends, OLC_CALIBRATE_OPTIONS_VERSION);
 const olc_options_layout olc_options__calibrate = OPT_LAYOUT(

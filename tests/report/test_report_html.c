@@ -1,0 +1,307 @@
+/*
+ * tests/report/test_report_html.c - olc calibrate/select --report FILE.html
+ * end to end: the built binary against the mock plugins (mock_det, and
+ * mock_behave for failing candidates) in a fresh directory.  Checks the
+ * document's structure (a section per workload, a plot with the runs, the
+ * winner, the first guess, the speedup, why the others lost), that text
+ * from the configuration and the plugins is escaped, that the file is
+ * replaced atomically with nothing left beside it, and that a bad path
+ * fails at once, before anything is measured.  Rendering is
+ * test_report_chromium's.
+ */
+#include <CUnit/CUnit.h>
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli_test_util.h"
+#include "test_support.h"
+
+static char *g_dir, *g_ini, *g_html;
+static cli_run g_r;
+
+#define HAS(s, needle) CU_ASSERT_PTR_NOT_NULL(strstr((s), (needle)))
+#define HAS_NOT(s, needle) CU_ASSERT_PTR_NULL(strstr((s), (needle)))
+
+static void setup(void) {
+  g_dir = olc_test_tmpdir("report_html");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(g_dir);
+  g_ini = olc_test_path(g_dir, "olc.ini");
+  g_html = olc_test_path(g_dir, "report.html");
+}
+
+static void teardown(void) {
+  cli_run_free(&g_r);
+  olc_test_rmtree(g_dir);
+  free(g_dir);
+  free(g_ini);
+  free(g_html);
+  g_dir = g_ini = g_html = NULL;
+}
+
+/* mm: mock_det with a known winner (#3) that is not its first guess (#1);
+ * elsewhere: a plugin that is unavailable on this machine (skipped); dirs:
+ * the plugin directories (create_unavailable is added);
+ * det_extra: more entries of [plugin.mock_det]; extra: more ini text. */
+static void write_config_dirs(const char *dirs, const char *det_extra, const char *extra) {
+  char text[4096];
+  int n = snprintf(text, sizeof text,
+                   "[host]\nplugin_dirs = %s, %s/create_unavailable\nthreads = 2\n"
+                   "[store]\npath = store.txt\n"
+                   "[calibration]\nwarmup = 1\nmin_repetitions = 3\nmin_seconds = 0.002\n"
+                   "max_seconds_per_workload = 30\nabandon_factor = 1.5\n"
+                   "[plugin.mock_det]\ncandidates = 300,130,100,110,600\n%s"
+                   "[workload.mm]\nbackend = mock_det\noperator = MatMul\nm = 8\nn = 4\nk = 2\n"
+                   "[workload.elsewhere]\nbackend = mock_create_unavailable\noperator = MatMul\n"
+                   "m = 1\n%s",
+                   dirs, OLC_MOCK_PLUGIN_ROOT, det_extra, extra);
+  CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(g_ini, text, (size_t)n), 0);
+}
+
+static void write_config(const char *extra) {
+  write_config_dirs(OLC_MOCK_PLUGIN_ROOT "/good", "", extra);
+}
+
+/* 1 when s[0..len) is well-formed UTF-8 (no overlong forms, surrogates or
+ * code points past U+10FFFF). */
+static int utf8_valid(const unsigned char *s, size_t len) {
+  size_t i = 0, k, n;
+  while (i < len) {
+    unsigned c = s[i], cp;
+    n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+    if (n == 0 || i + n > len)
+      return 0;
+    cp = n == 1 ? c : c & (0x7fu >> n);
+    for (k = 1; k < n; k++) {
+      if ((s[i + k] & 0xc0) != 0x80)
+        return 0;
+      cp = cp << 6 | (s[i + k] & 0x3fu);
+    }
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+        cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+      return 0;
+    i += n;
+  }
+  return 1;
+}
+
+static int olc(const char *first, ...) {
+  const char *argv[32];
+  size_t n = 0;
+  const char *a;
+  va_list ap;
+  va_start(ap, first);
+  for (a = first; a != NULL && n < 31; a = va_arg(ap, const char *))
+    argv[n++] = a;
+  va_end(ap);
+  argv[n] = NULL;
+  cli_run_free(&g_r);
+  CU_ASSERT_EQUAL_FATAL(cli_test_run(&g_r, g_dir, NULL, argv), 0);
+  return g_r.code;
+}
+
+static size_t count(const char *s, const char *needle) {
+  size_t n = 0;
+  for (s = strstr(s, needle); s != NULL; s = strstr(s + 1, needle))
+    n++;
+  return n;
+}
+
+/* Files in g_dir whose name starts with prefix. */
+static size_t files_named(const char *prefix) {
+  DIR *d = opendir(g_dir);
+  struct dirent *e;
+  size_t n = 0;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+  while ((e = readdir(d)) != NULL)
+    n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+  closedir(d);
+  return n;
+}
+
+static char *read_html(void) {
+  char *html = (char *)olc_test_read_file(g_html, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+  return html;
+}
+
+/* The row of the candidate table for candidate #k. */
+static const char *row(const char *html, int k) {
+  char needle[64];
+  snprintf(needle, sizeof needle, "<td class=\"num\">#%d</td>", k);
+  return strstr(html, needle);
+}
+
+/* The number of the candidate the table marks as the winner, or 0. */
+static int winner_of(const char *html) {
+  static const char mark[] = "<tr class=\"winner\"><td class=\"num\">#";
+  const char *p = strstr(html, mark);
+  return p != NULL ? atoi(p + sizeof mark - 1) : 0;
+}
+
+static void test_calibrate_report(void) {
+  char *html, want[512];
+  int w, k;
+  struct stat sb;
+  mode_t mask = umask(0);
+  umask(mask);
+  write_config("");
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", g_ini, "--report", g_html, NULL), 0);
+  html = read_html();
+  CU_ASSERT_EQUAL(strncmp(html, "<!DOCTYPE html>", 15), 0);
+  HAS(html, "</html>\n");
+  /* Self-contained: no script, nothing fetched. */
+  HAS_NOT(html, "<script");
+  HAS_NOT(html, "src=");
+  HAS_NOT(html, "href=");
+  HAS_NOT(html, "@import");
+  HAS(html, "default-src 'none'");
+  CU_ASSERT_EQUAL(count(html, "<section class=\"workload\""), 2u);
+  CU_ASSERT_EQUAL(count(html, "<svg "), 1u); /* elsewhere measured nothing */
+  CU_ASSERT(count(html, "<circle ") >= 5u);
+  /* A challenger (130, 100 or 110 us) wins over the first guess #1 (300
+   * us), whichever the noise of a busy machine lets win. */
+  w = winner_of(html);
+  CU_ASSERT_FATAL(w >= 2 && w <= 4);
+  snprintf(want, sizeof want, "Winner <b>#%d</b> is <b>", w);
+  HAS(html, want);
+  HAS(html, "x</b> faster than the plugin's first guess #1");
+  HAS(html, "#1 first guess</text>");
+  snprintf(want, sizeof want, "#%d \xe2\x98\x85 winner</text>", w);
+  HAS(html, want);
+  /* Every other candidate says why it lost. */
+  for (k = 1; k <= 5; k++) {
+    const char *r = row(html, k), *end;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    end = strstr(r, "</tr>");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+    snprintf(want, sizeof want, "%.*s", (int)(end - r), r);
+    if (k == w) {
+      HAS(want, "<b>winner</b>");
+    } else {
+      CU_ASSERT(strstr(want, "abandoned") != NULL || strstr(want, "screened") != NULL ||
+                strstr(want, "slower than the winner") != NULL ||
+                strstr(want, "within the noise") != NULL);
+    }
+  }
+  HAS(html, "the plugin's first guess; ");
+  HAS(html, "outcome-skipped");
+  HAS(html, "<code>mock_create_unavailable</code>");
+  HAS(html, "<h3>Selected record</h3>");
+  free(html);
+  /* Readable as the umask allows, and nothing left beside it. */
+  CU_ASSERT_EQUAL(stat(g_html, &sb), 0);
+  CU_ASSERT_EQUAL(sb.st_mode & 0777, 0666 & ~mask);
+  CU_ASSERT_EQUAL(files_named("report.html"), 1u);
+}
+
+/* A second run replaces the report; select writes one too (nothing
+ * measured: the selected record and the rejections). */
+static void test_replaced_and_select(void) {
+  char *html;
+  write_config("");
+  CU_ASSERT_EQUAL(olc_test_write_file(g_html, "old", 3), 0);
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", g_ini, "--report", g_html, NULL), 0);
+  CU_ASSERT_EQUAL(olc("select", "--config", g_ini, "--report", g_html, NULL), 0);
+  html = read_html();
+  HAS(html, "olc selection report");
+  HAS(html, "outcome-selected");
+  HAS(html, "<h3>Selected record</h3>");
+  HAS(html, "spin_us=100");
+  CU_ASSERT_EQUAL(count(html, "<svg "), 0u);
+  free(html);
+  CU_ASSERT_EQUAL(files_named("report.html"), 1u);
+}
+
+/* select shows the speedup a record kept from its calibration: here an
+ * override (it wins over the calibrated record) that carries both
+ * medians. */
+static void test_select_stored_speedup(void) {
+  char *html, *store = olc_test_path(g_dir, "store.txt");
+  write_config("");
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", g_ini, NULL), 0);
+  CU_ASSERT_EQUAL(olc("--store", store, "override", "set", "--level", "portable", "--backend",
+                      "mock_det", "--operator", "MatMul", "--implementation", "1", "--structure",
+                      "m=8", "--structure", "n=4", "--structure", "k=2", "--policy", "spin_us=110",
+                      "--measurement", "median_latency=100:us", "--measurement",
+                      "first_candidate_median_latency=300:us", NULL),
+                  0);
+  free(store);
+  CU_ASSERT_EQUAL(olc("select", "--config", g_ini, "--report", g_html, NULL), 0);
+  html = read_html();
+  HAS(html, "the selected policy was <b>3.00x</b> faster than the plugin's first guess");
+  HAS(html, "portable override");
+  HAS(html, "spin_us=110");
+  free(html);
+}
+
+/* Text from the configuration and the plugins cannot add markup. */
+static void test_hostile_text(void) {
+  char *html;
+  size_t len = 0;
+  unsigned char *bytes;
+  /* mock_behave's failing runs fail workload bad (exit 1); the report is
+   * written all the same. */
+  write_config_dirs(OLC_MOCK_PLUGIN_ROOT "/good, " OLC_MOCK_PLUGIN_ROOT "/behave",
+                    "processor = <script>alert(1)</script>\n",
+                    "[workload.<b>bold</b>]\nbackend = mock_det\n"
+                    "operator = <img src=x onerror=alert(1)>\"'&\n"
+                    "[workload.bad]\nbackend = mock_behave\noperator = MatMul\nm = 2\n"
+                    "[plugin.mock_behave]\nrun = fail_markup\n");
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", g_ini, "--report", g_html, NULL), 1);
+  bytes = olc_test_read_file(g_html, &len);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(bytes);
+  html = (char *)bytes;
+  HAS_NOT(html, "<b>bold");
+  HAS_NOT(html, "<img");
+  HAS(html, "&lt;b&gt;bold&lt;/b&gt;");
+  HAS_NOT(html, "<script>alert");
+  HAS(html, "&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;");
+  HAS(html, "&lt;script&gt;alert(1)&lt;/script&gt;");
+  /* The plugin's message, in the candidates' table and the workload's
+   * failure. */
+  HAS_NOT(html, "<b onclick");
+  CU_ASSERT(count(html, "&lt;script&gt;alert(1)&lt;/script&gt;&lt;b onclick=&quot;x&quot;&gt;&#39;"
+                        "&amp;amp;") >= 2u);
+  CU_ASSERT(utf8_valid(bytes, len));
+  free(html);
+}
+
+/* A bad path is one line naming it, before anything is measured. */
+static void test_bad_path(void) {
+  char bad[4096];
+  char *store;
+  write_config("");
+  snprintf(bad, sizeof bad, "%s/no/such/dir/r.html", g_dir);
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", g_ini, "--report", bad, NULL), 1);
+  CU_ASSERT_EQUAL(cli_test_lines(g_r.err), 1u);
+  HAS(g_r.err, bad);
+  HAS(g_r.err, "report ");
+  CU_ASSERT_EQUAL(g_r.out_len, 0u);
+  store = olc_test_path(g_dir, "store.txt");
+  CU_ASSERT_PTR_NULL(olc_test_read_file(store, NULL)); /* nothing measured, nothing saved */
+  free(store);
+  CU_ASSERT_EQUAL(olc("select", "--config", g_ini, "--report", g_dir, NULL), 1);
+  CU_ASSERT_EQUAL(cli_test_lines(g_r.err), 1u);
+  HAS(g_r.err, "is a directory");
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", g_ini, "--report", "", NULL), 1);
+  CU_ASSERT_EQUAL(cli_test_lines(g_r.err), 1u);
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", g_ini, "--report", NULL), 2); /* no value */
+}
+
+int main(int argc, char **argv) {
+  CU_pSuite s;
+  if (CU_initialize_registry() != CUE_SUCCESS)
+    return 2;
+  s = CU_add_suite_with_setup_and_teardown("report_html", NULL, NULL, setup, teardown);
+  CU_add_test(s, "calibrate --report", test_calibrate_report);
+  CU_add_test(s, "replaced, and select --report", test_replaced_and_select);
+  CU_add_test(s, "select: the speedup a record kept", test_select_stored_speedup);
+  CU_add_test(s, "hostile text is escaped", test_hostile_text);
+  CU_add_test(s, "a bad path fails before measuring", test_bad_path);
+  return olc_test_run(argc, argv);
+}
