@@ -252,6 +252,18 @@ typedef struct olc_candidate_result {
   const char *message; /* when status != OLC_OK or abandoned */
 } olc_candidate_result;
 
+/*
+ * The measurements olc_host_calibrate saves with a winner (all in "us"
+ * but samples, "count", and gflops, "GFLOP/s", when the plugin can count
+ * its operations): median_latency, latency_mad (median absolute
+ * deviation), samples, and the median of the plugin's first candidate
+ * (its own first guess, what the workload runs without calibration),
+ * when that candidate could be measured: the speedup of a selection is
+ * first_candidate_median_latency / median_latency.
+ */
+#define OLC_MEASUREMENT_MEDIAN "median_latency"
+#define OLC_MEASUREMENT_FIRST_MEDIAN "first_candidate_median_latency"
+
 /* The outcome for one workload. */
 typedef struct olc_workload_result {
   const char *workload;

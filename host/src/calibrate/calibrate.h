@@ -47,6 +47,10 @@ typedef struct olc_calibrate_outcome {
   olc_candidate_result *candidates; /* every candidate, reached ones filled */
   size_t reached;                   /* candidates[0 .. reached) were timed */
   size_t winner;
+  /* The median of the plugin's first candidate (its own first guess, what
+   * a workload gets without calibration), us; < 0 when it could not be
+   * measured.  The winner's speedup is first_median_us / its median. */
+  double first_median_us;
 } olc_calibrate_outcome;
 
 /*

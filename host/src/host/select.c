@@ -56,13 +56,14 @@ static olc_status lookup(olc_lookup_result **out, job *j, olc_error *e) {
   return olc_store_lookup(out, j->host->store, &lo, e);
 }
 
-static olc_status save_winner(job *j, const olc_candidate_result *c, olc_error *e) {
-  olc_measurement m[4];
+static olc_status save_winner(job *j, const olc_candidate_result *c, double first_median_us,
+                              olc_error *e) {
+  olc_measurement m[5];
   olc_save_request req = OLC_SAVE_REQUEST_INIT;
   double flops = 0;
   olc_error fe;
   size_t n = 0;
-  m[n].name = "median_latency";
+  m[n].name = OLC_MEASUREMENT_MEDIAN;
   m[n].value = c->median_us;
   m[n++].unit = "us";
   m[n].name = "latency_mad";
@@ -71,6 +72,12 @@ static olc_status save_winner(job *j, const olc_candidate_result *c, olc_error *
   m[n].name = "samples";
   m[n].value = (double)c->samples;
   m[n++].unit = "count";
+  if (first_median_us >= 0) {
+    /* On the record, so that a later selection can tell the speedup. */
+    m[n].name = OLC_MEASUREMENT_FIRST_MEDIAN;
+    m[n].value = first_median_us;
+    m[n++].unit = "us";
+  }
   if (olc_plugins__flops(&flops, j->plugin, &j->w->plugin, &fe) == OLC_OK && flops > 0 &&
       c->median_us > 0) {
     m[n].name = "gflops";
@@ -88,12 +95,13 @@ static olc_status save_winner(job *j, const olc_candidate_result *c, olc_error *
 }
 
 /* Saves the winner and selects again. */
-static olc_status save_and_select(job *j, const olc_candidate_result *winner) {
+static olc_status save_and_select(job *j, const olc_candidate_result *winner,
+                                  double first_median_us) {
   olc_lookup_result *lr = NULL;
   olc_error e;
   olc_status st;
   olc_error_clear(&e);
-  st = save_winner(j, winner, &e);
+  st = save_winner(j, winner, first_median_us, &e);
   if (st != OLC_OK && st != OLC_COMMITTED_UNSYNCED)
     return set_status(j, st, "save: %s", e.message);
   st = lookup(&lr, j, &e);
@@ -134,7 +142,7 @@ static olc_status calibrate_now(job *j) {
     r->message = out.message;
     return OLC_OK;
   }
-  return save_and_select(j, &out.candidates[out.winner]);
+  return save_and_select(j, &out.candidates[out.winner], out.first_median_us);
 }
 
 /* The plugin that serves the workload, or NULL with the result set. */
