@@ -149,9 +149,11 @@ static olc_status calibrate_now(job *j) {
 static olc_loaded_plugin *find_plugin(job *j, olc_status *fatal) {
   const olc_host_workload *w = j->w;
   olc_loaded_plugin *p = olc_plugins__find(j->host->plugins, w->backend);
+  char why[OLC_ERROR_MESSAGE_SIZE];
   *fatal = OLC_OK;
   if (p == NULL)
-    *fatal = set_status(j, OLC_E_UNAVAILABLE, "plugin '%s' not loaded", w->backend);
+    *fatal =
+        set_status(j, olc_host__missing_plugin(why, sizeof why, j->host, w->backend), "%s", why);
   else if (!olc_plugins__serves(p, w->plugin.operator_name)) {
     *fatal = set_status(j, OLC_E_UNSUPPORTED, "plugin '%s' does not serve operator '%s'",
                         w->backend, w->plugin.operator_name);
