@@ -11,4 +11,10 @@ if(NOT WIN32)
     LABELS integration HOOKS TIMEOUT 120)
   target_compile_definitions(test_calibrate PRIVATE OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
   add_dependencies(test_calibrate olc_mock_plugins)
+  olc_add_test(NAME test_missing_plugins
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_missing_plugins.c
+    LABELS integration HOOKS TIMEOUT 60)
+  target_compile_definitions(test_missing_plugins PRIVATE
+    OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
+  add_dependencies(test_missing_plugins olc_mock_plugins)
 endif()
