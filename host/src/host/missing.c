@@ -72,8 +72,9 @@ olc_status olc_host__missing_plugin(char *msg, size_t size, const olc_host *host
   int strict = host->config != NULL && !olc_config__is_default(host->config);
   char dirs[OLC_ERROR_MESSAGE_SIZE];
   if (e != NULL && e->unavailable) {
-    snprintf(msg, size, "plugin '%s' is not available here: %s", backend,
-             e->message != NULL && e->message[0] != 0 ? e->message : olc_status_str(e->status));
+    /* The report's message says "unavailable here: why". */
+    snprintf(msg, size, "plugin '%s' %s", backend,
+             e->message != NULL && e->message[0] != 0 ? e->message : "unavailable here");
     return OLC_E_UNAVAILABLE;
   }
   if (e != NULL && e->stage == OLC_LOAD_DISABLED) {
