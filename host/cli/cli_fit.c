@@ -107,7 +107,12 @@ void cli_put_fitted(FILE *out, const char *s, size_t cols, int pad) {
 
 /* $COLUMNS when it is a width: a decimal number from 1 to 10000. */
 static int env_columns(void) {
+#if defined(_WIN32)
   const char *v = getenv("COLUMNS");
+#else
+  /* Not honoured in a privileged process, like every other variable. */
+  const char *v = secure_getenv("COLUMNS");
+#endif
   long n = 0;
   if (v == NULL || *v == 0)
     return 0;

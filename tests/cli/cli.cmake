@@ -6,6 +6,9 @@ if(TARGET olc_cli)
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cli_args.c ${OLC_CLI_DIR}/cli_args.c
             ${OLC_CLI_DIR}/cli_json.c ${OLC_CLI_DIR}/cli_fit.c)
   target_include_directories(test_cli_args PRIVATE ${OLC_CLI_DIR})
+  if(NOT WIN32)
+    target_compile_definitions(test_cli_args PRIVATE _GNU_SOURCE) # secure_getenv, as olc
+  endif()
   if(OLC_LIBM)
     target_link_libraries(test_cli_args PRIVATE ${OLC_LIBM})
   endif()
