@@ -37,6 +37,9 @@ typedef struct cli_ctx {
 /* ---- argument parsing (cli_args.c) ------------------------------------ */
 
 #define CLI_OPT_REPEAT 1u /* may be given more than once */
+/* A flag (no value) that is also accepted as "-c" (one letter, alone). */
+#define CLI_OPT_SHORT(c) ((unsigned)(unsigned char)(c) << 8)
+#define CLI_OPT_SHORT_OF(flags) ((char)(((flags) >> 8) & 0xffu))
 
 /* One long option of a command: "--name" or "--name VALUE". */
 typedef struct cli_option {
@@ -73,7 +76,8 @@ void cli_parser_init(cli_parser *p, cli_ctx *ctx, const cli_option *options, siz
  * Returns 1 with *id set (an option id, CLI_ID_POSITIONAL or CLI_ID_HELP)
  * and *value (the option's value or the positional argument; NULL for a
  * flag), 0 at the end, -1 on a usage error (message in p->message, naming
- * the option).  Accepts "--name VALUE", "--name=VALUE", "-h" and "--".
+ * the option).  Accepts "--name VALUE", "--name=VALUE", "-h", "-c" for an
+ * option with CLI_OPT_SHORT('c') and "--".
  */
 int cli_parser_next(cli_parser *p, int *id, const char **value);
 
@@ -119,6 +123,32 @@ int cli_failf(const cli_ctx *ctx, const char *fmt, ...)
  * malformed UTF-8 as \xHH so that nothing acts on the terminal. */
 void cli_put_safe(FILE *out, const char *text);
 
+/* ---- fitting text to a width (cli_fit.c) ------------------------------ */
+
+/* Width of the output when nothing says otherwise (not a terminal). */
+#define CLI_DEFAULT_WIDTH 100
+
+/* Columns the human form of out may use: $COLUMNS when it is a decimal
+ * number from 1 to 10000, else the terminal's width when out is one
+ * (TIOCGWINSZ; the console window on Windows), else CLI_DEFAULT_WIDTH. */
+int cli_output_width(FILE *out);
+
+/* What cli_put_safe shows for the character at s (len > 0 bytes left):
+ * into out (NUL-terminated) the character itself or \xHH; *consumed is the
+ * bytes of s it stands for.  Returns the bytes written to out. */
+size_t cli_safe_unit(char out[5], const unsigned char *s, size_t len, size_t *consumed);
+/* The whole text as cli_put_safe shows it, malloc'ed (NULL: out of
+ * memory; text NULL is ""). */
+char *cli_safe_text(const char *text);
+/* The same for len bytes (a policy: NUL bytes show as \x00). */
+char *cli_safe_bytes(const unsigned char *s, size_t len);
+/* Columns of UTF-8 text: one per character (wide characters are not told
+ * apart). */
+size_t cli_text_width(const char *s);
+/* Prints safe text s in at most cols columns: a wider one as its start,
+ * "..." and its end (a middle ellipsis); with pad, spaces up to cols. */
+void cli_put_fitted(FILE *out, const char *s, size_t cols, int pad);
+
 /* The olc_diag_fn of every store and host the tool opens (payload: the
  * cli_ctx): prints "olc: warning: WHERE: MESSAGE" on ctx->err, one whole
  * line per call.  Never on ctx->out, so --json output stays clean. */
@@ -149,7 +179,16 @@ typedef struct cli_json {
   int after_key;
 } cli_json;
 
+/* The version of the shape of every JSON document the tool prints: the
+ * "schema" member that opens each (olc.1 says what each version holds).
+ * It grows when a member changes meaning or goes away, not when one is
+ * added. */
+#define CLI_JSON_SCHEMA 1
+
 void cli_json_init(cli_json *j, FILE *out);
+/* cli_json_init, then the top-level object opened with its "schema"
+ * member; the caller adds the rest and ends the object. */
+void cli_json_document(cli_json *j, FILE *out);
 void cli_json_begin_object(cli_json *j);
 void cli_json_end_object(cli_json *j);
 void cli_json_begin_array(cli_json *j);

@@ -48,17 +48,29 @@ static int parser_error(cli_parser *p, const char *before, const char *name, siz
   return -1;
 }
 
+/* The option named name[0..len), or with len 0 the one whose short
+ * letter is *name. */
 static const cli_option *parser_find(const cli_parser *p, const char *name, size_t len,
                                      size_t *slot) {
   size_t i;
   for (i = 0; i < p->option_count; i++) {
     const char *o = p->options[i].name;
-    if (strlen(o) == len && memcmp(o, name, len) == 0) {
+    if (len == 0 ? CLI_OPT_SHORT_OF(p->options[i].flags) == *name && *name != 0
+                 : strlen(o) == len && memcmp(o, name, len) == 0) {
       *slot = i;
       return &p->options[i];
     }
   }
   return NULL;
+}
+
+/* Takes the option at slot: once unless repeatable. */
+static int parser_take(cli_parser *p, const cli_option *opt, size_t slot, const char *arg,
+                       size_t arg_len) {
+  if (p->seen[slot] && !(opt->flags & CLI_OPT_REPEAT))
+    return parser_error(p, "option '", arg, arg_len, "' given more than once");
+  p->seen[slot] = 1;
+  return 0;
 }
 
 /* Takes the value of an option: after '=' or the next argument. */
@@ -103,8 +115,17 @@ int cli_parser_next(cli_parser *p, int *id, const char **value) {
       *value = NULL;
       return 1;
     }
-    if (arg[1] != '-')
-      return parser_error(p, "unknown option '", arg, strlen(arg), "'");
+    if (arg[1] != '-') {
+      /* "-c": a flag's one-letter form; no bundling, no values. */
+      opt = arg[2] == 0 ? parser_find(p, arg + 1, 0, &slot) : NULL;
+      if (opt == NULL || opt->value_name != NULL)
+        return parser_error(p, "unknown option '", arg, strlen(arg), "'");
+      if (parser_take(p, opt, slot, arg, 2) != 0)
+        return -1;
+      *id = opt->id;
+      *value = NULL;
+      return 1;
+    }
     name = arg + 2;
     eq = strchr(name, '=');
     len = eq != NULL ? (size_t)(eq - name) : strlen(name);
@@ -131,15 +152,14 @@ int cli_parser_next(cli_parser *p, int *id, const char **value) {
     }
     if (opt == NULL)
       return parser_error(p, "unknown option '--", name, len, "'");
-    if (p->seen[slot] && !(opt->flags & CLI_OPT_REPEAT))
-      return parser_error(p, "option '--", name, len, "' given more than once");
+    if (parser_take(p, opt, slot, arg, (size_t)(name - arg) + len) != 0)
+      return -1;
     /* --config before the command counts as the one --config. */
     if (len == 6 && memcmp(name, "config", 6) == 0 && p->ctx != NULL) {
       if (p->ctx->config_given)
         return parser_error(p, "option '--", name, len, "' given more than once");
       p->ctx->config_given = 1;
     }
-    p->seen[slot] = 1;
     if (parser_value(p, name, len, eq, opt->value_name != NULL, value) != 0)
       return -1;
     *id = opt->id;

@@ -1,6 +1,7 @@
 /*
  * host/cli/cli_diag.c - the library's diagnostics on standard error, and
- * opening a store that prints its own.
+ * opening a store that prints its own.  What is safe to show is
+ * cli_safe_unit's (cli_fit.c).
  */
 #include "cli.h"
 
@@ -9,20 +10,11 @@
 
 void cli_put_safe(FILE *out, const char *text) {
   const unsigned char *s = (const unsigned char *)(text != NULL ? text : "");
-  size_t i = 0, len = strlen((const char *)s);
+  size_t i = 0, len = strlen((const char *)s), used;
+  char unit[5];
   while (i < len) {
-    unsigned c = s[i];
-    size_t n = c >= 0x80 ? cli_utf8_sequence(s + i, len - i) : 0;
-    if (c >= 0x20 && c < 0x7F && c != '\\') {
-      fputc((int)c, out);
-      i++;
-    } else if (n != 0 && !(c == 0xC2 && s[i + 1] < 0xA0)) {
-      fwrite(s + i, 1, n, out);
-      i += n;
-    } else {
-      fprintf(out, "\\x%02x", c);
-      i++;
-    }
+    fwrite(unit, 1, cli_safe_unit(unit, s + i, len - i, &used), out);
+    i += used;
   }
 }
 

@@ -19,6 +19,9 @@ int cli_host_option(cli_host_args *a, int id, const char *value) {
   case CLI_HOST_VERBOSE:
     a->verbose = 1;
     return 1;
+  case CLI_HOST_QUIET:
+    a->quiet = 1;
+    return 1;
   default:
     return 0;
   }
@@ -139,7 +142,6 @@ void cli_host_json_source(cli_json *j, const cli_host *h) {
 void cli_host_json_report(cli_json *j, const cli_host *h) {
   size_t i, n = olc_host_report_count(h->host);
   size_t dirs = olc_config_plugin_dir_count(h->config);
-  cli_json_begin_object(j);
   cli_json_key(j, "config");
   cli_json_string(j, olc_config_source(h->config));
   cli_json_key(j, "plugin_dirs");
@@ -174,5 +176,4 @@ void cli_host_json_report(cli_json *j, const cli_host *h) {
     cli_json_end_object(j);
   }
   cli_json_end_array(j);
-  cli_json_end_object(j);
 }

@@ -10,12 +10,15 @@
 #include "cli.h"
 
 /* The options every host command takes (rows for its cli_option table). */
-enum { CLI_HOST_CONFIG = 2000, CLI_HOST_JSON, CLI_HOST_VERBOSE };
+enum { CLI_HOST_CONFIG = 2000, CLI_HOST_JSON, CLI_HOST_VERBOSE, CLI_HOST_QUIET };
 
 #define CLI_HOST_OPTIONS                                                                           \
   {"config", "FILE", CLI_HOST_CONFIG, 0}, { "json", NULL, CLI_HOST_JSON, 0 }
-#define CLI_HOST_VERBOSE_OPTION                                                                    \
-  { "verbose", NULL, CLI_HOST_VERBOSE, 0 }
+/* -v/--verbose and -q/--quiet (calibrate, select). */
+#define CLI_HOST_DETAIL_OPTIONS                                                                    \
+  {"verbose", NULL, CLI_HOST_VERBOSE, CLI_OPT_SHORT('v')}, {                                       \
+    "quiet", NULL, CLI_HOST_QUIET, CLI_OPT_SHORT('q')                                              \
+  }
 
 /* The help lines of --config and --store; each command describes its own
  * --json. */
@@ -24,12 +27,18 @@ enum { CLI_HOST_CONFIG = 2000, CLI_HOST_JSON, CLI_HOST_VERBOSE };
   "                         default configuration); also before the command\n"                     \
   "  --store PATH           the store file (default: $OLC_STORE, else [store] path,\n"             \
   "                         else the per-user cache path); also before the command\n"
-#define CLI_HOST_VERBOSE_HELP "  --verbose              also print timings in the text output\n"
+#define CLI_HOST_DETAIL_HELP                                                                       \
+  "  -v, --verbose          after the table, each workload in detail: the selected\n"              \
+  "                         record, the measured candidates, the rejected records\n"               \
+  "                         with their reasons and the time taken\n"                               \
+  "  -q, --quiet            print only the workloads that failed or have no\n"                     \
+  "                         selection (warnings still go to stderr)\n"
 
 typedef struct cli_host_args {
   const char *config_path; /* --config */
   int json;
-  int verbose;
+  int verbose; /* -v */
+  int quiet;   /* -q */
 } cli_host_args;
 
 /* Takes one parsed option.  Returns 1 when it was one of CLI_HOST_OPTIONS,
@@ -52,7 +61,8 @@ typedef struct cli_host {
 int cli_host_open(const cli_ctx *ctx, const cli_host_args *a, cli_host *h);
 void cli_host_close(cli_host *h);
 
-/* The load report. */
+/* The load report; as JSON its members ("config", "plugin_dirs",
+ * "plugins") inside an object the caller opened. */
 void cli_host_print_report(FILE *out, const cli_host *h);
 void cli_host_json_report(cli_json *j, const cli_host *h);
 
@@ -67,6 +77,7 @@ typedef enum cli_outcome {
   CLI_OUTCOME_NOT_SELECTED,   /* select: no stored selection */
   CLI_OUTCOME_FAILED          /* anything else */
 } cli_outcome;
+#define CLI_OUTCOME_COUNT ((size_t)CLI_OUTCOME_FAILED + 1)
 
 cli_outcome cli_host_outcome(const olc_workload_result *r);
 const char *cli_outcome_str(cli_outcome o);
@@ -81,5 +92,29 @@ void cli_host_json_result(cli_json *j, const olc_workload_result *r);
 void cli_host_print_rejections(FILE *out, const olc_lookup_result *lr, const char *indent,
                                int with_records);
 void cli_host_json_rejections(cli_json *j, const olc_lookup_result *lr);
+
+/* ---- calibrate and select (cli_summary.c) ----------------------------- */
+
+/* The value of the measurement name in unit on r, or -1 when r (may be
+ * NULL) has none. */
+double cli_summary_measurement(const olc_record *r, const char *name, const char *unit);
+/* The plugin's first candidate's median over r's median (both saved by
+ * olc_host_calibrate, olc/host.h), or -1 when r lacks either. */
+double cli_summary_speedup(const olc_record *r);
+
+/* The table: a header and one line per workload (all, or with
+ * problems_only those that failed or have no selection; nothing at all
+ * when none is left), fitted to width columns, then a "note:" line for
+ * each selection that came with a warning. */
+void cli_summary_print(FILE *out, const olc_calibration *cal, size_t width, int problems_only);
+
+/* What calibrate and select print: with a->json one JSON document, else
+ * the table (its width: cli_output_width(out)), with a->verbose each
+ * workload in detail after it, and the summary counts (and for calibrate,
+ * or with verbose, the time), with a->quiet the table's problems only.
+ * counts[o] receives the workloads of each outcome. */
+void cli_calibration_print(FILE *out, const cli_host *h, const olc_calibration *cal,
+                           const cli_host_args *a, int select_only,
+                           size_t counts[CLI_OUTCOME_COUNT]);
 
 #endif /* OLC_CLI_HOST_H */

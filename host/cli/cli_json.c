@@ -15,6 +15,13 @@ void cli_json_init(cli_json *j, FILE *out) {
   j->first[0] = 1;
 }
 
+void cli_json_document(cli_json *j, FILE *out) {
+  cli_json_init(j, out);
+  cli_json_begin_object(j);
+  cli_json_key(j, "schema");
+  cli_json_int(j, CLI_JSON_SCHEMA);
+}
+
 /* Writes the separator owed before a new value at the current depth. */
 static void json_value_start(cli_json *j) {
   if (j->after_key) {

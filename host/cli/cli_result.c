@@ -236,6 +236,11 @@ void cli_host_json_result(cli_json *j, const olc_workload_result *r) {
   cli_json_key(j, "seconds");
   cli_json_double(j, r->seconds);
   json_lock(j, r);
+  cli_json_key(j, "speedup");
+  if (cli_summary_speedup(r->selected) > 0)
+    cli_json_double(j, cli_summary_speedup(r->selected));
+  else
+    cli_json_null(j);
   cli_json_key(j, "selected");
   if (r->selected != NULL)
     cli_json_record(j, r->selected);

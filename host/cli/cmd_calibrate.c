@@ -22,23 +22,26 @@ enum { OPT_WORKLOAD = 1, OPT_RECALIBRATE, OPT_FORCE_PORTABLE, OPT_IN_PROCESS, OP
 
 static const char calibrate_help[] =
     "usage: olc calibrate [--config FILE] [--workload NAME]... [--recalibrate]\n"
-    "                     [--force-portable] [--in-process] [--json] [--store PATH]\n"
-    "                     [--report FILE.html]\n\n"
+    "                     [--force-portable] [--in-process] [-v | -q] [--json]\n"
+    "                     [--store PATH] [--report FILE.html]\n\n"
     "For each workload of the configuration: asks its plugin for the key, looks\n"
     "the store up with the plugin's validator and selects a valid hit without\n"
     "measuring anything; otherwise times the candidates the plugin offers\n"
     "([calibration] strategy: race, the default, screens every candidate and\n"
     "races the plugin's first and the fastest in turns; full times each in\n"
-    "full), saves the winner with its measurements and selects it.  Prints per\n"
-    "workload the outcome (calibrated now, selected from the store, skipped,\n"
-    "failed), the selected record, the measured candidates (median, spread,\n"
-    "samples, why one was screened out or abandoned), the rejected records with\n"
-    "their reasons and the time taken.\n"
-    "Workloads whose plugin is not loaded or not available here are skipped.\n"
+    "full), saves the winner with its measurements and selects it.  Prints one\n"
+    "line per workload, fitted to the terminal ($COLUMNS, else 100 columns when\n"
+    "not a terminal): the workload, the outcome (calibrated now, selected from\n"
+    "the store, skipped, failed), the selected record's level and policy, its\n"
+    "median, its speedup over the plugin's first candidate and the time taken;\n"
+    "then the summary.  A workload without a selection shows why instead.\n"
+    "Workloads whose plugin is not available on this machine are skipped; in a\n"
+    "configuration file (not the embedded default) a workload whose backend no\n"
+    "loaded plugin provides fails.\n"
     "While measuring, a progress line is shown on stderr when it is a terminal.\n\n"
     "Exit status: 0 when every workload that could run has a selection (skipped\n"
     "ones do not count), 1 when one failed, 2 on a usage error (also an unknown\n"
-    "--workload).\n\n" CLI_HOST_HELP
+    "--workload).\n\n" CLI_HOST_HELP CLI_HOST_DETAIL_HELP
     "  --workload NAME        only this [workload.NAME] (repeatable; default: all)\n"
     "  --recalibrate          measure even when the store has a valid selection\n"
     "  --force-portable       skip the exact records (also [store] force_portable)\n"
@@ -47,20 +50,21 @@ static const char calibrate_help[] =
     "  --report FILE.html     also write a self-contained HTML report: per workload\n"
     "                         the candidates' run times, the winner, the plugin's\n"
     "                         first guess, the speedup and why the others lost\n"
-    "  --json                 {\"config\", \"store\", \"workloads\": [{workload, backend,\n"
-    "                         operator, outcome, status, message, calibrated_now,\n"
-    "                         seconds, selected, candidates: [{policy, status,\n"
-    "                         median_us, spread_us, samples, abandoned, best,\n"
-    "                         message}], rejected}], \"summary\": {...}}\n";
+    "  --json                 {\"schema\": 1, \"config\", \"store\", \"workloads\":\n"
+    "                         [{workload, backend, operator, outcome, status,\n"
+    "                         message, calibrated_now, seconds, speedup, selected,\n"
+    "                         candidates: [{policy, status, median_us, spread_us,\n"
+    "                         samples, abandoned, best, message}], rejected}],\n"
+    "                         \"summary\": {...}}\n";
 
 static const char select_help[] =
     "usage: olc select [--config FILE] [--workload NAME]... [--force-portable]\n"
-    "                  [--json] [--verbose] [--store PATH] [--report FILE.html]\n\n"
+    "                  [-v | -q] [--json] [--store PATH] [--report FILE.html]\n\n"
     "Like olc calibrate, but only looks the store up: it never measures.  Prints\n"
-    "per workload the selected record (or why there is none) and the rejected\n"
-    "records with their reasons.\n\n"
+    "the same table (the speedup when the record holds its first candidate's\n"
+    "median) and the summary.\n\n"
     "Exit status: 0 when every workload that could run has a selection, 3 when\n"
-    "one has none, 1 on other failures, 2 on a usage error.\n\n" CLI_HOST_HELP CLI_HOST_VERBOSE_HELP
+    "one has none, 1 on other failures, 2 on a usage error.\n\n" CLI_HOST_HELP CLI_HOST_DETAIL_HELP
     "  --workload NAME        only this [workload.NAME] (repeatable; default: all)\n"
     "  --force-portable       skip the exact records (also [store] force_portable)\n"
     "  --report FILE.html     also write a self-contained HTML report of the selections\n"
@@ -102,71 +106,6 @@ static void progress_clear(progress_line *p) {
   }
 }
 
-typedef struct counts {
-  size_t n[CLI_OUTCOME_FAILED + 1];
-} counts;
-
-static void print_summary(FILE *out, const counts *c, int select_only) {
-  if (select_only)
-    fprintf(out, "summary: %zu selected, %zu not selected, %zu skipped, %zu failed\n",
-            c->n[CLI_OUTCOME_SELECTED], c->n[CLI_OUTCOME_NOT_SELECTED], c->n[CLI_OUTCOME_SKIPPED],
-            c->n[CLI_OUTCOME_FAILED]);
-  else
-    fprintf(out,
-            "summary: %zu calibrated now, %zu selected from the store, %zu skipped, "
-            "%zu failed\n",
-            c->n[CLI_OUTCOME_CALIBRATED], c->n[CLI_OUTCOME_SELECTED], c->n[CLI_OUTCOME_SKIPPED],
-            c->n[CLI_OUTCOME_FAILED] + c->n[CLI_OUTCOME_NOT_SELECTED]);
-}
-
-static void json_summary(cli_json *j, const counts *c, double seconds) {
-  size_t i;
-  cli_json_key(j, "summary");
-  cli_json_begin_object(j);
-  for (i = 0; i <= CLI_OUTCOME_FAILED; i++) {
-    cli_json_key(j, cli_outcome_str((cli_outcome)i));
-    cli_json_int(j, (int64_t)c->n[i]);
-  }
-  cli_json_key(j, "seconds");
-  cli_json_double(j, seconds);
-  cli_json_end_object(j);
-}
-
-static void print_calibration(const cli_ctx *ctx, const cli_host *h, const olc_calibration *cal,
-                              const cli_host_args *a, int select_only, counts *c) {
-  size_t i, n = olc_calibration_count(cal);
-  double seconds = 0;
-  cli_json j;
-  memset(c, 0, sizeof *c);
-  for (i = 0; i < n; i++) {
-    const olc_workload_result *r = olc_calibration_get(cal, i);
-    c->n[cli_host_outcome(r)]++;
-    seconds += r->seconds;
-  }
-  if (!a->json) {
-    for (i = 0; i < n; i++)
-      cli_host_print_result(ctx->out, olc_calibration_get(cal, i), !select_only || a->verbose);
-    print_summary(ctx->out, c, select_only);
-    if (!select_only || a->verbose)
-      fprintf(ctx->out, "time: %.3f s\n", seconds);
-    return;
-  }
-  cli_json_init(&j, ctx->out);
-  cli_json_begin_object(&j);
-  cli_host_json_source(&j, h);
-  cli_json_key(&j, "workloads");
-  cli_json_begin_array(&j);
-  for (i = 0; i < n; i++) {
-    cli_json_break(&j);
-    cli_host_json_result(&j, olc_calibration_get(cal, i));
-  }
-  cli_json_end_array(&j);
-  json_summary(&j, c, seconds);
-  cli_json_end_object(&j);
-  cli_json_newline(&j);
-}
-
-/* calibrate and select: select_only never measures. */
 /* What calibrate and select take from their command line. */
 typedef struct loop_args {
   cli_host_args host;
@@ -180,13 +119,14 @@ typedef struct loop_args {
 
 static int loop_parse(cli_ctx *ctx, loop_args *la, int argc, char **argv, int select_only) {
   static const cli_option calibrate_opts[] = {CLI_HOST_OPTIONS,
+                                              CLI_HOST_DETAIL_OPTIONS,
                                               {"workload", "NAME", OPT_WORKLOAD, CLI_OPT_REPEAT},
                                               {"recalibrate", NULL, OPT_RECALIBRATE, 0},
                                               {"force-portable", NULL, OPT_FORCE_PORTABLE, 0},
                                               {"in-process", NULL, OPT_IN_PROCESS, 0},
                                               {"report", "FILE", OPT_REPORT, 0}};
   static const cli_option select_opts[] = {CLI_HOST_OPTIONS,
-                                           CLI_HOST_VERBOSE_OPTION,
+                                           CLI_HOST_DETAIL_OPTIONS,
                                            {"workload", "NAME", OPT_WORKLOAD, CLI_OPT_REPEAT},
                                            {"force-portable", NULL, OPT_FORCE_PORTABLE, 0},
                                            {"report", "FILE", OPT_REPORT, 0}};
@@ -219,20 +159,24 @@ static int loop_parse(cli_ctx *ctx, loop_args *la, int argc, char **argv, int se
     else if (id == OPT_REPORT)
       la->report = v;
   }
-  return r < 0 ? cli_parser_usage(ctx, &p) : CLI_EXIT_OK;
+  if (r < 0)
+    return cli_parser_usage(ctx, &p);
+  if (la->host.verbose && la->host.quiet)
+    return cli_usage_error(ctx, "--verbose and --quiet exclude each other");
+  return CLI_EXIT_OK;
 }
 
 /* Prints the results; the exit status says whether every workload got a selection. */
 static int loop_report(cli_ctx *ctx, cli_host *h, const olc_calibration *cal, loop_args *la,
                        int select_only) {
-  counts c;
-  print_calibration(ctx, h, cal, &la->host, select_only, &c);
-  if (c.n[CLI_OUTCOME_FAILED] > 0 || (!select_only && c.n[CLI_OUTCOME_NOT_SELECTED] > 0)) {
-    size_t failed = c.n[CLI_OUTCOME_FAILED] + (select_only ? 0 : c.n[CLI_OUTCOME_NOT_SELECTED]);
+  size_t c[CLI_OUTCOME_COUNT];
+  cli_calibration_print(ctx->out, h, cal, &la->host, select_only, c);
+  if (c[CLI_OUTCOME_FAILED] > 0 || (!select_only && c[CLI_OUTCOME_NOT_SELECTED] > 0)) {
+    size_t failed = c[CLI_OUTCOME_FAILED] + (select_only ? 0 : c[CLI_OUTCOME_NOT_SELECTED]);
     /* Exit 1 always comes with one line on stderr; the details are above. */
     return cli_failf(ctx, "%zu workload%s failed", failed, failed == 1 ? "" : "s");
   }
-  return c.n[CLI_OUTCOME_NOT_SELECTED] > 0 ? CLI_EXIT_NOT_SELECTED : CLI_EXIT_OK;
+  return c[CLI_OUTCOME_NOT_SELECTED] > 0 ? CLI_EXIT_NOT_SELECTED : CLI_EXIT_OK;
 }
 
 static int run_loop(cli_ctx *ctx, int argc, char **argv, int select_only) {

@@ -47,9 +47,9 @@ static const char plugins_help[] =
     "duplicate, create, disabled, permissions), the status and the message.\n"
     "Exits 0 when the host could be opened (skipped files are reported, not\n"
     "fatal), 1 when a plugin marked critical failed.\n\n" CLI_HOST_HELP
-    "  --json                 {\"config\", \"plugin_dirs\": [...], \"plugins\": [{path,\n"
-    "                         name, version, stage, status, plugin_status,\n"
-    "                         unavailable, message}]}\n";
+    "  --json                 {\"schema\": 1, \"config\", \"plugin_dirs\": [...],\n"
+    "                         \"plugins\": [{path, name, version, stage, status,\n"
+    "                         plugin_status, unavailable, message}]}\n";
 
 int cli_cmd_plugins(cli_ctx *ctx, int argc, char **argv) {
   static const cli_option opts[] = {CLI_HOST_OPTIONS};
@@ -66,8 +66,9 @@ int cli_cmd_plugins(cli_ctx *ctx, int argc, char **argv) {
     return rc;
   if (a.json) {
     cli_json j;
-    cli_json_init(&j, ctx->out);
+    cli_json_document(&j, ctx->out);
     cli_host_json_report(&j, &h);
+    cli_json_end_object(&j);
     cli_json_newline(&j);
   } else {
     cli_host_print_report(ctx->out, &h);
@@ -90,10 +91,10 @@ static const char explain_help[] =
     "is not loaded.\n\n" CLI_HOST_HELP
     "  --workload NAME        the [workload.NAME] to explain (required)\n"
     "  --all                  every record of the workload's backend and operator\n"
-    "  --json                 {\"config\", \"store\", \"workload\", \"backend\",\n"
-    "                         \"operator\", \"selected\": record or null, \"rejected\":\n"
-    "                         [{level, origin, reason, message, record}], \"unlisted\":\n"
-    "                         the records of other workloads}\n";
+    "  --json                 {\"schema\": 1, \"config\", \"store\", \"workload\",\n"
+    "                         \"backend\", \"operator\", \"selected\": record or null,\n"
+    "                         \"rejected\": [{level, origin, reason, message,\n"
+    "                         record}], \"unlisted\": the records of other workloads}\n";
 
 int cli_cmd_explain(cli_ctx *ctx, int argc, char **argv) {
   static const cli_option opts[] = {
@@ -136,8 +137,7 @@ int cli_cmd_explain(cli_ctx *ctx, int argc, char **argv) {
   sel = olc_lookup_result_selected(lr);
   if (a.json) {
     cli_json j;
-    cli_json_init(&j, ctx->out);
-    cli_json_begin_object(&j);
+    cli_json_document(&j, ctx->out);
     cli_host_json_source(&j, &h);
     cli_json_key(&j, "workload");
     cli_json_string(&j, wc->name);
@@ -191,8 +191,8 @@ static const char prune_help[] =
     "no).  Overrides, records of plugins not loaded here and records of a newer\n"
     "implementation are kept.  Prints each record removed with the reason.\n\n" CLI_HOST_HELP
     "  --dry-run              only print what would be removed\n"
-    "  --json                 {\"config\", \"store\", \"dry_run\", \"records\": [{reason,\n"
-    "                         record}], \"removed\": N}\n";
+    "  --json                 {\"schema\": 1, \"config\", \"store\", \"dry_run\",\n"
+    "                         \"records\": [{reason, record}], \"removed\": N}\n";
 
 typedef struct prune_out {
   FILE *out;
@@ -253,8 +253,7 @@ int cli_cmd_prune(cli_ctx *ctx, int argc, char **argv) {
   p.out = buffer != NULL ? buffer : ctx->out;
   p.json = a.json;
   if (p.json) {
-    cli_json_init(&p.j, p.out);
-    cli_json_begin_object(&p.j);
+    cli_json_document(&p.j, p.out);
     cli_host_json_source(&p.j, &h);
     cli_json_key(&p.j, "dry_run");
     cli_json_bool(&p.j, dry);

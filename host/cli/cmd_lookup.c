@@ -25,8 +25,9 @@ static const char lookup_help[] =
     "                         part after its last '#', or after 'workload:'), and\n"
     "                         the records of its model written before records were\n"
     "                         per workload; prints how many records it did not list\n"
-    "  --json                 {\"selected\": record or null, \"rejected\": [{level,\n"
-    "                         origin, reason, message, record}], \"unlisted\": the\n"
+    "  --json                 {\"schema\": 1, \"selected\": record or null,\n"
+    "                         \"rejected\": [{level, origin, reason, message,\n"
+    "                         record}], \"unlisted\": the\n"
     "                         records of the backend and operator neither selected\n"
     "                         nor listed}\n";
 
@@ -70,8 +71,7 @@ static void print_lookup_json(FILE *out, const olc_lookup_result *result) {
   const olc_record *sel = olc_lookup_result_selected(result);
   size_t i, n = olc_lookup_result_rejected_count(result);
   cli_json j;
-  cli_json_init(&j, out);
-  cli_json_begin_object(&j);
+  cli_json_document(&j, out);
   cli_json_key(&j, "selected");
   if (sel != NULL)
     cli_json_record(&j, sel);

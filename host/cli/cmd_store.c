@@ -61,10 +61,11 @@ int cli_cmd_path(cli_ctx *ctx, int argc, char **argv) {
 static const char list_help[] =
     "usage: olc list [--json]\n\n"
     "Prints every record of the store in file order.\n\n"
-    "  --json   a JSON array of objects with level, origin, backend, operator,\n"
-    "           implementation, model_digest, processor, thread_count, structure,\n"
-    "           measurements ([{name, value, unit}]) and policy (or policy_base64\n"
-    "           when the policy bytes are not valid UTF-8)\n";
+    "  --json   {\"schema\": 1, \"store\": PATH, \"records\": [...]}, each record an\n"
+    "           object with level, origin, backend, operator, implementation,\n"
+    "           model_digest, processor, thread_count, structure, measurements\n"
+    "           ([{name, value, unit}]) and policy (or policy_base64 when the\n"
+    "           policy bytes are not valid UTF-8)\n";
 
 int cli_cmd_list(cli_ctx *ctx, int argc, char **argv) {
   static const cli_option opts[] = {{"json", NULL, OPT_JSON, 0}};
@@ -92,7 +93,10 @@ int cli_cmd_list(cli_ctx *ctx, int argc, char **argv) {
   n = olc_record_list_count(list);
   if (flags & (1 << OPT_JSON)) {
     cli_json j;
-    cli_json_init(&j, ctx->out);
+    cli_json_document(&j, ctx->out);
+    cli_json_key(&j, "store");
+    cli_json_string(&j, olc_store_path(store));
+    cli_json_key(&j, "records");
     cli_json_begin_array(&j);
     for (i = 0; i < n; i++) {
       cli_json_break(&j);
@@ -101,6 +105,7 @@ int cli_cmd_list(cli_ctx *ctx, int argc, char **argv) {
     if (n != 0)
       fputc('\n', ctx->out);
     cli_json_end_array(&j);
+    cli_json_end_object(&j);
     cli_json_newline(&j);
   } else {
     fprintf(ctx->out, "# %s: %zu record%s\n", olc_store_path(store), n, n == 1 ? "" : "s");

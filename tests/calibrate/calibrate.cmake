@@ -18,6 +18,12 @@ if(NOT WIN32)
   target_compile_definitions(test_calibrate_identity PRIVATE
     OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
   add_dependencies(test_calibrate_identity olc_mock_plugins)
+  olc_add_test(NAME test_missing_plugins
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_missing_plugins.c
+    LABELS integration HOOKS TIMEOUT 60)
+  target_compile_definitions(test_missing_plugins PRIVATE
+    OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
+  add_dependencies(test_missing_plugins olc_mock_plugins)
 endif()
 
 # What a calibration keeps for a report (run times, the winner).

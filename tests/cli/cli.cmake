@@ -1,11 +1,14 @@
-# The olc command-line tool: its parser and JSON writer compiled into a unit
+# The olc command-line tool: its parser, JSON writer and text fitting compiled into a unit
 # test, and the built binary driven end to end (integration).
 if(TARGET olc_cli)
   set(OLC_CLI_DIR ${PROJECT_SOURCE_DIR}/host/cli)
   olc_add_test(NAME test_cli_args LABELS unit
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cli_args.c ${OLC_CLI_DIR}/cli_args.c
-            ${OLC_CLI_DIR}/cli_json.c)
+            ${OLC_CLI_DIR}/cli_json.c ${OLC_CLI_DIR}/cli_fit.c)
   target_include_directories(test_cli_args PRIVATE ${OLC_CLI_DIR})
+  if(NOT WIN32)
+    target_compile_definitions(test_cli_args PRIVATE _GNU_SOURCE) # secure_getenv, as olc
+  endif()
   if(OLC_LIBM)
     target_link_libraries(test_cli_args PRIVATE ${OLC_LIBM})
   endif()

@@ -24,6 +24,11 @@ static char *env_entry(const char *name, const char *value) {
 }
 
 int cli_test_run(cli_run *r, const char *dir, const char *const *env, const char *const *argv) {
+  return cli_test_run_program(r, OLC_CLI_PATH, dir, env, argv);
+}
+
+int cli_test_run_program(cli_run *r, const char *program, const char *dir, const char *const *env,
+                         const char *const *argv) {
   static const char *pass[] = {"ASAN_OPTIONS",    "UBSAN_OPTIONS", "LSAN_OPTIONS",
                                "LD_LIBRARY_PATH", "PATH",          "TMPDIR"};
   char *envp[64], *args[128];
@@ -63,7 +68,7 @@ int cli_test_run(cli_run *r, const char *dir, const char *const *env, const char
   }
   envp[ne] = NULL;
   /* posix_spawn wants char *const[]: hand it copies. */
-  args[na++] = strdup(OLC_CLI_PATH);
+  args[na++] = strdup(program);
   for (i = 0; argv[i] != NULL && na < 126; i++)
     args[na++] = strdup(argv[i]);
   args[na] = NULL;

@@ -19,6 +19,9 @@ typedef struct cli_run {
  * environment whose HOME and XDG_CACHE_HOME point into dir.  Returns 0 when
  * the process ran. */
 int cli_test_run(cli_run *r, const char *dir, const char *const *env, const char *const *argv);
+/* The same with another program than the built olc (a copy of it). */
+int cli_test_run_program(cli_run *r, const char *program, const char *dir, const char *const *env,
+                         const char *const *argv);
 void cli_run_free(cli_run *r);
 
 /* 1 when text holds exactly one valid JSON value (RFC 8259), plus blanks. */

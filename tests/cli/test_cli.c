@@ -304,6 +304,20 @@ static void test_lookup_scope_workload(void) {
   USAGE("option '--scope' takes 'key' or 'workload', got 'all'");
 }
 
+/* olc list --json of an empty store: the schema, the store, no records. */
+static void expect_empty_listing(void) {
+  char want[4200];
+  snprintf(want, sizeof want, "{\"schema\":1,\"store\":\"%s\",\"records\":[]}\n", g_store);
+  CU_ASSERT_STRING_EQUAL(g_r.out, want);
+}
+
+/* The records of a listing, without the store it names. */
+static const char *listed_records(const char *json) {
+  const char *r = strstr(json, "\"records\":");
+  CU_ASSERT_PTR_NOT_NULL(r);
+  return r != NULL ? r : json;
+}
+
 static void test_lookup_empty_store(void) {
   CU_ASSERT_EQUAL(olc("lookup", "--backend", "b", "--operator", "o", "--implementation", "1",
                       "--structure", "a=1", "--json", NULL),
@@ -313,7 +327,7 @@ static void test_lookup_empty_store(void) {
   HAS(g_r.out, "\"rejected\":[]");
   CU_ASSERT_EQUAL(olc("list", "--json", NULL), 0);
   CU_ASSERT_TRUE(cli_test_json_valid(g_r.out));
-  CU_ASSERT_STRING_EQUAL(g_r.out, "[]\n");
+  expect_empty_listing();
 }
 
 static void test_list_json(void) {
@@ -352,10 +366,28 @@ static void test_list_json_python(void) {
   fclose(f);
   snprintf(cmd, sizeof cmd,
            "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
-           "sys.exit(0 if d[0][\"structure\"][\"dtype\"]==\"float16\" else 1)' '%s'",
+           "sys.exit(0 if d[\"schema\"]==1 and "
+           "d[\"records\"][0][\"structure\"][\"dtype\"]==\"float16\" else 1)' '%s'",
            json_path);
   CU_ASSERT_EQUAL(system(cmd), 0);
   free(json_path);
+}
+
+/* Every JSON document of the store commands opens with its schema. */
+static void test_json_schema(void) {
+  set_portable("p");
+  CU_ASSERT_EQUAL(olc("list", "--json", NULL), 0);
+  CU_ASSERT_EQUAL(strncmp(g_r.out, "{\"schema\":1,", 12), 0);
+  CU_ASSERT_EQUAL(olc("lookup", "--backend", "gpu", "--operator", "MatMul", "--implementation", "3",
+                      "--structure", "dtype=float16", "--structure", "shape=m,n,4096", "--json",
+                      NULL),
+                  0);
+  CU_ASSERT_TRUE(cli_test_json_valid(g_r.out));
+  CU_ASSERT_EQUAL(strncmp(g_r.out, "{\"schema\":1,", 12), 0);
+  CU_ASSERT_EQUAL(olc("lookup", "--backend", "b", "--operator", "o", "--implementation", "1",
+                      "--structure", "a=1", "--json", NULL),
+                  3);
+  CU_ASSERT_EQUAL(strncmp(g_r.out, "{\"schema\":1,", 12), 0);
 }
 
 static void test_policy_base64(void) {
@@ -440,7 +472,7 @@ static void test_import_export(void) {
   set_exact("e");
   set_portable("p");
   CU_ASSERT_EQUAL(olc("list", "--json", NULL), 0);
-  listing = strdup(g_r.out);
+  listing = strdup(listed_records(g_r.out));
   CU_ASSERT_EQUAL(olc("export", file, NULL), 0);
   CU_ASSERT_EQUAL(olc("check", file, NULL), 0);
   HAS(g_r.out, "2 records");
@@ -451,13 +483,13 @@ static void test_import_export(void) {
   CU_ASSERT_EQUAL(olc_env(NULL, "--store", other, "import", file, NULL), 0);
   HAS(g_r.out, "imported 2 records");
   CU_ASSERT_EQUAL(olc_env(NULL, "--store", other, "list", "--json", NULL), 0);
-  CU_ASSERT_STRING_EQUAL(g_r.out, listing);
+  CU_ASSERT_STRING_EQUAL(listed_records(g_r.out), listing);
   /* Importing a malformed file changes nothing. */
   CU_ASSERT_EQUAL_FATAL(olc_test_write_file(portable, "garbage\n", 8), 0);
   CU_ASSERT_EQUAL(olc_env(NULL, "--store", other, "import", portable, NULL), 1);
   CU_ASSERT_EQUAL(strncmp(g_r.err, "olc: ", 5), 0);
   CU_ASSERT_EQUAL(olc_env(NULL, "--store", other, "list", "--json", NULL), 0);
-  CU_ASSERT_STRING_EQUAL(g_r.out, listing);
+  CU_ASSERT_STRING_EQUAL(listed_records(g_r.out), listing);
   free(listing);
   free(file);
   free(portable);
@@ -493,7 +525,7 @@ static void test_repair(void) {
   HAS(g_r.out, "moved");
   CU_ASSERT_EQUAL(count_corrupt(), 1);
   CU_ASSERT_EQUAL(olc("list", "--json", NULL), 0);
-  CU_ASSERT_STRING_EQUAL(g_r.out, "[]\n");
+  expect_empty_listing();
   set_exact("after-repair");
   CU_ASSERT_EQUAL(olc("repair", NULL), 0);
   HAS(g_r.out, "nothing to repair");
@@ -544,6 +576,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "lookup_empty_store", test_lookup_empty_store);
   CU_add_test(s, "list_json", test_list_json);
   CU_add_test(s, "list_json_python", test_list_json_python);
+  CU_add_test(s, "json_schema", test_json_schema);
   CU_add_test(s, "policy_base64", test_policy_base64);
   CU_add_test(s, "policy_file_binary", test_policy_file_binary);
   CU_add_test(s, "measurement_numbers", test_measurement_numbers);

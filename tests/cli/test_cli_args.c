@@ -1,6 +1,7 @@
 /*
  * tests/cli/test_cli_args.c - the CLI's parser, strict numbers, double
- * formatting and JSON writer, compiled in directly (no process).
+ * formatting, JSON writer and text fitting, compiled in directly (no
+ * process).
  */
 #include <CUnit/CUnit.h>
 #include <float.h>
@@ -195,6 +196,129 @@ static void test_parser_errors(void) {
   CU_ASSERT_TRUE(parse_error(2, a7, "unknown option '--store'"));
 }
 
+/* "-v" is the short form of a flag: alone, never bundled, never with a
+ * value, and counted with its long form. */
+static void test_parser_short(void) {
+  static const cli_option opts[] = {{"verbose", NULL, ID_FLAG, CLI_OPT_SHORT('v')},
+                                    {"alpha", "X", ID_A, 0},
+                                    {"many", NULL, ID_MANY, CLI_OPT_REPEAT | CLI_OPT_SHORT('m')}};
+  char a[][16] = {"-v", "-m", "--many", "-m", "pos"};
+  char *argv[5];
+  cli_parser p;
+  int id, i;
+  const char *v = "x";
+  for (i = 0; i < 5; i++)
+    argv[i] = a[i];
+  cli_parser_init(&p, NULL, opts, 3, 5, argv);
+  CU_ASSERT_EQUAL(cli_parser_next(&p, &id, &v), 1);
+  CU_ASSERT_EQUAL(id, ID_FLAG);
+  CU_ASSERT_PTR_NULL(v);
+  for (i = 0; i < 3; i++) {
+    CU_ASSERT_EQUAL(cli_parser_next(&p, &id, &v), 1);
+    CU_ASSERT_EQUAL(id, ID_MANY);
+  }
+  CU_ASSERT_EQUAL(cli_parser_next(&p, &id, &v), 1);
+  CU_ASSERT_EQUAL(id, CLI_ID_POSITIONAL);
+  CU_ASSERT_EQUAL(cli_parser_next(&p, &id, &v), 0);
+  {
+    static const char *const bundled[] = {"-vm"}, *const twice[] = {"-v", "--verbose"};
+    static const char *const unknown[] = {"-a"}, *const dash_x[] = {"-x"};
+    char copies[2][16], *args[2];
+    const char *const *cases[] = {bundled, twice, unknown, dash_x};
+    const int counts[] = {1, 2, 1, 1};
+    const char *wants[] = {"unknown option '-vm'", "option '--verbose' given more than once",
+                           "unknown option '-a'", "unknown option '-x'"};
+    size_t c;
+    for (c = 0; c < 4; c++) {
+      int r, k;
+      for (k = 0; k < counts[c]; k++) {
+        snprintf(copies[k], sizeof copies[k], "%s", cases[c][k]);
+        args[k] = copies[k];
+      }
+      cli_parser_init(&p, NULL, opts, 3, counts[c], args);
+      while ((r = cli_parser_next(&p, &id, &v)) > 0)
+        ;
+      CU_ASSERT_EQUAL(r, -1);
+      if (strstr(p.message, wants[c]) == NULL)
+        fprintf(stderr, "message '%s' lacks '%s'\n", p.message, wants[c]);
+      CU_ASSERT_PTR_NOT_NULL(strstr(p.message, wants[c]));
+    }
+  }
+}
+
+/* What cli_put_fitted prints for s in cols columns. */
+static char *fitted(const char *s, size_t cols, int pad) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (f == NULL)
+    return NULL;
+  cli_put_fitted(f, s, cols, pad);
+  fclose(f);
+  return buf;
+}
+
+#define FITS(s, cols, pad, want)                                                                   \
+  do {                                                                                             \
+    char *got_ = fitted((s), (cols), (pad));                                                       \
+    CU_ASSERT_PTR_NOT_NULL_FATAL(got_);                                                            \
+    if (strcmp(got_, (want)) != 0)                                                                 \
+      fprintf(stderr, "fitted '%s' to %d: '%s', want '%s'\n", (s), (int)(cols), got_, (want));     \
+    CU_ASSERT_STRING_EQUAL(got_, (want));                                                          \
+    free(got_);                                                                                    \
+  } while (0)
+
+/* Shortening keeps the start and the end around "...", counts characters
+ * (not bytes), pads on request; safe text escapes what a terminal acts on. */
+static void test_fit(void) {
+  char *safe;
+  FITS("short", 10, 0, "short");
+  FITS("short", 8, 1, "short   ");
+  FITS("abcdefghijkl", 12, 0, "abcdefghijkl");
+  FITS("abcdefghijkl", 11, 0, "abcd...ijkl");
+  FITS("abcdefghijkl", 10, 1, "abcd...jkl");
+  FITS("abcdefghijkl", 3, 0, "abc");
+  FITS("caf\xc3\xa9-caf\xc3\xa9-caf\xc3\xa9", 9, 0, "caf...af\xc3\xa9");
+  CU_ASSERT_EQUAL(cli_text_width("caf\xc3\xa9"), 4u);
+  safe = cli_safe_text("a\x1b[31m\\\xff\xc2\x9b\xc3\xa9");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(safe);
+  CU_ASSERT_STRING_EQUAL(safe, "a\\x1b[31m\\x5c\\xff\\xc2\\x9b\xc3\xa9");
+  free(safe);
+  safe = cli_safe_bytes((const unsigned char *)"a\0b", 3);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(safe);
+  CU_ASSERT_STRING_EQUAL(safe, "a\\x00b");
+  free(safe);
+}
+
+/* $COLUMNS wins when it is a number from 1 to 10000; else a file is 100
+ * columns wide. */
+static void test_output_width(void) {
+  FILE *f = tmpfile();
+  const char *old = getenv("COLUMNS");
+  char *saved = old != NULL ? strdup(old) : NULL;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  unsetenv("COLUMNS");
+  CU_ASSERT_EQUAL(cli_output_width(f), CLI_DEFAULT_WIDTH);
+  setenv("COLUMNS", "72", 1);
+  CU_ASSERT_EQUAL(cli_output_width(f), 72);
+  setenv("COLUMNS", "10000", 1);
+  CU_ASSERT_EQUAL(cli_output_width(f), 10000);
+  setenv("COLUMNS", "10001", 1);
+  CU_ASSERT_EQUAL(cli_output_width(f), CLI_DEFAULT_WIDTH);
+  setenv("COLUMNS", "0", 1);
+  CU_ASSERT_EQUAL(cli_output_width(f), CLI_DEFAULT_WIDTH);
+  setenv("COLUMNS", "80x", 1);
+  CU_ASSERT_EQUAL(cli_output_width(f), CLI_DEFAULT_WIDTH);
+  setenv("COLUMNS", "", 1);
+  CU_ASSERT_EQUAL(cli_output_width(f), CLI_DEFAULT_WIDTH);
+  if (saved != NULL)
+    setenv("COLUMNS", saved, 1);
+  else
+    unsetenv("COLUMNS");
+  free(saved);
+  fclose(f);
+}
+
 static char *json_text(void (*write)(cli_json *)) {
   char *buf = NULL;
   size_t len = 0;
@@ -291,6 +415,9 @@ int main(int argc, char **argv) {
   CU_add_test(s, "numbers_comma_locale", test_numbers_comma_locale);
   CU_add_test(s, "parser", test_parser);
   CU_add_test(s, "parser_errors", test_parser_errors);
+  CU_add_test(s, "parser_short", test_parser_short);
+  CU_add_test(s, "fit", test_fit);
+  CU_add_test(s, "output_width", test_output_width);
   CU_add_test(s, "json", test_json);
   CU_add_test(s, "utf8", test_utf8);
   return olc_test_run(argc, argv);

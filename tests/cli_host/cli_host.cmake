@@ -14,8 +14,19 @@ if(TARGET olc_cli AND NOT WIN32)
     OLC_MOCK_PLUGIN_DIR_GOOD_V2="${OLC_MOCK_PLUGIN_DIR_GOOD_V2}"
     OLC_GOLDEN_DIR="${PROJECT_SOURCE_DIR}/tests/golden/cli")
   add_dependencies(test_cli_host olc_cli olc_mock_plugins)
+  olc_add_test(NAME test_cli_summary LABELS integration TIMEOUT 300
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cli_summary.c ${PROJECT_SOURCE_DIR}/tests/cli/cli_test_util.c)
+  target_include_directories(test_cli_summary PRIVATE ${PROJECT_SOURCE_DIR}/tests/cli)
+  target_compile_definitions(test_cli_summary PRIVATE
+    OLC_CLI_PATH="$<TARGET_FILE:olc_cli>"
+    OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
+  add_dependencies(test_cli_summary olc_cli olc_mock_plugins)
+  if(TARGET cpu_gemm) # the embedded default finds it in the build tree
+    add_dependencies(test_cli_summary cpu_gemm)
+  endif()
   if(TARGET olc_worker)
     add_dependencies(test_cli_host olc_worker)
+    add_dependencies(test_cli_summary olc_worker)
   endif()
 endif()
 # What calibrate, select and explain list since lookups are scoped.

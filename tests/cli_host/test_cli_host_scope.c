@@ -34,8 +34,9 @@ static size_t count(const char *s, const char *needle) {
 }
 
 static void test_scope(void) {
-  const char *calibrate[] = {"calibrate", "--config", g_ini, NULL};
-  const char *select[] = {"select", "--config", g_ini, NULL};
+  /* -v: the detail (candidates, rejections) after the one-line table. */
+  const char *calibrate[] = {"calibrate", "--config", g_ini, "-v", NULL};
+  const char *select[] = {"select", "--config", g_ini, "-v", NULL};
   const char *select_json[] = {"select", "--config", g_ini, "--json", NULL};
   const char *explain[] = {"explain", "--config", g_ini, "--workload", "a", NULL};
   const char *explain_all[] = {"explain", "--config", g_ini, "--workload", "a", "--all", NULL};

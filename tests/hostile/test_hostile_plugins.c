@@ -133,8 +133,9 @@ static const run_case run_cases[] = {
     {"run_fails", "hostile_run_fails", OLC_E_PLUGIN, "run failed on purpose"},
     {"run_status", "hostile_run_status", OLC_E_PLUGIN, "12345"},
     {"error_abuse", "hostile_error_abuse", OLC_E_PLUGIN, "abcdefghij"},
-    {"not_loaded", "mock_create_fails", OLC_E_UNAVAILABLE, "not loaded"},
-    {"failed_load", "hostile_null_table", OLC_E_UNAVAILABLE, "not loaded"},
+    /* A user's config names them, and their files failed to load. */
+    {"not_loaded", "mock_create_fails", OLC_E_PLUGIN, "failed (create)"},
+    {"failed_load", "hostile_null_table", OLC_E_PLUGIN, "failed (abi)"},
 };
 #define RUN_CASES (sizeof run_cases / sizeof run_cases[0])
 

@@ -285,6 +285,18 @@ typedef struct olc_candidate_result {
   const char *message; /* when status != OLC_OK or abandoned */
 } olc_candidate_result;
 
+/*
+ * The measurements olc_host_calibrate saves with a winner (all in "us"
+ * but samples, "count", and gflops, "GFLOP/s", when the plugin can count
+ * its operations): median_latency, latency_mad (median absolute
+ * deviation), samples, and the median of the plugin's first candidate
+ * (its own first guess, what the workload runs without calibration),
+ * when that candidate could be measured: the speedup of a selection is
+ * first_candidate_median_latency / median_latency.
+ */
+#define OLC_MEASUREMENT_MEDIAN "median_latency"
+#define OLC_MEASUREMENT_FIRST_MEDIAN "first_candidate_median_latency"
+
 /* The outcome for one workload. */
 typedef struct olc_workload_result {
   const char *workload;
@@ -363,10 +375,18 @@ typedef struct olc_calibrate_options {
 
 /*
  * Runs the calibrate-and-select loop.  A failing workload does not stop the
- * others; its result carries the status.  Returns OLC_OK when the loop ran
- * (check each result), OLC_E_NOT_FOUND for an unknown workload name,
- * OLC_E_INVALID (also for an options version 0 or newer than the
- * library's), OLC_E_NOMEM.  *out is freed with olc_calibration_free.
+ * others; its result carries the status.  A workload whose plugin is not
+ * loaded is skipped (OLC_E_UNAVAILABLE) when the load report says it
+ * cannot run here or is disabled; otherwise, in a configuration a user
+ * wrote (not olc_config_load_default's), it fails with OLC_E_PLUGIN and a
+ * message naming the backend and why (the report's failure for its file,
+ * or the directories searched when no file provides it).  Returns OLC_OK
+ * when the loop ran (check each result), OLC_E_PLUGIN when such a
+ * configuration has workloads to run and no plugin loaded at all (err
+ * names the directories searched; where "plugin_dirs"), OLC_E_NOT_FOUND
+ * for an unknown workload name, OLC_E_INVALID (also for an options
+ * version 0 or newer than the library's), OLC_E_NOMEM.  *out is freed
+ * with olc_calibration_free.
  */
 OLC_API olc_status olc_host_calibrate(olc_calibration **out, olc_host *host,
                                       const olc_calibrate_options *options, olc_error *err);

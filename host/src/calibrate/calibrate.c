@@ -78,6 +78,7 @@ olc_status olc_calibrate__workload(olc_calibrate_outcome *out, const olc_calibra
   olc_error e;
   olc_status st;
   memset(out, 0, sizeof *out);
+  out->first_median_us = -1;
   memset(&list, 0, sizeof list);
   olc_error_clear(&e);
   st = olc_plugins__candidates(&list, req->target.plugin, req->workload, &e);
@@ -106,6 +107,8 @@ olc_status olc_calibrate__workload(olc_calibrate_outcome *out, const olc_calibra
   st = run_session(out, req, &list);
   if (st != OLC_OK || out->status != OLC_OK)
     goto done;
+  if (out->reached > 0 && out->candidates[0].status == OLC_OK && out->candidates[0].samples > 0)
+    out->first_median_us = out->candidates[0].median_us;
   if (out->winner == list.count) {
     const olc_candidate_result *first = &out->candidates[0];
     const char *why = out->reached > 0 && first->message ? first->message : "none measured";

@@ -57,6 +57,10 @@ typedef struct olc_calibrate_outcome {
   /* With keep_samples: each candidate's run times (as many entries as
    * candidates, zeroed for those not timed), else NULL. */
   olc_run_times *runs;
+  /* The median of the plugin's first candidate (its own first guess, what
+   * a workload gets without calibration), us; < 0 when it could not be
+   * measured.  The winner's speedup is first_median_us / its median. */
+  double first_median_us;
 } olc_calibrate_outcome;
 
 /*

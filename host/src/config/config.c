@@ -134,6 +134,8 @@ olc_status olc_config_load_default(olc_config **out, olc_error *err) {
   }
   st = olc_config__parse(out, (const char *)olc_default_config, (size_t)olc_default_config_len,
                          DEFAULT_SOURCE, exe, err);
+  if (st == OLC_OK)
+    (*out)->is_default = 1;
   free(exe);
   return st;
 }
@@ -167,6 +169,10 @@ const char *olc_config_plugin_dir(const olc_config *config, size_t i) {
 int olc_config__plugin_dir_optional(const olc_config *config, size_t i) {
   return config != NULL && i < config->plugin_dir_count && config->plugin_dir_optional != NULL &&
          config->plugin_dir_optional[i];
+}
+
+int olc_config__is_default(const olc_config *config) {
+  return config != NULL && config->is_default;
 }
 
 uint32_t olc_config_threads(const olc_config *config) {

@@ -24,6 +24,9 @@ int olc_config__allow_insecure_plugins(const olc_config *config);
  * install directory that may well not exist), 0 for a directory the user
  * named, whose absence is worth a warning. */
 int olc_config__plugin_dir_optional(const olc_config *config, size_t i);
+/* 1 for the embedded default configuration (olc_config_load_default), 0
+ * for one a user wrote (a file or a string). */
+int olc_config__is_default(const olc_config *config);
 /* [host] threads as written (0 = automatic). */
 uint32_t olc_config__threads_configured(const olc_config *config);
 

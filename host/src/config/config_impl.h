@@ -35,6 +35,7 @@ struct olc_config {
   olc_arena arena; /* every string */
   const char *source;
   const char *base_dir;
+  int is_default; /* the embedded default, not a user's file */
 
   /* [host] */
   const char **plugin_dirs;

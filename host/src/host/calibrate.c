@@ -92,6 +92,8 @@ olc_status olc_host_calibrate(olc_calibration **out, olc_host *host,
   if (opt->workloads != NULL && (st = check_names(host->config, opt, err)) != OLC_OK)
     return st;
   it.count = opt->workloads != NULL ? opt->workload_count : olc_config_workload_count(host->config);
+  if ((st = olc_host__require_plugins(host, it.count, err)) != OLC_OK)
+    return st;
   st = olc_calibration__new(&cal, it.count);
   if (st != OLC_OK)
     return olc_error__set(err, st, "calibrate", "out of memory");

@@ -90,6 +90,23 @@ typedef struct olc_host_select_params {
 olc_status olc_host__select(olc_calibration *cal, size_t i, olc_host *host,
                             const olc_workload_config *wc, const olc_host_select_params *p);
 
+/*
+ * Why no loaded plugin provides backend (missing.c), from the load
+ * report, into msg: OLC_E_UNAVAILABLE when the workload is to be skipped
+ * (the plugin cannot run here or is disabled, or the host runs the
+ * embedded default configuration or none), OLC_E_PLUGIN when it fails (a
+ * user's configuration names a plugin whose file failed to load, or that
+ * no file provides).
+ */
+olc_status olc_host__missing_plugin(char *msg, size_t size, const olc_host *host,
+                                    const char *backend);
+/*
+ * OLC_E_PLUGIN (message naming the directories searched) when a user's
+ * configuration has workload_count > 0 workloads to run and no plugin
+ * loaded, none of them unavailable here or disabled either; else OLC_OK.
+ */
+olc_status olc_host__require_plugins(const olc_host *host, size_t workload_count, olc_error *err);
+
 /* The store services a host gives its plugins (store.c). */
 extern const olc_plugins_store_ops olc_host__store_ops;
 

@@ -73,13 +73,14 @@ static void set_outcome(olc_host_measure *m, olc_status st, const char *fmt, ...
     m->message = "out of memory";
 }
 
-static olc_status save_winner(olc_host_measure *m, const olc_candidate_result *c, olc_error *e) {
-  olc_measurement ms[4];
+static olc_status save_winner(olc_host_measure *m, const olc_candidate_result *c,
+                              double first_median_us, olc_error *e) {
+  olc_measurement ms[5];
   olc_save_request req = OLC_SAVE_REQUEST_INIT;
   double flops = 0;
   olc_error fe;
   size_t n = 0;
-  ms[n].name = "median_latency";
+  ms[n].name = OLC_MEASUREMENT_MEDIAN;
   ms[n].value = c->median_us;
   ms[n++].unit = "us";
   ms[n].name = "latency_mad";
@@ -88,6 +89,12 @@ static olc_status save_winner(olc_host_measure *m, const olc_candidate_result *c
   ms[n].name = "samples";
   ms[n].value = (double)c->samples;
   ms[n++].unit = "count";
+  if (first_median_us >= 0) {
+    /* On the record, so that a later selection can tell the speedup. */
+    ms[n].name = OLC_MEASUREMENT_FIRST_MEDIAN;
+    ms[n].value = first_median_us;
+    ms[n++].unit = "us";
+  }
   if (olc_plugins__flops(&flops, m->plugin, m->workload, &fe) == OLC_OK && flops > 0 &&
       c->median_us > 0) {
     ms[n].name = "gflops";
@@ -148,7 +155,7 @@ static olc_status measure_now(olc_host_measure *m) {
     return OLC_OK;
   }
   olc_error_clear(&e);
-  st = save_winner(m, &out.candidates[out.winner], &e);
+  st = save_winner(m, &out.candidates[out.winner], out.first_median_us, &e);
   if (st != OLC_OK && st != OLC_COMMITTED_UNSYNCED) {
     set_outcome(m, st, "save: %s", e.message);
     return OLC_OK;

@@ -54,8 +54,9 @@ static void as_workload(olc_workload *w, const olc_workload_config *wc) {
 }
 
 /* Binds the workload; what fails lands in the result (*fatal: only
- * OLC_E_NOMEM).  A missing plugin is "skipped" (OLC_E_UNAVAILABLE), as for
- * one unavailable here. */
+ * OLC_E_NOMEM).  A plugin unavailable here skips the workload
+ * (OLC_E_UNAVAILABLE); in a user's configuration one that failed to load
+ * or that no file provides fails it (olc_host__missing_plugin). */
 static olc_status bind(job *j, olc_status *fatal) {
   char label[OLC_ERROR_MESSAGE_SIZE];
   olc_workload w;
@@ -70,9 +71,13 @@ static olc_status bind(job *j, olc_status *fatal) {
   *fatal = OLC_OK;
   if (st == OLC_E_NOMEM)
     *fatal = st;
-  else if (st == OLC_E_NOT_FOUND)
-    *fatal = set_status(j, OLC_E_UNAVAILABLE, "%s", e.message);
-  else if (st != OLC_OK)
+  else if (st == OLC_E_NOT_FOUND || st == OLC_E_UNAVAILABLE) {
+    /* No plugin serves the backend: skipped when it is unavailable here,
+     * a failure when its file failed to load or none provides it. */
+    char why[OLC_ERROR_MESSAGE_SIZE];
+    olc_status missing = olc_host__missing_plugin(why, sizeof why, j->host, w.backend);
+    *fatal = set_status(j, missing, "%s", why);
+  } else if (st != OLC_OK)
     *fatal = set_status(j, st, "%s%s", strcmp(e.where, "key") == 0 ? "key: " : "", e.message);
   return st;
 }

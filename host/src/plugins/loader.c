@@ -427,9 +427,18 @@ typedef struct dir_list {
 static olc_status add_dir(dir_list *l, olc_plugin_set *set, const char *dir, int optional,
                           const char *origin) {
   char *real;
+  const char **searched;
   size_t i;
   if (dir == NULL || dir[0] == 0)
     return OLC_OK;
+  /* Kept as asked for, for a caller that finds nothing to say where. */
+  searched = realloc(set->searched, (set->searched_count + 1) * sizeof *searched);
+  if (searched == NULL)
+    return OLC_E_NOMEM;
+  set->searched = searched;
+  if ((searched[set->searched_count] = olc_arena__strdup(&set->arena, dir)) == NULL)
+    return OLC_E_NOMEM;
+  set->searched_count++;
   real = olc_plugins__realpath(dir);
   if (real == NULL || !olc_plugins__is_dir(real)) {
     if (!optional)
@@ -568,6 +577,15 @@ void olc_plugins__free(olc_plugin_set *set) {
   }
   free(set->plugins);
   free(set->report);
+  free(set->searched);
   olc_arena__free(&set->arena);
   free(set);
+}
+
+size_t olc_plugins__searched_count(const olc_plugin_set *set) {
+  return set != NULL ? set->searched_count : 0;
+}
+
+const char *olc_plugins__searched(const olc_plugin_set *set, size_t i) {
+  return set != NULL && i < set->searched_count ? set->searched[i] : NULL;
 }

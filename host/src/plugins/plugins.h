@@ -110,6 +110,12 @@ void olc_plugins__free(olc_plugin_set *set);
 size_t olc_plugins__report_count(const olc_plugin_set *set);
 const olc_load_entry *olc_plugins__report(const olc_plugin_set *set, size_t i);
 
+/* The directories the set was asked to search, in order, as given (the
+ * configured ones, then OLC_PLUGIN_PATH's absolute entries), whether or
+ * not they exist; NULL past the end. */
+size_t olc_plugins__searched_count(const olc_plugin_set *set);
+const char *olc_plugins__searched(const olc_plugin_set *set, size_t i);
+
 /* Number of loaded plugins, and the i-th (i < count). */
 size_t olc_plugins__count(const olc_plugin_set *set);
 olc_loaded_plugin *olc_plugins__at(const olc_plugin_set *set, size_t i);

@@ -71,6 +71,8 @@ struct olc_plugin_set {
   olc_load_entry *report;
   size_t report_count;
   size_t report_cap;
+  const char **searched; /* every directory asked for, in order (arena strings) */
+  size_t searched_count;
   /* Ring of the last log lines (global lock). */
   olc_plugins_log_line log[OLC_PLUGINS_LOG_LINES];
   size_t log_total;
