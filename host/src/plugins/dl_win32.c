@@ -55,18 +55,37 @@ static char *to_utf8(const wchar_t *w) {
   return s;
 }
 
+/* System text ends in ".\r\n" and may hold inserts ("%1 is not a valid
+ * Win32 application"), which FORMAT_MESSAGE_IGNORE_INSERTS leaves as they
+ * are: one line, the inserts named, no trailing period. */
+static void one_line_text(char *msg, size_t size, const char *what, const char *text) {
+  size_t n, i;
+  if (size == 0)
+    return;
+  n = (size_t)snprintf(msg, size, "%s: ", what);
+  for (i = 0; text[i] != 0 && n + 1 < size; i++) {
+    if (text[i] == '%' && text[i + 1] >= '1' && text[i + 1] <= '9') {
+      n += (size_t)snprintf(msg + n, size - n, "the file");
+      i++;
+    } else {
+      msg[n++] = text[i] == '\r' || text[i] == '\n' ? ' ' : text[i];
+    }
+  }
+  if (n >= size)
+    n = size - 1;
+  while (n > 0 && (msg[n - 1] == ' ' || msg[n - 1] == '.'))
+    n--;
+  msg[n] = 0;
+}
+
 static void last_error_text(char *msg, size_t size, const char *what) {
   DWORD code = GetLastError();
   char buf[256];
-  size_t i;
   DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, code,
                            0, buf, (DWORD)sizeof buf, NULL);
   if (n == 0)
     snprintf(buf, sizeof buf, "error %lu", (unsigned long)code);
-  snprintf(msg, size, "%s: %s", what, buf);
-  for (i = 0; msg[i] != 0; i++)
-    if (msg[i] == '\n' || msg[i] == '\r')
-      msg[i] = ' ';
+  one_line_text(msg, size, what, buf);
 }
 
 void *olc_plugins__dl_open(const char *path, char *msg, size_t size) {
