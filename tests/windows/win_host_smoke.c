@@ -65,7 +65,8 @@ typedef struct paths {
   char gemm[PATH_SIZE];
   char junk[PATH_SIZE];
   char store[PATH_SIZE];
-  const char *dirs[6];
+  char good_upper[PATH_SIZE];
+  const char *dirs[7];
 } paths;
 
 static wchar_t *wide(const char *s) {
@@ -102,6 +103,7 @@ static void make_paths(paths *p, const char *work, const char *mocks, const char
   static char dirs[4][PATH_SIZE];
   static const char *const scenarios[4] = {"good", "no_entry", "wrong_major", "create_unavailable"};
   size_t i;
+  char *c;
   snprintf(p->mocks, sizeof p->mocks, "%s", mocks);
   snprintf(p->gemm, sizeof p->gemm, "%s", gemm);
   snprintf(p->junk, sizeof p->junk, "%s\\" JUNK_DIR, work);
@@ -115,6 +117,13 @@ static void make_paths(paths *p, const char *work, const char *mocks, const char
   p->dirs[3] = dirs[2];
   p->dirs[4] = dirs[3];
   p->dirs[5] = p->junk;
+  /* The first folder again, spelt in upper case: the same folder on
+   * Windows, searched once. */
+  snprintf(p->good_upper, sizeof p->good_upper, "%s", dirs[0]);
+  for (c = p->good_upper; *c != 0; c++)
+    if (*c >= 'a' && *c <= 'z')
+      *c = (char)(*c - 'a' + 'A');
+  p->dirs[6] = p->good_upper;
 }
 
 static int ends_with(const char *s, const char *tail) {

@@ -120,18 +120,48 @@ void *olc_plugins__dl_sym(void *handle, const char *name, char *msg, size_t size
   return out;
 }
 
-char *olc_plugins__realpath(const char *path) {
-  wchar_t *w = to_wide(path);
-  wchar_t full[MAX_PATH * 4];
-  DWORD n;
+/* The final path of an open file or folder: case as stored, links and
+ * short names resolved, without the "\\?\" prefix GetFinalPathNameByHandleW
+ * puts in front ("\\?\UNC\srv\share" becomes "\\srv\share"). */
+static char *final_path(HANDLE h) {
+  DWORD n = GetFinalPathNameByHandleW(h, NULL, 0, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+  wchar_t *w = n > 0 ? malloc((size_t)n * sizeof *w) : NULL, *from;
   char *out = NULL;
+  DWORD got;
   if (w == NULL)
     return NULL;
-  n = GetFullPathNameW(w, (DWORD)(sizeof full / sizeof full[0]), full, NULL);
-  if (n > 0 && n < sizeof full / sizeof full[0] &&
-      GetFileAttributesW(full) != INVALID_FILE_ATTRIBUTES)
-    out = to_utf8(full);
+  /* n counted the NUL; got, on success, does not. */
+  got = GetFinalPathNameByHandleW(h, w, n, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+  if (got > 0 && got < n) {
+    from = w;
+    if (wcsncmp(w, L"\\\\?\\UNC\\", 8) == 0) {
+      from = w + 6;
+      from[0] = L'\\';
+    } else if (wcsncmp(w, L"\\\\?\\", 4) == 0) {
+      from = w + 4;
+    }
+    out = to_utf8(from);
+  }
   free(w);
+  return out;
+}
+
+/* Like realpath: one spelling per file or folder, so a plugin directory
+ * named twice (other case, a link, a short name) is searched once. */
+char *olc_plugins__realpath(const char *path) {
+  wchar_t *w = to_wide(path);
+  HANDLE h;
+  char *out;
+  if (w == NULL)
+    return NULL;
+  /* FILE_FLAG_BACKUP_SEMANTICS opens folders too; no access is asked. */
+  h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+                  FILE_FLAG_BACKUP_SEMANTICS, NULL);
+  free(w);
+  if (h == INVALID_HANDLE_VALUE)
+    return NULL;
+  out = final_path(h);
+  CloseHandle(h);
   return out;
 }
 
