@@ -34,7 +34,8 @@ t0=$(date +%s)
 
 # 1. The cross build.
 if ! cmake -S "$SRC" -B "$BUILD" -DCMAKE_TOOLCHAIN_FILE="$SRC/cmake/toolchain-mingw64.cmake" \
-    -DOLC_WITHOUT_CONFIG=ON -DOLC_WERROR=ON -DBUILD_TESTING=ON -DCMAKE_BUILD_TYPE=Debug \
+    -DOLC_WITHOUT_CONFIG=ON -DOLC_STORE_ONLY=OFF -DOLC_WERROR=ON -DBUILD_TESTING=ON \
+    -DCMAKE_BUILD_TYPE=Debug \
     >"$BUILD/configure.log" 2>&1; then
   cat "$BUILD/configure.log"
   echo "FAIL: cross configure"
