@@ -2,7 +2,9 @@
  * tests/windows/win_host_smoke.c - the modules below config on Windows,
  * run under wine by tests/integration/mingw_cross.sh: the loader
  * (LoadLibraryExW, dl_win32.c) loads the mock plugins and cpu_gemm built
- * as .dll files, the host module opened without a config
+ * as .dll files from seven folders (one with a non-ASCII name, one named
+ * twice in different case, one given with '/' by the script) and reports
+ * each file's stage, the host module opened without a config
  * (olc_host__open) creates them, calibrates one workload per plugin into a
  * store on the Windows write path (persist_win32.c), and a second host on
  * the same file selects without measuring.
