@@ -10,8 +10,8 @@
 #    .dll files; win_persist_smoke.exe and win_host_smoke.exe
 #    (tests/windows).
 # 2. Checks that every host/src/*/*_win32.c was compiled, and that the
-#    plugin DLLs import no file-system function and export only
-#    olc_plugin_entry.
+#    plugin DLLs import no file-system function and no DLL of the mingw
+#    runtime, and export only olc_plugin_entry.
 # 3. Runs both programs under wine when wine is installed:
 #    win_persist_smoke.exe  the persistence layer with its fault hooks
 #    win_host_smoke.exe     the loader (LoadLibraryExW) on the mock plugins
@@ -31,9 +31,10 @@ if ! command -v $CC >/dev/null 2>&1; then
   exit 77
 fi
 mkdir -p "$BUILD"
-# cpu: CPU seconds used so far by the programs this script waited for
-# (wineserver, which wine starts in the background, apart): on a shared
-# machine the wall-clock time says more about the other users.
+# cpu: CPU seconds used so far by the programs this script waited for: the
+# compilers and linkers, not wineserver and the Windows processes it starts
+# in the background.  On a shared machine the wall-clock time says more
+# about the other users than about the build.
 # times runs in this shell (not in $(...), a subshell with no children).
 cpu() {
   awk 'NR == 2 { split($1, u, "m"); split($2, s, "m"); printf "%.0f", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' \
@@ -87,8 +88,12 @@ for dll in "$BUILD/plugins/cpu_gemm.dll" "$BUILD/tests/plugins/good/mock_det.dll
   bad=$(printf '%s\n' "$imports" | grep -E -x "($fs)" || true)
   exports=$($OBJDUMP -p "$dll" | sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p' |
     grep -E '^[[:space:]]*\[ *[0-9]+\]' | awk '{print $NF}')
-  if [ -n "$bad" ] || [ "$exports" != "olc_plugin_entry" ]; then
-    echo "FAIL: $dll imports file-system functions [$bad] or exports [$exports]"
+  # A DLL of the mingw runtime (libwinpthread-1.dll from a <pthread.h>,
+  # libgcc_s_seh-1.dll) is not installed where a plugin is loaded.
+  runtime=$(printf '%s\n' "$imports" | sed -n 's/^DLLS//p' | tr ' ' '\n' | grep -i '^lib' || true)
+  if [ -n "$bad" ] || [ "$exports" != "olc_plugin_entry" ] || [ -n "$runtime" ]; then
+    echo "FAIL: $dll imports file-system functions [$bad], mingw runtime DLLs [$runtime]" \
+      "or exports [$exports]"
     status=1
   else
     echo "$(basename "$dll"): imports from$(printf '%s\n' "$imports" | sed -n 's/^DLLS//p')," \
