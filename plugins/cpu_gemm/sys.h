@@ -7,7 +7,8 @@
  *
  * Locks and conditions need no destruction on Windows and are destroyed
  * on POSIX; call cg_*_destroy on both.  None of these functions can fail
- * but cg_thread_start and cg_sys_alloc_aligned.
+ * but cg_thread_start and cg_sys_alloc_aligned (cg_mutex_trylock finds a
+ * lock busy; it does not fail).
  */
 #ifndef CPU_GEMM_SYS_H
 #define CPU_GEMM_SYS_H
@@ -47,6 +48,8 @@ typedef struct cg_thread {
 void cg_mutex_init(cg_mutex *m);
 void cg_mutex_destroy(cg_mutex *m);
 void cg_mutex_lock(cg_mutex *m);
+/* Takes m if no thread holds it: 1 when taken, 0 when held elsewhere. */
+int cg_mutex_trylock(cg_mutex *m);
 void cg_mutex_unlock(cg_mutex *m);
 
 void cg_cond_init(cg_cond *c);

@@ -13,6 +13,8 @@ void cg_mutex_destroy(cg_mutex *m) { (void)pthread_mutex_destroy(&m->m); }
 
 void cg_mutex_lock(cg_mutex *m) { (void)pthread_mutex_lock(&m->m); }
 
+int cg_mutex_trylock(cg_mutex *m) { return pthread_mutex_trylock(&m->m) == 0; }
+
 void cg_mutex_unlock(cg_mutex *m) { (void)pthread_mutex_unlock(&m->m); }
 
 void cg_cond_init(cg_cond *c) { (void)pthread_cond_init(&c->c, NULL); }

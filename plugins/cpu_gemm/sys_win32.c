@@ -25,6 +25,8 @@ void cg_mutex_destroy(cg_mutex *m) { (void)m; }
 
 void cg_mutex_lock(cg_mutex *m) { AcquireSRWLockExclusive(srw(m)); }
 
+int cg_mutex_trylock(cg_mutex *m) { return TryAcquireSRWLockExclusive(srw(m)) != 0; }
+
 void cg_mutex_unlock(cg_mutex *m) { ReleaseSRWLockExclusive(srw(m)); }
 
 void cg_cond_init(cg_cond *c) { InitializeConditionVariable(cv(c)); }
