@@ -117,9 +117,9 @@ static int32_t decode_args(const cg_instance *in, const olc_plugin_exec_args *ar
 static int run_product(cg_instance *in, const cg_gemm_args *g, const cg_policy *p) {
   cg_workspace *ws = NULL;
   int rc;
-  if (p->split != CG_SPLIT_NONE && in->threads > 1 && pthread_mutex_trylock(&in->pool_mu) == 0) {
+  if (p->split != CG_SPLIT_NONE && in->threads > 1 && cg_mutex_trylock(&in->pool_mu)) {
     rc = cg_gemm(g, p, in->pool, in->threads, in->ws);
-    pthread_mutex_unlock(&in->pool_mu);
+    cg_mutex_unlock(&in->pool_mu);
     return rc;
   }
   if (cg_gemm_needs_ws(g, p) && (ws = cg_ws_cache_take(&in->cache)) == NULL)

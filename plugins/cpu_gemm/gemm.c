@@ -18,37 +18,33 @@
  * with pack = abj[G] the kernels pack B themselves, G micro-panels ahead
  * (macro_block_bjg): B streams from DRAM once, under the arithmetic.
  */
-#define _DEFAULT_SOURCE /* madvise */
 #include "gemm.h"
 
-#include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "kernels/kernels.h"
 #include "pack.h"
+#include "sys.h"
 
 #define CG_HUGE (2u << 20)
 
 float *cg_alloc_floats(size_t count) {
   size_t bytes = count * sizeof(float);
   size_t align = bytes >= CG_HUGE ? CG_HUGE : 64;
-  void *p = NULL;
+  float *p;
   if (count == 0 || count > SIZE_MAX / sizeof(float))
     return NULL;
   bytes = (bytes + align - 1) / align * align;
-  if (posix_memalign(&p, align, bytes) != 0)
-    return NULL;
-#ifdef MADV_HUGEPAGE
+  p = cg_sys_alloc_aligned(align, bytes);
   /* Packed panels and large matrices are walked with big strides; huge
    * pages keep those walks out of the TLB-miss path.  Advice only. */
-  if (bytes >= CG_HUGE)
-    (void)madvise(p, bytes, MADV_HUGEPAGE);
-#endif
+  if (p != NULL && bytes >= CG_HUGE)
+    cg_sys_advise_huge(p, bytes);
   return p;
 }
 
-void cg_free_floats(float *p) { free(p); }
+void cg_free_floats(float *p) { cg_sys_free_aligned(p); }
 
 int cg_ws_reserve(float **buf, size_t *cap, size_t need) {
   float *nb;

@@ -16,7 +16,6 @@
 #ifndef CPU_GEMM_INSTANCE_H
 #define CPU_GEMM_INSTANCE_H
 
-#include <pthread.h>
 #include <stdint.h>
 
 #include "olc/plugin.h"
@@ -24,6 +23,7 @@
 #include "gemm.h"
 #include "policy.h"
 #include "probe.h"
+#include "sys.h"
 #include "threads.h"
 #include "wscache.h"
 
@@ -37,7 +37,7 @@ typedef struct cg_instance {
   uint32_t threads;
   cg_pool *pool;
   cg_workspace *ws; /* threads entries, for the pool's products */
-  pthread_mutex_t pool_mu;
+  cg_mutex pool_mu;
   cg_ws_cache cache;
   char identity[512];
 } cg_instance;

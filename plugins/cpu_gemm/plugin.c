@@ -38,7 +38,7 @@ static void cg_destroy(void *instance) {
     free(in->ws);
   }
   cg_ws_cache_destroy(&in->cache);
-  pthread_mutex_destroy(&in->pool_mu);
+  cg_mutex_destroy(&in->pool_mu);
   free(in);
 }
 
@@ -81,7 +81,7 @@ static int32_t cg_create(const olc_plugin_host *host, const olc_plugin_kv *confi
     return OLC_PLUGIN_E_NOMEM;
   }
   in->host = host != NULL ? host : g_host;
-  pthread_mutex_init(&in->pool_mu, NULL);
+  cg_mutex_init(&in->pool_mu);
   cg_ws_cache_init(&in->cache);
   cg_probe(&in->cpu);
   in->isa = in->cpu.isa;
@@ -198,10 +198,10 @@ static int32_t cg_prepare(void *instance, const olc_plugin_workload *workload, v
     int bad = 0;
     cg_bucket_shape(&bs, &s);
     count = cg_policy_candidates(list, CG_CANDIDATES_MAX, &in->cpu, in->isa, in->threads, &bs);
-    pthread_mutex_lock(&in->pool_mu);
+    cg_mutex_lock(&in->pool_mu);
     for (uint32_t i = 0; i < count && !bad; i++)
       bad = cg_gemm_reserve(&s, &list[i], in->threads, in->ws) != 0;
-    pthread_mutex_unlock(&in->pool_mu);
+    cg_mutex_unlock(&in->pool_mu);
     if (bad)
       goto nomem;
   }
@@ -244,9 +244,9 @@ static int32_t cg_run(void *instance, const olc_plugin_workload *workload, void 
   g.c = st->c, g.ldc = s.n;
   g.alpha = 1.0f, g.beta = 0.0f;
   /* Waits for an execute that holds the pool: the host times this call. */
-  pthread_mutex_lock(&in->pool_mu);
+  cg_mutex_lock(&in->pool_mu);
   rc = cg_gemm(&g, p, in->pool, in->threads, in->ws) != 0 ? OLC_PLUGIN_E_NOMEM : OLC_PLUGIN_OK;
-  pthread_mutex_unlock(&in->pool_mu);
+  cg_mutex_unlock(&in->pool_mu);
   if (rc != OLC_PLUGIN_OK) {
     cg_report(in->host, OLC_PLUGIN_E_NOMEM, "out of memory for packing buffers");
     return OLC_PLUGIN_E_NOMEM;

@@ -10,9 +10,10 @@
  */
 #include "threads.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+
+#include "sys.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -25,8 +26,8 @@
 #define CG_SPIN_ITERS 20000
 
 struct cg_pool {
-  pthread_mutex_t mu;
-  pthread_cond_t wake, done;
+  cg_mutex mu;
+  cg_cond wake, done;
   uint32_t size;    /* threads including the caller */
   uint32_t started; /* workers actually created */
   _Atomic uint64_t generation;
@@ -34,7 +35,7 @@ struct cg_pool {
   _Atomic int stop;
   cg_task_fn fn; /* written before generation is bumped (release) */
   void *arg;
-  pthread_t *workers;
+  cg_thread *workers;
 };
 
 typedef struct worker_arg {
@@ -50,15 +51,15 @@ static uint64_t wait_generation(cg_pool *pool, uint64_t seen) {
       return g;
     CG_PAUSE();
   }
-  pthread_mutex_lock(&pool->mu);
+  cg_mutex_lock(&pool->mu);
   while ((g = atomic_load_explicit(&pool->generation, memory_order_acquire)) == seen &&
          !atomic_load_explicit(&pool->stop, memory_order_acquire))
-    pthread_cond_wait(&pool->wake, &pool->mu);
-  pthread_mutex_unlock(&pool->mu);
+    cg_cond_wait(&pool->wake, &pool->mu);
+  cg_mutex_unlock(&pool->mu);
   return g;
 }
 
-static void *pool_worker(void *p) {
+static void pool_worker(void *p) {
   worker_arg *wa = p;
   cg_pool *pool = wa->pool;
   uint32_t tid = wa->tid;
@@ -71,12 +72,11 @@ static void *pool_worker(void *p) {
     pool->fn(pool->arg, tid, pool->size);
     if (atomic_fetch_sub_explicit(&pool->pending, 1u, memory_order_acq_rel) == 1u) {
       /* Under the lock, so a caller about to sleep cannot miss it. */
-      pthread_mutex_lock(&pool->mu);
-      pthread_cond_signal(&pool->done);
-      pthread_mutex_unlock(&pool->mu);
+      cg_mutex_lock(&pool->mu);
+      cg_cond_signal(&pool->done);
+      cg_mutex_unlock(&pool->mu);
     }
   }
-  return NULL;
 }
 
 int cg_pool_create(cg_pool **out, uint32_t threads) {
@@ -88,11 +88,11 @@ int cg_pool_create(cg_pool **out, uint32_t threads) {
   atomic_init(&pool->generation, 0);
   atomic_init(&pool->pending, 0);
   atomic_init(&pool->stop, 0);
-  pthread_mutex_init(&pool->mu, NULL);
-  pthread_cond_init(&pool->wake, NULL);
-  pthread_cond_init(&pool->done, NULL);
+  cg_mutex_init(&pool->mu);
+  cg_cond_init(&pool->wake);
+  cg_cond_init(&pool->done);
   if (pool->size > 1) {
-    pool->workers = calloc(pool->size - 1, sizeof(pthread_t));
+    pool->workers = calloc(pool->size - 1, sizeof(cg_thread));
     if (pool->workers == NULL)
       goto fail;
     for (uint32_t i = 1; i < pool->size; i++) {
@@ -101,7 +101,7 @@ int cg_pool_create(cg_pool **out, uint32_t threads) {
         goto fail;
       wa->pool = pool;
       wa->tid = i;
-      if (pthread_create(&pool->workers[i - 1], NULL, pool_worker, wa) != 0) {
+      if (cg_thread_start(&pool->workers[i - 1], pool_worker, wa) != 0) {
         free(wa);
         goto fail;
       }
@@ -118,16 +118,16 @@ fail:
 void cg_pool_destroy(cg_pool *pool) {
   if (pool == NULL)
     return;
-  pthread_mutex_lock(&pool->mu);
+  cg_mutex_lock(&pool->mu);
   atomic_store_explicit(&pool->stop, 1, memory_order_release);
-  pthread_cond_broadcast(&pool->wake);
-  pthread_mutex_unlock(&pool->mu);
+  cg_cond_broadcast(&pool->wake);
+  cg_mutex_unlock(&pool->mu);
   for (uint32_t i = 0; i < pool->started; i++)
-    pthread_join(pool->workers[i], NULL);
+    cg_thread_join(&pool->workers[i]);
   free(pool->workers);
-  pthread_cond_destroy(&pool->done);
-  pthread_cond_destroy(&pool->wake);
-  pthread_mutex_destroy(&pool->mu);
+  cg_cond_destroy(&pool->done);
+  cg_cond_destroy(&pool->wake);
+  cg_mutex_destroy(&pool->mu);
   free(pool);
 }
 
@@ -141,18 +141,18 @@ void cg_pool_run(cg_pool *pool, cg_task_fn fn, void *arg) {
   pool->fn = fn;
   pool->arg = arg;
   atomic_store_explicit(&pool->pending, pool->size - 1, memory_order_relaxed);
-  pthread_mutex_lock(&pool->mu);
+  cg_mutex_lock(&pool->mu);
   atomic_fetch_add_explicit(&pool->generation, 1u, memory_order_release);
-  pthread_cond_broadcast(&pool->wake);
-  pthread_mutex_unlock(&pool->mu);
+  cg_cond_broadcast(&pool->wake);
+  cg_mutex_unlock(&pool->mu);
   fn(arg, 0, pool->size);
   for (int i = 0; i < CG_SPIN_ITERS; i++) {
     if (atomic_load_explicit(&pool->pending, memory_order_acquire) == 0)
       return;
     CG_PAUSE();
   }
-  pthread_mutex_lock(&pool->mu);
+  cg_mutex_lock(&pool->mu);
   while (atomic_load_explicit(&pool->pending, memory_order_acquire) != 0)
-    pthread_cond_wait(&pool->done, &pool->mu);
-  pthread_mutex_unlock(&pool->mu);
+    cg_cond_wait(&pool->done, &pool->mu);
+  cg_mutex_unlock(&pool->mu);
 }

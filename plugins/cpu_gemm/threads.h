@@ -1,5 +1,5 @@
 /*
- * threads.h - a small pthread pool owned by one plugin instance: created
+ * threads.h - a small thread pool (sys.h) owned by one plugin instance: created
  * with the instance (thread_count - 1 workers; the caller is thread 0),
  * joined when the instance is destroyed.
  */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 void cg_ws_cache_init(cg_ws_cache *cache) {
-  pthread_mutex_init(&cache->mu, NULL);
+  cg_mutex_init(&cache->mu);
   cache->count = 0;
 }
 
@@ -18,27 +18,27 @@ void cg_ws_cache_destroy(cg_ws_cache *cache) {
     free(cache->spare[i]);
   }
   cache->count = 0;
-  pthread_mutex_destroy(&cache->mu);
+  cg_mutex_destroy(&cache->mu);
 }
 
 cg_workspace *cg_ws_cache_take(cg_ws_cache *cache) {
   cg_workspace *ws = NULL;
-  pthread_mutex_lock(&cache->mu);
+  cg_mutex_lock(&cache->mu);
   if (cache->count > 0)
     ws = cache->spare[--cache->count];
-  pthread_mutex_unlock(&cache->mu);
+  cg_mutex_unlock(&cache->mu);
   return ws != NULL ? ws : calloc(1, sizeof(*ws));
 }
 
 void cg_ws_cache_give(cg_ws_cache *cache, cg_workspace *ws) {
   if (ws == NULL)
     return;
-  pthread_mutex_lock(&cache->mu);
+  cg_mutex_lock(&cache->mu);
   if (cache->count < CG_WS_CACHE_MAX) {
     cache->spare[cache->count++] = ws;
     ws = NULL;
   }
-  pthread_mutex_unlock(&cache->mu);
+  cg_mutex_unlock(&cache->mu);
   if (ws != NULL) {
     cg_workspace_free(ws);
     free(ws);

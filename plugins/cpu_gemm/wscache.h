@@ -9,16 +9,16 @@
 #ifndef CPU_GEMM_WSCACHE_H
 #define CPU_GEMM_WSCACHE_H
 
-#include <pthread.h>
 #include <stdint.h>
 
 #include "gemm.h"
+#include "sys.h"
 
 /* Workspaces kept for reuse; more concurrent calls than this allocate. */
 #define CG_WS_CACHE_MAX 16u
 
 typedef struct cg_ws_cache {
-  pthread_mutex_t mu;
+  cg_mutex mu;
   cg_workspace *spare[CG_WS_CACHE_MAX];
   uint32_t count;
 } cg_ws_cache;

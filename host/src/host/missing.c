@@ -66,10 +66,30 @@ static void searched_list(char *buf, size_t size, const olc_host *host) {
     snprintf(buf, size, "none configured");
 }
 
+/* 1 when the host runs a user's configuration: not the embedded default,
+ * not none (a build without config has none). */
+static int user_config(const olc_host *host) {
+#ifdef OLC_WITHOUT_CONFIG
+  (void)host;
+  return 0;
+#else
+  return host->config != NULL && !olc_config__is_default(host->config);
+#endif
+}
+
+static const char *config_source(const olc_host *host) {
+#ifdef OLC_WITHOUT_CONFIG
+  (void)host;
+  return "the caller's settings";
+#else
+  return olc_config_source(host->config);
+#endif
+}
+
 olc_status olc_host__missing_plugin(char *msg, size_t size, const olc_host *host,
                                     const char *backend) {
   const olc_load_entry *e = report_entry(host, backend);
-  int strict = host->config != NULL && !olc_config__is_default(host->config);
+  int strict = user_config(host);
   char dirs[OLC_ERROR_MESSAGE_SIZE];
   if (e != NULL && e->unavailable) {
     /* The report's message says "unavailable here: why". */
@@ -96,8 +116,7 @@ olc_status olc_host__missing_plugin(char *msg, size_t size, const olc_host *host
 olc_status olc_host__require_plugins(const olc_host *host, size_t workload_count, olc_error *err) {
   size_t i, n = olc_plugins__report_count(host->plugins);
   char dirs[OLC_ERROR_MESSAGE_SIZE];
-  if (workload_count == 0 || host->config == NULL || olc_config__is_default(host->config) ||
-      olc_plugins__count(host->plugins) > 0)
+  if (workload_count == 0 || !user_config(host) || olc_plugins__count(host->plugins) > 0)
     return OLC_OK;
   /* A plugin that cannot run here, or one the config turned off, is not a
    * misconfiguration: its workloads are skipped. */
@@ -111,5 +130,5 @@ olc_status olc_host__require_plugins(const olc_host *host, size_t workload_count
                         "no plugin loaded for %lu workload%s of %s (%lu plugin file%s found; "
                         "searched: %s)",
                         (unsigned long)workload_count, workload_count == 1 ? "" : "s",
-                        olc_config_source(host->config), (unsigned long)n, n == 1 ? "" : "s", dirs);
+                        config_source(host), (unsigned long)n, n == 1 ? "" : "s", dirs);
 }

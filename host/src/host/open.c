@@ -1,14 +1,14 @@
 /*
- * host/open.c - olc_host_open (the loader driven by a config), the host's
- * own olc_host__open, freeing, the load report and the diagnostics.
+ * host/open.c - the host's own olc_host__open (no config), freeing, the
+ * load report and the diagnostics.  olc_host_open, the config's door, is
+ * in open_config.c, so a program that opens a host without a config links
+ * no config code (the Windows build without inih, tests/windows).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/config.h"
 #include "host/host_int.h"
 #include "util/error.h"
-#include "util/options.h"
 
 /* How the runtime path measures: the caller's settings, the config's, or
  * (neither) those of an empty configuration, the key table's defaults. */
@@ -18,13 +18,21 @@ static olc_status runtime_settings(olc_host *h, const olc_host_params *params, o
   int mode;
   if (params->settings != NULL) {
     h->settings = *params->settings;
-  } else if (params->config != NULL) {
-    h->settings = *olc_config_calibration(params->config);
   } else {
-    st = olc_config_load_string(&empty, "", 0, "<defaults>", NULL, err);
-    if (st == OLC_OK)
-      h->settings = *olc_config_calibration(empty);
-    olc_config_free(empty);
+#ifdef OLC_WITHOUT_CONFIG
+    (void)empty;
+    return olc_error__set(err, OLC_E_INVALID, "olc_host_open",
+                          "no settings given, and this build has no config for their defaults");
+#else
+    if (params->config != NULL) {
+      h->settings = *olc_config_calibration(params->config);
+    } else {
+      st = olc_config_load_string(&empty, "", 0, "<defaults>", NULL, err);
+      if (st == OLC_OK)
+        h->settings = *olc_config_calibration(empty);
+      olc_config_free(empty);
+    }
+#endif
   }
   mode = params->select_mode != OLC_SELECT_HOST_DEFAULT ? params->select_mode
                                                         : h->settings.select_mode;
@@ -84,72 +92,6 @@ olc_status olc_host__open(olc_host **out, const olc_host_params *params, olc_err
   }
   *out = h;
   return OLC_OK;
-}
-
-static const olc_plugin_config *config_plugin(void *payload, const char *name) {
-  return olc_config_plugin((const olc_config *)payload, name);
-}
-
-/* The config's directories, and which of them may be missing quietly. */
-static olc_status config_dirs(const char ***dirs, unsigned char **optional,
-                              const olc_config *config) {
-  size_t n = olc_config_plugin_dir_count(config), i;
-  *dirs = NULL;
-  *optional = NULL;
-  if (n == 0)
-    return OLC_OK;
-  *dirs = calloc(n, sizeof **dirs);
-  *optional = calloc(n, 1);
-  if (*dirs == NULL || *optional == NULL)
-    return OLC_E_NOMEM;
-  for (i = 0; i < n; i++) {
-    (*dirs)[i] = olc_config_plugin_dir(config, i);
-    (*optional)[i] = (unsigned char)olc_config__plugin_dir_optional(config, i);
-  }
-  return OLC_OK;
-}
-
-olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *store,
-                         const olc_host_options *options, olc_error *err) {
-  olc_host_options o;
-  olc_host_params params;
-  const char **dirs = NULL;
-  unsigned char *optional = NULL;
-  olc_status st;
-  if (out != NULL)
-    *out = NULL;
-  if (out == NULL || config == NULL)
-    return olc_error__set(err, OLC_E_INVALID, "olc_host_open", "out and config are required");
-  st = olc_options__load(&o, &olc_options__host, options, "olc_host_open", err);
-  if (st != OLC_OK)
-    return st;
-  if (config_dirs(&dirs, &optional, config) != OLC_OK) {
-    st = olc_error__set(err, OLC_E_NOMEM, "olc_host_open", "out of memory");
-    goto done;
-  }
-  memset(&params, 0, sizeof params);
-  params.load.dirs = dirs;
-  params.load.dir_count = olc_config_plugin_dir_count(config);
-  params.load.dir_optional = optional;
-  params.load.threads = olc_config_threads(config);
-  params.load.plugin_config = config_plugin;
-  params.load.plugin_config_payload = (void *)(uintptr_t)config;
-  /* Either the caller or [host] allow_insecure_plugins may allow it. */
-  params.load.allow_insecure_plugins =
-      o.allow_insecure_plugins || olc_config__allow_insecure_plugins(config);
-  params.load.ignore_env = o.ignore_env;
-  params.config = config;
-  params.store = store;
-  params.force_portable = olc_config_force_portable(config);
-  params.diag = o.diag;
-  params.diag_payload = o.diag_payload;
-  params.select_mode = o.select_mode;
-  params.measure_lock = o.measure_lock;
-  st = olc_host__open(out, &params, err);
-done:
-  free(dirs);
-  free(optional);
-  return st;
 }
 
 static void free_binding(void *b) { olc_binding_free(b); }

@@ -55,18 +55,37 @@ static char *to_utf8(const wchar_t *w) {
   return s;
 }
 
+/* System text ends in ".\r\n" and may hold inserts ("%1 is not a valid
+ * Win32 application"), which FORMAT_MESSAGE_IGNORE_INSERTS leaves as they
+ * are: one line, the inserts named, no trailing period. */
+static void one_line_text(char *msg, size_t size, const char *what, const char *text) {
+  size_t n, i;
+  if (size == 0)
+    return;
+  n = (size_t)snprintf(msg, size, "%s: ", what);
+  for (i = 0; text[i] != 0 && n + 1 < size; i++) {
+    if (text[i] == '%' && text[i + 1] >= '1' && text[i + 1] <= '9') {
+      n += (size_t)snprintf(msg + n, size - n, "the file");
+      i++;
+    } else {
+      msg[n++] = text[i] == '\r' || text[i] == '\n' ? ' ' : text[i];
+    }
+  }
+  if (n >= size)
+    n = size - 1;
+  while (n > 0 && (msg[n - 1] == ' ' || msg[n - 1] == '.'))
+    n--;
+  msg[n] = 0;
+}
+
 static void last_error_text(char *msg, size_t size, const char *what) {
   DWORD code = GetLastError();
   char buf[256];
-  size_t i;
   DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, code,
                            0, buf, (DWORD)sizeof buf, NULL);
   if (n == 0)
     snprintf(buf, sizeof buf, "error %lu", (unsigned long)code);
-  snprintf(msg, size, "%s: %s", what, buf);
-  for (i = 0; msg[i] != 0; i++)
-    if (msg[i] == '\n' || msg[i] == '\r')
-      msg[i] = ' ';
+  one_line_text(msg, size, what, buf);
 }
 
 void *olc_plugins__dl_open(const char *path, char *msg, size_t size) {
@@ -101,18 +120,48 @@ void *olc_plugins__dl_sym(void *handle, const char *name, char *msg, size_t size
   return out;
 }
 
-char *olc_plugins__realpath(const char *path) {
-  wchar_t *w = to_wide(path);
-  wchar_t full[MAX_PATH * 4];
-  DWORD n;
+/* The final path of an open file or folder: case as stored, links and
+ * short names resolved, without the "\\?\" prefix GetFinalPathNameByHandleW
+ * puts in front ("\\?\UNC\srv\share" becomes "\\srv\share"). */
+static char *final_path(HANDLE h) {
+  DWORD n = GetFinalPathNameByHandleW(h, NULL, 0, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+  wchar_t *w = n > 0 ? malloc((size_t)n * sizeof *w) : NULL, *from;
   char *out = NULL;
+  DWORD got;
   if (w == NULL)
     return NULL;
-  n = GetFullPathNameW(w, (DWORD)(sizeof full / sizeof full[0]), full, NULL);
-  if (n > 0 && n < sizeof full / sizeof full[0] &&
-      GetFileAttributesW(full) != INVALID_FILE_ATTRIBUTES)
-    out = to_utf8(full);
+  /* n counted the NUL; got, on success, does not. */
+  got = GetFinalPathNameByHandleW(h, w, n, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+  if (got > 0 && got < n) {
+    from = w;
+    if (wcsncmp(w, L"\\\\?\\UNC\\", 8) == 0) {
+      from = w + 6;
+      from[0] = L'\\';
+    } else if (wcsncmp(w, L"\\\\?\\", 4) == 0) {
+      from = w + 4;
+    }
+    out = to_utf8(from);
+  }
   free(w);
+  return out;
+}
+
+/* Like realpath: one spelling per file or folder, so a plugin directory
+ * named twice (other case, a link, a short name) is searched once. */
+char *olc_plugins__realpath(const char *path) {
+  wchar_t *w = to_wide(path);
+  HANDLE h;
+  char *out;
+  if (w == NULL)
+    return NULL;
+  /* FILE_FLAG_BACKUP_SEMANTICS opens folders too; no access is asked. */
+  h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+                  FILE_FLAG_BACKUP_SEMANTICS, NULL);
+  free(w);
+  if (h == INVALID_HANDLE_VALUE)
+    return NULL;
+  out = final_path(h);
+  CloseHandle(h);
   return out;
 }
 
