@@ -82,10 +82,10 @@ typedef enum cli_outcome {
 cli_outcome cli_host_outcome(const olc_workload_result *r);
 const char *cli_outcome_str(cli_outcome o);
 
-/* One workload result: text (candidates when any were measured, timings
- * with verbose) or one JSON object. */
-void cli_host_print_result(FILE *out, const olc_workload_result *r, int verbose);
-void cli_host_json_result(cli_json *j, const olc_workload_result *r);
+/* Result `index` of cal: text (candidates when any were measured, the
+ * chosen one marked "(best)", timings with verbose) or one JSON object. */
+void cli_host_print_result(FILE *out, const olc_calibration *cal, size_t index, int verbose);
+void cli_host_json_result(cli_json *j, const olc_calibration *cal, size_t index);
 
 /* The rejections of a lookup result, as text lines ("rejected: ...") each
  * followed by the record when with_records, or as a JSON array. */

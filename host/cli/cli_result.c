@@ -82,22 +82,10 @@ void cli_host_json_rejections(cli_json *j, const olc_lookup_result *lr) {
   cli_json_end_array(j);
 }
 
-/* Index of the candidate that won (the best median among those measured
- * in full), or count. */
-static size_t winner(const olc_workload_result *r) {
-  size_t i, best = r->candidate_count;
-  for (i = 0; i < r->candidate_count; i++) {
-    const olc_candidate_result *c = &r->candidates[i];
-    if (c->status != OLC_OK || c->abandoned)
-      continue;
-    if (best == r->candidate_count || c->median_us < r->candidates[best].median_us)
-      best = i;
-  }
-  return best;
-}
-
-static void print_candidates(FILE *out, const olc_workload_result *r) {
-  size_t i, w = winner(r);
+/* w: the candidate measuring chose (olc_calibration_winner), which the
+ * race may keep over a lower median it cannot tell from noise. */
+static void print_candidates(FILE *out, const olc_workload_result *r, size_t w) {
+  size_t i;
   fprintf(out, "  candidates measured: %zu\n", r->candidate_count);
   for (i = 0; i < r->candidate_count; i++) {
     const olc_candidate_result *c = &r->candidates[i];
@@ -155,7 +143,8 @@ static void json_lock(cli_json *j, const olc_workload_result *r) {
   cli_json_end_object(j);
 }
 
-void cli_host_print_result(FILE *out, const olc_workload_result *r, int verbose) {
+void cli_host_print_result(FILE *out, const olc_calibration *cal, size_t index, int verbose) {
+  const olc_workload_result *r = olc_calibration_get(cal, index);
   cli_outcome o = cli_host_outcome(r);
   fputs("workload ", out);
   print_str(out, r->workload);
@@ -199,7 +188,7 @@ void cli_host_print_result(FILE *out, const olc_workload_result *r, int verbose)
     fputc('\n', out);
   }
   if (r->candidate_count > 0)
-    print_candidates(out, r);
+    print_candidates(out, r, olc_calibration_winner(cal, index));
   if (r->lookup != NULL)
     cli_host_print_rejections(out, r->lookup, "  ", 0);
   if (verbose)
@@ -216,8 +205,9 @@ static void json_policy(cli_json *j, const unsigned char *policy, size_t len) {
   }
 }
 
-void cli_host_json_result(cli_json *j, const olc_workload_result *r) {
-  size_t i, w = winner(r);
+void cli_host_json_result(cli_json *j, const olc_calibration *cal, size_t index) {
+  const olc_workload_result *r = olc_calibration_get(cal, index);
+  size_t i, w = olc_calibration_winner(cal, index);
   cli_json_begin_object(j);
   cli_json_key(j, "workload");
   cli_json_string(j, r->workload);

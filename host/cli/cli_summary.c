@@ -214,7 +214,7 @@ static void print_text(FILE *out, const olc_calibration *cal, const cli_host_arg
     /* The detail after the summary: candidates, records, rejections. */
     for (i = 0; i < n; i++) {
       fputc('\n', out);
-      cli_host_print_result(out, olc_calibration_get(cal, i), 1);
+      cli_host_print_result(out, cal, i, 1);
     }
     fputc('\n', out);
   }
@@ -233,7 +233,7 @@ static void print_json(FILE *out, const cli_host *h, const olc_calibration *cal,
   cli_json_begin_array(&j);
   for (i = 0; i < n; i++) {
     cli_json_break(&j);
-    cli_host_json_result(&j, olc_calibration_get(cal, i));
+    cli_host_json_result(&j, cal, i);
   }
   cli_json_end_array(&j);
   cli_json_key(&j, "summary");
