@@ -219,6 +219,31 @@ static olc_status create_instance(load_ctx *lc, olc_loaded_plugin *lp, olc_error
   return st == OLC_OK ? SKIPPED : st; /* not created: caller drops lp */
 }
 
+/* The checks of a table the entry returned; 0 with msg and *stage set
+ * when it is refused.  Nothing past struct_size may be read unchecked.
+ * The major comes first (when the table is big enough to hold it): a
+ * table of another major is an abi mismatch whatever its size. */
+static int check_table(load_ctx *lc, const olc_plugin *t, olc_load_stage *stage, char *msg,
+                       size_t size) {
+  *stage = OLC_LOAD_ABI;
+  if (t->struct_size >= offsetof(olc_plugin, abi_major) + sizeof t->abi_major &&
+      t->abi_major != OLC_PLUGIN_ABI_MAJOR) {
+    snprintf(msg, size, "plugin table has abi major %u, the host speaks %u", (unsigned)t->abi_major,
+             OLC_PLUGIN_ABI_MAJOR);
+    return 0;
+  }
+  *stage = OLC_LOAD_VALIDATE;
+  if (t->struct_size < OLC_PLUGINS_MIN_TABLE_SIZE) {
+    snprintf(msg, size, "plugin table is too small: struct_size %u < %u (abi 1.0)",
+             (unsigned)t->struct_size, (unsigned)OLC_PLUGINS_MIN_TABLE_SIZE);
+    return 0;
+  }
+  if (!name_ok(t->name, msg, size))
+    return 0;
+  lc->name = t->name; /* reports name the plugin from here on */
+  return table_ok(t, msg, size);
+}
+
 /* Entry call and table checks; on success *out is the new loaded plugin. */
 static olc_status enter(load_ctx *lc, olc_plugin_entry_fn entry, olc_loaded_plugin **out,
                         olc_error *err) {
@@ -226,6 +251,7 @@ static olc_status enter(load_ctx *lc, olc_plugin_entry_fn entry, olc_loaded_plug
   olc_loaded_plugin *lp = calloc(1, sizeof *lp);
   const char *pmsg;
   char msg[MSG_SIZE];
+  olc_load_stage stage = OLC_LOAD_ABI;
   int32_t rc;
   olc_status st;
   *out = NULL;
@@ -250,29 +276,8 @@ static olc_status enter(load_ctx *lc, olc_plugin_entry_fn entry, olc_loaded_plug
     st = skip(lc, OLC_LOAD_ABI, OLC_E_PLUGIN, rc, 0, msg, err);
     goto fail;
   }
-  /* Nothing past struct_size may be read unchecked.  The major comes first
-   * (when the table is big enough to hold it): a table of another major is
-   * an abi mismatch whatever its size. */
-  if (t->struct_size >= offsetof(olc_plugin, abi_major) + sizeof t->abi_major &&
-      t->abi_major != OLC_PLUGIN_ABI_MAJOR) {
-    snprintf(msg, sizeof msg, "plugin table has abi major %u, the host speaks %u",
-             (unsigned)t->abi_major, OLC_PLUGIN_ABI_MAJOR);
-    st = skip(lc, OLC_LOAD_ABI, OLC_E_PLUGIN, 0, 0, msg, err);
-    goto fail;
-  }
-  if (t->struct_size < OLC_PLUGINS_MIN_TABLE_SIZE) {
-    snprintf(msg, sizeof msg, "plugin table is too small: struct_size %u < %u (abi 1.0)",
-             (unsigned)t->struct_size, (unsigned)OLC_PLUGINS_MIN_TABLE_SIZE);
-    st = skip(lc, OLC_LOAD_VALIDATE, OLC_E_PLUGIN, 0, 0, msg, err);
-    goto fail;
-  }
-  if (!name_ok(t->name, msg, sizeof msg)) {
-    st = skip(lc, OLC_LOAD_VALIDATE, OLC_E_PLUGIN, 0, 0, msg, err);
-    goto fail;
-  }
-  lc->name = t->name;
-  if (!table_ok(t, msg, sizeof msg)) {
-    st = skip(lc, OLC_LOAD_VALIDATE, OLC_E_PLUGIN, 0, 0, msg, err);
+  if (!check_table(lc, t, &stage, msg, sizeof msg)) {
+    st = skip(lc, stage, OLC_E_PLUGIN, 0, 0, msg, err);
     goto fail;
   }
   lc->version = t->implementation_version;
@@ -297,78 +302,80 @@ static olc_status keep_names(olc_plugin_set *h, olc_loaded_plugin *lp, const loa
   return lp->name && lp->version && lp->path ? OLC_OK : OLC_E_NOMEM;
 }
 
-/* Loads one file.  OLC_OK unless fatal (critical failure, out of memory). */
-static olc_status load_file(olc_plugin_set *h, const olc_plugins_params *params, const char *path,
-                            const char *fname, olc_error *err) {
-  load_ctx lc;
+/* The checks before a file is opened, then dlopen and the entry symbol.
+ * *entry NULL with OLC_OK: skipped (reported).  On success lc->lib holds
+ * the library. */
+static olc_status open_entry(load_ctx *lc, const char *fname, olc_plugin_entry_fn *entry,
+                             olc_error *err) {
   const olc_plugin_config *cfg;
   char msg[MSG_SIZE];
   char dlmsg[MSG_SIZE - 128];
   void *handle;
   void *sym;
-  olc_plugin_entry_fn entry;
-  olc_loaded_plugin *lp = NULL;
-  olc_status st;
   size_t stem_len = strlen(fname) - olc_plugins__suffix_len(fname);
-  memset(&lc, 0, sizeof lc);
-  lc.set = h;
-  lc.params = params;
-  lc.path = path;
+  *entry = NULL;
   if (stem_len <= OLC_PLUGINS_MAX_NAME) {
-    memcpy(lc.stem, fname, stem_len);
-    lc.stem[stem_len] = 0;
+    memcpy(lc->stem, fname, stem_len);
+    lc->stem[stem_len] = 0;
   }
   /* A file named after a disabled plugin is not even opened: its
    * constructors do not run. */
-  cfg = plugin_cfg(params, lc.stem);
+  cfg = plugin_cfg(lc->params, lc->stem);
   if (cfg != NULL && !cfg->enabled) {
-    lc.name = lc.stem;
-    snprintf(msg, sizeof msg, "disabled by [plugin.%s] enabled = false (file not opened)", lc.stem);
-    return skip(&lc, OLC_LOAD_DISABLED, OLC_OK, 0, 0, msg, err);
+    lc->name = lc->stem;
+    snprintf(msg, sizeof msg, "disabled by [plugin.%s] enabled = false (file not opened)",
+             lc->stem);
+    return skip(lc, OLC_LOAD_DISABLED, OLC_OK, 0, 0, msg, err);
   }
-  if (olc_plugins__not_regular(path, msg, sizeof msg))
-    return skip(&lc, OLC_LOAD_OPEN, OLC_E_INVALID, 0, 0, msg, err);
-  if (!params->allow_insecure_plugins && olc_plugins__insecure(path, msg, sizeof msg))
-    return skip(&lc, OLC_LOAD_PERMISSIONS, OLC_E_INVALID, 0, 0, msg, err);
-  handle = olc_plugins__dl_open(path, dlmsg, sizeof dlmsg);
+  if (olc_plugins__not_regular(lc->path, msg, sizeof msg))
+    return skip(lc, OLC_LOAD_OPEN, OLC_E_INVALID, 0, 0, msg, err);
+  if (!lc->params->allow_insecure_plugins && olc_plugins__insecure(lc->path, msg, sizeof msg))
+    return skip(lc, OLC_LOAD_PERMISSIONS, OLC_E_INVALID, 0, 0, msg, err);
+  handle = olc_plugins__dl_open(lc->path, dlmsg, sizeof dlmsg);
   if (handle == NULL) {
     snprintf(msg, sizeof msg, "cannot load: %s", dlmsg);
-    return skip(&lc, OLC_LOAD_OPEN, OLC_E_PLUGIN, 0, 0, msg, err);
+    return skip(lc, OLC_LOAD_OPEN, OLC_E_PLUGIN, 0, 0, msg, err);
   }
-  lc.lib = olc_plugins__lib_get(handle, path);
-  if (lc.lib == NULL)
+  lc->lib = olc_plugins__lib_get(handle, lc->path);
+  if (lc->lib == NULL)
     return olc_error__set(err, OLC_E_NOMEM, "load", "out of memory");
   sym = olc_plugins__dl_sym(handle, OLC_PLUGIN_ENTRY_SYMBOL, dlmsg, sizeof dlmsg);
   if (sym == NULL) {
     snprintf(msg, sizeof msg, "no %s symbol: %s", OLC_PLUGIN_ENTRY_SYMBOL, dlmsg);
-    return skip(&lc, OLC_LOAD_SYMBOL, OLC_E_PLUGIN, 0, 0, msg, err);
+    return skip(lc, OLC_LOAD_SYMBOL, OLC_E_PLUGIN, 0, 0, msg, err);
   }
   /* Object to function pointer: POSIX guarantees it works for dlsym. */
-  memcpy(&entry, &sym, sizeof entry);
-  st = enter(&lc, entry, &lp, err);
-  if (st != OLC_OK)
-    return st == SKIPPED ? OLC_OK : st;
-  if (olc_plugins__find(h, lc.name) != NULL) {
-    snprintf(msg, sizeof msg, "plugin %s is already loaded from %s", lc.name,
-             olc_plugins__find(h, lc.name)->path);
-    st = skip(&lc, OLC_LOAD_DUPLICATE, OLC_E_DUPLICATE, 0, 0, msg, err);
+  memcpy(entry, &sym, sizeof *entry);
+  return OLC_OK;
+}
+
+/* A plugin whose table passed: refused when its name is taken or
+ * disabled, else created and added to h (which then owns lp). */
+static olc_status admit(olc_plugin_set *h, load_ctx *lc, olc_loaded_plugin *lp, olc_error *err) {
+  const olc_plugin_config *cfg = plugin_cfg(lc->params, lc->name);
+  const olc_loaded_plugin *other = olc_plugins__find(h, lc->name);
+  char msg[MSG_SIZE];
+  olc_status st;
+  if (other != NULL) {
+    snprintf(msg, sizeof msg, "plugin %s is already loaded from %s", lc->name, other->path);
+    st = skip(lc, OLC_LOAD_DUPLICATE, OLC_E_DUPLICATE, 0, 0, msg, err);
     goto drop;
   }
-  cfg = plugin_cfg(params, lc.name);
   if (cfg != NULL && !cfg->enabled) {
-    snprintf(msg, sizeof msg, "disabled by [plugin.%s] enabled = false", lc.name);
-    st = skip(&lc, OLC_LOAD_DISABLED, OLC_OK, 0, 0, msg, err);
+    snprintf(msg, sizeof msg, "disabled by [plugin.%s] enabled = false", lc->name);
+    st = skip(lc, OLC_LOAD_DISABLED, OLC_OK, 0, 0, msg, err);
     goto drop;
   }
-  st = create_instance(&lc, lp, err);
+  st = create_instance(lc, lp, err);
   if (st != OLC_OK)
     goto drop;
-  if (keep_names(h, lp, &lc) != OLC_OK || push_plugin(h, lp) != OLC_OK) {
+  if (keep_names(h, lp, lc) != OLC_OK || push_plugin(h, lp) != OLC_OK) {
     st = olc_error__set(err, OLC_E_NOMEM, "load", "out of memory");
     goto destroy;
   }
-  snprintf(msg, sizeof msg, "loaded %s %s", lc.name, lc.version);
-  st = olc_plugins__report_add(h, path, lc.name, lc.version, OLC_LOAD_LOADED, OLC_OK, 0, 0, msg);
+  snprintf(msg, sizeof msg, "loaded %s %s", lc->name, lc->version);
+  st = olc_plugins__report_add(h, lc->path, lc->name, lc->version, OLC_LOAD_LOADED, OLC_OK, 0, 0,
+                               msg);
   if (st != OLC_OK)
     return olc_error__set(err, st, "load", "out of memory"); /* lp is owned by h now */
   return OLC_OK;
@@ -377,9 +384,29 @@ destroy:
   lp->table->destroy(lp->instance);
   olc_plugins__lifecycle_unlock();
 drop:
-  olc_plugins__lib_detach(lc.lib, lp);
+  olc_plugins__lib_detach(lc->lib, lp);
   free(lp);
   return st == SKIPPED ? OLC_OK : st;
+}
+
+/* Loads one file.  OLC_OK unless fatal (critical failure, out of memory). */
+static olc_status load_file(olc_plugin_set *h, const olc_plugins_params *params, const char *path,
+                            const char *fname, olc_error *err) {
+  load_ctx lc;
+  olc_plugin_entry_fn entry;
+  olc_loaded_plugin *lp = NULL;
+  olc_status st;
+  memset(&lc, 0, sizeof lc);
+  lc.set = h;
+  lc.params = params;
+  lc.path = path;
+  st = open_entry(&lc, fname, &entry, err);
+  if (st != OLC_OK || entry == NULL)
+    return st;
+  st = enter(&lc, entry, &lp, err);
+  if (st != OLC_OK)
+    return st == SKIPPED ? OLC_OK : st;
+  return admit(h, &lc, lp, err);
 }
 
 static int cmp_names(const void *a, const void *b) {
