@@ -45,7 +45,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-say() { printf '==> %s\n' "$*"; }
+# Each step with the seconds since setup began, so a slow stage shows in CI.
+say() { printf '==> [%ds] %s\n' "$SECONDS" "$*"; }
 
 # What building and running need (the first README command installs only
 # these; CUnit is small and lets the README's plain preset builds, tests
