@@ -110,6 +110,40 @@ static int add_measurement(override_args *a, const cli_ctx *ctx, const char *tex
   return CLI_EXIT_OK;
 }
 
+/* The options' consistency once all are read: what the level needs and
+ * what it would drop (refused, not ignored). */
+static int check_override(const override_args *a, cli_ctx *ctx, int is_set) {
+  int rc = cli_key_require_base(&a->key, ctx);
+  if (rc != CLI_EXIT_OK)
+    return rc;
+  if (is_set && a->levels == 0)
+    return cli_usage_error(ctx, "option '--level' is required");
+  if (a->levels == OLC_LEVEL_BIT_EXACT) {
+    if (a->key.key.model_digest == NULL)
+      return cli_usage_error(ctx, "option '--model-digest' is required with --level exact");
+    if (a->key.key.processor == NULL)
+      return cli_usage_error(ctx, "option '--processor' is required with --level exact");
+    if (!a->key.has_threads)
+      return cli_usage_error(ctx, "option '--threads' is required with --level exact");
+  }
+  if (a->levels == OLC_LEVEL_BIT_PORTABLE && a->key.key.structure_count == 0)
+    return cli_usage_error(ctx, "option '--structure' is required with --level portable");
+  /* An exact record has no structure and a portable one no exact identity:
+   * an option the level would drop is refused, not ignored. */
+  if (a->levels == OLC_LEVEL_BIT_EXACT && a->key.key.structure_count != 0)
+    return cli_usage_error(ctx, "option '--structure' does not apply to --level exact (an exact "
+                                "record has no structure)");
+  if (a->levels == OLC_LEVEL_BIT_PORTABLE &&
+      (a->key.key.model_digest != NULL || a->key.key.processor != NULL || a->key.has_threads))
+    return cli_usage_error(ctx, "options '--model-digest', '--processor' and '--threads' do not "
+                                "apply to --level portable");
+  if (is_set && a->policy == NULL && a->policy_file == NULL)
+    return cli_usage_error(ctx, "option '--policy' is required");
+  if (a->policy != NULL && a->policy_file != NULL)
+    return cli_usage_error(ctx, "options '--policy' and '--policy-file' exclude each other");
+  return CLI_EXIT_OK;
+}
+
 static int parse_override(override_args *a, cli_ctx *ctx, int is_set, int argc, char **argv) {
   static const cli_option opts[] = {
       CLI_KEY_OPTIONS,
@@ -157,34 +191,7 @@ static int parse_override(override_args *a, cli_ctx *ctx, int is_set, int argc, 
   }
   if (r < 0)
     return cli_parser_usage(ctx, &p);
-  rc = cli_key_require_base(&a->key, ctx);
-  if (rc != CLI_EXIT_OK)
-    return rc;
-  if (is_set && a->levels == 0)
-    return cli_usage_error(ctx, "option '--level' is required");
-  if (a->levels == OLC_LEVEL_BIT_EXACT) {
-    if (a->key.key.model_digest == NULL)
-      return cli_usage_error(ctx, "option '--model-digest' is required with --level exact");
-    if (a->key.key.processor == NULL)
-      return cli_usage_error(ctx, "option '--processor' is required with --level exact");
-    if (!a->key.has_threads)
-      return cli_usage_error(ctx, "option '--threads' is required with --level exact");
-  }
-  if (a->levels == OLC_LEVEL_BIT_PORTABLE && a->key.key.structure_count == 0)
-    return cli_usage_error(ctx, "option '--structure' is required with --level portable");
-  /* An exact record has no structure and a portable one no exact identity:
-   * an option the level would drop is refused, not ignored. */
-  if (a->levels == OLC_LEVEL_BIT_EXACT && a->key.key.structure_count != 0)
-    return cli_usage_error(ctx, "option '--structure' does not apply to --level exact (an exact "
-                                "record has no structure)");
-  if (a->levels == OLC_LEVEL_BIT_PORTABLE && a->key.key.model_digest != NULL)
-    return cli_usage_error(ctx, "options '--model-digest', '--processor' and '--threads' do not "
-                                "apply to --level portable");
-  if (is_set && a->policy == NULL && a->policy_file == NULL)
-    return cli_usage_error(ctx, "option '--policy' is required");
-  if (a->policy != NULL && a->policy_file != NULL)
-    return cli_usage_error(ctx, "options '--policy' and '--policy-file' exclude each other");
-  return CLI_EXIT_OK;
+  return check_override(a, ctx, is_set);
 }
 
 /* Opens the policy file for reading: a regular file only (a FIFO or a
