@@ -92,6 +92,33 @@ static int parser_value(cli_parser *p, const char *name, size_t len, const char 
   return 0;
 }
 
+/* "-c": a flag's one-letter form; no bundling, no values. */
+static int parser_short(cli_parser *p, const char *arg, int *id, const char **value) {
+  size_t slot = 0;
+  const cli_option *opt = arg[2] == 0 ? parser_find(p, arg + 1, 0, &slot) : NULL;
+  if (opt == NULL || opt->value_name != NULL)
+    return parser_error(p, "unknown option '", arg, strlen(arg), "'");
+  if (parser_take(p, opt, slot, arg, 2) != 0)
+    return -1;
+  *id = opt->id;
+  *value = NULL;
+  return 1;
+}
+
+/* The global --store, also accepted after the command name, once. */
+static int parser_late_store(cli_parser *p, const char *name, size_t len, const char *eq) {
+  const char *path;
+  if (p->ctx->store_given)
+    return parser_error(p, "option '--", name, len, "' given more than once");
+  if (parser_value(p, name, len, eq, 1, &path) != 0)
+    return -1;
+  if (path[0] == 0)
+    return parser_error(p, "option '--", name, len, "' needs a non-empty value");
+  p->ctx->store_path = path;
+  p->ctx->store_given = 1;
+  return 0;
+}
+
 int cli_parser_next(cli_parser *p, int *id, const char **value) {
   for (;;) {
     const char *arg, *name, *eq;
@@ -115,17 +142,8 @@ int cli_parser_next(cli_parser *p, int *id, const char **value) {
       *value = NULL;
       return 1;
     }
-    if (arg[1] != '-') {
-      /* "-c": a flag's one-letter form; no bundling, no values. */
-      opt = arg[2] == 0 ? parser_find(p, arg + 1, 0, &slot) : NULL;
-      if (opt == NULL || opt->value_name != NULL)
-        return parser_error(p, "unknown option '", arg, strlen(arg), "'");
-      if (parser_take(p, opt, slot, arg, 2) != 0)
-        return -1;
-      *id = opt->id;
-      *value = NULL;
-      return 1;
-    }
+    if (arg[1] != '-')
+      return parser_short(p, arg, id, value);
     name = arg + 2;
     eq = strchr(name, '=');
     len = eq != NULL ? (size_t)(eq - name) : strlen(name);
@@ -138,16 +156,8 @@ int cli_parser_next(cli_parser *p, int *id, const char **value) {
     }
     opt = parser_find(p, name, len, &slot);
     if (opt == NULL && len == 5 && memcmp(name, "store", 5) == 0 && p->ctx != NULL) {
-      /* The global --store is also accepted after the command name, once. */
-      const char *path;
-      if (p->ctx->store_given)
-        return parser_error(p, "option '--", name, len, "' given more than once");
-      if (parser_value(p, name, len, eq, 1, &path) != 0)
+      if (parser_late_store(p, name, len, eq) != 0)
         return -1;
-      if (path[0] == 0)
-        return parser_error(p, "option '--", name, len, "' needs a non-empty value");
-      p->ctx->store_path = path;
-      p->ctx->store_given = 1;
       continue;
     }
     if (opt == NULL)
