@@ -180,6 +180,51 @@ typedef struct bj_group {
 /* A call's share [lo, hi) of n rows spread over t_count calls. */
 static int64_t share(int64_t n, int64_t t, int64_t t_count) { return n * t / t_count; }
 
+/* The group packed under the one at src (left columns of the block from
+ * it on, w wide), and the one after (prefetched by the last calls); only
+ * whole panels are copied by the kernels, so next.src is NULL for a
+ * ragged next group: it is packed when it is reached. */
+static void bj_plan(const blk *x, const float *src, int64_t left, int64_t w, bj_group *next,
+                    bj_group *after) {
+  const int64_t kc = x->kcur;
+  *next = (bj_group){NULL, 0, 0};
+  *after = (bj_group){NULL, 0, 0};
+  if (w < left) {
+    *next = (bj_group){src + w, kc, min64(w, left - w)};
+    if (2 * w < left)
+      *after = (bj_group){src + 2 * w, kc, min64(w, left - 2 * w)};
+    else if (x->nx_src != NULL)
+      *after = (bj_group){x->nx_src, x->nx_rows, min64(w, x->nx_cols)};
+  } else if (x->nx_src != NULL) {
+    *next = (bj_group){x->nx_src, x->nx_rows, min64(w, x->nx_cols)};
+  }
+  if (next->src != NULL && next->width % (int64_t)x->ki->nr != 0)
+    next->src = NULL;
+}
+
+/* Call t of t_count copies its share of the rows of next into nxt and
+ * prefetches the share of the next call: of this group, or the first
+ * share of the group after it (the kernel prefetches with the copy's
+ * geometry, so only a group of the same width). */
+static cg_copy_job bj_job(const bj_group *next, const bj_group *after, int64_t ldb, float *nxt,
+                          int64_t nr, int64_t t, int64_t t_count) {
+  const int64_t lo = share(next->rows, t, t_count), hi = share(next->rows, t + 1, t_count);
+  cg_copy_job job = {next->src + lo * ldb,
+                     ldb,
+                     nxt + lo * nr,
+                     next->rows * nr,
+                     hi - lo,
+                     next->width / nr,
+                     NULL,
+                     0};
+  if (t + 1 < t_count) {
+    job.pf = next->src + hi * ldb, job.pf_rows = share(next->rows, t + 2, t_count) - hi;
+  } else if (after->src != NULL && after->width % nr == 0 && after->width == next->width) {
+    job.pf = after->src, job.pf_rows = share(after->rows, 1, t_count);
+  }
+  return job;
+}
+
 /*
  * pack = abj with packed A and a copying kernel: B is packed G panels at
  * a time by the kernels themselves.  While the panels of one group are
@@ -201,24 +246,11 @@ static void macro_block_bjg(const blk *x, int64_t ic, int64_t mcur, int64_t jc, 
     const int64_t t_count = panels * n_ir;
     const float *src = g->b + x->pc * g->ldb + jc + jg;
     float *cur = ws->edge_b + ws->bj_cur * half, *nxt = ws->edge_b + (ws->bj_cur ^ 1) * half;
-    bj_group next = {NULL, 0, 0}, after = {NULL, 0, 0};
+    bj_group next, after;
     if (!(ws->bj_ready && ws->bj_src == src && ws->bj_rows == kc && ws->bj_width == gw))
       cg_pack_b(cur, src, g->ldb, kc, gw, nr);
     ws->bj_ready = 0;
-    /* The group packed under this one, and the one after (prefetched by
-     * the last calls); only whole panels are copied by the kernels, a
-     * ragged group is packed when it is reached. */
-    if (jg + w < ncur) {
-      next = (bj_group){src + w, kc, min64(w, ncur - jg - w)};
-      if (jg + 2 * w < ncur)
-        after = (bj_group){src + 2 * w, kc, min64(w, ncur - jg - 2 * w)};
-      else if (x->nx_src != NULL)
-        after = (bj_group){x->nx_src, x->nx_rows, min64(w, x->nx_cols)};
-    } else if (x->nx_src != NULL) {
-      next = (bj_group){x->nx_src, x->nx_rows, min64(w, x->nx_cols)};
-    }
-    if (next.src != NULL && next.width % nr != 0)
-      next.src = NULL;
+    bj_plan(x, src, ncur - jg, w, &next, &after);
     for (int64_t j = 0; j < panels; j++) {
       const float *b = cur + j * kc * nr;
       const int64_t cols = min64(nr, gw - j * nr);
@@ -227,25 +259,7 @@ static void macro_block_bjg(const blk *x, int64_t ic, int64_t mcur, int64_t jc, 
         float *c = g->c + (ic + ir) * g->ldc + jc + jg + j * nr;
         const float *a = ws->a_buf + ir * kc;
         if (next.src != NULL) {
-          const int64_t lo = share(next.rows, t, t_count), hi = share(next.rows, t + 1, t_count);
-          cg_copy_job job = {next.src + lo * g->ldb,
-                             g->ldb,
-                             nxt + lo * nr,
-                             next.rows * nr,
-                             hi - lo,
-                             next.width / nr,
-                             NULL,
-                             0};
-          /* Prefetch the share of the next call: of this group, or the
-           * first share of the group after it. */
-          if (t + 1 < t_count) {
-            int64_t plo = hi, phi = share(next.rows, t + 2, t_count);
-            job.pf = next.src + plo * g->ldb, job.pf_rows = phi - plo;
-          } else if (after.src != NULL && after.width % nr == 0) {
-            /* (the kernel prefetches with the copy's geometry) */
-            if (after.width == next.width)
-              job.pf = after.src, job.pf_rows = share(after.rows, 1, t_count);
-          }
+          const cg_copy_job job = bj_job(&next, &after, g->ldb, nxt, nr, t, t_count);
           x->ki->packed_copy(rows, cols, kc, alpha, a, b, beta, c, g->ldc, &job);
         } else {
           x->ki->packed(rows, cols, kc, alpha, a, 1, mr, b, nr, beta, c, g->ldc);
