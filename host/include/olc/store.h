@@ -512,7 +512,13 @@ OLC_API olc_status olc_store_remove_if(olc_store *store, olc_record_predicate_fn
  * same identity are replaced) in one locked write.  *imported (may be NULL)
  * receives the count.  A malformed input file changes nothing, and so does
  * a merge whose file would exceed the handle's or a default reader's size
- * limit (OLC_E_LIMIT).
+ * limit (OLC_E_LIMIT).  Returns OLC_OK; OLC_E_DISABLED (persistence off);
+ * OLC_E_INVALID (path is the store, a lock file or a temporary: see
+ * olc_store_export_file); OLC_E_NOT_FOUND (no such file); OLC_E_IO (not a
+ * regular file, or a read failed); OLC_E_MALFORMED (err names the line and column) or OLC_E_VERSION
+ * (a newer file) for the source; OLC_E_LIMIT; the write's failures
+ * (OLC_E_LOCK_TIMEOUT, OLC_E_LOCK, OLC_E_IO, OLC_E_NOSPC) with the store
+ * unchanged; OLC_E_NOMEM.  Thread safety as for the store's other writes.
  */
 OLC_API olc_status olc_store_import_file(olc_store *store, const char *path, size_t *imported,
                                          olc_error *err);
@@ -534,6 +540,10 @@ OLC_API olc_status olc_store_export_file(olc_store *store, const char *path, int
 /*
  * Checks that path holds a valid version-1 file.  On failure err names the
  * line, column and reason.  *records (may be NULL) receives the count.
+ * Returns OLC_OK; OLC_E_NOT_FOUND; OLC_E_IO (not a regular file, or a read
+ * failed); OLC_E_MALFORMED; OLC_E_VERSION (a newer version); OLC_E_LIMIT
+ * (over the default reader's limits); OLC_E_NOMEM.  Reads only: any number
+ * of threads may call it.
  */
 OLC_API olc_status olc_store_check_file(const char *path, size_t *records, olc_error *err);
 
