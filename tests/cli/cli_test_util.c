@@ -27,6 +27,24 @@ int cli_test_run(cli_run *r, const char *dir, const char *const *env, const char
   return cli_test_run_program(r, OLC_CLI_PATH, dir, env, argv);
 }
 
+int cli_test_runv(cli_run *r, const char *dir, const char *const *env, const char *const *prefix,
+                  const char *first, va_list ap) {
+  const char *argv[64];
+  size_t n = 0;
+  const char *a;
+  for (; prefix != NULL && *prefix != NULL; prefix++)
+    if (n < 63)
+      argv[n++] = *prefix;
+  for (a = first; a != NULL; a = va_arg(ap, const char *)) {
+    if (n == 63)
+      return -1;
+    argv[n++] = a;
+  }
+  argv[n] = NULL;
+  cli_run_free(r);
+  return cli_test_run(r, dir, env, argv);
+}
+
 int cli_test_run_program(cli_run *r, const char *program, const char *dir, const char *const *env,
                          const char *const *argv) {
   static const char *pass[] = {"ASAN_OPTIONS",    "UBSAN_OPTIONS", "LSAN_OPTIONS",

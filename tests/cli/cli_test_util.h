@@ -5,6 +5,7 @@
 #ifndef OLC_CLI_TEST_UTIL_H
 #define OLC_CLI_TEST_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 typedef struct cli_run {
@@ -22,6 +23,11 @@ int cli_test_run(cli_run *r, const char *dir, const char *const *env, const char
 /* The same with another program than the built olc (a copy of it). */
 int cli_test_run_program(cli_run *r, const char *program, const char *dir, const char *const *env,
                          const char *const *argv);
+/* cli_test_run with the arguments prefix (NULL-terminated, may be NULL)
+ * then first and the rest of ap up to a NULL; r's previous output is
+ * freed first.  Returns -1 for more than 63 arguments, without running. */
+int cli_test_runv(cli_run *r, const char *dir, const char *const *env, const char *const *prefix,
+                  const char *first, va_list ap);
 void cli_run_free(cli_run *r);
 
 /* 1 when text holds exactly one valid JSON value (RFC 8259), plus blanks. */

@@ -36,18 +36,9 @@ static void teardown(void) {
 /* Runs olc (optionally with --store g_store first) and returns its exit
  * code; the output stays in g_r. */
 static int run_va(const char *const *env, int with_store, const char *first, va_list ap) {
-  const char *argv[64];
-  size_t n = 0;
-  const char *a;
-  if (with_store) {
-    argv[n++] = "--store";
-    argv[n++] = g_store;
-  }
-  for (a = first; a != NULL && n < 63; a = va_arg(ap, const char *))
-    argv[n++] = a;
-  argv[n] = NULL;
-  cli_run_free(&g_r);
-  CU_ASSERT_EQUAL_FATAL(cli_test_run(&g_r, g_dir, env, argv), 0);
+  const char *const prefix[] = {"--store", g_store, NULL};
+  int rc = cli_test_runv(&g_r, g_dir, env, with_store ? prefix : NULL, first, ap);
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
   return g_r.code;
 }
 

@@ -52,17 +52,12 @@ static void teardown(void) {
 
 /* Runs olc with env (may be NULL) and the arguments; returns its code. */
 static int run(const char *const *env, const char *first, ...) {
-  const char *argv[64];
-  size_t n = 0;
-  const char *a;
   va_list ap;
+  int rc;
   va_start(ap, first);
-  for (a = first; a != NULL && n < 63; a = va_arg(ap, const char *))
-    argv[n++] = a;
+  rc = cli_test_runv(&g_r, g_dir, env, NULL, first, ap);
   va_end(ap);
-  argv[n] = NULL;
-  cli_run_free(&g_r);
-  CU_ASSERT_EQUAL_FATAL(cli_test_run(&g_r, g_dir, env, argv), 0);
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
   return g_r.code;
 }
 

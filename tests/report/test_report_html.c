@@ -90,17 +90,12 @@ static int utf8_valid(const unsigned char *s, size_t len) {
 }
 
 static int olc(const char *first, ...) {
-  const char *argv[32];
-  size_t n = 0;
-  const char *a;
   va_list ap;
+  int rc;
   va_start(ap, first);
-  for (a = first; a != NULL && n < 31; a = va_arg(ap, const char *))
-    argv[n++] = a;
+  rc = cli_test_runv(&g_r, g_dir, NULL, NULL, first, ap);
   va_end(ap);
-  argv[n] = NULL;
-  cli_run_free(&g_r);
-  CU_ASSERT_EQUAL_FATAL(cli_test_run(&g_r, g_dir, NULL, argv), 0);
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
   return g_r.code;
 }
 
