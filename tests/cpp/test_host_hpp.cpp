@@ -71,6 +71,7 @@ void test_calibrate() {
   CalibrateOptions o;
   o.in_process = true;
   o.workloads = {"w1"};
+  o.keep_samples = true;
   int reports = 0;
   o.progress = [&](const CalibrationProgress &p) {
     reports++;
@@ -90,6 +91,12 @@ void test_calibrate() {
   for (const CandidateResult &c : r.candidates)
     measured = measured || (c.policy == chosen && c.status == OLC_OK && c.samples > 0);
   CU_ASSERT(measured);
+  /* The winner is the saved policy, and every timed run is kept. */
+  CU_ASSERT_FATAL(r.winner < r.candidates.size());
+  CU_ASSERT(r.candidates[r.winner].policy == chosen);
+  for (const CandidateResult &c : r.candidates)
+    if (c.status == OLC_OK)
+      CU_ASSERT_EQUAL(c.samples_us.size(), static_cast<std::size_t>(c.samples));
   CU_ASSERT(r.candidates[0].policy == "spin_us=400"); /* in the plugin's order */
   CU_ASSERT(r.selection->FindMeasurement("median_latency") != nullptr);
 
@@ -98,6 +105,7 @@ void test_calibrate() {
   results = host.Calibrate(o);
   CU_ASSERT_EQUAL_FATAL(results.size(), 1u);
   CU_ASSERT(!results[0].calibrated_now && results[0].candidates.empty());
+  CU_ASSERT_EQUAL(results[0].winner, 0u); /* nothing measured: candidates.size() */
   CU_ASSERT(results[0].selection.has_value() && results[0].selection->policy == chosen);
 
   CalibrationProfileSelection e = host.Explain("w1");

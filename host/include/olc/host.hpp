@@ -241,6 +241,7 @@ struct CalibrateOptions {
   bool select_only = false;           /* never measure (olc select) */
   bool in_process = false;            /* measure here instead of in olc-worker */
   double run_timeout_seconds = 0.0;   /* one run's limit in the worker; 0: automatic */
+  bool keep_samples = false;          /* fill CandidateResult::samples_us */
   /* Called on the calling thread; an exception it throws stops further
    * reports and is rethrown when Calibrate returns. */
   std::function<void(const CalibrationProgress &)> progress;
@@ -255,6 +256,8 @@ struct CandidateResult {
   bool abandoned = false;
   olc_status status = OLC_OK;
   std::string message;
+  /* Every timed run, us, when CalibrateOptions::keep_samples was set. */
+  std::vector<double> samples_us;
 };
 
 /* The outcome for one workload (a copy of olc_workload_result).
@@ -269,12 +272,17 @@ struct WorkloadResult {
   bool calibrated_now = false;
   CalibrationProfileSelection selection;
   std::vector<CandidateResult> candidates; /* measured now, in order */
+  /* The candidate measuring chose and saved (olc_calibration_winner: the
+   * race keeps the first candidate on a lead it cannot tell from noise, so
+   * not always the lowest median); candidates.size() when none was. */
+  std::size_t winner = 0;
   double seconds = 0.0;
   bool ok() const noexcept { return status == OLC_OK; }
 };
 
 namespace detail {
-inline WorkloadResult ToWorkloadResult(const olc_workload_result &r) {
+inline WorkloadResult ToWorkloadResult(const olc_calibration *cal, std::size_t index) {
+  const olc_workload_result &r = *olc_calibration_get(cal, index);
   WorkloadResult out;
   out.workload = Str(r.workload);
   out.backend = Str(r.backend);
@@ -297,8 +305,13 @@ inline WorkloadResult ToWorkloadResult(const olc_workload_result &r) {
     cr.abandoned = c.abandoned != 0;
     cr.status = c.status;
     cr.message = Str(c.message);
+    const double *samples = nullptr;
+    std::size_t n = olc_calibration_samples(&samples, cal, index, i);
+    if (samples != nullptr)
+      cr.samples_us.assign(samples, samples + n);
     out.candidates.push_back(std::move(cr));
   }
+  out.winner = olc_calibration_winner(cal, index);
   out.seconds = r.seconds;
   return out;
 }
@@ -405,6 +418,7 @@ public:
     o.select_only = options.select_only ? 1 : 0;
     o.in_process = options.in_process ? 1 : 0;
     o.run_timeout_seconds = options.run_timeout_seconds;
+    o.keep_samples = options.keep_samples ? 1 : 0;
     detail::ProgressCall progress;
     if (options.progress) {
       progress.fn = &options.progress;
@@ -420,7 +434,7 @@ public:
     detail::Check(st, err);
     std::vector<WorkloadResult> out;
     for (std::size_t i = 0, n = olc_calibration_count(cal.get()); i < n; i++)
-      out.push_back(detail::ToWorkloadResult(*olc_calibration_get(cal.get(), i)));
+      out.push_back(detail::ToWorkloadResult(cal.get(), i));
     return out;
   }
 
