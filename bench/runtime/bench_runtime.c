@@ -31,6 +31,9 @@
 #include <unistd.h>
 
 #include "bench_runtime.h"
+#ifdef BR_HAVE_PEERS
+#include "peers.h"
+#endif
 
 #define MAX_SHAPES 8
 #define MAX_ROUNDS 101
@@ -321,6 +324,9 @@ int main(int argc, char **argv) {
       shapes[nshapes].m = def[nshapes][0], shapes[nshapes].n = def[nshapes][1],
       shapes[nshapes].k = def[nshapes][2];
   }
+#ifdef BR_HAVE_PEERS
+  bench_peers_fair_env(argv, "bench_runtime"); /* OpenBLAS with its own CPU detection */
+#endif
   snprintf(plugin_dir, sizeof plugin_dir, "%s", plugin);
   if (strrchr(plugin_dir, '/') != NULL)
     *strrchr(plugin_dir, '/') = 0;
@@ -342,6 +348,12 @@ int main(int argc, char **argv) {
     for (i = 0; i < nshapes; i++)
       bench_execute(&shapes[i], &d, rounds);
   br_direct_close(&d);
+#ifdef BR_HAVE_PEERS
+  if (olc_selection_can_execute(shapes[0].sel))
+    br_mlp_bench(host, dir, rounds);
+#else
+  printf("mlp: skipped: built without bench/gemm's BLAS peers (OpenBLAS)\n");
+#endif
   for (i = 0; i < nshapes; i++)
     release(&shapes[i]);
   olc_host_free(host);

@@ -1,0 +1,216 @@
+/*
+ * mlp_bench.c - the example's inference latency (examples/runtime_integration:
+ * the 3-layer MLP 256 -> 512 -> 512 -> 128, ReLU between layers) with the
+ * olc-selected cpu_gemm policies, executed through the host, against the
+ * same layers through the BLAS peers of bench/gemm (OpenBLAS with its own
+ * CPU detection, BLIS), one thread each.
+ *
+ * Per batch size: the three layers are bound with the model's bytes as
+ * their identity and selected (calibrated on a miss), the outputs of every
+ * contender are checked against the example's reference, then rounds
+ * alternate the order of olc and the peers; a round times enough forward
+ * passes of each for about 2 ms of thread CPU time.  The figure for olc is
+ * the median of its rounds; the ratio is the median over rounds of olc's
+ * time over the faster peer's time in the same round (the faster peer is
+ * the one with the lower median).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_runtime.h"
+#include "mlp.h"
+#include "peers.h"
+
+#define CONTENDERS (1 + BENCH_PEER_COUNT) /* 0: olc, 1 + peer */
+
+typedef struct mlp_run {
+  const mlp *m;
+  long batch;
+  const olc_selection *sel[MLP_MAX_LAYERS];
+  olc_binding *binding[MLP_MAX_LAYERS];
+  char dims[MLP_MAX_LAYERS][3][24];
+  olc_property props[MLP_MAX_LAYERS][4];
+  float *x, *buf[2], *out, *ref;
+  const bench_peers *peers;
+} mlp_run;
+
+static void relu(float *c, size_t count) {
+  size_t i;
+  for (i = 0; i < count; i++)
+    c[i] = c[i] < 0 ? 0 : c[i];
+}
+
+/* One forward pass through contender who; the output in r->out. */
+static void forward(mlp_run *r, int who) {
+  const mlp *m = r->m;
+  const float *in = r->x;
+  uint32_t l;
+  olc_error err;
+  for (l = 0; l < m->layers; l++) {
+    int64_t k = m->width[l], n = m->width[l + 1];
+    float *c = l + 1 == m->layers ? r->out : r->buf[l % 2];
+    if (who == 0) {
+      if (olc_selection_matmul_f32(r->sel[l], r->batch, n, k, 1.0f, in, k, r->m->weights[l], n,
+                                   0.0f, c, n, &err) != OLC_OK)
+        br_die("mlp layer %u: %s", (unsigned)l, err.message);
+    } else {
+      bench_peer_sgemm(r->peers, who - 1, r->batch, n, k, 1.0f, in, k, m->weights[l], n, 0.0f, c,
+                       n);
+    }
+    if (l + 1 < m->layers)
+      relu(c, (size_t)(r->batch * n));
+    in = c;
+  }
+}
+
+static void bind_layers(mlp_run *r, olc_host *host) {
+  const mlp *m = r->m;
+  uint32_t l;
+  olc_error err;
+  for (l = 0; l < m->layers; l++) {
+    olc_workload w = OLC_WORKLOAD_INIT;
+    olc_status st;
+    snprintf(r->dims[l][0], 24, "%ld", r->batch);
+    snprintf(r->dims[l][1], 24, "%u", (unsigned)m->width[l + 1]);
+    snprintf(r->dims[l][2], 24, "%u", (unsigned)m->width[l]);
+    r->props[l][0] = (olc_property){"dtype", "float32"};
+    r->props[l][1] = (olc_property){"m", r->dims[l][0]};
+    r->props[l][2] = (olc_property){"n", r->dims[l][1]};
+    r->props[l][3] = (olc_property){"k", r->dims[l][2]};
+    w.backend = "cpu_gemm";
+    w.operator_name = "MatMul";
+    w.properties = r->props[l];
+    w.property_count = 4;
+    w.model_bytes = m->bytes;
+    w.model_len = m->size;
+    if (olc_host_bind(&r->binding[l], host, &w, &err) != OLC_OK)
+      br_die("mlp bind: %s", err.message);
+    st = olc_binding_select(&r->sel[l], r->binding[l], NULL, &err);
+    if (st != OLC_OK && st != OLC_FIRST_CANDIDATE)
+      br_die("mlp select: %s", err.message);
+  }
+}
+
+static float *alloc_floats(size_t count) {
+  float *p = calloc(count, sizeof *p);
+  if (p == NULL)
+    br_die("out of memory");
+  return p;
+}
+
+/* The largest difference from the reference over its largest magnitude. */
+static double rel_error(const float *got, const float *want, size_t count) {
+  double diff = 0, scale = 0;
+  size_t i;
+  for (i = 0; i < count; i++) {
+    double d = fabs((double)got[i] - (double)want[i]);
+    diff = d > diff || isnan(d) ? d : diff;
+    scale = fabs((double)want[i]) > scale ? fabs((double)want[i]) : scale;
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+/* ns per forward pass of contender who over reps passes. */
+static double time_passes(mlp_run *r, int who, int reps) {
+  double t0 = br_cpu_ns();
+  int i;
+  for (i = 0; i < reps; i++)
+    forward(r, who);
+  return (br_cpu_ns() - t0) / reps;
+}
+
+static void measure(mlp_run *r, int rounds) {
+  double t[CONTENDERS][101], ratio[BENCH_PEER_COUNT][101], med[CONTENDERS];
+  int who, i, best = -1, reps;
+  double one = time_passes(r, 0, 1);
+  reps = one > 0 ? (int)(2e6 / one) + 1 : 1;
+  reps = reps > 2000 ? 2000 : reps;
+  for (i = 0; i < rounds; i++)
+    for (who = 0; who < CONTENDERS; who++) {
+      /* odd rounds run the contenders in the reverse order */
+      int c = i % 2 ? CONTENDERS - 1 - who : who;
+      t[c][i] = c == 0 || r->peers->have[c - 1] ? time_passes(r, c, reps) : 0;
+    }
+  for (who = 1; who < CONTENDERS; who++)
+    for (i = 0; i < rounds; i++)
+      ratio[who - 1][i] = t[who][i] > 0 ? t[0][i] / t[who][i] : 0;
+  for (who = 0; who < CONTENDERS; who++) {
+    med[who] = br_median(t[who], rounds);
+    if (who > 0 && r->peers->have[who - 1] && (best < 0 || med[who] < med[best]))
+      best = who;
+  }
+  printf("mlp batch %-3ld olc %9.1f us", r->batch, med[0] / 1e3);
+  for (who = 1; who < CONTENDERS; who++)
+    if (r->peers->have[who - 1])
+      printf("  %s %9.1f us", bench_peer_name(who - 1), med[who] / 1e3);
+  if (best > 0)
+    printf("  olc/faster peer (%s) %.3fx", bench_peer_name(best - 1),
+           br_median(ratio[best - 1], rounds));
+  printf("  (%d passes a round)\n", reps);
+}
+
+static void run_batch(const mlp *m, olc_host *host, const bench_peers *peers, long batch,
+                      int rounds) {
+  mlp_run r;
+  size_t widest = 0, outs;
+  uint32_t l;
+  int who;
+  memset(&r, 0, sizeof r);
+  r.m = m;
+  r.batch = batch;
+  r.peers = peers;
+  for (l = 0; l <= m->layers; l++)
+    widest = m->width[l] > widest ? m->width[l] : widest;
+  outs = (size_t)batch * m->width[m->layers];
+  r.x = alloc_floats((size_t)batch * m->width[0]);
+  r.buf[0] = alloc_floats((size_t)batch * widest);
+  r.buf[1] = alloc_floats((size_t)batch * widest);
+  r.out = alloc_floats(outs);
+  r.ref = alloc_floats(outs);
+  mlp_input(r.x, (size_t)batch * m->width[0]);
+  if (mlp_reference(m, batch, r.x, r.ref) != 0)
+    br_die("out of memory");
+  bind_layers(&r, host);
+  for (who = 0; who < CONTENDERS; who++) {
+    double e;
+    if (who > 0 && !peers->have[who - 1])
+      continue;
+    forward(&r, who);
+    e = rel_error(r.out, r.ref, outs);
+    if (!(e < 1e-4))
+      br_die("mlp batch %ld: %s's output is off the reference by %.3g", batch,
+             who == 0 ? "olc" : bench_peer_name(who - 1), e);
+  }
+  measure(&r, rounds);
+  for (l = 0; l < m->layers; l++)
+    olc_binding_free(r.binding[l]);
+  free(r.x);
+  free(r.buf[0]);
+  free(r.buf[1]);
+  free(r.out);
+  free(r.ref);
+}
+
+void br_mlp_bench(olc_host *host, const char *dir, int rounds) {
+  static const long batches[] = {1, 8, 64};
+  char path[1200], why[256], peers_line[1024];
+  bench_peers peers;
+  mlp m;
+  size_t i;
+  snprintf(path, sizeof path, "%s/mlp.bin", dir);
+  if (mlp_write(path, why, sizeof why) != 0 || mlp_read(&m, path, why, sizeof why) != 0)
+    br_die("mlp: %s", why);
+  bench_peers_open(&peers);
+  bench_peers_threads(&peers, 1);
+  bench_peers_describe(&peers, peers_line, sizeof peers_line);
+  printf("mlp: the example's model %u", (unsigned)m.width[0]);
+  for (i = 1; i <= m.layers; i++)
+    printf(" -> %u", (unsigned)m.width[i]);
+  printf(", one thread; %s\n", peers_line);
+  for (i = 0; i < sizeof batches / sizeof batches[0]; i++)
+    run_batch(&m, host, &peers, batches[i], rounds);
+  bench_peers_close(&peers);
+  mlp_free(&m);
+}
