@@ -140,8 +140,6 @@ size_t olc_plugins__suffix_len(const char *name) {
   return 0;
 }
 
-int olc_plugins__has_suffix(const char *name) { return olc_plugins__suffix_len(name) != 0; }
-
 char *olc_plugins__join(const char *dir, const char *name) {
   size_t a = strlen(dir);
   size_t b = strlen(name);
@@ -155,36 +153,10 @@ char *olc_plugins__join(const char *dir, const char *name) {
   return p;
 }
 
-void olc_plugins__free_names(char **names, size_t count) {
-  size_t i;
-  if (names == NULL)
-    return;
-  for (i = 0; i < count; i++)
-    free(names[i]);
-  free(names);
-}
-
-static olc_status names_push(char ***names, size_t *count, size_t *cap, const char *name) {
-  char *copy;
-  if (*count == *cap) {
-    size_t ncap = *cap ? *cap * 2 : 16;
-    char **n = realloc(*names, ncap * sizeof *n);
-    if (n == NULL)
-      return OLC_E_NOMEM;
-    *names = n;
-    *cap = ncap;
-  }
-  copy = strdup(name);
-  if (copy == NULL)
-    return OLC_E_NOMEM;
-  (*names)[(*count)++] = copy;
-  return OLC_OK;
-}
-
 olc_status olc_plugins__list_dir(char ***names, size_t *count, const char *dir, olc_error *err) {
+  olc_plugins_names list = {NULL, 0, 0};
   DIR *d;
   struct dirent *e;
-  size_t cap = 0;
   olc_status st = OLC_OK;
   *names = NULL;
   *count = 0;
@@ -198,16 +170,11 @@ olc_status olc_plugins__list_dir(char ***names, size_t *count, const char *dir, 
      * a regular file gets a report entry saying what it is
      * (olc_plugins__not_regular) and is never opened (dlopen on a FIFO
      * would block). */
-    if (names_push(names, count, &cap, e->d_name) != OLC_OK)
+    if (olc_plugins__names_push(&list, e->d_name) != OLC_OK)
       st = olc_error__set(err, OLC_E_NOMEM, "readdir", "out of memory");
   }
   closedir(d);
-  if (st != OLC_OK) {
-    olc_plugins__free_names(*names, *count);
-    *names = NULL;
-    *count = 0;
-  }
-  return st;
+  return olc_plugins__names_finish(&list, st, names, count);
 }
 
 static const char *kind_of(mode_t mode) {

@@ -182,8 +182,6 @@ size_t olc_plugins__suffix_len(const char *name) {
   return 0;
 }
 
-int olc_plugins__has_suffix(const char *name) { return olc_plugins__suffix_len(name) != 0; }
-
 char *olc_plugins__join(const char *dir, const char *name) {
   size_t a = strlen(dir);
   size_t b = strlen(name);
@@ -197,21 +195,12 @@ char *olc_plugins__join(const char *dir, const char *name) {
   return p;
 }
 
-void olc_plugins__free_names(char **names, size_t count) {
-  size_t i;
-  if (names == NULL)
-    return;
-  for (i = 0; i < count; i++)
-    free(names[i]);
-  free(names);
-}
-
 olc_status olc_plugins__list_dir(char ***names, size_t *count, const char *dir, olc_error *err) {
+  olc_plugins_names list = {NULL, 0, 0};
   char *pattern = olc_plugins__join(dir, "*");
   wchar_t *w = pattern ? to_wide(pattern) : NULL;
   WIN32_FIND_DATAW fd;
   HANDLE h;
-  size_t cap = 0;
   olc_status st = OLC_OK;
   *names = NULL;
   *count = 0;
@@ -233,30 +222,12 @@ olc_status olc_plugins__list_dir(char ***names, size_t *count, const char *dir, 
     name = to_utf8(fd.cFileName);
     if (name == NULL)
       continue;
-    if (olc_plugins__has_suffix(name)) {
-      if (*count == cap) {
-        size_t ncap = cap ? cap * 2 : 16;
-        char **n = realloc(*names, ncap * sizeof *n);
-        if (n == NULL) {
-          free(name);
-          st = olc_error__set(err, OLC_E_NOMEM, "readdir", "out of memory");
-          break;
-        }
-        *names = n;
-        cap = ncap;
-      }
-      (*names)[(*count)++] = name;
-    } else {
-      free(name);
-    }
-  } while (FindNextFileW(h, &fd));
+    if (olc_plugins__has_suffix(name) && olc_plugins__names_push(&list, name) != OLC_OK)
+      st = olc_error__set(err, OLC_E_NOMEM, "readdir", "out of memory");
+    free(name);
+  } while (st == OLC_OK && FindNextFileW(h, &fd));
   FindClose(h);
-  if (st != OLC_OK) {
-    olc_plugins__free_names(*names, *count);
-    *names = NULL;
-    *count = 0;
-  }
-  return st;
+  return olc_plugins__names_finish(&list, st, names, count);
 }
 
 unsigned olc_plugins__forks(void) { return 0; } /* no fork() on Windows */

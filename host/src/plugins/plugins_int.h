@@ -128,6 +128,16 @@ int olc_plugins__is_dir(const char *path);
  */
 olc_status olc_plugins__list_dir(char ***names, size_t *count, const char *dir, olc_error *err);
 void olc_plugins__free_names(char **names, size_t count);
+/* The list a scan fills (dl_names.c): push copies name; finish hands the
+ * list to (*names, *count) when st is OLC_OK, else frees it, and returns
+ * st. */
+typedef struct olc_plugins_names {
+  char **names;
+  size_t count, cap;
+} olc_plugins_names;
+olc_status olc_plugins__names_push(olc_plugins_names *list, const char *name);
+olc_status olc_plugins__names_finish(olc_plugins_names *list, olc_status st, char ***names,
+                                     size_t *count);
 /* 1 when name ends in the platform's plugin suffix. */
 int olc_plugins__has_suffix(const char *name);
 /* Length of the platform suffix name ends with (0 when none). */
