@@ -122,6 +122,15 @@ typedef struct olc_record {
   size_t measurement_count;
   const unsigned char *policy;
   size_t policy_len;
+  /* Appended after policy_len (a view the library fills, never a caller's
+   * struct): the file the record was read from, the store's own file (its
+   * resolved path, olc_store_path) or one of its read-only layer files
+   * (olc_store_options.layers), as the path the layer was found under;
+   * NULL for a record that no file holds (persistence off, and records
+   * olc_store_save or a merge has not published yet).  Owned like the
+   * other pointers.  from_layer is 1 for a layer's record, else 0. */
+  const char *source;
+  int from_layer;
 } olc_record;
 
 /* Precedence of a record (1..4). */
@@ -262,11 +271,30 @@ typedef struct olc_store_options {
    * read with olc_store_next_diagnostic). */
   olc_diag_fn diag;
   void *diag_payload;
+  /* Version 3: read-only layers beneath the store's file, layer_count
+   * paths (borrowed for the call to olc_store_open).  A path may end in a
+   * component with '*' (the only wildcard; it matches any run of bytes, a
+   * leading '.' only when the pattern's component begins with one): the
+   * matching names of that directory, in byte (strcmp) order.  Layers are
+   * read only with persistence on, at open, and re-checked for changes like
+   * the store's file (one stat per layer file per lookup, with
+   * check_for_changes); a glob is expanded at open only.  A layer that does
+   * not exist, a glob that matches nothing, a directory, a FIFO or device,
+   * a file over max_file_size or a malformed file (file:line:column) is a
+   * diagnostic ("layers") and is skipped; a layer file that becomes
+   * unreadable keeps the records it last read.  Nothing is ever written to
+   * a layer: saves, overrides, removals and imports change the store's own
+   * file only, and a save never copies a layer's records into it.
+   * Lookup keeps its four precedence levels; within one level a record of
+   * the store's file wins over the same identity in a layer, and an
+   * earlier layer over a later one (the other is OLC_REASON_SHADOWED). */
+  const char *const *layers;
+  size_t layer_count;
 } olc_store_options;
 
-#define OLC_STORE_OPTIONS_VERSION 2u
+#define OLC_STORE_OPTIONS_VERSION 3u
 #define OLC_STORE_OPTIONS_INIT                                                                     \
-  { OLC_STORE_OPTIONS_VERSION, NULL, 1, 10000, 1, 3600u, 0600u, 0, NULL, NULL }
+  { OLC_STORE_OPTIONS_VERSION, NULL, 1, 10000, 1, 3600u, 0600u, 0, NULL, NULL, NULL, 0 }
 
 /*
  * Opens a store.  With persistence enabled the file is read once now; a

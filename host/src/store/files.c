@@ -19,7 +19,7 @@ olc_status olc_store_list(olc_record_list **out, olc_store *store, olc_error *er
   if (store == NULL)
     return olc_error__set(err, OLC_E_INVALID, "list", "store handle is NULL");
   olc_store__refresh(store);
-  snap = olc_store__acquire(store);
+  snap = olc_store__acquire_view(store);
   list = olc_store__list_new(snap);
   if (list == NULL) {
     olc_snapshot__unref(snap);
