@@ -54,10 +54,9 @@ olc_status olc_persist__glob(char ***out, size_t *count, const char *pattern, ol
     DWORD e = GetLastError();
     if (e == ERROR_FILE_NOT_FOUND) /* an empty directory */
       return OLC_OK;
-    return olc_error__set(err,
-                          e == ERROR_PATH_NOT_FOUND || e == ERROR_DIRECTORY ? OLC_E_NOT_FOUND
-                                                                             : OLC_E_IO,
-                          "layers", "cannot list the directory '%s'", dir);
+    return olc_error__set(
+        err, e == ERROR_PATH_NOT_FOUND || e == ERROR_DIRECTORY ? OLC_E_NOT_FOUND : OLC_E_IO,
+        "layers", "cannot list the directory '%s'", dir);
   }
   do {
     char *name = olc_win__utf8(fd.cFileName);

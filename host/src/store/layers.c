@@ -80,7 +80,8 @@ static void layer_load(olc_store *s, olc_layer_file *f, const olc_file_id *now, 
     olc_recset__free(&set);
     if (st == OLC_E_MALFORMED || st == OLC_E_VERSION)
       snprintf(msg, sizeof msg, "%s:%u:%u: %s; layer skipped%s", f->path, (unsigned)e.line,
-               (unsigned)e.column, e.message, f->snap != NULL ? ", its last good records kept" : "");
+               (unsigned)e.column, e.message,
+               f->snap != NULL ? ", its last good records kept" : "");
     else
       snprintf(msg, sizeof msg, "layer '%s': %s; skipped%s", f->path, e.message,
                f->snap != NULL ? ", its last good records kept" : "");
@@ -316,7 +317,7 @@ olc_snapshot *olc_store__acquire_view(olc_store *s) {
   parts = view_parts(s, &nparts, &total, &gen, &lgen);
   if (parts == NULL)
     return olc_store__acquire(s); /* out of memory: the store's own records */
-  if (nparts == 1) { /* no layer holds a record: the store's own snapshot */
+  if (nparts == 1) {              /* no layer holds a record: the store's own snapshot */
     view = parts[0];
     free(parts);
   } else {
