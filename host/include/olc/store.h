@@ -566,6 +566,18 @@ OLC_API olc_status olc_store_export_file(olc_store *store, const char *path, int
                                          olc_error *err);
 
 /*
+ * olc_store_export_file for the records of one source (olc_record.source):
+ * NULL, the store's own file (olc_store_export_file); "user", the same;
+ * "layers", every layer's records; else the records of the layer file (or
+ * the store's file) at that path, as olc_record.source names it.  Of the
+ * records that share an identity only the one lookups see first is
+ * written, and only when it is of the source (a shadowed record is not
+ * exported).  A source that matches nothing writes an empty file.
+ */
+OLC_API olc_status olc_store_export_source(olc_store *store, const char *path, int portable_only,
+                                           const char *source, olc_error *err);
+
+/*
  * Checks that path holds a valid version-1 file.  On failure err names the
  * line, column and reason.  *records (may be NULL) receives the count.
  * Returns OLC_OK; OLC_E_NOT_FOUND; OLC_E_IO (not a regular file, or a read
