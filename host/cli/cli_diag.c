@@ -61,6 +61,7 @@ int cli_open_store(const cli_ctx *ctx, olc_store **out) {
   olc_error err;
   olc_status st;
   olc_error_clear(&err);
+  options.path = ctx->store_path;
   if (ctx->with_layers) {
     olc_store_options from = OLC_STORE_OPTIONS_INIT;
     st = layers_config(ctx, &config, &err);
@@ -71,8 +72,10 @@ int cli_open_store(const cli_ctx *ctx, olc_store **out) {
     olc_config_store_options(config, &from);
     options.layers = from.layers;
     options.layer_count = from.layer_count;
+    /* The same store as the host commands: --store, else [store] path. */
+    if (options.path == NULL)
+      options.path = from.path;
   }
-  options.path = ctx->store_path;
   options.diag = cli_print_diag;
   options.diag_payload = (void *)(uintptr_t)ctx;
   st = olc_store_open(out, &options, &err);
