@@ -117,6 +117,12 @@ static void test_fleet(void) {
   CU_ASSERT_EQUAL(run("--config", c, "select", NULL), 0);
   HAS(g_r.out, "selected  portable");
   CU_ASSERT_FALSE(exists("C/store.txt"));
+  CU_ASSERT_EQUAL(run("--config", c, "explain", "--workload", "mm", "--source", "user", NULL), 0);
+  snprintf(want, sizeof want, "selected: portable calibrated of another source, \"%s\"", layer);
+  HAS(g_r.out, want);
+  HAS(g_r.out, "1 rejected record of other sources not listed");
+  CU_ASSERT_EQUAL(run("--config", c, "explain", "--workload", "mm", "--source", "layers", NULL), 0);
+  HAS(g_r.out, "rejected: exact calibrated: different_processor");
   /* ... or calibrates and keeps its own records in its own file. */
   CU_ASSERT_EQUAL(run("--config", c, "calibrate", "--recalibrate", "--json", NULL), 0);
   HAS(g_r.out, "\"calibrated_now\":true");
