@@ -513,7 +513,10 @@ OLC_API void olc_lookup_result_free(olc_lookup_result *result);
 
 /*
  * A copy of every record, in canonical order (the order of the file).
- * Sees other processes' changes like a lookup does.
+ * Sees other processes' changes like a lookup does.  With layers
+ * (olc_store_options.layers) their records are merged in: one identity
+ * may then appear several times, the store's own record first, then the
+ * layers' in their order (olc_record.source tells them apart).
  */
 OLC_API olc_status olc_store_list(olc_record_list **out, olc_store *store, olc_error *err);
 OLC_API size_t olc_record_list_count(const olc_record_list *list);
@@ -552,8 +555,9 @@ OLC_API olc_status olc_store_import_file(olc_store *store, const char *path, siz
                                          olc_error *err);
 
 /*
- * Writes the records (all, or only portable ones) to path as a valid
- * version-1 file, atomically (temporary sibling, fsync, rename, under
+ * Writes the store's own records (all, or only portable ones; never a
+ * layer's, see olc_store_export_source) to path as a valid version-1
+ * file, atomically (temporary sibling, fsync, rename, under
  * path.lock, which is left in place like the store's own lock file).
  * path must be absent or a store file; it must not be the store itself, a
  * store's lock file (P.lock next to an existing or this store P, or a file
