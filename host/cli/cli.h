@@ -29,6 +29,7 @@ typedef struct cli_ctx {
   const char *config_path; /* --config before the command (host commands only) */
   int store_given;         /* --store was given (before or after the command) */
   int config_given;        /* --config was given (before or after the command) */
+  int with_layers;         /* cli_open_store reads the configuration's [store] layers */
   const char *command;     /* "lookup", "override set": prefix of error lines */
   FILE *out;
   FILE *err;
@@ -160,6 +161,10 @@ int cli_help(const cli_ctx *ctx, const char *text);
 /* Opens the store of ctx (persistence on).  Returns CLI_EXIT_OK or prints
  * the failure and returns CLI_EXIT_FAILURE. */
 int cli_open_store(const cli_ctx *ctx, olc_store **out);
+/* Whether a record is of the source a --source option names: "user" (the
+ * store's own file), "layers" (any layer), or a file (as the record's
+ * source says, or the same file by its resolved path); NULL: every one. */
+int cli_source_match(const olc_record *record, const char *filter);
 
 /* Fails (prints, returns CLI_EXIT_FAILURE) when the store file could not be
  * read, so that commands never present an unreadable file as empty. */

@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 void cli_put_safe(FILE *out, const char *text) {
@@ -38,18 +39,77 @@ void cli_print_diag(void *payload, olc_diag_level level, const char *where, cons
   cli_unlock_stream(ctx->err);
 }
 
+/* The configuration whose [store] layers a store command reads: --config,
+ * else $OLC_CONFIG, else the embedded default. */
+static olc_status layers_config(const cli_ctx *ctx, olc_config **out, olc_error *err) {
+  const char *path = ctx->config_path;
+  if (path == NULL) {
+#if defined(_WIN32)
+    path = getenv("OLC_CONFIG");
+#else
+    path = secure_getenv("OLC_CONFIG");
+#endif
+    if (path != NULL && path[0] == 0)
+      path = NULL;
+  }
+  return path != NULL ? olc_config_load_file(out, path, err) : olc_config_load_default(out, err);
+}
+
 int cli_open_store(const cli_ctx *ctx, olc_store **out) {
   olc_store_options options = OLC_STORE_OPTIONS_INIT;
+  olc_config *config = NULL;
   olc_error err;
   olc_status st;
   olc_error_clear(&err);
   options.path = ctx->store_path;
+  if (ctx->with_layers) {
+    olc_store_options from = OLC_STORE_OPTIONS_INIT;
+    st = layers_config(ctx, &config, &err);
+    if (st != OLC_OK) {
+      *out = NULL;
+      return cli_fail(ctx, st, &err);
+    }
+    olc_config_store_options(config, &from);
+    options.layers = from.layers;
+    options.layer_count = from.layer_count;
+    /* The same store as the host commands: --store, else [store] path. */
+    if (options.path == NULL)
+      options.path = from.path;
+  }
   options.diag = cli_print_diag;
   options.diag_payload = (void *)(uintptr_t)ctx;
   st = olc_store_open(out, &options, &err);
+  olc_config_free(config); /* the layer paths are borrowed for the open only */
   if (st != OLC_OK) {
     *out = NULL;
     return cli_fail(ctx, st, &err);
   }
   return CLI_EXIT_OK;
+}
+
+static char *cli_realpath(const char *path) {
+#if defined(_WIN32)
+  return _fullpath(NULL, path, 0);
+#else
+  return realpath(path, NULL);
+#endif
+}
+
+int cli_source_match(const olc_record *r, const char *filter) {
+  char *real;
+  int same;
+  if (filter == NULL)
+    return 1;
+  if (strcmp(filter, "user") == 0)
+    return !r->from_layer;
+  if (strcmp(filter, "layers") == 0)
+    return r->from_layer;
+  if (r->source == NULL)
+    return 0;
+  if (strcmp(r->source, filter) == 0)
+    return 1;
+  real = cli_realpath(filter);
+  same = real != NULL && strcmp(real, r->source) == 0;
+  free(real);
+  return same;
 }

@@ -37,8 +37,9 @@ enum { CLI_HOST_CONFIG = 2000, CLI_HOST_JSON, CLI_HOST_VERBOSE, CLI_HOST_QUIET }
 typedef struct cli_host_args {
   const char *config_path; /* --config */
   int json;
-  int verbose; /* -v */
-  int quiet;   /* -q */
+  int verbose;        /* -v */
+  int quiet;          /* -q */
+  const char *source; /* explain --source (NULL: every source) */
 } cli_host_args;
 
 /* Takes one parsed option.  Returns 1 when it was one of CLI_HOST_OPTIONS,
@@ -92,6 +93,11 @@ void cli_host_json_result(cli_json *j, const olc_calibration *cal, size_t index)
 void cli_host_print_rejections(FILE *out, const olc_lookup_result *lr, const char *indent,
                                int with_records);
 void cli_host_json_rejections(cli_json *j, const olc_lookup_result *lr);
+/* The same for the rejected records of one source only (cli_source_match;
+ * NULL: all); the text says how many of other sources it left out. */
+void cli_host_print_rejections_from(FILE *out, const olc_lookup_result *lr, const char *indent,
+                                    int with_records, const char *source);
+void cli_host_json_rejections_from(cli_json *j, const olc_lookup_result *lr, const char *source);
 
 /* ---- calibrate and select (cli_summary.c) ----------------------------- */
 

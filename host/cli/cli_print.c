@@ -77,6 +77,16 @@ void cli_json_record(cli_json *j, const olc_record *r) {
     cli_json_key(j, "policy_base64");
     cli_json_base64(j, r->policy, r->policy_len);
   }
+  /* The file the record was read from (null: in memory only) and whether
+   * that is a read-only layer rather than the store's own file. */
+  if (r->source != NULL) {
+    cli_json_text_member(j, "source", r->source);
+  } else {
+    cli_json_key(j, "source");
+    cli_json_null(j);
+  }
+  cli_json_key(j, "layer");
+  cli_json_bool(j, r->from_layer != 0);
   cli_json_end_object(j);
 }
 
@@ -146,4 +156,11 @@ void cli_print_record(FILE *out, const olc_record *r, const char *indent) {
   fprintf(out, "%s  policy ", indent);
   cli_print_quoted(out, r->policy, r->policy_len);
   fputc('\n', out);
+  /* A record of the store's own file says nothing more (the store's path
+   * heads the output); a layer's names its file. */
+  if (r->from_layer && r->source != NULL) {
+    fprintf(out, "%s  source layer ", indent);
+    print_string(out, r->source);
+    fputc('\n', out);
+  }
 }

@@ -40,13 +40,22 @@ static void print_str(FILE *out, const char *s) {
 
 void cli_host_print_rejections(FILE *out, const olc_lookup_result *lr, const char *indent,
                                int with_records) {
-  size_t i, n = olc_lookup_result_rejected_count(lr);
+  cli_host_print_rejections_from(out, lr, indent, with_records, NULL);
+}
+
+void cli_host_print_rejections_from(FILE *out, const olc_lookup_result *lr, const char *indent,
+                                    int with_records, const char *source) {
+  size_t i, n = olc_lookup_result_rejected_count(lr), other = 0;
   char sub[32];
   snprintf(sub, sizeof sub, "%s  ", indent);
   for (i = 0; i < n; i++) {
     const olc_rejection *rej = olc_lookup_result_rejected(lr, i);
     if (rej == NULL)
       continue;
+    if (!cli_source_match(rej->record, source)) {
+      other++;
+      continue;
+    }
     fprintf(out, "%srejected: %s %s: %s: ", indent, olc_level_str(rej->record->level),
             olc_origin_str(rej->record->origin), olc_reason_str(rej->reason));
     print_str(out, rej->message);
@@ -54,17 +63,24 @@ void cli_host_print_rejections(FILE *out, const olc_lookup_result *lr, const cha
     if (with_records)
       cli_print_record(out, rej->record, sub);
   }
+  if (other > 0)
+    fprintf(out, "%s%zu rejected record%s of other sources not listed\n", indent, other,
+            other == 1 ? "" : "s");
   n = olc_lookup_result_unlisted_count(lr);
   if (n > 0)
     fprintf(out, "%s%zu record%s of other workloads not listed\n", indent, n, n == 1 ? "" : "s");
 }
 
 void cli_host_json_rejections(cli_json *j, const olc_lookup_result *lr) {
+  cli_host_json_rejections_from(j, lr, NULL);
+}
+
+void cli_host_json_rejections_from(cli_json *j, const olc_lookup_result *lr, const char *source) {
   size_t i, n = lr != NULL ? olc_lookup_result_rejected_count(lr) : 0;
   cli_json_begin_array(j);
   for (i = 0; i < n; i++) {
     const olc_rejection *rej = olc_lookup_result_rejected(lr, i);
-    if (rej == NULL)
+    if (rej == NULL || !cli_source_match(rej->record, source))
       continue;
     cli_json_begin_object(j);
     cli_json_key(j, "level");

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-enum { OPT_WORKLOAD = 1, OPT_DRY_RUN, OPT_ALL };
+enum { OPT_WORKLOAD = 1, OPT_DRY_RUN, OPT_ALL, OPT_SOURCE };
 
 /* Parses the options of a host command; returns -1 to go on, else the exit
  * code (help, usage error). */
@@ -29,6 +29,8 @@ static int parse_host(cli_ctx *ctx, const char *help, const cli_option *opts, si
       continue;
     if (id == OPT_WORKLOAD)
       *workload = v;
+    else if (id == OPT_SOURCE)
+      a->source = v;
     else if (id == OPT_DRY_RUN || id == OPT_ALL)
       *dry_run = 1; /* prune --dry-run, explain --all */
   }
@@ -80,7 +82,8 @@ int cli_cmd_plugins(cli_ctx *ctx, int argc, char **argv) {
 /* ---- olc explain ------------------------------------------------------- */
 
 static const char explain_help[] =
-    "usage: olc explain --workload NAME [--all] [--config FILE] [--json] [--store PATH]\n\n"
+    "usage: olc explain --workload NAME [--all] [--source PATH|user|layers]\n"
+    "                   [--config FILE] [--json] [--store PATH]\n\n"
     "Prints the records that could have served the workload, each with why it\n"
     "was or was not chosen: the plugin's key is looked up with the plugin's\n"
     "validator as calibrate and select look it up (the same workload with a\n"
@@ -91,14 +94,20 @@ static const char explain_help[] =
     "is not loaded.\n\n" CLI_HOST_HELP
     "  --workload NAME        the [workload.NAME] to explain (required)\n"
     "  --all                  every record of the workload's backend and operator\n"
+    "  --source S             list only the rejected records of the store's own\n"
+    "                         file (user), of any layer (layers) or of the file\n"
+    "                         PATH; the selection is the same (text: a selected\n"
+    "                         record of another source names its file only)\n"
     "  --json                 {\"schema\": 1, \"config\", \"store\", \"workload\",\n"
     "                         \"backend\", \"operator\", \"selected\": record or null,\n"
     "                         \"rejected\": [{level, origin, reason, message,\n"
     "                         record}], \"unlisted\": the records of other workloads}\n";
 
 int cli_cmd_explain(cli_ctx *ctx, int argc, char **argv) {
-  static const cli_option opts[] = {
-      CLI_HOST_OPTIONS, {"workload", "NAME", OPT_WORKLOAD, 0}, {"all", NULL, OPT_ALL, 0}};
+  static const cli_option opts[] = {CLI_HOST_OPTIONS,
+                                    {"workload", "NAME", OPT_WORKLOAD, 0},
+                                    {"all", NULL, OPT_ALL, 0},
+                                    {"source", "S", OPT_SOURCE, 0}};
   const olc_workload_config *wc;
   olc_lookup_result *lr = NULL;
   const olc_record *sel;
@@ -151,7 +160,7 @@ int cli_cmd_explain(cli_ctx *ctx, int argc, char **argv) {
     else
       cli_json_null(&j);
     cli_json_key(&j, "rejected");
-    cli_host_json_rejections(&j, lr);
+    cli_host_json_rejections_from(&j, lr, a.source);
     cli_json_key(&j, "unlisted");
     cli_json_int(&j, (int64_t)olc_lookup_result_unlisted_count(lr));
     cli_json_end_object(&j);
@@ -165,14 +174,20 @@ int cli_cmd_explain(cli_ctx *ctx, int argc, char **argv) {
     fputs(" operator ", ctx->out);
     cli_print_quoted(ctx->out, (const unsigned char *)wc->operator_name, strlen(wc->operator_name));
     fprintf(ctx->out, ": %zu record%s\n", n, n == 1 ? "" : "s");
-    if (sel != NULL) {
+    if (sel != NULL && !cli_source_match(sel, a.source)) {
+      fprintf(ctx->out, "selected: %s %s of another source, ", olc_level_str(sel->level),
+              olc_origin_str(sel->origin));
+      cli_print_quoted(ctx->out, (const unsigned char *)(sel->source ? sel->source : "memory"),
+                       strlen(sel->source ? sel->source : "memory"));
+      fputc('\n', ctx->out);
+    } else if (sel != NULL) {
       fprintf(ctx->out, "selected: %s %s\n", olc_level_str(sel->level),
               olc_origin_str(sel->origin));
       cli_print_record(ctx->out, sel, "  ");
     } else {
       fputs("selected: none\n", ctx->out);
     }
-    cli_host_print_rejections(ctx->out, lr, "", 1);
+    cli_host_print_rejections_from(ctx->out, lr, "", 1, a.source);
   }
   if (sel == NULL)
     rc = CLI_EXIT_NOT_SELECTED;

@@ -3,15 +3,16 @@
  */
 #include "commands.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-enum { OPT_JSON = 1, OPT_PORTABLE_ONLY, OPT_FORCE };
+enum { OPT_JSON = 1, OPT_PORTABLE_ONLY, OPT_FORCE, OPT_SOURCE };
 
 /* Parses a command that takes only flags and up to max_positional
  * arguments.  Returns -1 to go on, else the exit code (help, usage). */
 static int parse_simple(cli_ctx *ctx, const char *help, const cli_option *opts, size_t count,
                         int argc, char **argv, int *flags, const char **positional,
-                        int max_positional) {
+                        int max_positional, const char **source) {
   cli_parser p;
   int id, r, n = 0;
   const char *v;
@@ -25,6 +26,8 @@ static int parse_simple(cli_ctx *ctx, const char *help, const cli_option *opts, 
       positional[n++] = v;
       continue;
     }
+    if (id == OPT_SOURCE && source != NULL)
+      *source = v;
     *flags |= 1 << id;
   }
   if (r < 0)
@@ -48,7 +51,7 @@ static const char path_help[] =
 int cli_cmd_path(cli_ctx *ctx, int argc, char **argv) {
   int flags = 0, rc;
   olc_store *store = NULL;
-  rc = parse_simple(ctx, path_help, NULL, 0, argc, argv, &flags, NULL, 0);
+  rc = parse_simple(ctx, path_help, NULL, 0, argc, argv, &flags, NULL, 0, NULL);
   if (rc >= 0)
     return rc;
   rc = cli_open_store(ctx, &store);
@@ -59,24 +62,30 @@ int cli_cmd_path(cli_ctx *ctx, int argc, char **argv) {
 }
 
 static const char list_help[] =
-    "usage: olc list [--json]\n\n"
-    "Prints every record of the store in file order.\n\n"
+    "usage: olc list [--json] [--source PATH|user|layers]\n\n"
+    "Prints every record of the store in file order, then those of its\n"
+    "read-only layers ([store] layers of --config, $OLC_CONFIG or the default\n"
+    "configuration) merged in: a layer's record names its file (source layer).\n\n"
+    "  --source S   only the records of the store's own file (user), of any\n"
+    "               layer (layers), or of the file PATH\n"
     "  --json   {\"schema\": 1, \"store\": PATH, \"records\": [...]}, each record an\n"
     "           object with level, origin, backend, operator, implementation,\n"
     "           model_digest, processor, thread_count, structure, measurements\n"
-    "           ([{name, value, unit}]) and policy (or policy_base64 when the\n"
-    "           policy bytes are not valid UTF-8)\n";
+    "           ([{name, value, unit}]), policy (or policy_base64 when the\n"
+    "           policy bytes are not valid UTF-8), source (its file, null in\n"
+    "           memory) and layer (true for a layer's record)\n";
 
 int cli_cmd_list(cli_ctx *ctx, int argc, char **argv) {
-  static const cli_option opts[] = {{"json", NULL, OPT_JSON, 0}};
+  static const cli_option opts[] = {{"json", NULL, OPT_JSON, 0}, {"source", "S", OPT_SOURCE, 0}};
+  const char *source = NULL;
   int flags = 0, rc;
   olc_store *store = NULL;
   olc_record_list *list = NULL;
   olc_error err;
   olc_status st;
-  size_t i, n;
+  size_t i, n, shown = 0;
 
-  rc = parse_simple(ctx, list_help, opts, 1, argc, argv, &flags, NULL, 0);
+  rc = parse_simple(ctx, list_help, opts, 2, argc, argv, &flags, NULL, 0, &source);
   if (rc >= 0)
     return rc;
   olc_error_clear(&err);
@@ -99,18 +108,24 @@ int cli_cmd_list(cli_ctx *ctx, int argc, char **argv) {
     cli_json_key(&j, "records");
     cli_json_begin_array(&j);
     for (i = 0; i < n; i++) {
+      if (!cli_source_match(olc_record_list_get(list, i), source))
+        continue;
       cli_json_break(&j);
       cli_json_record(&j, olc_record_list_get(list, i));
+      shown++;
     }
-    if (n != 0)
+    if (shown != 0)
       fputc('\n', ctx->out);
     cli_json_end_array(&j);
     cli_json_end_object(&j);
     cli_json_newline(&j);
   } else {
-    fprintf(ctx->out, "# %s: %zu record%s\n", olc_store_path(store), n, n == 1 ? "" : "s");
     for (i = 0; i < n; i++)
-      cli_print_record(ctx->out, olc_record_list_get(list, i), "");
+      shown += cli_source_match(olc_record_list_get(list, i), source) != 0;
+    fprintf(ctx->out, "# %s: %zu record%s\n", olc_store_path(store), shown, shown == 1 ? "" : "s");
+    for (i = 0; i < n; i++)
+      if (cli_source_match(olc_record_list_get(list, i), source))
+        cli_print_record(ctx->out, olc_record_list_get(list, i), "");
   }
 done:
   olc_record_list_free(list);
@@ -140,7 +155,7 @@ int cli_cmd_check(cli_ctx *ctx, int argc, char **argv) {
   olc_status st;
   size_t records = 0;
 
-  rc = parse_simple(ctx, check_help, NULL, 0, argc, argv, &flags, &file, 1);
+  rc = parse_simple(ctx, check_help, NULL, 0, argc, argv, &flags, &file, 1, NULL);
   if (rc >= 0)
     return rc;
   if (file == NULL) {
@@ -179,7 +194,7 @@ int cli_cmd_import(cli_ctx *ctx, int argc, char **argv) {
   olc_status st;
   size_t n = 0;
 
-  rc = parse_simple(ctx, import_help, NULL, 0, argc, argv, &flags, &file, 1);
+  rc = parse_simple(ctx, import_help, NULL, 0, argc, argv, &flags, &file, 1, NULL);
   if (rc >= 0)
     return rc;
   if (file == NULL)
@@ -201,21 +216,47 @@ int cli_cmd_import(cli_ctx *ctx, int argc, char **argv) {
 }
 
 static const char export_help[] =
-    "usage: olc export FILE [--portable-only]\n\n"
+    "usage: olc export FILE [--portable-only] [--source PATH|user|layers]\n\n"
     "Writes the records of the store to FILE as a version-1 file, atomically.\n"
     "FILE must be new or a store file; the store itself, a store's lock file\n"
     "(PATH.lock) and its temporaries are refused.\n\n"
-    "  --portable-only   only the portable records (they fit other machines)\n";
+    "  --portable-only   only the portable records (they fit other machines)\n"
+    "  --source S        the records of the store's own file (user, the\n"
+    "                    default), of its layers (layers: of one identity the\n"
+    "                    one lookups see) or of the layer file PATH\n";
+
+/* A --source PATH as the records name it: an absolute one as given, a
+ * relative one resolved (when it exists); "user" and "layers" as they are. */
+static const char *export_source(const char *source) {
+  static char resolved[4096];
+  char *real;
+  if (source == NULL || strcmp(source, "user") == 0 || strcmp(source, "layers") == 0 ||
+      source[0] == '/')
+    return source;
+#if defined(_WIN32)
+  real = _fullpath(NULL, source, 0);
+#else
+  real = realpath(source, NULL);
+#endif
+  if (real == NULL || strlen(real) >= sizeof resolved) {
+    free(real);
+    return source;
+  }
+  strcpy(resolved, real);
+  free(real);
+  return resolved;
+}
 
 int cli_cmd_export(cli_ctx *ctx, int argc, char **argv) {
-  static const cli_option opts[] = {{"portable-only", NULL, OPT_PORTABLE_ONLY, 0}};
+  static const cli_option opts[] = {{"portable-only", NULL, OPT_PORTABLE_ONLY, 0},
+                                    {"source", "S", OPT_SOURCE, 0}};
+  const char *file = NULL, *source = NULL;
   int flags = 0, rc;
-  const char *file = NULL;
   olc_store *store = NULL;
   olc_error err;
   olc_status st;
 
-  rc = parse_simple(ctx, export_help, opts, 1, argc, argv, &flags, &file, 1);
+  rc = parse_simple(ctx, export_help, opts, 2, argc, argv, &flags, &file, 1, &source);
   if (rc >= 0)
     return rc;
   if (file == NULL)
@@ -225,12 +266,14 @@ int cli_cmd_export(cli_ctx *ctx, int argc, char **argv) {
     rc = cli_require_loaded(ctx, store);
   if (rc == CLI_EXIT_OK) {
     olc_error_clear(&err);
-    st = olc_store_export_file(store, file, (flags & (1 << OPT_PORTABLE_ONLY)) != 0, &err);
+    st = olc_store_export_source(store, file, (flags & (1 << OPT_PORTABLE_ONLY)) != 0,
+                                 export_source(source), &err);
     if (st < 0) {
       rc = cli_fail(ctx, st, &err);
     } else {
       warn_unsynced(ctx, st, &err);
-      fprintf(ctx->out, "exported %s to %s\n", olc_store_path(store), file);
+      fprintf(ctx->out, "exported %s to %s\n",
+              source != NULL && strcmp(source, "user") != 0 ? source : olc_store_path(store), file);
     }
   }
   olc_store_free(store);
@@ -257,7 +300,7 @@ int cli_cmd_repair(cli_ctx *ctx, int argc, char **argv) {
   olc_status st;
   char moved[4096];
 
-  rc = parse_simple(ctx, repair_help, opts, 1, argc, argv, &flags, NULL, 0);
+  rc = parse_simple(ctx, repair_help, opts, 1, argc, argv, &flags, NULL, 0, NULL);
   if (rc >= 0)
     return rc;
   rc = cli_open_store(ctx, &store);

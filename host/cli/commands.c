@@ -7,13 +7,15 @@
 const cli_command cli_commands[] = {
     /* Store commands (cmd_store.c, cmd_lookup.c, cmd_override.c). */
     {"path", NULL, "print the resolved store path", cli_cmd_path, 0},
-    {"list", NULL, "print every record of the store", cli_cmd_list, 0},
-    {"lookup", NULL, "run the store's lookup for a key and explain it", cli_cmd_lookup, 0},
+    {"list", NULL, "print every record of the store", cli_cmd_list, CLI_CMD_LAYERS},
+    {"lookup", NULL, "run the store's lookup for a key and explain it", cli_cmd_lookup,
+     CLI_CMD_LAYERS},
     {"override", "set", "install a user override", cli_cmd_override_set, 0},
     {"override", "remove", "remove user overrides of a key", cli_cmd_override_remove, 0},
     {"check", NULL, "validate a store file", cli_cmd_check, 0},
     {"import", NULL, "merge the records of a file into the store", cli_cmd_import, 0},
-    {"export", NULL, "write the store (or its portable records) to a file", cli_cmd_export, 0},
+    {"export", NULL, "write the store (or its portable records) to a file", cli_cmd_export,
+     CLI_CMD_LAYERS},
     {"repair", NULL, "move an unreadable store file aside", cli_cmd_repair, 0},
     /* Host commands (cmd_calibrate.c, cmd_inspect.c). */
     {"calibrate", NULL, "calibrate the configured workloads and select", cli_cmd_calibrate,

@@ -15,6 +15,8 @@
 typedef int (*cli_command_fn)(cli_ctx *ctx, int argc, char **argv);
 
 #define CLI_CMD_HOST 1u /* loads the configuration and the plugins (takes --config) */
+/* reads the configuration's [store] layers (takes --config) */
+#define CLI_CMD_LAYERS 2u
 
 typedef struct cli_command {
   const char *name;    /* first word: "list", "override" */

@@ -107,9 +107,10 @@ static int run_command(cli_ctx *ctx, int argc, char **argv) {
   snprintf(label, sizeof label, "%s%s%s", c->name, c->sub != NULL ? " " : "",
            c->sub != NULL ? c->sub : "");
   ctx->command = label;
-  if (ctx->config_given && !(c->flags & CLI_CMD_HOST))
+  if (ctx->config_given && !(c->flags & (CLI_CMD_HOST | CLI_CMD_LAYERS)))
     return cli_usage_error(ctx, "option '--config' is for the host commands (calibrate, select, "
-                                "explain, plugins, prune)");
+                                "explain, plugins, prune) and list, lookup, export (its layers)");
+  ctx->with_layers = (c->flags & CLI_CMD_LAYERS) != 0;
   return cli_finish(ctx, c->run(ctx, argc - words, argv + words));
 }
 

@@ -303,10 +303,23 @@ static void expect_empty_listing(void) {
 }
 
 /* The records of a listing, without the store it names. */
+/* The records of a JSON listing without their "source" members (the
+ * store's file, which differs between two stores with the same records). */
 static const char *listed_records(const char *json) {
-  const char *r = strstr(json, "\"records\":");
+  static char buf[1 << 16];
+  const char *r = strstr(json, "\"records\":"), *s;
+  size_t n = 0;
   CU_ASSERT_PTR_NOT_NULL(r);
-  return r != NULL ? r : json;
+  if (r == NULL)
+    return json;
+  while ((s = strstr(r, "\"source\":\"")) != NULL && n + (size_t)(s - r) < sizeof buf) {
+    memcpy(buf + n, r, (size_t)(s - r));
+    n += (size_t)(s - r);
+    r = strchr(s + 10, '"');
+    r = r != NULL ? r + 1 : s + strlen(s);
+  }
+  snprintf(buf + n, sizeof buf - n, "%s", r);
+  return buf;
 }
 
 static void test_lookup_empty_store(void) {

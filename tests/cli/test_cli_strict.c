@@ -191,8 +191,10 @@ static void test_config_both_sides(void) {
   CU_ASSERT_EQUAL(run(NULL, "--config", ini, "plugins", "--json", NULL), 0);
   HAS(g_r.out, "olc.ini");
   CU_ASSERT_EQUAL(run(NULL, "--config=", NULL), 2);
-  run(NULL, "--config", ini, "list", NULL);
+  run(NULL, "--config", ini, "check", NULL);
   USAGE("option '--config' is for the host commands");
+  /* list, lookup and export read the configuration's [store] layers. */
+  CU_ASSERT_EQUAL(run(NULL, "--store", g_store, "--config", ini, "list", NULL), 0);
   CU_ASSERT_EQUAL(run(NULL, "select", "--store", g_store, "--config", ini, NULL), 0);
   CU_ASSERT_EQUAL(run(NULL, "--store", g_store, "--config", ini, "select", NULL), 0);
 }

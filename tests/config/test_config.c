@@ -558,6 +558,42 @@ static void test_embedded_default(void) {
   olc_config_free(c);
 }
 
+/* [store] layers: the default's system layer is dropped without a word
+ * when its directory does not exist (none in a build tree); a path a user
+ * names stays, for the store to report; relative paths are resolved. */
+static void test_store_layers(void) {
+  olc_store_options so = OLC_STORE_OPTIONS_INIT;
+  olc_config *c = NULL;
+  olc_error err;
+  char *exe = olc_config__exe_dir(), probe[PATH_MAX + 64];
+  struct stat st;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(exe);
+  snprintf(probe, sizeof probe, "%s/../share/onnx-light/profiles.d", exe);
+  OLC_ASSERT_OK(olc_config_load_default(&c, &err), &err);
+  olc_config_store_options(c, &so);
+  if (stat(probe, &st) != 0)
+    CU_ASSERT_EQUAL(so.layer_count, 0u);
+  olc_config_free(c);
+  c = load_ok("[store]\nlayers = /nonexistent-olc/profiles.d/*.txt, a.txt, d/*.txt\n", "/base");
+  olc_config_store_options(c, &so);
+  CU_ASSERT_EQUAL_FATAL(so.layer_count, 3u);
+  CU_ASSERT_STRING_EQUAL(so.layers[0], "/nonexistent-olc/profiles.d/*.txt");
+  CU_ASSERT_STRING_EQUAL(so.layers[1], "/base/a.txt");
+  CU_ASSERT_STRING_EQUAL(so.layers[2], "/base/d/*.txt");
+  olc_config_free(c);
+  /* The token in a user's file is the install's place, dropped here too. */
+  c = load_ok("[store]\nlayers = @install_profile_dir@/*.txt, /x.txt\n", "/base");
+  olc_config_store_options(c, &so);
+  CU_ASSERT_EQUAL_FATAL(so.layer_count, stat(probe, &st) != 0 ? 1u : 2u);
+  CU_ASSERT_STRING_EQUAL(so.layers[so.layer_count - 1], "/x.txt");
+  olc_config_free(c);
+  c = load_ok("[store]\nlayers =\n", NULL);
+  olc_config_store_options(c, &so);
+  CU_ASSERT_EQUAL(so.layer_count, 0u);
+  olc_config_free(c);
+  free(exe);
+}
+
 static void test_exe_dir_token(void) {
   olc_config *c = load_ok("[host]\nplugin_dirs = @exe_dir@/x\n", "/base");
   char *exe = olc_config__exe_dir();
@@ -613,6 +649,7 @@ int main(int argc, char **argv) {
     return 1;
   s = CU_add_suite("config", NULL, NULL);
   CU_add_test(s, "defaults", test_defaults);
+  CU_add_test(s, "[store] layers", test_store_layers);
   CU_add_test(s, "every key", test_every_key);
   CU_add_test(s, "booleans", test_booleans);
   CU_add_test(s, "identity of workloads without a model", test_structural_identity);

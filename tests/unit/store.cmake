@@ -14,3 +14,5 @@ olc_add_test(NAME test_lookup_scope SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_looku
   LABELS unit)
 olc_add_test(NAME test_lookup_scope_model
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_lookup_scope_model.c LABELS unit HOOKS)
+olc_add_test(NAME test_store_layers SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_layers.c
+  LABELS unit HOOKS)

@@ -122,6 +122,15 @@ typedef struct olc_record {
   size_t measurement_count;
   const unsigned char *policy;
   size_t policy_len;
+  /* Appended after policy_len (a view the library fills, never a caller's
+   * struct): the file the record was read from, the store's own file (its
+   * resolved path, olc_store_path) or one of its read-only layer files
+   * (olc_store_options.layers), as the path the layer was found under;
+   * NULL for a record that no file holds (persistence off, and records
+   * olc_store_save or a merge has not published yet).  Owned like the
+   * other pointers.  from_layer is 1 for a layer's record, else 0. */
+  const char *source;
+  int from_layer;
 } olc_record;
 
 /* Precedence of a record (1..4). */
@@ -262,11 +271,30 @@ typedef struct olc_store_options {
    * read with olc_store_next_diagnostic). */
   olc_diag_fn diag;
   void *diag_payload;
+  /* Version 3: read-only layers beneath the store's file, layer_count
+   * paths (borrowed for the call to olc_store_open).  A path may end in a
+   * component with '*' (the only wildcard; it matches any run of bytes, a
+   * leading '.' only when the pattern's component begins with one): the
+   * matching names of that directory, in byte (strcmp) order.  Layers are
+   * read only with persistence on, at open, and re-checked for changes like
+   * the store's file (one stat per layer file per lookup, with
+   * check_for_changes); a glob is expanded at open only.  A layer that does
+   * not exist, a glob that matches nothing, a directory, a FIFO or device,
+   * a file over max_file_size or a malformed file (file:line:column) is a
+   * diagnostic ("layers") and is skipped; a layer file that becomes
+   * unreadable keeps the records it last read.  Nothing is ever written to
+   * a layer: saves, overrides, removals and imports change the store's own
+   * file only, and a save never copies a layer's records into it.
+   * Lookup keeps its four precedence levels; within one level a record of
+   * the store's file wins over the same identity in a layer, and an
+   * earlier layer over a later one (the other is OLC_REASON_SHADOWED). */
+  const char *const *layers;
+  size_t layer_count;
 } olc_store_options;
 
-#define OLC_STORE_OPTIONS_VERSION 2u
+#define OLC_STORE_OPTIONS_VERSION 3u
 #define OLC_STORE_OPTIONS_INIT                                                                     \
-  { OLC_STORE_OPTIONS_VERSION, NULL, 1, 10000, 1, 3600u, 0600u, 0, NULL, NULL }
+  { OLC_STORE_OPTIONS_VERSION, NULL, 1, 10000, 1, 3600u, 0600u, 0, NULL, NULL, NULL, 0 }
 
 /*
  * Opens a store.  With persistence enabled the file is read once now; a
@@ -485,7 +513,10 @@ OLC_API void olc_lookup_result_free(olc_lookup_result *result);
 
 /*
  * A copy of every record, in canonical order (the order of the file).
- * Sees other processes' changes like a lookup does.
+ * Sees other processes' changes like a lookup does.  With layers
+ * (olc_store_options.layers) their records are merged in: one identity
+ * may then appear several times, the store's own record first, then the
+ * layers' in their order (olc_record.source tells them apart).
  */
 OLC_API olc_status olc_store_list(olc_record_list **out, olc_store *store, olc_error *err);
 OLC_API size_t olc_record_list_count(const olc_record_list *list);
@@ -524,8 +555,9 @@ OLC_API olc_status olc_store_import_file(olc_store *store, const char *path, siz
                                          olc_error *err);
 
 /*
- * Writes the records (all, or only portable ones) to path as a valid
- * version-1 file, atomically (temporary sibling, fsync, rename, under
+ * Writes the store's own records (all, or only portable ones; never a
+ * layer's, see olc_store_export_source) to path as a valid version-1
+ * file, atomically (temporary sibling, fsync, rename, under
  * path.lock, which is left in place like the store's own lock file).
  * path must be absent or a store file; it must not be the store itself, a
  * store's lock file (P.lock next to an existing or this store P, or a file
@@ -536,6 +568,18 @@ OLC_API olc_status olc_store_import_file(olc_store *store, const char *path, siz
  */
 OLC_API olc_status olc_store_export_file(olc_store *store, const char *path, int portable_only,
                                          olc_error *err);
+
+/*
+ * olc_store_export_file for the records of one source (olc_record.source):
+ * NULL, the store's own file (olc_store_export_file); "user", the same;
+ * "layers", every layer's records; else the records of the layer file (or
+ * the store's file) at that path, as olc_record.source names it.  Of the
+ * records that share an identity only the one lookups see first is
+ * written, and only when it is of the source (a shadowed record is not
+ * exported).  A source that matches nothing writes an empty file.
+ */
+OLC_API olc_status olc_store_export_source(olc_store *store, const char *path, int portable_only,
+                                           const char *source, olc_error *err);
 
 /*
  * Checks that path holds a valid version-1 file.  On failure err names the

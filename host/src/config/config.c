@@ -201,6 +201,8 @@ void olc_config_store_options(const olc_config *config, olc_store_options *out) 
     full.path = config->store_path;
     full.persistence_enabled = config->persistence;
     full.lock_timeout_ms = config->lock_timeout_ms;
+    full.layers = config->store_layers;
+    full.layer_count = config->store_layer_count;
   }
   full.version = version;
   memcpy(out, &full, l->ends[version - 1]);

@@ -48,6 +48,9 @@ struct olc_config {
   /* [store] */
   const char *store_path; /* absolute, or NULL for the default path */
   int persistence;
+  const char **store_layers; /* read-only layers beneath the store's file */
+  unsigned char *store_layer_located;
+  size_t store_layer_count;
   int force_portable;
   int64_t lock_timeout_ms;
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* "host", or "workload.NAME" for the current named section. */
 static const char *section_label(const parser *p, char *buf, size_t size) {
@@ -176,6 +177,25 @@ static int path_list_item(parser *p, const olc_config_key *k, const char *s, siz
   return *out != NULL ? 1 : olc_config__nomem(p);
 }
 
+/* Whether a path exists, or for a glob ('*' in it) its directory. */
+static int place_exists(const char *path) {
+  char dir[4096];
+  struct stat st;
+  const char *slash;
+  size_t n;
+  if (strchr(path, '*') == NULL)
+    return stat(path, &st) == 0;
+  slash = strrchr(path, '/');
+  if (slash == NULL)
+    return 1; /* the current directory */
+  n = (size_t)(slash - path);
+  if (n == 0 || n >= sizeof dir)
+    return n == 0;
+  memcpy(dir, path, n);
+  dir[n] = 0;
+  return stat(dir, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR;
+}
+
 /* "a:b,c" -> resolved paths (an array and its count); empty items are
  * skipped, so an empty value is an empty list. */
 static int store_path_list(parser *p, const olc_config_key *k, char *base, const char *value) {
@@ -193,6 +213,9 @@ static int store_path_list(parser *p, const olc_config_key *k, char *base, const
     size_t len = strcspn(s, ":,");
     if (!path_list_item(p, k, s, len, &list[n], &located[n]))
       return 0;
+    if (list[n] != NULL && located[n] && (k->flags & OLC_CONFIG_SKIP_MISSING_LOCATED) != 0 &&
+        !place_exists(list[n]))
+      list[n] = NULL;
     n += list[n] != NULL;
     s = s[len] != 0 ? s + len + 1 : s + len;
   }

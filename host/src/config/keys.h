@@ -56,6 +56,11 @@ typedef enum olc_config_type {
  * "true" and "false", so a boolean key can gain choices and keep every
  * value it took. */
 #define OLC_CONFIG_BOOL_WORDS 8u
+/* PATH_LIST: an item named by a @...@ location whose place does not exist
+ * (for a glob: its directory) is dropped without a word, as an install may
+ * ship nothing there; an item the user named stays, for its consumer to
+ * report. */
+#define OLC_CONFIG_SKIP_MISSING_LOCATED 16u
 
 /* One name of an ENUM; a list ends with a NULL name. */
 typedef struct olc_config_choice {

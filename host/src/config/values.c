@@ -20,6 +20,10 @@
 #ifndef OLC_BIN_TO_PLUGIN_DIR
 #define OLC_BIN_TO_PLUGIN_DIR "../lib/olc/plugins"
 #endif
+/* The same to the installed system profile layer's directory. */
+#ifndef OLC_BIN_TO_PROFILE_DIR
+#define OLC_BIN_TO_PROFILE_DIR "../share/onnx-light/profiles.d"
+#endif
 
 static int lower_eq(const char *a, const char *b) {
   for (; *a != 0 && *b != 0; a++, b++) {
@@ -154,19 +158,28 @@ static char *join3(const char *a, const char *b, const char *c) {
 char *olc_config__resolve_path(const char *value, const char *base_dir, const char **why) {
   static const char exe_token[] = "@exe_dir@";
   static const char install_token[] = "@install_plugin_dir@";
+  static const char profile_token[] = "@install_profile_dir@";
   char *result = NULL;
   char cwd[PATH_MAX];
   *why = "out of memory";
   if (strncmp(value, exe_token, sizeof exe_token - 1) == 0 ||
-      strncmp(value, install_token, sizeof install_token - 1) == 0) {
-    int install = value[1] == 'i';
-    const char *rest = value + (install ? sizeof install_token : sizeof exe_token) - 1;
+      strncmp(value, install_token, sizeof install_token - 1) == 0 ||
+      strncmp(value, profile_token, sizeof profile_token - 1) == 0) {
+    int install = strncmp(value, install_token, sizeof install_token - 1) == 0;
+    int profile = !install && value[1] == 'i';
+    const char *rest = value +
+                       (install   ? sizeof install_token
+                        : profile ? sizeof profile_token
+                                  : sizeof exe_token) -
+                       1;
     char *exe = olc_config__exe_dir();
     if (exe == NULL) {
       *why = "the executable's directory is unknown";
       return NULL;
     }
-    result = install ? join3(exe, "/" OLC_BIN_TO_PLUGIN_DIR, rest) : join3(exe, "", rest);
+    result = install   ? join3(exe, "/" OLC_BIN_TO_PLUGIN_DIR, rest)
+             : profile ? join3(exe, "/" OLC_BIN_TO_PROFILE_DIR, rest)
+                       : join3(exe, "", rest);
     free(exe);
     return result;
   }

@@ -382,6 +382,27 @@ void olc_persist__mlock_release(olc_persist_mlock *lock);
 /* Parses a holder line; known = 0 when text is not one. */
 void olc_persist__mlock_parse(olc_persist_mlock_holder *out, const char *text, size_t len);
 
+/*
+ * Expands a layer pattern whose last component holds '*' (the only
+ * wildcard; any run of bytes; a leading '.' matches only a pattern that
+ * begins with one): *out receives malloc'ed "DIR/NAME" paths (the array
+ * and each string freed by the caller), sorted in byte (strcmp) order, of
+ * every entry but "." and "..", whatever its kind (the caller probes
+ * each).  Returns OLC_OK (also with no match: *count 0), OLC_E_NOT_FOUND
+ * (no such directory), OLC_E_INVALID ('*' before the last component),
+ * OLC_E_NOMEM, OLC_E_IO.
+ */
+olc_status olc_persist__glob(char ***out, size_t *count, const char *pattern, olc_error *err);
+/* 1 when name matches the last component of a pattern (glob.c). */
+int olc_persist__glob_match(const char *pat, const char *name);
+/* Splits pattern at its last separator: the directory ("." when none) in
+ * dir (dir_size bytes) and the last component; -1 when it does not fit or
+ * '*' is in the directory part. */
+int olc_persist__glob_split(char *dir, size_t dir_size, const char **last, const char *pattern);
+/* Sorts and frees the lists olc_persist__glob returns. */
+void olc_persist__glob_sort(char **names, size_t count);
+void olc_persist__glob_free(char **names, size_t count);
+
 /* Number of file-system calls made by this module since start (tests). */
 uint64_t olc_persist__call_count(void);
 

@@ -78,6 +78,9 @@ olc_status olc_recset__append_copy(olc_recset *set, const olc_record *src) {
     }
     copy.structure = p;
   }
+  /* The source is stamped by the snapshot that publishes the copy. */
+  copy.source = NULL;
+  copy.from_layer = 0;
   copy.measurements = NULL;
   if (src->measurement_count > 0) {
     olc_measurement *m;

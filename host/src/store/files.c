@@ -19,7 +19,7 @@ olc_status olc_store_list(olc_record_list **out, olc_store *store, olc_error *er
   if (store == NULL)
     return olc_error__set(err, OLC_E_INVALID, "list", "store handle is NULL");
   olc_store__refresh(store);
-  snap = olc_store__acquire(store);
+  snap = olc_store__acquire_view(store);
   list = olc_store__list_new(snap);
   if (list == NULL) {
     olc_snapshot__unref(snap);
@@ -115,8 +115,26 @@ static olc_status export_transform(olc_buf *out, int *unchanged, const unsigned 
   return OLC_OK;
 }
 
+/* Whether a record of the view is one of source's (olc_store_export_source);
+ * prev: the record before it in the view, so that of one identity only the
+ * record that wins is kept. */
+static int from_source(const olc_record *r, const olc_record *prev, const char *source) {
+  if (prev != NULL && olc_record__identity_cmp(prev, r) == 0)
+    return 0;
+  if (strcmp(source, "user") == 0)
+    return !r->from_layer;
+  if (strcmp(source, "layers") == 0)
+    return r->from_layer;
+  return r->source != NULL && strcmp(r->source, source) == 0;
+}
+
 olc_status olc_store_export_file(olc_store *store, const char *path, int portable_only,
                                  olc_error *err) {
+  return olc_store_export_source(store, path, portable_only, NULL, err);
+}
+
+olc_status olc_store_export_source(olc_store *store, const char *path, int portable_only,
+                                   const char *source, olc_error *err) {
   olc_recset view = OLC_RECSET_INIT;
   olc_persist_options po;
   olc_snapshot *snap;
@@ -137,7 +155,7 @@ olc_status olc_store_export_file(olc_store *store, const char *path, int portabl
     return st;
   }
   olc_store__refresh(store);
-  snap = olc_store__acquire(store);
+  snap = source != NULL ? olc_store__acquire_view(store) : olc_store__acquire(store);
   /* A view: record structs copied, strings still owned by the snapshot. */
   if (snap->set.count > 0) {
     view.recs = malloc(snap->set.count * sizeof *view.recs);
@@ -146,9 +164,16 @@ olc_status olc_store_export_file(olc_store *store, const char *path, int portabl
       goto done;
     }
   }
-  for (i = 0; i < snap->set.count; i++)
-    if (!portable_only || snap->set.recs[i].level == OLC_LEVEL_PORTABLE)
-      view.recs[view.count++] = snap->set.recs[i];
+  for (i = 0; i < snap->set.count; i++) {
+    const olc_record *r = &snap->set.recs[i], *prev = NULL;
+    if (i > 0 && source != NULL)
+      prev = &snap->set.recs[i - 1]; /* of one identity the earlier wins */
+    if (portable_only && r->level != OLC_LEVEL_PORTABLE)
+      continue;
+    if (source != NULL && !from_source(r, prev, source))
+      continue;
+    view.recs[view.count++] = *r;
+  }
   view.cap = view.count;
   x.store = store;
   x.set = &view;

@@ -322,9 +322,14 @@ static olc_status consider(lookup_ctx *c, const olc_record *r, const olc_record 
   d = diff_fields(r, c);
   if (d == 0) {
     int p = (int)olc_record_precedence(r);
-    if (matched[p] == NULL)
+    if (matched[p] == NULL) {
       matched[p] = r;
-    return OLC_OK;
+      return OLC_OK;
+    }
+    /* The same identity in a later layer: the earlier source wins. */
+    snprintf(msg, sizeof msg, "shadowed by the same record in '%.400s'",
+             matched[p]->source != NULL ? matched[p]->source : "memory");
+    return reject(c, r, OLC_REASON_SHADOWED, msg);
   }
   if ((d & (d - 1)) == 0) {
     olc_reason why = single_reason(msg, sizeof msg, r, d, c);
@@ -462,7 +467,7 @@ olc_status olc_store_lookup(olc_lookup_result **out, olc_store *store,
     return olc_error__set(err, OLC_E_NOMEM, "lookup", "out of memory");
   }
   olc_store__refresh(store);
-  res->snap = olc_store__acquire(store);
+  res->snap = olc_store__acquire_view(store);
   ctx_init(&c, options, props, res);
   /* The validator runs here, without any lock held. */
   st = find(&c, res->snap);

@@ -60,6 +60,12 @@ void olc_snapshot__unref(olc_snapshot *snap) {
   olc_cand__free(snap->cand[OLC_CAND_KEY_INDEX]);
   olc_cand__free(snap->cand[OLC_CAND_WORKLOAD_INDEX]);
   olc_mutex__destroy(&snap->cand_lock);
+  if (snap->parts != NULL) {
+    size_t i;
+    for (i = 0; i < snap->part_count; i++)
+      olc_snapshot__unref(snap->parts[i]);
+    free(snap->parts);
+  }
   free(snap);
 }
 

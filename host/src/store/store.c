@@ -24,6 +24,8 @@ olc_snapshot *olc_store__acquire(olc_store *store) {
 
 void olc_store__publish(olc_store *store, olc_snapshot *snap) {
   olc_snapshot *old;
+  /* Out of memory leaves the records without a source, nothing worse. */
+  (void)olc_store__stamp(snap, store->path, 0);
   olc_mutex__lock(&store->state);
   old = store->snap;
   store->snap = snap;
@@ -118,8 +120,10 @@ static olc_status reload_locked(olc_store *store, olc_error *err) {
   }
   olc_recset__normalize(&set);
   snap = olc_snapshot__new(&set, &id);
-  if (snap == NULL)
+  if (snap == NULL || olc_store__stamp(snap, store->path, 0) != OLC_OK) {
+    olc_snapshot__unref(snap);
     return load_failed(store, OLC_E_NOMEM, NULL, NULL, err);
+  }
 
   olc_mutex__lock(&store->state);
   if (store->gen == gen0) {
@@ -152,7 +156,7 @@ static int seen_is(olc_store *store, const olc_file_id *id) {
  * Otherwise compare the file's identity (one stat) and reload when it
  * differs; then the generation read before the stat is settled, so the
  * following lookups take the fast path until the next save. */
-void olc_store__refresh(olc_store *store) {
+static void refresh_own(olc_store *store) {
   olc_persist_watch_token token;
   olc_file_id now;
   if (!store->persist || !store->check_for_changes)
@@ -181,6 +185,12 @@ void olc_store__refresh(olc_store *store) {
   olc_persist__watch_settle(&store->watch, token);
 }
 
+void olc_store__refresh(olc_store *store) {
+  refresh_own(store);
+  if (store->persist)
+    olc_store__layers_refresh(store, 0);
+}
+
 olc_status olc_store_reload(olc_store *store, olc_error *err) {
   olc_status st;
   if (store == NULL)
@@ -190,6 +200,7 @@ olc_status olc_store_reload(olc_store *store, olc_error *err) {
   olc_mutex__lock(&store->reload);
   st = reload_locked(store, err);
   olc_mutex__unlock(&store->reload);
+  olc_store__layers_refresh(store, 1);
   return st;
 }
 
@@ -295,6 +306,11 @@ olc_status olc_store_open(olc_store **out, const olc_store_options *caller_optio
     /* An unreadable file is remembered, not returned, so that repair and
      * override commands keep working on a broken store. */
     (void)olc_store_reload(s, NULL);
+    st = olc_store__layers_open(s, options, err);
+    if (st != OLC_OK) {
+      olc_store_free(s);
+      return st;
+    }
     if (s->load_status == OLC_E_NOMEM) {
       olc_store_free(s);
       return olc_error__set(err, OLC_E_NOMEM, "open", "out of memory loading the store");
@@ -313,6 +329,7 @@ void olc_store_free(olc_store *store) {
     return;
   olc_store__fork_unregister(store); /* never registered: no-op */
   olc_snapshot__unref(store->snap);
+  olc_store__layers_free(store);
   olc_persist__watch_close(&store->watch);
   free(store->path);
   olc_mutex__destroy(&store->state);

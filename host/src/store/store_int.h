@@ -71,7 +71,26 @@ typedef struct olc_snapshot {
   olc_mutex cand_lock;
   olc_flag cand_ready[OLC_CAND_INDEXES];
   olc_cand_index *cand[OLC_CAND_INDEXES];
+  /* A view (layers.c): the snapshots its records point into, referenced;
+   * its own set then owns only the array of records. */
+  struct olc_snapshot **parts;
+  size_t part_count;
 } olc_snapshot;
+
+/* One read-only layer file (layers.c). */
+typedef struct olc_layer_file {
+  char *path;         /* as found: the configured path or DIR/NAME of a glob */
+  olc_snapshot *snap; /* the last one that parsed; NULL before one did */
+  olc_file_id seen;   /* identity at the last look, loaded or not */
+} olc_layer_file;
+
+typedef struct olc_layers {
+  olc_mutex lock; /* guards files[].snap, files[].seen and gen */
+  olc_layer_file *files;
+  size_t count;
+  uint64_t gen; /* incremented whenever a layer's snapshot changes */
+  int live;     /* lock initialized */
+} olc_layers;
 
 /* Hashes of the identity fields of a key or record (structure sorted);
  * the workload fields are left unset (has_workload, has_model_part 0). */
@@ -131,7 +150,27 @@ struct olc_store {
   olc_persist_options popts;
   olc_format_limits limits;
   olc_diag_sink diag; /* olc_store_options.diag, or the kept diagnostics */
+  olc_layers layers;
+  /* What lookups and lists read (layers.c), guarded by state: built for
+   * gen and layers.gen (view_gen, view_lgen); layers_gen_pub is layers.gen
+   * as last published. */
+  olc_snapshot *view;
+  uint64_t view_gen, view_lgen, layers_gen_pub;
 };
+
+/* Layers (layers.c).  Open: expands and reads options->layers (nothing
+ * with persistence off); the problems are diagnostics, only OLC_E_NOMEM
+ * fails.  Refresh: one stat per layer file, a reload of those that changed
+ * (force: also without check_for_changes). */
+olc_status olc_store__layers_open(olc_store *s, const olc_store_options *o, olc_error *err);
+void olc_store__layers_refresh(olc_store *s, int force);
+void olc_store__layers_free(olc_store *s);
+/* The view with a reference (the store's own snapshot when no layer holds
+ * a record). */
+olc_snapshot *olc_store__acquire_view(olc_store *s);
+/* Sets every record's source (a copy in the snapshot's arena) before the
+ * snapshot is shared. */
+olc_status olc_store__stamp(olc_snapshot *snap, const char *source, int from_layer);
 
 /* The current snapshot with a reference the caller drops with
  * olc_snapshot__unref. */

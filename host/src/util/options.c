@@ -31,6 +31,7 @@ static const olc_store_options store_defaults = OLC_STORE_OPTIONS_INIT;
 static const size_t store_ends[] = {
     OPT_END(olc_store_options, max_file_size), /* 1 */
     OPT_END(olc_store_options, diag_payload),  /* 2: diag, diag_payload */
+    OPT_END(olc_store_options, layer_count),   /* 3: layers, layer_count */
 };
 OPT_ROWS(store_ends, OLC_STORE_OPTIONS_VERSION);
 const olc_options_layout olc_options__store =

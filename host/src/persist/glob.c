@@ -1,0 +1,81 @@
+/*
+ * persist/glob.c - the portable part of layer globs: matching one name
+ * against a pattern with '*', splitting a pattern, sorting the matches.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "persist/persist.h"
+
+int olc_persist__glob_match(const char *pat, const char *name) {
+  const char *star = NULL, *resume = NULL;
+  if (name[0] == '.' && pat[0] != '.')
+    return 0;
+  while (*name != 0) {
+    if (*pat == '*') {
+      star = ++pat;
+      resume = name;
+    } else if (*pat == *name) {
+      pat++;
+      name++;
+    } else if (star != NULL) {
+      /* Backtrack: the last '*' swallows one more byte. */
+      pat = star;
+      name = ++resume;
+    } else {
+      return 0;
+    }
+  }
+  while (*pat == '*')
+    pat++;
+  return *pat == 0;
+}
+
+static int is_sep(char c) {
+#if defined(_WIN32)
+  return c == '/' || c == '\\';
+#else
+  return c == '/';
+#endif
+}
+
+int olc_persist__glob_split(char *dir, size_t dir_size, const char **last, const char *pattern) {
+  size_t n = strlen(pattern), cut = n;
+  while (cut > 0 && !is_sep(pattern[cut - 1]))
+    cut--;
+  *last = pattern + cut;
+  if (memchr(pattern, '*', cut) != NULL)
+    return -1;
+  if (cut == 0) {
+    if (dir_size < 2)
+      return -1;
+    memcpy(dir, ".", 2);
+    return 0;
+  }
+  /* Keep a lone root separator ("/x*" lists "/"). */
+  if (cut > 1)
+    cut--;
+  if (cut + 1 > dir_size)
+    return -1;
+  memcpy(dir, pattern, cut);
+  dir[cut] = 0;
+  return 0;
+}
+
+static int name_cmp(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void olc_persist__glob_sort(char **names, size_t count) {
+  if (count > 1)
+    qsort(names, count, sizeof *names, name_cmp);
+}
+
+void olc_persist__glob_free(char **names, size_t count) {
+  size_t i;
+  if (names == NULL)
+    return;
+  for (i = 0; i < count; i++)
+    free(names[i]);
+  free(names);
+}
