@@ -268,6 +268,9 @@ olc_status olc_store_open(olc_store **out, const olc_store_options *caller_optio
   olc_mutex__init(&s->reload);
   s->persist = options->persistence_enabled != 0;
   s->check_for_changes = options->check_for_changes != 0;
+  s->read_only = s->persist && options->read_only != 0;
+  s->allow_network_fs = options->allow_network_fs != 0;
+  olc_recset__init(&s->overlay);
   s->limits = limits;
   if (options->max_file_size != 0)
     s->limits.max_file_size = options->max_file_size;
@@ -313,6 +316,7 @@ void olc_store_free(olc_store *store) {
     return;
   olc_store__fork_unregister(store); /* never registered: no-op */
   olc_snapshot__unref(store->snap);
+  olc_recset__free(&store->overlay);
   olc_persist__watch_close(&store->watch);
   free(store->path);
   olc_mutex__destroy(&store->state);
