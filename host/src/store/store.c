@@ -108,6 +108,12 @@ static olc_status reload_locked(olc_store *store, olc_error *err) {
       strstr(getenv("OLC_TEST_DISABLE"), "snapshot") != NULL)
     st = OLC_OK;
 #endif
+  if (st == OLC_OK && store->overlay.count > 0) {
+    /* A read-only handle's own saves stay above whatever the file holds. */
+    olc_recset__normalize(&set);
+    if (olc_store__apply_puts(&set, &store->overlay) != OLC_OK)
+      st = olc_error__set(&e, OLC_E_NOMEM, "load", "out of memory loading '%s'", store->path);
+  }
   if (st != OLC_OK) {
     olc_recset__free(&set);
     if (st == OLC_E_MALFORMED || st == OLC_E_VERSION)

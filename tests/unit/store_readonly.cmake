@@ -1,0 +1,6 @@
+# Read-only mode, olc_store_writable, network file systems (the
+# OLC_TEST_FSTYPE hook) and the embedders' environment (POSIX).
+if(NOT WIN32)
+  olc_add_test(NAME test_store_readonly SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_readonly.c
+    LABELS unit HOOKS TIMEOUT 120)
+endif()
