@@ -160,6 +160,13 @@ int cli_parser_next(cli_parser *p, int *id, const char **value) {
         return -1;
       continue;
     }
+    if (opt == NULL && len == 9 && memcmp(name, "read-only", 9) == 0 && p->ctx != NULL) {
+      /* The global --read-only, also after the command name. */
+      if (eq != NULL)
+        return parser_error(p, "option '--", name, len, "' takes no value");
+      p->ctx->read_only = 1;
+      continue;
+    }
     if (opt == NULL)
       return parser_error(p, "unknown option '--", name, len, "'");
     if (parser_take(p, opt, slot, arg, (size_t)(name - arg) + len) != 0)

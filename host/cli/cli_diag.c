@@ -38,12 +38,32 @@ void cli_print_diag(void *payload, olc_diag_level level, const char *where, cons
   cli_unlock_stream(ctx->err);
 }
 
+olc_status cli_store_options(const cli_ctx *ctx, olc_store_options *options, olc_error *err) {
+  /* The embedders' variables (OLC_PERSISTENCE; OLC_STORE is ctx's) over
+   * the configuration, the command line over both. */
+  olc_status st = olc_store_options_from_env(options, err);
+  if (st != OLC_OK)
+    return st;
+  if (ctx->store_path != NULL)
+    options->path = ctx->store_path;
+  if (ctx->read_only) {
+    options->persistence_enabled = 1;
+    options->read_only = 1;
+  }
+  options->diag = cli_print_diag;
+  options->diag_payload = (void *)(uintptr_t)ctx;
+  return OLC_OK;
+}
+
 int cli_open_store(const cli_ctx *ctx, olc_store **out) {
   olc_store_options options = OLC_STORE_OPTIONS_INIT;
   olc_error err;
   olc_status st;
   olc_error_clear(&err);
-  options.path = ctx->store_path;
+  *out = NULL;
+  st = cli_store_options(ctx, &options, &err);
+  if (st != OLC_OK)
+    return cli_fail(ctx, st, &err);
   options.diag = cli_print_diag;
   options.diag_payload = (void *)(uintptr_t)ctx;
   st = olc_store_open(out, &options, &err);
@@ -52,4 +72,16 @@ int cli_open_store(const cli_ctx *ctx, olc_store **out) {
     return cli_fail(ctx, st, &err);
   }
   return CLI_EXIT_OK;
+}
+
+int cli_require_writable(const cli_ctx *ctx, olc_store *store) {
+  olc_error err;
+  olc_status st;
+  if (olc_store_is_read_only(store))
+    return CLI_EXIT_OK; /* asked for: results stay in memory, said once */
+  olc_error_clear(&err);
+  st = olc_store_writable(store, NULL, &err);
+  if (st != OLC_E_READ_ONLY)
+    return CLI_EXIT_OK; /* writable, or persistence off */
+  return cli_failf(ctx, "%s; nothing measured (--read-only calibrates in memory)", err.message);
 }
