@@ -10,6 +10,7 @@
  * records of another processor or thread count, and only with --foreign.
  */
 #include <CUnit/CUnit.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <stdarg.h>
@@ -164,6 +165,38 @@ static void test_calibrate_refused_then_read_only(void) {
   free(after);
 }
 
+/* Entries of g_sub (the store's directory). */
+static int entries(void) {
+  DIR *d = opendir(g_sub);
+  struct dirent *e;
+  int n = 0;
+  if (d == NULL)
+    return -1;
+  while ((e = readdir(d)) != NULL)
+    n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+  closedir(d);
+  return n;
+}
+
+/* On a directory it could write, read-only mode creates nothing there:
+ * neither PATH.lock nor the measurement lock's fallback beside the store
+ * (no private XDG_RUNTIME_DIR in the test's environment). */
+static void test_read_only_creates_nothing(void) {
+  char *lock = olc_test_path(g_sub, "store.txt.lock");
+  char *mlock = olc_test_path(g_sub, "store.txt.measure.lock");
+  write_config("", "", 1);
+  CU_ASSERT_EQUAL_FATAL(OLC("calibrate", CFG), 0);
+  remove(lock);
+  remove(mlock);
+  CU_ASSERT_EQUAL(entries(), 1);
+  write_config("persistence = read_only\n", "", 2);
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG, "--recalibrate"), 0);
+  HAS(g_r.out, "calibrated");
+  CU_ASSERT_EQUAL(entries(), 1);
+  free(lock);
+  free(mlock);
+}
+
 static void test_persistence_values(void) {
   static const char *const env_bad[] = {"OLC_PERSISTENCE=sometimes", NULL};
   write_config("persistence = sometimes\n", "", 1);
@@ -213,6 +246,7 @@ int main(int argc, char **argv) {
   s = CU_add_suite_with_setup_and_teardown("cli_readonly", NULL, NULL, setup, teardown);
   CU_add_test(s, "calibrate: refused at the start, then in memory when read-only is asked for",
               test_calibrate_refused_then_read_only);
+  CU_add_test(s, "read-only mode creates nothing beside the store", test_read_only_creates_nothing);
   CU_add_test(s, "[store] persistence values and OLC_PERSISTENCE", test_persistence_values);
   CU_add_test(s, "prune --foreign: another processor or thread count", test_prune_foreign);
   return olc_test_run(argc, argv);
