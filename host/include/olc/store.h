@@ -285,8 +285,8 @@ typedef struct olc_store_options {
  *                                     environment; empty: unchanged)
  *   OLC_PERSISTENCE=off|read_only|on  persistence_enabled and read_only
  *                                     (also false/no/0 and true/yes/1)
- *   OLC_STORE_LAYERS=PATH,...         the layers list (see
- *                                     olc_store_env_layers)
+ * OLC_STORE_LAYERS (the layers list) is returned by olc_store_env_layers
+ * for the layers option; this call does not read it.
  * A variable that is unset or empty leaves its fields alone.  options must
  * be initialized (OLC_STORE_OPTIONS_INIT, version 3 or later).  Returns
  * OLC_OK, OLC_E_INVALID (options NULL or older than version 3, or an

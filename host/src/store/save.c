@@ -4,7 +4,10 @@
  * inter-process lock (olc_persist__update with a transform that parses the
  * latest file, applies the operations and writes canonical bytes), or, with
  * persistence off, into a copy of the in-memory snapshot.  The new snapshot
- * is published only after the write succeeded.
+ * is published only after the write succeeded.  A read-only handle keeps
+ * calibrated saves in its overlay (no file-system call) and refuses every
+ * other write, and a store on a network file system refuses writes unless
+ * allowed (writable.c).
  */
 #include <stdlib.h>
 #include <string.h>

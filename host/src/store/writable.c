@@ -3,7 +3,6 @@
  * file system under it (persist's probe: a read-only mount, permissions, a
  * network file system), and the opt-in environment for embedders.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,6 +53,7 @@ static void fill_info(olc_store_fs_info *info, const olc_store *store, const olc
 /* The first reason found, in the order a user fixes them. */
 static olc_status why_not(const olc_store *store, const olc_persist_fs *fs, olc_error *err) {
   const char *p = store->path;
+  char ebuf[96];
   if (store->read_only)
     return olc_error__set(err, OLC_E_READ_ONLY, "writable", "%s is read-only (read-only mode)", p);
   if (fs->read_only)
@@ -61,10 +61,10 @@ static olc_status why_not(const olc_store *store, const olc_persist_fs *fs, olc_
                           fs->dir);
   if (!fs->dir_writable)
     return olc_error__set(err, OLC_E_READ_ONLY, "writable", "%s: cannot write the directory %s: %s",
-                          p, fs->dir, strerror(fs->dir_errno));
+                          p, fs->dir, olc_error__strerror(fs->dir_errno, ebuf, sizeof ebuf));
   if (!fs->file_writable)
     return olc_error__set(err, OLC_E_READ_ONLY, "writable", "%s: cannot write the file: %s", p,
-                          strerror(fs->file_errno));
+                          olc_error__strerror(fs->file_errno, ebuf, sizeof ebuf));
   if (!fs->lock_writable)
     return olc_error__set(err, OLC_E_READ_ONLY, "writable",
                           "%s: cannot write its lock file %s.lock", p, p);
