@@ -30,6 +30,7 @@ typedef struct cli_ctx {
   int store_given;         /* --store was given (before or after the command) */
   int config_given;        /* --config was given (before or after the command) */
   int with_layers;         /* cli_open_store reads the configuration's [store] layers */
+  int read_only;           /* --read-only (before or after the command) */
   const char *command;     /* "lookup", "override set": prefix of error lines */
   FILE *out;
   FILE *err;
@@ -165,6 +166,14 @@ int cli_open_store(const cli_ctx *ctx, olc_store **out);
  * store's own file), "layers" (any layer), or a file (as the record's
  * source says, or the same file by its resolved path); NULL: every one. */
 int cli_source_match(const olc_record *record, const char *filter);
+/* Completes store options (already holding the configuration's, or the
+ * defaults): OLC_PERSISTENCE and the other embedders' variables
+ * (olc_store_options_from_env), then --store / $OLC_STORE and
+ * --read-only, and the diagnostics printer. */
+olc_status cli_store_options(const cli_ctx *ctx, olc_store_options *options, olc_error *err);
+/* Before anything is measured: fails (one line naming the path and why)
+ * when the store cannot be written and read-only mode was not asked for. */
+int cli_require_writable(const cli_ctx *ctx, olc_store *store);
 
 /* Fails (prints, returns CLI_EXIT_FAILURE) when the store file could not be
  * read, so that commands never present an unreadable file as empty. */

@@ -119,6 +119,22 @@ static int parser_late_store(cli_parser *p, const char *name, size_t len, const 
   return 0;
 }
 
+/* 1 for the global options that are also accepted after the command. */
+static int parser_is_global(const char *name, size_t len) {
+  return (len == 5 && memcmp(name, "store", 5) == 0) ||
+         (len == 9 && memcmp(name, "read-only", 9) == 0);
+}
+
+/* The global --store or --read-only after the command name. */
+static int parser_late_global(cli_parser *p, const char *name, size_t len, const char *eq) {
+  if (len == 5)
+    return parser_late_store(p, name, len, eq);
+  if (eq != NULL)
+    return parser_error(p, "option '--", name, len, "' takes no value");
+  p->ctx->read_only = 1;
+  return 0;
+}
+
 int cli_parser_next(cli_parser *p, int *id, const char **value) {
   for (;;) {
     const char *arg, *name, *eq;
@@ -155,8 +171,8 @@ int cli_parser_next(cli_parser *p, int *id, const char **value) {
       return 1;
     }
     opt = parser_find(p, name, len, &slot);
-    if (opt == NULL && len == 5 && memcmp(name, "store", 5) == 0 && p->ctx != NULL) {
-      if (parser_late_store(p, name, len, eq) != 0)
+    if (opt == NULL && p->ctx != NULL && parser_is_global(name, len)) {
+      if (parser_late_global(p, name, len, eq) != 0)
         return -1;
       continue;
     }

@@ -55,20 +55,36 @@ static olc_status layers_config(const cli_ctx *ctx, olc_config **out, olc_error 
   return path != NULL ? olc_config_load_file(out, path, err) : olc_config_load_default(out, err);
 }
 
+olc_status cli_store_options(const cli_ctx *ctx, olc_store_options *options, olc_error *err) {
+  /* The embedders' variables (OLC_PERSISTENCE; OLC_STORE is ctx's) over
+   * the configuration, the command line over both. */
+  olc_status st = olc_store_options_from_env(options, err);
+  if (st != OLC_OK)
+    return st;
+  if (ctx->store_path != NULL)
+    options->path = ctx->store_path;
+  if (ctx->read_only) {
+    options->persistence_enabled = 1;
+    options->read_only = 1;
+  }
+  options->diag = cli_print_diag;
+  options->diag_payload = (void *)(uintptr_t)ctx;
+  return OLC_OK;
+}
+
 int cli_open_store(const cli_ctx *ctx, olc_store **out) {
   olc_store_options options = OLC_STORE_OPTIONS_INIT;
   olc_config *config = NULL;
   olc_error err;
   olc_status st;
   olc_error_clear(&err);
+  *out = NULL;
   options.path = ctx->store_path;
   if (ctx->with_layers) {
     olc_store_options from = OLC_STORE_OPTIONS_INIT;
     st = layers_config(ctx, &config, &err);
-    if (st != OLC_OK) {
-      *out = NULL;
+    if (st != OLC_OK)
       return cli_fail(ctx, st, &err);
-    }
     olc_config_store_options(config, &from);
     options.layers = from.layers;
     options.layer_count = from.layer_count;
@@ -76,8 +92,11 @@ int cli_open_store(const cli_ctx *ctx, olc_store **out) {
     if (options.path == NULL)
       options.path = from.path;
   }
-  options.diag = cli_print_diag;
-  options.diag_payload = (void *)(uintptr_t)ctx;
+  st = cli_store_options(ctx, &options, &err);
+  if (st != OLC_OK) {
+    olc_config_free(config);
+    return cli_fail(ctx, st, &err);
+  }
   st = olc_store_open(out, &options, &err);
   olc_config_free(config); /* the layer paths are borrowed for the open only */
   if (st != OLC_OK) {
@@ -112,4 +131,16 @@ int cli_source_match(const olc_record *r, const char *filter) {
   same = real != NULL && strcmp(real, r->source) == 0;
   free(real);
   return same;
+}
+
+int cli_require_writable(const cli_ctx *ctx, olc_store *store) {
+  olc_error err;
+  olc_status st;
+  if (olc_store_is_read_only(store))
+    return CLI_EXIT_OK; /* asked for: results stay in memory, said once */
+  olc_error_clear(&err);
+  st = olc_store_writable(store, NULL, &err);
+  if (st != OLC_E_READ_ONLY)
+    return CLI_EXIT_OK; /* writable, or persistence off */
+  return cli_failf(ctx, "%s; nothing measured (--read-only calibrates in memory)", err.message);
 }

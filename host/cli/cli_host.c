@@ -58,12 +58,10 @@ int cli_host_open(const cli_ctx *ctx, const cli_host_args *a, cli_host *h) {
     return cli_fail(ctx, st, &err);
   }
   olc_config_store_options(h->config, &so);
-  if (ctx->store_path != NULL)
-    so.path = ctx->store_path;
-  so.diag = cli_print_diag;
-  so.diag_payload = payload;
   olc_error_clear(&err);
-  st = olc_store_open(&h->store, &so, &err);
+  st = cli_store_options(ctx, &so, &err);
+  if (st == OLC_OK)
+    st = olc_store_open(&h->store, &so, &err);
   if (st != OLC_OK) {
     h->store = NULL;
     rc = cli_fail(ctx, st, &err);

@@ -199,6 +199,8 @@ static int run_loop(cli_ctx *ctx, int argc, char **argv, int select_only) {
   if (rc != CLI_EXIT_OK || la.stop)
     goto done;
   rc = cli_host_open(ctx, &la.host, &h);
+  if (rc == CLI_EXIT_OK && !select_only)
+    rc = cli_require_writable(ctx, h.store);
   if (rc != CLI_EXIT_OK)
     goto done;
   for (i = 0; i < la.count; i++) {

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-enum { OPT_WORKLOAD = 1, OPT_DRY_RUN, OPT_ALL, OPT_SOURCE };
+enum { OPT_WORKLOAD = 1, OPT_DRY_RUN, OPT_ALL, OPT_SOURCE, OPT_FOREIGN };
 
 /* Parses the options of a host command; returns -1 to go on, else the exit
  * code (help, usage error). */
@@ -32,7 +32,9 @@ static int parse_host(cli_ctx *ctx, const char *help, const cli_option *opts, si
     else if (id == OPT_SOURCE)
       a->source = v;
     else if (id == OPT_DRY_RUN || id == OPT_ALL)
-      *dry_run = 1; /* prune --dry-run, explain --all */
+      *dry_run |= 1; /* prune --dry-run, explain --all */
+    else if (id == OPT_FOREIGN)
+      *dry_run |= 2; /* prune --foreign */
   }
   if (r < 0)
     return cli_parser_usage(ctx, &p);
@@ -200,14 +202,18 @@ done:
 /* ---- olc prune --------------------------------------------------------- */
 
 static const char prune_help[] =
-    "usage: olc prune [--dry-run] [--config FILE] [--json] [--store PATH]\n\n"
+    "usage: olc prune [--dry-run] [--foreign] [--config FILE] [--json] [--store PATH]\n\n"
     "Removes the calibrated records that a loaded plugin rejects: outdated (an\n"
     "older implementation than the plugin's) or invalid (its validator says\n"
     "no).  Overrides, records of plugins not loaded here and records of a newer\n"
     "implementation are kept.  Prints each record removed with the reason.\n\n" CLI_HOST_HELP
     "  --dry-run              only print what would be removed\n"
+    "  --foreign              also the exact calibrated records of another machine:\n"
+    "                         their plugin reports another processor or thread\n"
+    "                         count here for the record's workload (\"foreign\n"
+    "                         processor\", \"foreign thread count\")\n"
     "  --json                 {\"schema\": 1, \"config\", \"store\", \"dry_run\",\n"
-    "                         \"records\": [{reason, record}], \"removed\": N}\n";
+    "                         \"foreign\", \"records\": [{reason, record}], \"removed\": N}\n";
 
 typedef struct prune_out {
   FILE *out;
@@ -243,7 +249,8 @@ static void copy_out(FILE *from, FILE *out) {
 }
 
 int cli_cmd_prune(cli_ctx *ctx, int argc, char **argv) {
-  static const cli_option opts[] = {CLI_HOST_OPTIONS, {"dry-run", NULL, OPT_DRY_RUN, 0}};
+  static const cli_option opts[] = {
+      CLI_HOST_OPTIONS, {"dry-run", NULL, OPT_DRY_RUN, 0}, {"foreign", NULL, OPT_FOREIGN, 0}};
   cli_host_args a;
   cli_host h;
   prune_out p;
@@ -271,12 +278,16 @@ int cli_cmd_prune(cli_ctx *ctx, int argc, char **argv) {
     cli_json_document(&p.j, p.out);
     cli_host_json_source(&p.j, &h);
     cli_json_key(&p.j, "dry_run");
-    cli_json_bool(&p.j, dry);
+    cli_json_bool(&p.j, (dry & 1) != 0);
+    cli_json_key(&p.j, "foreign");
+    cli_json_bool(&p.j, (dry & 2) != 0);
     cli_json_key(&p.j, "records");
     cli_json_begin_array(&p.j);
   }
   olc_error_clear(&err);
-  st = olc_host_prune(h.host, dry, on_prune, &p, &removed, &err);
+  st = olc_host_prune_ext(
+      h.host, ((dry & 1) ? OLC_PRUNE_DRY_RUN : 0u) | ((dry & 2) ? OLC_PRUNE_FOREIGN : 0u), on_prune,
+      &p, &removed, &err);
   if (st < 0) {
     rc = cli_fail(ctx, st, &err);
     goto done;
@@ -293,7 +304,7 @@ int cli_cmd_prune(cli_ctx *ctx, int argc, char **argv) {
     cli_json_end_object(&p.j);
     cli_json_newline(&p.j);
   } else {
-    fprintf(p.out, "%s %zu record%s from %s\n", dry ? "would remove" : "removed", removed,
+    fprintf(p.out, "%s %zu record%s from %s\n", (dry & 1) ? "would remove" : "removed", removed,
             removed == 1 ? "" : "s", olc_store_path(h.store) ? olc_store_path(h.store) : "memory");
   }
   if (buffer != NULL)

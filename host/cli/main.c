@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char main_usage[] = "usage: olc [--store PATH] [--config FILE] COMMAND [OPTIONS]...\n"
+static const char main_usage[] = "usage: olc [--store PATH] [--config FILE] [--read-only] COMMAND\n"
+                                 "           [OPTIONS]...\n"
                                  "       olc --help | --version | help COMMAND\n";
 
 static const char main_help_tail[] =
@@ -17,6 +18,9 @@ static const char main_help_tail[] =
     "  --config FILE  the ini file of the host commands (calibrate, select,\n"
     "                 explain, plugins, prune); also accepted after the\n"
     "                 command, once\n"
+    "  --read-only    open the store read-only: read it and follow its changes,\n"
+    "                 never write it (calibrate keeps its results in memory);\n"
+    "                 also [store] persistence = read_only, $OLC_PERSISTENCE\n"
     "  --help, -h     show help (`olc COMMAND --help` for one command)\n"
     "  --version      print the version\n"
     "\nExit status: 0 success, 1 failure, 2 usage error, 3 lookup, select or explain\n"
@@ -161,6 +165,10 @@ int main(int argc, char **argv) {
         return cli_usage_error(&ctx, "unexpected argument '%.64s' after --version", argv[i + 1]);
       fprintf(ctx.out, "olc %s\n", olc_version());
       return cli_finish(&ctx, CLI_EXIT_OK);
+    }
+    if (strcmp(a, "--read-only") == 0) {
+      ctx.read_only = 1;
+      continue;
     }
     if (global_option(&ctx, "store", &ctx.store_path, &ctx.store_given, argc, argv, &i, &rc) ||
         global_option(&ctx, "config", &ctx.config_path, &ctx.config_given, argc, argv, &i, &rc)) {

@@ -39,3 +39,17 @@ if(TARGET olc_cli AND NOT WIN32)
     OLC_MOCK_PLUGIN_DIR_GOOD="${OLC_MOCK_PLUGIN_DIR_GOOD}")
   add_dependencies(test_cli_host_scope olc_cli olc_mock_plugins)
 endif()
+# Read-only stores and prune --foreign through the CLI (Linux: the
+# immutable directory).
+if(TARGET olc_cli AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  olc_add_test(NAME test_cli_readonly LABELS integration TIMEOUT 120
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cli_readonly.c
+    ${PROJECT_SOURCE_DIR}/tests/cli/cli_test_util.c)
+  target_include_directories(test_cli_readonly PRIVATE ${PROJECT_SOURCE_DIR}/tests/cli)
+  target_compile_definitions(test_cli_readonly PRIVATE OLC_CLI_PATH="$<TARGET_FILE:olc_cli>"
+    OLC_MOCK_PLUGIN_DIR_GOOD="${OLC_MOCK_PLUGIN_DIR_GOOD}")
+  add_dependencies(test_cli_readonly olc_cli olc_mock_plugins)
+  if(TARGET olc_worker)
+    add_dependencies(test_cli_readonly olc_worker)
+  endif()
+endif()

@@ -359,7 +359,12 @@ static void test_ranges_and_choices(void) {
         expect_accepted(k, k->choices[j].name);
         snprintf(v, sizeof v, "%s", k->choices[j].name);
         v[0] = (char)(v[0] - 'a' + 'A');
-        expect_bad(k, v);
+        /* With BOOL_WORDS, "True" is a boolean word (any case). */
+        if ((k->flags & OLC_CONFIG_BOOL_WORDS) != 0 &&
+            (strcmp(k->choices[j].name, "true") == 0 || strcmp(k->choices[j].name, "false") == 0))
+          expect_accepted(k, v);
+        else
+          expect_bad(k, v);
       }
       expect_bad(k, "none_of_them");
       break;
@@ -469,6 +474,9 @@ static void test_expected_texts(void) {
   CU_ASSERT_STRING_EQUAL(olc_config__key_expected(buf, sizeof buf, k),
                          "a number >= 1 and <= 1000000");
   k = olc_config__key_find(OLC_CONFIG_STORE, "persistence", NULL);
+  CU_ASSERT_STRING_EQUAL(olc_config__key_expected(buf, sizeof buf, k),
+                         "true/false, yes/no, on/off, 1/0 or read_only");
+  k = olc_config__key_find(OLC_CONFIG_STORE, "allow_network_fs", NULL);
   CU_ASSERT_STRING_EQUAL(olc_config__key_expected(buf, sizeof buf, k),
                          "true/false, yes/no, on/off or 1/0");
   CU_ASSERT_STRING_EQUAL(olc_config__key_type_text(buf, sizeof buf, k), "boolean");

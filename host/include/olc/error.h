@@ -58,7 +58,9 @@ typedef enum olc_status {
   OLC_E_UNSUPPORTED = -20, /* the operation is not supported here */
   OLC_E_CANCELLED = -21,   /* a callback asked to stop */
   OLC_E_TIMEOUT = -22,     /* an operation ran out of time */
-  OLC_E_CRASHED = -23      /* a worker process crashed */
+  OLC_E_CRASHED = -23,     /* a worker process crashed */
+  OLC_E_READ_ONLY = -24    /* the store cannot or may not be written (read-only mode,
+                            * file system, permissions, a network file system) */
 } olc_status;
 
 /* Static, human-readable text for a status ("io error", ...). Never NULL. */

@@ -450,6 +450,26 @@ typedef void (*olc_prune_report_fn)(void *payload, const olc_record *record, con
 OLC_API olc_status olc_host_prune(olc_host *host, int dry_run, olc_prune_report_fn report,
                                   void *payload, size_t *removed, olc_error *err);
 
+/* Flags of olc_host_prune_ext. */
+#define OLC_PRUNE_DRY_RUN 1u /* only report */
+/* Also remove the exact calibrated records of another machine: the
+ * record's plugin, loaded here and asked for the key of the record's own
+ * workload (the structure its model digest carries), reports another
+ * processor or thread count.  Records of plugins not loaded here, legacy
+ * records (a digest without a workload), portable records and overrides
+ * are kept; so is a record whose plugin refuses that workload's key. */
+#define OLC_PRUNE_FOREIGN 2u
+
+/*
+ * olc_host_prune with flags (OLC_PRUNE_*); report's why begins with
+ * "foreign processor" or "foreign thread count" for a foreign record.
+ * Returns OLC_OK, OLC_E_INVALID (host without a store, unknown flags), or
+ * a store failure (OLC_E_READ_ONLY on a read-only store without
+ * OLC_PRUNE_DRY_RUN).  Not concurrent with olc_host_free.
+ */
+OLC_API olc_status olc_host_prune_ext(olc_host *host, unsigned flags, olc_prune_report_fn report,
+                                      void *payload, size_t *removed, olc_error *err);
+
 /* --------------------------------------------------------------- runtime */
 
 /*

@@ -290,11 +290,71 @@ typedef struct olc_store_options {
    * earlier layer over a later one (the other is OLC_REASON_SHADOWED). */
   const char *const *layers;
   size_t layer_count;
+  /* Version 4: read-only mode and network file systems. */
+  /* With persistence: read the file and follow other processes' changes,
+   * but never create, lock or write anything in the store's directory.
+   * Saves are kept in this handle's memory only (said once, as an
+   * OLC_DIAG_WARNING "read_only"); every other write is OLC_E_READ_ONLY. */
+  int read_only;
+  /* Write a store that lies on a network file system (NFS, SMB/CIFS, 9p,
+   * network FUSE such as sshfs); 0: such writes are OLC_E_READ_ONLY. */
+  int allow_network_fs;
 } olc_store_options;
 
-#define OLC_STORE_OPTIONS_VERSION 3u
+#define OLC_STORE_OPTIONS_VERSION 4u
 #define OLC_STORE_OPTIONS_INIT                                                                     \
-  { OLC_STORE_OPTIONS_VERSION, NULL, 1, 10000, 1, 3600u, 0600u, 0, NULL, NULL, NULL, 0 }
+  { OLC_STORE_OPTIONS_VERSION, NULL, 1, 10000, 1, 3600u, 0600u, 0, NULL, NULL, NULL, 0, 0, 0 }
+
+/*
+ * Opt-in environment for embedders: applies the variables the CLI honours
+ * to *options (read with secure_getenv, so a set-uid or set-gid process
+ * ignores them):
+ *   OLC_STORE=PATH                    options->path (borrowed from the
+ *                                     environment; empty: unchanged)
+ *   OLC_PERSISTENCE=off|read_only|on  persistence_enabled and read_only
+ *                                     (also false/no/0 and true/yes/1)
+ * OLC_STORE_LAYERS (the layers list) is returned by olc_store_env_layers
+ * for the layers option; this call does not read it.
+ * A variable that is unset or empty leaves its fields alone.  options must
+ * be initialized (OLC_STORE_OPTIONS_INIT, version 4 or later).  Returns
+ * OLC_OK, OLC_E_INVALID (options NULL or older than version 4, or an
+ * OLC_PERSISTENCE value that is none of the words: nothing changed).
+ * Not thread-safe against setenv in other threads (as getenv).
+ */
+OLC_API olc_status olc_store_options_from_env(olc_store_options *options, olc_error *err);
+
+/* The value of OLC_STORE_LAYERS (secure_getenv; borrowed from the
+ * environment), or NULL when it is unset or empty. */
+OLC_API const char *olc_store_env_layers(void);
+
+/* What olc_store_writable found (olc_store_fs_info). */
+typedef struct olc_store_fs_info {
+  int read_only_mode; /* the handle was opened read-only */
+  int read_only_fs;   /* statvfs: ST_RDONLY on the store's directory */
+  int dir_writable;   /* access(W_OK) on the directory */
+  int file_writable;  /* access(W_OK) on the file (1 when it does not exist) */
+  int network;        /* the directory is on a network file system */
+  char fs_type[64];   /* "ext4", "nfs4", "fuse.sshfs", ... ("" when unknown) */
+} olc_store_fs_info;
+
+/*
+ * Whether the store can be written, found without writing anything:
+ * statvfs (read-only file system), access(W_OK) on the store's directory
+ * and on the file when it exists, statfs and /proc/self/mountinfo for the
+ * file system's type.  info (may be NULL) receives the findings.
+ *
+ * Returns OLC_OK (writable), OLC_E_DISABLED (persistence off: nothing is
+ * ever written, but saves work in memory), OLC_E_READ_ONLY with a one-line
+ * message naming the path and the reason (read-only mode, a read-only file
+ * system, no write permission on the directory or the file, or a network
+ * file system without allow_network_fs, with the remedy), OLC_E_INVALID
+ * (store NULL).  Thread-safe.
+ */
+OLC_API olc_status olc_store_writable(olc_store *store, olc_store_fs_info *info, olc_error *err);
+
+/* 1 when the handle was opened read-only (olc_store_options.read_only
+ * with persistence on). */
+OLC_API int olc_store_is_read_only(const olc_store *store);
 
 /*
  * Opens a store.  With persistence enabled the file is read once now; a
@@ -302,6 +362,11 @@ typedef struct olc_store_options {
  * empty and is reported by olc_store_load_status() and olc_store_reload(),
  * not here (so that repair and override commands keep working).  Nothing is
  * created on disk until the first write.
+ *
+ * A read-only handle (read_only) reads the same way but never creates,
+ * locks or writes anything in the store's directory: its change check
+ * reads P.lock's counter when P.lock exists and is readable, else compares
+ * the file's identity (one stat per lookup).
  *
  * Returns OLC_OK, OLC_E_INVALID (also for a path that is a store's lock
  * file or temporary, see olc_store_export_file), OLC_E_NOMEM, OLC_E_NOT_FOUND
@@ -386,8 +451,15 @@ typedef struct olc_save_request {
  * larger than this handle's max_file_size or the 64 MiB a default reader
  * reads: nothing is written then), OLC_E_NOMEM, and the write failures: OLC_E_LOCK_TIMEOUT,
  * OLC_E_LOCK, OLC_E_IO, OLC_E_NOSPC, OLC_E_MALFORMED, OLC_E_VERSION (the file
- * on disk is unreadable; it is never overwritten).  On failure nothing
+ * on disk is unreadable; it is never overwritten), OLC_E_READ_ONLY (a store
+ * on a network file system without allow_network_fs).  On failure nothing
  * changed, in memory or on disk.
+ *
+ * A read-only handle keeps the records in its memory only, above what it
+ * reads from the file (they survive its reloads until it is freed), and
+ * returns OLC_OK; the first such save emits one OLC_DIAG_WARNING
+ * "read_only" saying that nothing is written.  Overrides, removals,
+ * import and repair on a read-only handle are OLC_E_READ_ONLY.
  */
 OLC_API olc_status olc_store_save(olc_store *store, const olc_save_request *request,
                                   olc_error *err);

@@ -199,7 +199,9 @@ void olc_config_store_options(const olc_config *config, olc_store_options *out) 
   version = out->version >= 1 && out->version <= l->current ? out->version : 1u;
   if (config != NULL) {
     full.path = config->store_path;
-    full.persistence_enabled = config->persistence;
+    full.persistence_enabled = config->persistence != OLC_CONFIG_PERSIST_OFF;
+    full.read_only = config->persistence == OLC_CONFIG_PERSIST_READ_ONLY;
+    full.allow_network_fs = config->allow_network_fs;
     full.lock_timeout_ms = config->lock_timeout_ms;
     full.layers = config->store_layers;
     full.layer_count = config->store_layer_count;

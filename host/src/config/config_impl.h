@@ -9,6 +9,9 @@
 #include "config/config.h"
 #include "util/arena.h"
 
+/* [store] persistence. */
+enum { OLC_CONFIG_PERSIST_OFF = 0, OLC_CONFIG_PERSIST_ON = 1, OLC_CONFIG_PERSIST_READ_ONLY = 2 };
+
 /* A growable list of key/value pairs (strings in the config's arena). */
 typedef struct olc_config_kvs {
   olc_property *items;
@@ -46,11 +49,12 @@ struct olc_config {
   int allow_insecure_plugins;
 
   /* [store] */
-  const char *store_path; /* absolute, or NULL for the default path */
-  int persistence;
+  const char *store_path;    /* absolute, or NULL for the default path */
   const char **store_layers; /* read-only layers beneath the store's file */
   unsigned char *store_layer_located;
   size_t store_layer_count;
+  int persistence; /* OLC_CONFIG_PERSIST_* */
+  int allow_network_fs;
   int force_portable;
   int64_t lock_timeout_ms;
 

@@ -16,6 +16,10 @@
 
 static const olc_config_choice strategies[] = {
     {"race", OLC_STRATEGY_RACE}, {"full", OLC_STRATEGY_FULL}, {NULL, 0}};
+static const olc_config_choice persistence_modes[] = {{"true", OLC_CONFIG_PERSIST_ON},
+                                                      {"false", OLC_CONFIG_PERSIST_OFF},
+                                                      {"read_only", OLC_CONFIG_PERSIST_READ_ONLY},
+                                                      {NULL, 0}};
 static const olc_config_choice select_modes[] = {
     {"never", OLC_SELECT_NEVER}, {"on_miss", OLC_SELECT_ON_MISS}, {NULL, 0}};
 
@@ -57,10 +61,21 @@ static const olc_config_key keys[] = {
                     "$XDG_CACHE_HOME/onnx-light/calibration_profiles.txt (or ~/.cache/...)."},
     {.section = OLC_CONFIG_STORE,
      .name = "persistence",
-     .type = OLC_CONFIG_BOOL,
+     .type = OLC_CONFIG_ENUM,
+     .flags = OLC_CONFIG_BOOL_WORDS,
+     .choices = persistence_modes,
      .def = "true",
      IN(olc_config, persistence),
-     .description = "false: keep profiles in memory only (no file is read or written)."},
+     .description = "false: keep profiles in memory only (no file is read or written); "
+                    "read_only: read the file and follow its changes, never write it "
+                    "(saves stay in memory; also --read-only)."},
+    {.section = OLC_CONFIG_STORE,
+     .name = "allow_network_fs",
+     .type = OLC_CONFIG_BOOL,
+     .def = "false",
+     IN(olc_config, allow_network_fs),
+     .description = "Write a store on a network file system (NFS, SMB/CIFS, 9p, sshfs); "
+                    "false: refused, reading stays allowed."},
     {.section = OLC_CONFIG_STORE,
      .name = "layers",
      .type = OLC_CONFIG_PATH_LIST,

@@ -35,8 +35,13 @@ olc_status olc_host__mlock_init(olc_host *host, const char *option_path) {
     memcpy(m->path, path, strlen(path) + 1);
     return OLC_OK;
   }
-  st = olc_persist__mlock_default_path(
-      &m->path, host->store != NULL ? olc_store_path(host->store) : NULL, &m->no_path);
+  /* A read-only store creates nothing in its directory: no fallback
+   * beside it. */
+  st = olc_persist__mlock_default_path(&m->path,
+                                       host->store != NULL && !olc_store_is_read_only(host->store)
+                                           ? olc_store_path(host->store)
+                                           : NULL,
+                                       &m->no_path);
   return st == OLC_E_NOMEM ? st : OLC_OK; /* no place: said at the first measurement */
 }
 

@@ -141,6 +141,11 @@ int64_t olc_persist__hook_watch_recheck_ms(void) {
   return hooks.watch_recheck_ms;
 }
 
+const char *olc_persist__hook_fs_type(void) {
+  const char *v = getenv("OLC_TEST_FSTYPE");
+  return v != NULL && *v != 0 ? v : NULL;
+}
+
 #else
 /* ISO C forbids an empty translation unit. */
 typedef int olc_persist_hooks_unused;

@@ -41,7 +41,8 @@ olc_status olc_persist__mlock_default_path(char **out, const char *store_path, o
   } else {
     return olc_error__set(err, OLC_E_NOT_FOUND, "measure-lock",
                           "no place for the measurement lock: XDG_RUNTIME_DIR is not a private "
-                          "directory of this user and the store has no file");
+                          "directory of this user and no store may hold it beside its file "
+                          "(persistence off or read-only)");
   }
   if (*out == NULL)
     return olc_error__set(err, OLC_E_NOMEM, "measure-lock", "out of memory");

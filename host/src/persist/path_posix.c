@@ -29,6 +29,11 @@ static const char *env_get(const char *name) {
 #endif
 }
 
+const char *olc_persist__env(const char *name) {
+  const char *v = env_get(name);
+  return v != NULL && v[0] != 0 ? v : NULL;
+}
+
 static olc_status put_path(char *buf, size_t size, const char *dir, const char *sub,
                            olc_error *err) {
   int n = snprintf(buf, size, "%s%s%s", dir, dir[0] != 0 && dir[strlen(dir) - 1] == '/' ? "" : "/",

@@ -403,6 +403,41 @@ int olc_persist__glob_split(char *dir, size_t dir_size, const char **last, const
 void olc_persist__glob_sort(char **names, size_t count);
 void olc_persist__glob_free(char **names, size_t count);
 
+/*
+ * What the file system under a store allows (fs_posix.c), found without
+ * writing anything.  The directory is the store's, or its nearest existing
+ * ancestor when it does not exist yet (a writer creates the rest).
+ * Network file systems: statfs's magic (NFS, SMB/CIFS, 9p, Ceph, AFS,
+ * Coda, Lustre, NCP) and the mount's type from /proc/self/mountinfo
+ * ("nfs4", "cifs", "fuse.sshfs"); a FUSE mount is network only when its
+ * subtype is a known network one (sshfs, rclone, s3fs, ...), so
+ * fuse-overlayfs and other local FUSE file systems stay local.  Windows:
+ * nothing is detected (every field says writable and local).
+ */
+typedef struct olc_persist_fs {
+  int read_only;     /* statvfs ST_RDONLY on the directory */
+  int dir_writable;  /* access(dir, W_OK | X_OK) */
+  int dir_errno;     /* its errno when not */
+  int file_exists;   /* the store file exists */
+  int file_writable; /* access(path, W_OK), 1 when it does not exist */
+  int file_errno;    /* its errno when not */
+  int lock_writable; /* access(path.lock, W_OK), 1 when it does not exist */
+  int network;       /* olc_persist__fs_type_is_network(type) */
+  char type[64];     /* "ext4", "nfs4", "fuse.sshfs"; "" when unknown */
+  char dir[4096];    /* the directory examined */
+} olc_persist_fs;
+
+/* Probes path (resolved).  OLC_OK, OLC_E_INVALID, OLC_E_NOMEM.  With
+ * OLC_TEST_HOOKS, OLC_TEST_FSTYPE=<type> replaces the detected type. */
+olc_status olc_persist__fs_probe(olc_persist_fs *out, const char *path, olc_error *err);
+/* 1 when a mount type string names a network file system (see above). */
+int olc_persist__fs_type_is_network(const char *type);
+
+/* The value of an environment variable for an unprivileged process only
+ * (secure_getenv: NULL in a set-uid, set-gid or capability-raised one),
+ * borrowed from the environment; NULL when unset or empty. */
+const char *olc_persist__env(const char *name);
+
 /* Number of file-system calls made by this module since start (tests). */
 uint64_t olc_persist__call_count(void);
 
@@ -424,6 +459,9 @@ uint64_t olc_persist__call_count(void);
  *                                      measurement lock granted without
  *                                      locking anything)
  *   OLC_TEST_WATCH_RECHECK_MS=<ms>     recheck interval of new watches
+ *   OLC_TEST_FSTYPE=<type>             the file-system type olc_persist__fs_probe
+ *                                      reports ("nfs4", "fuse.sshfs"), read at
+ *                                      each probe
  */
 #ifdef OLC_TEST_HOOKS
 #define OLC_SAFETY_LOCK 1u

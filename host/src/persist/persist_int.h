@@ -127,6 +127,8 @@ void olc_persist__hook_crash_half(void);
 int olc_persist__hook_disabled(unsigned safety);
 /* Recheck interval of new watches set by a test (0: the default). */
 int64_t olc_persist__hook_watch_recheck_ms(void);
+/* OLC_TEST_FSTYPE, or NULL. */
+const char *olc_persist__hook_fs_type(void);
 #else
 /* The shipped library: every hook is a constant the compiler folds away. */
 #ifndef OLC_SAFETY_LOCK
@@ -147,6 +149,7 @@ static inline int olc_persist__hook_disabled(unsigned safety) {
   return 0;
 }
 static inline int64_t olc_persist__hook_watch_recheck_ms(void) { return 0; }
+static inline const char *olc_persist__hook_fs_type(void) { return NULL; }
 #endif
 
 #endif

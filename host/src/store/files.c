@@ -2,7 +2,8 @@
  * store/files.c - listing, and the commands that work on whole files:
  * import, export, check and repair.  With persistence off, import, export
  * and repair return OLC_E_DISABLED: the store then makes no file-system
- * call at all.
+ * call at all.  A read-only handle refuses import and repair
+ * (OLC_E_READ_ONLY) and exports, which write elsewhere.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -390,7 +391,9 @@ olc_status olc_store_repair_ext(olc_store *store, unsigned flags, char *moved_to
   po.probe_payload = &x;
   olc_mutex__lock(&store->write);
   olc_store__fork_writing(store);
-  st = olc_persist__repair(moved_to, moved_to_size, store->path, &po, repair_check, &x, err);
+  st = olc_store__check_write(store, "repair", err);
+  if (st == OLC_OK)
+    st = olc_persist__repair(moved_to, moved_to_size, store->path, &po, repair_check, &x, err);
   olc_store__fork_writing(NULL);
   olc_mutex__unlock(&store->write);
   if (st == OLC_OK)

@@ -4,7 +4,10 @@
  * inter-process lock (olc_persist__update with a transform that parses the
  * latest file, applies the operations and writes canonical bytes), or, with
  * persistence off, into a copy of the in-memory snapshot.  The new snapshot
- * is published only after the write succeeded.
+ * is published only after the write succeeded.  A read-only handle keeps
+ * calibrated saves in its overlay (no file-system call) and refuses every
+ * other write, and a store on a network file system refuses writes unless
+ * allowed (writable.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +76,7 @@ static olc_status apply_removals(olc_recset *set, store_ops *ops) {
 /* Inserts copies of the pending records at their canonical positions: a
  * binary search and one memmove each, so a save into a large store does not
  * re-sort it. */
-static olc_status apply_puts(olc_recset *set, const olc_recset *puts) {
+olc_status olc_store__apply_puts(olc_recset *set, const olc_recset *puts) {
   size_t i;
   for (i = 0; i < puts->count; i++) {
     int found;
@@ -100,7 +103,7 @@ static olc_status apply_ops(olc_recset *set, store_ops *ops, olc_error *err) {
   ops->removed = 0;
   st = apply_removals(set, ops);
   if (st == OLC_OK)
-    st = apply_puts(set, &ops->puts);
+    st = olc_store__apply_puts(set, &ops->puts);
   if (st == OLC_OK && ops->import != NULL) {
     for (i = 0; i < ops->import->count && st == OLC_OK; i++)
       st = olc_recset__append_copy(set, &ops->import->recs[i]);
@@ -213,11 +216,66 @@ static olc_status commit_file(olc_store *store, store_ops *ops, olc_error *err) 
   return st;
 }
 
-static olc_status commit(olc_store *store, store_ops *ops, olc_error *err) {
+/* 1 when ops only save calibrated records (what a read-only handle keeps
+ * in memory). */
+static int only_calibrated_puts(const store_ops *ops) {
+  size_t i;
+  if (ops->remove_count != 0 || ops->predicate != NULL || ops->import != NULL)
+    return 0;
+  for (i = 0; i < ops->puts.count; i++)
+    if (ops->puts.recs[i].origin != OLC_ORIGIN_CALIBRATED)
+      return 0;
+  return 1;
+}
+
+/* A read-only handle's save: into the overlay, which every later reload
+ * lays over the file, and into the current snapshot (its file identity
+ * kept, so no reload follows).  No file-system call. */
+static olc_status commit_overlay(olc_store *store, store_ops *ops, olc_error *err) {
+  olc_recset merged = OLC_RECSET_INIT;
+  olc_snapshot *cur, *next;
+  olc_status st = OLC_OK;
+  size_t i;
+  olc_mutex__lock(&store->reload);
+  cur = olc_store__acquire(store);
+  for (i = 0; i < cur->set.count && st == OLC_OK; i++)
+    st = olc_recset__append_copy(&merged, &cur->set.recs[i]);
+  if (st == OLC_OK)
+    st = olc_store__apply_puts(&merged, &ops->puts);
+  if (st == OLC_OK)
+    st = olc_store__apply_puts(&store->overlay, &ops->puts);
+  next = st == OLC_OK ? olc_snapshot__new(&merged, &cur->id) : NULL;
+  olc_snapshot__unref(cur);
+  if (next != NULL)
+    olc_store__publish(store, next);
+  olc_mutex__unlock(&store->reload);
+  if (next == NULL) {
+    olc_recset__free(&merged);
+    return olc_error__set(err, OLC_E_NOMEM, "merge", "out of memory keeping a save in memory");
+  }
+  if (!store->said_read_only) {
+    store->said_read_only = 1;
+    olc_diag__emit(&store->diag, OLC_DIAG_WARNING, "read_only",
+                   "%s is read-only: saves are kept in memory, nothing is written", store->path);
+  }
+  return OLC_OK;
+}
+
+static olc_status commit_any(olc_store *store, store_ops *ops, const char *what, olc_error *err) {
+  olc_status st;
+  if (!store->persist)
+    return commit_memory(store, ops, err);
+  if (store->read_only && only_calibrated_puts(ops))
+    return commit_overlay(store, ops, err);
+  st = olc_store__check_write(store, what, err);
+  return st == OLC_OK ? commit_file(store, ops, err) : st;
+}
+
+static olc_status commit(olc_store *store, store_ops *ops, const char *what, olc_error *err) {
   olc_status st;
   olc_mutex__lock(&store->write);
   olc_store__fork_writing(store); /* a fork from a predicate must not wait for it */
-  st = store->persist ? commit_file(store, ops, err) : commit_memory(store, ops, err);
+  st = commit_any(store, ops, what, err);
   olc_store__fork_writing(NULL);
   olc_mutex__unlock(&store->write);
   return st;
@@ -232,7 +290,7 @@ static olc_status save_origin(olc_store *store, const olc_save_request *request,
   /* Serializer and validator run before any lock is taken. */
   st = olc_store__build_records(&ops.puts, request, origin, err);
   if (st == OLC_OK)
-    st = commit(store, &ops, err);
+    st = commit(store, &ops, origin == OLC_ORIGIN_OVERRIDE ? "override" : "save", err);
   olc_recset__free(&ops.puts);
   return st;
 }
@@ -280,7 +338,7 @@ olc_status olc_store_remove_override(olc_store *store, const olc_key *key, unsig
     r->structure = props;
     r->structure_count = key->structure_count;
   }
-  st = commit(store, &ops, err);
+  st = commit(store, &ops, "remove", err);
   if ((st == OLC_OK || st == OLC_COMMITTED_UNSYNCED) && ops.removed == 0)
     st = olc_error__set(err, OLC_E_NOT_FOUND, "remove",
                         "no override for backend \"%.60s\" operator \"%.60s\" implementation "
@@ -301,7 +359,7 @@ olc_status olc_store_remove_if(olc_store *store, olc_record_predicate_fn predica
     return olc_error__set(err, OLC_E_INVALID, "remove_if", "store or predicate is NULL");
   ops.predicate = predicate;
   ops.predicate_payload = payload;
-  st = commit(store, &ops, err);
+  st = commit(store, &ops, "remove", err);
   if (removed != NULL && (st == OLC_OK || st == OLC_COMMITTED_UNSYNCED))
     *removed = ops.removed;
   return st;
@@ -310,5 +368,5 @@ olc_status olc_store_remove_if(olc_store *store, olc_record_predicate_fn predica
 olc_status olc_store__import_set(olc_store *store, const olc_recset *set, olc_error *err) {
   store_ops ops = STORE_OPS_INIT;
   ops.import = set;
-  return commit(store, &ops, err);
+  return commit(store, &ops, "import", err);
 }

@@ -110,6 +110,12 @@ static olc_status reload_locked(olc_store *store, olc_error *err) {
       strstr(getenv("OLC_TEST_DISABLE"), "snapshot") != NULL)
     st = OLC_OK;
 #endif
+  if (st == OLC_OK && store->overlay.count > 0) {
+    /* A read-only handle's own saves stay above whatever the file holds. */
+    olc_recset__normalize(&set);
+    if (olc_store__apply_puts(&set, &store->overlay) != OLC_OK)
+      st = olc_error__set(&e, OLC_E_NOMEM, "load", "out of memory loading '%s'", store->path);
+  }
   if (st != OLC_OK) {
     olc_recset__free(&set);
     if (st == OLC_E_MALFORMED || st == OLC_E_VERSION)
@@ -279,6 +285,9 @@ olc_status olc_store_open(olc_store **out, const olc_store_options *caller_optio
   olc_mutex__init(&s->reload);
   s->persist = options->persistence_enabled != 0;
   s->check_for_changes = options->check_for_changes != 0;
+  s->read_only = s->persist && options->read_only != 0;
+  s->allow_network_fs = options->allow_network_fs != 0;
+  olc_recset__init(&s->overlay);
   s->limits = limits;
   if (options->max_file_size != 0)
     s->limits.max_file_size = options->max_file_size;
@@ -330,6 +339,7 @@ void olc_store_free(olc_store *store) {
   olc_store__fork_unregister(store); /* never registered: no-op */
   olc_snapshot__unref(store->snap);
   olc_store__layers_free(store);
+  olc_recset__free(&store->overlay);
   olc_persist__watch_close(&store->watch);
   free(store->path);
   olc_mutex__destroy(&store->state);

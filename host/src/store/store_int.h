@@ -143,6 +143,16 @@ struct olc_store {
   uint64_t failed_loads;
   int persist;
   int check_for_changes;
+  int read_only;        /* persist and olc_store_options.read_only */
+  int allow_network_fs; /* olc_store_options.allow_network_fs */
+  /* A read-only handle's saves (normalized), laid over every snapshot it
+   * reads from the file.  Guarded by the reload mutex. */
+  olc_recset overlay;
+  int said_read_only; /* the "read_only" warning was emitted (write mutex) */
+  /* The first write's file-system probe (writable.c); guarded by the write
+   * mutex: 0 not yet, 1 local, 2 network (net_type names it). */
+  int net_state;
+  char net_type[64];
   char *path; /* resolved; NULL when persistence is off */
   /* The generation counter of P.lock: lookups skip the stat while it says
    * nothing was saved (persist.h).  Open only with check_for_changes. */
@@ -224,6 +234,16 @@ void olc_store__persist_options(olc_persist_options *out, const olc_store *store
  * path or a store file.  OLC_OK or OLC_E_INVALID (where = what). */
 olc_status olc_store__check_role(const char *path, const char *store_path, const char *what,
                                  int is_export, olc_error *err);
+
+/* Inserts copies of puts (normalized) into the normalized set, replacing
+ * equal identities (save.c). */
+olc_status olc_store__apply_puts(olc_recset *set, const olc_recset *puts);
+
+/* Whether a write may touch the file (writable.c): OLC_OK, or
+ * OLC_E_READ_ONLY naming the path, what (the operation) and why (read-only
+ * mode; a network file system without allow_network_fs).  Caller holds the
+ * write mutex. */
+olc_status olc_store__check_write(olc_store *store, const char *what, olc_error *err);
 
 /* Merges set into the store in one write (import; save.c). */
 olc_status olc_store__import_set(olc_store *store, const olc_recset *set, olc_error *err);

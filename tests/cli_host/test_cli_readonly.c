@@ -1,0 +1,253 @@
+/*
+ * tests/cli_host/test_cli_readonly.c - olc against stores it must not or
+ * cannot write, end to end with mock_det: calibrate fails at the start
+ * (exit 1, one line naming the path and why, nothing measured) on a store
+ * in an immutable directory (root) or a directory without write permission
+ * (other users), and calibrates in memory with --read-only, [store]
+ * persistence = read_only or OLC_PERSISTENCE=read_only, saying once that
+ * nothing was saved and leaving the file as it was; an unknown persistence
+ * value is an ini error with file and line; olc prune --foreign removes the
+ * records of another processor or thread count, and only with --foreign.
+ */
+#include <CUnit/CUnit.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_test_util.h"
+#include "test_support.h"
+
+static char *g_dir, *g_ini, *g_sub, *g_store;
+static cli_run g_r;
+static int g_immutable;
+
+#define HAS(s, needle) CU_ASSERT_PTR_NOT_NULL(strstr((s), (needle)))
+
+static size_t count(const char *s, const char *needle) {
+  size_t n = 0;
+  for (s = strstr(s, needle); s != NULL; s = strstr(s + 1, needle))
+    n++;
+  return n;
+}
+
+static void setup(void) {
+  char path[4096];
+  unsigned char *data;
+  size_t len = 0;
+  g_dir = olc_test_tmpdir("cli_ro");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(g_dir);
+  g_ini = olc_test_path(g_dir, "olc.ini");
+  g_sub = olc_test_path(g_dir, "ro");
+  g_store = olc_test_path(g_sub, "store.txt");
+  CU_ASSERT_EQUAL_FATAL(mkdir(g_sub, 0700), 0);
+  snprintf(path, sizeof path, "%s/good", g_dir);
+  mkdir(path, 0755);
+  snprintf(path, sizeof path, "%s/good/mock_det.so", g_dir);
+  data = olc_test_read_file(OLC_MOCK_PLUGIN_DIR_GOOD "/mock_det.so", &len);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(path, data, len), 0);
+  CU_ASSERT_EQUAL(chmod(path, 0755), 0);
+  free(data);
+}
+
+static int set_immutable(const char *dir, int on) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), flags = 0, r = -1;
+  if (fd < 0)
+    return -1;
+  if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
+    flags = on ? (flags | FS_IMMUTABLE_FL) : (flags & ~FS_IMMUTABLE_FL);
+    r = ioctl(fd, FS_IOC_SETFLAGS, &flags);
+  }
+  close(fd);
+  return r;
+}
+
+static void teardown(void) {
+  if (g_immutable)
+    set_immutable(g_sub, 0);
+  g_immutable = 0;
+  chmod(g_sub, 0700);
+  cli_run_free(&g_r);
+  olc_test_rmtree(g_dir);
+  free(g_dir);
+  free(g_ini);
+  free(g_sub);
+  free(g_store);
+}
+
+static void write_config(const char *store_extra, const char *plugin_extra, unsigned threads) {
+  char text[2048];
+  int n = snprintf(text, sizeof text,
+                   "[host]\nplugin_dirs = good\nthreads = %u\n"
+                   "[store]\npath = ro/store.txt\n%s"
+                   "[calibration]\nwarmup = 1\nmin_repetitions = 3\nmin_seconds = 0.001\n"
+                   "[workload.mm]\nbackend = mock_det\noperator = MatMul\n"
+                   "dtype = float32\nm = 8\nn = 4\nk = 2\n"
+                   "[plugin.mock_det]\ncandidates = 40,10,20\n%s",
+                   threads, store_extra, plugin_extra);
+  CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(g_ini, text, (size_t)n), 0);
+}
+
+static int run_env(const char *const *env, const char *first, ...) {
+  const char *argv[32];
+  size_t n = 0;
+  const char *a;
+  va_list ap;
+  va_start(ap, first);
+  for (a = first; a != NULL && n < 31; a = va_arg(ap, const char *))
+    argv[n++] = a;
+  va_end(ap);
+  argv[n] = NULL;
+  cli_run_free(&g_r);
+  CU_ASSERT_EQUAL_FATAL(cli_test_run(&g_r, g_dir, env, argv), 0);
+  return g_r.code;
+}
+
+#define OLC(...) run_env(NULL, __VA_ARGS__, NULL)
+#define CFG "--config", g_ini
+
+/* Makes g_sub refuse writes: immutable (root), else no write permission.
+ * The reason olc_store_writable gives is the same for both. */
+static void refuse_writes(void) {
+  if (set_immutable(g_sub, 1) == 0)
+    g_immutable = 1;
+  else
+    CU_ASSERT_EQUAL_FATAL(chmod(g_sub, 0500), 0);
+}
+
+static void test_calibrate_refused_then_read_only(void) {
+  static const char *const env_ro[] = {"OLC_PERSISTENCE=read_only", NULL};
+  unsigned char *before, *after;
+  size_t blen = 0, alen = 0;
+  write_config("", "", 1);
+  /* A store with the record of another workload shape. */
+  CU_ASSERT_EQUAL_FATAL(OLC("calibrate", CFG), 0);
+  before = olc_test_read_file(g_store, &blen);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(before);
+  write_config("", "", 2); /* another thread count: a new key to measure */
+  refuse_writes();
+  if (geteuid() == 0 && !g_immutable) {
+    free(before);
+    CU_PASS("root without FS_IMMUTABLE_FL: permissions cannot refuse root");
+    return;
+  }
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG), 1);
+  CU_ASSERT_EQUAL(cli_test_lines(g_r.err), 1);
+  HAS(g_r.err, g_store);
+  HAS(g_r.err, "cannot write the directory");
+  HAS(g_r.err, "--read-only");
+  CU_ASSERT_EQUAL(count(g_r.out, "calibrated"), 0);
+  /* Asked for: measured in memory, said once, the file untouched. */
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG, "--recalibrate", "--read-only"), 0);
+  HAS(g_r.out, "calibrated");
+  CU_ASSERT_EQUAL(count(g_r.err, "nothing is written"), 1);
+  CU_ASSERT_EQUAL(OLC("--read-only", "calibrate", CFG, "--recalibrate"), 0);
+  CU_ASSERT_EQUAL(count(g_r.err, "nothing is written"), 1);
+  CU_ASSERT_EQUAL(run_env(env_ro, "calibrate", CFG, "--recalibrate", NULL), 0);
+  CU_ASSERT_EQUAL(count(g_r.err, "nothing is written"), 1);
+  write_config("persistence = read_only\n", "", 2);
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG, "--recalibrate"), 0);
+  CU_ASSERT_EQUAL(count(g_r.err, "nothing is written"), 1);
+  /* select reads a store it cannot write (the portable record). */
+  CU_ASSERT_EQUAL(OLC("select", CFG), 0);
+  after = olc_test_read_file(g_store, &alen);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(after);
+  CU_ASSERT(alen == blen && memcmp(before, after, blen) == 0);
+  free(before);
+  free(after);
+}
+
+/* Entries of g_sub (the store's directory). */
+static int entries(void) {
+  DIR *d = opendir(g_sub);
+  struct dirent *e;
+  int n = 0;
+  if (d == NULL)
+    return -1;
+  while ((e = readdir(d)) != NULL)
+    n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+  closedir(d);
+  return n;
+}
+
+/* On a directory it could write, read-only mode creates nothing there:
+ * neither PATH.lock nor the measurement lock's fallback beside the store
+ * (no private XDG_RUNTIME_DIR in the test's environment). */
+static void test_read_only_creates_nothing(void) {
+  char *lock = olc_test_path(g_sub, "store.txt.lock");
+  char *mlock = olc_test_path(g_sub, "store.txt.measure.lock");
+  write_config("", "", 1);
+  CU_ASSERT_EQUAL_FATAL(OLC("calibrate", CFG), 0);
+  remove(lock);
+  remove(mlock);
+  CU_ASSERT_EQUAL(entries(), 1);
+  write_config("persistence = read_only\n", "", 2);
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG, "--recalibrate"), 0);
+  HAS(g_r.out, "calibrated");
+  CU_ASSERT_EQUAL(entries(), 1);
+  free(lock);
+  free(mlock);
+}
+
+static void test_persistence_values(void) {
+  static const char *const env_bad[] = {"OLC_PERSISTENCE=sometimes", NULL};
+  write_config("persistence = sometimes\n", "", 1);
+  CU_ASSERT_EQUAL(OLC("select", CFG), 1);
+  HAS(g_r.err, "olc.ini:6");
+  HAS(g_r.err, "read_only");
+  write_config("persistence = off\n", "", 1);
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG), 0);
+  CU_ASSERT_EQUAL(access(g_store, F_OK), -1); /* in memory only */
+  write_config("", "", 1);
+  CU_ASSERT_EQUAL(run_env(env_bad, "select", CFG, NULL), 1);
+  HAS(g_r.err, "OLC_PERSISTENCE");
+}
+
+static void test_prune_foreign(void) {
+  write_config("", "processor = cpu-a\n", 1);
+  CU_ASSERT_EQUAL_FATAL(OLC("calibrate", CFG), 0);
+  /* --recalibrate: the portable record would be selected otherwise. */
+  write_config("", "processor = cpu-a\n", 2);
+  CU_ASSERT_EQUAL_FATAL(OLC("calibrate", CFG, "--recalibrate"), 0);
+  write_config("", "processor = cpu-b\n", 2);
+  CU_ASSERT_EQUAL_FATAL(OLC("calibrate", CFG, "--recalibrate"), 0);
+  /* Here: cpu-b with 2 threads.  cpu-a/1 and cpu-a/2 are foreign. */
+  CU_ASSERT_EQUAL(OLC("prune", CFG), 0);
+  HAS(g_r.out, "removed 0 records");
+  CU_ASSERT_EQUAL(OLC("prune", CFG, "--foreign", "--dry-run"), 0);
+  CU_ASSERT_EQUAL(count(g_r.out, "prune: \"foreign processor \\\"cpu-a\\\""), 2);
+  HAS(g_r.out, "would remove 2 records");
+  write_config("", "processor = cpu-a\n", 2);
+  CU_ASSERT_EQUAL(OLC("prune", CFG, "--foreign", "--dry-run"), 0);
+  CU_ASSERT_EQUAL(count(g_r.out, "foreign thread count 1"), 1);
+  CU_ASSERT_EQUAL(count(g_r.out, "foreign processor \\\"cpu-b\\\""), 1);
+  CU_ASSERT_EQUAL(OLC("prune", CFG, "--foreign"), 0);
+  HAS(g_r.out, "removed 2 records");
+  /* This machine's record stays and is selected. */
+  CU_ASSERT_EQUAL(OLC("select", CFG), 0);
+  CU_ASSERT_EQUAL(OLC("prune", CFG, "--foreign", "--json"), 0);
+  CU_ASSERT(cli_test_json_valid(g_r.out));
+  HAS(g_r.out, "\"foreign\":true");
+  HAS(g_r.out, "\"removed\":0");
+}
+
+int main(int argc, char **argv) {
+  CU_pSuite s;
+  if (CU_initialize_registry() != CUE_SUCCESS)
+    return 1;
+  s = CU_add_suite_with_setup_and_teardown("cli_readonly", NULL, NULL, setup, teardown);
+  CU_add_test(s, "calibrate: refused at the start, then in memory when read-only is asked for",
+              test_calibrate_refused_then_read_only);
+  CU_add_test(s, "read-only mode creates nothing beside the store", test_read_only_creates_nothing);
+  CU_add_test(s, "[store] persistence values and OLC_PERSISTENCE", test_persistence_values);
+  CU_add_test(s, "prune --foreign: another processor or thread count", test_prune_foreign);
+  return olc_test_run(argc, argv);
+}
