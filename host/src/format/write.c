@@ -232,6 +232,24 @@ done:
   return st;
 }
 
+/* Reserves the worst case of every record at once, so that a large store
+ * is written without the buffer moving (each move copies everything
+ * written so far).  Only a reservation: where it cannot be made (too
+ * large for the buffer's limit, out of memory) each record reserves its
+ * own room as before. */
+static void reserve_all(olc_buf *out, const olc_record *const *v, size_t n) {
+  size_t total = 0, i;
+  for (i = 0; i < n; i++) {
+    size_t need = write_record_size(v[i]);
+    if (need == 0 || total > SIZE_MAX / 2 - need)
+      return;
+    total += need;
+  }
+  if (out->limit != 0 && out->len + total > out->limit)
+    return;
+  (void)olc_buf__reserve(out, total);
+}
+
 olc_status olc_format__write(olc_buf *out, const olc_recset *set) {
   const olc_record **v = NULL;
   olc_status st;
@@ -257,6 +275,7 @@ olc_status olc_format__write(olc_buf *out, const olc_recset *set) {
   default:
     break;
   }
+  reserve_all(out, v, set->count);
   for (i = 0; i < set->count && st == OLC_OK; i++)
     st = write_record(out, v[i]);
 done:
