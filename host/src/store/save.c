@@ -115,8 +115,52 @@ static olc_status apply_ops(olc_recset *set, store_ops *ops, olc_error *err) {
 typedef struct write_ctx {
   olc_store *store;
   store_ops *ops;
+  olc_snapshot *base; /* the snapshot when the save began */
   olc_recset merged;
 } write_ctx;
+
+static int str_eq(const char *a, const char *b) {
+  return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/* Equal records write equal bytes: identity, measurements (values bit for
+ * bit: the file holds their shortest round-trip text) and policy. */
+static int record_eq(const olc_record *a, const olc_record *b) {
+  size_t i;
+  if (olc_record__identity_cmp(a, b) != 0 || a->measurement_count != b->measurement_count ||
+      a->policy_len != b->policy_len ||
+      (a->policy_len != 0 && memcmp(a->policy, b->policy, a->policy_len) != 0))
+    return 0;
+  for (i = 0; i < a->measurement_count; i++) {
+    const olc_measurement *x = &a->measurements[i], *y = &b->measurements[i];
+    if (!str_eq(x->name, y->name) || !str_eq(x->unit, y->unit) ||
+        memcmp(&x->value, &y->value, sizeof x->value) != 0)
+      return 0;
+  }
+  return 1;
+}
+
+/* 1 when two canonical sets would be written as the same bytes. */
+static int same_records(const olc_recset *a, const olc_recset *b) {
+  size_t i;
+  if (a->count != b->count)
+    return 0;
+  for (i = 0; i < a->count; i++)
+    if (!record_eq(&a->recs[i], &b->recs[i]))
+      return 0;
+  return 1;
+}
+
+/* A deep copy of a snapshot's records (canonical already). */
+static olc_status copy_records(olc_recset *out, const olc_snapshot *snap, olc_error *err) {
+  size_t i;
+  olc_status st = OLC_OK;
+  for (i = 0; i < snap->set.count && st == OLC_OK; i++)
+    st = olc_recset__append_copy(out, &snap->set.recs[i]);
+  if (st != OLC_OK)
+    return olc_error__set(err, st, "merge", "out of memory copying the store");
+  return OLC_OK;
+}
 
 static olc_status merge_transform(olc_buf *out, int *unchanged, const unsigned char *base,
                                   size_t base_len, int base_exists, void *payload, olc_error *err) {
@@ -124,7 +168,13 @@ static olc_status merge_transform(olc_buf *out, int *unchanged, const unsigned c
   olc_status st;
   olc_recset__free(&w->merged);
   olc_recset__init(&w->merged);
-  if (base_exists) {
+  if (base_exists == OLC_PERSIST_BASE_KNOWN) {
+    /* The file is the one this handle's snapshot was saved as (persist.h):
+     * its records are the base, nothing is parsed. */
+    st = copy_records(&w->merged, w->base, err);
+    if (st != OLC_OK)
+      return st;
+  } else if (base_exists) {
     /* A file this version cannot read is never overwritten. */
     st = olc_format__parse(&w->merged, base, base_len, &w->store->limits, err);
     if (st != OLC_OK)
@@ -140,8 +190,10 @@ static olc_status merge_transform(olc_buf *out, int *unchanged, const unsigned c
   st = olc_store__check_write_size(w->store, out->len, "merge", err);
   if (st != OLC_OK)
     return st;
-  if (base_exists && out->len == base_len &&
-      (base_len == 0 || memcmp(out->data, base, base_len) == 0))
+  if (base_exists == OLC_PERSIST_BASE_KNOWN)
+    *unchanged = same_records(&w->merged, &w->base->set);
+  else if (base_exists && out->len == base_len &&
+           (base_len == 0 || memcmp(out->data, base, base_len) == 0))
     *unchanged = 1;
   return OLC_OK;
 }
@@ -191,25 +243,30 @@ static olc_status commit_memory(olc_store *store, store_ops *ops, olc_error *err
 
 static olc_status commit_file(olc_store *store, store_ops *ops, olc_error *err) {
   olc_persist_options po;
+  olc_persist_known after;
   write_ctx w;
-  olc_file_id id;
   olc_snapshot *next;
   olc_status st;
-  memset(&id, 0, sizeof id);
   w.store = store;
   w.ops = ops;
+  w.base = olc_store__acquire(store);
   olc_recset__init(&w.merged);
   olc_store__persist_options(&po, store);
-  st = olc_persist__update(&id, NULL, store->path, &po, merge_transform, &w, err);
+  st = olc_persist__update_known(&after, NULL, store->path, &po,
+                                 w.base->saved ? &w.base->known : NULL, merge_transform, &w, err);
   if (st == OLC_OK || st == OLC_COMMITTED_UNSYNCED) {
     /* The file now holds the merged set (or already did): it becomes the
      * snapshot.  Out of memory here leaves the old snapshot, which change
      * detection replaces at the next look. */
-    next = olc_snapshot__new(&w.merged, &id);
-    if (next != NULL)
+    next = olc_snapshot__new(&w.merged, &after.id);
+    if (next != NULL) {
+      next->saved = after.id.exists && after.gen != OLC_PERSIST_GEN_NONE;
+      next->known = after;
       olc_store__publish(store, next);
+    }
   }
   olc_recset__free(&w.merged);
+  olc_snapshot__unref(w.base);
   return st;
 }
 

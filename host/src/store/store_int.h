@@ -67,6 +67,11 @@ typedef struct olc_snapshot {
    * begins with backend and operator (strcmp). */
   olc_recset set;
   olc_file_id id; /* the file this snapshot was read from or written to */
+  /* Set (before publishing) by the save that wrote the file or found it
+   * unchanged under the lock: its identity and the P.lock counter then, so
+   * that the next save may skip re-reading it (save.c).  0: a load. */
+  int saved;
+  olc_persist_known known;
   /* Each built by the first lookup that needs it (index.c). */
   olc_mutex cand_lock;
   olc_flag cand_ready[OLC_CAND_INDEXES];
