@@ -173,13 +173,15 @@ typedef struct olc_persist_known {
  * writer that bypassed the lock.  Otherwise P is read as by
  * olc_persist__update.  after (may be NULL) receives the identity of P
  * after the call and, when the counter could be read under the lock, its
- * generation and instance (else gen = OLC_PERSIST_GEN_NONE).  Windows
- * always reads P (after->gen = OLC_PERSIST_GEN_NONE).  Same statuses as
- * olc_persist__update.
+ * generation and instance (else gen = OLC_PERSIST_GEN_NONE).  kept (may
+ * be NULL; emptied first) receives the bytes written when a new file was
+ * renamed into place (OLC_OK or OLC_COMMITTED_UNSYNCED): the caller owns
+ * them then.  Windows always reads P (after->gen = OLC_PERSIST_GEN_NONE,
+ * nothing kept).  Same statuses as olc_persist__update.
  */
 olc_status olc_persist__update_known(olc_persist_known *after, int *written, const char *path,
                                      const olc_persist_options *options,
-                                     const olc_persist_known *known,
+                                     const olc_persist_known *known, olc_buf *kept,
                                      olc_persist_transform_fn transform, void *payload,
                                      olc_error *err);
 

@@ -366,15 +366,14 @@ static void finish_attempt(writer *w, olc_status st, olc_error *err) {
     OLC_FS(close(w->dfd));
   w->dfd = -1;
   olc_buf__reset(&w->old);
-  olc_buf__reset(&w->next);
 }
 
 olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *path,
                                const olc_persist_options *options,
                                olc_persist_transform_fn transform, void *payload, olc_error *err) {
   olc_persist_known after;
-  olc_status st =
-      olc_persist__update_known(&after, written, path, options, NULL, transform, payload, err);
+  olc_status st = olc_persist__update_known(&after, written, path, options, NULL, NULL, transform,
+                                            payload, err);
   if (new_id != NULL)
     *new_id = after.id;
   return st;
@@ -382,16 +381,18 @@ olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *pa
 
 olc_status olc_persist__update_known(olc_persist_known *after, int *written, const char *path,
                                      const olc_persist_options *options,
-                                     const olc_persist_known *known,
+                                     const olc_persist_known *known, olc_buf *kept,
                                      olc_persist_transform_fn transform, void *payload,
                                      olc_error *err) {
   writer w;
   olc_status st;
-  int tries;
+  int tries, wrote = 0;
   /* A stale error must not survive into this call's report. */
   olc_error_clear(err);
   if (written != NULL)
     *written = 0;
+  if (kept != NULL)
+    olc_buf__free(kept);
   if (after != NULL) {
     memset(after, 0, sizeof *after);
     after->gen = OLC_PERSIST_GEN_NONE;
@@ -411,12 +412,19 @@ olc_status olc_persist__update_known(olc_persist_known *after, int *written, con
   for (tries = 0; tries < OLC_PERSIST__LOCK_TRIES; tries++) {
     w.lost_lock = 0;
     w.base_known = 0;
-    st = run_update(&w, after, written, transform, payload, err);
+    olc_buf__reset(&w.next); /* each attempt's transform starts empty */
+    st = run_update(&w, after, &wrote, transform, payload, err);
     finish_attempt(&w, st, err);
     if (!w.lost_lock)
       break;
   }
   olc_posix__mutex_unlock();
+  if (written != NULL)
+    *written = wrote;
+  if (kept != NULL && wrote && (st == OLC_OK || st == OLC_COMMITTED_UNSYNCED)) {
+    *kept = w.next; /* the caller's from now on */
+    memset(&w.next, 0, sizeof w.next);
+  }
   olc_buf__free(&w.old);
   olc_buf__free(&w.next);
   free(w.dir);

@@ -117,7 +117,15 @@ typedef struct write_ctx {
   store_ops *ops;
   olc_snapshot *base; /* the snapshot when the save began */
   olc_recset merged;
+  /* merged's records are base's (their strings in base's shares), but for
+   * the new ones in merged.arena */
+  int shallow;
+  size_t *offs; /* merged.count + 1: each record's offset in the bytes */
 } write_ctx;
+
+/* Saves that may share arenas before one copies the records again: each
+ * share holds the records of one save, some of them replaced since. */
+#define SAVE_MAX_SHARES 32
 
 static int str_eq(const char *a, const char *b) {
   return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
@@ -162,33 +170,82 @@ static olc_status copy_records(olc_recset *out, const olc_snapshot *snap, olc_er
   return OLC_OK;
 }
 
+/* The base when the file is the one base was saved as (persist.h): base's
+ * records, nothing parsed; their array only, when base kept its bytes. */
+static olc_status known_base(write_ctx *w, olc_error *err) {
+  const olc_save_keep *k = w->base->keep;
+  if (k == NULL || k->nshares >= SAVE_MAX_SHARES)
+    return copy_records(&w->merged, w->base, err);
+  if (olc_keep__shallow_copy(&w->merged, &w->base->set) != OLC_OK)
+    return olc_error__set(err, OLC_E_NOMEM, "merge", "out of memory copying the store");
+  w->shallow = 1;
+  return OLC_OK;
+}
+
+/* After a shallow merge: 1 when out is base's kept text, record by
+ * record (the reused ones at their old place, the others equal to the
+ * bytes they replaced), without comparing the whole file. */
+static int same_text(const write_ctx *w, const olc_buf *out, const olc_format_span *spans) {
+  const olc_save_keep *k = w->base->keep;
+  size_t i;
+  if (w->merged.count != w->base->set.count || out->len != k->text.len)
+    return 0;
+  for (i = 0; i < w->merged.count; i++) {
+    const unsigned char *old = k->text.data + k->offs[i];
+    size_t len = k->offs[i + 1] - k->offs[i];
+    if (spans[i].bytes != NULL
+            ? spans[i].bytes != old
+            : w->offs[i + 1] - w->offs[i] != len || memcmp(out->data + w->offs[i], old, len) != 0)
+      return 0;
+  }
+  return 1;
+}
+
+/* The merged set's text, with the kept bytes of base's unchanged records
+ * copied as they are (a shallow merge), and each record's offset. */
+static olc_status serialize(write_ctx *w, olc_buf *out, int *unchanged, olc_error *err) {
+  olc_format_span *spans = NULL;
+  size_t n = w->merged.count;
+  olc_status st;
+  free(w->offs);
+  w->offs = malloc((n + 1) * sizeof *w->offs);
+  if (w->shallow)
+    spans = malloc((n > 0 ? n : 1) * sizeof *spans);
+  if (w->offs == NULL || (w->shallow && spans == NULL)) {
+    free(spans);
+    return olc_error__set(err, OLC_E_NOMEM, "merge", "out of memory writing the store");
+  }
+  if (spans != NULL)
+    olc_keep__spans(spans, &w->merged, w->base);
+  st = olc_format__write_spans(out, w->offs, &w->merged, spans);
+  if (st == OLC_OK && spans != NULL)
+    *unchanged = same_text(w, out, spans);
+  free(spans);
+  if (st != OLC_OK)
+    return olc_error__set(err, st, "merge", "out of memory writing the store");
+  return olc_store__check_write_size(w->store, out->len, "merge", err);
+}
+
 static olc_status merge_transform(olc_buf *out, int *unchanged, const unsigned char *base,
                                   size_t base_len, int base_exists, void *payload, olc_error *err) {
   write_ctx *w = payload;
-  olc_status st;
+  olc_status st = OLC_OK;
   olc_recset__free(&w->merged);
   olc_recset__init(&w->merged);
+  w->shallow = 0;
   if (base_exists == OLC_PERSIST_BASE_KNOWN) {
-    /* The file is the one this handle's snapshot was saved as (persist.h):
-     * its records are the base, nothing is parsed. */
-    st = copy_records(&w->merged, w->base, err);
-    if (st != OLC_OK)
-      return st;
+    st = known_base(w, err);
   } else if (base_exists) {
     /* A file this version cannot read is never overwritten. */
     st = olc_format__parse(&w->merged, base, base_len, &w->store->limits, err);
-    if (st != OLC_OK)
-      return st;
-    olc_recset__normalize(&w->merged);
+    if (st == OLC_OK)
+      olc_recset__normalize(&w->merged);
   }
-  st = apply_ops(&w->merged, w->ops, err);
-  if (st != OLC_OK)
-    return st;
-  st = olc_format__write(out, &w->merged);
-  if (st != OLC_OK)
-    return olc_error__set(err, st, "merge", "out of memory writing the store");
-  st = olc_store__check_write_size(w->store, out->len, "merge", err);
-  if (st != OLC_OK)
+  if (st == OLC_OK)
+    st = apply_ops(&w->merged, w->ops, err);
+  if (st == OLC_OK)
+    st = serialize(w, out, unchanged, err);
+  if (st != OLC_OK || w->shallow)
     return st;
   if (base_exists == OLC_PERSIST_BASE_KNOWN)
     *unchanged = same_records(&w->merged, &w->base->set);
@@ -241,30 +298,53 @@ static olc_status commit_memory(olc_store *store, store_ops *ops, olc_error *err
   return OLC_OK;
 }
 
+/* The snapshot of what the save left in the file: the merged set, with
+ * the bytes written kept (text, when there are any) for the next save.
+ * NULL on out of memory: the old snapshot stays, and change detection
+ * replaces it at the next look. */
+static olc_snapshot *saved_snapshot(write_ctx *w, const olc_persist_known *after, olc_buf *text) {
+  olc_snapshot *next = olc_snapshot__new(&w->merged, &after->id);
+  if (next == NULL)
+    return NULL;
+  next->saved = after->id.exists && after->gen != OLC_PERSIST_GEN_NONE;
+  next->known = *after;
+  if (text->data != NULL && next->saved) {
+    next->keep = olc_keep__new(w->shallow ? w->base->keep : NULL, &next->set.arena, text, w->offs);
+    if (next->keep != NULL)
+      w->offs = NULL;
+  }
+  if (next->keep == NULL && w->shallow) {
+    /* Its records' strings are in base's shares, which only a keep holds. */
+    olc_snapshot__unref(next);
+    return NULL;
+  }
+  return next;
+}
+
 static olc_status commit_file(olc_store *store, store_ops *ops, olc_error *err) {
   olc_persist_options po;
   olc_persist_known after;
+  olc_buf text = OLC_BUF_INIT;
   write_ctx w;
   olc_snapshot *next;
   olc_status st;
+  memset(&w, 0, sizeof w);
   w.store = store;
   w.ops = ops;
   w.base = olc_store__acquire(store);
   olc_recset__init(&w.merged);
   olc_store__persist_options(&po, store);
   st = olc_persist__update_known(&after, NULL, store->path, &po,
-                                 w.base->saved ? &w.base->known : NULL, merge_transform, &w, err);
-  if (st == OLC_OK || st == OLC_COMMITTED_UNSYNCED) {
-    /* The file now holds the merged set (or already did): it becomes the
-     * snapshot.  Out of memory here leaves the old snapshot, which change
-     * detection replaces at the next look. */
-    next = olc_snapshot__new(&w.merged, &after.id);
-    if (next != NULL) {
-      next->saved = after.id.exists && after.gen != OLC_PERSIST_GEN_NONE;
-      next->known = after;
+                                 w.base->saved ? &w.base->known : NULL, &text, merge_transform, &w,
+                                 err);
+  /* Unchanged after a shallow merge: base is still the file, as it was. */
+  if ((st == OLC_OK || st == OLC_COMMITTED_UNSYNCED) && !(w.shallow && text.data == NULL)) {
+    next = saved_snapshot(&w, &after, &text);
+    if (next != NULL)
       olc_store__publish(store, next);
-    }
   }
+  olc_buf__free(&text);
+  free(w.offs);
   olc_recset__free(&w.merged);
   olc_snapshot__unref(w.base);
   return st;
