@@ -19,9 +19,16 @@
  *   save      one record replaced, durably (olc: lock, reload, merge,
  *             rewrite, fsync, rename; sqlite: INSERT OR REPLACE, WAL,
  *             synchronous=FULL)
+ *   floor     the write protocol's floor: the store file's bytes (read
+ *             before timing) written to a new sibling, fsync, close,
+ *             rename over a file of the same size, directory fsync.  The
+ *             three saves of a round run in a rotating order; the ratios
+ *             olc / floor and sqlite / floor are taken per round and their
+ *             medians reported (paired ratios)
  *
  * Usage: bench_store [--quick] [--json] [--dir DIR] [--sizes N,N,...]
  */
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,7 +58,8 @@ typedef struct result_row {
   double lookup_olc, lookup_olc_nocheck, lookup_sql;
   double rej_olc, rej_sql;
   size_t rej_count;
-  double save_olc, save_sql;
+  double save_olc, save_sql, save_floor;
+  double olc_over_floor, sql_over_floor; /* medians of paired ratios */
 } result_row;
 
 static double now_s(void) {
@@ -405,19 +413,67 @@ static double sql_save_one(sqlite3 *db, sqlite3_stmt *put, size_t n, size_t roun
   return now_s() - t0;
 }
 
+/* ---- the floor ---------------------------------------------------------- */
+
+/* The file's bytes, read once before timing. */
+static unsigned char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  unsigned char *p;
+  long n;
+  if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
+    die("read", path);
+  p = malloc((size_t)n + 1);
+  if (p == NULL || fread(p, 1, (size_t)n, f) != (size_t)n)
+    die("read", path);
+  fclose(f);
+  *len = (size_t)n;
+  return p;
+}
+
+/* What the .rst's protocol cannot do without: write the bytes to a new
+ * sibling, fsync it, close, rename it over the target, fsync the
+ * directory.  No lock, no reload, no merge, no serialization. */
+static double floor_save(const char *dir, const char *target, const unsigned char *bytes,
+                         size_t len) {
+  char tmp[4200];
+  double t0;
+  size_t off = 0;
+  int fd, dfd;
+  snprintf(tmp, sizeof tmp, "%s.floor.tmp", target);
+  t0 = now_s();
+  fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0)
+    die("floor open", tmp);
+  while (off < len) {
+    ssize_t w = write(fd, bytes + off, len - off);
+    if (w <= 0)
+      die("floor write", tmp);
+    off += (size_t)w;
+  }
+  if (fsync(fd) != 0 || close(fd) != 0 || rename(tmp, target) != 0)
+    die("floor sync/close/rename", tmp);
+  dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0 || fsync(dfd) != 0 || close(dfd) != 0)
+    die("floor dir fsync", dir);
+  return now_s() - t0;
+}
+
 /* ---- driver ------------------------------------------------------------ */
 
 static void run_size(const bench_cfg *cfg, size_t n, result_row *row) {
   char opath[4096], spath[4096];
   size_t rounds = cfg->quick ? 3 : (n >= 100000 ? 5 : 9), lookups = cfg->quick ? 2000 : 20000, r;
   size_t save_rounds = cfg->quick ? 3 : (n >= 100000 ? 5 : 11);
-  double *v[9];
+  double *v[12];
   olc_store *s, *snc;
+  unsigned char *floor_bytes;
+  size_t floor_len;
+  char fpath[4096];
   sqlite3 *db;
   sqlite3_stmt *get, *bucket, *put;
   struct stat st;
   int i;
-  for (i = 0; i < 9; i++) {
+  for (i = 0; i < 12; i++) {
     v[i] = calloc(rounds > save_rounds ? rounds : save_rounds, sizeof(double));
     if (v[i] == NULL)
       die("calloc", "out of memory");
@@ -433,6 +489,11 @@ static void run_size(const bench_cfg *cfg, size_t n, result_row *row) {
     die("stat", opath);
   row->records = n;
   row->file_mb = (double)st.st_size / 1e6;
+  /* The floor's target: a file of the same size, replaced at each round. */
+  floor_bytes = slurp(opath, &floor_len);
+  snprintf(name, sizeof name, "floor-%zu.txt", n);
+  join(fpath, sizeof fpath, cfg->dir, name);
+  (void)floor_save(cfg->dir, fpath, floor_bytes, floor_len);
 
   s = olc_open_at(opath, 1);
   snc = olc_open_at(opath, 0);
@@ -464,14 +525,29 @@ static void run_size(const bench_cfg *cfg, size_t n, result_row *row) {
     v[5][r] = olc_lookups(snc, lookups / 10 + 1, 1, &row->rej_count);
     v[6][r] = sql_lookups(db, get, bucket, lookups / 10 + 1);
   }
+  /* One untimed save of each first: olc's first save after a load parses
+   * the file under the lock (the snapshot came from a read, which records
+   * no P.lock generation); the timed ones are steady state. */
+  (void)olc_save_one(s, n, save_rounds);
+  (void)sql_save_one(db, put, n, save_rounds);
   for (r = 0; r < save_rounds; r++) {
-    if (r % 2 == 0) {
-      v[7][r] = olc_save_one(s, n, r);
-      v[8][r] = sql_save_one(db, put, n, r);
-    } else {
-      v[8][r] = sql_save_one(db, put, n, r);
-      v[7][r] = olc_save_one(s, n, r);
+    /* Rotating order: olc, floor, sqlite; floor, sqlite, olc; ... */
+    int k;
+    for (k = 0; k < 3; k++) {
+      switch ((r + (size_t)k) % 3) {
+      case 0:
+        v[7][r] = olc_save_one(s, n, r);
+        break;
+      case 1:
+        v[9][r] = floor_save(cfg->dir, fpath, floor_bytes, floor_len);
+        break;
+      default:
+        v[8][r] = sql_save_one(db, put, n, r);
+        break;
+      }
     }
+    v[10][r] = v[7][r] / v[9][r];
+    v[11][r] = v[8][r] / v[9][r];
   }
   row->load_olc = median(v[0], rounds);
   row->load_sql = median(v[1], rounds);
@@ -482,13 +558,17 @@ static void run_size(const bench_cfg *cfg, size_t n, result_row *row) {
   row->rej_sql = median(v[6], rounds);
   row->save_olc = median(v[7], save_rounds);
   row->save_sql = median(v[8], save_rounds);
+  row->save_floor = median(v[9], save_rounds);
+  row->olc_over_floor = median(v[10], save_rounds);
+  row->sql_over_floor = median(v[11], save_rounds);
+  free(floor_bytes);
   sqlite3_finalize(get);
   sqlite3_finalize(bucket);
   sqlite3_finalize(put);
   sqlite3_close(db);
   olc_store_free(s);
   olc_store_free(snc);
-  for (i = 0; i < 9; i++)
+  for (i = 0; i < 12; i++)
     free(v[i]);
 }
 
@@ -511,8 +591,12 @@ static void print_text(const result_row *rows, size_t n) {
            r->lookup_olc_nocheck * 1e6, r->lookup_sql * 1e6, r->lookup_sql / r->lookup_olc_nocheck);
     printf("  lookup + %4zu rej.   olc %10.3f us               sqlite %10.3f us  ratio %6.2f\n",
            r->rej_count, r->rej_olc * 1e6, r->rej_sql * 1e6, r->rej_sql / r->rej_olc);
-    printf("  save (durable)       olc %10.3f ms               sqlite %10.3f ms  ratio %6.2f\n\n",
+    printf("  save (durable)       olc %10.3f ms               sqlite %10.3f ms  ratio %6.2f\n",
            r->save_olc * 1e3, r->save_sql * 1e3, r->save_sql / r->save_olc);
+    printf("  save floor           %10.3f ms (write+fsync+rename+dir fsync, %.1f MB)\n",
+           r->save_floor * 1e3, r->file_mb);
+    printf("  save / floor (paired medians)  olc %6.2fx   sqlite %6.2fx\n\n", r->olc_over_floor,
+           r->sql_over_floor);
   }
 }
 
@@ -527,10 +611,12 @@ static void print_json(const result_row *rows, size_t n) {
            "\"load\": {\"olc\": %.9f, \"sqlite\": %.9f, \"olc_mb_per_s\": %.1f}, "
            "\"lookup\": {\"olc\": %.9f, \"olc_no_change_check\": %.9f, \"sqlite\": %.9f}, "
            "\"lookup_rejections\": {\"rejected\": %zu, \"olc\": %.9f, \"sqlite\": %.9f}, "
-           "\"save\": {\"olc\": %.9f, \"sqlite\": %.9f}}",
+           "\"save\": {\"olc\": %.9f, \"sqlite\": %.9f, \"floor\": %.9f, "
+           "\"olc_over_floor\": %.3f, \"sqlite_over_floor\": %.3f}}",
            i ? "," : "", r->records, r->file_mb, r->load_olc, r->load_sql, r->file_mb / r->load_olc,
            r->lookup_olc, r->lookup_olc_nocheck, r->lookup_sql, r->rej_count, r->rej_olc,
-           r->rej_sql, r->save_olc, r->save_sql);
+           r->rej_sql, r->save_olc, r->save_sql, r->save_floor, r->olc_over_floor,
+           r->sql_over_floor);
   }
   printf("\n]}\n");
 }
@@ -538,6 +624,7 @@ static void print_json(const result_row *rows, size_t n) {
 /* Removes what run_size created (and any leftover temporary). */
 static void cleanup(const char *dir, size_t n) {
   static const char *const suffixes[] = {"", ".lock", "-wal", "-shm"};
+  char floor_name[64];
   char name[64], full[4200];
   size_t i;
   for (i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
@@ -548,6 +635,9 @@ static void cleanup(const char *dir, size_t n) {
     join(full, sizeof full, dir, name);
     remove(full);
   }
+  snprintf(floor_name, sizeof floor_name, "floor-%zu.txt", n);
+  join(full, sizeof full, dir, floor_name);
+  remove(full);
 }
 
 static int parse_args(bench_cfg *cfg, int argc, char **argv) {

@@ -66,6 +66,27 @@ olc_status olc_format__parse(olc_recset *out, const unsigned char *bytes, size_t
  */
 olc_status olc_format__write(olc_buf *out, const olc_recset *set);
 
+/* Bytes already known to be one record's canonical serialization. */
+typedef struct olc_format_span {
+  const unsigned char *bytes; /* NULL: serialize the record */
+  size_t len;
+} olc_format_span;
+
+/*
+ * Appends the canonical serialization of a canonical set (normalized:
+ * identity order, unique identities, as olc_recset__normalize leaves it)
+ * in set order, copying reuse[i] for record i where reuse (may be NULL) has
+ * bytes: the caller vouches that they are record i's canonical bytes (kept
+ * from an earlier write of the same record), so the text equals
+ * olc_format__write's.  Adjacent spans that lie one after the other are
+ * copied at once.  offs (set->count + 1 entries, may be NULL) receives the
+ * offset in out of each record and, last, the end.  Returns OLC_OK,
+ * OLC_E_NOMEM, or OLC_E_INVALID (as olc_format__write, and for two
+ * serialized neighbours out of order).
+ */
+olc_status olc_format__write_spans(olc_buf *out, size_t *offs, const olc_recset *set,
+                                   const olc_format_span *reuse);
+
 /* Appends one value in std::quoted form. */
 olc_status olc_format__quote(olc_buf *out, const unsigned char *s, size_t len);
 

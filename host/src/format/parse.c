@@ -570,6 +570,8 @@ static olc_status parse_all(olc_format_parser *ps, size_t len) {
     if (st != OLC_OK)
       return st;
   }
+  if (olc_format__strictly_ordered(ps->set))
+    return OLC_OK; /* every identity above the one before: none repeats */
   return olc_format__check_duplicates(ps);
 }
 

@@ -108,6 +108,14 @@ static uint64_t finish_hash_record(const olc_record *r) {
   return h ^ (h >> 32);
 }
 
+int olc_format__strictly_ordered(const olc_recset *set) {
+  size_t i;
+  for (i = 1; i < set->count; i++)
+    if (olc_record__identity_cmp(&set->recs[i - 1], &set->recs[i]) >= 0)
+      return 0;
+  return 1;
+}
+
 olc_status olc_format__check_duplicates(olc_format_parser *ps) {
   const olc_recset *set = ps->set;
   size_t cap = 16, i;

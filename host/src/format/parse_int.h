@@ -63,6 +63,10 @@ olc_status olc_format__quoted(olc_format_parser *ps, int field, int allow_nul, c
 /* Sorts and checks the structure, copies the scratch arrays into the arena
  * and appends r to the set. */
 olc_status olc_format__finish_record(olc_format_parser *ps, olc_record *r, const unsigned char *kw);
+/* 1 when the records are in strictly increasing identity order, as every
+ * file this library writes is: then no identity repeats, and one
+ * comparison per record replaces the duplicate check's hashing. */
+int olc_format__strictly_ordered(const olc_recset *set);
 /* Rejects the first record (in file order) whose identity repeats. */
 olc_status olc_format__check_duplicates(olc_format_parser *ps);
 

@@ -232,6 +232,24 @@ done:
   return st;
 }
 
+/* Reserves the worst case of every record at once, so that a large store
+ * is written without the buffer moving (each move copies everything
+ * written so far).  Only a reservation: where it cannot be made (too
+ * large for the buffer's limit, out of memory) each record reserves its
+ * own room as before. */
+static void reserve_all(olc_buf *out, const olc_record *const *v, size_t n) {
+  size_t total = 0, i;
+  for (i = 0; i < n; i++) {
+    size_t need = write_record_size(v[i]);
+    if (need == 0 || total > SIZE_MAX / 2 - need)
+      return;
+    total += need;
+  }
+  if (out->limit != 0 && out->len + total > out->limit)
+    return;
+  (void)olc_buf__reserve(out, total);
+}
+
 olc_status olc_format__write(olc_buf *out, const olc_recset *set) {
   const olc_record **v = NULL;
   olc_status st;
@@ -257,9 +275,69 @@ olc_status olc_format__write(olc_buf *out, const olc_recset *set) {
   default:
     break;
   }
+  reserve_all(out, v, set->count);
   for (i = 0; i < set->count && st == OLC_OK; i++)
     st = write_record(out, v[i]);
 done:
   free(v);
+  return st;
+}
+
+/* Room for the text of set: the spans as they are, the rest at worst. */
+static int spans_size(size_t *total, const olc_recset *set, const olc_format_span *reuse) {
+  size_t i;
+  *total = sizeof(OLC_FORMAT_MAGIC " 1\n");
+  for (i = 0; i < set->count; i++) {
+    size_t need =
+        reuse != NULL && reuse[i].bytes != NULL ? reuse[i].len : write_record_size(&set->recs[i]);
+    if (need == 0 || *total > SIZE_MAX / 2 - need)
+      return 0;
+    *total += need;
+  }
+  return 1;
+}
+
+olc_status olc_format__write_spans(olc_buf *out, size_t *offs, const olc_recset *set,
+                                   const olc_format_span *reuse) {
+  const unsigned char *run = NULL; /* reused bytes not copied yet */
+  size_t run_len = 0, total, i;
+  olc_status st;
+  if (!spans_size(&total, set, reuse))
+    return OLC_E_NOMEM;
+  st = olc_buf__reserve(out, total);
+  if (st == OLC_OK)
+    st = olc_buf__append(out, OLC_FORMAT_MAGIC " 1\n", sizeof(OLC_FORMAT_MAGIC " 1\n") - 1);
+  for (i = 0; i < set->count && st == OLC_OK; i++) {
+    const olc_format_span *sp = reuse != NULL && reuse[i].bytes != NULL ? &reuse[i] : NULL;
+    if (offs != NULL)
+      offs[i] = out->len + run_len;
+    if (sp != NULL) {
+      if (run != NULL && run + run_len != sp->bytes) {
+        st = olc_buf__append(out, run, run_len);
+        run = NULL;
+        run_len = 0;
+      }
+      if (run == NULL)
+        run = sp->bytes;
+      run_len += sp->len;
+      continue;
+    }
+    /* A serialized record orders between its neighbours (reused ones were
+     * in order when they were written). */
+    if ((i > 0 && olc_record__identity_cmp(&set->recs[i - 1], &set->recs[i]) >= 0) ||
+        (i + 1 < set->count && reuse != NULL && reuse[i + 1].bytes != NULL &&
+         olc_record__identity_cmp(&set->recs[i], &set->recs[i + 1]) >= 0))
+      return OLC_E_INVALID;
+    if (run != NULL)
+      st = olc_buf__append(out, run, run_len);
+    run = NULL;
+    run_len = 0;
+    if (st == OLC_OK)
+      st = write_record(out, &set->recs[i]);
+  }
+  if (st == OLC_OK && run != NULL)
+    st = olc_buf__append(out, run, run_len);
+  if (st == OLC_OK && offs != NULL)
+    offs[set->count] = out->len;
   return st;
 }

@@ -110,6 +110,15 @@ int olc_posix__gen_bump(int lfd, int to_odd) {
   return pwrite_all(lfd, h, sizeof g, OLC_PERSIST__GEN_OFFSET);
 }
 
+int olc_posix__gen_get(int lfd, uint64_t *gen, uint64_t *instance) {
+  unsigned char h[OLC_PERSIST__GEN_HEADER];
+  if (lfd < 0 || pread_all(lfd, h, sizeof h, 0) != 0 || !olc_persist__gen_header_valid(h))
+    return -1;
+  memcpy(gen, h + OLC_PERSIST__GEN_OFFSET, sizeof *gen);
+  memcpy(instance, h + OLC_PERSIST__GEN_INSTANCE, sizeof *instance);
+  return 0;
+}
+
 int olc_persist__gen_open_read(olc_persist_gen_src *src, olc_file_id *id, const char *lock_path) {
   unsigned char h[OLC_PERSIST__GEN_HEADER];
   struct stat st;

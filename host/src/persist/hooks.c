@@ -42,6 +42,8 @@ static unsigned parse_safety(const char *s) {
       bits |= OLC_PERSIST__SAFETY_RELOCK;
     else if (n == 5 && strncmp(s, "mlock", n) == 0)
       bits |= OLC_PERSIST__SAFETY_MLOCK;
+    else if (n == 8 && strncmp(s, "gencheck", n) == 0)
+      bits |= OLC_PERSIST__SAFETY_GENCHECK;
     s = end ? end + 1 : NULL;
   }
   return bits;

@@ -147,6 +147,45 @@ olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *pa
                                olc_persist_transform_fn transform, void *payload, olc_error *err);
 
 /*
+ * What a caller holds of P: the file it last wrote (or found unchanged)
+ * under the lock, with the P.lock generation counter and header instance
+ * right after, while the lock was still held.
+ */
+typedef struct olc_persist_known {
+  olc_file_id id;
+  uint64_t gen;      /* even; OLC_PERSIST_GEN_NONE: unknown (never skips) */
+  uint64_t instance; /* the header's instance */
+} olc_persist_known;
+
+/* base_exists of a transform called by olc_persist__update_known when the
+ * file provably is the caller's known one: base is NULL, base_len 0. */
+#define OLC_PERSIST_BASE_KNOWN 2
+
+/*
+ * olc_persist__update, with change detection under the lock: when known
+ * (may be NULL) names a generation, and under the lock the P.lock header
+ * still has known's instance and generation and P still has known's
+ * identity (dev, ino, size, mtime), P is not read and the transform gets
+ * base_exists = OLC_PERSIST_BASE_KNOWN.  Every writer moves the generation
+ * under the lock around its rename (and an in-place change by the library
+ * as well), so a write by anyone who takes the lock is seen even when it
+ * kept the size, the mtime and the inode number; the identity catches a
+ * writer that bypassed the lock.  Otherwise P is read as by
+ * olc_persist__update.  after (may be NULL) receives the identity of P
+ * after the call and, when the counter could be read under the lock, its
+ * generation and instance (else gen = OLC_PERSIST_GEN_NONE).  kept (may
+ * be NULL; emptied first) receives the bytes written when a new file was
+ * renamed into place (OLC_OK or OLC_COMMITTED_UNSYNCED): the caller owns
+ * them then.  Windows always reads P (after->gen = OLC_PERSIST_GEN_NONE,
+ * nothing kept).  Same statuses as olc_persist__update.
+ */
+olc_status olc_persist__update_known(olc_persist_known *after, int *written, const char *path,
+                                     const olc_persist_options *options,
+                                     const olc_persist_known *known, olc_buf *kept,
+                                     olc_persist_transform_fn transform, void *payload,
+                                     olc_error *err);
+
+/*
  * Under the lock, renames path to path.corrupt-<YYYYmmddTHHMMSSZ>.<8 hex>
  * when check says the file is a damaged store.  Only a regular file is
  * looked at: anything else at path (a directory, a symlink planted there, a
@@ -457,7 +496,9 @@ uint64_t olc_persist__call_count(void);
  *                                      check that the locked P.lock still
  *                                      has its name), "mlock" (the
  *                                      measurement lock granted without
- *                                      locking anything)
+ *                                      locking anything), "gencheck"
+ *                                      (olc_persist__update_known trusts
+ *                                      the identity alone)
  *   OLC_TEST_WATCH_RECHECK_MS=<ms>     recheck interval of new watches
  *   OLC_TEST_FSTYPE=<type>             the file-system type olc_persist__fs_probe
  *                                      reports ("nfs4", "fuse.sshfs"), read at

@@ -110,10 +110,11 @@ int64_t olc_persist__wall_ms(void);
 char *olc_persist__runtime_dir(void);
 
 /* ---- test hooks (no-ops in the shipped library) ---- */
-#define OLC_PERSIST__SAFETY_CLASSIC 16u /* force the classic fcntl lock */
-#define OLC_PERSIST__SAFETY_ORDER 32u   /* rename the temporary before its fsync */
-#define OLC_PERSIST__SAFETY_RELOCK 64u  /* trust a lock on a replaced P.lock */
-#define OLC_PERSIST__SAFETY_MLOCK 128u  /* grant the measurement lock without locking */
+#define OLC_PERSIST__SAFETY_CLASSIC 16u   /* force the classic fcntl lock */
+#define OLC_PERSIST__SAFETY_ORDER 32u     /* rename the temporary before its fsync */
+#define OLC_PERSIST__SAFETY_RELOCK 64u    /* trust a lock on a replaced P.lock */
+#define OLC_PERSIST__SAFETY_MLOCK 128u    /* grant the measurement lock without locking */
+#define OLC_PERSIST__SAFETY_GENCHECK 256u /* skip the reload on the identity alone */
 
 #ifdef OLC_TEST_HOOKS
 /* Loads OLC_TEST_* from the environment once (unless set_hooks was called). */

@@ -23,8 +23,10 @@ typedef struct writer {
   int lfd;
   int tfd;
   int tmp_created;
-  int gen_odd;   /* the generation counter made odd, not yet even again */
-  int lost_lock; /* P.lock was replaced while held: the attempt is redone */
+  int gen_odd;    /* the generation counter made odd, not yet even again */
+  int lost_lock;  /* P.lock was replaced while held: the attempt is redone */
+  int base_known; /* P is the caller's known file: not read (W3 shortcut) */
+  const olc_persist_known *known;
   char tmp[4096];
   olc_persist_options opt;
   olc_buf old;
@@ -39,12 +41,44 @@ static olc_status step_error(olc_error *err, olc_step step, int e, const char *w
                         "%s '%s'", what, name);
 }
 
+/* W3 shortcut (olc_persist__update_known): under the lock, the P.lock
+ * counter that every locked writer moves around its change of P still has
+ * the caller's generation and instance, and P still has the caller's
+ * identity.  Either alone is not proof: a writer may reuse the inode
+ * number, keep the size and land within the mtime's granularity, and a
+ * writer that bypasses the lock never moves the counter. */
+static int still_known(writer *w) {
+  const olc_persist_known *k = w->known;
+  uint64_t gen, instance;
+  olc_file_id now;
+  struct stat st;
+  if (k == NULL || !k->id.exists || k->gen == OLC_PERSIST_GEN_NONE || (k->gen & 1u) != 0)
+    return 0;
+  if (!olc_persist__hook_disabled(OLC_PERSIST__SAFETY_GENCHECK) &&
+      (olc_posix__gen_get(w->lfd, &gen, &instance) != 0 || gen != k->gen ||
+       instance != k->instance))
+    return 0;
+  if (OLC_FS(fstatat(w->dfd, w->base, &st, AT_SYMLINK_NOFOLLOW)) != 0 || !S_ISREG(st.st_mode))
+    return 0;
+  olc_posix__id_from_stat(&now, &st);
+  if (!olc_file_id__equal(&now, &k->id))
+    return 0;
+  w->old_st = st;
+  return 1;
+}
+
 /* W3: the file as it is now, read under the lock.  O_NOFOLLOW: the data
  * file is never a symlink (the store resolves the path first). */
 static olc_status reload(writer *w, olc_error *err) {
   int fd = -1;
   int e = olc_persist__hook_fail(OLC_STEP_RELOAD);
   olc_status st;
+  if (e == 0 && still_known(w)) {
+    w->old_exists = 1;
+    w->base_known = 1;
+    olc_persist__hook_crash(OLC_STEP_RELOAD);
+    return OLC_OK;
+  }
   if (e == 0) {
     /* O_NONBLOCK: a FIFO planted at P must not hang the writer (fstat then
      * rejects it); it changes nothing for regular files. */
@@ -181,7 +215,16 @@ static olc_status sync_dir(writer *w, olc_error *err) {
                         "'%s' was replaced but syncing its directory failed", w->path);
 }
 
-static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
+/* The identity of P after the call, and the counter read under the lock. */
+static void note_after(const writer *w, olc_persist_known *after, const struct stat *st) {
+  if (after == NULL)
+    return;
+  olc_posix__id_from_stat(&after->id, st);
+  if (olc_posix__gen_get(w->lfd, &after->gen, &after->instance) != 0 || (after->gen & 1u) != 0)
+    after->gen = OLC_PERSIST_GEN_NONE;
+}
+
+static olc_status run_update(writer *w, olc_persist_known *after, int *written,
                              olc_persist_transform_fn transform, void *payload, olc_error *err) {
   olc_status st;
   int unchanged = 0, e;
@@ -202,7 +245,8 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
   e = olc_persist__hook_fail(OLC_STEP_MERGE);
   if (e != 0)
     return step_error(err, OLC_STEP_MERGE, e, "merge failed for", w->path);
-  st = transform(&w->next, &unchanged, w->old.data, w->old.len, w->old_exists, payload, err);
+  st = transform(&w->next, &unchanged, w->old.data, w->old.len,
+                 w->base_known ? OLC_PERSIST_BASE_KNOWN : w->old_exists, payload, err);
   if (st != OLC_OK) {
     if (err != NULL && err->code == OLC_OK)
       olc_error__set(err, st, "merge", "merge failed for '%s'", w->path);
@@ -210,8 +254,8 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
   }
   olc_persist__hook_crash(OLC_STEP_MERGE);
   if (unchanged) {
-    if (new_id != NULL && w->old_exists)
-      olc_posix__id_from_stat(new_id, &w->old_st);
+    if (w->old_exists)
+      note_after(w, after, &w->old_st);
     return OLC_OK;
   }
   /* The clean-up removes other writers' temporaries: only under a lock
@@ -265,8 +309,7 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
   w->gen_odd = 0;
   if (written != NULL)
     *written = 1;
-  if (new_id != NULL)
-    olc_posix__id_from_stat(new_id, &new_st);
+  note_after(w, after, &new_st); /* a counter left odd: gen unknown */
   st = sync_dir(w, err);
   olc_persist__hook_crash(OLC_STEP_DIR_FSYNC);
   return st;
@@ -323,25 +366,42 @@ static void finish_attempt(writer *w, olc_status st, olc_error *err) {
     OLC_FS(close(w->dfd));
   w->dfd = -1;
   olc_buf__reset(&w->old);
-  olc_buf__reset(&w->next);
 }
 
 olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *path,
                                const olc_persist_options *options,
                                olc_persist_transform_fn transform, void *payload, olc_error *err) {
+  olc_persist_known after;
+  olc_status st = olc_persist__update_known(&after, written, path, options, NULL, NULL, transform,
+                                            payload, err);
+  if (new_id != NULL)
+    *new_id = after.id;
+  return st;
+}
+
+olc_status olc_persist__update_known(olc_persist_known *after, int *written, const char *path,
+                                     const olc_persist_options *options,
+                                     const olc_persist_known *known, olc_buf *kept,
+                                     olc_persist_transform_fn transform, void *payload,
+                                     olc_error *err) {
   writer w;
   olc_status st;
-  int tries;
+  int tries, wrote = 0;
   /* A stale error must not survive into this call's report. */
   olc_error_clear(err);
   if (written != NULL)
     *written = 0;
-  if (new_id != NULL)
-    memset(new_id, 0, sizeof *new_id);
+  if (kept != NULL)
+    olc_buf__free(kept);
+  if (after != NULL) {
+    memset(after, 0, sizeof *after);
+    after->gen = OLC_PERSIST_GEN_NONE;
+  }
   if (path == NULL || transform == NULL)
     return olc_error__set(err, OLC_E_INVALID, "update", "no path or no transform");
   memset(&w, 0, sizeof w);
   w.path = path;
+  w.known = known;
   w.dfd = w.lfd = w.tfd = -1;
   olc_persist__options(&w.opt, options);
   olc_persist__hooks_init();
@@ -351,12 +411,20 @@ olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *pa
   olc_posix__mutex_lock(); /* W0 */
   for (tries = 0; tries < OLC_PERSIST__LOCK_TRIES; tries++) {
     w.lost_lock = 0;
-    st = run_update(&w, new_id, written, transform, payload, err);
+    w.base_known = 0;
+    olc_buf__reset(&w.next); /* each attempt's transform starts empty */
+    st = run_update(&w, after, &wrote, transform, payload, err);
     finish_attempt(&w, st, err);
     if (!w.lost_lock)
       break;
   }
   olc_posix__mutex_unlock();
+  if (written != NULL)
+    *written = wrote;
+  if (kept != NULL && wrote && (st == OLC_OK || st == OLC_COMMITTED_UNSYNCED)) {
+    *kept = w.next; /* the caller's from now on */
+    memset(&w.next, 0, sizeof w.next);
+  }
   olc_buf__free(&w.old);
   olc_buf__free(&w.next);
   free(w.dir);

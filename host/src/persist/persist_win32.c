@@ -233,6 +233,25 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
   return st;
 }
 
+/* No counter is read under the lock here: P is always read. */
+olc_status olc_persist__update_known(olc_persist_known *after, int *written, const char *path,
+                                     const olc_persist_options *options,
+                                     const olc_persist_known *known, olc_buf *kept,
+                                     olc_persist_transform_fn transform, void *payload,
+                                     olc_error *err) {
+  olc_status st;
+  (void)known;
+  if (kept != NULL)
+    olc_buf__free(kept);
+  st = olc_persist__update(after != NULL ? &after->id : NULL, written, path, options, transform,
+                           payload, err);
+  if (after != NULL) {
+    after->gen = OLC_PERSIST_GEN_NONE;
+    after->instance = 0;
+  }
+  return st;
+}
+
 olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *path,
                                const olc_persist_options *options,
                                olc_persist_transform_fn transform, void *payload, olc_error *err) {

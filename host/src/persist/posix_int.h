@@ -82,5 +82,7 @@ olc_status olc_posix__gen_prepare(int lfd, const char *path, olc_error *err);
 /* Lock held: makes the generation odd (to_odd) or even again with pread
  * and pwrite; 0 or an errno. */
 int olc_posix__gen_bump(int lfd, int to_odd);
+/* Lock held: the generation and instance of a valid header (0), else -1. */
+int olc_posix__gen_get(int lfd, uint64_t *gen, uint64_t *instance);
 
 #endif

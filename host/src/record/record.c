@@ -3,6 +3,7 @@
  * identity order and duplicate detection.
  */
 #include "record/record.h"
+#include "util/bigmem.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ olc_record *olc_recset__append(olc_recset *set) {
       return NULL;
     set->recs = n;
     set->cap = ncap;
+    olc_bigmem__advise(n, ncap * sizeof(olc_record));
   }
   r = &set->recs[set->count++];
   memset(r, 0, sizeof(*r));

@@ -118,33 +118,142 @@ static olc_status apply_ops(olc_recset *set, store_ops *ops, olc_error *err) {
 typedef struct write_ctx {
   olc_store *store;
   store_ops *ops;
+  olc_snapshot *base; /* the snapshot when the save began */
   olc_recset merged;
+  /* merged's records are base's (their strings in base's shares), but for
+   * the new ones in merged.arena */
+  int shallow;
+  size_t *offs; /* merged.count + 1: each record's offset in the bytes */
 } write_ctx;
+
+/* Saves that may share arenas before one copies the records again: each
+ * share holds the records of one save, some of them replaced since. */
+#define SAVE_MAX_SHARES 32
+
+static int str_eq(const char *a, const char *b) {
+  return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/* Equal records write equal bytes: identity, measurements (values bit for
+ * bit: the file holds their shortest round-trip text) and policy. */
+static int record_eq(const olc_record *a, const olc_record *b) {
+  size_t i;
+  if (olc_record__identity_cmp(a, b) != 0 || a->measurement_count != b->measurement_count ||
+      a->policy_len != b->policy_len ||
+      (a->policy_len != 0 && memcmp(a->policy, b->policy, a->policy_len) != 0))
+    return 0;
+  for (i = 0; i < a->measurement_count; i++) {
+    const olc_measurement *x = &a->measurements[i], *y = &b->measurements[i];
+    if (!str_eq(x->name, y->name) || !str_eq(x->unit, y->unit) ||
+        memcmp(&x->value, &y->value, sizeof x->value) != 0)
+      return 0;
+  }
+  return 1;
+}
+
+/* 1 when two canonical sets would be written as the same bytes. */
+static int same_records(const olc_recset *a, const olc_recset *b) {
+  size_t i;
+  if (a->count != b->count)
+    return 0;
+  for (i = 0; i < a->count; i++)
+    if (!record_eq(&a->recs[i], &b->recs[i]))
+      return 0;
+  return 1;
+}
+
+/* A deep copy of a snapshot's records (canonical already). */
+static olc_status copy_records(olc_recset *out, const olc_snapshot *snap, olc_error *err) {
+  size_t i;
+  olc_status st = OLC_OK;
+  for (i = 0; i < snap->set.count && st == OLC_OK; i++)
+    st = olc_recset__append_copy(out, &snap->set.recs[i]);
+  if (st != OLC_OK)
+    return olc_error__set(err, st, "merge", "out of memory copying the store");
+  return OLC_OK;
+}
+
+/* The base when the file is the one base was saved as (persist.h): base's
+ * records, nothing parsed; their array only, when base kept its bytes. */
+static olc_status known_base(write_ctx *w, olc_error *err) {
+  const olc_save_keep *k = w->base->keep;
+  if (k == NULL || k->nshares >= SAVE_MAX_SHARES)
+    return copy_records(&w->merged, w->base, err);
+  if (olc_keep__shallow_copy(&w->merged, &w->base->set) != OLC_OK)
+    return olc_error__set(err, OLC_E_NOMEM, "merge", "out of memory copying the store");
+  w->shallow = 1;
+  return OLC_OK;
+}
+
+/* After a shallow merge: 1 when out is base's kept text, record by
+ * record (the reused ones at their old place, the others equal to the
+ * bytes they replaced), without comparing the whole file. */
+static int same_text(const write_ctx *w, const olc_buf *out, const olc_format_span *spans) {
+  const olc_save_keep *k = w->base->keep;
+  size_t i;
+  if (w->merged.count != w->base->set.count || out->len != k->text.len)
+    return 0;
+  for (i = 0; i < w->merged.count; i++) {
+    const unsigned char *old = k->text.data + k->offs[i];
+    size_t len = k->offs[i + 1] - k->offs[i];
+    if (spans[i].bytes != NULL
+            ? spans[i].bytes != old
+            : w->offs[i + 1] - w->offs[i] != len || memcmp(out->data + w->offs[i], old, len) != 0)
+      return 0;
+  }
+  return 1;
+}
+
+/* The merged set's text, with the kept bytes of base's unchanged records
+ * copied as they are (a shallow merge), and each record's offset. */
+static olc_status serialize(write_ctx *w, olc_buf *out, int *unchanged, olc_error *err) {
+  olc_format_span *spans = NULL;
+  size_t n = w->merged.count;
+  olc_status st;
+  free(w->offs);
+  w->offs = malloc((n + 1) * sizeof *w->offs);
+  if (w->shallow)
+    spans = malloc((n > 0 ? n : 1) * sizeof *spans);
+  if (w->offs == NULL || (w->shallow && spans == NULL)) {
+    free(spans);
+    return olc_error__set(err, OLC_E_NOMEM, "merge", "out of memory writing the store");
+  }
+  if (spans != NULL)
+    olc_keep__spans(spans, &w->merged, w->base);
+  st = olc_format__write_spans(out, w->offs, &w->merged, spans);
+  if (st == OLC_OK && spans != NULL)
+    *unchanged = same_text(w, out, spans);
+  free(spans);
+  if (st != OLC_OK)
+    return olc_error__set(err, st, "merge", "out of memory writing the store");
+  return olc_store__check_write_size(w->store, out->len, "merge", err);
+}
 
 static olc_status merge_transform(olc_buf *out, int *unchanged, const unsigned char *base,
                                   size_t base_len, int base_exists, void *payload, olc_error *err) {
   write_ctx *w = payload;
-  olc_status st;
+  olc_status st = OLC_OK;
   olc_recset__free(&w->merged);
   olc_recset__init(&w->merged);
-  if (base_exists) {
+  w->shallow = 0;
+  if (base_exists == OLC_PERSIST_BASE_KNOWN) {
+    st = known_base(w, err);
+  } else if (base_exists) {
     /* A file this version cannot read is never overwritten. */
     st = olc_format__parse(&w->merged, base, base_len, &w->store->limits, err);
-    if (st != OLC_OK)
-      return st;
-    olc_recset__normalize(&w->merged);
+    if (st == OLC_OK)
+      olc_recset__normalize(&w->merged);
   }
-  st = apply_ops(&w->merged, w->ops, err);
-  if (st != OLC_OK)
+  if (st == OLC_OK)
+    st = apply_ops(&w->merged, w->ops, err);
+  if (st == OLC_OK)
+    st = serialize(w, out, unchanged, err);
+  if (st != OLC_OK || w->shallow)
     return st;
-  st = olc_format__write(out, &w->merged);
-  if (st != OLC_OK)
-    return olc_error__set(err, st, "merge", "out of memory writing the store");
-  st = olc_store__check_write_size(w->store, out->len, "merge", err);
-  if (st != OLC_OK)
-    return st;
-  if (base_exists && out->len == base_len &&
-      (base_len == 0 || memcmp(out->data, base, base_len) == 0))
+  if (base_exists == OLC_PERSIST_BASE_KNOWN)
+    *unchanged = same_records(&w->merged, &w->base->set);
+  else if (base_exists && out->len == base_len &&
+           (base_len == 0 || memcmp(out->data, base, base_len) == 0))
     *unchanged = 1;
   return OLC_OK;
 }
@@ -192,27 +301,55 @@ static olc_status commit_memory(olc_store *store, store_ops *ops, olc_error *err
   return OLC_OK;
 }
 
+/* The snapshot of what the save left in the file: the merged set, with
+ * the bytes written kept (text, when there are any) for the next save.
+ * NULL on out of memory: the old snapshot stays, and change detection
+ * replaces it at the next look. */
+static olc_snapshot *saved_snapshot(write_ctx *w, const olc_persist_known *after, olc_buf *text) {
+  olc_snapshot *next = olc_snapshot__new(&w->merged, &after->id);
+  if (next == NULL)
+    return NULL;
+  next->saved = after->id.exists && after->gen != OLC_PERSIST_GEN_NONE;
+  next->known = *after;
+  if (text->data != NULL && next->saved) {
+    next->keep = olc_keep__new(w->shallow ? w->base->keep : NULL, &next->set.arena, text, w->offs);
+    if (next->keep != NULL)
+      w->offs = NULL;
+  }
+  if (next->keep == NULL && w->shallow) {
+    /* Its records' strings are in base's shares, which only a keep holds. */
+    olc_snapshot__unref(next);
+    return NULL;
+  }
+  return next;
+}
+
 static olc_status commit_file(olc_store *store, store_ops *ops, olc_error *err) {
   olc_persist_options po;
+  olc_persist_known after;
+  olc_buf text = OLC_BUF_INIT;
   write_ctx w;
-  olc_file_id id;
   olc_snapshot *next;
   olc_status st;
-  memset(&id, 0, sizeof id);
+  memset(&w, 0, sizeof w);
   w.store = store;
   w.ops = ops;
+  w.base = olc_store__acquire(store);
   olc_recset__init(&w.merged);
   olc_store__persist_options(&po, store);
-  st = olc_persist__update(&id, NULL, store->path, &po, merge_transform, &w, err);
-  if (st == OLC_OK || st == OLC_COMMITTED_UNSYNCED) {
-    /* The file now holds the merged set (or already did): it becomes the
-     * snapshot.  Out of memory here leaves the old snapshot, which change
-     * detection replaces at the next look. */
-    next = olc_snapshot__new(&w.merged, &id);
+  st = olc_persist__update_known(&after, NULL, store->path, &po,
+                                 w.base->saved ? &w.base->known : NULL, &text, merge_transform, &w,
+                                 err);
+  /* Unchanged after a shallow merge: base is still the file, as it was. */
+  if ((st == OLC_OK || st == OLC_COMMITTED_UNSYNCED) && !(w.shallow && text.data == NULL)) {
+    next = saved_snapshot(&w, &after, &text);
     if (next != NULL)
       olc_store__publish(store, next);
   }
+  olc_buf__free(&text);
+  free(w.offs);
   olc_recset__free(&w.merged);
+  olc_snapshot__unref(w.base);
   return st;
 }
 

@@ -57,6 +57,7 @@ void olc_snapshot__unref(olc_snapshot *snap) {
   if (snap == NULL || !refs_dec_is_last(&snap->refs))
     return;
   olc_recset__free(&snap->set);
+  olc_keep__free(snap->keep);
   olc_cand__free(snap->cand[OLC_CAND_KEY_INDEX]);
   olc_cand__free(snap->cand[OLC_CAND_WORKLOAD_INDEX]);
   olc_mutex__destroy(&snap->cand_lock);

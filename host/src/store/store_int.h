@@ -59,6 +59,17 @@ typedef struct olc_cand_fields {
 #define OLC_CAND_PORTABLE 2u /* the portable levels */
 #define OLC_CAND_SCOPED 4u   /* only the key's workload, and legacy records of its model */
 
+/* What a save keeps with the snapshot it publishes (keep.c): the bytes it
+ * wrote, each record's offset in them, and the arenas (shared, counted)
+ * the records' strings live in. */
+typedef struct olc_keep_share olc_keep_share;
+typedef struct olc_save_keep {
+  olc_keep_share **shares;
+  size_t nshares;
+  olc_buf text; /* the file as written */
+  size_t *offs; /* set.count + 1: record i is text[offs[i], offs[i + 1]) */
+} olc_save_keep;
+
 /* An immutable set of records with an index by (backend, operator). */
 typedef struct olc_snapshot {
   olc_refcount refs;
@@ -67,6 +78,14 @@ typedef struct olc_snapshot {
    * begins with backend and operator (strcmp). */
   olc_recset set;
   olc_file_id id; /* the file this snapshot was read from or written to */
+  /* Set (before publishing) by the save that wrote the file or found it
+   * unchanged under the lock: its identity and the P.lock counter then, so
+   * that the next save may skip re-reading it (save.c).  0: a load. */
+  int saved;
+  olc_persist_known known;
+  /* Set with saved when the bytes were kept (NULL otherwise); the records'
+   * strings then live in keep's shares, set.arena is empty. */
+  olc_save_keep *keep;
   /* Each built by the first lookup that needs it (index.c). */
   olc_mutex cand_lock;
   olc_flag cand_ready[OLC_CAND_INDEXES];
@@ -91,6 +110,20 @@ typedef struct olc_layers {
   uint64_t gen; /* incremented whenever a layer's snapshot changes */
   int live;     /* lock initialized */
 } olc_layers;
+
+/* A keep for a snapshot whose records' strings are in parent's shares
+ * (parent may be NULL) and in own (moved into a new share), with text and
+ * offs (owned from now on).  NULL on out of memory: nothing was taken. */
+olc_save_keep *olc_keep__new(const olc_save_keep *parent, olc_arena *own, olc_buf *text,
+                             size_t *offs);
+void olc_keep__free(olc_save_keep *keep);
+/* out (initialized here) gets a copy of set's record array, not of the
+ * strings (they stay where set's point).  OLC_OK or OLC_E_NOMEM. */
+olc_status olc_keep__shallow_copy(olc_recset *out, const olc_recset *set);
+/* spans[i] (merged->count entries): base's kept bytes of merged's record i
+ * when it is one of base's records unchanged, else bytes NULL.  base must
+ * have a keep; both sets canonical. */
+void olc_keep__spans(olc_format_span *spans, const olc_recset *merged, const olc_snapshot *base);
 
 /* Hashes of the identity fields of a key or record (structure sorted);
  * the workload fields are left unset (has_workload, has_model_part 0). */

@@ -1,5 +1,6 @@
 /* util/arena.c - bump allocator in chained blocks. */
 #include "util/arena.h"
+#include "util/bigmem.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -35,6 +36,7 @@ void *olc_arena__alloc(olc_arena *arena, size_t size) {
     b = malloc(sizeof(olc_arena_block) + bsize);
     if (b == NULL)
       return NULL;
+    olc_bigmem__advise(b, sizeof(olc_arena_block) + bsize);
     b->next = arena->head;
     b->used = 0;
     b->size = bsize;

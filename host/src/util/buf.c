@@ -1,5 +1,6 @@
 /* util/buf.c - growable byte buffer. */
 #include "util/buf.h"
+#include "util/bigmem.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@ olc_status olc_buf__reserve(olc_buf *buf, size_t extra) {
     return OLC_E_NOMEM;
   buf->data = p;
   buf->cap = cap;
+  olc_bigmem__advise(p, cap);
   return OLC_OK;
 }
 
