@@ -32,6 +32,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "calibrate/check.h"
 #include "calibrate/measure.h"
 #include "calibrate/wire.h"
 #include "plugins/plugins.h"
@@ -56,6 +57,9 @@ typedef struct worker {
   int allow_insecure; /* [host] allow_insecure_plugins of the host's config */
   olc_status setup_status;
   char setup_message[OLC_ERROR_MESSAGE_SIZE];
+  olc_check_spec check_spec; /* from SETUP; its reference points into setup */
+  olc_check check;           /* inputs and reference, made at the first check */
+  int check_made;
 } worker;
 
 /* ------------------------------------------------------------ progress
@@ -146,6 +150,11 @@ static olc_status parse_setup(worker *k, olc_error *err) {
   }
   k->w.properties = n > 0 ? k->props : NULL;
   k->w.property_count = n;
+  k->check_spec.enabled = olc_wire__get_u32(&r) != 0;
+  k->check_spec.atol = olc_wire__get_f64(&r);
+  k->check_spec.rtol = olc_wire__get_f64(&r);
+  k->check_spec.seed = olc_wire__get_u64(&r);
+  k->check_spec.reference = olc_wire__get_bytes(&r, &k->check_spec.reference_len);
   if (!olc_wire__done(&r))
     return olc_error__set(err, OLC_E_MALFORMED, "worker", "malformed setup");
   for (i = 0; i < k->cfg.entry_count; i++)
@@ -196,6 +205,8 @@ static olc_status setup(worker *k, olc_error *err) {
   st = olc_plugins__prepare(&k->state, k->plugin, &k->w, err);
   if (st == OLC_OK)
     k->prepared = 1;
+  olc_check__init(&k->check, k->plugin, &k->w, &k->check_spec);
+  k->check_made = 1;
   return st;
 }
 
@@ -254,7 +265,7 @@ static int measure(worker *k, int fd, const olc_buf *payload) {
   uint64_t index, left;
   void *policy = NULL;
   uint32_t i;
-  int ok;
+  int ok, checked = 0;
   size_t log_before = log_total(k);
   memset(&m, 0, sizeof m);
   olc_error_clear(&e);
@@ -271,7 +282,11 @@ static int measure(worker *k, int fd, const olc_buf *payload) {
   else
     st = olc_plugins__validate(&policy, k->plugin, bytes, len, &e);
   if (st == OLC_OK) {
-    st = olc_calibrate__measure(&m, k->plugin, &k->w, k->state, policy, &p, &e);
+    /* The check first: a candidate with a wrong result is not timed. */
+    if (p.check)
+      st = olc_check__policy(&k->check, policy, &checked, &e);
+    if (st == OLC_OK)
+      st = olc_calibrate__measure(&m, k->plugin, &k->w, k->state, policy, &p, &e);
     olc_plugins__release(k->plugin, policy);
   }
   olc_wire__begin(&w, OLC_WIRE_RESULT);
@@ -286,6 +301,7 @@ static int measure(worker *k, int fd, const olc_buf *payload) {
     olc_wire__put_f64(&w, m.values[i]);
   olc_measure_result__free(&m);
   put_log(k, &w, log_before);
+  olc_wire__put_u32(&w, checked ? 1u : 0u);
   olc_wire__finish(&w);
   ok = olc_wire__send(fd, &w, 0, NULL) == OLC_OK;
   olc_wire__writer_free(&w);
@@ -363,6 +379,8 @@ int main(int argc, char **argv) {
       break;
     }
   }
+  if (k.check_made)
+    olc_check__free(&k.check);
   if (k.prepared)
     olc_plugins__unprepare(k.plugin, k.state);
   olc_plugins__free(k.set);

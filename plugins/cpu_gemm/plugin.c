@@ -265,6 +265,15 @@ static int32_t cg_flops(void *instance, const olc_plugin_workload *workload, dou
 
 static const char *const cg_operators[] = {"MatMul"};
 
+/* The numerical check (ABI 1.2): the candidates differ in blocking, hence
+ * in summation order (with or without FMA), so their results differ from
+ * the first candidate's by rounding only (tests/numcheck: ragged shapes up
+ * to k = 4097 of values in [-1, 1]). */
+static const olc_plugin_tolerance cg_tolerances[] = {
+    {sizeof(olc_plugin_tolerance), OLC_PLUGIN_ABI_MINOR, "MatMul", OLC_PLUGIN_DTYPE_FLOAT32, 0, 1e-3,
+     1e-4, NULL},
+};
+
 static const olc_plugin cg_plugin = {
     sizeof(olc_plugin),
     OLC_PLUGIN_ABI_MINOR,
@@ -288,6 +297,9 @@ static const olc_plugin cg_plugin = {
     cg_unprepare,
     cg_flops,
     cg_plugin_execute,
+    cg_tolerances,
+    1,
+    0,
 };
 
 OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,

@@ -58,7 +58,8 @@ typedef enum olc_status {
   OLC_E_UNSUPPORTED = -20, /* the operation is not supported here */
   OLC_E_CANCELLED = -21,   /* a callback asked to stop */
   OLC_E_TIMEOUT = -22,     /* an operation ran out of time */
-  OLC_E_CRASHED = -23      /* a worker process crashed */
+  OLC_E_CRASHED = -23,     /* a worker process crashed */
+  OLC_E_MISMATCH = -24     /* a result differs from the reference (numerical check) */
 } olc_status;
 
 /* Static, human-readable text for a status ("io error", ...). Never NULL. */

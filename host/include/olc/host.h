@@ -75,6 +75,11 @@ typedef struct olc_calibration_settings {
    * (see olc_host_options.measure_lock). */
   const char *measure_lock;            /* NULL: the default path */
   double measure_lock_timeout_seconds; /* longest wait for it (default 300) */
+  /* Appended after 0.3: the numerical check (plugins with execute): each
+   * candidate's output against the reference candidate's before timing. */
+  int numerical_check; /* default 1 */
+  double check_atol;   /* > 0: tightens the plugin's absolute tolerance; 0: the plugin's */
+  double check_rtol;   /* > 0: tightens the plugin's relative tolerance; 0: the plugin's */
 } olc_calibration_settings;
 
 /* One [workload.NAME] section. */
@@ -283,6 +288,11 @@ typedef struct olc_candidate_result {
   int abandoned;       /* stopped early: clearly slower than the best */
   olc_status status;   /* OLC_OK, or why it could not be measured */
   const char *message; /* when status != OLC_OK or abandoned */
+  /* Appended after 0.3: 1 when it passed the numerical check (its output
+   * matched the reference's within the tolerances), 0 when not checked.
+   * One that failed it has status OLC_E_MISMATCH and a message
+   * "numerical_mismatch: ..." with the largest error and where. */
+  int checked;
 } olc_candidate_result;
 
 /*

@@ -193,6 +193,17 @@ olc_status olc_plugins__execute(olc_loaded_plugin *p, const olc_plugin_workload 
 /* 1 when p implements execute (struct_size covers it and it is set). */
 int olc_plugins__can_execute(const olc_loaded_plugin *p);
 
+/* The numerical check's tolerances for an operator and dtype (ABI 1.2):
+ * the plugin's row, or the host's defaults (declared 0). */
+typedef struct olc_plugins_tolerance {
+  double atol;
+  double rtol;
+  const char *reference; /* the plugin's reference policy, or NULL: the first candidate */
+  int declared;          /* the plugin has a row for them */
+} olc_plugins_tolerance;
+void olc_plugins__tolerance(olc_plugins_tolerance *out, const olc_loaded_plugin *p,
+                            const char *operator_name, uint32_t dtype);
+
 /* An olc_validate_fn for the store that calls the plugin's validate;
  * payload is the olc_loaded_plugin. */
 olc_status olc_plugins__store_validator(const unsigned char *policy, size_t policy_len,

@@ -39,6 +39,7 @@ static const status_text status_texts[] = {
     {OLC_E_CANCELLED, "OLC_E_CANCELLED", "cancelled"},
     {OLC_E_TIMEOUT, "OLC_E_TIMEOUT", "timed out"},
     {OLC_E_CRASHED, "OLC_E_CRASHED", "worker process crashed"},
+    {OLC_E_MISMATCH, "OLC_E_MISMATCH", "numerical mismatch"},
 };
 
 static const status_text *find_status(olc_status status) {
