@@ -94,8 +94,9 @@ static void print_candidates(FILE *out, const olc_workload_result *r, size_t w) 
     if (c->status != OLC_OK) {
       fprintf(out, ": failed (%s)", olc_status_name(c->status));
     } else {
-      fprintf(out, ": median %.3f us, spread %.3f us, %u sample%s%s", c->median_us, c->spread_us,
-              (unsigned)c->samples, c->samples == 1 ? "" : "s", i == w ? " (best)" : "");
+      fprintf(out, ": median %.3f us, spread %.3f us, %u sample%s%s%s", c->median_us,
+              c->spread_us, (unsigned)c->samples, c->samples == 1 ? "" : "s",
+              i == w ? " (best)" : "", c->checked ? ", checked" : ", not checked");
     }
     if (c->message != NULL && c->message[0] != 0) {
       fputs(": ", out);
@@ -231,6 +232,14 @@ void cli_host_json_result(cli_json *j, const olc_calibration *cal, size_t index)
     cli_json_double(j, cli_summary_speedup(r->selected));
   else
     cli_json_null(j);
+  cli_json_key(j, "numerical_check");
+  if (r->selected != NULL)
+    cli_json_string(j, cli_summary_measurement(r->selected, OLC_MEASUREMENT_NUMERICAL_CHECK,
+                                               "flag") > 0
+                           ? "checked"
+                           : "not checked");
+  else
+    cli_json_null(j);
   cli_json_key(j, "selected");
   if (r->selected != NULL)
     cli_json_record(j, r->selected);
@@ -254,6 +263,8 @@ void cli_host_json_result(cli_json *j, const olc_calibration *cal, size_t index)
     cli_json_bool(j, c->abandoned);
     cli_json_key(j, "best");
     cli_json_bool(j, i == w);
+    cli_json_key(j, "checked");
+    cli_json_bool(j, c->checked);
     cli_json_key(j, "message");
     cli_json_string(j, c->message);
     cli_json_end_object(j);

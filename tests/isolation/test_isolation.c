@@ -456,6 +456,7 @@ static void test_protocol(void) {
   CU_ASSERT_EQUAL(olc_wire__get_u32(&r), 0); /* samples */
   (void)olc_wire__get_u32(&r);
   CU_ASSERT_EQUAL(olc_wire__get_u32(&r), 0); /* log lines */
+  CU_ASSERT_EQUAL(olc_wire__get_u32(&r), 0); /* not checked numerically */
   CU_ASSERT(olc_wire__done(&r));
   olc_wire__begin(&req, 77u); /* no such frame */
   OLC_ASSERT_OK(olc_wire__finish(&req), NULL);

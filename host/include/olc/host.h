@@ -306,6 +306,10 @@ typedef struct olc_candidate_result {
  */
 #define OLC_MEASUREMENT_MEDIAN "median_latency"
 #define OLC_MEASUREMENT_FIRST_MEDIAN "first_candidate_median_latency"
+/* Saved with every winner (unit "flag"): 1 when it passed the numerical
+ * check, 0 when it was not checked (numerical_check off, or a plugin
+ * without execute).  A record without it was saved unchecked. */
+#define OLC_MEASUREMENT_NUMERICAL_CHECK "numerical_check"
 
 /* The outcome for one workload. */
 typedef struct olc_workload_result {

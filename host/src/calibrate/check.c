@@ -29,9 +29,7 @@ void olc_check__free(olc_check *c) {
   c->ready = 0;
 }
 
-const char *olc_check__why(const olc_check *c) {
-  return c->impossible ? c->why : "";
-}
+const char *olc_check__why(const olc_check *c) { return c->impossible ? c->why : ""; }
 
 static const char *property(const olc_plugin_workload *w, const char *name) {
   uint32_t i;
@@ -214,10 +212,10 @@ void olc_check__spec(olc_check_spec *out, const olc_loaded_plugin *plugin,
   memset(out, 0, sizeof *out);
   out->enabled = settings->numerical_check && olc_plugins__can_execute(plugin);
   olc_plugins__tolerance(&t, plugin, workload->operator_name, dt);
-  out->atol = settings->check_atol > 0 && settings->check_atol < t.atol ? settings->check_atol
-                                                                         : t.atol;
-  out->rtol = settings->check_rtol > 0 && settings->check_rtol < t.rtol ? settings->check_rtol
-                                                                         : t.rtol;
+  out->atol =
+      settings->check_atol > 0 && settings->check_atol < t.atol ? settings->check_atol : t.atol;
+  out->rtol =
+      settings->check_rtol > 0 && settings->check_rtol < t.rtol ? settings->check_rtol : t.rtol;
   out->seed = OLC_CHECK_SEED;
   out->reference = t.reference != NULL ? (const void *)t.reference : first;
   out->reference_len = t.reference != NULL ? strlen(t.reference) : first_len;

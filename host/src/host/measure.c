@@ -75,7 +75,7 @@ static void set_outcome(olc_host_measure *m, olc_status st, const char *fmt, ...
 
 static olc_status save_winner(olc_host_measure *m, const olc_candidate_result *c,
                               double first_median_us, olc_error *e) {
-  olc_measurement ms[5];
+  olc_measurement ms[6];
   olc_save_request req = OLC_SAVE_REQUEST_INIT;
   double flops = 0;
   olc_error fe;
@@ -95,6 +95,11 @@ static olc_status save_winner(olc_host_measure *m, const olc_candidate_result *c
     ms[n].value = first_median_us;
     ms[n++].unit = "us";
   }
+  /* Whether the winner passed the numerical check: a later selection says
+   * "checked" or "not checked" from its record. */
+  ms[n].name = OLC_MEASUREMENT_NUMERICAL_CHECK;
+  ms[n].value = c->checked ? 1.0 : 0.0;
+  ms[n++].unit = "flag";
   if (olc_plugins__flops(&flops, m->plugin, m->workload, &fe) == OLC_OK && flops > 0 &&
       c->median_us > 0) {
     ms[n].name = "gflops";
