@@ -34,6 +34,7 @@
 
 #include "calibrate/check.h"
 #include "calibrate/measure.h"
+#include "calibrate/rotate.h"
 #include "calibrate/wire.h"
 #include "plugins/plugins.h"
 #include "util/error.h"
@@ -50,7 +51,9 @@ typedef struct worker {
   olc_plugin_workload w;
   olc_plugin_set *set;
   olc_loaded_plugin *plugin;
-  void *state;
+  void **states;   /* rotate prepared instances of the workload */
+  uint32_t rotate; /* 1 warm, more: cold-cache measurement (rotate.h) */
+  uint32_t next;   /* the next of them, across MEASUREs */
   int prepared;
   int fd;             /* the socket to the host */
   uint32_t threads;   /* the host's effective thread count */
@@ -155,6 +158,10 @@ static olc_status parse_setup(worker *k, olc_error *err) {
   k->check_spec.rtol = olc_wire__get_f64(&r);
   k->check_spec.seed = olc_wire__get_u64(&r);
   k->check_spec.reference = olc_wire__get_bytes(&r, &k->check_spec.reference_len);
+  k->rotate = olc_wire__get_u32(&r);
+  if (k->rotate == 0 || k->rotate > OLC_ROTATE_MAX_INSTANCES)
+    return olc_error__set(err, OLC_E_MALFORMED, "worker", "malformed setup: %u instances",
+                          (unsigned)k->rotate);
   if (!olc_wire__done(&r))
     return olc_error__set(err, OLC_E_MALFORMED, "worker", "malformed setup");
   for (i = 0; i < k->cfg.entry_count; i++)
@@ -202,7 +209,7 @@ static olc_status setup(worker *k, olc_error *err) {
     return not_loaded(k, err);
   if (start_beat(k->plugin, k->fd) != OLC_OK)
     return olc_error__set(err, OLC_E_NOMEM, "worker", "out of memory");
-  st = olc_plugins__prepare(&k->state, k->plugin, &k->w, err);
+  st = olc_calibrate__prepare_states(&k->states, k->rotate, k->plugin, &k->w, err);
   if (st == OLC_OK)
     k->prepared = 1;
   olc_check__init(&k->check, k->plugin, &k->w, &k->check_spec);
@@ -286,7 +293,8 @@ static int measure(worker *k, int fd, const olc_buf *payload) {
     if (p.check)
       st = olc_check__policy(&k->check, policy, &checked, &e);
     if (st == OLC_OK)
-      st = olc_calibrate__measure(&m, k->plugin, &k->w, k->state, policy, &p, &e);
+      st = olc_calibrate__measure_rotating(&m, k->plugin, &k->w, k->states, k->rotate, &k->next,
+                                           policy, &p, &e);
     olc_plugins__release(k->plugin, policy);
   }
   olc_wire__begin(&w, OLC_WIRE_RESULT);
@@ -382,7 +390,7 @@ int main(int argc, char **argv) {
   if (k.check_made)
     olc_check__free(&k.check);
   if (k.prepared)
-    olc_plugins__unprepare(k.plugin, k.state);
+    olc_calibrate__unprepare_states(k.states, k.rotate, k.plugin);
   olc_plugins__free(k.set);
   free(k.entries);
   free(k.props);

@@ -449,6 +449,7 @@ static const olc_plugin egpu_table = {
     egpu_tolerances,
     1,
     0,
+    NULL, /* operand bytes: the host computes them from the shape */
 };
 
 OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,

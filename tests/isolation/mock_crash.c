@@ -314,7 +314,8 @@ static const olc_plugin mock_table = {(uint32_t)sizeof(olc_plugin),
                                       NULL,
                                       NULL,
                                       0,
-                                      0};
+                                      0,
+                                      NULL};
 
 OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,
                                            const olc_plugin **plugin);

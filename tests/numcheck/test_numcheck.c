@@ -7,6 +7,12 @@
  * olc calibrate, and the result must say why; with the check off it wins
  * (so the test can tell).  Also: a plugin without execute is "not checked",
  * a negative tolerance in a plugin or in the ini is refused clearly.
+ *
+ * And cold-cache measurement ([calibration] rotating_buffer_mb): with
+ * [plugin.mock_det] cold = 1 a run on the same prepared state as the run
+ * before fails, so only rotating instances can be measured; the record
+ * says how many of how many bytes; a buffer larger than memory fails the
+ * workload clearly.
  */
 #include <CUnit/CUnit.h>
 #include <stdio.h>
@@ -228,6 +234,84 @@ static void test_cli(void) {
   free(path);
 }
 
+/* mm is 8 x 24 x 5 float32: 4 (40 + 120 + 192) = 1408 bytes an instance
+ * (mock_det does not say: the host computes it from the shape); 1 MiB
+ * takes ceil(1048576 / 1408) + 1 = 746 instances. */
+static void test_cold(void) {
+  olc_test_session s;
+  olc_calibration *cal = NULL;
+  const olc_workload_result *r;
+  char text[2048], *path;
+  const char *json[] = {"select", "--config", NULL, "--json", NULL};
+  cli_run run;
+  int n;
+  r = calibrate(&s, &cal, "good", "mock_det", "0\ncold = 1", "rotating_buffer_mb = 1\n");
+  if (r->status != OLC_OK)
+    printf("\n  %s: %s\n", olc_status_name(r->status), r->message ? r->message : "");
+  CU_ASSERT_EQUAL(r->status, OLC_OK);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r->selected);
+  CU_ASSERT(policy_is(r->selected->policy, r->selected->policy_len, "spin_us=100"));
+  CU_ASSERT_DOUBLE_EQUAL(measurement(r->selected, OLC_MEASUREMENT_ROTATING_COUNT), 746.0, 0);
+  CU_ASSERT_DOUBLE_EQUAL(measurement(r->selected, OLC_MEASUREMENT_ROTATING_BYTES), 1408.0, 0);
+  olc_calibration_free(cal);
+  olc_test_session_close(&s);
+  /* What olc select --json says of that record. */
+  n = ini(text, sizeof text, "good", "mock_det", "0", "");
+  path = olc_test_path(tmp, "olc.ini");
+  CU_ASSERT_FATAL(olc_test_write_file(path, text, (size_t)n) == 0);
+  json[2] = path;
+  CU_ASSERT_FATAL(cli_test_run(&run, tmp, NULL, json) == 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(run.out, "\"cache_mode\":\"cold (rotating 746 x 1408 bytes)\""));
+  cli_run_free(&run);
+  free(path);
+}
+
+/* The same measured in this process. */
+static void test_cold_in_process(void) {
+  olc_test_session s;
+  olc_calibration *cal = NULL;
+  const olc_workload_result *r = calibrate(&s, &cal, "good", "mock_det", "0\ncold = 1",
+                                           "rotating_buffer_mb = 1\nisolation = false\n");
+  CU_ASSERT_EQUAL(r->status, OLC_OK);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r->selected);
+  CU_ASSERT_DOUBLE_EQUAL(measurement(r->selected, OLC_MEASUREMENT_ROTATING_COUNT), 746.0, 0);
+  olc_calibration_free(cal);
+  olc_test_session_close(&s);
+}
+
+/* Warm (the default): one instance, which cold = 1 refuses to run twice in
+ * a row, so every candidate fails: the test above can tell. */
+static void test_warm(void) {
+  olc_test_session s;
+  olc_calibration *cal = NULL;
+  const olc_workload_result *r = calibrate(&s, &cal, "good", "mock_det", "0\ncold = 1", "");
+  CU_ASSERT_NOT_EQUAL(r->status, OLC_OK);
+  CU_ASSERT_PTR_NULL(r->selected);
+  olc_calibration_free(cal);
+  r = calibrate(&s, &cal, "good", "mock_det", "0", "");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r->selected);
+  CU_ASSERT_DOUBLE_EQUAL(measurement(r->selected, OLC_MEASUREMENT_ROTATING_COUNT), 1.0, 0);
+  CU_ASSERT_DOUBLE_EQUAL(measurement(r->selected, OLC_MEASUREMENT_ROTATING_BYTES), -1.0, 0);
+  olc_calibration_free(cal);
+  olc_test_session_close(&s);
+}
+
+/* More than the machine has: the workload fails, nothing is prepared. */
+static void test_too_large(void) {
+  olc_test_session s;
+  olc_calibration *cal = NULL;
+  const olc_workload_result *r =
+      calibrate(&s, &cal, "good", "mock_det", "0", "rotating_buffer_mb = 1048576\n");
+  CU_ASSERT_NOT_EQUAL(r->status, OLC_OK);
+  CU_ASSERT_PTR_NULL(r->selected);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r->message);
+  printf("\n  %s\n", r->message);
+  CU_ASSERT_PTR_NOT_NULL(
+      strstr(r->message, "rotating_buffer_mb 1048576 exceeds the memory available"));
+  olc_calibration_free(cal);
+  olc_test_session_close(&s);
+}
+
 static int teardown(void) {
   if (tmp != NULL)
     olc_test_rmtree(tmp);
@@ -249,5 +333,9 @@ int main(int argc, char **argv) {
   CU_add_test(s, "negative tolerance in a plugin", test_bad_plugin_tolerance);
   CU_add_test(s, "bad tolerance in the ini", test_bad_ini_tolerance);
   CU_add_test(s, "olc calibrate --json and -v", test_cli);
+  CU_add_test(s, "rotating_buffer_mb: cold", test_cold);
+  CU_add_test(s, "rotating_buffer_mb: cold, in-process", test_cold_in_process);
+  CU_add_test(s, "rotating_buffer_mb = 0: warm", test_warm);
+  CU_add_test(s, "rotating_buffer_mb larger than memory", test_too_large);
   return olc_test_run(argc, argv);
 }

@@ -80,6 +80,10 @@ typedef struct olc_calibration_settings {
   int numerical_check; /* default 1 */
   double check_atol;   /* > 0: tightens the plugin's absolute tolerance; 0: the plugin's */
   double check_rtol;   /* > 0: tightens the plugin's relative tolerance; 0: the plugin's */
+  /* Appended after 0.3: cold-cache measurement.  > 0: each candidate's
+   * runs rotate through enough prepared instances of the workload to
+   * exceed this many MiB (default 0: one instance, warm caches). */
+  double rotating_buffer_mb;
 } olc_calibration_settings;
 
 /* One [workload.NAME] section. */
@@ -310,6 +314,12 @@ typedef struct olc_candidate_result {
  * check, 0 when it was not checked (numerical_check off, or a plugin
  * without execute).  A record without it was saved unchecked. */
 #define OLC_MEASUREMENT_NUMERICAL_CHECK "numerical_check"
+/* Saved with every winner: how many prepared instances its runs rotated
+ * through (unit "count"; 1: warm caches), and with more than one the
+ * bytes of one (OLC_MEASUREMENT_ROTATING_BYTES, "bytes"): cold-cache
+ * measurement ([calibration] rotating_buffer_mb). */
+#define OLC_MEASUREMENT_ROTATING_COUNT "cache_rotating_instances"
+#define OLC_MEASUREMENT_ROTATING_BYTES "cache_rotating_instance_bytes"
 
 /* The outcome for one workload. */
 typedef struct olc_workload_result {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibrate/rotate.h"
 #include "calibrate/strategy.h"
 #include "util/error.h"
 
@@ -60,9 +61,10 @@ static olc_status run_session(olc_calibrate_outcome *out, const olc_calibrate_re
                               req->in_process || !req->settings->isolation,
                               req->run_timeout_seconds > 0 ? req->run_timeout_seconds
                                                            : req->settings->run_timeout_seconds);
-  olc_check__spec(&spec, req->target.plugin, req->workload, req->settings,
-                  list->serialized[0].data, list->serialized[0].len);
+  olc_check__spec(&spec, req->target.plugin, req->workload, req->settings, list->serialized[0].data,
+                  list->serialized[0].len);
   olc_calibrate__session_check(&ms, &spec);
+  olc_calibrate__session_rotate(&ms, out->rotate_count);
   olc_error_clear(&e);
   st = olc_calibrate__session_begin(&ms, &e);
   if (st != OLC_OK) {
@@ -111,6 +113,13 @@ olc_status olc_calibrate__workload(olc_calibrate_outcome *out, const olc_calibra
     memset(out->runs, 0, list.count * sizeof *out->runs);
   }
   out->winner = list.count;
+  olc_error_clear(&e);
+  st = olc_calibrate__rotation(&out->rotate_count, &out->rotate_bytes, req->target.plugin,
+                               req->workload, req->settings->rotating_buffer_mb, &e);
+  if (st != OLC_OK) {
+    st = fail(out, req, st, "%s", e.message);
+    goto done;
+  }
   st = run_session(out, req, &list);
   if (st != OLC_OK || out->status != OLC_OK)
     goto done;

@@ -16,6 +16,7 @@
 #endif
 #endif
 
+#include "calibrate/rotate.h"
 #include "util/error.h"
 
 /* check_state of a candidate. */
@@ -33,6 +34,11 @@ void olc_calibrate__session_init(olc_measure_session *s, const olc_isolate_plugi
   s->settings = settings;
   s->in_process = in_process;
   s->timeout_s = timeout_s;
+  s->rotate = 1;
+}
+
+void olc_calibrate__session_rotate(olc_measure_session *s, uint32_t count) {
+  s->rotate = count > 0 ? count : 1;
 }
 
 void olc_calibrate__session_check(olc_measure_session *s, const olc_check_spec *spec) {
@@ -100,6 +106,7 @@ static void build_setup(olc_wire_writer *w, const olc_measure_session *s) {
   olc_wire__put_f64(w, s->check_spec.rtol);
   olc_wire__put_u64(w, s->check_spec.seed);
   olc_wire__put_bytes(w, s->check_spec.reference, s->check_spec.reference_len);
+  olc_wire__put_u32(w, s->rotate);
   olc_wire__finish(w);
 }
 
@@ -299,7 +306,7 @@ static olc_status prepare_here(olc_measure_session *s, olc_error *err) {
   olc_status st;
   if (s->prepared)
     return OLC_OK;
-  st = olc_plugins__prepare(&s->state, s->plugin, s->workload, err);
+  st = olc_calibrate__prepare_states(&s->states, s->rotate, s->plugin, s->workload, err);
   s->prepared = st == OLC_OK;
   return st;
 }
@@ -382,8 +389,8 @@ olc_status olc_calibrate__session_measure(olc_measure_session *s, size_t i,
   if (s->in_process) {
     if (check && (st = check_here(s, i, err)) != OLC_OK)
       return st;
-    return olc_calibrate__measure(out, s->plugin, s->workload, s->state, s->list->policies[i],
-                                  params, err);
+    return olc_calibrate__measure_rotating(out, s->plugin, s->workload, s->states, s->rotate,
+                                           &s->next_state, s->list->policies[i], params, err);
   }
   /* A fresh worker has not run candidate i yet (its first run may build
    * kernels or fault pages in): the caller's warm-up applies again, even to
@@ -411,9 +418,9 @@ void olc_calibrate__session_end(olc_measure_session *s) {
     olc_isolate__stop(s->worker);
   s->worker = NULL;
   if (s->prepared)
-    olc_plugins__unprepare(s->plugin, s->state);
+    olc_calibrate__unprepare_states(s->states, s->rotate, s->plugin);
   s->prepared = 0;
-  s->state = NULL;
+  s->states = NULL;
   free(s->warmed);
   s->warmed = NULL;
   if (s->check_made)

@@ -197,6 +197,15 @@ static const olc_config_key keys[] = {
      IN(olc_calibration_settings, check_rtol),
      .description = "Relative tolerance of the numerical check when smaller than the plugin's; "
                     "0: the plugin's."},
+    {.section = OLC_CONFIG_CALIBRATION,
+     .name = "rotating_buffer_mb",
+     .type = OLC_CONFIG_NUMBER,
+     .min = 0.0,
+     .max = 1048576.0,
+     .def = "0",
+     IN(olc_calibration_settings, rotating_buffer_mb),
+     .description = "Cold-cache measurement: runs rotate through enough prepared copies of the "
+                    "workload's operands to exceed this many MiB; 0: off (warm caches)."},
 
     /* [workload.NAME] */
     {.section = OLC_CONFIG_WORKLOAD,

@@ -203,6 +203,11 @@ typedef struct olc_plugins_tolerance {
 } olc_plugins_tolerance;
 void olc_plugins__tolerance(olc_plugins_tolerance *out, const olc_loaded_plugin *p,
                             const char *operator_name, uint32_t dtype);
+/* The operand bytes of one prepared instance of w (ABI 1.2): OLC_OK with
+ * *bytes > 0, or OLC_E_UNSUPPORTED (not implemented, or the plugin did not
+ * say). */
+olc_status olc_plugins__operand_bytes(uint64_t *bytes, olc_loaded_plugin *p,
+                                      const olc_plugin_workload *w);
 
 /* An olc_validate_fn for the store that calls the plugin's validate;
  * payload is the olc_loaded_plugin. */

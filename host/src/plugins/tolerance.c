@@ -1,7 +1,8 @@
 /*
- * plugins/tolerance.c - the numerical check's tolerances a plugin declares
- * (ABI 1.2, olc_plugin_tolerance): checked when the table is loaded, looked
- * up per operator and dtype for the check.
+ * plugins/tolerance.c - what ABI 1.2 appended for measuring: the numerical
+ * check's tolerances a plugin declares (olc_plugin_tolerance), checked when
+ * the table is loaded and looked up per operator and dtype, and the operand
+ * bytes of one prepared instance (cold-cache measurement).
  */
 #include <math.h>
 #include <stdio.h>
@@ -65,4 +66,14 @@ void olc_plugins__tolerance(olc_plugins_tolerance *out, const olc_loaded_plugin 
       out->reference = r[i].reference;
       return;
     }
+}
+
+olc_status olc_plugins__operand_bytes(uint64_t *bytes, olc_loaded_plugin *p,
+                                      const olc_plugin_workload *w) {
+  int32_t rc;
+  *bytes = 0;
+  if (!OLC_PLUGIN_HAS_FIELD(p->table, olc_plugin, operand_bytes) || p->table->operand_bytes == NULL)
+    return OLC_E_UNSUPPORTED;
+  rc = p->table->operand_bytes(p->instance, w, bytes);
+  return rc == OLC_PLUGIN_OK && *bytes > 0 ? OLC_OK : OLC_E_UNSUPPORTED;
 }

@@ -365,6 +365,18 @@ typedef struct olc_plugin {
   const olc_plugin_tolerance *tolerances;
   uint32_t tolerance_count;
   uint32_t reserved2;
+  /*
+   * Optional: the bytes of the operands one prepared instance of the
+   * workload holds (for MatMul the A, B and C that prepare allocates).
+   * With [calibration] rotating_buffer_mb (cold-cache measurement) the
+   * host prepares N = ceil(size / bytes) + 1 instances and rotates through
+   * them between timed runs, so that each run finds its operands out of
+   * cache; without this function the host computes the bytes from the
+   * operator's shape (MatMul: 4 (mk + kn + mn) for float32).  prepare is
+   * then called N times (each state independent), unprepare N times.
+   * OLC_PLUGIN_OK with *bytes > 0, or OLC_PLUGIN_E_UNSUPPORTED.
+   */
+  int32_t (*operand_bytes)(void *instance, const olc_plugin_workload *workload, uint64_t *bytes);
 } olc_plugin;
 
 /*
@@ -402,6 +414,8 @@ OLC_PLUGIN__ASSERT(exec_inputs, offsetof(olc_plugin_exec_args, inputs) == 8);
 /* ABI 1.2 */
 OLC_PLUGIN__ASSERT(plugin_tolerances,
                    offsetof(olc_plugin, tolerances) == 16 + 16 * sizeof(void *) + 8);
+OLC_PLUGIN__ASSERT(plugin_operand_bytes,
+                   offsetof(olc_plugin, operand_bytes) == 16 + 17 * sizeof(void *) + 16);
 OLC_PLUGIN__ASSERT(tolerance_atol, offsetof(olc_plugin_tolerance, atol) == 16 + sizeof(void *));
 OLC_PLUGIN__ASSERT(exec_alpha, offsetof(olc_plugin_exec_args, alpha) == 8 + 2 * sizeof(void *) + 8);
 
