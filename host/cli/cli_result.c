@@ -94,9 +94,9 @@ static void print_candidates(FILE *out, const olc_workload_result *r, size_t w) 
     if (c->status != OLC_OK) {
       fprintf(out, ": failed (%s)", olc_status_name(c->status));
     } else {
-      fprintf(out, ": median %.3f us, spread %.3f us, %u sample%s%s%s", c->median_us,
-              c->spread_us, (unsigned)c->samples, c->samples == 1 ? "" : "s",
-              i == w ? " (best)" : "", c->checked ? ", checked" : ", not checked");
+      fprintf(out, ": median %.3f us, spread %.3f us, %u sample%s%s%s", c->median_us, c->spread_us,
+              (unsigned)c->samples, c->samples == 1 ? "" : "s", i == w ? " (best)" : "",
+              c->checked ? ", checked" : ", not checked");
     }
     if (c->message != NULL && c->message[0] != 0) {
       fputs(": ", out);
@@ -253,10 +253,10 @@ void cli_host_json_result(cli_json *j, const olc_calibration *cal, size_t index)
   json_cache_mode(j, r->selected);
   cli_json_key(j, "numerical_check");
   if (r->selected != NULL)
-    cli_json_string(j, cli_summary_measurement(r->selected, OLC_MEASUREMENT_NUMERICAL_CHECK,
-                                               "flag") > 0
-                           ? "checked"
-                           : "not checked");
+    cli_json_string(
+        j, cli_summary_measurement(r->selected, OLC_MEASUREMENT_NUMERICAL_CHECK, "flag") > 0
+               ? "checked"
+               : "not checked");
   else
     cli_json_null(j);
   cli_json_key(j, "selected");

@@ -261,8 +261,8 @@ typedef struct olc_plugin_tolerance {
   const char *operator_name; /* one of the plugin's operators */
   uint32_t dtype;            /* OLC_PLUGIN_DTYPE_* */
   uint32_t reserved0;
-  double atol; /* absolute, >= 0 */
-  double rtol; /* relative to |ref|, >= 0 */
+  double atol;           /* absolute, >= 0 */
+  double rtol;           /* relative to |ref|, >= 0 */
   const char *reference; /* serialized reference policy, or NULL: the first candidate */
 } olc_plugin_tolerance;
 
