@@ -52,7 +52,7 @@ static int64_t dim(const olc_plugin_workload *w, const char *name) {
 
 static int not_checked(olc_check *c, const char *what) {
   c->impossible = 1;
-  snprintf(c->why, sizeof c->why, "not checked: %s", what);
+  snprintf(c->why, sizeof c->why, "not checked: %.180s", what);
   return 0;
 }
 
