@@ -24,7 +24,7 @@
  *
  * usage: bench_gemm [--json] [--quick] [--min] [--cputime] [--threads 1,2] [--reps N]
  *                   [--shape MxNxK]... [--policy TEXT] [--quality [ROUNDS]] [--overhead]
- *                   [--buckets] [--concurrency] [--plugin PATH]
+ *                   [--buckets] [--concurrency] [--cold] [--plugin PATH]
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -359,14 +359,14 @@ static void run_shape(bench *x, int threads, int reps, const char *cal_text,
 
 typedef struct options {
   const char *plugin_path, *forced;
-  int quality, overhead, buckets, concurrency, json, reps, nthreads, threads[8], nshapes;
+  int quality, overhead, buckets, concurrency, cold, json, reps, nthreads, threads[8], nshapes;
   shape shapes[MAX_SHAPES];
 } options;
 
 static void usage(void) {
   fprintf(stderr, "usage: bench_gemm [--json] [--quick] [--min] [--cputime] [--threads 1,2] "
                   "[--reps N] [--shape MxNxK]... [--policy TEXT] [--quality [ROUNDS]] "
-                  "[--overhead] [--buckets] [--concurrency] [--plugin PATH]\n");
+                  "[--overhead] [--buckets] [--concurrency] [--cold] [--plugin PATH]\n");
   exit(2);
 }
 
@@ -405,6 +405,8 @@ static void parse_args(options *o, int argc, char **argv) {
       o->plugin_path = argv[++i];
     } else if (strcmp(a, "--overhead") == 0) {
       o->overhead = 1;
+    } else if (strcmp(a, "--cold") == 0) {
+      o->cold = 1;
     } else if (strcmp(a, "--buckets") == 0) {
       o->buckets = 1;
     } else if (strcmp(a, "--concurrency") == 0) {
@@ -498,6 +500,8 @@ int main(int argc, char **argv) {
   pl = load_plugin(o.plugin_path);
   if (o.quality)
     return bench_quality_report(pl, &olc_stub_host, o.threads[0], o.quality, o.json) == 0 ? 0 : 1;
+  if (o.cold)
+    return bench_cold_report(pl, &olc_stub_host, o.threads[0], o.reps, o.json) == 0 ? 0 : 1;
   if (o.buckets)
     return bench_buckets_report(pl, &olc_stub_host, o.threads[0], o.reps, o.json) == 0 ? 0 : 1;
   if (o.concurrency)

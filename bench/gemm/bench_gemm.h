@@ -76,6 +76,11 @@ int bench_overhead_report(const olc_plugin *pl, const olc_plugin_host *h, const 
 int bench_concurrency_report(const olc_plugin *pl, const olc_plugin_host *h, int threads,
                              int rounds, int json);
 
+/* --cold: the first candidate warm vs cold (rotating prepared instances),
+ * one small, medium and large shape, paired rounds (cold.c). */
+int bench_cold_report(const olc_plugin *pl, const olc_plugin_host *h, int threads, int reps,
+                      int json);
+
 /* --buckets: whether the policy the host's loop selects changes within
  * cpu_gemm's key buckets (README.md). */
 int bench_buckets_report(const olc_plugin *pl, const olc_plugin_host *h, int threads, int reps,

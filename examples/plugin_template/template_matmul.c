@@ -429,6 +429,10 @@ static const olc_plugin tm_plugin = {
     tm_unprepare,
     tm_flops,
     tm_execute,
+    NULL, /* ABI 1.2 tolerances: the host's defaults for the numerical check */
+    0,
+    0,
+    NULL, /* operand bytes: the host computes them from the shape */
 };
 
 OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,

@@ -110,8 +110,9 @@ static void print_candidates(FILE *out, const olc_workload_result *r, size_t w) 
     if (c->status != OLC_OK) {
       fprintf(out, ": failed (%s)", olc_status_name(c->status));
     } else {
-      fprintf(out, ": median %.3f us, spread %.3f us, %u sample%s%s", c->median_us, c->spread_us,
-              (unsigned)c->samples, c->samples == 1 ? "" : "s", i == w ? " (best)" : "");
+      fprintf(out, ": median %.3f us, spread %.3f us, %u sample%s%s%s", c->median_us, c->spread_us,
+              (unsigned)c->samples, c->samples == 1 ? "" : "s", i == w ? " (best)" : "",
+              c->checked ? ", checked" : ", not checked");
     }
     if (c->message != NULL && c->message[0] != 0) {
       fputs(": ", out);
@@ -211,6 +212,23 @@ void cli_host_print_result(FILE *out, const olc_calibration *cal, size_t index, 
     fprintf(out, "  time: %.3f s\n", r->seconds);
 }
 
+/* How the selection's latency was measured: "warm", "cold (rotating N x B
+ * bytes)", or null when its record does not say. */
+static void json_cache_mode(cli_json *j, const olc_record *sel) {
+  double n = cli_summary_measurement(sel, OLC_MEASUREMENT_ROTATING_COUNT, "count");
+  double b = cli_summary_measurement(sel, OLC_MEASUREMENT_ROTATING_BYTES, "bytes");
+  char text[96];
+  if (n < 1) {
+    cli_json_null(j);
+    return;
+  }
+  if (n > 1 && b > 0)
+    snprintf(text, sizeof text, "cold (rotating %.0f x %.0f bytes)", n, b);
+  else
+    snprintf(text, sizeof text, "warm");
+  cli_json_string(j, text);
+}
+
 static void json_policy(cli_json *j, const unsigned char *policy, size_t len) {
   if (cli_utf8_valid(policy, len)) {
     cli_json_key(j, "policy");
@@ -247,6 +265,16 @@ void cli_host_json_result(cli_json *j, const olc_calibration *cal, size_t index)
     cli_json_double(j, cli_summary_speedup(r->selected));
   else
     cli_json_null(j);
+  cli_json_key(j, "cache_mode");
+  json_cache_mode(j, r->selected);
+  cli_json_key(j, "numerical_check");
+  if (r->selected != NULL)
+    cli_json_string(
+        j, cli_summary_measurement(r->selected, OLC_MEASUREMENT_NUMERICAL_CHECK, "flag") > 0
+               ? "checked"
+               : "not checked");
+  else
+    cli_json_null(j);
   cli_json_key(j, "selected");
   if (r->selected != NULL)
     cli_json_record(j, r->selected);
@@ -270,6 +298,8 @@ void cli_host_json_result(cli_json *j, const olc_calibration *cal, size_t index)
     cli_json_bool(j, c->abandoned);
     cli_json_key(j, "best");
     cli_json_bool(j, i == w);
+    cli_json_key(j, "checked");
+    cli_json_bool(j, c->checked);
     cli_json_key(j, "message");
     cli_json_string(j, c->message);
     cli_json_end_object(j);

@@ -32,7 +32,9 @@
 #include <sys/prctl.h>
 #endif
 
+#include "calibrate/check.h"
 #include "calibrate/measure.h"
+#include "calibrate/rotate.h"
 #include "calibrate/wire.h"
 #include "plugins/plugins.h"
 #include "util/error.h"
@@ -49,13 +51,18 @@ typedef struct worker {
   olc_plugin_workload w;
   olc_plugin_set *set;
   olc_loaded_plugin *plugin;
-  void *state;
+  void **states;   /* rotate prepared instances of the workload */
+  uint32_t rotate; /* 1 warm, more: cold-cache measurement (rotate.h) */
+  uint32_t next;   /* the next of them, across MEASUREs */
   int prepared;
   int fd;             /* the socket to the host */
   uint32_t threads;   /* the host's effective thread count */
   int allow_insecure; /* [host] allow_insecure_plugins of the host's config */
   olc_status setup_status;
   char setup_message[OLC_ERROR_MESSAGE_SIZE];
+  olc_check_spec check_spec; /* from SETUP; its reference points into setup */
+  olc_check check;           /* inputs and reference, made at the first check */
+  int check_made;
 } worker;
 
 /* ------------------------------------------------------------ progress
@@ -146,6 +153,15 @@ static olc_status parse_setup(worker *k, olc_error *err) {
   }
   k->w.properties = n > 0 ? k->props : NULL;
   k->w.property_count = n;
+  k->check_spec.enabled = olc_wire__get_u32(&r) != 0;
+  k->check_spec.atol = olc_wire__get_f64(&r);
+  k->check_spec.rtol = olc_wire__get_f64(&r);
+  k->check_spec.seed = olc_wire__get_u64(&r);
+  k->check_spec.reference = olc_wire__get_bytes(&r, &k->check_spec.reference_len);
+  k->rotate = olc_wire__get_u32(&r);
+  if (k->rotate == 0 || k->rotate > OLC_ROTATE_MAX_INSTANCES)
+    return olc_error__set(err, OLC_E_MALFORMED, "worker", "malformed setup: %u instances",
+                          (unsigned)k->rotate);
   if (!olc_wire__done(&r))
     return olc_error__set(err, OLC_E_MALFORMED, "worker", "malformed setup");
   for (i = 0; i < k->cfg.entry_count; i++)
@@ -193,9 +209,11 @@ static olc_status setup(worker *k, olc_error *err) {
     return not_loaded(k, err);
   if (start_beat(k->plugin, k->fd) != OLC_OK)
     return olc_error__set(err, OLC_E_NOMEM, "worker", "out of memory");
-  st = olc_plugins__prepare(&k->state, k->plugin, &k->w, err);
+  st = olc_calibrate__prepare_states(&k->states, k->rotate, k->plugin, &k->w, err);
   if (st == OLC_OK)
     k->prepared = 1;
+  olc_check__init(&k->check, k->plugin, &k->w, &k->check_spec);
+  k->check_made = 1;
   return st;
 }
 
@@ -254,7 +272,7 @@ static int measure(worker *k, int fd, const olc_buf *payload) {
   uint64_t index, left;
   void *policy = NULL;
   uint32_t i;
-  int ok;
+  int ok, checked = 0;
   size_t log_before = log_total(k);
   memset(&m, 0, sizeof m);
   olc_error_clear(&e);
@@ -271,7 +289,12 @@ static int measure(worker *k, int fd, const olc_buf *payload) {
   else
     st = olc_plugins__validate(&policy, k->plugin, bytes, len, &e);
   if (st == OLC_OK) {
-    st = olc_calibrate__measure(&m, k->plugin, &k->w, k->state, policy, &p, &e);
+    /* The check first: a candidate with a wrong result is not timed. */
+    if (p.check)
+      st = olc_check__policy(&k->check, policy, &checked, &e);
+    if (st == OLC_OK)
+      st = olc_calibrate__measure_rotating(&m, k->plugin, &k->w, k->states, k->rotate, &k->next,
+                                           policy, &p, &e);
     olc_plugins__release(k->plugin, policy);
   }
   olc_wire__begin(&w, OLC_WIRE_RESULT);
@@ -286,6 +309,7 @@ static int measure(worker *k, int fd, const olc_buf *payload) {
     olc_wire__put_f64(&w, m.values[i]);
   olc_measure_result__free(&m);
   put_log(k, &w, log_before);
+  olc_wire__put_u32(&w, checked ? 1u : 0u);
   olc_wire__finish(&w);
   ok = olc_wire__send(fd, &w, 0, NULL) == OLC_OK;
   olc_wire__writer_free(&w);
@@ -363,8 +387,10 @@ int main(int argc, char **argv) {
       break;
     }
   }
+  if (k.check_made)
+    olc_check__free(&k.check);
   if (k.prepared)
-    olc_plugins__unprepare(k.plugin, k.state);
+    olc_calibrate__unprepare_states(k.states, k.rotate, k.plugin);
   olc_plugins__free(k.set);
   free(k.entries);
   free(k.props);

@@ -263,7 +263,30 @@ static int32_t cg_flops(void *instance, const olc_plugin_workload *workload, dou
   return rc;
 }
 
+/* ABI 1.2: what one prepared state holds, A, B and C unpadded (the
+ * packing workspaces belong to the instance, shared by every state). */
+static int32_t cg_operand_bytes(void *instance, const olc_plugin_workload *workload,
+                                uint64_t *bytes) {
+  cg_instance *in = instance;
+  cg_shape s;
+  int32_t rc = cg_workload_shape(in->host, workload, &s);
+  if (rc == OLC_PLUGIN_OK)
+    *bytes =
+        (uint64_t)sizeof(float) * ((uint64_t)s.m * (uint64_t)s.k + (uint64_t)s.k * (uint64_t)s.n +
+                                   (uint64_t)s.m * (uint64_t)s.n);
+  return rc;
+}
+
 static const char *const cg_operators[] = {"MatMul"};
+
+/* The numerical check (ABI 1.2): the candidates differ in blocking, hence
+ * in summation order (with or without FMA), so their results differ from
+ * the first candidate's by rounding only (tests/numcheck: ragged shapes up
+ * to k = 4097 of values in [-1, 1]). */
+static const olc_plugin_tolerance cg_tolerances[] = {
+    {sizeof(olc_plugin_tolerance), OLC_PLUGIN_ABI_MINOR, "MatMul", OLC_PLUGIN_DTYPE_FLOAT32, 0,
+     1e-3, 1e-4, NULL},
+};
 
 static const olc_plugin cg_plugin = {
     sizeof(olc_plugin),
@@ -288,6 +311,10 @@ static const olc_plugin cg_plugin = {
     cg_unprepare,
     cg_flops,
     cg_plugin_execute,
+    cg_tolerances,
+    1,
+    0,
+    cg_operand_bytes,
 };
 
 OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,

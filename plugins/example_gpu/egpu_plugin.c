@@ -416,6 +416,13 @@ static int32_t egpu_flops(void *instance, const olc_plugin_workload *workload, d
 
 static const char *const egpu_operators[] = {EGPU_OPERATOR};
 
+/* The numerical check (ABI 1.2): the tilings differ in summation order
+ * only (and a device may contract to FMA): rounding differences. */
+static const olc_plugin_tolerance egpu_tolerances[] = {
+    {sizeof(olc_plugin_tolerance), OLC_PLUGIN_ABI_MINOR, EGPU_OPERATOR, OLC_PLUGIN_DTYPE_FLOAT32, 0,
+     1e-3, 1e-4, NULL},
+};
+
 static const olc_plugin egpu_table = {
     sizeof(olc_plugin),
     OLC_PLUGIN_ABI_MINOR,
@@ -439,6 +446,10 @@ static const olc_plugin egpu_table = {
     egpu_unprepare,
     egpu_flops,
     egpu_execute,
+    egpu_tolerances,
+    1,
+    0,
+    NULL, /* operand bytes: the host computes them from the shape */
 };
 
 OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,

@@ -29,7 +29,11 @@ static void test_table(void) {
   /* "2": thin kernels and bucketed keys (records of "1" are outdated). */
   CU_ASSERT_STRING_EQUAL(pl->implementation_version, "2");
   CU_ASSERT_EQUAL(pl->abi_major, OLC_PLUGIN_ABI_MAJOR);
-  CU_ASSERT_EQUAL(pl->abi_minor, 1u);
+  CU_ASSERT_EQUAL(pl->abi_minor, 2u);
+  /* ABI 1.2: the numerical check's tolerance for its one operator. */
+  CU_ASSERT_EQUAL_FATAL(pl->tolerance_count, 1u);
+  CU_ASSERT_STRING_EQUAL(pl->tolerances[0].operator_name, "MatMul");
+  CU_ASSERT(pl->tolerances[0].atol > 0 && pl->tolerances[0].rtol > 0);
   CU_ASSERT_EQUAL(pl->operator_count, 1u);
   CU_ASSERT_STRING_EQUAL(pl->operators[0], "MatMul");
   CU_ASSERT(pl->create && pl->destroy && pl->key && pl->candidates && pl->validate &&

@@ -341,6 +341,10 @@ static const olc_plugin hp_table = {(uint32_t)sizeof(olc_plugin),
                                     hp_prepare,
                                     hp_unprepare,
                                     hp_flops,
+                                    NULL,
+                                    NULL,
+                                    0,
+                                    0,
                                     NULL};
 
 OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,

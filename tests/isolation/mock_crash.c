@@ -311,6 +311,10 @@ static const olc_plugin mock_table = {(uint32_t)sizeof(olc_plugin),
                                       mock_prepare,
                                       NULL,
                                       NULL,
+                                      NULL,
+                                      NULL,
+                                      0,
+                                      0,
                                       NULL};
 
 OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,

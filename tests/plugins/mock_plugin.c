@@ -50,6 +50,9 @@ typedef struct mock_instance {
   int lazy;                 /* lazy = 1: run() looks up / saves through the host */
   char execute_mode[16];    /* execute = fail */
   char bucket[32];          /* bucket = m[,n]: those properties bucketed in the key */
+  uint32_t wrong_spin;      /* wrong = N: execute with spin_us=N is off by 1e-2 at C[3,17] */
+  int cold;                 /* cold = 1: run fails on the state of the run before (no rotation) */
+  const void *last_state;
 } mock_instance;
 
 typedef struct mock_policy {
@@ -125,6 +128,10 @@ static int32_t mock_create(const olc_plugin_host *host, const olc_plugin_kv *con
       copy_text(m->execute_mode, sizeof m->execute_mode, v);
     else if (strcmp(k, "bucket") == 0)
       copy_text(m->bucket, sizeof m->bucket, v);
+    else if (strcmp(k, "cold") == 0)
+      m->cold = strcmp(v, "1") == 0;
+    else if (strcmp(k, "wrong") == 0)
+      m->wrong_spin = (uint32_t)strtoul(v, NULL, 10);
     else if (strcmp(k, "lazy") == 0)
       m->lazy = strcmp(v, "1") == 0 || strcmp(v, "true") == 0;
     else if (strcmp(k, "create") == 0 && strcmp(v, "fail") == 0) {
@@ -408,6 +415,11 @@ static int32_t mock_run(void *instance, const olc_plugin_workload *w, void *stat
     mock_error(OLC_PLUGIN_E_INVALID, "run without a policy");
     return OLC_PLUGIN_E_INVALID;
   }
+  if (m->cold && state == m->last_state) {
+    mock_error(OLC_PLUGIN_E_FAILED, "run on the state of the run before: operands still cached");
+    return OLC_PLUGIN_E_FAILED;
+  }
+  m->last_state = state;
   if (state != NULL)
     (*(uint64_t *)state)++;
   if (m->lazy)
@@ -497,10 +509,26 @@ static int32_t mock_execute(void *instance, const olc_plugin_workload *w, const 
         acc += (double)ar[k] * (double)((const float *)B->data)[k * B->strides[0] + j];
       *c = (float)(a->alpha * acc + (a->beta != 0 ? a->beta * (double)*c : 0.0));
     }
+  /* A policy with a bug that one element shows (the numerical check's test). */
+  if (m->wrong_spin != 0 && ((const mock_policy *)policy)->spin_us == m->wrong_spin &&
+      C->dims[0] > 3 && C->dims[1] > 17)
+    ((float *)C->data)[3 * C->strides[0] + 17] += 1e-2f;
   return OLC_PLUGIN_OK;
 }
 
 static const char *const mock_operators[] = {"MatMul", "Conv"};
+
+/* The numerical check's tolerances (ABI 1.2).  MOCK_BAD_TOLERANCE declares
+ * a negative one, which the host refuses to load. */
+#if defined(MOCK_BAD_TOLERANCE)
+#define MOCK_ATOL (-1e-4)
+#else
+#define MOCK_ATOL 1e-4
+#endif
+static const olc_plugin_tolerance mock_tolerances[] = {
+    {sizeof(olc_plugin_tolerance), OLC_PLUGIN_ABI_MINOR, "MatMul", OLC_PLUGIN_DTYPE_FLOAT32, 0,
+     MOCK_ATOL, 1e-4, NULL},
+};
 
 #if defined(MOCK_NO_OPERATORS)
 #define MOCK_OPERATOR_COUNT 0
@@ -527,7 +555,7 @@ static const char *const mock_operators[] = {"MatMul", "Conv"};
   size, minor, MOCK_ABI_MAJOR, 0, MOCK_NAME, MOCK_VERSION, "mock plugin for the host tests",       \
       mock_operators, MOCK_OPERATOR_COUNT, 0, mock_create, mock_destroy, mock_key,                 \
       mock_candidates, mock_validate, mock_serialize, mock_release, MOCK_RUN, mock_prepare,        \
-      mock_unprepare, mock_flops, MOCK_EXECUTE
+      mock_unprepare, mock_flops, MOCK_EXECUTE, mock_tolerances, 1, 0, NULL
 
 #if defined(MOCK_NEWER_MINOR)
 /* A plugin built against a future 1.3 header: the table grew by appending. */

@@ -59,8 +59,9 @@ typedef enum olc_status {
   OLC_E_CANCELLED = -21,   /* a callback asked to stop */
   OLC_E_TIMEOUT = -22,     /* an operation ran out of time */
   OLC_E_CRASHED = -23,     /* a worker process crashed */
-  OLC_E_READ_ONLY = -24    /* the store cannot or may not be written (read-only mode,
+  OLC_E_READ_ONLY = -24,   /* the store cannot or may not be written (read-only mode,
                             * file system, permissions, a network file system) */
+  OLC_E_MISMATCH = -25     /* a result differs from the reference (numerical check) */
 } olc_status;
 
 /* Static, human-readable text for a status ("io error", ...). Never NULL. */

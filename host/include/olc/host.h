@@ -75,6 +75,15 @@ typedef struct olc_calibration_settings {
    * (see olc_host_options.measure_lock). */
   const char *measure_lock;            /* NULL: the default path */
   double measure_lock_timeout_seconds; /* longest wait for it (default 300) */
+  /* Appended after 0.3: the numerical check (plugins with execute): each
+   * candidate's output against the reference candidate's before timing. */
+  int numerical_check; /* default 1 */
+  double check_atol;   /* > 0: tightens the plugin's absolute tolerance; 0: the plugin's */
+  double check_rtol;   /* > 0: tightens the plugin's relative tolerance; 0: the plugin's */
+  /* Appended after 0.3: cold-cache measurement.  > 0: each candidate's
+   * runs rotate through enough prepared instances of the workload to
+   * exceed this many MiB (default 0: one instance, warm caches). */
+  double rotating_buffer_mb;
 } olc_calibration_settings;
 
 /* One [workload.NAME] section. */
@@ -283,6 +292,11 @@ typedef struct olc_candidate_result {
   int abandoned;       /* stopped early: clearly slower than the best */
   olc_status status;   /* OLC_OK, or why it could not be measured */
   const char *message; /* when status != OLC_OK or abandoned */
+  /* Appended after 0.3: 1 when it passed the numerical check (its output
+   * matched the reference's within the tolerances), 0 when not checked.
+   * One that failed it has status OLC_E_MISMATCH and a message
+   * "numerical_mismatch: ..." with the largest error and where. */
+  int checked;
 } olc_candidate_result;
 
 /*
@@ -296,6 +310,16 @@ typedef struct olc_candidate_result {
  */
 #define OLC_MEASUREMENT_MEDIAN "median_latency"
 #define OLC_MEASUREMENT_FIRST_MEDIAN "first_candidate_median_latency"
+/* Saved with every winner (unit "flag"): 1 when it passed the numerical
+ * check, 0 when it was not checked (numerical_check off, or a plugin
+ * without execute).  A record without it was saved unchecked. */
+#define OLC_MEASUREMENT_NUMERICAL_CHECK "numerical_check"
+/* Saved with every winner: how many prepared instances its runs rotated
+ * through (unit "count"; 1: warm caches), and with more than one the
+ * bytes of one (OLC_MEASUREMENT_ROTATING_BYTES, "bytes"): cold-cache
+ * measurement ([calibration] rotating_buffer_mb). */
+#define OLC_MEASUREMENT_ROTATING_COUNT "cache_rotating_instances"
+#define OLC_MEASUREMENT_ROTATING_BYTES "cache_rotating_instance_bytes"
 
 /* The outcome for one workload. */
 typedef struct olc_workload_result {

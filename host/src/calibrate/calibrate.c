@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibrate/rotate.h"
 #include "calibrate/strategy.h"
 #include "util/error.h"
 
@@ -50,14 +51,20 @@ static olc_status measure_all(olc_calibrate_outcome *out, const olc_calibrate_re
 static olc_status run_session(olc_calibrate_outcome *out, const olc_calibrate_request *req,
                               const olc_policy_list *list) {
   olc_measure_session ms;
+  olc_check_spec spec;
   olc_error e;
   olc_status st, fatal;
+  size_t i;
   /* The workload is prepared where it is measured: in the worker, or here
    * when measuring in-process. */
   olc_calibrate__session_init(&ms, &req->target, req->workload, list, req->settings,
                               req->in_process || !req->settings->isolation,
                               req->run_timeout_seconds > 0 ? req->run_timeout_seconds
                                                            : req->settings->run_timeout_seconds);
+  olc_check__spec(&spec, req->target.plugin, req->workload, req->settings, list->serialized[0].data,
+                  list->serialized[0].len);
+  olc_calibrate__session_check(&ms, &spec);
+  olc_calibrate__session_rotate(&ms, out->rotate_count);
   olc_error_clear(&e);
   st = olc_calibrate__session_begin(&ms, &e);
   if (st != OLC_OK) {
@@ -66,6 +73,8 @@ static olc_status run_session(olc_calibrate_outcome *out, const olc_calibrate_re
   }
   out->measured = 1;
   fatal = measure_all(out, req, list, &ms);
+  for (i = 0; i < list->count; i++)
+    out->candidates[i].checked = olc_calibrate__session_checked(&ms, i);
   olc_calibrate__session_end(&ms);
   if (fatal == OLC_OK && olc_calibrate__session_note(&ms) != NULL &&
       (out->note = olc_arena__strdup(req->arena, olc_calibrate__session_note(&ms))) == NULL)
@@ -104,6 +113,13 @@ olc_status olc_calibrate__workload(olc_calibrate_outcome *out, const olc_calibra
     memset(out->runs, 0, list.count * sizeof *out->runs);
   }
   out->winner = list.count;
+  olc_error_clear(&e);
+  st = olc_calibrate__rotation(&out->rotate_count, &out->rotate_bytes, req->target.plugin,
+                               req->workload, req->settings->rotating_buffer_mb, &e);
+  if (st != OLC_OK) {
+    st = fail(out, req, st, "%s", e.message);
+    goto done;
+  }
   st = run_session(out, req, &list);
   if (st != OLC_OK || out->status != OLC_OK)
     goto done;

@@ -61,6 +61,10 @@ typedef struct olc_calibrate_outcome {
    * a workload gets without calibration), us; < 0 when it could not be
    * measured.  The winner's speedup is first_median_us / its median. */
   double first_median_us;
+  /* How it was measured ([calibration] rotating_buffer_mb, rotate.h):
+   * rotate_count instances of rotate_bytes each, in turn; 1 and 0: warm. */
+  uint32_t rotate_count;
+  uint64_t rotate_bytes;
 } olc_calibrate_outcome;
 
 /*

@@ -16,7 +16,11 @@
 #endif
 #endif
 
+#include "calibrate/rotate.h"
 #include "util/error.h"
+
+/* check_state of a candidate. */
+enum { CHECK_NOT_YET = 0, CHECK_PASSED = 1, CHECK_NONE = 2, CHECK_FAILED = 3 };
 
 void olc_calibrate__session_init(olc_measure_session *s, const olc_isolate_plugin *target,
                                  const olc_plugin_workload *workload, const olc_policy_list *list,
@@ -30,6 +34,19 @@ void olc_calibrate__session_init(olc_measure_session *s, const olc_isolate_plugi
   s->settings = settings;
   s->in_process = in_process;
   s->timeout_s = timeout_s;
+  s->rotate = 1;
+}
+
+void olc_calibrate__session_rotate(olc_measure_session *s, uint32_t count) {
+  s->rotate = count > 0 ? count : 1;
+}
+
+void olc_calibrate__session_check(olc_measure_session *s, const olc_check_spec *spec) {
+  s->check_spec = *spec;
+}
+
+int olc_calibrate__session_checked(const olc_measure_session *s, size_t i) {
+  return s->check_state != NULL && s->check_state[i] == CHECK_PASSED;
 }
 
 /* Under valgrind (the worker traced too) code runs 20-100 x slower, and a
@@ -84,6 +101,12 @@ static void build_setup(olc_wire_writer *w, const olc_measure_session *s) {
     olc_wire__put_str(w, wl->properties[i].key);
     olc_wire__put_str(w, wl->properties[i].value);
   }
+  olc_wire__put_u32(w, s->check_spec.enabled ? 1u : 0u);
+  olc_wire__put_f64(w, s->check_spec.atol);
+  olc_wire__put_f64(w, s->check_spec.rtol);
+  olc_wire__put_u64(w, s->check_spec.seed);
+  olc_wire__put_bytes(w, s->check_spec.reference, s->check_spec.reference_len);
+  olc_wire__put_u32(w, s->rotate);
   olc_wire__finish(w);
 }
 
@@ -205,9 +228,11 @@ static olc_status measure_request(olc_wire_writer *w, const olc_measure_session 
                         st == OLC_E_NOMEM ? "out of memory" : "policy too large for the worker");
 }
 
-/* Reads the worker's answer to candidate i into out. */
+/* Reads the worker's answer to candidate i into out; *checked = the
+ * worker's check verdict (1 passed). */
 static olc_status measure_answer(olc_measure_session *s, size_t i, uint32_t type,
-                                 const olc_buf *answer, olc_measure_result *out, olc_error *err) {
+                                 const olc_buf *answer, olc_measure_result *out, int *checked,
+                                 olc_error *err) {
   olc_wire_reader r;
   uint64_t index;
   int32_t rst;
@@ -223,6 +248,7 @@ static olc_status measure_answer(olc_measure_session *s, size_t i, uint32_t type
   if (!get_values(out, &r))
     return olc_error__set(err, OLC_E_NOMEM, "isolate", "out of memory");
   replay_log(s, &r);
+  *checked = olc_wire__get_u32(&r) == 1u;
   if (type != OLC_WIRE_RESULT || !olc_wire__done(&r) || index != (uint64_t)i ||
       out->end > OLC_MEASURE_DEADLINE) {
     /* Not what a worker says: treat it as one that went wrong. */
@@ -252,7 +278,7 @@ static olc_status measure_lost(olc_measure_session *s, olc_status st, double tim
 }
 
 static olc_status measure_isolated(olc_measure_session *s, size_t i, const olc_measure_params *p,
-                                   olc_measure_result *out, olc_error *err) {
+                                   olc_measure_result *out, int *checked, olc_error *err) {
   olc_wire_writer w;
   olc_buf answer = OLC_BUF_INIT;
   uint32_t type = 0;
@@ -262,7 +288,7 @@ static olc_status measure_isolated(olc_measure_session *s, size_t i, const olc_m
     st = olc_isolate__call(s->worker, &w, timeout, &type, &answer, err);
   olc_wire__writer_free(&w);
   if (st == OLC_OK)
-    st = measure_answer(s, i, type, &answer, out, err);
+    st = measure_answer(s, i, type, &answer, out, checked, err);
   else if (st == OLC_E_CRASHED || st == OLC_E_TIMEOUT || !olc_isolate__alive(s->worker))
     st = measure_lost(s, st, timeout, err);
   olc_buf__free(&answer);
@@ -280,7 +306,7 @@ static olc_status prepare_here(olc_measure_session *s, olc_error *err) {
   olc_status st;
   if (s->prepared)
     return OLC_OK;
-  st = olc_plugins__prepare(&s->state, s->plugin, s->workload, err);
+  st = olc_calibrate__prepare_states(&s->states, s->rotate, s->plugin, s->workload, err);
   s->prepared = st == OLC_OK;
   return st;
 }
@@ -334,18 +360,38 @@ olc_status olc_calibrate__session_begin(olc_measure_session *s, olc_error *err) 
   return ensure_runner(s, err);
 }
 
+/* Candidate i checked here (in-process), before its first timing. */
+static olc_status check_here(olc_measure_session *s, size_t i, olc_error *err) {
+  int checked = 0;
+  olc_status st;
+  if (!s->check_made) {
+    olc_check__init(&s->check, s->plugin, s->workload, &s->check_spec);
+    s->check_made = 1;
+  }
+  st = olc_check__policy(&s->check, s->list->policies[i], &checked, err);
+  s->check_state[i] = st != OLC_OK ? CHECK_FAILED : checked ? CHECK_PASSED : CHECK_NONE;
+  return st;
+}
+
 olc_status olc_calibrate__session_measure(olc_measure_session *s, size_t i,
                                           const olc_measure_params *params, olc_measure_result *out,
                                           olc_error *err) {
   olc_measure_params p;
   olc_status st;
+  int check, checked = 0;
   memset(out, 0, sizeof *out);
   st = ensure_runner(s, err);
   if (st != OLC_OK)
     return st;
-  if (s->in_process)
-    return olc_calibrate__measure(out, s->plugin, s->workload, s->state, s->list->policies[i],
-                                  params, err);
+  if (s->check_state == NULL && (s->check_state = calloc(s->list->count, 1)) == NULL)
+    return olc_error__set(err, OLC_E_NOMEM, "isolate", "out of memory");
+  check = s->check_spec.enabled && s->check_state[i] == CHECK_NOT_YET;
+  if (s->in_process) {
+    if (check && (st = check_here(s, i, err)) != OLC_OK)
+      return st;
+    return olc_calibrate__measure_rotating(out, s->plugin, s->workload, s->states, s->rotate,
+                                           &s->next_state, s->list->policies[i], params, err);
+  }
   /* A fresh worker has not run candidate i yet (its first run may build
    * kernels or fault pages in): the caller's warm-up applies again, even to
    * a measurement that asked for none (the race's later turns). */
@@ -354,9 +400,12 @@ olc_status olc_calibrate__session_measure(olc_measure_session *s, size_t i,
   p = *params;
   if (!s->warmed[i] && p.warmup < s->settings->warmup)
     p.warmup = s->settings->warmup;
-  st = measure_isolated(s, i, &p, out, err);
+  p.check = (uint32_t)check;
+  st = measure_isolated(s, i, &p, out, &checked, err);
   if (st == OLC_OK)
     s->warmed[i] = 1;
+  if (check && (st == OLC_OK || st == OLC_E_MISMATCH))
+    s->check_state[i] = st != OLC_OK ? CHECK_FAILED : checked ? CHECK_PASSED : CHECK_NONE;
   return st;
 }
 
@@ -369,9 +418,14 @@ void olc_calibrate__session_end(olc_measure_session *s) {
     olc_isolate__stop(s->worker);
   s->worker = NULL;
   if (s->prepared)
-    olc_plugins__unprepare(s->plugin, s->state);
+    olc_calibrate__unprepare_states(s->states, s->rotate, s->plugin);
   s->prepared = 0;
-  s->state = NULL;
+  s->states = NULL;
   free(s->warmed);
   s->warmed = NULL;
+  if (s->check_made)
+    olc_check__free(&s->check);
+  s->check_made = 0;
+  free(s->check_state);
+  s->check_state = NULL;
 }

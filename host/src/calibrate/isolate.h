@@ -44,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "calibrate/check.h"
 #include "calibrate/measure.h"
 #include "calibrate/wire.h"
 #include "olc/host.h"
@@ -74,8 +75,10 @@ typedef struct olc_measure_session {
   olc_isolate_plugin target;
   olc_loaded_plugin *plugin; /* target.plugin */
   const olc_plugin_workload *workload;
-  void *state;  /* the workload prepared here, for in-process measuring */
-  int prepared; /* state is prepared (unprepared by olc_calibrate__session_end) */
+  void **states;       /* the workload prepared here (rotate instances), in-process */
+  int prepared;        /* states are prepared (unprepared by olc_calibrate__session_end) */
+  uint32_t rotate;     /* instances measured in turn: 1 warm, more cold (rotate.h) */
+  uint32_t next_state; /* the next of them, across measurements */
   const olc_policy_list *list;
   const olc_calibration_settings *settings;
   double timeout_s; /* per run; <= 0: automatic (olc_calibrate__timeout) */
@@ -87,6 +90,10 @@ typedef struct olc_measure_session {
   olc_isolate_worker *worker;
   unsigned char *warmed;             /* list->count flags: candidate ran in this worker */
   char note[OLC_ERROR_MESSAGE_SIZE]; /* why in-process after all; "" */
+  olc_check_spec check_spec;         /* the numerical check (enabled 0: none) */
+  olc_check check;                   /* in-process: inputs and reference made here */
+  int check_made;                    /* check is initialized */
+  unsigned char *check_state;        /* list->count: CHECK_* of isolate.c */
   char worker_path[4096];
 } olc_measure_session;
 
@@ -120,6 +127,16 @@ olc_status olc_calibrate__session_begin(olc_measure_session *s, olc_error *err);
 olc_status olc_calibrate__session_measure(olc_measure_session *s, size_t i,
                                           const olc_measure_params *params, olc_measure_result *out,
                                           olc_error *err);
+/* Checks each candidate numerically before its first timing (check.h),
+ * where it is measured; spec copied, its reference borrowed.  Call before
+ * the session begins. */
+void olc_calibrate__session_check(olc_measure_session *s, const olc_check_spec *spec);
+/* 1 when candidate i passed the numerical check, 0 when it was not checked
+ * (or failed it: its measurement failed with OLC_E_MISMATCH). */
+int olc_calibrate__session_checked(const olc_measure_session *s, size_t i);
+/* Measures on count prepared instances in turn (cold cache, rotate.h);
+ * the default is 1.  Call before the session begins. */
+void olc_calibrate__session_rotate(olc_measure_session *s, uint32_t count);
 /* The warning when measuring fell back to in-process, else NULL. */
 const char *olc_calibrate__session_note(const olc_measure_session *s);
 /* Stops the worker (it unprepares and exits; killed when it does not). */

@@ -51,6 +51,16 @@ static int clearly_slower(const double *samples, size_t n, double *scratch,
   return 0;
 }
 
+/* The state of the next run, in turn: with one, always the same (warm). */
+static void *next_state(void *const *states, uint32_t count, uint32_t *next) {
+  void *s;
+  if (*next >= count)
+    *next = 0;
+  s = states[*next];
+  *next = *next + 1 < count ? *next + 1 : 0;
+  return s;
+}
+
 void olc_measure_result__free(olc_measure_result *out) {
   free(out->values);
   out->values = NULL;
@@ -61,6 +71,15 @@ olc_status olc_calibrate__measure(olc_measure_result *out, olc_loaded_plugin *pl
                                   const olc_plugin_workload *workload, void *state,
                                   const void *policy, const olc_measure_params *params,
                                   olc_error *err) {
+  uint32_t next = 0;
+  return olc_calibrate__measure_rotating(out, plugin, workload, &state, 1, &next, policy, params,
+                                         err);
+}
+
+olc_status olc_calibrate__measure_rotating(olc_measure_result *out, olc_loaded_plugin *plugin,
+                                           const olc_plugin_workload *workload, void *const *states,
+                                           uint32_t state_count, uint32_t *next, const void *policy,
+                                           const olc_measure_params *params, olc_error *err) {
   double *samples = NULL, *scratch = NULL;
   size_t n = 0, cap = 0;
   uint32_t i;
@@ -72,13 +91,14 @@ olc_status olc_calibrate__measure(olc_measure_result *out, olc_loaded_plugin *pl
   out->end = OLC_MEASURE_DONE;
   out->values = NULL;
   for (i = 0; i < params->warmup; i++) {
-    st = olc_plugins__run(plugin, workload, state, policy, err);
+    st = olc_plugins__run(plugin, workload, next_state(states, state_count, next), policy, err);
     if (st != OLC_OK)
       goto done;
   }
   min_ns = params->min_seconds > 0 ? (uint64_t)(params->min_seconds * 1e9) : 0;
   start = olc_plugins__now_ns();
   for (;;) {
+    void *state = next_state(states, state_count, next);
     uint64_t t0 = olc_plugins__now_ns(), t1;
     st = olc_plugins__run(plugin, workload, state, policy, err);
     t1 = olc_plugins__now_ns();

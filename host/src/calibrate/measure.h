@@ -25,6 +25,9 @@ typedef struct olc_measure_params {
   double abandon_factor;
   double best_us;       /* best median so far; < 0 when none */
   uint64_t deadline_ns; /* olc_plugins__now_ns() value; 0: none */
+  /* 1: the worker checks the candidate numerically (check.h) before timing
+   * it; set by the measure session only (olc_calibrate__measure ignores it). */
+  uint32_t check;
 } olc_measure_params;
 
 typedef enum olc_measure_end {
@@ -55,5 +58,13 @@ olc_status olc_calibrate__measure(olc_measure_result *out, olc_loaded_plugin *pl
                                   const olc_plugin_workload *workload, void *state,
                                   const void *policy, const olc_measure_params *params,
                                   olc_error *err);
+/* The same, each run (warm-up included) on the next of state_count
+ * prepared states in turn, from *next on (updated: the caller keeps it
+ * across measurements, so that a measurement of one run does not land on
+ * the state the one before used): cold-cache measurement (rotate.h). */
+olc_status olc_calibrate__measure_rotating(olc_measure_result *out, olc_loaded_plugin *plugin,
+                                           const olc_plugin_workload *workload, void *const *states,
+                                           uint32_t state_count, uint32_t *next, const void *policy,
+                                           const olc_measure_params *params, olc_error *err);
 
 #endif

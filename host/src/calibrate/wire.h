@@ -13,7 +13,9 @@
  *
  *   host -> worker  SETUP    version, plugin file and name, threads,
  *                            allow_insecure_plugins, [plugin.NAME]
- *                            entries, the workload
+ *                            entries, the workload, the numerical
+ *                            check (enabled, atol, rtol, seed, the
+ *                            reference policy; check.h)
  *   worker -> host  READY    status, message (plugin loaded, prepared)
  *   host -> worker  MEASURE  candidate index, serialized policy, the
  *                            measure parameters (deadline as time left)
@@ -23,7 +25,10 @@
  *                            samples, end reason, each sample's run time
  *                            (f64 us, in run order; as many as samples),
  *                            the plugin's log lines meanwhile (count,
- *                            then level and text each)
+ *                            then level and text each), and whether the
+ *                            candidate passed the numerical check (u32
+ *                            1) or was not checked (0; a mismatch is the
+ *                            status OLC_E_MISMATCH)
  *
  * PROGRESS makes the host's timeout a limit on one run (on silence), not
  * on a whole measurement, which may legitimately take long.
@@ -40,7 +45,7 @@
 #include "olc/error.h"
 #include "util/buf.h"
 
-#define OLC_WIRE_VERSION 5u
+#define OLC_WIRE_VERSION 6u
 #define OLC_WIRE_HEADER_SIZE 8u
 /* Larger than any legal SETUP or MEASURE (a policy is at most 1 MiB). */
 #define OLC_WIRE_MAX_FRAME ((uint32_t)16 << 20)

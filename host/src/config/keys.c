@@ -196,6 +196,41 @@ static const olc_config_key keys[] = {
      IN(olc_calibration_settings, measure_lock_timeout_seconds),
      .description = "How long a process waits for the measurement lock before it measures "
                     "anyway, in seconds."},
+    {.section = OLC_CONFIG_CALIBRATION,
+     .name = "numerical_check",
+     .type = OLC_CONFIG_BOOL,
+     .def = "true",
+     IN(olc_calibration_settings, numerical_check),
+     .description = "Before timing, run every candidate of a plugin that has execute on the same "
+                    "inputs and reject one whose output differs from the reference candidate's "
+                    "(numerical_mismatch)."},
+    {.section = OLC_CONFIG_CALIBRATION,
+     .name = "check_atol",
+     .type = OLC_CONFIG_NUMBER,
+     .min = 0.0,
+     .max = 1e300,
+     .def = "0",
+     IN(olc_calibration_settings, check_atol),
+     .description = "Absolute tolerance of the numerical check when smaller than the plugin's; "
+                    "0: the plugin's."},
+    {.section = OLC_CONFIG_CALIBRATION,
+     .name = "check_rtol",
+     .type = OLC_CONFIG_NUMBER,
+     .min = 0.0,
+     .max = 1e300,
+     .def = "0",
+     IN(olc_calibration_settings, check_rtol),
+     .description = "Relative tolerance of the numerical check when smaller than the plugin's; "
+                    "0: the plugin's."},
+    {.section = OLC_CONFIG_CALIBRATION,
+     .name = "rotating_buffer_mb",
+     .type = OLC_CONFIG_NUMBER,
+     .min = 0.0,
+     .max = 1048576.0,
+     .def = "0",
+     IN(olc_calibration_settings, rotating_buffer_mb),
+     .description = "Cold-cache measurement: runs rotate through enough prepared copies of the "
+                    "workload's operands to exceed this many MiB; 0: off (warm caches)."},
 
     /* [workload.NAME] */
     {.section = OLC_CONFIG_WORKLOAD,

@@ -73,9 +73,10 @@ static void set_outcome(olc_host_measure *m, olc_status st, const char *fmt, ...
     m->message = "out of memory";
 }
 
-static olc_status save_winner(olc_host_measure *m, const olc_candidate_result *c,
-                              double first_median_us, olc_error *e) {
-  olc_measurement ms[5];
+static olc_status save_winner(olc_host_measure *m, const olc_calibrate_outcome *out, olc_error *e) {
+  const olc_candidate_result *c = &out->candidates[out->winner];
+  const double first_median_us = out->first_median_us;
+  olc_measurement ms[8];
   olc_save_request req = OLC_SAVE_REQUEST_INIT;
   double flops = 0;
   olc_error fe;
@@ -94,6 +95,20 @@ static olc_status save_winner(olc_host_measure *m, const olc_candidate_result *c
     ms[n].name = OLC_MEASUREMENT_FIRST_MEDIAN;
     ms[n].value = first_median_us;
     ms[n++].unit = "us";
+  }
+  /* Whether the winner passed the numerical check: a later selection says
+   * "checked" or "not checked" from its record. */
+  ms[n].name = OLC_MEASUREMENT_NUMERICAL_CHECK;
+  ms[n].value = c->checked ? 1.0 : 0.0;
+  ms[n++].unit = "flag";
+  /* Warm (one instance) or cold: how the latency was measured. */
+  ms[n].name = OLC_MEASUREMENT_ROTATING_COUNT;
+  ms[n].value = (double)out->rotate_count;
+  ms[n++].unit = "count";
+  if (out->rotate_count > 1) {
+    ms[n].name = OLC_MEASUREMENT_ROTATING_BYTES;
+    ms[n].value = (double)out->rotate_bytes;
+    ms[n++].unit = "bytes";
   }
   if (olc_plugins__flops(&flops, m->plugin, m->workload, &fe) == OLC_OK && flops > 0 &&
       c->median_us > 0) {
@@ -155,7 +170,7 @@ static olc_status measure_now(olc_host_measure *m) {
     return OLC_OK;
   }
   olc_error_clear(&e);
-  st = save_winner(m, &out.candidates[out.winner], out.first_median_us, &e);
+  st = save_winner(m, &out, &e);
   if (st != OLC_OK && st != OLC_COMMITTED_UNSYNCED) {
     set_outcome(m, st, "save: %s", e.message);
     return OLC_OK;

@@ -154,7 +154,7 @@ static int table_ok(const olc_plugin *t, char *msg, size_t size) {
       snprintf(msg, size, "required function %s is NULL", req_names[i]);
       return 0;
     }
-  return 1;
+  return olc_plugins__tolerances_ok(t, msg, size);
 }
 
 static olc_status push_plugin(olc_plugin_set *h, olc_loaded_plugin *lp) {

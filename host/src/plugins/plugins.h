@@ -193,6 +193,22 @@ olc_status olc_plugins__execute(olc_loaded_plugin *p, const olc_plugin_workload 
 /* 1 when p implements execute (struct_size covers it and it is set). */
 int olc_plugins__can_execute(const olc_loaded_plugin *p);
 
+/* The numerical check's tolerances for an operator and dtype (ABI 1.2):
+ * the plugin's row, or the host's defaults (declared 0). */
+typedef struct olc_plugins_tolerance {
+  double atol;
+  double rtol;
+  const char *reference; /* the plugin's reference policy, or NULL: the first candidate */
+  int declared;          /* the plugin has a row for them */
+} olc_plugins_tolerance;
+void olc_plugins__tolerance(olc_plugins_tolerance *out, const olc_loaded_plugin *p,
+                            const char *operator_name, uint32_t dtype);
+/* The operand bytes of one prepared instance of w (ABI 1.2): OLC_OK with
+ * *bytes > 0, or OLC_E_UNSUPPORTED (not implemented, or the plugin did not
+ * say). */
+olc_status olc_plugins__operand_bytes(uint64_t *bytes, olc_loaded_plugin *p,
+                                      const olc_plugin_workload *w);
+
 /* An olc_validate_fn for the store that calls the plugin's validate;
  * payload is the olc_loaded_plugin. */
 olc_status olc_plugins__store_validator(const unsigned char *policy, size_t policy_len,

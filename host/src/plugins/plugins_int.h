@@ -170,4 +170,8 @@ char olc_plugins__path_separator(void);
 /* Joins dir and name with the platform separator (malloc'ed). */
 char *olc_plugins__join(const char *dir, const char *name);
 
+/* 0 with msg when the table's tolerances (ABI 1.2) are malformed, negative
+ * or not finite (tolerance.c). */
+int olc_plugins__tolerances_ok(const olc_plugin *t, char *msg, size_t size);
+
 #endif

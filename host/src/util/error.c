@@ -40,6 +40,7 @@ static const status_text status_texts[] = {
     {OLC_E_TIMEOUT, "OLC_E_TIMEOUT", "timed out"},
     {OLC_E_CRASHED, "OLC_E_CRASHED", "worker process crashed"},
     {OLC_E_READ_ONLY, "OLC_E_READ_ONLY", "the store is read-only"},
+    {OLC_E_MISMATCH, "OLC_E_MISMATCH", "numerical mismatch"},
 };
 
 static const status_text *find_status(olc_status status) {

@@ -1,5 +1,5 @@
 /*
- * olc/plugin.h - the onnx-light calibration host plugin ABI, version 1.1.
+ * olc/plugin.h - the onnx-light calibration host plugin ABI, version 1.2.
  *
  * Self-contained C99 (also valid C++); no host header is needed, and a
  * plugin never links the host library: everything it gets from the host
@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 #define OLC_PLUGIN_ABI_MAJOR 1u
-#define OLC_PLUGIN_ABI_MINOR 1u
+#define OLC_PLUGIN_ABI_MINOR 2u
 
 /* Name of the one exported symbol. */
 #define OLC_PLUGIN_ENTRY_SYMBOL "olc_plugin_entry"
@@ -239,6 +239,33 @@ typedef struct olc_plugin_exec_args {
   double beta;
 } olc_plugin_exec_args;
 
+/* ------------------------------------------------------------ ABI 1.2 */
+
+/*
+ * How far a candidate's execute output may lie from the reference's for one
+ * operator and dtype (ABI 1.2, olc_plugin.tolerances).  Before timing, the
+ * host runs every candidate through execute on the same host-made inputs
+ * (deterministic pseudo-random values in [-1, 1]) and rejects one with an
+ * element c where |c - ref| > atol + rtol * |ref| (or c not finite) as
+ * numerical_mismatch; the user may tighten atol and rtol in
+ * [calibration], never widen them.  The reference is the output of the
+ * candidate `reference` names (its serialized form, NUL-terminated, which
+ * validate must accept: a plain, trusted policy), or, when NULL, of the
+ * plugin's first candidate.  atol and rtol must be finite and >= 0, or the
+ * plugin fails to load.  An operator and dtype without a row gets the host's
+ * defaults (float32: 1e-3 and 1e-3, float64: 1e-9 and 1e-9).
+ */
+typedef struct olc_plugin_tolerance {
+  uint32_t struct_size; /* sizeof(olc_plugin_tolerance) as the plugin was compiled */
+  uint32_t abi_minor;
+  const char *operator_name; /* one of the plugin's operators */
+  uint32_t dtype;            /* OLC_PLUGIN_DTYPE_* */
+  uint32_t reserved0;
+  double atol;           /* absolute, >= 0 */
+  double rtol;           /* relative to |ref|, >= 0 */
+  const char *reference; /* serialized reference policy, or NULL: the first candidate */
+} olc_plugin_tolerance;
+
 /*
  * The plugin's table: static const, valid until the process ends.
  * Required: name, implementation_version, operators, create, destroy, key,
@@ -326,6 +353,30 @@ typedef struct olc_plugin {
    */
   int32_t (*execute)(void *instance, const olc_plugin_workload *workload, const void *policy,
                      const olc_plugin_exec_args *args);
+
+  /* ---- ABI 1.2 (read only when struct_size covers it) ---- */
+
+  /*
+   * Optional: the numerical check's tolerances, one row per operator and
+   * dtype (see olc_plugin_tolerance), static const like the table; NULL
+   * with count 0: the host's defaults for every operator.  Read only when
+   * execute is set: a plugin without execute is calibrated unchecked.
+   */
+  const olc_plugin_tolerance *tolerances;
+  uint32_t tolerance_count;
+  uint32_t reserved2;
+  /*
+   * Optional: the bytes of the operands one prepared instance of the
+   * workload holds (for MatMul the A, B and C that prepare allocates).
+   * With [calibration] rotating_buffer_mb (cold-cache measurement) the
+   * host prepares N = ceil(size / bytes) + 1 instances and rotates through
+   * them between timed runs, so that each run finds its operands out of
+   * cache; without this function the host computes the bytes from the
+   * operator's shape (MatMul: 4 (mk + kn + mn) for float32).  prepare is
+   * then called N times (each state independent), unprepare N times.
+   * OLC_PLUGIN_OK with *bytes > 0, or OLC_PLUGIN_E_UNSUPPORTED.
+   */
+  int32_t (*operand_bytes)(void *instance, const olc_plugin_workload *workload, uint64_t *bytes);
 } olc_plugin;
 
 /*
@@ -360,6 +411,12 @@ OLC_PLUGIN__ASSERT(tensor_dims, offsetof(olc_plugin_tensor, dims) == 16);
 OLC_PLUGIN__ASSERT(tensor_data, offsetof(olc_plugin_tensor, data) ==
                                     16 + 2 * OLC_PLUGIN_MAX_RANK * sizeof(int64_t));
 OLC_PLUGIN__ASSERT(exec_inputs, offsetof(olc_plugin_exec_args, inputs) == 8);
+/* ABI 1.2 */
+OLC_PLUGIN__ASSERT(plugin_tolerances,
+                   offsetof(olc_plugin, tolerances) == 16 + 16 * sizeof(void *) + 8);
+OLC_PLUGIN__ASSERT(plugin_operand_bytes,
+                   offsetof(olc_plugin, operand_bytes) == 16 + 17 * sizeof(void *) + 16);
+OLC_PLUGIN__ASSERT(tolerance_atol, offsetof(olc_plugin_tolerance, atol) == 16 + sizeof(void *));
 OLC_PLUGIN__ASSERT(exec_alpha, offsetof(olc_plugin_exec_args, alpha) == 8 + 2 * sizeof(void *) + 8);
 
 #ifdef __cplusplus

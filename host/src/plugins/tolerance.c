@@ -1,0 +1,79 @@
+/*
+ * plugins/tolerance.c - what ABI 1.2 appended for measuring: the numerical
+ * check's tolerances a plugin declares (olc_plugin_tolerance), checked when
+ * the table is loaded and looked up per operator and dtype, and the operand
+ * bytes of one prepared instance (cold-cache measurement).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plugins/plugins_int.h"
+
+/* The table's rows, when it is new enough to have them and has execute. */
+static const olc_plugin_tolerance *rows(const olc_plugin *t, uint32_t *count) {
+  *count = 0;
+  if (!OLC_PLUGIN_HAS_FIELD(t, olc_plugin, tolerance_count) || t->execute == NULL ||
+      t->tolerances == NULL)
+    return NULL;
+  *count = t->tolerance_count;
+  return t->tolerances;
+}
+
+/* A row is usable when its struct covers every field this host reads. */
+static int row_sized(const olc_plugin_tolerance *r) {
+  return OLC_PLUGIN_HAS_FIELD(r, olc_plugin_tolerance, reference);
+}
+
+int olc_plugins__tolerances_ok(const olc_plugin *t, char *msg, size_t size) {
+  uint32_t n, i;
+  const olc_plugin_tolerance *r = rows(t, &n);
+  if (n > OLC_PLUGINS_MAX_OPERATORS * 8u) {
+    snprintf(msg, size, "tolerances: %u rows (at most %u)", (unsigned)n,
+             OLC_PLUGINS_MAX_OPERATORS * 8u);
+    return 0;
+  }
+  for (i = 0; i < n; i++) {
+    const olc_plugin_tolerance *x = &r[i];
+    if (!row_sized(x) || x->operator_name == NULL) {
+      snprintf(msg, size, "tolerance %u: struct_size %u too small or no operator", (unsigned)i,
+               (unsigned)x->struct_size);
+      return 0;
+    }
+    if (!isfinite(x->atol) || !isfinite(x->rtol) || x->atol < 0 || x->rtol < 0) {
+      snprintf(msg, size,
+               "tolerance %u (%.64s dtype %u): atol %g and rtol %g must be finite and >= 0",
+               (unsigned)i, x->operator_name, (unsigned)x->dtype, x->atol, x->rtol);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+void olc_plugins__tolerance(olc_plugins_tolerance *out, const olc_loaded_plugin *p,
+                            const char *operator_name, uint32_t dtype) {
+  uint32_t n, i;
+  const olc_plugin_tolerance *r = rows(p->table, &n);
+  out->declared = 0;
+  out->reference = NULL;
+  out->atol = dtype == OLC_PLUGIN_DTYPE_FLOAT64 ? 1e-9 : 1e-3;
+  out->rtol = out->atol;
+  for (i = 0; i < n && operator_name != NULL; i++)
+    if (r[i].dtype == dtype && strcmp(r[i].operator_name, operator_name) == 0) {
+      out->declared = 1;
+      out->atol = r[i].atol;
+      out->rtol = r[i].rtol;
+      out->reference = r[i].reference;
+      return;
+    }
+}
+
+olc_status olc_plugins__operand_bytes(uint64_t *bytes, olc_loaded_plugin *p,
+                                      const olc_plugin_workload *w) {
+  int32_t rc;
+  *bytes = 0;
+  if (!OLC_PLUGIN_HAS_FIELD(p->table, olc_plugin, operand_bytes) || p->table->operand_bytes == NULL)
+    return OLC_E_UNSUPPORTED;
+  rc = p->table->operand_bytes(p->instance, w, bytes);
+  return rc == OLC_PLUGIN_OK && *bytes > 0 ? OLC_OK : OLC_E_UNSUPPORTED;
+}

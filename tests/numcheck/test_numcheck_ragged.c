@@ -1,0 +1,115 @@
+/*
+ * tests/numcheck/test_numcheck_ragged.c - every candidate of a shipped
+ * plugin (argv[1]: cpu_gemm or example_gpu, whose build directory is
+ * OLC_PLUGIN_DIR) passes the numerical check on ragged shapes: the host
+ * calibrates 37x53x29, 1x4097x131 and 129x1x65 and no candidate may be
+ * rejected as numerical_mismatch, each one timed must say checked.  Exits
+ * 77 when the plugin is unavailable here (example_gpu without an OpenCL
+ * device).
+ */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "olc/host.h"
+#include "olc/store.h"
+#include "test_support.h"
+
+#ifndef OLC_PLUGIN_DIR
+#error "OLC_PLUGIN_DIR must be defined"
+#endif
+
+static char *tmp;
+static const char *plugin = "cpu_gemm";
+static char skipped[512]; /* why the plugin is unavailable here; "" */
+
+static void open_session(olc_test_session *s) {
+  char text[2048];
+  int n = snprintf(text, sizeof text,
+                   "[host]\nplugin_dirs = %s\nthreads = 2\n"
+                   "[store]\npath = profiles.txt\n"
+                   "[calibration]\nwarmup = 1\nmin_repetitions = 2\nmin_seconds = 0.001\n"
+                   "max_seconds_per_workload = 120\n"
+                   "[workload.r37x53x29]\nbackend = %s\noperator = MatMul\ndtype = float32\n"
+                   "m = 37\nn = 53\nk = 29\n"
+                   "[workload.r1x4097x131]\nbackend = %s\noperator = MatMul\ndtype = float32\n"
+                   "m = 1\nn = 4097\nk = 131\n"
+                   "[workload.r129x1x65]\nbackend = %s\noperator = MatMul\ndtype = float32\n"
+                   "m = 129\nn = 1\nk = 65\n",
+                   OLC_PLUGIN_DIR, plugin, plugin, plugin);
+  CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
+  olc_test_session_open(s, tmp, text, (size_t)n);
+}
+
+/* 1 when the plugin loaded; 0 (with why) when it is unavailable here. */
+static int available(const olc_test_session *s, char *why, size_t size) {
+  size_t i;
+  for (i = 0; i < olc_host_report_count(s->host); i++) {
+    const olc_load_entry *e = olc_host_report(s->host, i);
+    if (e->plugin_name == NULL || strcmp(e->plugin_name, plugin) != 0)
+      continue;
+    if (e->status == OLC_OK)
+      return 1;
+    snprintf(why, size, "%s", e->message != NULL ? e->message : olc_status_name(e->status));
+    return 0;
+  }
+  snprintf(why, size, "plugin %s not found in %s", plugin, OLC_PLUGIN_DIR);
+  return 0;
+}
+
+static void test_ragged(void) {
+  olc_test_session s;
+  olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+  olc_calibration *cal = NULL;
+  olc_error err;
+  size_t w, i;
+  open_session(&s);
+  if (!available(&s, skipped, sizeof skipped)) {
+    olc_test_session_close(&s);
+    return;
+  }
+  OLC_ASSERT_OK(olc_host_calibrate(&cal, s.host, &opt, &err), &err);
+  CU_ASSERT_EQUAL_FATAL(olc_calibration_count(cal), 3u);
+  for (w = 0; w < olc_calibration_count(cal); w++) {
+    const olc_workload_result *r = olc_calibration_get(cal, w);
+    size_t checked = 0;
+    CU_ASSERT_EQUAL(r->status, OLC_OK);
+    CU_ASSERT(r->candidate_count > 0);
+    for (i = 0; i < r->candidate_count; i++) {
+      const olc_candidate_result *c = &r->candidates[i];
+      if (c->status == OLC_E_MISMATCH || (c->status != OLC_OK && c->samples == 0))
+        printf("\n  %s candidate %zu: %s: %s", r->workload, i, olc_status_name(c->status),
+               c->message != NULL ? c->message : "");
+      CU_ASSERT_NOT_EQUAL(c->status, OLC_E_MISMATCH);
+      if (c->status == OLC_OK && c->samples > 0) {
+        CU_ASSERT(c->checked);
+        checked += c->checked != 0;
+      }
+    }
+    printf("\n  %s: %zu of %zu candidates checked", r->workload, checked, r->candidate_count);
+    CU_ASSERT(checked > 0);
+  }
+  olc_calibration_free(cal);
+  olc_test_session_close(&s);
+}
+
+int main(int argc, char **argv) {
+  CU_pSuite s;
+  int rc;
+  if (argc > 1)
+    plugin = argv[1];
+  tmp = olc_test_tmpdir("numcheck_ragged");
+  if (tmp == NULL || CU_initialize_registry() != CUE_SUCCESS)
+    return 1;
+  s = CU_add_suite("ragged", NULL, NULL);
+  CU_add_test(s, "every candidate passes on ragged shapes", test_ragged);
+  rc = olc_test_run(1, argv);
+  olc_test_rmtree(tmp);
+  free(tmp);
+  if (rc == 0 && skipped[0] != 0) {
+    fprintf(stderr, "skipped: %s\n", skipped);
+    return 77;
+  }
+  return rc;
+}
