@@ -61,7 +61,17 @@ typedef struct olc_calibrate_outcome {
    * a workload gets without calibration), us; < 0 when it could not be
    * measured.  The winner's speedup is first_median_us / its median. */
   double first_median_us;
+  /* Which budget cut the measurement short (OLC_CALIBRATE_CUT_*): the
+   * winner is the leader when it ended. */
+  int budget_cut;
 } olc_calibrate_outcome;
+
+/* olc_calibrate_outcome.budget_cut. */
+enum {
+  OLC_CALIBRATE_CUT_NONE = 0,
+  OLC_CALIBRATE_CUT_TIME = 1, /* settings->max_seconds_per_workload ran out */
+  OLC_CALIBRATE_CUT_RUNS = 2  /* a candidate reached settings->max_runs_per_candidate first */
+};
 
 /*
  * Candidates -> prepare -> measure -> unprepare.  Returns OLC_OK with *out

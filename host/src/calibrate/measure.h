@@ -25,6 +25,7 @@ typedef struct olc_measure_params {
   double abandon_factor;
   double best_us;       /* best median so far; < 0 when none */
   uint64_t deadline_ns; /* olc_plugins__now_ns() value; 0: none */
+  uint32_t max_runs;    /* timed runs at most, before the others are met; 0: no cap */
 } olc_measure_params;
 
 typedef enum olc_measure_end {

@@ -44,6 +44,9 @@ typedef struct olc_host_params {
   const olc_calibration_settings *settings;
   int select_mode;          /* olc_select_mode; OLC_SELECT_HOST_DEFAULT: settings' */
   const char *measure_lock; /* NULL: the config's, else the default (host_int.h) */
+  const char *record_misses; /* NULL: settings' (the config's), else none */
+  double max_seconds_total;  /* 0: settings' */
+  uint32_t max_runs_per_candidate; /* 0: settings' */
 } olc_host_params;
 
 /* Opens a host: OLC_OK, or like olc_plugins__open.  Freed with
