@@ -88,14 +88,14 @@ static olc_status run_skipped(olc_calibration *cal, size_t i, const olc_workload
 /* The loop over it->count workloads: the recorded file's (rec set) or the
  * configured ones. */
 static olc_status run_loop(olc_calibration *cal, olc_host *host, const olc_calibrate_options *opt,
-                           const olc_host_recorded *rec, olc_host_select_params *sp,
-                           loop_item *it, olc_error *err) {
+                           const olc_host_recorded *rec, olc_host_select_params *sp, loop_item *it,
+                           olc_error *err) {
   size_t i;
   for (i = 0; i < it->count; i++) {
-    const olc_workload_config *wc =
-        rec != NULL ? &rec->wcs[i]
-        : opt->workloads != NULL ? olc_config_find_workload(host->config, opt->workloads[i])
-                                 : olc_config_workload(host->config, i);
+    const olc_workload_config *wc = rec != NULL ? &rec->wcs[i]
+                                    : opt->workloads != NULL
+                                        ? olc_config_find_workload(host->config, opt->workloads[i])
+                                        : olc_config_workload(host->config, i);
     uint64_t t0 = olc_plugins__now_ns();
     olc_status st = rec != NULL && rec->skip[i] != NULL ? run_skipped(cal, i, wc, rec->skip[i])
                                                         : run_configured(cal, i, host, wc, sp, it);
@@ -108,9 +108,8 @@ static olc_status run_loop(olc_calibration *cal, olc_host *host, const olc_calib
 }
 
 /* What the loop runs: it->count workloads, from rec when recorded. */
-static olc_status loop_workloads(olc_host_recorded **rec, olc_host_recorded *storage,
-                                 loop_item *it, olc_host *host, const olc_calibrate_options *opt,
-                                 olc_error *err) {
+static olc_status loop_workloads(olc_host_recorded **rec, olc_host_recorded *storage, loop_item *it,
+                                 olc_host *host, const olc_calibrate_options *opt, olc_error *err) {
   olc_status st;
   *rec = NULL;
   if (opt->recorded == NULL) {

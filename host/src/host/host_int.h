@@ -52,7 +52,7 @@ struct olc_host {
   olc_host_measure_hook measure_hook; /* tests */
   void *measure_hook_payload;
   olc_host_mlock mlock;
-  char *record_misses;       /* the recorded-workloads file (malloc'ed), NULL: none */
+  char *record_misses;         /* the recorded-workloads file (malloc'ed), NULL: none */
   olc_host_budget lazy_budget; /* the runtime's lazy calibrations together */
 };
 
@@ -63,7 +63,7 @@ typedef struct olc_result_extra {
 } olc_result_extra;
 
 struct olc_calibration {
-  olc_arena arena; /* strings, candidate arrays, policy copies and run times */
+  olc_arena arena;         /* strings, candidate arrays, policy copies and run times */
   size_t recorded_removed; /* olc_calibration_recorded_removed */
   olc_workload_result *results;
   olc_lookup_result **lookups; /* owned; results[i].lookup aliases lookups[i] */
@@ -87,8 +87,8 @@ typedef struct olc_host_select_params {
   int select_only;    /* never measure */
   int in_process;     /* measure here, not in a worker */
   double run_timeout_seconds;
-  int keep_samples; /* keep every candidate's run times */
-  int refine;       /* measure stored records a budget cut short */
+  int keep_samples;        /* keep every candidate's run times */
+  int refine;              /* measure stored records a budget cut short */
   olc_host_budget *budget; /* the call's total budget (NULL: none) */
   void (*progress)(void *payload, size_t i, size_t count, double best_us);
   void *progress_payload;
@@ -206,7 +206,7 @@ typedef struct olc_host_measure {
   olc_arena *arena;
   void (*progress)(void *payload, size_t i, size_t count, double best_us);
   void *progress_payload;
-  int keep_samples; /* keep every candidate's run times */
+  int keep_samples;        /* keep every candidate's run times */
   olc_host_budget *budget; /* a total budget to measure within and charge (NULL: none) */
   /* Out: */
   olc_status status; /* OLC_OK: lookup holds the selection */
@@ -268,9 +268,9 @@ void olc_host__record_miss(olc_host_slot *s);
 /* calibrate_recorded.c: the workloads of a recorded-workloads file for
  * olc_host_calibrate's recorded option. */
 typedef struct olc_host_recorded {
-  olc_recorded_set set;      /* the file's records, in file order */
-  olc_workload_config *wcs;  /* one per record, as a configured workload */
-  const char **skip;         /* per record: why it is skipped here, or NULL */
+  olc_recorded_set set;     /* the file's records, in file order */
+  olc_workload_config *wcs; /* one per record, as a configured workload */
+  const char **skip;        /* per record: why it is skipped here, or NULL */
   olc_arena arena;
   size_t count;
 } olc_host_recorded;

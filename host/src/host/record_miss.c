@@ -50,7 +50,7 @@ void olc_host__record_miss(olc_host_slot *s) {
   st = olc_recorded__append(NULL, h->record_misses, &e, OLC_RECORDED_LOCK_TIMEOUT_MS, &err);
   if (st != OLC_OK)
     /* The select still answers; the miss is said once (not retried). */
-    olc_diag__emit(&h->diag, OLC_DIAG_WARNING, "record_misses",
-                   "workload '%s' not recorded: %s", s->name, err.message);
+    olc_diag__emit(&h->diag, OLC_DIAG_WARNING, "record_misses", "workload '%s' not recorded: %s",
+                   s->name, err.message);
   free(props);
 }

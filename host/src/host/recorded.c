@@ -249,8 +249,8 @@ static olc_status decode(char **out, parser *p, const unsigned char *s, size_t n
 }
 
 enum { F_BACKEND, F_OPERATOR, F_PROCESSOR, F_THREADS, F_IDENTITY, F_MODEL, F_COUNT };
-static const char *const field_names[F_COUNT] = {"backend",  "operator", "processor",
-                                                 "threads",  "identity", "model"};
+static const char *const field_names[F_COUNT] = {"backend", "operator", "processor",
+                                                 "threads", "identity", "model"};
 
 /* One line's fields as they are read. */
 typedef struct fields {
@@ -259,8 +259,7 @@ typedef struct fields {
   size_t prop_count;
 } fields;
 
-static olc_status read_prop(parser *p, fields *f, const unsigned char *tok, size_t eq,
-                            size_t len) {
+static olc_status read_prop(parser *p, fields *f, const unsigned char *tok, size_t eq, size_t len) {
   const unsigned char *name = tok + 5; /* after "prop." */
   char *n, *v;
   size_t i;

@@ -55,10 +55,10 @@ const olc_options_layout olc_options__lookup =
 
 static const olc_host_options host_defaults = OLC_HOST_OPTIONS_INIT;
 static const size_t host_ends[] = {
-    OPT_END(olc_host_options, ignore_env),   /* 1 */
-    OPT_END(olc_host_options, diag_payload), /* 2: diag, diag_payload */
-    OPT_END(olc_host_options, select_mode),  /* 3: select_mode */
-    OPT_END(olc_host_options, measure_lock), /* 4: measure_lock */
+    OPT_END(olc_host_options, ignore_env),             /* 1 */
+    OPT_END(olc_host_options, diag_payload),           /* 2: diag, diag_payload */
+    OPT_END(olc_host_options, select_mode),            /* 3: select_mode */
+    OPT_END(olc_host_options, measure_lock),           /* 4: measure_lock */
     OPT_END(olc_host_options, max_runs_per_candidate), /* 5: record_misses, budgets */
 };
 OPT_ROWS(host_ends, OLC_HOST_OPTIONS_VERSION);
