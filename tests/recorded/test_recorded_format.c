@@ -147,6 +147,8 @@ static void test_store_refuses(void) {
   CU_ASSERT_NOT_EQUAL(
       olc_format__parse(&set, (const unsigned char *)text, sizeof text - 1, NULL, &err), OLC_OK);
   CU_ASSERT_EQUAL(err.line, 1);
+  CU_ASSERT_EQUAL(err.column, 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "a recorded-workloads file"));
   olc_recset__free(&set);
   /* The two magics are the same text (recorded.c keeps its own copy). */
   CU_ASSERT_STRING_EQUAL(OLC_FORMAT_MAGIC, "onnx_light_calibration_profiles");
