@@ -36,3 +36,10 @@ if(TARGET olc_cli AND NOT WIN32)
     add_dependencies(test_recorded_cli olc_worker)
   endif()
 endif()
+
+# The recorded-workloads parser on arbitrary bytes (tests/fuzz/fuzz.cmake's
+# olc_fuzz_target: a replay of corpus/recorded always, libFuzzer with the
+# fuzz preset).
+if(COMMAND olc_fuzz_target)
+  olc_fuzz_target(NAME recorded SECONDS 30 SOURCES ${CMAKE_CURRENT_LIST_DIR}/fuzz_recorded.c)
+endif()

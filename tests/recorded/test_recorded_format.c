@@ -169,6 +169,11 @@ static void test_file_append_remove(void) {
   int added;
   OLC_ASSERT_OK(olc_recorded__load(&got, path, &err), &err); /* missing: empty */
   CU_ASSERT_EQUAL(got.count, 0);
+  e1.processor = ""; /* a key the format cannot hold: refused, nothing created */
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_recorded__append(&added, path, &e1, 1000, &err), &err);
+  CU_ASSERT_EQUAL(olc_recorded__load(&got, path, &err), OLC_OK);
+  CU_ASSERT_EQUAL(got.count, 0);
+  e1.processor = "mock cpu (AVX-512)";
   OLC_ASSERT_OK(olc_recorded__append(&added, path, &e1, 1000, &err), &err);
   CU_ASSERT_EQUAL(added, 1);
   OLC_ASSERT_OK(olc_recorded__append(&added, path, &e1, 1000, &err), &err);

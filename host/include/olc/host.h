@@ -255,7 +255,8 @@ typedef struct olc_host_options {
  * Files that fail are skipped and reported; the call fails only when a
  * plugin marked critical fails (OLC_E_PLUGIN), or with OLC_E_INVALID (out
  * or config NULL, an options version 0 or newer than the library's, a
- * select_mode that is not an olc_select_mode), OLC_E_NOMEM.
+ * select_mode that is not an olc_select_mode, a max_seconds_total that is
+ * negative or not finite), OLC_E_NOMEM.
  * store is borrowed and must outlive the host; config too.  options may be
  * NULL.  *out is freed with olc_host_free.
  *
@@ -425,8 +426,14 @@ typedef struct olc_calibrate_options {
  * configuration has workloads to run and no plugin loaded at all (err
  * names the directories searched; where "plugin_dirs"), OLC_E_NOT_FOUND
  * for an unknown workload name, OLC_E_INVALID (also for an options
- * version 0 or newer than the library's), OLC_E_NOMEM.  *out is freed
- * with olc_calibration_free.
+ * version 0 or newer than the library's, or recorded with workloads),
+ * OLC_E_NOMEM.  With recorded, also the file's failures before anything is
+ * measured (OLC_E_MALFORMED "FILE:LINE:COLUMN: ...", also for a store
+ * given as the file; OLC_E_VERSION, a newer format; OLC_E_LIMIT, OLC_E_IO;
+ * a missing file has no workloads), and those of removing the tuned ones
+ * afterwards (OLC_E_LOCK_TIMEOUT, OLC_E_LOCK, OLC_E_IO, OLC_E_NOSPC: what
+ * was measured stays saved, the file as it was).  *out is freed with
+ * olc_calibration_free.
  */
 OLC_API olc_status olc_host_calibrate(olc_calibration **out, olc_host *host,
                                       const olc_calibrate_options *options, olc_error *err);

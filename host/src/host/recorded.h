@@ -94,7 +94,9 @@ olc_status olc_recorded__load(olc_recorded_set *set, const char *path, olc_error
 /* Adds e to the file at path under its lock (nothing written when its key
  * is there).  *added (may be NULL) says whether it was.  Refuses a file
  * that is not a recorded-workloads file (a store, say: OLC_E_MALFORMED,
- * nothing written).  Returns OLC_OK, the parser's failures, persist's. */
+ * nothing written), and an entry with an empty backend, operator,
+ * processor, identity or model (OLC_E_INVALID).  Returns OLC_OK, the
+ * parser's failures, persist's. */
 olc_status olc_recorded__append(int *added, const char *path, const olc_recorded_entry *e,
                                 int64_t lock_timeout_ms, olc_error *err);
 

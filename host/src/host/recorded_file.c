@@ -101,11 +101,26 @@ static olc_status transform(olc_buf *out, int *unchanged, const unsigned char *b
   return st;
 }
 
+/* A record the format can hold: its key's strings are not empty. */
+static int writable(const olc_recorded_entry *e) {
+  return e->backend != NULL && e->backend[0] != '\0' && e->operator_name != NULL &&
+         e->operator_name[0] != '\0' && e->processor != NULL && e->processor[0] != '\0' &&
+         e->identity != NULL && e->identity[0] != '\0' && e->threads >= 0 &&
+         (e->model == NULL || e->model[0] != '\0');
+}
+
 olc_status olc_recorded__append(int *added, const char *path, const olc_recorded_entry *e,
                                 int64_t lock_timeout_ms, olc_error *err) {
   olc_persist_options o;
   change c;
   olc_status st;
+  if (added != NULL)
+    *added = 0;
+  if (!writable(e))
+    return olc_error__set(err, OLC_E_INVALID, "recorded",
+                          "%s: a workload without a backend, operator, processor or identity "
+                          "cannot be recorded",
+                          path);
   memset(&c, 0, sizeof c);
   c.path = path;
   c.add = e;
