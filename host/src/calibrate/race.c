@@ -47,6 +47,7 @@
  * explain shows why each lost.  With the default settings the race costs
  * about a fifth of timing every candidate in full (bench/gemm --quality).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -264,6 +265,32 @@ static size_t promote(race *r, size_t most) {
   return k;
 }
 
+/* Whether the final is over: SIZE_MAX when every finalist has its runs
+ * (min_repetitions, their runs adding up to min_seconds) or is capped
+ * (OLC_MEASURE_MAX_SAMPLES, max_runs_per_candidate: then the runs budget
+ * cut it short), else how many race (0: none is left). */
+static size_t final_done(const race *r) {
+  const olc_calibration_settings *s = r->ctx->settings;
+  size_t i, live = 0, short_runs = 0, capped = 0, runs_capped = 0, runs_short = 0;
+  double timed_us = 0;
+  for (i = 0; i < r->ctx->list->count; i++) {
+    const lane *l = &r->lanes[i];
+    if (l->state != LANE_FINAL)
+      continue;
+    live++;
+    timed_us += l->sum_us;
+    short_runs += l->n < s->min_repetitions && !at_cap(r, l);
+    runs_capped += (size_t)at_cap(r, l);
+    runs_short += at_cap(r, l) && l->n < s->min_repetitions;
+    capped += l->n >= OLC_MEASURE_MAX_SAMPLES || at_cap(r, l);
+  }
+  if (live == 0 || short_runs > 0 || (timed_us < s->min_seconds * 1e6 && capped < live))
+    return live;
+  if (runs_capped > 0 && (runs_short > 0 || timed_us < s->min_seconds * 1e6))
+    cut(r, OLC_CALIBRATE_CUT_RUNS);
+  return SIZE_MAX;
+}
+
 /* Phase 2: the `most` best screened lanes race in turns.  Unbudgeted
  * (after the budget ended the screening) it only completes the leader's
  * measurement, as 'full' always measures its first candidate in full. */
@@ -282,27 +309,13 @@ static olc_status final(race *r, size_t most, int budgeted) {
   k = promote(r, most);
   turn_s = s->min_seconds / TURNS / (double)(k > 0 ? k : 1);
   for (size_t turn = 0;; turn++) {
-    size_t live = 0, short_runs = 0, capped = 0, runs_capped = 0, runs_short = 0;
-    double timed_us = 0;
-    for (i = 0; i < count; i++) {
-      if (r->lanes[i].state != LANE_FINAL)
-        continue;
-      live++;
-      timed_us += r->lanes[i].sum_us;
-      short_runs += r->lanes[i].n < s->min_repetitions && !at_cap(r, &r->lanes[i]);
-      runs_capped += (size_t)at_cap(r, &r->lanes[i]);
-      runs_short += at_cap(r, &r->lanes[i]) && r->lanes[i].n < s->min_repetitions;
-      capped += r->lanes[i].n >= OLC_MEASURE_MAX_SAMPLES || at_cap(r, &r->lanes[i]);
-    }
+    size_t live = final_done(r);
     /* Every finalist failed (crashed, say): the next best take their
      * places, so that a working candidate is still selected. */
     if (live == 0 && (live = promote(r, most)) > 0)
       continue;
-    if (live == 0 || (short_runs == 0 && (timed_us >= s->min_seconds * 1e6 || capped == live))) {
-      if (live > 0 && runs_capped > 0 && (runs_short > 0 || timed_us < s->min_seconds * 1e6))
-        cut(r, OLC_CALIBRATE_CUT_RUNS);
+    if (live == 0 || live == SIZE_MAX)
       break;
-    }
     /* Every other turn in reverse, so that no finalist always runs right
      * after the same other one (whose caches and clocks it inherits). */
     for (size_t t = 0; t < count; t++) {
