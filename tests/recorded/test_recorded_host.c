@@ -417,6 +417,14 @@ static void test_budget_lazy_total(void) {
   OLC_ASSERT_STATUS(OLC_FIRST_CANDIDATE, olc_host_select(&s, host, &b.w, &on_miss, &err), &err);
   CU_ASSERT_EQUAL(olc_selection_why(s), OLC_E_LIMIT);
   olc_host_free(host);
+  /* max_runs_per_candidate as a host option. */
+  ho.max_seconds_total = 0;
+  ho.max_runs_per_candidate = 1;
+  rt_matmul(&a, NULL, 64, 4, 2);
+  OLC_ASSERT_OK(olc_host_open(&host, h.s.config, h.s.store, &ho, &err), &err);
+  OLC_ASSERT_OK(olc_host_select(&s, host, &a.w, &on_miss, &err), &err);
+  CU_ASSERT_TRUE(unit_is(olc_selection_record(s), "runs", 1));
+  olc_host_free(host);
   /* The session's own host has no budget: it measures b. */
   OLC_ASSERT_OK(olc_host_select(&s, h.s.host, &b.w, &on_miss, &err), &err);
   rt_close(&h);
