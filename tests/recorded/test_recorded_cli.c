@@ -7,6 +7,7 @@
  * record a budget cut short is served as stored until --refine.
  */
 #include <CUnit/CUnit.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,10 +52,14 @@ static void write_config(const char *name, const char *calibration) {
   write_in(name, text);
 }
 
-static int olc(const char *a1, const char *a2, const char *a3, const char *a4, const char *a5) {
-  const char *argv[8] = {a1, a2, a3, a4, a5, NULL};
-  cli_run_free(&r);
-  CU_ASSERT_EQUAL_FATAL(cli_test_run(&r, dir, NULL, argv), 0);
+/* Runs olc with the arguments up to a NULL; the output stays in r. */
+static int olc(const char *first, ...) {
+  va_list ap;
+  int rc;
+  va_start(ap, first);
+  rc = cli_test_runv(&r, dir, NULL, NULL, first, ap);
+  va_end(ap);
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
   return r.code;
 }
 
@@ -67,7 +72,7 @@ static void test_recorded(void) {
   write_config("olc.ini", "");
   write_in("rec.txt",
            "# onnx-light recorded workloads v1\n" REC("mock-cpu", "8") REC("far-cpu", "16"));
-  CU_ASSERT_EQUAL(olc("calibrate", "--config", "olc.ini", "--recorded", "rec.txt"), 0);
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", "olc.ini", "--recorded", "rec.txt", NULL), 0);
   HAS(r.out, "mock_det/MatMul{"); /* the name, fitted to 100 columns */
   HAS(r.out, "calibrated  exact");
   HAS(r.out, "recorded on processor 'far-cpu', this machine is 'mock-cpu'");
@@ -78,18 +83,14 @@ static void test_recorded(void) {
   HAS(after, "processor=far-cpu");
   free(after);
   /* Served from the store now. */
-  CU_ASSERT_EQUAL(olc("select", "--config", "olc.ini", NULL, NULL), 0);
-  CU_ASSERT_EQUAL(olc("calibrate", "--config", "olc.ini", "--recorded", "rec.txt"), 0);
+  CU_ASSERT_EQUAL(olc("select", "--config", "olc.ini", NULL), 0);
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", "olc.ini", "--recorded", "rec.txt", NULL), 0);
   HAS(r.out, "rec.txt: 0 tuned workloads removed");
   /* Usage: not with --workload. */
-  {
-    const char *argv[] = {"calibrate", "--config",   "olc.ini", "--recorded",
-                          "rec.txt",   "--workload", "mm",      NULL};
-    cli_run_free(&r);
-    CU_ASSERT_EQUAL_FATAL(cli_test_run(&r, dir, NULL, argv), 0);
-    CU_ASSERT_EQUAL(r.code, 2);
-    HAS(r.err, "--recorded and --workload exclude each other");
-  }
+  CU_ASSERT_EQUAL(
+      olc("calibrate", "--config", "olc.ini", "--recorded", "rec.txt", "--workload", "mm", NULL),
+      2);
+  HAS(r.err, "--recorded and --workload exclude each other");
   free(rec);
 }
 
@@ -98,7 +99,7 @@ static void test_recorded_malformed(void) {
   char *rec = olc_test_path(dir, "bad.txt"), *after;
   write_config("olc.ini", "");
   write_in("bad.txt", text);
-  CU_ASSERT_NOT_EQUAL(olc("calibrate", "--config", "olc.ini", "--recorded", "bad.txt"), 0);
+  CU_ASSERT_NOT_EQUAL(olc("calibrate", "--config", "olc.ini", "--recorded", "bad.txt", NULL), 0);
   HAS(r.err, "bad.txt:2:");
   HAS(r.err, "missing field \"operator\"");
   after = (char *)olc_test_read_file(rec, NULL);
@@ -110,13 +111,13 @@ static void test_recorded_malformed(void) {
 static void test_refine(void) {
   write_config("tight.ini", "max_seconds_per_workload = 0.0001\n");
   write_config("olc.ini", "");
-  CU_ASSERT_EQUAL(olc("calibrate", "--config", "tight.ini", "--recalibrate", "--json"), 0);
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", "tight.ini", "--recalibrate", "--json", NULL), 0);
   HAS(r.out, "\"budget\"");
   CU_ASSERT_EQUAL(olc("calibrate", "--config", "olc.ini", "--json", NULL), 0);
   HAS(r.out, "\"outcome\":\"selected\"");
-  CU_ASSERT_EQUAL(olc("calibrate", "--config", "olc.ini", "--refine", "--json"), 0);
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", "olc.ini", "--refine", "--json", NULL), 0);
   HAS(r.out, "\"outcome\":\"calibrated\"");
-  CU_ASSERT_EQUAL(olc("calibrate", "--config", "olc.ini", "--refine", "--json"), 0);
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", "olc.ini", "--refine", "--json", NULL), 0);
   HAS(r.out, "\"outcome\":\"selected\"");
 }
 
