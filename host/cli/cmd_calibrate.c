@@ -18,12 +18,21 @@
 #define cli_fileno fileno
 #endif
 
-enum { OPT_WORKLOAD = 1, OPT_RECALIBRATE, OPT_FORCE_PORTABLE, OPT_IN_PROCESS, OPT_REPORT };
+enum {
+  OPT_WORKLOAD = 1,
+  OPT_RECALIBRATE,
+  OPT_FORCE_PORTABLE,
+  OPT_IN_PROCESS,
+  OPT_REPORT,
+  OPT_RECORDED,
+  OPT_REFINE
+};
 
 static const char calibrate_help[] =
     "usage: olc calibrate [--config FILE] [--workload NAME]... [--recalibrate]\n"
-    "                     [--force-portable] [--in-process] [-v | -q] [--json]\n"
-    "                     [--store PATH] [--report FILE.html]\n\n"
+    "                     [--recorded FILE] [--refine] [--force-portable]\n"
+    "                     [--in-process] [-v | -q] [--json] [--store PATH]\n"
+    "                     [--report FILE.html]\n\n"
     "For each workload of the configuration: asks its plugin for the key, looks\n"
     "the store up with the plugin's validator and selects a valid hit without\n"
     "measuring anything; otherwise times the candidates the plugin offers\n"
@@ -44,6 +53,15 @@ static const char calibrate_help[] =
     "--workload).\n\n" CLI_HOST_HELP CLI_HOST_DETAIL_HELP
     "  --workload NAME        only this [workload.NAME] (repeatable; default: all)\n"
     "  --recalibrate          measure even when the store has a valid selection\n"
+    "  --recorded FILE        tune the workloads of a recorded-workloads file\n"
+    "                         ([calibration] record_misses) instead of the\n"
+    "                         configured ones: those recorded on this processor\n"
+    "                         and thread count (the others are skipped, saying\n"
+    "                         why); each one that then has a selection is removed\n"
+    "                         from the file\n"
+    "  --refine               measure again the stored records that a budget\n"
+    "                         ([calibration] max_seconds_total, max_runs_per_\n"
+    "                         candidate, max_seconds_per_workload) cut short\n"
     "  --force-portable       skip the exact records (also [store] force_portable)\n"
     "  --in-process           measure in this process instead of a worker process\n"
     "                         (a crashing candidate then ends olc)\n"
@@ -122,6 +140,8 @@ static int loop_parse(cli_ctx *ctx, loop_args *la, int argc, char **argv, int se
                                               CLI_HOST_DETAIL_OPTIONS,
                                               {"workload", "NAME", OPT_WORKLOAD, CLI_OPT_REPEAT},
                                               {"recalibrate", NULL, OPT_RECALIBRATE, 0},
+                                              {"recorded", "FILE", OPT_RECORDED, 0},
+                                              {"refine", NULL, OPT_REFINE, 0},
                                               {"force-portable", NULL, OPT_FORCE_PORTABLE, 0},
                                               {"in-process", NULL, OPT_IN_PROCESS, 0},
                                               {"report", "FILE", OPT_REPORT, 0}};
@@ -158,11 +178,17 @@ static int loop_parse(cli_ctx *ctx, loop_args *la, int argc, char **argv, int se
       la->opt.in_process = 1;
     else if (id == OPT_REPORT)
       la->report = v;
+    else if (id == OPT_RECORDED)
+      la->opt.recorded = v;
+    else if (id == OPT_REFINE)
+      la->opt.refine = 1;
   }
   if (r < 0)
     return cli_parser_usage(ctx, &p);
   if (la->host.verbose && la->host.quiet)
     return cli_usage_error(ctx, "--verbose and --quiet exclude each other");
+  if (la->opt.recorded != NULL && la->count > 0)
+    return cli_usage_error(ctx, "--recorded and --workload exclude each other");
   return CLI_EXIT_OK;
 }
 
@@ -229,6 +255,10 @@ static int run_loop(cli_ctx *ctx, int argc, char **argv, int select_only) {
   st = olc_host_calibrate(&cal, h.host, &la.opt, &err);
   progress_clear(&progress);
   rc = st != OLC_OK ? cli_fail(ctx, st, &err) : loop_report(ctx, &h, cal, &la, select_only);
+  if (st == OLC_OK && la.opt.recorded != NULL && !la.host.json && !la.host.quiet)
+    fprintf(ctx->out, "%s: %zu tuned workload%s removed\n", la.opt.recorded,
+            olc_calibration_recorded_removed(cal),
+            olc_calibration_recorded_removed(cal) == 1 ? "" : "s");
   if (st == OLC_OK && la.report != NULL &&
       cli_report_commit(ctx, &la.written, &h, cal, select_only) != CLI_EXIT_OK)
     rc = CLI_EXIT_FAILURE;

@@ -127,6 +127,7 @@ static void run_session(fixture *f, int in_process, double timeout_s, outcome *o
     mp.abandon_factor = 1e6; /* keep every candidate to its end */
     mp.best_us = best;
     mp.deadline_ns = 0;
+    mp.max_runs = 0;
     olc_error_clear(&e);
     o->st[i] = olc_calibrate__session_measure(&s, i, &mp, &o->m[i], &e);
     snprintf(o->msg[i], sizeof o->msg[i], "%s", o->st[i] != OLC_OK ? e.message : "");
@@ -327,7 +328,7 @@ static void test_warm_up_per_worker(void) {
   CU_ASSERT_EQUAL_FATAL(cs->warmup, 1u);
   olc_calibrate__session_init(&s, &f.target, &f.w.plugin, &f.list, cs, 0, 5.0);
   for (step = 0; step < 4; step++) {
-    olc_measure_params mp = {0, 2, 0.0, 1e6, -1.0, 0, 0};
+    olc_measure_params mp = {0, 2, 0.0, 1e6, -1.0, 0, 0, 0};
     olc_measure_result m;
     olc_error e;
     olc_status st;
@@ -422,7 +423,7 @@ static void test_protocol(void) {
   uint32_t type = 0;
   olc_error e;
   const char *msg;
-  const olc_measure_params params = {0, 1, 0.0, 1.5, -1.0, 0, 0};
+  const olc_measure_params params = {0, 1, 0.0, 1.5, -1.0, 0, 0, 0};
   OLC_ASSERT_OK(olc_isolate__spawn(&w, OLC_TEST_WORKER, &e), &e);
   olc_wire__begin(&req, OLC_WIRE_SETUP);
   olc_wire__put_u32(&req, OLC_WIRE_VERSION + 1u);

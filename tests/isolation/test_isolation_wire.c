@@ -129,7 +129,7 @@ static void test_oversized_field(void) {
  * (wire.c), in the order the fields were always sent; a short payload is
  * refused. */
 static void test_params(void) {
-  olc_measure_params p = {7, 11, 0.125, 2.5, 42.75, 99, 1}, q;
+  olc_measure_params p = {7, 11, 0.125, 2.5, 42.75, 99, 1, 13}, q;
   olc_wire_writer w, by_hand;
   olc_wire_reader r;
   olc_wire__begin(&w, OLC_WIRE_MEASURE);
@@ -141,7 +141,8 @@ static void test_params(void) {
   olc_wire__put_f64(&by_hand, 0.125);
   olc_wire__put_f64(&by_hand, 2.5);
   olc_wire__put_f64(&by_hand, 42.75);
-  olc_wire__put_u32(&by_hand, 1); /* check (wire version 6) */
+  olc_wire__put_u32(&by_hand, 1);  /* check (wire version 6) */
+  olc_wire__put_u32(&by_hand, 13); /* max_runs */
   OLC_ASSERT_OK(olc_wire__finish(&by_hand), NULL);
   CU_ASSERT_EQUAL_FATAL(w.buf.len, by_hand.buf.len);
   CU_ASSERT_EQUAL(memcmp(w.buf.data, by_hand.buf.data, w.buf.len), 0);
@@ -154,6 +155,7 @@ static void test_params(void) {
   CU_ASSERT(q.min_seconds == 0.125 && q.abandon_factor == 2.5 && q.best_us == 42.75);
   CU_ASSERT_EQUAL(q.check, 1u);
   CU_ASSERT(q.deadline_ns == 0u); /* sent apart, as the time left */
+  CU_ASSERT_EQUAL(q.max_runs, 13u);
   olc_wire__reader(&r, w.buf.data + OLC_WIRE_HEADER_SIZE, w.buf.len - OLC_WIRE_HEADER_SIZE - 1);
   olc_wire__get_params(&r, &q);
   CU_ASSERT(r.bad);
@@ -163,9 +165,9 @@ static void test_params(void) {
 
 static void test_timeout_rule(void) {
   olc_calibration_settings s = {
-      1,    5,     0.05, 30.0, 1.5, 1,  0.0, OLC_STRATEGY_RACE, OLC_SELECT_NEVER,
-      NULL, 300.0, 1,    0.0,  0.0, 0.0};
-  olc_measure_params p = {1, 5, 0.05, 1.5, -1.0, 0, 0};
+      1, 5,   0.05, 30.0, 1.5, 1, 0.0, OLC_STRATEGY_RACE, OLC_SELECT_NEVER, NULL, 300.0,
+      1, 0.0, 0.0,  0.0,  0.0, 0, NULL};
+  olc_measure_params p = {1, 5, 0.05, 1.5, -1.0, 0, 0, 0};
   /* Per run: explicit wins; before any result the default; then 10 s or
    * 20 x the best median, whichever is longer. */
   CU_ASSERT_DOUBLE_EQUAL(olc_calibrate__timeout(1.5, &s, &p), 1.5, 1e-12);

@@ -183,7 +183,10 @@ static const olc_calibration_settings settings = {
     OLC_STRATEGY_RACE,
     OLC_SELECT_NEVER, /* select_mode: this test calibrates through olc_host__select */
     NULL,             /* measure_lock: the default path */
-    300.0};           /* measure_lock_timeout_seconds */
+    300.0,            /* measure_lock_timeout_seconds */
+    0.0,              /* max_seconds_total: none */
+    0,                /* max_runs_per_candidate: no cap */
+    NULL};            /* record_misses: none */
 
 static olc_status open_store(olc_store **out, const paths *p) {
   olc_store_options o = OLC_STORE_OPTIONS_INIT;

@@ -84,6 +84,17 @@ typedef struct olc_calibration_settings {
    * runs rotate through enough prepared instances of the workload to
    * exceed this many MiB (default 0: one instance, warm caches). */
   double rotating_buffer_mb;
+  /* Appended after 0.3: budgets beside max_seconds_per_workload (0: none).
+   * max_seconds_total bounds one olc_host_calibrate call, or all the
+   * lazy calibrations of one host together; max_runs_per_candidate the
+   * timed runs of each candidate (warm-up excluded).  A budget that cuts
+   * a measurement short saves the leader so far with the measurement
+   * OLC_MEASUREMENT_BUDGET. */
+  double max_seconds_total;
+  uint32_t max_runs_per_candidate;
+  /* Appended after 0.3: the recorded-workloads file a never-mode select
+   * appends each miss to (olc_host_options.record_misses); NULL: none. */
+  const char *record_misses;
 } olc_calibration_settings;
 
 /* One [workload.NAME] section. */
@@ -218,11 +229,21 @@ typedef struct olc_host_options {
    * another user's file in its place) the host measures without it and
    * says so once (a "measure_lock" warning). */
   const char *measure_lock;
+  /* Version 5: record misses, and budgets.  record_misses (NULL:
+   * [calibration] record_misses, else none) is a recorded-workloads file:
+   * a select in never mode appends each workload it finds nothing stored
+   * for, once per key and process, for `olc calibrate --recorded` to
+   * tune offline ("Recording misses" under runtime below).  The budgets
+   * (0: the config's [calibration] max_seconds_total and
+   * max_runs_per_candidate) bound this host's lazy calibrations. */
+  const char *record_misses;
+  double max_seconds_total;
+  uint32_t max_runs_per_candidate;
 } olc_host_options;
 
-#define OLC_HOST_OPTIONS_VERSION 4u
+#define OLC_HOST_OPTIONS_VERSION 5u
 #define OLC_HOST_OPTIONS_INIT                                                                      \
-  { OLC_HOST_OPTIONS_VERSION, 0, 0, NULL, NULL, 0, NULL }
+  { OLC_HOST_OPTIONS_VERSION, 0, 0, NULL, NULL, 0, NULL, NULL, 0.0, 0 }
 
 /*
  * fork() (POSIX): plugin instances may run threads (cpu_gemm's pool), which
@@ -243,7 +264,8 @@ typedef struct olc_host_options {
  * Files that fail are skipped and reported; the call fails only when a
  * plugin marked critical fails (OLC_E_PLUGIN), or with OLC_E_INVALID (out
  * or config NULL, an options version 0 or newer than the library's, a
- * select_mode that is not an olc_select_mode), OLC_E_NOMEM.
+ * select_mode that is not an olc_select_mode, a max_seconds_total that is
+ * negative or not finite), OLC_E_NOMEM.
  * store is borrowed and must outlive the host; config too.  options may be
  * NULL.  *out is freed with olc_host_free.
  *
@@ -320,6 +342,13 @@ typedef struct olc_candidate_result {
  * measurement ([calibration] rotating_buffer_mb). */
 #define OLC_MEASUREMENT_ROTATING_COUNT "cache_rotating_instances"
 #define OLC_MEASUREMENT_ROTATING_BYTES "cache_rotating_instance_bytes"
+/* Saved with a winner whose measuring a budget cut short: its unit names
+ * the budget ("total": [calibration] max_seconds_total, "workload":
+ * max_seconds_per_workload, "runs": max_runs_per_candidate), its value
+ * that budget's limit (seconds, or runs).  olc calibrate --refine (the
+ * refine option) measures such a record again; otherwise it is served as
+ * stored. */
+#define OLC_MEASUREMENT_BUDGET "budget"
 
 /* The outcome for one workload. */
 typedef struct olc_workload_result {
@@ -391,11 +420,23 @@ typedef struct olc_calibrate_options {
    * olc_calibration_samples (a report's distributions).  Off by default:
    * a fast kernel can have tens of thousands of runs per candidate. */
   int keep_samples;
+  /* Version 4 added recorded and refine. */
+  /* A recorded-workloads file ([calibration] record_misses): tune its
+   * workloads instead of the configured ones.  Those recorded on another
+   * processor or thread count are skipped (OLC_E_UNAVAILABLE, the message
+   * says why); the others go through the loop as configured workloads do,
+   * and each one that ends with a stored selection is removed from the
+   * file, under its lock (olc_calibration_recorded_removed).  workloads
+   * must be NULL. */
+  const char *recorded;
+  /* Measure again the stored records that a budget cut short (they carry
+   * OLC_MEASUREMENT_BUDGET); without it they are selected as stored. */
+  int refine;
 } olc_calibrate_options;
 
-#define OLC_CALIBRATE_OPTIONS_VERSION 3u
+#define OLC_CALIBRATE_OPTIONS_VERSION 4u
 #define OLC_CALIBRATE_OPTIONS_INIT                                                                 \
-  { OLC_CALIBRATE_OPTIONS_VERSION, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0.0, 0 }
+  { OLC_CALIBRATE_OPTIONS_VERSION, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0.0, 0, NULL, 0 }
 
 /*
  * Runs the calibrate-and-select loop.  A failing workload does not stop the
@@ -409,8 +450,14 @@ typedef struct olc_calibrate_options {
  * configuration has workloads to run and no plugin loaded at all (err
  * names the directories searched; where "plugin_dirs"), OLC_E_NOT_FOUND
  * for an unknown workload name, OLC_E_INVALID (also for an options
- * version 0 or newer than the library's), OLC_E_NOMEM.  *out is freed
- * with olc_calibration_free.
+ * version 0 or newer than the library's, or recorded with workloads),
+ * OLC_E_NOMEM.  With recorded, also the file's failures before anything is
+ * measured (OLC_E_MALFORMED "FILE:LINE:COLUMN: ...", also for a store
+ * given as the file; OLC_E_VERSION, a newer format; OLC_E_LIMIT, OLC_E_IO;
+ * a missing file has no workloads), and those of removing the tuned ones
+ * afterwards (OLC_E_LOCK_TIMEOUT, OLC_E_LOCK, OLC_E_IO, OLC_E_NOSPC: what
+ * was measured stays saved, the file as it was).  *out is freed with
+ * olc_calibration_free.
  */
 OLC_API olc_status olc_host_calibrate(olc_calibration **out, olc_host *host,
                                       const olc_calibrate_options *options, olc_error *err);
@@ -445,6 +492,10 @@ OLC_API size_t olc_calibration_samples(const double **out, const olc_calibration
  * olc_calibration_samples.
  */
 OLC_API size_t olc_calibration_winner(const olc_calibration *calibration, size_t workload);
+
+/* How many workloads a calibration made with the recorded option removed
+ * from its file (tuned, or found stored); 0 otherwise or for NULL. */
+OLC_API size_t olc_calibration_recorded_removed(const olc_calibration *calibration);
 
 /*
  * Explains a configured workload: the lookup calibrate and select make,
@@ -531,6 +582,23 @@ OLC_API olc_status olc_host_prune_ext(olc_host *host, unsigned flags, olc_prune_
  * force_portable, shadowed, or the same workload of a changed model) and
  * count the records of other workloads (olc_lookup_result_unlisted_count,
  * olc_workload_result.unlisted_count).  olc_host_explain_all lists them all.
+ *
+ * Recording misses.  With a record_misses file (olc_host_options,
+ * [calibration] record_misses), a select in never mode that finds nothing
+ * stored appends the workload to it: backend, operator, the processor and
+ * thread count of its key, its identity (the key's model digest), its
+ * model digest and its properties, one record per key, once per key and
+ * host (later misses of that key append nothing).  The file is written as
+ * the store is (its own lock, a temporary, fsync, rename), so processes
+ * that record at once lose and duplicate nothing; a file that is not a
+ * recorded-workloads file, or is malformed or newer, is never rewritten:
+ * the select still answers (its first candidate) and the host says so
+ * once per key with a "record_misses" warning.  `olc calibrate --recorded
+ * FILE` (olc_calibrate_options.recorded) tunes them offline.
+ *
+ * Budgets.  [calibration] max_seconds_total (or the host option) bounds
+ * the lazy calibrations of one host together: once spent, an on_miss
+ * select measures nothing and gives the first candidate, why OLC_E_LIMIT.
  */
 
 /* What a select does when nothing is stored for the key. */

@@ -42,6 +42,7 @@ static olc_status measure_all(olc_calibrate_outcome *out, const olc_calibrate_re
   ctx.runs = out->runs;
   ctx.progress = req->progress;
   ctx.progress_payload = req->progress_payload;
+  ctx.budget_cut = &out->budget_cut;
   if (req->settings->strategy == OLC_STRATEGY_FULL)
     return olc_strategy__full(&ctx, &out->reached, &out->winner);
   return olc_strategy__race(&ctx, &out->reached, &out->winner);

@@ -65,7 +65,17 @@ typedef struct olc_calibrate_outcome {
    * rotate_count instances of rotate_bytes each, in turn; 1 and 0: warm. */
   uint32_t rotate_count;
   uint64_t rotate_bytes;
+  /* Which budget cut the measurement short (OLC_CALIBRATE_CUT_*): the
+   * winner is the leader when it ended. */
+  int budget_cut;
 } olc_calibrate_outcome;
+
+/* olc_calibrate_outcome.budget_cut. */
+enum {
+  OLC_CALIBRATE_CUT_NONE = 0,
+  OLC_CALIBRATE_CUT_TIME = 1, /* settings->max_seconds_per_workload ran out */
+  OLC_CALIBRATE_CUT_RUNS = 2  /* a candidate reached settings->max_runs_per_candidate first */
+};
 
 /*
  * Candidates -> prepare -> measure -> unprepare.  Returns OLC_OK with *out

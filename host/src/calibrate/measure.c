@@ -117,6 +117,10 @@ olc_status olc_calibrate__measure_rotating(olc_measure_result *out, olc_loaded_p
       break;
     if (n >= OLC_MEASURE_MAX_SAMPLES && n >= params->min_repetitions)
       break;
+    /* [calibration] max_runs_per_candidate: the strategy sees the cut
+     * from the run count. */
+    if (params->max_runs != 0 && n >= params->max_runs)
+      break;
     if (params->deadline_ns != 0 && t1 >= params->deadline_ns) {
       out->end = OLC_MEASURE_DEADLINE;
       break;

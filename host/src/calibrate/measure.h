@@ -28,6 +28,7 @@ typedef struct olc_measure_params {
   /* 1: the worker checks the candidate numerically (check.h) before timing
    * it; set by the measure session only (olc_calibrate__measure ignores it). */
   uint32_t check;
+  uint32_t max_runs; /* timed runs at most, before the others are met; 0: no cap */
 } olc_measure_params;
 
 typedef enum olc_measure_end {

@@ -35,10 +35,19 @@
  *    on a quiet machine (the margin decides) or a busy one (the spread
  *    does).
  *
+ * Budgets.  max_seconds_per_workload ends the screening (the first
+ * candidate is always screened) or the final (the leader so far wins);
+ * max_runs_per_candidate caps each lane's timed runs, screening included:
+ * a lane at the cap is not timed again, and the final ends when every
+ * finalist is done or capped.  Either sets *ctx->budget_cut when it ended
+ * the race before the usual criteria (min_repetitions, min_seconds) were
+ * met.
+ *
  * The others are reported as abandoned with their screening figures, so
  * explain shows why each lost.  With the default settings the race costs
  * about a fifth of timing every candidate in full (bench/gemm --quality).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,7 +85,21 @@ typedef struct race {
   double *scratch; /* as long as the longest lane */
   size_t scratch_cap;
   uint64_t budget_end;
+  uint32_t max_runs; /* max_runs_per_candidate; 0: no cap */
 } race;
+
+/* 1 when lane l may not be timed again (the runs budget). */
+static int at_cap(const race *r, const lane *l) { return r->max_runs != 0 && l->n >= r->max_runs; }
+
+/* The runs lane l may still take (0: no cap). */
+static uint32_t runs_left(const race *r, const lane *l) {
+  return r->max_runs == 0 ? 0 : (uint32_t)(r->max_runs - l->n);
+}
+
+static void cut(const race *r, int why) {
+  if (r->ctx->budget_cut != NULL && *r->ctx->budget_cut == OLC_CALIBRATE_CUT_NONE)
+    *r->ctx->budget_cut = why;
+}
 
 static olc_status grow_scratch(race *r, size_t n) {
   double *p;
@@ -176,6 +199,7 @@ static olc_status screen(race *r, size_t *reached, int *deadline) {
     mp.abandon_factor = s->abandon_factor;
     mp.best_us = best;
     mp.deadline_ns = i > 0 ? r->budget_end : 0;
+    mp.max_runs = r->max_runs;
     r->lanes[i].state = LANE_SCREENED;
     st = time_once(r, i, &mp, &end);
     if (st != OLC_OK)
@@ -188,6 +212,8 @@ static olc_status screen(race *r, size_t *reached, int *deadline) {
       break;
     }
   }
+  if (*deadline)
+    cut(r, OLC_CALIBRATE_CUT_TIME);
   return OLC_OK;
 }
 
@@ -239,6 +265,32 @@ static size_t promote(race *r, size_t most) {
   return k;
 }
 
+/* Whether the final is over: SIZE_MAX when every finalist has its runs
+ * (min_repetitions, their runs adding up to min_seconds) or is capped
+ * (OLC_MEASURE_MAX_SAMPLES, max_runs_per_candidate: then the runs budget
+ * cut it short), else how many race (0: none is left). */
+static size_t final_done(const race *r) {
+  const olc_calibration_settings *s = r->ctx->settings;
+  size_t i, live = 0, short_runs = 0, capped = 0, runs_capped = 0, runs_short = 0;
+  double timed_us = 0;
+  for (i = 0; i < r->ctx->list->count; i++) {
+    const lane *l = &r->lanes[i];
+    if (l->state != LANE_FINAL)
+      continue;
+    live++;
+    timed_us += l->sum_us;
+    short_runs += l->n < s->min_repetitions && !at_cap(r, l);
+    runs_capped += (size_t)at_cap(r, l);
+    runs_short += at_cap(r, l) && l->n < s->min_repetitions;
+    capped += l->n >= OLC_MEASURE_MAX_SAMPLES || at_cap(r, l);
+  }
+  if (live == 0 || short_runs > 0 || (timed_us < s->min_seconds * 1e6 && capped < live))
+    return live;
+  if (runs_capped > 0 && (runs_short > 0 || timed_us < s->min_seconds * 1e6))
+    cut(r, OLC_CALIBRATE_CUT_RUNS);
+  return SIZE_MAX;
+}
+
 /* Phase 2: the `most` best screened lanes race in turns.  Unbudgeted
  * (after the budget ended the screening) it only completes the leader's
  * measurement, as 'full' always measures its first candidate in full. */
@@ -257,21 +309,12 @@ static olc_status final(race *r, size_t most, int budgeted) {
   k = promote(r, most);
   turn_s = s->min_seconds / TURNS / (double)(k > 0 ? k : 1);
   for (size_t turn = 0;; turn++) {
-    size_t live = 0, short_runs = 0, capped = 0;
-    double timed_us = 0;
-    for (i = 0; i < count; i++) {
-      if (r->lanes[i].state != LANE_FINAL)
-        continue;
-      live++;
-      timed_us += r->lanes[i].sum_us;
-      short_runs += r->lanes[i].n < s->min_repetitions;
-      capped += r->lanes[i].n >= OLC_MEASURE_MAX_SAMPLES;
-    }
+    size_t live = final_done(r);
     /* Every finalist failed (crashed, say): the next best take their
      * places, so that a working candidate is still selected. */
     if (live == 0 && (live = promote(r, most)) > 0)
       continue;
-    if (live == 0 || (short_runs == 0 && (timed_us >= s->min_seconds * 1e6 || capped == live)))
+    if (live == 0 || live == SIZE_MAX)
       break;
     /* Every other turn in reverse, so that no finalist always runs right
      * after the same other one (whose caches and clocks it inherits). */
@@ -280,10 +323,12 @@ static olc_status final(race *r, size_t most, int budgeted) {
       olc_measure_end end;
       size_t lead = lowest(r, LANE_FINAL);
       i = turn % 2 == 0 ? t : count - 1 - t;
-      if (r->lanes[i].state != LANE_FINAL)
+      if (r->lanes[i].state != LANE_FINAL || at_cap(r, &r->lanes[i]))
         continue;
-      if (budgeted && olc_plugins__now_ns() >= r->budget_end)
+      if (budgeted && olc_plugins__now_ns() >= r->budget_end) {
+        cut(r, OLC_CALIBRATE_CUT_TIME);
         return OLC_OK;
+      }
       mp.warmup = 0;
       mp.min_repetitions = 1;
       mp.min_seconds = turn_s;
@@ -292,11 +337,14 @@ static olc_status final(race *r, size_t most, int budgeted) {
       mp.abandon_factor = NO_ABANDON;
       mp.best_us = lead != i ? r->lanes[lead].score : -1.0; /* the run timeout */
       mp.deadline_ns = budgeted ? r->budget_end : 0;
+      mp.max_runs = runs_left(r, &r->lanes[i]);
       st = time_once(r, i, &mp, &end);
       if (st != OLC_OK)
         return st;
-      if (end == OLC_MEASURE_DEADLINE)
+      if (end == OLC_MEASURE_DEADLINE) {
+        cut(r, OLC_CALIBRATE_CUT_TIME);
         return OLC_OK; /* the time budget: the leader so far wins */
+      }
     }
     if ((st = drop_losers(r)) != OLC_OK)
       return st;
@@ -371,6 +419,7 @@ olc_status olc_strategy__race(const olc_strategy_ctx *ctx, size_t *reached, size
   memset(&r, 0, sizeof r);
   r.ctx = ctx;
   r.budget_end = olc_plugins__now_ns() + (uint64_t)(ctx->settings->max_seconds_per_workload * 1e9);
+  r.max_runs = ctx->settings->max_runs_per_candidate;
   *reached = 0;
   *winner = count;
   r.lanes = calloc(count, sizeof *r.lanes);

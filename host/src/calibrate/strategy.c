@@ -62,6 +62,25 @@ void olc_strategy__progress(const olc_strategy_ctx *ctx, size_t i, double best_u
     ctx->progress(ctx->progress_payload, i, ctx->list->count, best_us);
 }
 
+/* Which budget, if any, ended candidate m's measurement first. */
+static void full_note_cut(const olc_strategy_ctx *ctx, const olc_measure_result *m, int deadline) {
+  const olc_calibration_settings *s = ctx->settings;
+  double sum_us = 0;
+  uint32_t k;
+  int why = OLC_CALIBRATE_CUT_NONE;
+  for (k = 0; k < m->samples && m->values != NULL; k++)
+    sum_us += m->values[k];
+  if (deadline)
+    why = OLC_CALIBRATE_CUT_TIME;
+  else if (m->end == OLC_MEASURE_DONE && s->max_runs_per_candidate != 0 &&
+           m->samples >= s->max_runs_per_candidate &&
+           (m->samples < s->min_repetitions || sum_us < s->min_seconds * 1e6))
+    why = OLC_CALIBRATE_CUT_RUNS;
+  if (why != OLC_CALIBRATE_CUT_NONE && ctx->budget_cut != NULL &&
+      *ctx->budget_cut == OLC_CALIBRATE_CUT_NONE)
+    *ctx->budget_cut = why;
+}
+
 olc_status olc_strategy__full(const olc_strategy_ctx *ctx, size_t *reached, size_t *winner) {
   const olc_calibration_settings *s = ctx->settings;
   const size_t count = ctx->list->count;
@@ -79,8 +98,11 @@ olc_status olc_strategy__full(const olc_strategy_ctx *ctx, size_t *reached, size
     olc_status st, rs;
     /* The first candidate is always measured in full: a workload whose
      * budget is smaller than one candidate still gets a selection. */
-    if (i > 0 && olc_plugins__now_ns() - start >= budget)
+    if (i > 0 && olc_plugins__now_ns() - start >= budget) {
+      if (ctx->budget_cut != NULL && *ctx->budget_cut == OLC_CALIBRATE_CUT_NONE)
+        *ctx->budget_cut = OLC_CALIBRATE_CUT_TIME;
       break;
+    }
     olc_strategy__progress(ctx, i, best);
     mp.warmup = s->warmup;
     mp.min_repetitions = s->min_repetitions;
@@ -88,8 +110,11 @@ olc_status olc_strategy__full(const olc_strategy_ctx *ctx, size_t *reached, size
     mp.abandon_factor = s->abandon_factor;
     mp.best_us = best;
     mp.deadline_ns = i > 0 ? start + budget : 0;
+    mp.max_runs = s->max_runs_per_candidate;
     olc_error_clear(&e);
     st = olc_calibrate__session_measure(ctx->session, i, &mp, &m, &e);
+    if (st == OLC_OK)
+      full_note_cut(ctx, &m, m.end == OLC_MEASURE_DEADLINE);
     c->median_us = m.median_us;
     c->spread_us = m.mad_us;
     c->samples = m.samples;

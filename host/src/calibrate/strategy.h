@@ -35,6 +35,7 @@ typedef struct olc_strategy_ctx {
    * number reached. */
   void (*progress)(void *payload, size_t i, size_t count, double best_us);
   void *progress_payload;
+  int *budget_cut; /* out: OLC_CALIBRATE_CUT_*, set when a budget ended the timing */
 } olc_strategy_ctx;
 
 /*

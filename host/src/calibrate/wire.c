@@ -173,6 +173,7 @@ static const struct wire_param {
     PARAM(abandon_factor, WIRE_F64),  /* abandon past factor x best_us */
     PARAM(best_us, WIRE_F64),         /* best median so far; < 0: none */
     PARAM(check, WIRE_U32),           /* check numerically before timing */
+    PARAM(max_runs, WIRE_U32),        /* timed runs at most; 0: no cap */
 };
 
 #undef PARAM

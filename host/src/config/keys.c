@@ -147,6 +147,24 @@ static const olc_config_key keys[] = {
      .description = "Time budget of one workload in seconds; when it is spent, the remaining "
                     "candidates are not measured (the first one always is)."},
     {.section = OLC_CONFIG_CALIBRATION,
+     .name = "max_seconds_total",
+     .type = OLC_CONFIG_NUMBER,
+     .min = 0.0,
+     .max = 31536000.0,
+     .def = "0",
+     IN(olc_calibration_settings, max_seconds_total),
+     .description = "Time budget of one olc calibrate, or of one host's lazy calibrations "
+                    "together, in seconds; 0: none.  Workloads met after it is spent are "
+                    "not measured."},
+    {.section = OLC_CONFIG_CALIBRATION,
+     .name = "max_runs_per_candidate",
+     .type = OLC_CONFIG_INT,
+     .min = 0,
+     .max = 100000000,
+     .def = "0",
+     IN(olc_calibration_settings, max_runs_per_candidate),
+     .description = "Timed runs of one candidate at most (warm-up excluded); 0: no cap."},
+    {.section = OLC_CONFIG_CALIBRATION,
      .name = "abandon_factor",
      .type = OLC_CONFIG_NUMBER,
      .min = 1.0,
@@ -231,6 +249,13 @@ static const olc_config_key keys[] = {
      IN(olc_calibration_settings, rotating_buffer_mb),
      .description = "Cold-cache measurement: runs rotate through enough prepared copies of the "
                     "workload's operands to exceed this many MiB; 0: off (warm caches)."},
+    {.section = OLC_CONFIG_CALIBRATION,
+     .name = "record_misses",
+     .type = OLC_CONFIG_PATH,
+     .example = "recorded_workloads.txt",
+     IN(olc_calibration_settings, record_misses),
+     .description = "A file that a runtime's select in never mode appends each workload it "
+                    "has no stored profile for to, for olc calibrate --recorded."},
 
     /* [workload.NAME] */
     {.section = OLC_CONFIG_WORKLOAD,

@@ -502,6 +502,7 @@ static olc_status parse_record(olc_format_parser *ps, const unsigned char *kw) {
 
 static olc_status parse_header(olc_format_parser *ps) {
   static const char magic[] = OLC_FORMAT_MAGIC;
+  static const char recorded[] = "# onnx-light recorded workloads v";
   const size_t mlen = sizeof(magic) - 1;
   const unsigned char *b = ps->base, *w;
   size_t len = (size_t)(ps->end - ps->base), i, n;
@@ -510,6 +511,11 @@ static olc_status parse_header(olc_format_parser *ps) {
 
   for (i = 0; i < mlen && i < len && b[i] == (unsigned char)magic[i]; i++) {
   }
+  /* The host's recorded-workloads file (host/recorded.h) is text too. */
+  if (len >= sizeof recorded - 1 && memcmp(b, recorded, sizeof recorded - 1) == 0)
+    return olc_format__fail(
+        ps, b, OLC_E_MALFORMED,
+        "a recorded-workloads file (for olc calibrate --recorded), not a store");
   if (i < mlen) {
     if (i == len)
       return olc_format__fail(ps, ps->end, OLC_E_MALFORMED, "header cut short");

@@ -65,6 +65,7 @@ static void loop_params(olc_host_select_params *sp, loop_item *it, const olc_con
   sp->in_process = opt->in_process;
   sp->run_timeout_seconds = opt->run_timeout_seconds;
   sp->keep_samples = opt->keep_samples;
+  sp->refine = opt->refine;
   if (opt->progress != NULL) {
     sp->progress = item_progress;
     sp->progress_payload = it;
@@ -72,14 +73,70 @@ static void loop_params(olc_host_select_params *sp, loop_item *it, const olc_con
   it->opt = opt;
 }
 
+/* A recorded record that is not tuned here: result i says why. */
+static olc_status run_skipped(olc_calibration *cal, size_t i, const olc_workload_config *wc,
+                              const char *why) {
+  olc_workload_result *r = &cal->results[i];
+  olc_status st = olc_calibration__name(cal, r, wc->name, wc->backend, wc->operator_name);
+  if (st != OLC_OK)
+    return st;
+  r->status = OLC_E_UNAVAILABLE;
+  r->message = olc_arena__strdup(&cal->arena, why);
+  return r->message != NULL ? OLC_OK : OLC_E_NOMEM;
+}
+
+/* The loop over it->count workloads: the recorded file's (rec set) or the
+ * configured ones. */
+static olc_status run_loop(olc_calibration *cal, olc_host *host, const olc_calibrate_options *opt,
+                           const olc_host_recorded *rec, olc_host_select_params *sp, loop_item *it,
+                           olc_error *err) {
+  size_t i;
+  for (i = 0; i < it->count; i++) {
+    const olc_workload_config *wc = rec != NULL ? &rec->wcs[i]
+                                    : opt->workloads != NULL
+                                        ? olc_config_find_workload(host->config, opt->workloads[i])
+                                        : olc_config_workload(host->config, i);
+    uint64_t t0 = olc_plugins__now_ns();
+    olc_status st = rec != NULL && rec->skip[i] != NULL ? run_skipped(cal, i, wc, rec->skip[i])
+                                                        : run_configured(cal, i, host, wc, sp, it);
+    cal->results[i].seconds = (double)(olc_plugins__now_ns() - t0) / 1e9;
+    if (st != OLC_OK)
+      return olc_error__set(err, st, "calibrate", "workload '%s': %s", wc->name,
+                            olc_status_str(st));
+  }
+  return OLC_OK;
+}
+
+/* What the loop runs: it->count workloads, from rec when recorded. */
+static olc_status loop_workloads(olc_host_recorded **rec, olc_host_recorded *storage, loop_item *it,
+                                 olc_host *host, const olc_calibrate_options *opt, olc_error *err) {
+  olc_status st;
+  *rec = NULL;
+  if (opt->recorded == NULL) {
+    if (opt->workloads != NULL && (st = check_names(host->config, opt, err)) != OLC_OK)
+      return st;
+    it->count =
+        opt->workloads != NULL ? opt->workload_count : olc_config_workload_count(host->config);
+    return OLC_OK;
+  }
+  if (opt->workloads != NULL)
+    return olc_error__set(err, OLC_E_INVALID, "calibrate",
+                          "recorded and workloads cannot be given together");
+  *rec = storage;
+  st = olc_host__recorded_open(storage, host, opt->recorded, err);
+  it->count = storage->count;
+  return st;
+}
+
 olc_status olc_host_calibrate(olc_calibration **out, olc_host *host,
                               const olc_calibrate_options *options, olc_error *err) {
   olc_calibrate_options full;
   const olc_calibrate_options *opt = &full;
+  olc_host_recorded storage, *rec = NULL;
   olc_host_select_params sp;
+  olc_host_budget budget;
   loop_item it;
-  olc_calibration *cal;
-  size_t i;
+  olc_calibration *cal = NULL;
   olc_status st;
   if (out == NULL || host == NULL)
     return olc_error__set(err, OLC_E_INVALID, "calibrate", "no host or output pointer");
@@ -89,27 +146,26 @@ olc_status olc_host_calibrate(olc_calibration **out, olc_host *host,
     return st;
   if (host->config == NULL || host->store == NULL)
     return olc_error__set(err, OLC_E_INVALID, "calibrate", "the host has no config or store");
-  if (opt->workloads != NULL && (st = check_names(host->config, opt, err)) != OLC_OK)
+  memset(&storage, 0, sizeof storage);
+  st = loop_workloads(&rec, &storage, &it, host, opt, err);
+  if (st == OLC_OK)
+    st = olc_host__require_plugins(host, it.count, err);
+  if (st == OLC_OK && olc_calibration__new(&cal, it.count) != OLC_OK)
+    st = olc_error__set(err, OLC_E_NOMEM, "calibrate", "out of memory");
+  if (st == OLC_OK) {
+    loop_params(&sp, &it, host->config, opt);
+    /* [calibration] max_seconds_total: this call's workloads together. */
+    budget.total_seconds = sp.settings->max_seconds_total;
+    budget.spent_ns = 0;
+    sp.budget = &budget;
+    st = run_loop(cal, host, opt, rec, &sp, &it, err);
+  }
+  if (st == OLC_OK && rec != NULL)
+    st = olc_host__recorded_finish(cal, rec, opt->recorded, err);
+  olc_host__recorded_free(&storage);
+  if (st != OLC_OK) {
+    olc_calibration_free(cal);
     return st;
-  it.count = opt->workloads != NULL ? opt->workload_count : olc_config_workload_count(host->config);
-  if ((st = olc_host__require_plugins(host, it.count, err)) != OLC_OK)
-    return st;
-  st = olc_calibration__new(&cal, it.count);
-  if (st != OLC_OK)
-    return olc_error__set(err, st, "calibrate", "out of memory");
-  loop_params(&sp, &it, host->config, opt);
-  for (i = 0; i < it.count; i++) {
-    const olc_workload_config *wc = opt->workloads != NULL
-                                        ? olc_config_find_workload(host->config, opt->workloads[i])
-                                        : olc_config_workload(host->config, i);
-    uint64_t t0 = olc_plugins__now_ns();
-    st = run_configured(cal, i, host, wc, &sp, &it);
-    cal->results[i].seconds = (double)(olc_plugins__now_ns() - t0) / 1e9;
-    if (st != OLC_OK) {
-      olc_calibration_free(cal);
-      return olc_error__set(err, st, "calibrate", "workload '%s': %s", wc->name,
-                            olc_status_str(st));
-    }
   }
   *out = cal;
   return OLC_OK;

@@ -42,8 +42,11 @@ typedef struct olc_host_params {
   /* How the runtime path measures (copied); NULL: the config's, or
    * without a config the defaults of the key table. */
   const olc_calibration_settings *settings;
-  int select_mode;          /* olc_select_mode; OLC_SELECT_HOST_DEFAULT: settings' */
-  const char *measure_lock; /* NULL: the config's, else the default (host_int.h) */
+  int select_mode;                 /* olc_select_mode; OLC_SELECT_HOST_DEFAULT: settings' */
+  const char *measure_lock;        /* NULL: the config's, else the default (host_int.h) */
+  const char *record_misses;       /* NULL: settings' (the config's), else none */
+  double max_seconds_total;        /* 0: settings' */
+  uint32_t max_runs_per_candidate; /* 0: settings' */
 } olc_host_params;
 
 /* Opens a host: OLC_OK, or like olc_plugins__open.  Freed with

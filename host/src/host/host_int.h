@@ -12,6 +12,7 @@
 
 #include "calibrate/calibrate.h"
 #include "host/host.h"
+#include "host/recorded.h"
 #include "host/runtime.h"
 #include "persist/persist.h"
 #include "util/arena.h"
@@ -29,6 +30,13 @@ typedef struct olc_host_mlock {
 #endif
 } olc_host_mlock;
 
+/* A total time budget ([calibration] max_seconds_total) and what was
+ * spent of it; changed only by the process's one measurer. */
+typedef struct olc_host_budget {
+  double total_seconds; /* 0: none */
+  uint64_t spent_ns;
+} olc_host_budget;
+
 struct olc_host {
   const olc_config *config; /* NULL when opened by olc_host__open without one */
   olc_store *store;         /* borrowed, may be NULL */
@@ -44,6 +52,8 @@ struct olc_host {
   olc_host_measure_hook measure_hook; /* tests */
   void *measure_hook_payload;
   olc_host_mlock mlock;
+  char *record_misses;         /* the recorded-workloads file (malloc'ed), NULL: none */
+  olc_host_budget lazy_budget; /* the runtime's lazy calibrations together */
 };
 
 /* What a workload result keeps beyond olc_workload_result. */
@@ -53,7 +63,8 @@ typedef struct olc_result_extra {
 } olc_result_extra;
 
 struct olc_calibration {
-  olc_arena arena; /* strings, candidate arrays, policy copies and run times */
+  olc_arena arena;         /* strings, candidate arrays, policy copies and run times */
+  size_t recorded_removed; /* olc_calibration_recorded_removed */
   olc_workload_result *results;
   olc_lookup_result **lookups; /* owned; results[i].lookup aliases lookups[i] */
   olc_result_extra *extras;    /* count entries */
@@ -76,7 +87,9 @@ typedef struct olc_host_select_params {
   int select_only;    /* never measure */
   int in_process;     /* measure here, not in a worker */
   double run_timeout_seconds;
-  int keep_samples; /* keep every candidate's run times */
+  int keep_samples;        /* keep every candidate's run times */
+  int refine;              /* measure stored records a budget cut short */
+  olc_host_budget *budget; /* the call's total budget (NULL: none) */
   void (*progress)(void *payload, size_t i, size_t count, double best_us);
   void *progress_payload;
 } olc_host_select_params;
@@ -193,7 +206,8 @@ typedef struct olc_host_measure {
   olc_arena *arena;
   void (*progress)(void *payload, size_t i, size_t count, double best_us);
   void *progress_payload;
-  int keep_samples; /* keep every candidate's run times */
+  int keep_samples;        /* keep every candidate's run times */
+  olc_host_budget *budget; /* a total budget to measure within and charge (NULL: none) */
   /* Out: */
   olc_status status; /* OLC_OK: lookup holds the selection */
   const char *message;
@@ -244,5 +258,34 @@ olc_status olc_host__wait(int64_t timeout_ms, uint64_t start_ns, olc_cancel_fn c
 /* Measures m's key (the caller holds the measurer): the outcome lands in
  * m.  Returns OLC_OK, or OLC_E_NOMEM. */
 olc_status olc_host__measure_key(olc_host_measure *m);
+
+/* ------------------------------------------------------- recorded */
+
+/* record_miss.c: appends slot s's workload to host->record_misses (when
+ * set), once per slot; a failure is a "record_misses" warning. */
+void olc_host__record_miss(olc_host_slot *s);
+
+/* calibrate_recorded.c: the workloads of a recorded-workloads file for
+ * olc_host_calibrate's recorded option. */
+typedef struct olc_host_recorded {
+  olc_recorded_set set;     /* the file's records, in file order */
+  olc_workload_config *wcs; /* one per record, as a configured workload */
+  const char **skip;        /* per record: why it is skipped here, or NULL */
+  olc_arena arena;
+  size_t count;
+} olc_host_recorded;
+
+/* Reads path into r (a missing file: no records) and checks each record's
+ * processor and thread count against this host.  OLC_OK, the file's
+ * failures (olc_recorded__load), OLC_E_NOMEM.  r is freed with
+ * olc_host__recorded_free in any case. */
+olc_status olc_host__recorded_open(olc_host_recorded *r, olc_host *host, const char *path,
+                                   olc_error *err);
+/* Removes from path the records whose results in cal have a selection
+ * (cal->recorded_removed counts them).  OLC_OK or olc_recorded__remove's
+ * failures. */
+olc_status olc_host__recorded_finish(olc_calibration *cal, const olc_host_recorded *r,
+                                     const char *path, olc_error *err);
+void olc_host__recorded_free(olc_host_recorded *r);
 
 #endif

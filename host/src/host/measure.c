@@ -73,10 +73,17 @@ static void set_outcome(olc_host_measure *m, olc_status st, const char *fmt, ...
     m->message = "out of memory";
 }
 
-static olc_status save_winner(olc_host_measure *m, const olc_calibrate_outcome *out, olc_error *e) {
+/* The budget that cut a measurement short, as saved with its winner. */
+typedef struct budget_mark {
+  const char *kind; /* NULL: none; else "total", "workload" or "runs" */
+  double limit;
+} budget_mark;
+
+static olc_status save_winner(olc_host_measure *m, const olc_calibrate_outcome *out,
+                              const budget_mark *mark, olc_error *e) {
   const olc_candidate_result *c = &out->candidates[out->winner];
   const double first_median_us = out->first_median_us;
-  olc_measurement ms[8];
+  olc_measurement ms[10];
   olc_save_request req = OLC_SAVE_REQUEST_INIT;
   double flops = 0;
   olc_error fe;
@@ -116,6 +123,12 @@ static olc_status save_winner(olc_host_measure *m, const olc_calibrate_outcome *
     ms[n].value = flops / (c->median_us * 1e3);
     ms[n++].unit = "GFLOP/s";
   }
+  if (mark->kind != NULL) {
+    /* Served as stored; measured again with --refine. */
+    ms[n].name = OLC_MEASUREMENT_BUDGET;
+    ms[n].value = mark->limit;
+    ms[n++].unit = mark->kind;
+  }
   req.key = m->key;
   req.measurements = ms;
   req.measurement_count = n;
@@ -139,23 +152,72 @@ static void final_lookup(olc_host_measure *m, const char *miss) {
     set_outcome(m, st, "lookup: %s", e.message);
 }
 
+/* The settings to measure with: the total budget's remainder bounds the
+ * workload's.  *total_bound = 1 when it is the tighter bound.  OLC_E_LIMIT
+ * (m's outcome set) when the total budget is spent. */
+static olc_status budget_settings(olc_calibration_settings *eff, int *total_bound,
+                                  olc_host_measure *m) {
+  const olc_host_budget *b = m->budget;
+  double left;
+  *eff = *m->settings;
+  *total_bound = 0;
+  if (b == NULL || !(b->total_seconds > 0))
+    return OLC_OK;
+  left = b->total_seconds - (double)b->spent_ns / 1e9;
+  if (left <= 0) {
+    set_outcome(m, OLC_E_LIMIT,
+                "not measured: the total budget of %g s ([calibration] max_seconds_total) is "
+                "spent",
+                b->total_seconds);
+    return OLC_E_LIMIT;
+  }
+  if (left < eff->max_seconds_per_workload) {
+    eff->max_seconds_per_workload = left;
+    *total_bound = 1;
+  }
+  return OLC_OK;
+}
+
+static void budget_mark_of(budget_mark *mark, const olc_calibrate_outcome *out,
+                           const olc_calibration_settings *eff, const olc_host_measure *m,
+                           int total_bound) {
+  mark->kind = NULL;
+  mark->limit = 0;
+  if (out->budget_cut == OLC_CALIBRATE_CUT_RUNS) {
+    mark->kind = "runs";
+    mark->limit = (double)eff->max_runs_per_candidate;
+  } else if (out->budget_cut == OLC_CALIBRATE_CUT_TIME) {
+    mark->kind = total_bound ? "total" : "workload";
+    mark->limit = total_bound ? m->budget->total_seconds : eff->max_seconds_per_workload;
+  }
+}
+
 /* Candidates timed by the calibrate module; the winner saved. */
 static olc_status measure_now(olc_host_measure *m) {
+  olc_calibration_settings eff;
   olc_calibrate_request req;
   olc_calibrate_outcome out;
+  budget_mark mark;
   olc_error e;
   olc_status st;
+  uint64_t t0;
+  int total_bound;
+  if (budget_settings(&eff, &total_bound, m) != OLC_OK)
+    return OLC_OK;
   memset(&req, 0, sizeof req);
   olc_host__isolate_plugin(&req.target, m->host, m->plugin);
   req.workload = m->workload;
-  req.settings = m->settings;
+  req.settings = &eff;
   req.in_process = m->in_process;
   req.run_timeout_seconds = m->run_timeout_seconds;
   req.arena = m->arena;
   req.progress = m->progress;
   req.progress_payload = m->progress_payload;
   req.keep_samples = m->keep_samples;
+  t0 = olc_plugins__now_ns();
   st = olc_calibrate__workload(&out, &req);
+  if (m->budget != NULL)
+    m->budget->spent_ns += olc_plugins__now_ns() - t0;
   if (st != OLC_OK)
     return st;
   m->candidates = out.candidates;
@@ -170,7 +232,8 @@ static olc_status measure_now(olc_host_measure *m) {
     return OLC_OK;
   }
   olc_error_clear(&e);
-  st = save_winner(m, &out, &e);
+  budget_mark_of(&mark, &out, &eff, m, total_bound);
+  st = save_winner(m, &out, &mark, &e);
   if (st != OLC_OK && st != OLC_COMMITTED_UNSYNCED) {
     set_outcome(m, st, "save: %s", e.message);
     return OLC_OK;
@@ -206,8 +269,13 @@ static olc_status look_again_or_measure(olc_host_measure *m) {
 olc_status olc_host__measure_key(olc_host_measure *m) {
   olc_persist_mlock *lock = NULL;
   olc_status st;
+  olc_calibration_settings eff;
+  int total_bound;
   m->status = OLC_OK;
   m->lookup = NULL;
+  /* A spent total budget measures nothing: no lock taken, no wait. */
+  if (budget_settings(&eff, &total_bound, m) != OLC_OK)
+    return OLC_OK;
   /* One measurer per machine: the processes measuring here take the lock
    * in turn, one key at a time (host_int.h, measure_lock.c). */
   st = olc_host__mlock_take(&lock, m);

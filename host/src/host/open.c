@@ -34,6 +34,27 @@ static olc_status runtime_settings(olc_host *h, const olc_host_params *params, o
     }
 #endif
   }
+  if (params->max_seconds_total > 0)
+    h->settings.max_seconds_total = params->max_seconds_total;
+  if (params->max_runs_per_candidate > 0)
+    h->settings.max_runs_per_candidate = params->max_runs_per_candidate;
+  if (!(h->settings.max_seconds_total >= 0 && h->settings.max_seconds_total < 1e12))
+    st = olc_error__set(err, OLC_E_INVALID, "olc_host_open",
+                        "max_seconds_total %g is not a number of seconds >= 0",
+                        h->settings.max_seconds_total);
+  h->lazy_budget.total_seconds = h->settings.max_seconds_total;
+  if (params->record_misses != NULL)
+    h->settings.record_misses = params->record_misses;
+  if (st == OLC_OK && h->settings.record_misses != NULL) {
+    size_t n = strlen(h->settings.record_misses) + 1;
+    if ((h->record_misses = malloc(n)) == NULL)
+      st = olc_error__set(err, OLC_E_NOMEM, "olc_host_open", "out of memory");
+    else
+      memcpy(h->record_misses, h->settings.record_misses, n);
+  }
+  /* settings points into the config or the caller's options: the host
+   * keeps its own copy. */
+  h->settings.record_misses = h->record_misses;
   mode = params->select_mode != OLC_SELECT_HOST_DEFAULT ? params->select_mode
                                                         : h->settings.select_mode;
   if (st == OLC_OK && mode != OLC_SELECT_NEVER && mode != OLC_SELECT_ON_MISS)
@@ -105,6 +126,7 @@ void olc_host_free(olc_host *host) {
   olc_host__rwlock_destroy(&host->rt.lock);
   olc_plugins__free(host->plugins);
   olc_host__mlock_free(host);
+  free(host->record_misses);
   olc_diag__destroy(&host->diag);
   free(host);
 }

@@ -71,6 +71,9 @@ olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *st
   params.diag_payload = o.diag_payload;
   params.select_mode = o.select_mode;
   params.measure_lock = o.measure_lock;
+  params.record_misses = o.record_misses;
+  params.max_seconds_total = o.max_seconds_total;
+  params.max_runs_per_candidate = o.max_runs_per_candidate;
   st = olc_host__open(out, &params, err);
 done:
   free(dirs);

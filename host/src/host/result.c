@@ -88,3 +88,7 @@ void olc_calibration_free(olc_calibration *calibration) {
   olc_arena__free(&calibration->arena);
   free(calibration);
 }
+
+size_t olc_calibration_recorded_removed(const olc_calibration *calibration) {
+  return calibration != NULL ? calibration->recorded_removed : 0;
+}

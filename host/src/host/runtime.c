@@ -162,6 +162,7 @@ static olc_status measure(const olc_selection **out, olc_host_slot *s, int fp,
   m.force_portable = fp;
   m.in_process = o->in_process;
   m.look_again = 1;
+  m.budget = &h->lazy_budget;
   m.arena = &arena;
   m.cancel = o->cancel;
   m.cancel_payload = o->cancel_payload;
@@ -221,8 +222,10 @@ static olc_status slow(const olc_selection **out, olc_host_slot *s, int fp, int 
       return st;
     if (sel != NULL)
       return answer(out, sel, err);
-    if (mode == OLC_SELECT_NEVER)
+    if (mode == OLC_SELECT_NEVER) {
+      olc_host__record_miss(s);
       return first(out, s, OLC_HOST_FIRST_NEVER, OLC_E_NOT_FOUND, NULL, err);
+    }
     st = wait_turn(&turn, s, o, start);
     if (st == OLC_E_TIMEOUT || st == OLC_E_CANCELLED)
       return first(out, s, st == OLC_E_TIMEOUT ? OLC_HOST_FIRST_TIMEOUT : OLC_HOST_FIRST_CANCELLED,

@@ -83,8 +83,9 @@ static olc_status bind(job *j, olc_status *fatal) {
 }
 
 /* Measures the key (the process's measurer taken for as long as it
- * takes), then saves and selects; the outcome lands in the result. */
-static olc_status calibrate_now(job *j) {
+ * takes), then saves and selects; the outcome lands in the result.
+ * refining: the stored record is measured again (no look first). */
+static olc_status calibrate_now(job *j, int refining) {
   olc_host_slot *s = j->b->slot;
   olc_workload_result *r = j->r;
   olc_host_measure m;
@@ -99,7 +100,8 @@ static olc_status calibrate_now(job *j) {
   m.force_portable = j->p->force_portable;
   m.in_process = j->p->in_process;
   m.run_timeout_seconds = j->p->run_timeout_seconds;
-  m.look_again = !j->p->recalibrate;
+  m.look_again = !j->p->recalibrate && !refining;
+  m.budget = j->p->budget;
   m.arena = &j->cal->arena;
   m.progress = j->p->progress;
   m.progress_payload = j->p->progress_payload;
@@ -132,24 +134,36 @@ static olc_status calibrate_now(job *j) {
   return OLC_OK;
 }
 
+/* 1 when a budget cut the measuring of rec short (OLC_MEASUREMENT_BUDGET). */
+static int budget_marked(const olc_record *rec) {
+  size_t i;
+  for (i = 0; rec != NULL && i < rec->measurement_count; i++)
+    if (strcmp(rec->measurements[i].name, OLC_MEASUREMENT_BUDGET) == 0)
+      return 1;
+  return 0;
+}
+
 /* Looks the bound key up: a hit is selected, a miss measured (unless
- * select_only). */
+ * select_only); with refine a hit that a budget cut short is measured
+ * again. */
 static olc_status lookup_or_measure(job *j) {
   olc_host_slot *s = j->b->slot;
   olc_lookup_result *lr = NULL;
   olc_error e;
   olc_status st;
+  int refining;
   st = olc_host__lookup(&lr, j->host, s->plugin, &s->key.key, j->p->force_portable, 0, &e);
   if (st != OLC_OK && st != OLC_E_NOT_FOUND)
     return set_status(j, st, "lookup: %s", e.message);
-  if (j->p->select_only || (st == OLC_OK && !j->p->recalibrate)) {
+  refining = st == OLC_OK && j->p->refine && budget_marked(olc_lookup_result_selected(lr));
+  if (j->p->select_only || (st == OLC_OK && !j->p->recalibrate && !refining)) {
     olc_calibration__set_lookup(j->cal, j->index, lr);
     if (st == OLC_E_NOT_FOUND)
       return set_status(j, st, "no stored selection for workload '%s'", j->wc->name);
     return OLC_OK;
   }
   olc_lookup_result_free(lr);
-  return calibrate_now(j);
+  return calibrate_now(j, refining);
 }
 
 olc_status olc_host__select(olc_calibration *cal, size_t i, olc_host *host,

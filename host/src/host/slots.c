@@ -86,6 +86,7 @@ static olc_status new_slot(olc_host_slot **out, olc_host *host, olc_loaded_plugi
     atomic_init(&s->view[i].checked_ns, 0);
     atomic_init(&s->view[i].checking, 0);
   }
+  atomic_init(&s->recorded, 0);
   *out = s;
   return OLC_OK;
 }

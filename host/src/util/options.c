@@ -57,10 +57,11 @@ const olc_options_layout olc_options__lookup =
 
 static const olc_host_options host_defaults = OLC_HOST_OPTIONS_INIT;
 static const size_t host_ends[] = {
-    OPT_END(olc_host_options, ignore_env),   /* 1 */
-    OPT_END(olc_host_options, diag_payload), /* 2: diag, diag_payload */
-    OPT_END(olc_host_options, select_mode),  /* 3: select_mode */
-    OPT_END(olc_host_options, measure_lock), /* 4: measure_lock */
+    OPT_END(olc_host_options, ignore_env),             /* 1 */
+    OPT_END(olc_host_options, diag_payload),           /* 2: diag, diag_payload */
+    OPT_END(olc_host_options, select_mode),            /* 3: select_mode */
+    OPT_END(olc_host_options, measure_lock),           /* 4: measure_lock */
+    OPT_END(olc_host_options, max_runs_per_candidate), /* 5: record_misses, budgets */
 };
 OPT_ROWS(host_ends, OLC_HOST_OPTIONS_VERSION);
 const olc_options_layout olc_options__host =
@@ -71,6 +72,7 @@ static const size_t calibrate_ends[] = {
     OPT_END(olc_calibrate_options, progress_payload),    /* 1 */
     OPT_END(olc_calibrate_options, run_timeout_seconds), /* 2 */
     OPT_END(olc_calibrate_options, keep_samples),        /* 3: keep_samples */
+    OPT_END(olc_calibrate_options, refine),              /* 4: recorded, refine */
 };
 OPT_ROWS(calibrate_ends, OLC_CALIBRATE_OPTIONS_VERSION);
 const olc_options_layout olc_options__calibrate = OPT_LAYOUT(

@@ -1,0 +1,109 @@
+/*
+ * host/recorded.h - the recorded-workloads file: the workloads a runtime
+ * in never mode met with no stored profile, for `olc calibrate --recorded`
+ * to tune offline.
+ *
+ * Its format (recorded.c) is a text file of its own, never a store:
+ *
+ *   # onnx-light recorded workloads v1
+ *   workload backend=B operator=O processor=P threads=T identity=I model=M prop.NAME=VALUE...
+ *
+ * one workload per line, its fields separated by one space, every value
+ * (and property name) percent-encoded outside [A-Za-z0-9._:/@,;+#-] (so
+ * never a space, '=' or '%' unencoded).  model is "-" for a workload
+ * without a model.  identity is the exact key's composed model digest
+ * (olc/host.h: "<model digest>#<structure>" or "workload:<structure>");
+ * backend, operator, processor, threads and identity together are the
+ * record's key: a file holds at most one record per key.  Properties are
+ * the workload as described (sorted by name), which recreates it.  Blank
+ * lines are allowed; '#' begins a comment only on the header line.  A
+ * newer version is OLC_E_VERSION, anything else out of place
+ * OLC_E_MALFORMED "FILE:LINE:COLUMN: ...", and a file that is either is
+ * never rewritten.
+ *
+ * Writes (recorded_file.c) go through persist's locked reload-merge-replace
+ * (the store's lock, temporary, fsync and rename), so processes that
+ * record at once lose nothing and duplicate nothing.
+ */
+#ifndef OLC_HOST_RECORDED_H
+#define OLC_HOST_RECORDED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "olc/error.h"
+#include "olc/store.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+#define OLC_RECORDED_MAGIC "# onnx-light recorded workloads v"
+#define OLC_RECORDED_VERSION 1u
+/* How long a change waits for the file's lock. */
+#define OLC_RECORDED_LOCK_TIMEOUT_MS 10000
+
+/* One recorded workload; strings live in its set's arena. */
+typedef struct olc_recorded_entry {
+  const char *backend;
+  const char *operator_name;
+  const char *processor;
+  int64_t threads;
+  const char *identity; /* the exact key's model digest */
+  const char *model;    /* NULL: none */
+  olc_property *props;  /* sorted by name */
+  size_t prop_count;
+  uint32_t line; /* where it was read (0: made in memory) */
+} olc_recorded_entry;
+
+typedef struct olc_recorded_set {
+  olc_arena arena;
+  olc_recorded_entry *v;
+  size_t count, cap;
+} olc_recorded_set;
+
+#define OLC_RECORDED_SET_INIT                                                                      \
+  { OLC_ARENA_INIT, NULL, 0, 0 }
+
+void olc_recorded__free(olc_recorded_set *set);
+
+/* 1 when a and b have the same key (backend, operator, processor, threads,
+ * identity). */
+int olc_recorded__same(const olc_recorded_entry *a, const olc_recorded_entry *b);
+/* The index of e's key in set, or set->count. */
+size_t olc_recorded__find(const olc_recorded_set *set, const olc_recorded_entry *e);
+
+/* Copies e (its strings and properties, sorted) into set unless its key is
+ * there; *added says which.  OLC_OK, OLC_E_NOMEM. */
+olc_status olc_recorded__add(olc_recorded_set *set, const olc_recorded_entry *e, int *added);
+
+/* Parses a whole file (name for messages) into set (appended).  OLC_OK,
+ * OLC_E_MALFORMED ("NAME:LINE:COLUMN: ..." with err->line/column),
+ * OLC_E_VERSION (a newer version), OLC_E_NOMEM. */
+olc_status olc_recorded__parse(olc_recorded_set *set, const unsigned char *bytes, size_t len,
+                               const char *name, olc_error *err);
+
+/* Appends the whole file for set (header first) to out.  OLC_OK,
+ * OLC_E_NOMEM. */
+olc_status olc_recorded__write(olc_buf *out, const olc_recorded_set *set);
+
+/* recorded_file.c: the file on disk. */
+
+/* Reads path into set.  A missing file is an empty set (OLC_OK).  Returns
+ * OLC_OK, the parser's failures, OLC_E_LIMIT, OLC_E_IO, OLC_E_NOMEM. */
+olc_status olc_recorded__load(olc_recorded_set *set, const char *path, olc_error *err);
+
+/* Adds e to the file at path under its lock (nothing written when its key
+ * is there).  *added (may be NULL) says whether it was.  Refuses a file
+ * that is not a recorded-workloads file (a store, say: OLC_E_MALFORMED,
+ * nothing written), and an entry with an empty backend, operator,
+ * processor, identity or model (OLC_E_INVALID).  Returns OLC_OK, the
+ * parser's failures, persist's. */
+olc_status olc_recorded__append(int *added, const char *path, const olc_recorded_entry *e,
+                                int64_t lock_timeout_ms, olc_error *err);
+
+/* Removes from the file at path, under its lock, every record whose key is
+ * in done (records added meanwhile by others are kept).  *removed (may be
+ * NULL) counts them.  Returns like olc_recorded__append. */
+olc_status olc_recorded__remove(size_t *removed, const char *path, const olc_recorded_set *done,
+                                int64_t lock_timeout_ms, olc_error *err);
+
+#endif

@@ -1,0 +1,147 @@
+/*
+ * host/recorded_file.c - the recorded-workloads file on disk (recorded.h):
+ * every change is persist's locked reload-merge-replace, so a record added
+ * by one process while another adds or removes is never lost, and a file
+ * that does not parse is never rewritten.
+ */
+#include <string.h>
+
+#include "host/recorded.h"
+#include "persist/persist.h"
+#include "util/error.h"
+
+#define MAX_FILE_SIZE (64u * 1024u * 1024u)
+
+/* Before a lock file is created beside an existing file: only beside one
+ * that begins like a recorded-workloads file (or is empty). */
+static olc_status probe(const unsigned char *head, size_t len, uint64_t size, const char *path,
+                        void *payload, olc_error *err) {
+  static const char magic[] = OLC_RECORDED_MAGIC;
+  size_t n = len < size ? len : (size_t)size;
+  size_t m = n < sizeof magic - 1 ? n : sizeof magic - 1;
+  (void)payload;
+  if (memcmp(head, magic, m) == 0)
+    return OLC_OK;
+  return olc_error__set(err, OLC_E_MALFORMED, "recorded",
+                        "'%s' is not a recorded-workloads file (it does not begin with \"%s\"); "
+                        "nothing written",
+                        path, magic);
+}
+
+static void file_options(olc_persist_options *o, int64_t lock_timeout_ms) {
+  memset(o, 0, sizeof *o);
+  o->lock_timeout_ms = lock_timeout_ms;
+  o->tmp_grace_seconds = 3600u;
+  o->file_mode = 0600u;
+  o->max_file_size = MAX_FILE_SIZE;
+  o->probe = probe;
+}
+
+olc_status olc_recorded__load(olc_recorded_set *set, const char *path, olc_error *err) {
+  olc_buf b = OLC_BUF_INIT;
+  olc_status st = olc_persist__read(&b, NULL, path, MAX_FILE_SIZE, err);
+  if (st == OLC_E_NOT_FOUND) {
+    st = OLC_OK;
+  } else if (st == OLC_OK) {
+    st = olc_recorded__parse(set, b.data, b.len, path, err);
+  }
+  olc_buf__free(&b);
+  return st;
+}
+
+/* What one change does to the file read under the lock. */
+typedef struct change {
+  const char *path;
+  const olc_recorded_entry *add; /* append this, or */
+  const olc_recorded_set *drop;  /* remove these */
+  int added;
+  size_t removed;
+} change;
+
+static olc_status keep_unless_dropped(olc_recorded_set *out, const olc_recorded_set *in,
+                                      change *c) {
+  size_t i;
+  for (i = 0; i < in->count; i++) {
+    int added;
+    olc_status st;
+    if (olc_recorded__find(c->drop, &in->v[i]) < c->drop->count) {
+      c->removed++;
+      continue;
+    }
+    if ((st = olc_recorded__add(out, &in->v[i], &added)) != OLC_OK)
+      return st;
+  }
+  return OLC_OK;
+}
+
+static olc_status transform(olc_buf *out, int *unchanged, const unsigned char *base,
+                            size_t base_len, int base_exists, void *payload, olc_error *err) {
+  change *c = payload;
+  olc_recorded_set cur = OLC_RECORDED_SET_INIT, kept = OLC_RECORDED_SET_INIT;
+  const olc_recorded_set *result = &cur;
+  olc_status st = OLC_OK;
+  (void)base_exists;
+  /* A file that does not parse (or is newer) fails here: never rewritten. */
+  if (base_len > 0)
+    st = olc_recorded__parse(&cur, base, base_len, c->path, err);
+  if (st == OLC_OK && c->add != NULL) {
+    st = olc_recorded__add(&cur, c->add, &c->added);
+    *unchanged = st == OLC_OK && !c->added;
+  } else if (st == OLC_OK) {
+    st = keep_unless_dropped(&kept, &cur, c);
+    result = &kept;
+    *unchanged = st == OLC_OK && c->removed == 0;
+  }
+  if (st == OLC_OK && !*unchanged)
+    st = olc_recorded__write(out, result);
+  if (st == OLC_E_NOMEM)
+    olc_error__set(err, st, "recorded", "%s: out of memory", c->path);
+  olc_recorded__free(&cur);
+  olc_recorded__free(&kept);
+  return st;
+}
+
+/* A record the format can hold: its key's strings are not empty. */
+static int writable(const olc_recorded_entry *e) {
+  return e->backend != NULL && e->backend[0] != '\0' && e->operator_name != NULL &&
+         e->operator_name[0] != '\0' && e->processor != NULL && e->processor[0] != '\0' &&
+         e->identity != NULL && e->identity[0] != '\0' && e->threads >= 0 &&
+         (e->model == NULL || e->model[0] != '\0');
+}
+
+olc_status olc_recorded__append(int *added, const char *path, const olc_recorded_entry *e,
+                                int64_t lock_timeout_ms, olc_error *err) {
+  olc_persist_options o;
+  change c;
+  olc_status st;
+  if (added != NULL)
+    *added = 0;
+  if (!writable(e))
+    return olc_error__set(err, OLC_E_INVALID, "recorded",
+                          "%s: a workload without a backend, operator, processor or identity "
+                          "cannot be recorded",
+                          path);
+  memset(&c, 0, sizeof c);
+  c.path = path;
+  c.add = e;
+  file_options(&o, lock_timeout_ms);
+  st = olc_persist__update(NULL, NULL, path, &o, transform, &c, err);
+  if (added != NULL)
+    *added = st == OLC_OK || st == OLC_COMMITTED_UNSYNCED ? c.added : 0;
+  return st == OLC_COMMITTED_UNSYNCED ? OLC_OK : st;
+}
+
+olc_status olc_recorded__remove(size_t *removed, const char *path, const olc_recorded_set *done,
+                                int64_t lock_timeout_ms, olc_error *err) {
+  olc_persist_options o;
+  change c;
+  olc_status st;
+  memset(&c, 0, sizeof c);
+  c.path = path;
+  c.drop = done;
+  file_options(&o, lock_timeout_ms);
+  st = olc_persist__update(NULL, NULL, path, &o, transform, &c, err);
+  if (removed != NULL)
+    *removed = st == OLC_OK || st == OLC_COMMITTED_UNSYNCED ? c.removed : 0;
+  return st == OLC_COMMITTED_UNSYNCED ? OLC_OK : st;
+}
