@@ -184,6 +184,10 @@ static const olc_calibration_settings settings = {
     OLC_SELECT_NEVER, /* select_mode: this test calibrates through olc_host__select */
     NULL,             /* measure_lock: the default path */
     300.0,            /* measure_lock_timeout_seconds */
+    1,                /* numerical_check */
+    0.0,              /* check_atol: the plugin's */
+    0.0,              /* check_rtol: the plugin's */
+    0.0,              /* rotating_buffer_mb: warm */
     0.0,              /* max_seconds_total: none */
     0,                /* max_runs_per_candidate: no cap */
     NULL};            /* record_misses: none */

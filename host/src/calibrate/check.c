@@ -162,7 +162,8 @@ static olc_status compare(const olc_check *c, olc_error *err) {
   int64_t i, at = -1;
   for (i = 0; i < c->m * c->n; i++) {
     double r = c->ref[i], d = fabs((double)c->c[i] - r), lim = atol + rtol * fabs(r);
-    double excess = isfinite(d) ? d - lim : INFINITY;
+    /* d - d is 0 for a finite d, NaN otherwise (no isfinite: mingw-w64). */
+    double excess = d - d == 0 ? d - lim : INFINITY;
     if (excess > 0 && (at < 0 || excess > worst)) {
       worst = excess;
       worst_err = d;

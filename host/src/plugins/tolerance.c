@@ -4,6 +4,7 @@
  * the table is loaded and looked up per operator and dtype, and the operand
  * bytes of one prepared instance (cold-cache measurement).
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +26,10 @@ static int row_sized(const olc_plugin_tolerance *r) {
   return OLC_PLUGIN_HAS_FIELD(r, olc_plugin_tolerance, reference);
 }
 
+/* Finite and >= 0 (NaN fails both comparisons); not isfinite, whose
+ * mingw-w64 macro converts a double to float in one of its branches. */
+static int finite_nonneg(double v) { return v >= 0 && v <= DBL_MAX; }
+
 int olc_plugins__tolerances_ok(const olc_plugin *t, char *msg, size_t size) {
   uint32_t n, i;
   const olc_plugin_tolerance *r = rows(t, &n);
@@ -40,7 +45,7 @@ int olc_plugins__tolerances_ok(const olc_plugin *t, char *msg, size_t size) {
                (unsigned)x->struct_size);
       return 0;
     }
-    if (!isfinite(x->atol) || !isfinite(x->rtol) || x->atol < 0 || x->rtol < 0) {
+    if (!finite_nonneg(x->atol) || !finite_nonneg(x->rtol)) {
       snprintf(msg, size,
                "tolerance %u (%.64s dtype %u): atol %g and rtol %g must be finite and >= 0",
                (unsigned)i, x->operator_name, (unsigned)x->dtype, x->atol, x->rtol);
