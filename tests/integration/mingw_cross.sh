@@ -108,6 +108,13 @@ if ! command -v wine >/dev/null 2>&1; then
 fi
 WINEPREFIX=$(mktemp -d "${TMPDIR:-/tmp}/olc-wine-XXXXXX")
 export WINEPREFIX WINEDEBUG=-all
+# wine maps Windows names to Unix ones through the locale's charset: in the
+# POSIX locale (an empty environment, some CI runners) the smoke tests'
+# non-ASCII names (café) cannot be created.  C.UTF-8 is always there on
+# Debian.
+if [ "$(locale charmap 2>/dev/null)" != UTF-8 ]; then
+  export LC_ALL=C.UTF-8
+fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/olc-winsmoke-XXXXXX")
 cleanup() { wineserver -k >/dev/null 2>&1; rm -rf "$WINEPREFIX" "$WORK"; }
 trap cleanup EXIT

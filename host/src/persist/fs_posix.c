@@ -22,17 +22,22 @@
 #define FS_MOUNTINFO_LINE 8192
 
 #if defined(__linux__)
-/* The statfs magic numbers of network file systems; FUSE (0x65735546) is
- * decided by its subtype from mountinfo. */
+/* The statfs magic numbers of network file systems (FUSE, 0x65735546, is
+ * decided by its subtype from mountinfo), and of the common local ones, so
+ * that the type has a name where mountinfo does not show the mount (a
+ * chroot, some containers). */
 static const char *magic_name(unsigned long magic) {
   static const struct {
     unsigned long magic;
     const char *name;
   } known[] = {
-      {0x6969ul, "nfs"},      {0x517bul, "smb"},      {0xff534d42ul, "cifs"},
-      {0xfe534d42ul, "smb2"}, {0x01021997ul, "9p"},   {0x00c36400ul, "ceph"},
-      {0x5346414ful, "afs"},  {0x73757245ul, "coda"}, {0x0bd00bd0ul, "lustre"},
-      {0x564cul, "ncpfs"},    {0x65735546ul, "fuse"},
+      {0x6969ul, "nfs"},         {0x517bul, "smb"},       {0xff534d42ul, "cifs"},
+      {0xfe534d42ul, "smb2"},    {0x01021997ul, "9p"},    {0x00c36400ul, "ceph"},
+      {0x5346414ful, "afs"},     {0x73757245ul, "coda"},  {0x0bd00bd0ul, "lustre"},
+      {0x564cul, "ncpfs"},       {0x65735546ul, "fuse"},  {0xef53ul, "ext2/ext3/ext4"},
+      {0x58465342ul, "xfs"},     {0x9123683eul, "btrfs"}, {0x01021994ul, "tmpfs"},
+      {0x794c7630ul, "overlay"}, {0x2fc12fc1ul, "zfs"},   {0xf2f52010ul, "f2fs"},
+      {0x858458f6ul, "ramfs"},   {0x4d44ul, "vfat"},      {0x2011bab0ul, "exfat"},
   };
   size_t i;
   for (i = 0; i < sizeof known / sizeof known[0]; i++)
