@@ -63,10 +63,20 @@ if(NOT WIN32)
       math(EXPR _timeout "${F_SECONDS} + 120")
       set_tests_properties(fuzz_${F_NAME}_bounded PROPERTIES LABELS fuzz SKIP_RETURN_CODE 77
         TIMEOUT ${_timeout} RUN_SERIAL TRUE)
-      list(APPEND OLC_FUZZ_LONG_COMMANDS
+      set(_long_cmd
         COMMAND ${CMAKE_COMMAND} -E env OLC_FUZZ_KEEP=1 sh ${OLC_FUZZ_DIR}/run_target.sh
                 $<TARGET_FILE:fuzz_${F_NAME}> ${OLC_FUZZ_LONG_SECONDS}
                 ${OLC_FUZZ_WORK}/long-${F_NAME} ${_dirs})
+      if(TARGET fuzz-all)
+        # A target declared after fuzz-all and fuzz-long exist (a test folder
+        # that sorts after tests/fuzz): joined to them here.
+        add_dependencies(fuzz-all fuzz_${F_NAME} fuzz_${F_NAME}_replay)
+        add_custom_target(fuzz-long-${F_NAME} ${_long_cmd} USES_TERMINAL VERBATIM)
+        add_dependencies(fuzz-long-${F_NAME} fuzz_${F_NAME})
+        add_dependencies(fuzz-long fuzz-long-${F_NAME})
+      else()
+        list(APPEND OLC_FUZZ_LONG_COMMANDS ${_long_cmd})
+      endif()
     endif()
   endmacro()
 
