@@ -66,6 +66,29 @@ static int name_cmp(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+olc_status olc_persist__glob_add(char ***v, size_t *n, size_t *cap, const char *dir,
+                                 const char *name, char sep) {
+  size_t dl = strlen(dir), nl = strlen(name);
+  char *s;
+  if (*n == *cap) {
+    size_t ncap = *cap ? *cap * 2 : 8;
+    char **nv = realloc(*v, ncap * sizeof *nv);
+    if (nv == NULL)
+      return OLC_E_NOMEM;
+    *v = nv;
+    *cap = ncap;
+  }
+  s = malloc(dl + nl + 2);
+  if (s == NULL)
+    return OLC_E_NOMEM;
+  memcpy(s, dir, dl);
+  if (dl == 0 || (dir[dl - 1] != '/' && dir[dl - 1] != sep))
+    s[dl++] = sep;
+  memcpy(s + dl, name, nl + 1);
+  (*v)[(*n)++] = s;
+  return OLC_OK;
+}
+
 void olc_persist__glob_sort(char **names, size_t count) {
   if (count > 1)
     qsort(names, count, sizeof *names, name_cmp);

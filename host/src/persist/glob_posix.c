@@ -10,28 +10,6 @@
 
 #define GLOB_DIR_MAX 4096
 
-/* Appends "dir/name" to the growing list. */
-static olc_status glob_add(char ***v, size_t *n, size_t *cap, const char *dir, const char *name) {
-  size_t dl = strlen(dir), nl = strlen(name);
-  char *s;
-  if (*n == *cap) {
-    size_t ncap = *cap ? *cap * 2 : 8;
-    char **nv = realloc(*v, ncap * sizeof *nv);
-    if (nv == NULL)
-      return OLC_E_NOMEM;
-    *v = nv;
-    *cap = ncap;
-  }
-  s = malloc(dl + nl + 2);
-  if (s == NULL)
-    return OLC_E_NOMEM;
-  memcpy(s, dir, dl);
-  s[dl] = '/';
-  memcpy(s + dl + (dl > 0 && dir[dl - 1] == '/' ? 0 : 1), name, nl + 1);
-  (*v)[(*n)++] = s;
-  return OLC_OK;
-}
-
 olc_status olc_persist__glob(char ***out, size_t *count, const char *pattern, olc_error *err) {
   char dir[GLOB_DIR_MAX];
   const char *last;
@@ -56,7 +34,7 @@ olc_status olc_persist__glob(char ***out, size_t *count, const char *pattern, ol
     if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
         !olc_persist__glob_match(last, de->d_name))
       continue;
-    st = glob_add(&v, &n, &cap, dir, de->d_name);
+    st = olc_persist__glob_add(&v, &n, &cap, dir, de->d_name, '/');
   }
   OLC_FS(closedir(d));
   if (st != OLC_OK) {

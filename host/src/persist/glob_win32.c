@@ -9,27 +9,6 @@
 
 #define GLOB_DIR_MAX 4096
 
-static olc_status glob_add(char ***v, size_t *n, size_t *cap, const char *dir, const char *name) {
-  size_t dl = strlen(dir), nl = strlen(name);
-  char *s;
-  if (*n == *cap) {
-    size_t ncap = *cap ? *cap * 2 : 8;
-    char **nv = realloc(*v, ncap * sizeof *nv);
-    if (nv == NULL)
-      return OLC_E_NOMEM;
-    *v = nv;
-    *cap = ncap;
-  }
-  s = malloc(dl + nl + 2);
-  if (s == NULL)
-    return OLC_E_NOMEM;
-  memcpy(s, dir, dl);
-  s[dl] = '\\';
-  memcpy(s + dl + 1, name, nl + 1);
-  (*v)[(*n)++] = s;
-  return OLC_OK;
-}
-
 olc_status olc_persist__glob(char ***out, size_t *count, const char *pattern, olc_error *err) {
   char dir[GLOB_DIR_MAX], all[GLOB_DIR_MAX + 3];
   const char *last;
@@ -65,7 +44,7 @@ olc_status olc_persist__glob(char ***out, size_t *count, const char *pattern, ol
       break;
     }
     if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0 && olc_persist__glob_match(last, name))
-      st = glob_add(&v, &n, &cap, dir, name);
+      st = olc_persist__glob_add(&v, &n, &cap, dir, name, '\\');
     free(name);
   } while (st == OLC_OK && OLC_FS(FindNextFileW(h, &fd)));
   FindClose(h);

@@ -441,6 +441,11 @@ int olc_persist__glob_split(char *dir, size_t dir_size, const char **last, const
 /* Sorts and frees the lists olc_persist__glob returns. */
 void olc_persist__glob_sort(char **names, size_t count);
 void olc_persist__glob_free(char **names, size_t count);
+/* Appends "dir<sep>name" (no sep when dir ends with one) to the list *v of
+ * *n names, *cap allocated: the scans of glob_posix.c and glob_win32.c.
+ * OLC_OK or OLC_E_NOMEM. */
+olc_status olc_persist__glob_add(char ***v, size_t *n, size_t *cap, const char *dir,
+                                 const char *name, char sep);
 
 /*
  * What the file system under a store allows (fs_posix.c), found without
