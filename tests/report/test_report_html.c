@@ -206,7 +206,12 @@ static void test_replaced_and_select(void) {
   HAS(html, "olc selection report");
   HAS(html, "outcome-selected");
   HAS(html, "<h3>Selected record</h3>");
-  HAS(html, "spin_us=100");
+  /* The record calibrate saved: a challenger, whichever the noise of a
+   * busy machine let win (never the first guess or the slowest). */
+  CU_ASSERT(strstr(html, "spin_us=130") != NULL || strstr(html, "spin_us=100") != NULL ||
+            strstr(html, "spin_us=110") != NULL);
+  HAS_NOT(html, "spin_us=300");
+  HAS_NOT(html, "spin_us=600");
   CU_ASSERT_EQUAL(count(html, "<svg "), 0u);
   free(html);
   CU_ASSERT_EQUAL(files_named("report.html"), 1u);
