@@ -52,6 +52,9 @@ typedef struct mock_instance {
   char bucket[32];          /* bucket = m[,n]: those properties bucketed in the key */
   uint32_t wrong_spin;      /* wrong = N: execute with spin_us=N is off by 1e-2 at C[3,17] */
   int cold;                 /* cold = 1: run fails on the state of the run before (no rotation) */
+  uint32_t stall_spin;      /* stall = N:K: the K-th run of spin_us=N takes 20 x N us, */
+  uint32_t stall_run;       /* as a run a preemption stalled would */
+  uint32_t stall_seen;
   const void *last_state;
 } mock_instance;
 
@@ -130,7 +133,11 @@ static int32_t mock_create(const olc_plugin_host *host, const olc_plugin_kv *con
       copy_text(m->bucket, sizeof m->bucket, v);
     else if (strcmp(k, "cold") == 0)
       m->cold = strcmp(v, "1") == 0;
-    else if (strcmp(k, "wrong") == 0)
+    else if (strcmp(k, "stall") == 0) {
+      char *end;
+      m->stall_spin = (uint32_t)strtoul(v, &end, 10);
+      m->stall_run = *end == ':' ? (uint32_t)strtoul(end + 1, NULL, 10) : 1u;
+    } else if (strcmp(k, "wrong") == 0)
       m->wrong_spin = (uint32_t)strtoul(v, NULL, 10);
     else if (strcmp(k, "lazy") == 0)
       m->lazy = strcmp(v, "1") == 0 || strcmp(v, "true") == 0;
@@ -427,6 +434,8 @@ static int32_t mock_run(void *instance, const olc_plugin_workload *w, void *stat
   /* The cost of a policy: exactly its spin time on the host's clock. */
   start = mock_host->now_ns(mock_host->ctx);
   wait = (uint64_t)p->spin_us * 1000u;
+  if (m->stall_spin != 0 && p->spin_us == m->stall_spin && ++m->stall_seen == m->stall_run)
+    wait *= 20u;
   while (mock_host->now_ns(mock_host->ctx) - start < wait) {
   }
   return OLC_PLUGIN_OK;

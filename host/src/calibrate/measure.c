@@ -30,9 +30,11 @@ static int push(double **samples, double **scratch, size_t *cap, size_t n, doubl
 
 /*
  * Clearly slower: every sample so far (at least three) exceeds factor x
- * best, or, once the minimum count is reached, the median does.  The
- * median is recomputed only at the minimum count and at powers of two, so
- * the check stays cheap for fast kernels.
+ * best, or, once the minimum count (and at least two runs) is reached,
+ * the lower median does.  One run never condemns a candidate and of two
+ * the faster counts: a single preemption can make any run look many
+ * times slower.  The median is recomputed only at the minimum count and
+ * at powers of two, so the check stays cheap for fast kernels.
  */
 static int clearly_slower(const double *samples, size_t n, double *scratch,
                           const olc_measure_params *p) {
@@ -43,10 +45,10 @@ static int clearly_slower(const double *samples, size_t n, double *scratch,
   limit = p->abandon_factor * p->best_us;
   if (n >= ABANDON_MIN_SAMPLES && olc_stats__min(samples, n) > limit)
     return 1;
-  if (n >= p->min_repetitions && (n == p->min_repetitions || (n & (n - 1u)) == 0)) {
+  if (n >= 2u && n >= p->min_repetitions && (n == p->min_repetitions || (n & (n - 1u)) == 0)) {
     for (i = 0; i < n; i++)
       scratch[i] = samples[i];
-    return olc_stats__median_sort(scratch, n) > limit;
+    return olc_stats__low_median_sort(scratch, n) > limit;
   }
   return 0;
 }

@@ -12,8 +12,10 @@
  *    least SCREEN_RUNS).  Its score is the lower median of those runs (of
  *    two, the faster: a run slowed by another process does not count
  *    against it).  One clearly slower than abandon_factor x the best
- *    score so far is abandoned early, as in 'full'.  A single run per
- *    candidate is enough to screen: a plugin's candidates often lie
+ *    score so far is abandoned early, as in 'full', but never on one
+ *    run: a candidate whose single run was that slow is timed once more
+ *    and the faster of the two counts.  A single run per candidate is
+ *    otherwise enough to screen: a plugin's candidates often lie
  *    within a few percent of each other, and the final, not the
  *    screening, decides between those; a run that a stall made slow can
  *    only cost a close contender its place in the final.
@@ -177,6 +179,32 @@ static olc_status time_once(race *r, size_t i, const olc_measure_params *mp, olc
   return olc_strategy__record(ctx, i, st, NULL);
 }
 
+/* A screened lane whose one run is clearly slower than the best so far
+ * is timed once more (no warm-up: it ran just now) before it is
+ * abandoned: the lower of two runs counts, so a single preemption cannot
+ * cost the true winner its place in the final. */
+static olc_status confirm_slow(race *r, size_t i, const olc_measure_params *mp,
+                               olc_measure_end *end) {
+  const olc_strategy_ctx *ctx = r->ctx;
+  lane *l = &r->lanes[i];
+  double limit = ctx->settings->abandon_factor * mp->best_us;
+  olc_status st;
+  if (l->state != LANE_SCREENED || mp->best_us < 0 || !(l->score > limit))
+    return OLC_OK;
+  if (l->n < 2u && !at_cap(r, l) && olc_plugins__now_ns() < r->budget_end) {
+    olc_measure_params again = *mp;
+    again.warmup = 0; /* it ran just now */
+    if ((st = time_once(r, i, &again, end)) != OLC_OK || l->state != LANE_SCREENED)
+      return st;
+    if (!(l->score > limit))
+      return OLC_OK;
+  }
+  l->state = LANE_OUT;
+  ctx->results[i].abandoned = 1;
+  return olc_strategy__record(ctx, i, OLC_OK, "abandoned: slower than %g x the best (%.3f us)",
+                              ctx->settings->abandon_factor, mp->best_us);
+}
+
 /* Phase 1; *deadline = 1 when the budget stopped it. */
 static olc_status screen(race *r, size_t *reached, int *deadline) {
   const olc_strategy_ctx *ctx = r->ctx;
@@ -202,6 +230,8 @@ static olc_status screen(race *r, size_t *reached, int *deadline) {
     mp.max_runs = r->max_runs;
     r->lanes[i].state = LANE_SCREENED;
     st = time_once(r, i, &mp, &end);
+    if (st == OLC_OK && end == OLC_MEASURE_DONE)
+      st = confirm_slow(r, i, &mp, &end);
     if (st != OLC_OK)
       return st;
     *reached = i + 1;

@@ -171,8 +171,8 @@ static const olc_config_key keys[] = {
      .max = 1e6,
      .def = "1.5",
      IN(olc_calibration_settings, abandon_factor),
-     .description = "A candidate is abandoned once its first three runs, or its median, exceed "
-                    "this factor x the best so far."},
+     .description = "A candidate is abandoned once its first three runs, or the lower median "
+                    "of two or more, exceed this factor x the best so far."},
     {.section = OLC_CONFIG_CALIBRATION,
      .name = "isolation",
      .type = OLC_CONFIG_BOOL,
