@@ -64,8 +64,9 @@ int cli_cmd_path(cli_ctx *ctx, int argc, char **argv) {
 static const char list_help[] =
     "usage: olc list [--json] [--source PATH|user|layers]\n\n"
     "Prints every record of the store in file order, then those of its\n"
-    "read-only layers ([store] layers of --config, $OLC_CONFIG or the default\n"
-    "configuration) merged in: a layer's record names its file (source layer).\n\n"
+    "read-only layers ($OLC_STORE_LAYERS, else [store] layers of --config,\n"
+    "$OLC_CONFIG or the default configuration) merged in: a layer's record\n"
+    "names its file (source layer).\n\n"
     "  --source S   only the records of the store's own file (user), of any\n"
     "               layer (layers), or of the file PATH\n"
     "  --json   {\"schema\": 1, \"store\": PATH, \"records\": [...]}, each record an\n"

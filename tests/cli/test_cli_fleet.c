@@ -155,6 +155,28 @@ static void test_fleet(void) {
   CU_ASSERT_EQUAL(run("--config", b, "export", "--source", "layers", again, NULL), 0);
   CU_ASSERT_EQUAL(run("check", again, NULL), 0);
   HAS(g_r.out, "ok, 2 records");
+  /* D: A's identity with no layer in its ini, the fleet's file given by
+   * OLC_STORE_LAYERS (the CLI opts in to the embedders' variables). */
+  {
+    char *d = machine("D", "hw-alpha", 0);
+    char env_layers[4200];
+    const char *env[2], *argv[] = {"--config", NULL, "calibrate", "--json", NULL};
+    snprintf(env_layers, sizeof env_layers, "OLC_STORE_LAYERS=%s", layer);
+    env[0] = env_layers;
+    env[1] = NULL;
+    argv[1] = d;
+    cli_run_free(&g_r);
+    CU_ASSERT_EQUAL_FATAL(cli_test_run(&g_r, g_dir, env, argv), 0);
+    CU_ASSERT_EQUAL(g_r.code, 0);
+    HAS(g_r.out, "\"calibrated_now\":false");
+    snprintf(want, sizeof want, "\"source\":\"%s\",\"layer\":true", layer);
+    HAS(g_r.out, want);
+    CU_ASSERT_FALSE(exists("D/store.txt"));
+    /* Without the variable D measures for itself. */
+    CU_ASSERT_EQUAL(run("--config", d, "list", NULL), 0);
+    HAS(g_r.out, "0 records");
+    free(d);
+  }
   free(before);
   free(after);
   free(a);

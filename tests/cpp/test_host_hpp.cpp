@@ -47,6 +47,17 @@ void test_config() {
   CU_ASSERT(config.FindWorkload("w2").has_value());
   CU_ASSERT(!config.FindWorkload("w3").has_value());
   CU_ASSERT(!config.Plugin("mock_det").has_value());
+  {
+    /* [store] read-only mode, layers and network file systems reach the
+     * store's options. */
+    HostConfig st = HostConfig::FromString("[store]\npersistence = read_only\nlayers = "
+                                           "/srv/a.txt, /srv/d/*.txt\nallow_network_fs = true\n",
+                                           "store.ini");
+    CalibrationProfileStoreOptions so = st.StoreOptions();
+    CU_ASSERT(so.persistence_enabled && so.read_only && so.allow_network_fs);
+    CU_ASSERT(so.layers.size() == 2u && so.layers[0] == "/srv/a.txt" &&
+              so.layers[1] == "/srv/d/*.txt");
+  }
   try {
     (void)HostConfig::FromString("[host]\nthreads = 1\nbogus = 2\n", "bad.ini");
     CU_FAIL("a bad config loaded");

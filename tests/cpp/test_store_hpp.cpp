@@ -22,6 +22,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <sys/stat.h>
+
 extern "C" {
 #include "test_support.h"
 }
@@ -320,6 +322,59 @@ void test_persistence() {
   std::free(dir);
 }
 
+/* Layers (as a list and from OLC_STORE_LAYERS), each profile's source,
+ * and read-only mode: the user's file wins, a layer's record says where
+ * it came from, a read-only handle keeps a save in memory. */
+void test_layers_and_read_only() {
+  char *dir = olc_test_tmpdir("store_hpp_layers");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+  const std::string layer = std::string(dir) + "/layer.txt", user = std::string(dir) + "/user.txt";
+  {
+    CalibrationProfileStoreOptions lo;
+    lo.path = layer;
+    CalibrationProfileStore(lo).Store(make_key(), {}, [] { return "v1 shipped"; });
+  }
+  CalibrationProfileLookupOptions lookup;
+  lookup.exact_key = make_key();
+  CalibrationProfileStoreOptions o;
+  o.path = user;
+  o.layers = {layer};
+  {
+    CalibrationProfileStore s(o);
+    CalibrationProfileSelection sel = s.Lookup(lookup);
+    CU_ASSERT_FATAL(sel.has_value());
+    CU_ASSERT(sel->policy == "v1 shipped" && sel->source == layer && sel->from_layer);
+    s.Store(make_key(), {}, [] { return "v1 mine"; });
+    sel = s.Lookup(lookup);
+    CU_ASSERT(sel->policy == "v1 mine" && sel->source == user && !sel->from_layer);
+    CU_ASSERT_EQUAL(sel.rejections.size(), 1u);
+  }
+  /* The environment: a read-only store over the layer from
+   * OLC_STORE_LAYERS; the options' own layers give way to it. */
+  CU_ASSERT_EQUAL(setenv("OLC_PERSISTENCE", "read_only", 1), 0);
+  CU_ASSERT_EQUAL(setenv("OLC_STORE_LAYERS", layer.c_str(), 1), 0);
+  CalibrationProfileStoreOptions e;
+  e.path = std::string(dir) + "/other.txt";
+  e.layers = {user};
+  e.ApplyEnvironment();
+  CU_ASSERT(e.read_only && e.persistence_enabled && e.layers_list == layer);
+  {
+    CalibrationProfileStore s(e);
+    CalibrationProfileSelection sel = s.Lookup(lookup);
+    CU_ASSERT(sel.has_value() && sel->policy == "v1 shipped" && sel->from_layer);
+    s.Store(make_key(), {}, [] { return "v1 memory"; }); /* kept in memory */
+    CU_ASSERT(s.Lookup(lookup)->policy == "v1 memory");
+  }
+  struct stat st;
+  CU_ASSERT(stat((std::string(dir) + "/other.txt").c_str(), &st) != 0); /* nothing written */
+  CU_ASSERT_EQUAL(setenv("OLC_PERSISTENCE", "sometimes", 1), 0);
+  CU_ASSERT_EQUAL(status_of([&] { e.ApplyEnvironment(); }), OLC_E_INVALID);
+  unsetenv("OLC_PERSISTENCE");
+  unsetenv("OLC_STORE_LAYERS");
+  olc_test_rmtree(dir);
+  std::free(dir);
+}
+
 /* With OLC_TEST_FAIL_AT=dir-fsync (test_store_hpp_unsynced) every write
  * commits unsynced: not an exception, reported by the accessor until a
  * write is confirmed.  Without it, every write is confirmed. */
@@ -397,6 +452,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "bytes_and_errors", test_bytes_and_errors);
   CU_add_test(s, "move", test_move);
   CU_add_test(s, "persistence", test_persistence);
+  CU_add_test(s, "layers_and_read_only", test_layers_and_read_only);
   CU_add_test(s, "threads", test_threads);
   CU_pSuite d = CU_add_suite("durability", nullptr, nullptr);
   CU_add_test(d, "durability", test_durability);

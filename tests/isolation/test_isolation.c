@@ -83,7 +83,7 @@ static void open_fixture_dir(fixture *f, const char *dir, const char *tag,
                "[plugin.mock_crash]\n%s\n",
                dir, f->store_path, plugin_entries ? plugin_entries : "");
   CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
-  olc_test_session_open(&f->s, tmp, text, (size_t)n);
+  olc_test_session_open_env(&f->s, tmp, text, (size_t)n); /* OLC_WORKER is read */
   f->plugin = olc_plugins__find(olc_host__plugins(f->s.host), "mock_crash");
   CU_ASSERT_PTR_NOT_NULL_FATAL(f->plugin);
   wc = olc_config_find_workload(f->s.config, "mm");

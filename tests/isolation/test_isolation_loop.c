@@ -41,7 +41,7 @@ static int suite_teardown(void) {
 
 typedef olc_test_session session;
 
-static void open_session(session *s, const char *tag, const char *entries) {
+static void open_session_as(session *s, const char *tag, const char *entries, int read_env) {
   char text[2048];
   int n;
   snprintf(store_path, sizeof store_path, "%s/%s/profiles.txt", tmp, tag);
@@ -54,7 +54,14 @@ static void open_session(session *s, const char *tag, const char *entries) {
                "[plugin.mock_crash]\n%s\n",
                OLC_CRASH_PLUGIN_ROOT, store_path, entries);
   CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
-  olc_test_session_open(s, tmp, text, (size_t)n);
+  if (read_env)
+    olc_test_session_open_env(s, tmp, text, (size_t)n);
+  else
+    olc_test_session_open(s, tmp, text, (size_t)n);
+}
+
+static void open_session(session *s, const char *tag, const char *entries) {
+  open_session_as(s, tag, entries, 0);
 }
 
 static void close_session(session *s) { olc_test_session_close(s); }
@@ -311,21 +318,35 @@ static void test_in_process_option(void) {
   close_session(&s);
 }
 
+/* OLC_WORKER names no worker: a host that reads the environment measures
+ * in-process and says why; one opened with ignore_env never reads it and
+ * measures in the worker it finds itself. */
 static void test_missing_worker_falls_back(void) {
   session s;
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
   olc_calibration *cal = NULL;
   const olc_workload_result *r;
   char missing[1100];
+  watch w;
   snprintf(missing, sizeof missing, "%s/nowhere/olc-worker", tmp);
   setenv("OLC_WORKER", missing, 1);
-  open_session(&s, "fallback", "candidates = 300,100,200\n");
+  open_session_as(&s, "fallback", "candidates = 300,100,200\n", 1);
   r = calibrate(&s, &opt, &cal);
-  unsetenv("OLC_WORKER");
   expect_ok(r);
   expect_selected(r, "spin_us=100");
   CU_ASSERT(r->message != NULL && strstr(r->message, "in-process") != NULL &&
             strstr(r->message, "OLC_WORKER") != NULL);
+  olc_calibration_free(cal);
+  close_session(&s);
+  memset(&w, 0, sizeof w);
+  opt.progress = on_progress;
+  opt.progress_payload = &w;
+  open_session_as(&s, "ignore_env", "candidates = 300,100,200\n", 0);
+  r = calibrate(&s, &opt, &cal);
+  unsetenv("OLC_WORKER");
+  expect_ok(r);
+  CU_ASSERT_PTR_NULL(r->message);
+  CU_ASSERT(w.workers_seen >= 1u); /* measured in a worker */
   olc_calibration_free(cal);
   close_session(&s);
 }

@@ -8,8 +8,8 @@
 
 #include "host/host.h"
 
-void rt_open(rt_host *h, const char *dir, const char *scenario, const char *store,
-             const char *extra) {
+static void open_as(rt_host *h, const char *dir, const char *scenario, const char *store,
+                    const char *extra, int read_env) {
   char text[4096];
   int n =
       snprintf(text, sizeof text,
@@ -22,7 +22,20 @@ void rt_open(rt_host *h, const char *dir, const char *scenario, const char *stor
                extra != NULL && strncmp(extra, "isolation", 9) == 0 ? "" : "isolation = false\n",
                extra != NULL ? extra : "");
   CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
-  olc_test_session_open(&h->s, dir, text, (size_t)n);
+  if (read_env)
+    olc_test_session_open_env(&h->s, dir, text, (size_t)n);
+  else
+    olc_test_session_open(&h->s, dir, text, (size_t)n);
+}
+
+void rt_open(rt_host *h, const char *dir, const char *scenario, const char *store,
+             const char *extra) {
+  open_as(h, dir, scenario, store, extra, 0);
+}
+
+void rt_open_env(rt_host *h, const char *dir, const char *scenario, const char *store,
+                 const char *extra) {
+  open_as(h, dir, scenario, store, extra, 1);
 }
 
 void rt_close(rt_host *h) { olc_test_session_close(&h->s); }

@@ -27,6 +27,9 @@ typedef struct rt_host {
 
 void rt_open(rt_host *h, const char *dir, const char *scenario, const char *store,
              const char *extra);
+/* The same with a host that reads the environment (OLC_WORKER). */
+void rt_open_env(rt_host *h, const char *dir, const char *scenario, const char *store,
+                 const char *extra);
 void rt_close(rt_host *h);
 
 /* A MatMul workload of mock_det (dtype float32, m, n, k). */

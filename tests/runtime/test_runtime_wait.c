@@ -166,7 +166,7 @@ static void test_no_worker(void) {
   olc_error err;
   int warned = 0;
   CU_ASSERT_EQUAL_FATAL(setenv("OLC_WORKER", "/nonexistent/olc-worker", 1), 0);
-  rt_open(&h, tmp, NULL, "no_worker.txt", "isolation = true\n");
+  rt_open_env(&h, tmp, NULL, "no_worker.txt", "isolation = true\n");
   rt_matmul(&rw, NULL, 2, 3, 5);
   rw.w.name = "layer7";
   b = rt_bind(&h, &rw);

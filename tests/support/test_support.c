@@ -161,7 +161,8 @@ int olc_test_run(int argc, char **argv) {
   return failures == 0 ? 0 : 1;
 }
 
-void olc_test_session_open(olc_test_session *s, const char *dir, const char *ini, size_t len) {
+static void session_open(olc_test_session *s, const char *dir, const char *ini, size_t len,
+                         int ignore_env) {
   olc_store_options so = OLC_STORE_OPTIONS_INIT;
   olc_host_options ho = OLC_HOST_OPTIONS_INIT;
   olc_error err;
@@ -173,8 +174,16 @@ void olc_test_session_open(olc_test_session *s, const char *dir, const char *ini
   free(path);
   olc_config_store_options(s->config, &so);
   OLC_ASSERT_OK(olc_store_open(&s->store, &so, &err), &err);
-  ho.ignore_env = 1;
+  ho.ignore_env = ignore_env;
   OLC_ASSERT_OK(olc_host_open(&s->host, s->config, s->store, &ho, &err), &err);
+}
+
+void olc_test_session_open(olc_test_session *s, const char *dir, const char *ini, size_t len) {
+  session_open(s, dir, ini, len, 1);
+}
+
+void olc_test_session_open_env(olc_test_session *s, const char *dir, const char *ini, size_t len) {
+  session_open(s, dir, ini, len, 0);
 }
 
 void olc_test_session_close(olc_test_session *s) {

@@ -55,6 +55,9 @@ typedef struct olc_test_session {
 /* Writes ini (len bytes) to DIR/olc.ini, loads it, opens its store and a
  * host that ignores the OLC_* environment.  A failure fails the test. */
 void olc_test_session_open(olc_test_session *s, const char *dir, const char *ini, size_t len);
+/* The same with a host that reads the environment (OLC_PLUGIN_PATH,
+ * OLC_WORKER): ignore_env 0. */
+void olc_test_session_open_env(olc_test_session *s, const char *dir, const char *ini, size_t len);
 void olc_test_session_close(olc_test_session *s);
 
 /* Under a sanitizer a measuring worker would turn a SIGSEGV into a report

@@ -8,6 +8,7 @@
  * with persistence off.
  */
 #include <CUnit/CUnit.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -188,6 +189,60 @@ static void test_save_keeps_layers_out(void) {
   free(mine);
   free(user);
   free(a);
+  free(d);
+}
+
+/* OLC_STORE_LAYERS through olc_store_options_from_env: layers_list, in
+ * its order (blank space and empty items skipped), replaces the layers
+ * option; unset, the option's layers stay. */
+static void test_env_layers_list(void) {
+  char *d = subdir("envlist");
+  char *user = olc_test_path(d, "user.txt"), *a = olc_test_path(d, "a.txt"),
+       *b = olc_test_path(d, "b.txt"), *c = olc_test_path(d, "c.txt");
+  char list[4096];
+  const char *layers[1];
+  olc_key k = tsu_key("1.0", "m1", "cpu-x", 4);
+  olc_store_options o = OLC_STORE_OPTIONS_INIT;
+  olc_lookup_result *res;
+  diags dg = {{0}, 0};
+  olc_store *s = NULL;
+  olc_error e;
+  make_layer(a, &k, "from-a", OLC_LEVEL_BIT_EXACT, 0);
+  make_layer(b, &k, "from-b", OLC_LEVEL_BIT_EXACT, 0);
+  make_layer(c, &k, "from-c", OLC_LEVEL_BIT_EXACT, 0);
+  layers[0] = c;
+  snprintf(list, sizeof list, " %s , ,%s:", b, a);
+  CU_ASSERT_EQUAL_FATAL(setenv("OLC_STORE_LAYERS", list, 1), 0);
+  o.path = user;
+  o.layers = layers;
+  o.layer_count = 1;
+  o.diag = on_diag;
+  o.diag_payload = &dg;
+  OLC_ASSERT_OK(olc_store_options_from_env(&o, &e), &e);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(o.layers_list);
+  CU_ASSERT_STRING_EQUAL(o.layers_list, list);
+  OLC_ASSERT_OK(olc_store_open(&s, &o, &e), &e);
+  res = lookup(s, &k);
+  CU_ASSERT_STRING_EQUAL(tsu_selected_policy(res), "from-b"); /* b is listed first */
+  CU_ASSERT_STRING_EQUAL(selected_source(res), b);
+  CU_ASSERT_EQUAL(olc_lookup_result_rejected_count(res), 1); /* a; c is not read */
+  olc_lookup_result_free(res);
+  olc_store_free(s);
+  CU_ASSERT_EQUAL(dg.count, 0);
+  /* Unset: the option's own layer. */
+  unsetenv("OLC_STORE_LAYERS");
+  o.layers_list = NULL;
+  OLC_ASSERT_OK(olc_store_options_from_env(&o, &e), &e);
+  CU_ASSERT_PTR_NULL(o.layers_list);
+  OLC_ASSERT_OK(olc_store_open(&s, &o, &e), &e);
+  res = lookup(s, &k);
+  CU_ASSERT_STRING_EQUAL(tsu_selected_policy(res), "from-c");
+  olc_lookup_result_free(res);
+  olc_store_free(s);
+  free(user);
+  free(a);
+  free(b);
+  free(c);
   free(d);
 }
 
@@ -379,6 +434,7 @@ int main(int argc, char **argv) {
   CU_add_test(suite, "precedence_and_source", test_precedence_and_source);
   CU_add_test(suite, "save_keeps_layers_out", test_save_keeps_layers_out);
   CU_add_test(suite, "glob_byte_order", test_glob_byte_order);
+  CU_add_test(suite, "env_layers_list", test_env_layers_list);
   CU_add_test(suite, "bad_layers_are_diagnostics", test_bad_layers_are_diagnostics);
   CU_add_test(suite, "malformed_later_keeps_last_good", test_malformed_later_keeps_last_good);
   CU_add_test(suite, "persistence_off_reads_no_layer", test_persistence_off_reads_no_layer);

@@ -309,6 +309,15 @@ static void test_env(void) {
   CU_ASSERT_STRING_EQUAL(o.path, "/tmp/olc-env-store.txt");
   CU_ASSERT(o.persistence_enabled && o.read_only);
   CU_ASSERT_STRING_EQUAL(olc_store_env_layers(), "/a.txt,/b/*.txt");
+  CU_ASSERT(o.layers_list != NULL && strcmp(o.layers_list, "/a.txt,/b/*.txt") == 0);
+  {
+    /* A version 4 struct has no layers_list: nothing is written past it. */
+    olc_store_options v4 = OLC_STORE_OPTIONS_INIT;
+    v4.version = 4;
+    v4.layers_list = "untouched";
+    OLC_ASSERT_OK(olc_store_options_from_env(&v4, &e), &e);
+    CU_ASSERT_STRING_EQUAL(v4.layers_list, "untouched");
+  }
   setenv("OLC_PERSISTENCE", "off", 1);
   OLC_ASSERT_OK(olc_store_options_from_env(&o, &e), &e);
   CU_ASSERT(!o.persistence_enabled && !o.read_only);
@@ -330,6 +339,7 @@ static void test_env(void) {
     olc_store_options p = OLC_STORE_OPTIONS_INIT;
     OLC_ASSERT_OK(olc_store_options_from_env(&p, &e), &e);
     CU_ASSERT_PTR_NULL(p.path);
+    CU_ASSERT_PTR_NULL(p.layers_list);
     CU_ASSERT(p.persistence_enabled && !p.read_only);
   }
   CU_ASSERT_PTR_NULL(olc_store_env_layers());

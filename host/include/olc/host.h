@@ -211,7 +211,7 @@ typedef struct olc_load_entry {
 typedef struct olc_host_options {
   uint32_t version;           /* OLC_HOST_OPTIONS_VERSION */
   int allow_insecure_plugins; /* load files/dirs writable by other users */
-  int ignore_env;             /* do not read OLC_PLUGIN_PATH */
+  int ignore_env;             /* do not read OLC_PLUGIN_PATH nor OLC_WORKER */
   /* Version 2: where the host's diagnostics go (olc/diag.h; NULL: kept,
    * read with olc_host_next_diagnostic). */
   olc_diag_fn diag;

@@ -158,6 +158,10 @@ public:
     out.tmp_grace_seconds = o.tmp_grace_seconds;
     out.file_mode = o.file_mode;
     out.max_file_size = o.max_file_size;
+    for (std::size_t i = 0; i < o.layer_count; i++)
+      out.layers.push_back(detail::Str(o.layers[i]));
+    out.read_only = o.read_only != 0;
+    out.allow_network_fs = o.allow_network_fs != 0;
     return out;
   }
   bool ForcePortable() const { return olc_config_force_portable(Get()) != 0; }
@@ -205,7 +209,7 @@ private:
 /* Options of Host (olc_host_options). */
 struct HostOptions {
   bool allow_insecure_plugins = false; /* load files/dirs writable by other users */
-  bool ignore_env = false;             /* do not read OLC_PLUGIN_PATH */
+  bool ignore_env = false;             /* do not read OLC_PLUGIN_PATH nor OLC_WORKER */
 };
 
 /* One line of the load report (a copy of olc_load_entry). */

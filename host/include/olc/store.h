@@ -299,11 +299,17 @@ typedef struct olc_store_options {
   /* Write a store that lies on a network file system (NFS, SMB/CIFS, 9p,
    * network FUSE such as sshfs); 0: such writes are OLC_E_READ_ONLY. */
   int allow_network_fs;
+  /* Version 5: the layers as one text (borrowed for the call to
+   * olc_store_open), as OLC_STORE_LAYERS gives them: paths and globs
+   * separated by ',' or ':' (';' on Windows), blank space around each
+   * trimmed, empty items skipped.  Non-NULL and not empty: it replaces
+   * layers and layer_count. */
+  const char *layers_list;
 } olc_store_options;
 
-#define OLC_STORE_OPTIONS_VERSION 4u
+#define OLC_STORE_OPTIONS_VERSION 5u
 #define OLC_STORE_OPTIONS_INIT                                                                     \
-  { OLC_STORE_OPTIONS_VERSION, NULL, 1, 10000, 1, 3600u, 0600u, 0, NULL, NULL, NULL, 0, 0, 0 }
+  { OLC_STORE_OPTIONS_VERSION, NULL, 1, 10000, 1, 3600u, 0600u, 0, NULL, NULL, NULL, 0, 0, 0, NULL }
 
 /*
  * Opt-in environment for embedders: applies the variables the CLI honours
@@ -313,10 +319,11 @@ typedef struct olc_store_options {
  *                                     environment; empty: unchanged)
  *   OLC_PERSISTENCE=off|read_only|on  persistence_enabled and read_only
  *                                     (also false/no/0 and true/yes/1)
- * OLC_STORE_LAYERS (the layers list) is returned by olc_store_env_layers
- * for the layers option; this call does not read it.
+ *   OLC_STORE_LAYERS=LIST             layers_list (version 5 and later;
+ *                                     borrowed; replaces the layers)
  * A variable that is unset or empty leaves its fields alone.  options must
- * be initialized (OLC_STORE_OPTIONS_INIT, version 4 or later).  Returns
+ * be initialized (OLC_STORE_OPTIONS_INIT, version 4 or later; a version 4
+ * struct has no layers_list, so OLC_STORE_LAYERS is not read).  Returns
  * OLC_OK, OLC_E_INVALID (options NULL or older than version 4, or an
  * OLC_PERSISTENCE value that is none of the words: nothing changed).
  * Not thread-safe against setenv in other threads (as getenv).
@@ -324,7 +331,8 @@ typedef struct olc_store_options {
 OLC_API olc_status olc_store_options_from_env(olc_store_options *options, olc_error *err);
 
 /* The value of OLC_STORE_LAYERS (secure_getenv; borrowed from the
- * environment), or NULL when it is unset or empty. */
+ * environment), or NULL when it is unset or empty: what
+ * olc_store_options_from_env puts in layers_list. */
 OLC_API const char *olc_store_env_layers(void);
 
 /* What olc_store_writable found (olc_store_fs_info). */

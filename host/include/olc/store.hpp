@@ -151,6 +151,10 @@ struct CalibrationProfile {
   CalibrationProfileKey key;
   CalibrationProfileMeasurements measurements;
   std::string policy;
+  /* The file it was read from (olc_record.source): the store's, or a
+   * read-only layer's (from_layer); empty for one only in memory. */
+  std::string source;
+  bool from_layer = false;
 
   CalibrationProfilePrecedence precedence() const noexcept {
     bool exact = level == CalibrationProfileLevel::Exact;
@@ -236,6 +240,22 @@ struct CalibrationProfileStoreOptions {
   std::uint32_t tmp_grace_seconds = detail::StoreDefaults().tmp_grace_seconds;
   std::uint32_t file_mode = detail::StoreDefaults().file_mode;
   std::size_t max_file_size = detail::StoreDefaults().max_file_size; /* 0: 64 MiB */
+  /* Read-only layers beneath the store's file (olc_store_options.layers:
+   * paths, a '*' in the last component for its matching files). */
+  std::vector<std::string> layers;
+  /* The layers as one text, as OLC_STORE_LAYERS gives them; not empty:
+   * replaces layers (olc_store_options.layers_list). */
+  std::string layers_list;
+  /* Read the file and follow other processes' changes, never write it. */
+  bool read_only = false;
+  /* Write a store that lies on a network file system. */
+  bool allow_network_fs = false;
+
+  /* The opt-in environment (olc_store_options_from_env): OLC_STORE,
+   * OLC_PERSISTENCE and OLC_STORE_LAYERS, where set, over these options.
+   * Throws Error (OLC_E_INVALID: an OLC_PERSISTENCE value that is none of
+   * off, read_only, on; nothing changed). */
+  CalibrationProfileStoreOptions &ApplyEnvironment();
 };
 
 namespace detail {
@@ -286,6 +306,8 @@ inline CalibrationProfile ToProfile(const olc_record &r) {
         {Str(r.measurements[i].name), r.measurements[i].value, Str(r.measurements[i].unit)});
   if (r.policy_len > 0)
     p.policy.assign(reinterpret_cast<const char *>(r.policy), r.policy_len);
+  p.source = Str(r.source);
+  p.from_layer = r.from_layer != 0;
   return p;
 }
 
@@ -384,6 +406,15 @@ public:
     o.tmp_grace_seconds = options.tmp_grace_seconds;
     o.file_mode = options.file_mode;
     o.max_file_size = options.max_file_size;
+    std::vector<const char *> layers; /* borrowed for the open only */
+    for (const auto &l : options.layers)
+      layers.push_back(detail::CString(l, "store: layer"));
+    o.layers = layers.empty() ? nullptr : layers.data();
+    o.layer_count = layers.size();
+    o.layers_list =
+        options.layers_list.empty() ? nullptr : detail::CString(options.layers_list, "store: layers");
+    o.read_only = options.read_only ? 1 : 0;
+    o.allow_network_fs = options.allow_network_fs ? 1 : 0;
     olc_error err = detail::NewError();
     detail::Check(olc_store_open(&state_->handle, &o, &err), err);
   }
@@ -587,6 +618,21 @@ private:
 
   std::unique_ptr<State> state_;
 };
+
+inline CalibrationProfileStoreOptions &CalibrationProfileStoreOptions::ApplyEnvironment() {
+  olc_store_options o = OLC_STORE_OPTIONS_INIT;
+  o.persistence_enabled = persistence_enabled ? 1 : 0;
+  o.read_only = read_only ? 1 : 0;
+  olc_error err = detail::NewError();
+  detail::Check(olc_store_options_from_env(&o, &err), err);
+  if (o.path != nullptr)
+    path = o.path;
+  persistence_enabled = o.persistence_enabled != 0;
+  read_only = o.read_only != 0;
+  if (o.layers_list != nullptr)
+    layers_list = o.layers_list;
+  return *this;
+}
 
 } // namespace onnx_light
 

@@ -129,7 +129,8 @@ static olc_status start(olc_measure_session *s, olc_error *err) {
   if (s->timeout_s > t)
     t = s->timeout_s;
   if (s->worker_path[0] == 0) {
-    st = olc_isolate__find_worker(s->worker_path, sizeof s->worker_path, why, sizeof why);
+    st = olc_isolate__find_worker(s->worker_path, sizeof s->worker_path, s->target.ignore_env, why,
+                                  sizeof why);
     if (st != OLC_OK) {
       s->worker_path[0] = 0;
       return olc_error__set(err, st, "isolate", "%s", why);

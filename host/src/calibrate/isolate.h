@@ -67,6 +67,7 @@ typedef struct olc_isolate_plugin {
   olc_loaded_plugin *plugin;
   uint32_t threads;            /* the thread count its instance was created with */
   int allow_insecure_plugins;  /* the permission policy its file was loaded under */
+  int ignore_env;              /* the host's ignore_env: OLC_WORKER is not read */
   const olc_property *entries; /* its [plugin.NAME] entries, handed to create */
   size_t entry_count;
 } olc_isolate_plugin;
@@ -154,7 +155,8 @@ double olc_calibrate__timeout(double explicit_s, const olc_calibration_settings 
 char *olc_isolate__library_dir(void);
 /* Finds the worker executable: path into buf and OLC_OK, or
  * OLC_E_NOT_FOUND / OLC_E_UNSUPPORTED with why. */
-olc_status olc_isolate__find_worker(char *buf, size_t size, char *why, size_t why_size);
+olc_status olc_isolate__find_worker(char *buf, size_t size, int ignore_env, char *why,
+                                    size_t why_size);
 /* Starts exe with a fresh socket on its fd 3, other descriptors closed and
  * no OLC_* variables in its environment. */
 olc_status olc_isolate__spawn(olc_isolate_worker **out, const char *exe, olc_error *err);

@@ -12,7 +12,9 @@ struct olc_isolate_worker {
   int unused;
 };
 
-olc_status olc_isolate__find_worker(char *buf, size_t size, char *why, size_t why_size) {
+olc_status olc_isolate__find_worker(char *buf, size_t size, int ignore_env, char *why,
+                                    size_t why_size) {
+  (void)ignore_env;
   if (size > 0)
     buf[0] = 0;
   snprintf(why, why_size, "crash isolation is not implemented on Windows");

@@ -112,6 +112,7 @@ void olc_host__isolate_plugin(olc_isolate_plugin *out, const olc_host *host, olc
   out->plugin = p;
   out->threads = host->threads;
   out->allow_insecure_plugins = host->allow_insecure_plugins;
+  out->ignore_env = host->ignore_env;
   if (host->plugin_config != NULL)
     pc = host->plugin_config(host->plugin_config_payload, olc_plugins__name(p));
   if (pc != NULL) {

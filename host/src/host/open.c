@@ -89,6 +89,7 @@ olc_status olc_host__open(olc_host **out, const olc_host_params *params, olc_err
   h->threads = params->load.threads > 0 ? params->load.threads : 1;
   h->force_portable = params->force_portable;
   h->allow_insecure_plugins = params->load.allow_insecure_plugins;
+  h->ignore_env = params->load.ignore_env;
   h->plugin_config = params->load.plugin_config;
   h->plugin_config_payload = params->load.plugin_config_payload;
   st = runtime_settings(h, params, err);

@@ -171,20 +171,57 @@ static olc_status layer_glob_add(olc_store *s, const char *pattern, layer_notes 
   return st;
 }
 
+static olc_status layer_add_any(olc_store *s, const char *p, layer_notes *n) {
+  if (p == NULL || p[0] == 0)
+    return OLC_OK;
+  return strchr(p, '*') != NULL ? layer_glob_add(s, p, n) : layer_probe_add(s, p, n);
+}
+
+#if defined(_WIN32)
+#define LIST_SEPARATORS ",;"
+#else
+#define LIST_SEPARATORS ",:"
+#endif
+
+/* layers_list: its items, blank space trimmed, empty ones skipped. */
+static olc_status layers_from_list(olc_store *s, const char *list, layer_notes *n) {
+  olc_status st = OLC_OK;
+  while (*list != 0 && st == OLC_OK) {
+    size_t len = strcspn(list, LIST_SEPARATORS), skip = len;
+    const char *item = list;
+    char *copy;
+    while (len > 0 && (*item == ' ' || *item == '\t')) {
+      item++;
+      len--;
+    }
+    while (len > 0 && (item[len - 1] == ' ' || item[len - 1] == '\t'))
+      len--;
+    list += list[skip] != 0 ? skip + 1 : skip;
+    if (len == 0)
+      continue;
+    if ((copy = malloc(len + 1)) == NULL)
+      return OLC_E_NOMEM;
+    memcpy(copy, item, len);
+    copy[len] = 0;
+    st = layer_add_any(s, copy, n);
+    free(copy);
+  }
+  return st;
+}
+
 olc_status olc_store__layers_open(olc_store *s, const olc_store_options *o, olc_error *err) {
   layer_notes n = {NULL, 0, 0};
   olc_status st = OLC_OK;
   size_t i;
   olc_mutex__init(&s->layers.lock);
   s->layers.live = 1;
-  if (!s->persist || o->layers == NULL)
+  if (!s->persist)
     return OLC_OK; /* persistence off: no disk reads, no layers */
-  for (i = 0; i < o->layer_count && st == OLC_OK; i++) {
-    const char *p = o->layers[i];
-    if (p == NULL || p[0] == 0)
-      continue;
-    st = strchr(p, '*') != NULL ? layer_glob_add(s, p, &n) : layer_probe_add(s, p, &n);
-  }
+  if (o->layers_list != NULL && o->layers_list[0] != 0)
+    st = layers_from_list(s, o->layers_list, &n);
+  else
+    for (i = 0; o->layers != NULL && i < o->layer_count && st == OLC_OK; i++)
+      st = layer_add_any(s, o->layers[i], &n);
   for (i = 0; i < s->layers.count && st == OLC_OK; i++) {
     olc_file_id now;
     olc_error e;

@@ -123,6 +123,8 @@ olc_status olc_store_options_from_env(olc_store_options *options, olc_error *err
     options->persistence_enabled = !word_is(mode, off);
     options->read_only = word_is(mode, ro);
   }
+  if (options->version >= 5u && olc_store_env_layers() != NULL)
+    options->layers_list = olc_store_env_layers();
   return OLC_OK;
 }
 

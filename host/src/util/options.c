@@ -33,6 +33,7 @@ static const size_t store_ends[] = {
     OPT_END(olc_store_options, diag_payload),     /* 2: diag, diag_payload */
     OPT_END(olc_store_options, layer_count),      /* 3: layers, layer_count */
     OPT_END(olc_store_options, allow_network_fs), /* 4: read_only, allow_network_fs */
+    OPT_END(olc_store_options, layers_list),      /* 5: layers_list */
 };
 OPT_ROWS(store_ends, OLC_STORE_OPTIONS_VERSION);
 const olc_options_layout olc_options__store =
