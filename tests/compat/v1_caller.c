@@ -132,7 +132,7 @@ int v1_host_open(struct olc_host **out, const struct olc_config *config, struct 
   olc_error err;
   placed p;
   const olc_host_options *at;
-  o.ignore_env = 1;
+  o.ignore_env = 0; /* reads OLC_WORKER, which the test points nowhere */
   at = place(&p, &o, sizeof o, placement);
   if (at == NULL)
     return done(OLC_E_NOMEM, NULL, &p, msg, msg_size);

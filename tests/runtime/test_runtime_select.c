@@ -285,6 +285,45 @@ static void test_failed_measurement(void) {
   rt_close(&h);
 }
 
+/* A store that cannot be written (here: a network file system, through
+ * the test hook) fails the key before anything is measured: the first
+ * candidate with OLC_E_READ_ONLY and the reason; the same store in
+ * read-only mode measures and keeps the winner in memory. */
+static void test_unwritable_store(void) {
+  olc_select_options on_miss = rt_mode(OLC_SELECT_ON_MISS);
+  rt_host h;
+  rt_workload rw;
+  olc_binding *b;
+  const olc_selection *s;
+  olc_error err;
+  CU_ASSERT_EQUAL_FATAL(setenv("OLC_TEST_FSTYPE", "nfs4", 1), 0);
+  rt_open(&h, tmp, NULL, "unwritable.txt", NULL);
+  rt_matmul(&rw, NULL, 4, 4, 4);
+  b = rt_bind(&h, &rw);
+  CU_ASSERT_EQUAL(olc_binding_select(&s, b, &on_miss, &err), OLC_FIRST_CANDIDATE);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_EQUAL(olc_selection_why(s), OLC_E_READ_ONLY);
+  CU_ASSERT_PTR_NOT_NULL(strstr(olc_selection_message(s), "network file system"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(olc_selection_message(s), "nothing measured"));
+  CU_ASSERT_EQUAL(rt_measurements(&h), 0);
+  olc_binding_free(b);
+  rt_close(&h);
+  {
+    static const char ini[] = "[host]\nplugin_dirs = " OLC_MOCK_PLUGIN_ROOT "/good\nthreads = 2\n"
+                              "[store]\npath = unwritable.txt\npersistence = read_only\n"
+                              "[calibration]\nwarmup = 1\nmin_repetitions = 3\n"
+                              "min_seconds = 0.001\nisolation = false\n";
+    olc_test_session_open(&h.s, tmp, ini, sizeof ini - 1);
+  }
+  b = rt_bind(&h, &rw);
+  CU_ASSERT_EQUAL(olc_binding_select(&s, b, &on_miss, &err), OLC_OK);
+  CU_ASSERT_TRUE(olc_selection_calibrated_now(s));
+  CU_ASSERT_EQUAL(rt_measurements(&h), 1);
+  olc_binding_free(b);
+  rt_close(&h);
+  unsetenv("OLC_TEST_FSTYPE");
+}
+
 static void test_bad_options(void) {
   olc_select_options o = OLC_SELECT_OPTIONS_INIT;
   rt_host h;
@@ -323,6 +362,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "legacy record", test_legacy_record);
   CU_add_test(s, "scoped rejections", test_scoped_rejections);
   CU_add_test(s, "failed measurement", test_failed_measurement);
+  CU_add_test(s, "unwritable store", test_unwritable_store);
   CU_add_test(s, "bad options", test_bad_options);
   return olc_test_run(argc, argv);
 }

@@ -266,6 +266,23 @@ static olc_status look_again_or_measure(olc_host_measure *m) {
   return measure_now(m);
 }
 
+/* A store that cannot be written (a read-only mount, permissions, a
+ * network file system) fails the key before anything is measured, and
+ * before the measurement lock is waited for: the winner could not be kept.
+ * A store in read-only mode keeps it in memory instead. */
+static int store_refuses(olc_host_measure *m) {
+  olc_error e;
+  olc_status st;
+  if (olc_store_is_read_only(m->host->store))
+    return 0;
+  olc_error_clear(&e);
+  st = olc_store_writable(m->host->store, NULL, &e);
+  if (st != OLC_E_READ_ONLY)
+    return 0; /* writable, persistence off, or the probe failed: the save says */
+  set_outcome(m, st, "nothing measured: %s", e.message);
+  return 1;
+}
+
 olc_status olc_host__measure_key(olc_host_measure *m) {
   olc_persist_mlock *lock = NULL;
   olc_status st;
@@ -274,7 +291,7 @@ olc_status olc_host__measure_key(olc_host_measure *m) {
   m->status = OLC_OK;
   m->lookup = NULL;
   /* A spent total budget measures nothing: no lock taken, no wait. */
-  if (budget_settings(&eff, &total_bound, m) != OLC_OK)
+  if (budget_settings(&eff, &total_bound, m) != OLC_OK || store_refuses(m))
     return OLC_OK;
   /* One measurer per machine: the processes measuring here take the lock
    * in turn, one key at a time (host_int.h, measure_lock.c). */
