@@ -520,6 +520,8 @@ OLC_API olc_status olc_host_explain_all(olc_lookup_result **out, olc_host *host,
  * as outdated (older implementation) or invalid (its validate says no).
  * Records of plugins that are not loaded are kept.  report, when set, is
  * called for each record removed (or that would be, with dry_run).
+ * *removed (may be NULL) receives how many were (or would be) removed.
+ * Returns what olc_host_prune_ext returns.
  */
 typedef void (*olc_prune_report_fn)(void *payload, const olc_record *record, const char *why);
 OLC_API olc_status olc_host_prune(olc_host *host, int dry_run, olc_prune_report_fn report,
@@ -538,9 +540,11 @@ OLC_API olc_status olc_host_prune(olc_host *host, int dry_run, olc_prune_report_
 /*
  * olc_host_prune with flags (OLC_PRUNE_*); report's why begins with
  * "foreign processor" or "foreign thread count" for a foreign record.
- * Returns OLC_OK, OLC_E_INVALID (host without a store, unknown flags), or
- * a store failure (OLC_E_READ_ONLY on a read-only store without
- * OLC_PRUNE_DRY_RUN).  Not concurrent with olc_host_free.
+ * Returns OLC_OK, OLC_E_INVALID (host NULL or without a store, unknown
+ * flags), OLC_E_NOMEM, or what olc_store_remove_if returns (a write
+ * failure; OLC_E_READ_ONLY on a read-only store without
+ * OLC_PRUNE_DRY_RUN, which only reads).  Not concurrent with
+ * olc_host_free.
  */
 OLC_API olc_status olc_host_prune_ext(olc_host *host, unsigned flags, olc_prune_report_fn report,
                                       void *payload, size_t *removed, olc_error *err);

@@ -597,6 +597,10 @@ OLC_API void olc_lookup_result_free(olc_lookup_result *result);
  * (olc_store_options.layers) their records are merged in: one identity
  * may then appear several times, the store's own record first, then the
  * layers' in their order (olc_record.source tells them apart).
+ * Returns OLC_OK (*out is the caller's: olc_record_list_free),
+ * OLC_E_INVALID (out or store NULL; *out NULL) or OLC_E_NOMEM.  A file that
+ * cannot be read is not a failure here: the list holds the records last
+ * read (olc_store_load_status says why).
  */
 OLC_API olc_status olc_store_list(olc_record_list **out, olc_store *store, olc_error *err);
 OLC_API size_t olc_record_list_count(const olc_record_list *list);
@@ -612,8 +616,11 @@ typedef int (*olc_record_predicate_fn)(const olc_record *record, void *payload);
 /*
  * Removes every record the predicate selects, in one locked write.  The
  * predicate sees the records as merged from the file under the lock.
- * *removed (may be NULL) receives the count.  Returns OLC_OK or a write
- * failure.
+ * *removed (may be NULL) receives the count (0 on failure).  Returns
+ * OLC_OK, OLC_E_INVALID (store or predicate NULL), OLC_E_NOMEM, OLC_E_READ_ONLY
+ * (read-only mode, or a network file system without allow_network_fs) or
+ * a write failure as olc_store_save lists them, OLC_COMMITTED_UNSYNCED
+ * included.
  */
 OLC_API olc_status olc_store_remove_if(olc_store *store, olc_record_predicate_fn predicate,
                                        void *payload, size_t *removed, olc_error *err);
