@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "persist/persist.h"
+#include "util/text.h"
 
 int olc_persist__glob_match(const char *pat, const char *name) {
   const char *star = NULL, *resume = NULL;
@@ -31,17 +32,9 @@ int olc_persist__glob_match(const char *pat, const char *name) {
   return *pat == 0;
 }
 
-static int is_sep(char c) {
-#if defined(_WIN32)
-  return c == '/' || c == '\\';
-#else
-  return c == '/';
-#endif
-}
-
 int olc_persist__glob_split(char *dir, size_t dir_size, const char **last, const char *pattern) {
   size_t n = strlen(pattern), cut = n;
-  while (cut > 0 && !is_sep(pattern[cut - 1]))
+  while (cut > 0 && !olc_util__is_sep(pattern[cut - 1]))
     cut--;
   *last = pattern + cut;
   if (memchr(pattern, '*', cut) != NULL)
@@ -94,11 +87,4 @@ void olc_persist__glob_sort(char **names, size_t count) {
     qsort(names, count, sizeof *names, name_cmp);
 }
 
-void olc_persist__glob_free(char **names, size_t count) {
-  size_t i;
-  if (names == NULL)
-    return;
-  for (i = 0; i < count; i++)
-    free(names[i]);
-  free(names);
-}
+void olc_persist__glob_free(char **names, size_t count) { olc_util__free_names(names, count); }

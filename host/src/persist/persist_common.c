@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "util/error.h"
+#include "util/text.h"
 
 #if defined(_WIN32)
 #include <windows.h>
@@ -212,20 +213,12 @@ int olc_persist__is_tmp_name(const char *name, const char *base) {
   return n == 16 && strcmp(p, ".tmp") == 0;
 }
 
-static int is_sep(char c) {
-#if defined(_WIN32)
-  return c == '/' || c == '\\';
-#else
-  return c == '/';
-#endif
-}
-
 olc_status olc_persist__split(char **dir, const char **base, const char *path, olc_error *err) {
   size_t n = strlen(path);
   size_t cut = n;
   *dir = NULL;
   *base = NULL;
-  while (cut > 0 && !is_sep(path[cut - 1]))
+  while (cut > 0 && !olc_util__is_sep(path[cut - 1]))
     cut--;
   if (cut == n)
     return olc_error__set(err, OLC_E_INVALID, "path", "store path '%s' has no file name", path);
@@ -237,7 +230,7 @@ olc_status olc_persist__split(char **dir, const char **base, const char *path, o
   } else {
     size_t dl = cut;
     /* Keep a root separator ("/x" -> "/"), drop the one before the name. */
-    while (dl > 1 && is_sep(path[dl - 1]))
+    while (dl > 1 && olc_util__is_sep(path[dl - 1]))
       dl--;
     *dir = malloc(dl + 1);
     if (*dir != NULL) {

@@ -7,17 +7,11 @@
 #include <string.h>
 
 #include "plugins_int.h"
+#include "util/text.h"
 
 int olc_plugins__has_suffix(const char *name) { return olc_plugins__suffix_len(name) != 0; }
 
-void olc_plugins__free_names(char **names, size_t count) {
-  size_t i;
-  if (names == NULL)
-    return;
-  for (i = 0; i < count; i++)
-    free(names[i]);
-  free(names);
-}
+void olc_plugins__free_names(char **names, size_t count) { olc_util__free_names(names, count); }
 
 olc_status olc_plugins__names_push(olc_plugins_names *list, const char *name) {
   size_t n = strlen(name);

@@ -1,5 +1,7 @@
 #include "util/text.h"
 
+#include <stdlib.h>
+
 /* The length of the sequence a lead byte starts (0: not a lead byte), and
  * the bits it contributes to the code point. */
 static size_t utf8_lead(unsigned c, unsigned *cp) {
@@ -50,4 +52,21 @@ int olc_util__is_absolute(const char *path) {
 #else
   return path[0] == '/';
 #endif
+}
+
+int olc_util__is_sep(char c) {
+#ifdef _WIN32
+  return c == '/' || c == '\\';
+#else
+  return c == '/';
+#endif
+}
+
+void olc_util__free_names(char **names, size_t count) {
+  size_t i;
+  if (names == NULL)
+    return;
+  for (i = 0; i < count; i++)
+    free(names[i]);
+  free(names);
 }

@@ -1,6 +1,6 @@
 /*
- * Text checks shared by the modules: UTF-8 well-formedness and absolute
- * paths.  Pure functions of their arguments; thread-safe.
+ * Text helpers shared by the modules: UTF-8 well-formedness, absolute
+ * paths and separators, and freeing a list of names.  Thread-safe.
  */
 #ifndef OLC_UTIL_TEXT_H
 #define OLC_UTIL_TEXT_H
@@ -14,5 +14,11 @@ int olc_util__utf8_valid(const char *text, size_t len);
 /* 1 when path is absolute on this platform (Windows: a drive letter or a
  * leading slash or backslash), else 0.  path must not be NULL. */
 int olc_util__is_absolute(const char *path);
+
+/* 1 when c separates path components here ('/'; Windows: '\\' too). */
+int olc_util__is_sep(char c);
+
+/* Frees names[0..count) and names (NULL: nothing). */
+void olc_util__free_names(char **names, size_t count);
 
 #endif /* OLC_UTIL_TEXT_H */
