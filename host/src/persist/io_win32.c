@@ -158,12 +158,9 @@ static olc_status acquire(HANDLE h, const char *path, int64_t timeout_ms, olc_er
     if (e == 0)
       return OLC_OK;
     if (e == ERROR_LOCK_VIOLATION || e == ERROR_IO_PENDING) {
-      int64_t left = timeout_ms < 0 ? -1 : timeout_ms - (olc_persist__now_ms() - start);
-      if (timeout_ms >= 0 && left <= 0)
-        return olc_error__set(err, OLC_E_LOCK_TIMEOUT, "lock",
-                              "timed out after %lld ms waiting for the lock of '%s'",
-                              (long long)timeout_ms, path);
-      olc_persist__sleep_ms(olc_persist__backoff(&delay, left));
+      olc_status busy = olc_persist__lock_busy(timeout_ms, start, &delay, path, err);
+      if (busy != OLC_OK)
+        return busy;
       continue;
     }
     return olc_win__error(err, OLC_E_LOCK, e, "lock", "cannot lock", path);

@@ -179,6 +179,30 @@ void olc_persist__sleep_ms(int64_t ms) {
 #endif
 }
 
+olc_status olc_persist__lock_busy(int64_t timeout_ms, int64_t start_ms, int64_t *delay_ms,
+                                  const char *path, olc_error *err) {
+  int64_t left = timeout_ms < 0 ? -1 : timeout_ms - (olc_persist__now_ms() - start_ms);
+  if (timeout_ms >= 0 && left <= 0)
+    return olc_error__set(err, OLC_E_LOCK_TIMEOUT, "lock",
+                          "timed out after %lld ms waiting for the lock of '%s'",
+                          (long long)timeout_ms, path);
+  olc_persist__sleep_ms(olc_persist__backoff(delay_ms, left));
+  return OLC_OK;
+}
+
+olc_status olc_persist__repair_begin(olc_persist_options *opt, char **dir, const char **base,
+                                     char *moved_to, size_t moved_to_size, const char *path,
+                                     const olc_persist_options *options, int has_check,
+                                     olc_error *err) {
+  if (moved_to != NULL && moved_to_size > 0)
+    moved_to[0] = 0;
+  if (path == NULL || !has_check)
+    return olc_error__set(err, OLC_E_INVALID, "repair", "no path or no check");
+  olc_persist__options(opt, options);
+  olc_persist__hooks_init();
+  return olc_persist__split(dir, base, path, err);
+}
+
 int64_t olc_persist__backoff(int64_t *delay_ms, int64_t left_ms) {
   unsigned char r[2];
   int64_t d;

@@ -31,6 +31,20 @@ void olc_persist__random(unsigned char *buf, size_t n);
  * 0.75-1.25 jitter, capped by the time left. */
 int64_t olc_persist__backoff(int64_t *delay_ms, int64_t left_ms);
 
+/* A lock that is busy: OLC_E_LOCK_TIMEOUT (naming path) once timeout_ms
+ * (>= 0) has passed since start_ms, else sleeps the next backoff and
+ * returns OLC_OK (try again).  timeout_ms < 0: wait forever. */
+olc_status olc_persist__lock_busy(int64_t timeout_ms, int64_t start_ms, int64_t *delay_ms,
+                                  const char *path, olc_error *err);
+
+/* The checks and set-up every repair begins with: moved_to emptied, path
+ * and check required, options (NULL: defaults) into *opt, the hooks, and
+ * path split into *dir (the caller frees it) and *base. */
+olc_status olc_persist__repair_begin(olc_persist_options *opt, char **dir, const char **base,
+                                     char *moved_to, size_t moved_to_size, const char *path,
+                                     const olc_persist_options *options, int has_check,
+                                     olc_error *err);
+
 /* Monotonic clock in ms. */
 int64_t olc_persist__now_ms(void);
 void olc_persist__sleep_ms(int64_t ms);

@@ -149,13 +149,8 @@ olc_status olc_persist__repair(char *moved_to, size_t moved_to_size, const char 
   const char *base = NULL;
   int dfd = -1, lfd = -1;
   olc_status s;
-  if (moved_to != NULL && moved_to_size > 0)
-    moved_to[0] = 0;
-  if (path == NULL || check == NULL)
-    return olc_error__set(err, OLC_E_INVALID, "repair", "no path or no check");
-  olc_persist__options(&opt, options);
-  olc_persist__hooks_init();
-  s = olc_persist__split(&dir, &base, path, err);
+  s = olc_persist__repair_begin(&opt, &dir, &base, moved_to, moved_to_size, path, options,
+                                check != NULL, err);
   if (s != OLC_OK)
     return s;
   olc_posix__mutex_lock();
