@@ -5,8 +5,8 @@
  * merge, LockFileEx timeout, a fault at each step leaving the file intact,
  * GC, non-ASCII names, repair, the generation counter of P.lock (mapped
  * by a watch, moved by 2 per write, quiet checks without a call), the
- * measurement lock (LockFileEx, its holder line, timeout) and the default
- * path.  Plain C, no CUnit:
+ * measurement lock (LockFileEx, its holder line, timeout), the file-system
+ * probe and the default path.  Plain C, no CUnit:
  * prints "ok"/"FAIL" per check and exits 1 on any failure.
  */
 #include <errno.h>
@@ -230,6 +230,28 @@ static void mlock_checks(const char *base) {
   free(def);
 }
 
+/* The file-system probe: a local volume with its type, the directory
+ * and file writable; a read-only file is not; a store in a directory that
+ * does not exist yet is probed at its nearest existing ancestor. */
+static void fs_checks(const char *dir, const char *path) {
+  olc_persist_fs fs;
+  olc_error err;
+  char deeper[MAX_PATH];
+  write_raw(path, "x");
+  CHECK(olc_persist__fs_probe(&fs, path, &err) == OLC_OK && !fs.network && !fs.read_only &&
+            fs.dir_writable && fs.file_exists && fs.file_writable && fs.lock_writable,
+        "fs probe: local, writable");
+  printf("     type \"%s\", dir %s\n", fs.type, fs.dir);
+  SetFileAttributesW(W(path), FILE_ATTRIBUTE_READONLY);
+  CHECK(olc_persist__fs_probe(&fs, path, &err) == OLC_OK && fs.file_exists && !fs.file_writable,
+        "fs probe: a read-only file is not writable");
+  SetFileAttributesW(W(path), FILE_ATTRIBUTE_NORMAL);
+  snprintf(deeper, sizeof deeper, "%s\\not\\yet\\store.txt", dir);
+  CHECK(olc_persist__fs_probe(&fs, deeper, &err) == OLC_OK && fs.dir_writable &&
+            strcmp(fs.dir, dir) == 0 && !fs.file_exists && fs.file_writable,
+        "fs probe: the nearest existing directory");
+}
+
 int main(int argc, char **argv) {
   char base[MAX_PATH], dir[MAX_PATH], path[MAX_PATH], leftover[MAX_PATH], buf[1024];
   char moved[1024], *resolved = NULL;
@@ -308,6 +330,7 @@ int main(int argc, char **argv) {
 
   watch_checks(path, &o);
   mlock_checks(base);
+  fs_checks(dir, path);
 
   CHECK(olc_persist__resolve(&resolved, path, &err) == OLC_OK && resolved != NULL &&
             strstr(resolved, "store.txt") != NULL,

@@ -455,8 +455,12 @@ olc_status olc_persist__glob_add(char ***v, size_t *n, size_t *cap, const char *
  * Coda, Lustre, NCP) and the mount's type from /proc/self/mountinfo
  * ("nfs4", "cifs", "fuse.sshfs"); a FUSE mount is network only when its
  * subtype is a known network one (sshfs, rclone, s3fs, ...), so
- * fuse-overlayfs and other local FUSE file systems stay local.  Windows:
- * nothing is detected (every field says writable and local).
+ * fuse-overlayfs and other local FUSE file systems stay local.  Windows
+ * (fs_win32.c): a network share is GetDriveType's DRIVE_REMOTE (type
+ * "smb"), a read-only volume GetVolumeInformation's flag, the type its
+ * file-system name ("ntfs"); the directory, the file and P.lock are
+ * writable when they open with the access a save needs (a read-only file
+ * attribute counts as not writable).
  */
 typedef struct olc_persist_fs {
   int read_only;     /* statvfs ST_RDONLY on the directory */
