@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/text.h"
 
 static SRWLOCK writer_mutex = SRWLOCK_INIT;
 
@@ -72,14 +73,6 @@ olc_status olc_win__error(olc_error *err, olc_status code, DWORD win, const char
   if (err != NULL)
     err->sys_errno = (int)win;
   return code;
-}
-
-char *olc_win__join(const char *dir, const char *name) {
-  size_t n = strlen(dir) + strlen(name) + 2;
-  char *p = malloc(n);
-  if (p != NULL)
-    snprintf(p, n, "%s\\%s", dir, name);
-  return p;
 }
 
 static DWORD mkdir_p(const char *dir) {
@@ -301,7 +294,7 @@ void olc_win__gc(const char *dir, const char *base, uint32_t grace_seconds) {
   if (name == NULL)
     return;
   snprintf(name, strlen(base) + 7, "%s.*.tmp", base);
-  pattern = olc_win__join(dir, name);
+  pattern = olc_util__join_path(dir, name);
   free(name);
   w = pattern ? olc_win__wide(pattern) : NULL;
   free(pattern);
@@ -320,7 +313,7 @@ void olc_win__gc(const char *dir, const char *base, uint32_t grace_seconds) {
     if (entry != NULL && olc_persist__is_tmp_name(entry, base) &&
         !(fd.dwFileAttributes & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT)) &&
         (now > t ? (now - t) / 10000000u : 0u) >= grace_seconds) { /* future: age 0 */
-      char *full = olc_win__join(dir, entry);
+      char *full = olc_util__join_path(dir, entry);
       wchar_t *wf = full ? olc_win__wide(full) : NULL;
       if (wf != NULL)
         OLC_FS(DeleteFileW(wf)); /* sharing errors: skipped, retried next time */

@@ -72,7 +72,4 @@ void olc_win__gen_even(void *base);
  * be absent or a regular file that opt->probe accepts (target_win32.c). */
 olc_status olc_win__check_target(const char *path, const olc_persist_options *opt, olc_error *err);
 
-/* dir + "\" + name (malloc'ed UTF-8). */
-char *olc_win__join(const char *dir, const char *name);
-
 #endif

@@ -11,6 +11,10 @@
 
 int olc_plugins__has_suffix(const char *name) { return olc_plugins__suffix_len(name) != 0; }
 
+char *olc_plugins__join(const char *dir, const char *name) {
+  return olc_util__join_path(dir, name);
+}
+
 void olc_plugins__free_names(char **names, size_t count) { olc_util__free_names(names, count); }
 
 olc_status olc_plugins__names_push(olc_plugins_names *list, const char *name) {

@@ -140,19 +140,6 @@ size_t olc_plugins__suffix_len(const char *name) {
   return 0;
 }
 
-char *olc_plugins__join(const char *dir, const char *name) {
-  size_t a = strlen(dir);
-  size_t b = strlen(name);
-  char *p = malloc(a + b + 2);
-  if (p == NULL)
-    return NULL;
-  memcpy(p, dir, a);
-  if (a == 0 || dir[a - 1] != '/')
-    p[a++] = '/';
-  memcpy(p + a, name, b + 1);
-  return p;
-}
-
 olc_status olc_plugins__list_dir(char ***names, size_t *count, const char *dir, olc_error *err) {
   olc_plugins_names list = {NULL, 0, 0};
   DIR *d;

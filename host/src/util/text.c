@@ -1,6 +1,7 @@
 #include "util/text.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* The length of the sequence a lead byte starts (0: not a lead byte), and
  * the bits it contributes to the code point. */
@@ -69,4 +70,21 @@ void olc_util__free_names(char **names, size_t count) {
   for (i = 0; i < count; i++)
     free(names[i]);
   free(names);
+}
+
+char *olc_util__join_path(const char *dir, const char *name) {
+  size_t a = strlen(dir), b = strlen(name);
+  char *p = malloc(a + b + 2);
+  if (p == NULL)
+    return NULL;
+#ifdef _WIN32
+  const char sep = '\\';
+#else
+  const char sep = '/';
+#endif
+  memcpy(p, dir, a);
+  if (a == 0 || !olc_util__is_sep(dir[a - 1]))
+    p[a++] = sep;
+  memcpy(p + a, name, b + 1);
+  return p;
 }

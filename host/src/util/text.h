@@ -18,6 +18,10 @@ int olc_util__is_absolute(const char *path);
 /* 1 when c separates path components here ('/'; Windows: '\\' too). */
 int olc_util__is_sep(char c);
 
+/* dir and name joined by this platform's separator ('\\' on Windows;
+ * none added when dir ends with one): malloc'd, NULL when out of memory. */
+char *olc_util__join_path(const char *dir, const char *name);
+
 /* Frees names[0..count) and names (NULL: nothing). */
 void olc_util__free_names(char **names, size_t count);
 
