@@ -239,6 +239,53 @@ static void json_policy(cli_json *j, const unsigned char *policy, size_t len) {
   }
 }
 
+/* One candidate's measurement; best marks the winner. */
+static void json_candidate(cli_json *j, const olc_candidate_result *c, int best) {
+  cli_json_begin_object(j);
+  json_policy(j, c->policy, c->policy_len);
+  cli_json_key(j, "status");
+  cli_json_string(j, olc_status_name(c->status));
+  cli_json_key(j, "median_us");
+  cli_json_double(j, c->median_us);
+  cli_json_key(j, "spread_us");
+  cli_json_double(j, c->spread_us);
+  cli_json_key(j, "samples");
+  cli_json_int(j, c->samples);
+  cli_json_key(j, "abandoned");
+  cli_json_bool(j, c->abandoned);
+  cli_json_key(j, "best");
+  cli_json_bool(j, best);
+  cli_json_key(j, "checked");
+  cli_json_bool(j, c->checked);
+  cli_json_key(j, "message");
+  cli_json_string(j, c->message);
+  cli_json_end_object(j);
+}
+
+/* The members about the selected record: speedup, cache mode, numerical
+ * check and the record itself (null when nothing was selected). */
+static void json_selection(cli_json *j, const olc_record *sel) {
+  cli_json_key(j, "speedup");
+  if (cli_summary_speedup(sel) > 0)
+    cli_json_double(j, cli_summary_speedup(sel));
+  else
+    cli_json_null(j);
+  cli_json_key(j, "cache_mode");
+  json_cache_mode(j, sel);
+  cli_json_key(j, "numerical_check");
+  if (sel != NULL)
+    cli_json_string(j, cli_summary_measurement(sel, OLC_MEASUREMENT_NUMERICAL_CHECK, "flag") > 0
+                           ? "checked"
+                           : "not checked");
+  else
+    cli_json_null(j);
+  cli_json_key(j, "selected");
+  if (sel != NULL)
+    cli_json_record(j, sel);
+  else
+    cli_json_null(j);
+}
+
 void cli_host_json_result(cli_json *j, const olc_calibration *cal, size_t index) {
   const olc_workload_result *r = olc_calibration_get(cal, index);
   size_t i, w = olc_calibration_winner(cal, index);
@@ -260,50 +307,11 @@ void cli_host_json_result(cli_json *j, const olc_calibration *cal, size_t index)
   cli_json_key(j, "seconds");
   cli_json_double(j, r->seconds);
   json_lock(j, r);
-  cli_json_key(j, "speedup");
-  if (cli_summary_speedup(r->selected) > 0)
-    cli_json_double(j, cli_summary_speedup(r->selected));
-  else
-    cli_json_null(j);
-  cli_json_key(j, "cache_mode");
-  json_cache_mode(j, r->selected);
-  cli_json_key(j, "numerical_check");
-  if (r->selected != NULL)
-    cli_json_string(
-        j, cli_summary_measurement(r->selected, OLC_MEASUREMENT_NUMERICAL_CHECK, "flag") > 0
-               ? "checked"
-               : "not checked");
-  else
-    cli_json_null(j);
-  cli_json_key(j, "selected");
-  if (r->selected != NULL)
-    cli_json_record(j, r->selected);
-  else
-    cli_json_null(j);
+  json_selection(j, r->selected);
   cli_json_key(j, "candidates");
   cli_json_begin_array(j);
-  for (i = 0; i < r->candidate_count; i++) {
-    const olc_candidate_result *c = &r->candidates[i];
-    cli_json_begin_object(j);
-    json_policy(j, c->policy, c->policy_len);
-    cli_json_key(j, "status");
-    cli_json_string(j, olc_status_name(c->status));
-    cli_json_key(j, "median_us");
-    cli_json_double(j, c->median_us);
-    cli_json_key(j, "spread_us");
-    cli_json_double(j, c->spread_us);
-    cli_json_key(j, "samples");
-    cli_json_int(j, c->samples);
-    cli_json_key(j, "abandoned");
-    cli_json_bool(j, c->abandoned);
-    cli_json_key(j, "best");
-    cli_json_bool(j, i == w);
-    cli_json_key(j, "checked");
-    cli_json_bool(j, c->checked);
-    cli_json_key(j, "message");
-    cli_json_string(j, c->message);
-    cli_json_end_object(j);
-  }
+  for (i = 0; i < r->candidate_count; i++)
+    json_candidate(j, &r->candidates[i], i == w);
   cli_json_end_array(j);
   cli_json_key(j, "rejected");
   cli_host_json_rejections(j, r->lookup);

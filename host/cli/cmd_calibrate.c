@@ -205,6 +205,26 @@ static int loop_report(cli_ctx *ctx, cli_host *h, const olc_calibration *cal, lo
   return c[CLI_OUTCOME_NOT_SELECTED] > 0 ? CLI_EXIT_NOT_SELECTED : CLI_EXIT_OK;
 }
 
+/* Checks the --workload names against the configuration and completes the
+ * options from the command line; opens the report file. */
+static int loop_prepare(cli_ctx *ctx, loop_args *la, const cli_host *h, int select_only) {
+  size_t i;
+  for (i = 0; i < la->count; i++) {
+    if (olc_config_find_workload(h->config, la->names[i]) == NULL)
+      return cli_usage_error(ctx, "no workload '%.64s' in %s", la->names[i],
+                             olc_config_source(h->config));
+  }
+  if (la->count > 0) {
+    la->opt.workloads = la->names;
+    la->opt.workload_count = la->count;
+  }
+  la->opt.select_only = select_only;
+  /* A bad report path fails now, not after measuring. */
+  if (la->report != NULL)
+    return cli_report_open(ctx, &la->written, la->report);
+  return CLI_EXIT_OK;
+}
+
 static int run_loop(cli_ctx *ctx, int argc, char **argv, int select_only) {
   loop_args la;
   cli_host h;
@@ -212,7 +232,6 @@ static int run_loop(cli_ctx *ctx, int argc, char **argv, int select_only) {
   progress_line progress;
   olc_error err;
   olc_status st;
-  size_t i;
   int rc;
 
   memset(&la, 0, sizeof la);
@@ -229,20 +248,8 @@ static int run_loop(cli_ctx *ctx, int argc, char **argv, int select_only) {
     rc = cli_require_writable(ctx, h.store);
   if (rc != CLI_EXIT_OK)
     goto done;
-  for (i = 0; i < la.count; i++) {
-    if (olc_config_find_workload(h.config, la.names[i]) == NULL) {
-      rc = cli_usage_error(ctx, "no workload '%.64s' in %s", la.names[i],
-                           olc_config_source(h.config));
-      goto done;
-    }
-  }
-  if (la.count > 0) {
-    la.opt.workloads = la.names;
-    la.opt.workload_count = la.count;
-  }
-  la.opt.select_only = select_only;
-  /* A bad report path fails now, not after measuring. */
-  if (la.report != NULL && (rc = cli_report_open(ctx, &la.written, la.report)) != CLI_EXIT_OK)
+  rc = loop_prepare(ctx, &la, &h, select_only);
+  if (rc != CLI_EXIT_OK)
     goto done;
   la.opt.keep_samples = la.report != NULL;
   memset(&progress, 0, sizeof progress);

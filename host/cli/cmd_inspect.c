@@ -105,19 +105,109 @@ static const char explain_help[] =
     "                         \"rejected\": [{level, origin, reason, message,\n"
     "                         record}], \"unlisted\": the records of other workloads}\n";
 
+/* Prints the explanation as one JSON document. */
+static void explain_json(cli_ctx *ctx, const cli_host *h, const olc_workload_config *wc,
+                         const olc_lookup_result *lr, const olc_record *sel, const char *source) {
+  cli_json j;
+  cli_json_document(&j, ctx->out);
+  cli_host_json_source(&j, h);
+  cli_json_key(&j, "workload");
+  cli_json_string(&j, wc->name);
+  cli_json_key(&j, "backend");
+  cli_json_string(&j, wc->backend);
+  cli_json_key(&j, "operator");
+  cli_json_string(&j, wc->operator_name);
+  cli_json_key(&j, "selected");
+  if (sel != NULL)
+    cli_json_record(&j, sel);
+  else
+    cli_json_null(&j);
+  cli_json_key(&j, "rejected");
+  cli_host_json_rejections_from(&j, lr, source);
+  cli_json_key(&j, "unlisted");
+  cli_json_int(&j, (int64_t)olc_lookup_result_unlisted_count(lr));
+  cli_json_end_object(&j);
+  cli_json_newline(&j);
+}
+
+/* Prints the selected record; one of another source than --source names
+ * only its file. */
+static void explain_print_selected(FILE *out, const olc_record *sel, const char *source) {
+  if (sel != NULL && !cli_source_match(sel, source)) {
+    fprintf(out, "selected: %s %s of another source, ", olc_level_str(sel->level),
+            olc_origin_str(sel->origin));
+    cli_print_quoted(out, (const unsigned char *)(sel->source ? sel->source : "memory"),
+                     strlen(sel->source ? sel->source : "memory"));
+    fputc('\n', out);
+  } else if (sel != NULL) {
+    fprintf(out, "selected: %s %s\n", olc_level_str(sel->level), olc_origin_str(sel->origin));
+    cli_print_record(out, sel, "  ");
+  } else {
+    fputs("selected: none\n", out);
+  }
+}
+
+/* Prints the explanation as text. */
+static void explain_text(cli_ctx *ctx, const olc_workload_config *wc, const olc_lookup_result *lr,
+                         const olc_record *sel, const char *source) {
+  size_t n = olc_lookup_result_rejected_count(lr) + (sel != NULL);
+  fputs("workload ", ctx->out);
+  cli_print_quoted(ctx->out, (const unsigned char *)wc->name, strlen(wc->name));
+  fputs(": backend ", ctx->out);
+  cli_print_quoted(ctx->out, (const unsigned char *)wc->backend, strlen(wc->backend));
+  fputs(" operator ", ctx->out);
+  cli_print_quoted(ctx->out, (const unsigned char *)wc->operator_name, strlen(wc->operator_name));
+  fprintf(ctx->out, ": %zu record%s\n", n, n == 1 ? "" : "s");
+  explain_print_selected(ctx->out, sel, source);
+  cli_host_print_rejections_from(ctx->out, lr, "", 1, source);
+}
+
+/* Looks the workload up on the open host and prints why each record was or
+ * was not chosen; returns the exit code. */
+static int explain_run(cli_ctx *ctx, const cli_host_args *a, cli_host *h, const char *workload,
+                       int all) {
+  const olc_workload_config *wc;
+  olc_lookup_result *lr = NULL;
+  const olc_record *sel;
+  olc_error err;
+  olc_status st;
+  int rc = CLI_EXIT_OK;
+
+  wc = olc_config_find_workload(h->config, workload);
+  if (wc == NULL)
+    return cli_usage_error(ctx, "no workload '%.64s' in %s", workload,
+                           olc_config_source(h->config));
+  olc_error_clear(&err);
+  st = all ? olc_host_explain_all(&lr, h->host, workload, &err)
+           : olc_host_explain(&lr, h->host, workload, &err);
+  if (st != OLC_OK && st != OLC_E_NOT_FOUND) {
+    rc = cli_fail(ctx, st, &err);
+    goto done;
+  }
+  if (lr == NULL) {
+    rc = cli_fail(ctx, st, &err);
+    goto done;
+  }
+  sel = olc_lookup_result_selected(lr);
+  if (a->json)
+    explain_json(ctx, h, wc, lr, sel, a->source);
+  else
+    explain_text(ctx, wc, lr, sel, a->source);
+  if (sel == NULL)
+    rc = CLI_EXIT_NOT_SELECTED;
+done:
+  olc_lookup_result_free(lr);
+  return rc;
+}
+
 int cli_cmd_explain(cli_ctx *ctx, int argc, char **argv) {
   static const cli_option opts[] = {CLI_HOST_OPTIONS,
                                     {"workload", "NAME", OPT_WORKLOAD, 0},
                                     {"all", NULL, OPT_ALL, 0},
                                     {"source", "S", OPT_SOURCE, 0}};
-  const olc_workload_config *wc;
-  olc_lookup_result *lr = NULL;
-  const olc_record *sel;
   cli_host_args a;
   cli_host h;
   const char *workload = NULL;
-  olc_error err;
-  olc_status st;
   int all = 0, rc;
 
   rc = parse_host(ctx, explain_help, opts, sizeof opts / sizeof opts[0], argc, argv, &a, &workload,
@@ -129,72 +219,7 @@ int cli_cmd_explain(cli_ctx *ctx, int argc, char **argv) {
   rc = cli_host_open(ctx, &a, &h);
   if (rc != CLI_EXIT_OK)
     return rc;
-  wc = olc_config_find_workload(h.config, workload);
-  if (wc == NULL) {
-    rc = cli_usage_error(ctx, "no workload '%.64s' in %s", workload, olc_config_source(h.config));
-    goto done;
-  }
-  olc_error_clear(&err);
-  st = all ? olc_host_explain_all(&lr, h.host, workload, &err)
-           : olc_host_explain(&lr, h.host, workload, &err);
-  if (st != OLC_OK && st != OLC_E_NOT_FOUND) {
-    rc = cli_fail(ctx, st, &err);
-    goto done;
-  }
-  if (lr == NULL) {
-    rc = cli_fail(ctx, st, &err);
-    goto done;
-  }
-  sel = olc_lookup_result_selected(lr);
-  if (a.json) {
-    cli_json j;
-    cli_json_document(&j, ctx->out);
-    cli_host_json_source(&j, &h);
-    cli_json_key(&j, "workload");
-    cli_json_string(&j, wc->name);
-    cli_json_key(&j, "backend");
-    cli_json_string(&j, wc->backend);
-    cli_json_key(&j, "operator");
-    cli_json_string(&j, wc->operator_name);
-    cli_json_key(&j, "selected");
-    if (sel != NULL)
-      cli_json_record(&j, sel);
-    else
-      cli_json_null(&j);
-    cli_json_key(&j, "rejected");
-    cli_host_json_rejections_from(&j, lr, a.source);
-    cli_json_key(&j, "unlisted");
-    cli_json_int(&j, (int64_t)olc_lookup_result_unlisted_count(lr));
-    cli_json_end_object(&j);
-    cli_json_newline(&j);
-  } else {
-    size_t n = olc_lookup_result_rejected_count(lr) + (sel != NULL);
-    fputs("workload ", ctx->out);
-    cli_print_quoted(ctx->out, (const unsigned char *)wc->name, strlen(wc->name));
-    fputs(": backend ", ctx->out);
-    cli_print_quoted(ctx->out, (const unsigned char *)wc->backend, strlen(wc->backend));
-    fputs(" operator ", ctx->out);
-    cli_print_quoted(ctx->out, (const unsigned char *)wc->operator_name, strlen(wc->operator_name));
-    fprintf(ctx->out, ": %zu record%s\n", n, n == 1 ? "" : "s");
-    if (sel != NULL && !cli_source_match(sel, a.source)) {
-      fprintf(ctx->out, "selected: %s %s of another source, ", olc_level_str(sel->level),
-              olc_origin_str(sel->origin));
-      cli_print_quoted(ctx->out, (const unsigned char *)(sel->source ? sel->source : "memory"),
-                       strlen(sel->source ? sel->source : "memory"));
-      fputc('\n', ctx->out);
-    } else if (sel != NULL) {
-      fprintf(ctx->out, "selected: %s %s\n", olc_level_str(sel->level),
-              olc_origin_str(sel->origin));
-      cli_print_record(ctx->out, sel, "  ");
-    } else {
-      fputs("selected: none\n", ctx->out);
-    }
-    cli_host_print_rejections_from(ctx->out, lr, "", 1, a.source);
-  }
-  if (sel == NULL)
-    rc = CLI_EXIT_NOT_SELECTED;
-done:
-  olc_lookup_result_free(lr);
+  rc = explain_run(ctx, &a, &h, workload, all);
   cli_host_close(&h);
   return rc;
 }
@@ -248,17 +273,78 @@ static void copy_out(FILE *from, FILE *out) {
     fwrite(buf, 1, n, out);
 }
 
+/* Starts the JSON document up to the open "records" array. */
+static void prune_json_begin(prune_out *p, const cli_host *h, int dry) {
+  cli_json_document(&p->j, p->out);
+  cli_host_json_source(&p->j, h);
+  cli_json_key(&p->j, "dry_run");
+  cli_json_bool(&p->j, (dry & 1) != 0);
+  cli_json_key(&p->j, "foreign");
+  cli_json_bool(&p->j, (dry & 2) != 0);
+  cli_json_key(&p->j, "records");
+  cli_json_begin_array(&p->j);
+}
+
+/* Ends the report: the JSON count, or the text summary line. */
+static void prune_finish(prune_out *p, const cli_host *h, int dry, size_t removed) {
+  if (p->json) {
+    if (removed > 0)
+      fputc('\n', p->out);
+    cli_json_end_array(&p->j);
+    cli_json_key(&p->j, "removed");
+    cli_json_int(&p->j, (int64_t)removed);
+    cli_json_end_object(&p->j);
+    cli_json_newline(&p->j);
+  } else {
+    fprintf(p->out, "%s %zu record%s from %s\n", (dry & 1) ? "would remove" : "removed", removed,
+            removed == 1 ? "" : "s",
+            olc_store_path(h->store) ? olc_store_path(h->store) : "memory");
+  }
+}
+
+/* Prunes the open host's store and prints the report; returns the exit code. */
+static int prune_run(cli_ctx *ctx, const cli_host_args *a, cli_host *h, int dry) {
+  prune_out p;
+  FILE *buffer;
+  size_t removed = 0;
+  olc_error err;
+  olc_status st;
+  int rc = CLI_EXIT_OK;
+
+  /* The report runs while the records are removed, before the write is
+   * known to succeed: buffer it, print it only on success. */
+  buffer = tmpfile();
+  memset(&p, 0, sizeof p);
+  p.out = buffer != NULL ? buffer : ctx->out;
+  p.json = a->json;
+  if (p.json)
+    prune_json_begin(&p, h, dry);
+  olc_error_clear(&err);
+  st = olc_host_prune_ext(
+      h->host, ((dry & 1) ? OLC_PRUNE_DRY_RUN : 0u) | ((dry & 2) ? OLC_PRUNE_FOREIGN : 0u),
+      on_prune, &p, &removed, &err);
+  if (st < 0) {
+    rc = cli_fail(ctx, st, &err);
+    goto done;
+  }
+  if (st == OLC_COMMITTED_UNSYNCED)
+    fprintf(ctx->err, "olc: %s: warning: %s\n", ctx->command,
+            err.message[0] != 0 ? err.message : olc_status_str(st));
+  prune_finish(&p, h, dry, removed);
+  if (buffer != NULL)
+    copy_out(buffer, ctx->out);
+done:
+  if (buffer != NULL)
+    fclose(buffer);
+  return rc;
+}
+
 int cli_cmd_prune(cli_ctx *ctx, int argc, char **argv) {
   static const cli_option opts[] = {
       CLI_HOST_OPTIONS, {"dry-run", NULL, OPT_DRY_RUN, 0}, {"foreign", NULL, OPT_FOREIGN, 0}};
   cli_host_args a;
   cli_host h;
-  prune_out p;
-  FILE *buffer;
   const char *unused = NULL;
-  size_t removed = 0;
-  olc_error err;
-  olc_status st;
   int dry = 0, rc;
 
   rc = parse_host(ctx, prune_help, opts, sizeof opts / sizeof opts[0], argc, argv, &a, &unused,
@@ -268,50 +354,7 @@ int cli_cmd_prune(cli_ctx *ctx, int argc, char **argv) {
   rc = cli_host_open(ctx, &a, &h);
   if (rc != CLI_EXIT_OK)
     return rc;
-  /* The report runs while the records are removed, before the write is
-   * known to succeed: buffer it, print it only on success. */
-  buffer = tmpfile();
-  memset(&p, 0, sizeof p);
-  p.out = buffer != NULL ? buffer : ctx->out;
-  p.json = a.json;
-  if (p.json) {
-    cli_json_document(&p.j, p.out);
-    cli_host_json_source(&p.j, &h);
-    cli_json_key(&p.j, "dry_run");
-    cli_json_bool(&p.j, (dry & 1) != 0);
-    cli_json_key(&p.j, "foreign");
-    cli_json_bool(&p.j, (dry & 2) != 0);
-    cli_json_key(&p.j, "records");
-    cli_json_begin_array(&p.j);
-  }
-  olc_error_clear(&err);
-  st = olc_host_prune_ext(
-      h.host, ((dry & 1) ? OLC_PRUNE_DRY_RUN : 0u) | ((dry & 2) ? OLC_PRUNE_FOREIGN : 0u), on_prune,
-      &p, &removed, &err);
-  if (st < 0) {
-    rc = cli_fail(ctx, st, &err);
-    goto done;
-  }
-  if (st == OLC_COMMITTED_UNSYNCED)
-    fprintf(ctx->err, "olc: %s: warning: %s\n", ctx->command,
-            err.message[0] != 0 ? err.message : olc_status_str(st));
-  if (p.json) {
-    if (removed > 0)
-      fputc('\n', p.out);
-    cli_json_end_array(&p.j);
-    cli_json_key(&p.j, "removed");
-    cli_json_int(&p.j, (int64_t)removed);
-    cli_json_end_object(&p.j);
-    cli_json_newline(&p.j);
-  } else {
-    fprintf(p.out, "%s %zu record%s from %s\n", (dry & 1) ? "would remove" : "removed", removed,
-            removed == 1 ? "" : "s", olc_store_path(h.store) ? olc_store_path(h.store) : "memory");
-  }
-  if (buffer != NULL)
-    copy_out(buffer, ctx->out);
-done:
-  if (buffer != NULL)
-    fclose(buffer);
+  rc = prune_run(ctx, &a, &h, dry);
   cli_host_close(&h);
   return rc;
 }

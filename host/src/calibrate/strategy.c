@@ -81,6 +81,35 @@ static void full_note_cut(const olc_strategy_ctx *ctx, const olc_measure_result 
     *ctx->budget_cut = why;
 }
 
+/* The measurement settings of one candidate against the best median so
+ * far; deadline_ns 0: none. */
+static void full_params(olc_measure_params *mp, const olc_calibration_settings *s, double best,
+                        uint64_t deadline_ns) {
+  mp->warmup = s->warmup;
+  mp->min_repetitions = s->min_repetitions;
+  mp->min_seconds = s->min_seconds;
+  mp->abandon_factor = s->abandon_factor;
+  mp->best_us = best;
+  mp->deadline_ns = deadline_ns;
+  mp->max_runs = s->max_runs_per_candidate;
+}
+
+/* Records candidate i's status with the message that says how its
+ * measurement ended. */
+static olc_status full_record(const olc_strategy_ctx *ctx, size_t i, olc_status st,
+                              olc_measure_end end, const olc_error *e, double best) {
+  const olc_calibration_settings *s = ctx->settings;
+  if (st != OLC_OK)
+    return olc_strategy__record(ctx, i, st, "%s", e->message[0] ? e->message : olc_status_str(st));
+  if (end == OLC_MEASURE_ABANDONED)
+    return olc_strategy__record(ctx, i, st, "abandoned: slower than %g x the best median (%.3f us)",
+                                s->abandon_factor, best);
+  if (end == OLC_MEASURE_DEADLINE)
+    return olc_strategy__record(ctx, i, st, "stopped at the time budget of %g s",
+                                s->max_seconds_per_workload);
+  return olc_strategy__record(ctx, i, st, NULL);
+}
+
 olc_status olc_strategy__full(const olc_strategy_ctx *ctx, size_t *reached, size_t *winner) {
   const olc_calibration_settings *s = ctx->settings;
   const size_t count = ctx->list->count;
@@ -104,13 +133,7 @@ olc_status olc_strategy__full(const olc_strategy_ctx *ctx, size_t *reached, size
       break;
     }
     olc_strategy__progress(ctx, i, best);
-    mp.warmup = s->warmup;
-    mp.min_repetitions = s->min_repetitions;
-    mp.min_seconds = s->min_seconds;
-    mp.abandon_factor = s->abandon_factor;
-    mp.best_us = best;
-    mp.deadline_ns = i > 0 ? start + budget : 0;
-    mp.max_runs = s->max_runs_per_candidate;
+    full_params(&mp, s, best, i > 0 ? start + budget : 0);
     olc_error_clear(&e);
     st = olc_calibrate__session_measure(ctx->session, i, &mp, &m, &e);
     if (st == OLC_OK)
@@ -123,16 +146,7 @@ olc_status olc_strategy__full(const olc_strategy_ctx *ctx, size_t *reached, size
     if (st == OLC_E_NOMEM || rs != OLC_OK)
       return OLC_E_NOMEM;
     c->abandoned = st == OLC_OK && m.end != OLC_MEASURE_DONE;
-    if (st != OLC_OK)
-      rs = olc_strategy__record(ctx, i, st, "%s", e.message[0] ? e.message : olc_status_str(st));
-    else if (m.end == OLC_MEASURE_ABANDONED)
-      rs = olc_strategy__record(ctx, i, st, "abandoned: slower than %g x the best median (%.3f us)",
-                                s->abandon_factor, best);
-    else if (m.end == OLC_MEASURE_DEADLINE)
-      rs = olc_strategy__record(ctx, i, st, "stopped at the time budget of %g s",
-                                s->max_seconds_per_workload);
-    else
-      rs = olc_strategy__record(ctx, i, st, NULL);
+    rs = full_record(ctx, i, st, m.end, &e, best);
     if (rs != OLC_OK)
       return rs;
     *reached = i + 1;

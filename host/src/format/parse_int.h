@@ -1,6 +1,6 @@
 /*
- * format/parse_int.h - the parser state shared by parse.c and
- * parse_finish.c.
+ * format/parse_int.h - the parser state shared by parse.c,
+ * parse_error.c and parse_finish.c.
  */
 #ifndef OLC_FORMAT_PARSE_INT_H
 #define OLC_FORMAT_PARSE_INT_H

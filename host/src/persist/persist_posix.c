@@ -224,12 +224,10 @@ static void note_after(const writer *w, olc_persist_known *after, const struct s
     after->gen = OLC_PERSIST_GEN_NONE;
 }
 
-static olc_status run_update(writer *w, olc_persist_known *after, int *written,
-                             olc_persist_transform_fn transform, void *payload, olc_error *err) {
-  olc_status st;
-  int unchanged = 0, e;
-  struct stat new_st;
-  st = olc_posix__open_dir(&w->dfd, w->dir, 1, err);
+/* W1-W3: the directory, the target check, the lock, the counter and the
+ * file as it is under the lock. */
+static olc_status lock_and_reload(writer *w, olc_error *err) {
+  olc_status st = olc_posix__open_dir(&w->dfd, w->dir, 1, err);
   if (st == OLC_OK) /* W1a: no P.lock beside something that is not a store */
     st = olc_posix__check_target(w->dfd, w->base, w->path, &w->opt, err);
   if (st == OLC_OK)
@@ -239,13 +237,17 @@ static olc_status run_update(writer *w, olc_persist_known *after, int *written,
     st = olc_posix__gen_prepare(w->lfd, w->path, err); /* W2b */
   if (st == OLC_OK)
     st = reload(w, err);
-  if (st != OLC_OK)
-    return st;
-  /* W4: the caller merges into what is on disk now. */
-  e = olc_persist__hook_fail(OLC_STEP_MERGE);
+  return st;
+}
+
+/* W4: the caller merges into what is on disk now. */
+static olc_status merge(writer *w, int *unchanged, olc_persist_transform_fn transform,
+                        void *payload, olc_error *err) {
+  olc_status st;
+  int e = olc_persist__hook_fail(OLC_STEP_MERGE);
   if (e != 0)
     return step_error(err, OLC_STEP_MERGE, e, "merge failed for", w->path);
-  st = transform(&w->next, &unchanged, w->old.data, w->old.len,
+  st = transform(&w->next, unchanged, w->old.data, w->old.len,
                  w->base_known ? OLC_PERSIST_BASE_KNOWN : w->old_exists, payload, err);
   if (st != OLC_OK) {
     if (err != NULL && err->code == OLC_OK)
@@ -253,19 +255,19 @@ static olc_status run_update(writer *w, olc_persist_known *after, int *written,
     return st;
   }
   olc_persist__hook_crash(OLC_STEP_MERGE);
-  if (unchanged) {
-    if (w->old_exists)
-      note_after(w, after, &w->old_st);
-    return OLC_OK;
-  }
-  /* The clean-up removes other writers' temporaries: only under a lock
-   * that still excludes them. */
+  return OLC_OK;
+}
+
+/* W5: the clean-up removes other writers' temporaries, so only under a
+ * lock that still excludes them. */
+static olc_status clean_up(writer *w, olc_error *err) {
+  int e;
   if (!olc_posix__lock_current(w->lfd, w->dfd, w->base)) {
     w->lost_lock = 1;
     return olc_error__set(err, OLC_E_LOCK, "gc",
                           "the lock file '%s.lock' was replaced during the write", w->path);
   }
-  olc_posix__gc(w->dfd, w->base, w->opt.tmp_grace_seconds); /* W5 */
+  olc_posix__gc(w->dfd, w->base, w->opt.tmp_grace_seconds);
   olc_persist__hook_crash(OLC_STEP_GC);
   if (olc_persist__hook_disabled(OLC_SAFETY_RENAME)) {
     e = olc_posix__gen_bump(w->lfd, 1); /* the in-place control changes P from here on */
@@ -273,35 +275,60 @@ static olc_status run_update(writer *w, olc_persist_known *after, int *written,
       return step_error(err, OLC_STEP_LOCK, e, "cannot update the lock file of", w->path);
     w->gen_odd = 1;
   }
-  st = create_tmp(w, err);
+  return OLC_OK;
+}
+
+/* W10, the commit point: the temporary replaces P. */
+static olc_status commit_rename(writer *w, olc_error *err) {
+  /* Odd first: a reader that saw the old even value must not trust it
+   * once the new P can be seen.  A counter that cannot be moved would
+   * hide this write from readers: nothing is renamed then. */
+  int e = olc_posix__gen_bump(w->lfd, 1);
+  if (e != 0)
+    return step_error(err, OLC_STEP_RENAME, e, "cannot update the lock file of", w->path);
+  w->gen_odd = 1;
+  /* Someone replaced P.lock since it was locked: a writer that opened the
+   * new one may be past its reload now.  Start again under that lock
+   * rather than rename over its work (checked last, right before the
+   * rename, to leave the least time in between). */
+  if (!olc_posix__lock_current(w->lfd, w->dfd, w->base)) {
+    w->lost_lock = 1;
+    return olc_error__set(err, OLC_E_LOCK, "rename",
+                          "the lock file '%s.lock' was replaced during the write", w->path);
+  }
+  e = olc_persist__hook_fail(OLC_STEP_RENAME);
+  if (e == 0 && OLC_FS(renameat(w->dfd, w->tmp, w->dfd, w->base)) != 0)
+    e = errno;
+  if (e != 0)
+    return step_error(err, OLC_STEP_RENAME, e, "cannot replace", w->path);
+  w->tmp_created = 0;
+  return OLC_OK;
+}
+
+static olc_status run_update(writer *w, olc_persist_known *after, int *written,
+                             olc_persist_transform_fn transform, void *payload, olc_error *err) {
+  olc_status st;
+  int unchanged = 0;
+  struct stat new_st;
+  st = lock_and_reload(w, err);
   if (st == OLC_OK)
-    st = write_tmp(w, &new_st, err);
+    st = merge(w, &unchanged, transform, payload, err);
   if (st != OLC_OK)
     return st;
-  if (w->tmp_created) { /* W10: the commit point */
-    /* Odd first: a reader that saw the old even value must not trust it
-     * once the new P can be seen.  A counter that cannot be moved would
-     * hide this write from readers: nothing is renamed then. */
-    e = olc_posix__gen_bump(w->lfd, 1);
-    if (e != 0)
-      return step_error(err, OLC_STEP_RENAME, e, "cannot update the lock file of", w->path);
-    w->gen_odd = 1;
-    /* Someone replaced P.lock since it was locked: a writer that opened the
-     * new one may be past its reload now.  Start again under that lock
-     * rather than rename over its work (checked last, right before the
-     * rename, to leave the least time in between). */
-    if (!olc_posix__lock_current(w->lfd, w->dfd, w->base)) {
-      w->lost_lock = 1;
-      return olc_error__set(err, OLC_E_LOCK, "rename",
-                            "the lock file '%s.lock' was replaced during the write", w->path);
-    }
-    e = olc_persist__hook_fail(OLC_STEP_RENAME);
-    if (e == 0 && OLC_FS(renameat(w->dfd, w->tmp, w->dfd, w->base)) != 0)
-      e = errno;
-    if (e != 0)
-      return step_error(err, OLC_STEP_RENAME, e, "cannot replace", w->path);
-    w->tmp_created = 0;
+  if (unchanged) {
+    if (w->old_exists)
+      note_after(w, after, &w->old_st);
+    return OLC_OK;
   }
+  st = clean_up(w, err);
+  if (st == OLC_OK)
+    st = create_tmp(w, err);
+  if (st == OLC_OK)
+    st = write_tmp(w, &new_st, err);
+  if (st == OLC_OK && w->tmp_created)
+    st = commit_rename(w, err);
+  if (st != OLC_OK)
+    return st;
   olc_persist__hook_crash(OLC_STEP_RENAME);
   /* Even after the rename (the crash hook may stop before).  A failure
    * leaves it odd: readers then compare identities, which is safe. */

@@ -1,6 +1,7 @@
 /*
- * plugins/loader.c - finds plugin files, loads and checks them, creates one
- * instance of each, and records every file in the load report.
+ * plugins/loader.c - finds plugin files, loads and checks them (the table
+ * checks are in table_check.c), creates one instance of each, and records
+ * every file in the load report.
  *
  * Order: the explicit files in order, then the configured directories in
  * order, then the absolute entries of OLC_PLUGIN_PATH; inside a directory,
@@ -92,71 +93,6 @@ static olc_status skip(load_ctx *lc, olc_load_stage stage, olc_status status, in
   return OLC_OK;
 }
 
-static int name_ok(const char *s, char *msg, size_t size) {
-  size_t n;
-  size_t i;
-  if (s == NULL || s[0] == 0) {
-    snprintf(msg, size, "plugin name is empty");
-    return 0;
-  }
-  n = strnlen(s, OLC_PLUGINS_MAX_NAME + 1);
-  if (n > OLC_PLUGINS_MAX_NAME) {
-    snprintf(msg, size, "plugin name is longer than %u bytes", OLC_PLUGINS_MAX_NAME);
-    return 0;
-  }
-  if (!olc_util__utf8_valid(s, n)) {
-    snprintf(msg, size, "plugin name is not valid utf-8");
-    return 0;
-  }
-  for (i = 0; i < n; i++) {
-    char c = s[i];
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) {
-      snprintf(msg, size, "plugin name \"%s\" has characters outside [a-z0-9_]", s);
-      return 0;
-    }
-  }
-  return 1;
-}
-
-static int text_ok(const char *s, size_t cap) {
-  size_t n;
-  if (s == NULL || s[0] == 0)
-    return 0;
-  n = strnlen(s, cap + 1);
-  return n <= cap && olc_util__utf8_valid(s, n);
-}
-
-/* The table checks after abi_major: 0 with msg when malformed. */
-static int table_ok(const olc_plugin *t, char *msg, size_t size) {
-  static const char *const req_names[] = {
-      "create", "destroy", "key", "candidates", "validate", "serialize", "release_policy", "run"};
-  const int req[] = {t->create != NULL,         t->destroy != NULL,  t->key != NULL,
-                     t->candidates != NULL,     t->validate != NULL, t->serialize != NULL,
-                     t->release_policy != NULL, t->run != NULL};
-  uint32_t i;
-  if (!text_ok(t->implementation_version, OLC_PLUGINS_MAX_STRING)) {
-    snprintf(msg, size, "implementation_version is empty, too long or not valid utf-8");
-    return 0;
-  }
-  if (t->operators == NULL || t->operator_count == 0 ||
-      t->operator_count > OLC_PLUGINS_MAX_OPERATORS) {
-    snprintf(msg, size, "operators: %u listed (need 1..%u)", (unsigned)t->operator_count,
-             OLC_PLUGINS_MAX_OPERATORS);
-    return 0;
-  }
-  for (i = 0; i < t->operator_count; i++)
-    if (!text_ok(t->operators[i], OLC_PLUGINS_MAX_STRING)) {
-      snprintf(msg, size, "operator %u is empty, too long or not valid utf-8", (unsigned)i);
-      return 0;
-    }
-  for (i = 0; i < sizeof req / sizeof req[0]; i++)
-    if (!req[i]) {
-      snprintf(msg, size, "required function %s is NULL", req_names[i]);
-      return 0;
-    }
-  return olc_plugins__tolerances_ok(t, msg, size);
-}
-
 static olc_status push_plugin(olc_plugin_set *h, olc_loaded_plugin *lp) {
   if (h->plugin_count == h->plugin_cap) {
     size_t ncap = h->plugin_cap ? h->plugin_cap * 2 : 8;
@@ -219,31 +155,6 @@ static olc_status create_instance(load_ctx *lc, olc_loaded_plugin *lp, olc_error
   return st == OLC_OK ? SKIPPED : st; /* not created: caller drops lp */
 }
 
-/* The checks of a table the entry returned; 0 with msg and *stage set
- * when it is refused.  Nothing past struct_size may be read unchecked.
- * The major comes first (when the table is big enough to hold it): a
- * table of another major is an abi mismatch whatever its size. */
-static int check_table(load_ctx *lc, const olc_plugin *t, olc_load_stage *stage, char *msg,
-                       size_t size) {
-  *stage = OLC_LOAD_ABI;
-  if (t->struct_size >= offsetof(olc_plugin, abi_major) + sizeof t->abi_major &&
-      t->abi_major != OLC_PLUGIN_ABI_MAJOR) {
-    snprintf(msg, size, "plugin table has abi major %u, the host speaks %u", (unsigned)t->abi_major,
-             OLC_PLUGIN_ABI_MAJOR);
-    return 0;
-  }
-  *stage = OLC_LOAD_VALIDATE;
-  if (t->struct_size < OLC_PLUGINS_MIN_TABLE_SIZE) {
-    snprintf(msg, size, "plugin table is too small: struct_size %u < %u (abi 1.0)",
-             (unsigned)t->struct_size, (unsigned)OLC_PLUGINS_MIN_TABLE_SIZE);
-    return 0;
-  }
-  if (!name_ok(t->name, msg, size))
-    return 0;
-  lc->name = t->name; /* reports name the plugin from here on */
-  return table_ok(t, msg, size);
-}
-
 /* Entry call and table checks; on success *out is the new loaded plugin. */
 static olc_status enter(load_ctx *lc, olc_plugin_entry_fn entry, olc_loaded_plugin **out,
                         olc_error *err) {
@@ -276,7 +187,7 @@ static olc_status enter(load_ctx *lc, olc_plugin_entry_fn entry, olc_loaded_plug
     st = skip(lc, OLC_LOAD_ABI, OLC_E_PLUGIN, rc, 0, msg, err);
     goto fail;
   }
-  if (!check_table(lc, t, &stage, msg, sizeof msg)) {
+  if (!olc_plugins__table_check(t, &stage, &lc->name, msg, sizeof msg)) {
     st = skip(lc, stage, OLC_E_PLUGIN, 0, 0, msg, err);
     goto fail;
   }

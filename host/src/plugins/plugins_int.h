@@ -101,6 +101,13 @@ const char *olc_plugins__error_message(const olc_plugins_lib *lib, int32_t *code
 
 /* ---------------------------------------------------------------- checks */
 
+/* The checks of a table the entry returned (table_check.c); 0 with msg
+ * and *stage set when it is refused.  *name is set to the table's name
+ * once that has passed, so that the reports of later failures name the
+ * plugin. */
+int olc_plugins__table_check(const olc_plugin *t, olc_load_stage *stage, const char **name,
+                             char *msg, size_t size);
+
 /* --------------------------------------------------- platform (dl_*.c) */
 
 /* The registry/dl lock (short sections only, never held across plugin

@@ -76,30 +76,16 @@ static olc_status load_failed(olc_store *store, olc_status st, const olc_error *
   return st;
 }
 
-/* Reads and parses the file; swaps the snapshot only when the whole file
- * parsed and no writer published a newer one meanwhile.  Caller holds the
- * reload mutex. */
-static olc_status reload_locked(olc_store *store, olc_error *err) {
+/* Reads and parses the file into set, with a read-only handle's own saves
+ * above it; id is the file's identity (exists 0 when there is none). */
+static olc_status read_records(olc_store *store, olc_recset *set, olc_file_id *id, olc_error *e) {
   olc_buf bytes = OLC_BUF_INIT;
-  olc_recset set = OLC_RECSET_INIT;
-  olc_file_id id;
-  olc_error e;
-  olc_snapshot *snap, *old = NULL;
-  olc_status st;
-  uint64_t gen0;
-
-  olc_error_clear(&e);
-  memset(&id, 0, sizeof id);
-  olc_mutex__lock(&store->state);
-  gen0 = store->gen;
-  olc_mutex__unlock(&store->state);
-
-  st = olc_persist__read(&bytes, &id, store->path, store->limits.max_file_size, &e);
+  olc_status st = olc_persist__read(&bytes, id, store->path, store->limits.max_file_size, e);
   if (st == OLC_E_NOT_FOUND) {
-    id.exists = 0;
+    id->exists = 0;
     st = OLC_OK;
   } else if (st == OLC_OK) {
-    st = olc_format__parse(&set, bytes.data, bytes.len, &store->limits, &e);
+    st = olc_format__parse(set, bytes.data, bytes.len, &store->limits, e);
   }
   olc_buf__free(&bytes);
 #ifdef OLC_TEST_HOOKS
@@ -112,10 +98,50 @@ static olc_status reload_locked(olc_store *store, olc_error *err) {
 #endif
   if (st == OLC_OK && store->overlay.count > 0) {
     /* A read-only handle's own saves stay above whatever the file holds. */
-    olc_recset__normalize(&set);
-    if (olc_store__apply_puts(&set, &store->overlay) != OLC_OK)
-      st = olc_error__set(&e, OLC_E_NOMEM, "load", "out of memory loading '%s'", store->path);
+    olc_recset__normalize(set);
+    if (olc_store__apply_puts(set, &store->overlay) != OLC_OK)
+      st = olc_error__set(e, OLC_E_NOMEM, "load", "out of memory loading '%s'", store->path);
   }
+  return st;
+}
+
+/* Publishes snap unless a writer published a newer snapshot since gen0;
+ * either way the load counts as good. */
+static void swap_in(olc_store *store, olc_snapshot *snap, uint64_t gen0, const olc_file_id *id) {
+  olc_snapshot *old;
+  olc_mutex__lock(&store->state);
+  if (store->gen == gen0) {
+    old = store->snap;
+    store->snap = snap;
+    store->gen++;
+    store->seen_id = *id;
+  } else {
+    old = snap; /* a writer published something at least as new */
+  }
+  store->load_status = OLC_OK;
+  olc_error_clear(&store->load_err);
+  olc_mutex__unlock(&store->state);
+  olc_snapshot__unref(old);
+}
+
+/* Reads and parses the file; swaps the snapshot only when the whole file
+ * parsed and no writer published a newer one meanwhile.  Caller holds the
+ * reload mutex. */
+static olc_status reload_locked(olc_store *store, olc_error *err) {
+  olc_recset set = OLC_RECSET_INIT;
+  olc_file_id id;
+  olc_error e;
+  olc_snapshot *snap;
+  olc_status st;
+  uint64_t gen0;
+
+  olc_error_clear(&e);
+  memset(&id, 0, sizeof id);
+  olc_mutex__lock(&store->state);
+  gen0 = store->gen;
+  olc_mutex__unlock(&store->state);
+
+  st = read_records(store, &set, &id, &e);
   if (st != OLC_OK) {
     olc_recset__free(&set);
     if (st == OLC_E_MALFORMED || st == OLC_E_VERSION)
@@ -130,20 +156,7 @@ static olc_status reload_locked(olc_store *store, olc_error *err) {
     olc_snapshot__unref(snap);
     return load_failed(store, OLC_E_NOMEM, NULL, NULL, err);
   }
-
-  olc_mutex__lock(&store->state);
-  if (store->gen == gen0) {
-    old = store->snap;
-    store->snap = snap;
-    store->gen++;
-    store->seen_id = id;
-  } else {
-    old = snap; /* a writer published something at least as new */
-  }
-  store->load_status = OLC_OK;
-  olc_error_clear(&store->load_err);
-  olc_mutex__unlock(&store->state);
-  olc_snapshot__unref(old);
+  swap_in(store, snap, gen0, &id);
   return OLC_OK;
 }
 
@@ -260,25 +273,9 @@ static olc_status resolve_path(olc_store *s, const olc_store_options *o, olc_err
   return olc_persist__resolve(&s->path, p, err);
 }
 
-olc_status olc_store_open(olc_store **out, const olc_store_options *caller_options,
-                          olc_error *err) {
+/* The handle's settings from the (checked) options; no file is touched. */
+static void init_handle(olc_store *s, const olc_store_options *options) {
   static const olc_format_limits limits = OLC_FORMAT_LIMITS_DEFAULT;
-  olc_store_options opts;
-  const olc_store_options *options = &opts;
-  olc_store *s;
-  olc_recset empty = OLC_RECSET_INIT;
-  olc_status st;
-  if (out == NULL)
-    return olc_error__set(err, OLC_E_INVALID, "open", "output pointer is NULL");
-  *out = NULL;
-  st = olc_options__load(&opts, &olc_options__store, caller_options, "open", err);
-  if (st == OLC_OK)
-    st = check_options(options, err);
-  if (st != OLC_OK)
-    return st;
-  s = calloc(1, sizeof *s);
-  if (s == NULL)
-    return olc_error__set(err, OLC_E_NOMEM, "open", "out of memory opening the store");
   olc_diag__init(&s->diag, options->diag, options->diag_payload);
   olc_mutex__init(&s->state);
   olc_mutex__init(&s->write);
@@ -297,32 +294,58 @@ olc_status olc_store_open(olc_store **out, const olc_store_options *caller_optio
   s->popts.tmp_grace_seconds = options->tmp_grace_seconds;
   s->popts.file_mode = options->file_mode != 0 ? options->file_mode : 0600u;
   s->popts.max_file_size = s->limits.max_file_size;
+}
+
+/* A persistent store's file: its path, the watch, the first load and the
+ * layers.  The caller frees the handle on failure. */
+static olc_status open_file(olc_store *s, const olc_store_options *options, olc_error *err) {
+  olc_status st = resolve_path(s, options, err);
+  if (st == OLC_OK) /* never a lock file or a temporary of another store */
+    st = olc_store__check_role(s->path, NULL, "open", 0, err);
+  if (st == OLC_OK && s->check_for_changes)
+    st = olc_persist__watch_open(&s->watch, s->path, err);
+  if (st != OLC_OK)
+    return st;
+  /* An unreadable file is remembered, not returned, so that repair and
+   * override commands keep working on a broken store. */
+  (void)olc_store_reload(s, NULL);
+  st = olc_store__layers_open(s, options, err);
+  if (st != OLC_OK)
+    return st;
+  if (s->load_status == OLC_E_NOMEM)
+    return olc_error__set(err, OLC_E_NOMEM, "open", "out of memory loading the store");
+  return OLC_OK;
+}
+
+olc_status olc_store_open(olc_store **out, const olc_store_options *caller_options,
+                          olc_error *err) {
+  olc_store_options opts;
+  const olc_store_options *options = &opts;
+  olc_store *s;
+  olc_recset empty = OLC_RECSET_INIT;
+  olc_status st;
+  if (out == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "open", "output pointer is NULL");
+  *out = NULL;
+  st = olc_options__load(&opts, &olc_options__store, caller_options, "open", err);
+  if (st == OLC_OK)
+    st = check_options(options, err);
+  if (st != OLC_OK)
+    return st;
+  s = calloc(1, sizeof *s);
+  if (s == NULL)
+    return olc_error__set(err, OLC_E_NOMEM, "open", "out of memory opening the store");
+  init_handle(s, options);
   s->snap = olc_snapshot__new(&empty, NULL);
   if (s->snap == NULL) {
     olc_store_free(s);
     return olc_error__set(err, OLC_E_NOMEM, "open", "out of memory opening the store");
   }
   if (s->persist) {
-    st = resolve_path(s, options, err);
-    if (st == OLC_OK) /* never a lock file or a temporary of another store */
-      st = olc_store__check_role(s->path, NULL, "open", 0, err);
-    if (st == OLC_OK && s->check_for_changes)
-      st = olc_persist__watch_open(&s->watch, s->path, err);
+    st = open_file(s, options, err);
     if (st != OLC_OK) {
       olc_store_free(s);
       return st;
-    }
-    /* An unreadable file is remembered, not returned, so that repair and
-     * override commands keep working on a broken store. */
-    (void)olc_store_reload(s, NULL);
-    st = olc_store__layers_open(s, options, err);
-    if (st != OLC_OK) {
-      olc_store_free(s);
-      return st;
-    }
-    if (s->load_status == OLC_E_NOMEM) {
-      olc_store_free(s);
-      return olc_error__set(err, OLC_E_NOMEM, "open", "out of memory loading the store");
     }
   }
   if (olc_store__fork_register(s) != OLC_OK) {

@@ -83,6 +83,45 @@ static inline __attribute__((always_inline)) void copy_piece(const float *src, f
     }                                                                                              \
   } while (0)
 
+/* C = alpha * acc + beta * C (C not read when beta is 0); the full
+ * tile without masks.  alpha and beta are broadcast only here: live over
+ * the k loop, their registers made GCC spill a B vector there. */
+static inline __attribute__((always_inline)) void c_update(const int rows, int64_t cols,
+                                                           __m512 acc[K_MR][2], float alpha,
+                                                           float beta, float *c, int64_t ldc,
+                                                           const __mmask16 m0, const __mmask16 m1) {
+  const __m512 alphav = _mm512_set1_ps(alpha), betav = _mm512_set1_ps(beta);
+  if (alpha != 1.0f) {
+    for (int r = 0; r < rows; r++) {
+      acc[r][0] = _mm512_mul_ps(acc[r][0], alphav);
+      acc[r][1] = _mm512_mul_ps(acc[r][1], alphav);
+    }
+  }
+  if (cols == K_NR) {
+    for (int r = 0; r < rows; r++) {
+      float *cr = c + r * ldc;
+      __m512 v0 = acc[r][0], v1 = acc[r][1];
+      if (beta != 0.0f) {
+        v0 = _mm512_fmadd_ps(_mm512_loadu_ps(cr), betav, v0);
+        v1 = _mm512_fmadd_ps(_mm512_loadu_ps(cr + 16), betav, v1);
+      }
+      _mm512_storeu_ps(cr, v0);
+      _mm512_storeu_ps(cr + 16, v1);
+    }
+    return;
+  }
+  for (int r = 0; r < rows; r++) {
+    float *cr = c + r * ldc;
+    __m512 v0 = acc[r][0], v1 = acc[r][1];
+    if (beta != 0.0f) {
+      v0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m0, cr), betav, v0);
+      v1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m1, cr + 16), betav, v1);
+    }
+    _mm512_mask_storeu_ps(cr, m0, v0);
+    _mm512_mask_storeu_ps(cr + 16, m1, v1);
+  }
+}
+
 /* prefetch_c: fetch C's lines to L1 at the start (packed operands: C of a
  * large product, far away); the in-place variant serves the direct path,
  * whose C is already close, and skips it (32x32x32 3% faster). */
@@ -94,7 +133,6 @@ avx512_body(const int rows, int64_t cols, int64_t k, float alpha, const float *a
   const uint32_t bits0 = cols >= 16 ? 0xffffu : (1u << cols) - 1u;
   const uint32_t bits1 = cols >= 32 ? 0xffffu : cols > 16 ? (1u << (cols - 16)) - 1u : 0u;
   const __mmask16 m0 = (__mmask16)bits0, m1 = (__mmask16)bits1;
-  __m512 alphav, betav;
   /* The copying variant keeps C's early fetch: its last steps would then
    * carry no copy, and the denser copy cost 64x4096x4096 5%. */
   const int late_c = prefetch_c && !copy && k > K_C_LATE;
@@ -145,39 +183,7 @@ avx512_body(const int rows, int64_t cols, int64_t k, float alpha, const float *a
 #pragma GCC unroll 2
   for (; p < k; p++)
     K_STEP();
-  /* C = alpha * acc + beta * C (C not read when beta is 0); the full
-   * tile without masks.  alpha and beta are broadcast only now: live over
-   * the loop, their registers made GCC spill a B vector there. */
-  alphav = _mm512_set1_ps(alpha), betav = _mm512_set1_ps(beta);
-  if (alpha != 1.0f) {
-    for (int r = 0; r < rows; r++) {
-      acc[r][0] = _mm512_mul_ps(acc[r][0], alphav);
-      acc[r][1] = _mm512_mul_ps(acc[r][1], alphav);
-    }
-  }
-  if (cols == K_NR) {
-    for (int r = 0; r < rows; r++) {
-      float *cr = c + r * ldc;
-      __m512 v0 = acc[r][0], v1 = acc[r][1];
-      if (beta != 0.0f) {
-        v0 = _mm512_fmadd_ps(_mm512_loadu_ps(cr), betav, v0);
-        v1 = _mm512_fmadd_ps(_mm512_loadu_ps(cr + 16), betav, v1);
-      }
-      _mm512_storeu_ps(cr, v0);
-      _mm512_storeu_ps(cr + 16, v1);
-    }
-    return;
-  }
-  for (int r = 0; r < rows; r++) {
-    float *cr = c + r * ldc;
-    __m512 v0 = acc[r][0], v1 = acc[r][1];
-    if (beta != 0.0f) {
-      v0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m0, cr), betav, v0);
-      v1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m1, cr + 16), betav, v1);
-    }
-    _mm512_mask_storeu_ps(cr, m0, v0);
-    _mm512_mask_storeu_ps(cr + 16, m1, v1);
-  }
+  c_update(rows, cols, acc, alpha, beta, c, ldc, m0, m1);
 }
 
 #define AVX512_CASE(R, RS_A, CS_A, RS_B, MASK_B, COPY)                                             \
