@@ -411,8 +411,9 @@ public:
       layers.push_back(detail::CString(l, "store: layer"));
     o.layers = layers.empty() ? nullptr : layers.data();
     o.layer_count = layers.size();
-    o.layers_list =
-        options.layers_list.empty() ? nullptr : detail::CString(options.layers_list, "store: layers");
+    o.layers_list = options.layers_list.empty()
+                        ? nullptr
+                        : detail::CString(options.layers_list, "store: layers");
     o.read_only = options.read_only ? 1 : 0;
     o.allow_network_fs = options.allow_network_fs ? 1 : 0;
     olc_error err = detail::NewError();
