@@ -236,7 +236,7 @@ void cli_json_text_member(cli_json *j, const char *name, const char *value);
 /* ---- records (cli_print.c) -------------------------------------------- */
 
 /* The record as one JSON object (level, origin, key, structure,
- * measurements, policy or policy_base64). */
+ * measurements, policy or policy_base64); null for NULL. */
 void cli_json_record(cli_json *j, const olc_record *record);
 
 /* The record in readable text, each line starting with indent. */

@@ -40,6 +40,10 @@ static void json_structure(cli_json *j, const olc_record *r) {
 
 void cli_json_record(cli_json *j, const olc_record *r) {
   size_t i;
+  if (r == NULL) {
+    cli_json_null(j);
+    return;
+  }
   cli_json_begin_object(j);
   cli_json_key(j, "level");
   cli_json_string(j, olc_level_str(r->level));

@@ -280,10 +280,7 @@ static void json_selection(cli_json *j, const olc_record *sel) {
   else
     cli_json_null(j);
   cli_json_key(j, "selected");
-  if (sel != NULL)
-    cli_json_record(j, sel);
-  else
-    cli_json_null(j);
+  cli_json_record(j, sel);
 }
 
 void cli_host_json_result(cli_json *j, const olc_calibration *cal, size_t index) {

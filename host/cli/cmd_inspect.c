@@ -118,10 +118,7 @@ static void explain_json(cli_ctx *ctx, const cli_host *h, const olc_workload_con
   cli_json_key(&j, "operator");
   cli_json_string(&j, wc->operator_name);
   cli_json_key(&j, "selected");
-  if (sel != NULL)
-    cli_json_record(&j, sel);
-  else
-    cli_json_null(&j);
+  cli_json_record(&j, sel);
   cli_json_key(&j, "rejected");
   cli_host_json_rejections_from(&j, lr, source);
   cli_json_key(&j, "unlisted");

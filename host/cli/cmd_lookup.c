@@ -73,10 +73,7 @@ static void print_lookup_json(FILE *out, const olc_lookup_result *result) {
   cli_json j;
   cli_json_document(&j, out);
   cli_json_key(&j, "selected");
-  if (sel != NULL)
-    cli_json_record(&j, sel);
-  else
-    cli_json_null(&j);
+  cli_json_record(&j, sel);
   cli_json_key(&j, "rejected");
   cli_json_begin_array(&j);
   for (i = 0; i < n; i++) {
