@@ -472,7 +472,9 @@ typedef struct olc_save_request {
 OLC_API olc_status olc_store_save(olc_store *store, const olc_save_request *request,
                                   olc_error *err);
 
-/* The same as olc_store_save for a user override. */
+/* The same as olc_store_save for a user override: the same statuses, and
+ * OLC_E_READ_ONLY on a read-only handle (an override is never kept in
+ * memory only). */
 OLC_API olc_status olc_store_install_override(olc_store *store, const olc_save_request *request,
                                               olc_error *err);
 
@@ -652,6 +654,12 @@ OLC_API olc_status olc_store_import_file(olc_store *store, const char *path, siz
  * nothing created.  The same holds for the source of olc_store_import_file
  * and (lock file, temporary) for the path given to olc_store_open.  Import,
  * export and repair return OLC_E_DISABLED when persistence is off.
+ * Returns OLC_OK, OLC_COMMITTED_UNSYNCED (written, the directory sync not
+ * confirmed), OLC_E_INVALID (store or path NULL, or a forbidden target),
+ * OLC_E_DISABLED, OLC_E_LIMIT (the file would exceed what a reader
+ * accepts: nothing written), OLC_E_NOMEM, or the write's failures
+ * (OLC_E_LOCK_TIMEOUT, OLC_E_LOCK, OLC_E_IO, OLC_E_NOSPC) with path
+ * unchanged.  Allowed on a read-only handle (it writes elsewhere).
  */
 OLC_API olc_status olc_store_export_file(olc_store *store, const char *path, int portable_only,
                                          olc_error *err);
@@ -663,7 +671,8 @@ OLC_API olc_status olc_store_export_file(olc_store *store, const char *path, int
  * the store's file) at that path, as olc_record.source names it.  Of the
  * records that share an identity only the one lookups see first is
  * written, and only when it is of the source (a shadowed record is not
- * exported).  A source that matches nothing writes an empty file.
+ * exported).  A source that matches nothing writes an empty file.  Returns
+ * what olc_store_export_file returns.
  */
 OLC_API olc_status olc_store_export_source(olc_store *store, const char *path, int portable_only,
                                            const char *source, olc_error *err);
@@ -700,7 +709,11 @@ OLC_API olc_status olc_store_repair(olc_store *store, char *moved_to, size_t mov
 /*
  * olc_store_repair with flags: OLC_REPAIR_FORCE moves the file at the store
  * path whatever it holds, as long as it is a regular file (a directory, a
- * FIFO or a device is never moved).  Other flag bits: OLC_E_INVALID.
+ * FIFO or a device is never moved).  Returns what olc_store_repair
+ * returns (with OLC_REPAIR_FORCE never OLC_E_BUSY, OLC_E_VERSION or the
+ * not-a-store OLC_E_INVALID), OLC_E_INVALID for other flag bits,
+ * OLC_E_DISABLED with persistence off, OLC_E_READ_ONLY on a read-only
+ * handle.
  */
 OLC_API olc_status olc_store_repair_ext(olc_store *store, unsigned flags, char *moved_to,
                                         size_t moved_to_size, olc_error *err);
