@@ -181,6 +181,7 @@ static void test_calibrate_recorded(void) {
   olc_error err;
   size_t i;
   int added;
+  char tuned[64], buf[64];
   rt_open(&h, d, NULL, "store.txt", "record_misses = rec.txt\n");
   rt_matmul(&a, NULL, 8, 4, 2);
   rt_matmul(&b, NULL, 16, 4, 2);
@@ -218,6 +219,12 @@ static void test_calibrate_recorded(void) {
   CU_ASSERT_PTR_NOT_NULL(
       strstr(olc_calibration_get(cal, 3)->message, "recorded with 8 threads, this host runs 2"));
   CU_ASSERT_EQUAL(olc_calibration_recorded_removed(cal), 2);
+  {
+    const olc_record *r = olc_calibration_get(cal, 0)->selected;
+    CU_ASSERT_FATAL(r != NULL && r->policy_len < sizeof tuned);
+    memcpy(tuned, r->policy, r->policy_len);
+    tuned[r->policy_len] = 0;
+  }
   olc_calibration_free(cal);
   set = load(rec);
   CU_ASSERT_EQUAL(set.count, 2); /* the skipped ones stay */
@@ -228,7 +235,7 @@ static void test_calibrate_recorded(void) {
   /* Production again: the store serves both, nothing is recorded. */
   rt_open(&h, d, NULL, "store.txt", "record_misses = rec.txt\n");
   OLC_ASSERT_OK(olc_host_select(&s, h.s.host, &a.w, NULL, &err), &err);
-  CU_ASSERT_FALSE(policy_first(s));
+  CU_ASSERT_STRING_EQUAL(rt_policy(s, buf, sizeof buf), tuned); /* what was tuned */
   OLC_ASSERT_OK(olc_host_select(&s, h.s.host, &b.w, NULL, &err), &err);
   CU_ASSERT_EQUAL(rt_measurements(&h), 0);
   rt_close(&h);
