@@ -174,10 +174,12 @@ typedef struct olc_persist_known {
  * olc_persist__update.  after (may be NULL) receives the identity of P
  * after the call and, when the counter could be read under the lock, its
  * generation and instance (else gen = OLC_PERSIST_GEN_NONE).  kept (may
- * be NULL; emptied first) receives the bytes written when a new file was
- * renamed into place (OLC_OK or OLC_COMMITTED_UNSYNCED): the caller owns
- * them then.  Windows always reads P (after->gen = OLC_PERSIST_GEN_NONE,
- * nothing kept).  Same statuses as olc_persist__update.
+ * be NULL) gives, on entry, a block whose memory the transform's output
+ * reuses (its bytes are not read; the caller gives it up), and receives
+ * the bytes written when a new file was renamed into place (OLC_OK or
+ * OLC_COMMITTED_UNSYNCED; the caller owns them then), else it is empty.
+ * Windows always reads P (after->gen = OLC_PERSIST_GEN_NONE, nothing
+ * kept).  Same statuses as olc_persist__update.
  */
 olc_status olc_persist__update_known(olc_persist_known *after, int *written, const char *path,
                                      const olc_persist_options *options,

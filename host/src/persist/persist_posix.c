@@ -412,29 +412,37 @@ olc_status olc_persist__update_known(olc_persist_known *after, int *written, con
                                      olc_persist_transform_fn transform, void *payload,
                                      olc_error *err) {
   writer w;
+  olc_buf spare = OLC_BUF_INIT;
   olc_status st;
   int tries, wrote = 0;
   /* A stale error must not survive into this call's report. */
   olc_error_clear(err);
   if (written != NULL)
     *written = 0;
-  if (kept != NULL)
-    olc_buf__free(kept);
+  if (kept != NULL) { /* its storage becomes the output's */
+    spare = *kept;
+    memset(kept, 0, sizeof *kept);
+  }
   if (after != NULL) {
     memset(after, 0, sizeof *after);
     after->gen = OLC_PERSIST_GEN_NONE;
   }
-  if (path == NULL || transform == NULL)
+  if (path == NULL || transform == NULL) {
+    olc_buf__free(&spare);
     return olc_error__set(err, OLC_E_INVALID, "update", "no path or no transform");
+  }
   memset(&w, 0, sizeof w);
+  w.next = spare;
   w.path = path;
   w.known = known;
   w.dfd = w.lfd = w.tfd = -1;
   olc_persist__options(&w.opt, options);
   olc_persist__hooks_init();
   st = olc_persist__split(&w.dir, &w.base, path, err);
-  if (st != OLC_OK)
+  if (st != OLC_OK) {
+    olc_buf__free(&w.next);
     return st;
+  }
   olc_posix__mutex_lock(); /* W0 */
   for (tries = 0; tries < OLC_PERSIST__LOCK_TRIES; tries++) {
     w.lost_lock = 0;

@@ -337,14 +337,23 @@ static olc_status commit_file(olc_store *store, store_ops *ops, olc_error *err) 
   w.base = olc_store__acquire(store);
   olc_recset__init(&w.merged);
   olc_store__persist_options(&po, store);
+  text = store->spare; /* its memory, if any, is reused for the output */
+  memset(&store->spare, 0, sizeof store->spare);
   st = olc_persist__update_known(&after, NULL, store->path, &po,
                                  w.base->saved ? &w.base->known : NULL, &text, merge_transform, &w,
                                  err);
   /* Unchanged after a shallow merge: base is still the file, as it was. */
   if ((st == OLC_OK || st == OLC_COMMITTED_UNSYNCED) && !(w.shallow && text.data == NULL)) {
     next = saved_snapshot(&w, &after, &text);
-    if (next != NULL)
+    if (next != NULL) {
       olc_store__publish(store, next);
+      /* Only the current snapshot's bytes are read by a save (under this
+       * mutex), so base's are free now: the next save writes into them. */
+      if (w.base->keep != NULL) {
+        store->spare = w.base->keep->text;
+        memset(&w.base->keep->text, 0, sizeof w.base->keep->text);
+      }
+    }
   }
   olc_buf__free(&text);
   free(w.offs);

@@ -363,6 +363,7 @@ void olc_store_free(olc_store *store) {
   olc_snapshot__unref(store->snap);
   olc_store__layers_free(store);
   olc_recset__free(&store->overlay);
+  olc_buf__free(&store->spare);
   olc_persist__watch_close(&store->watch);
   free(store->path);
   olc_mutex__destroy(&store->state);

@@ -182,6 +182,10 @@ struct olc_store {
    * reads from the file.  Guarded by the reload mutex. */
   olc_recset overlay;
   int said_read_only; /* the "read_only" warning was emitted (write mutex) */
+  /* The bytes of the save before the last one, whose memory the next save
+   * writes into: a fresh file-sized block costs page faults and zeroing
+   * (write mutex). */
+  olc_buf spare;
   /* The first write's file-system probe (writable.c); guarded by the write
    * mutex: 0 not yet, 1 local, 2 network (net_type names it). */
   int net_state;
