@@ -41,6 +41,18 @@ static int parse_host(cli_ctx *ctx, const char *help, const cli_option *opts, si
   return -1;
 }
 
+/* parse_host, then the host opened into *h: -1 to go on (close h), else
+ * the exit code. */
+static int parse_and_open(cli_ctx *ctx, const char *help, const cli_option *opts, size_t count,
+                          int argc, char **argv, cli_host *h, cli_host_args *a, int *flags) {
+  const char *unused = NULL;
+  int rc = parse_host(ctx, help, opts, count, argc, argv, a, &unused, flags);
+  if (rc >= 0)
+    return rc;
+  rc = cli_host_open(ctx, a, h);
+  return rc == CLI_EXIT_OK ? -1 : rc;
+}
+
 /* ---- olc plugins ------------------------------------------------------- */
 
 static const char plugins_help[] =
@@ -59,14 +71,10 @@ int cli_cmd_plugins(cli_ctx *ctx, int argc, char **argv) {
   static const cli_option opts[] = {CLI_HOST_OPTIONS};
   cli_host_args a;
   cli_host h;
-  const char *unused = NULL;
   int dry = 0, rc;
-  rc = parse_host(ctx, plugins_help, opts, sizeof opts / sizeof opts[0], argc, argv, &a, &unused,
-                  &dry);
+  rc = parse_and_open(ctx, plugins_help, opts, sizeof opts / sizeof opts[0], argc, argv, &h, &a,
+                      &dry);
   if (rc >= 0)
-    return rc;
-  rc = cli_host_open(ctx, &a, &h);
-  if (rc != CLI_EXIT_OK)
     return rc;
   if (a.json) {
     cli_json j;
@@ -78,7 +86,7 @@ int cli_cmd_plugins(cli_ctx *ctx, int argc, char **argv) {
     cli_host_print_report(ctx->out, &h);
   }
   cli_host_close(&h);
-  return rc;
+  return CLI_EXIT_OK;
 }
 
 /* ---- olc explain ------------------------------------------------------- */
@@ -341,15 +349,10 @@ int cli_cmd_prune(cli_ctx *ctx, int argc, char **argv) {
       CLI_HOST_OPTIONS, {"dry-run", NULL, OPT_DRY_RUN, 0}, {"foreign", NULL, OPT_FOREIGN, 0}};
   cli_host_args a;
   cli_host h;
-  const char *unused = NULL;
   int dry = 0, rc;
-
-  rc = parse_host(ctx, prune_help, opts, sizeof opts / sizeof opts[0], argc, argv, &a, &unused,
-                  &dry);
+  rc =
+      parse_and_open(ctx, prune_help, opts, sizeof opts / sizeof opts[0], argc, argv, &h, &a, &dry);
   if (rc >= 0)
-    return rc;
-  rc = cli_host_open(ctx, &a, &h);
-  if (rc != CLI_EXIT_OK)
     return rc;
   rc = prune_run(ctx, &a, &h, dry);
   cli_host_close(&h);

@@ -6,6 +6,7 @@
  * is "[SECTION] KEY: ..." with the section as written ("workload.gemm").
  */
 #include "config/parse_int.h"
+#include "util/text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -156,12 +157,7 @@ static int path_list_item(parser *p, const olc_config_key *k, const char *s, siz
   const char *why = NULL;
   char item[4096], *resolved;
   *out = NULL;
-  while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
-    len--;
-  while (len > 0 && (*s == ' ' || *s == '\t')) {
-    s++;
-    len--;
-  }
+  s = olc_util__trim(s, &len);
   if (len == 0)
     return 1;
   if (len >= sizeof item)

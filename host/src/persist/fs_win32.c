@@ -5,6 +5,7 @@
  * asked by opening them with the write access a save needs (nothing is
  * created or changed: no trial write).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -15,7 +16,7 @@
 
 /* POSIX-like errno for what an open said, for the probe's messages. */
 static int errno_of(DWORD e) {
-  return e == ERROR_ACCESS_DENIED || e == ERROR_WRITE_PROTECT ? 13 /* EACCES */ : 5 /* EIO */;
+  return e == ERROR_ACCESS_DENIED || e == ERROR_WRITE_PROTECT ? EACCES : EIO;
 }
 
 /* 1 when wpath may be opened with access (a directory with backup
@@ -82,7 +83,7 @@ static olc_status probe_paths(olc_persist_fs *out, const char *path, const char 
     attr = GetFileAttributesW(wfile);
     out->file_exists = attr != INVALID_FILE_ATTRIBUTES;
     out->file_writable = out->file_exists && (attr & FILE_ATTRIBUTE_READONLY) != 0
-                             ? (out->file_errno = 13, 0)
+                             ? (out->file_errno = EACCES, 0)
                              : may_open(wfile, GENERIC_WRITE, 0, &out->file_errno);
     out->lock_writable = may_open(wlock, GENERIC_WRITE, 0, &out->file_errno);
     st = OLC_OK;

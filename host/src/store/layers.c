@@ -17,6 +17,7 @@
 
 #include "store/store_int.h"
 #include "util/error.h"
+#include "util/text.h"
 
 /* Diagnostics of one refresh, emitted once no lock is held. */
 typedef struct layer_notes {
@@ -188,14 +189,8 @@ static olc_status layers_from_list(olc_store *s, const char *list, layer_notes *
   olc_status st = OLC_OK;
   while (*list != 0 && st == OLC_OK) {
     size_t len = strcspn(list, LIST_SEPARATORS), skip = len;
-    const char *item = list;
+    const char *item = olc_util__trim(list, &len);
     char *copy;
-    while (len > 0 && (*item == ' ' || *item == '\t')) {
-      item++;
-      len--;
-    }
-    while (len > 0 && (item[len - 1] == ' ' || item[len - 1] == '\t'))
-      len--;
     list += list[skip] != 0 ? skip + 1 : skip;
     if (len == 0)
       continue;

@@ -88,3 +88,15 @@ char *olc_util__join_path(const char *dir, const char *name) {
   memcpy(p + a, name, b + 1);
   return p;
 }
+
+const char *olc_util__trim(const char *s, size_t *len) {
+  size_t n = *len;
+  while (n > 0 && (*s == ' ' || *s == '\t')) {
+    s++;
+    n--;
+  }
+  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+    n--;
+  *len = n;
+  return s;
+}

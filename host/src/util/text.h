@@ -22,6 +22,10 @@ int olc_util__is_sep(char c);
  * none added when dir ends with one): malloc'd, NULL when out of memory. */
 char *olc_util__join_path(const char *dir, const char *name);
 
+/* Trims blanks (spaces and tabs) from both ends of s[0..*len): returns
+ * the first byte kept and sets *len to what is left (0: all blank). */
+const char *olc_util__trim(const char *s, size_t *len);
+
 /* Frees names[0..count) and names (NULL: nothing). */
 void olc_util__free_names(char **names, size_t count);
 
