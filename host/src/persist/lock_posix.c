@@ -108,14 +108,29 @@ olc_status olc_posix__open_dir(int *dfd, const char *dir, int create, olc_error 
   return OLC_OK;
 }
 
-static int set_lock(int lfd, int cmd) {
-  struct flock fl;
-  memset(&fl, 0, sizeof fl); /* l_pid must be 0 for OFD locks */
-  fl.l_type = F_WRLCK;
-  fl.l_whence = SEEK_SET;
-  fl.l_start = 0;
-  fl.l_len = 0;
-  return OLC_FS(fcntl(lfd, cmd, &fl));
+int olc_posix__setlk(int fd, int wait, int *ofd) {
+  for (;;) {
+    struct flock fl;
+    int cmd;
+    memset(&fl, 0, sizeof fl); /* l_pid must be 0 for OFD locks */
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    if (*ofd)
+      cmd = wait ? F_OFD_SETLKW : F_OFD_SETLK;
+    else
+      cmd = wait ? F_SETLKW : F_SETLK;
+    if (OLC_FS(fcntl(fd, cmd, &fl)) == 0)
+      return 0;
+    if (errno == EINTR)
+      continue;
+    if (errno == EINVAL && *ofd) {
+      *ofd = 0; /* kernel without OFD locks (< 3.15, not Linux) */
+      continue;
+    }
+    if (errno == EAGAIN || errno == EACCES || errno == EWOULDBLOCK)
+      return EAGAIN;
+    return errno;
+  }
 }
 
 static olc_status acquire(int lfd, const char *path, int64_t timeout_ms, olc_error *err) {
@@ -123,22 +138,11 @@ static olc_status acquire(int lfd, const char *path, int64_t timeout_ms, olc_err
   int64_t start = olc_persist__now_ms();
   int64_t delay = 1;
   for (;;) {
-    int cmd, e;
-    if (timeout_ms < 0)
-      cmd = ofd ? F_OFD_SETLKW : F_SETLKW;
-    else
-      cmd = ofd ? F_OFD_SETLK : F_SETLK;
-    e = olc_persist__hook_fail(OLC_STEP_LOCK);
+    int e = olc_persist__hook_fail(OLC_STEP_LOCK);
     if (e == 0)
-      e = set_lock(lfd, cmd) == 0 ? 0 : errno;
+      e = olc_posix__setlk(lfd, timeout_ms < 0, &ofd);
     if (e == 0)
       return OLC_OK;
-    if (e == EINTR)
-      continue;
-    if (e == EINVAL && ofd) {
-      ofd = 0; /* kernel without OFD locks (< 3.15, not Linux) */
-      continue;
-    }
     if (e == EAGAIN || e == EACCES || e == EWOULDBLOCK) {
       olc_status busy = olc_persist__lock_busy(timeout_ms, start, &delay, path, err);
       if (busy != OLC_OK)

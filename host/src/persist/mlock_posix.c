@@ -130,31 +130,14 @@ olc_status olc_persist__mlock_open(olc_persist_mlock *m, const char *path, olc_e
   return OLC_OK;
 }
 
-static int set_lock(int fd, int cmd, short type) {
-  struct flock fl;
-  memset(&fl, 0, sizeof fl); /* l_pid must be 0 for OFD locks */
-  fl.l_type = type;
-  fl.l_whence = SEEK_SET;
-  return OLC_FS(fcntl(fd, cmd, &fl));
-}
-
 olc_status olc_persist__mlock_try(olc_persist_mlock *m, const char *path, olc_error *err) {
-  int fd = (int)m->fd;
   int ofd = !olc_persist__hook_disabled(OLC_PERSIST__SAFETY_CLASSIC);
-  for (;;) {
-    int e = set_lock(fd, ofd ? F_OFD_SETLK : F_SETLK, F_WRLCK) == 0 ? 0 : errno;
-    if (e == 0)
-      return OLC_OK;
-    if (e == EINTR)
-      continue;
-    if (e == EINVAL && ofd) {
-      ofd = 0; /* kernel without OFD locks (< 3.15, not Linux) */
-      continue;
-    }
-    if (e == EAGAIN || e == EACCES || e == EWOULDBLOCK)
-      return OLC_E_BUSY;
-    return olc_error__sys(err, OLC_E_LOCK, e, "measure-lock", "cannot lock '%s'", path);
-  }
+  int e = olc_posix__setlk((int)m->fd, 0, &ofd);
+  if (e == 0)
+    return OLC_OK;
+  if (e == EAGAIN)
+    return OLC_E_BUSY;
+  return olc_error__sys(err, OLC_E_LOCK, e, "measure-lock", "cannot lock '%s'", path);
 }
 
 void olc_persist__mlock_put(olc_persist_mlock *m, const char *line, size_t len) {
@@ -171,13 +154,21 @@ size_t olc_persist__mlock_get(olc_persist_mlock *m, char *buf, size_t size) {
   return (size_t)n;
 }
 
+static int unlock_fd(int fd, int cmd) {
+  struct flock fl;
+  memset(&fl, 0, sizeof fl); /* l_pid must be 0 for OFD locks */
+  fl.l_type = F_UNLCK;
+  fl.l_whence = SEEK_SET;
+  return OLC_FS(fcntl(fd, cmd, &fl));
+}
+
 void olc_persist__mlock_close(olc_persist_mlock *m) {
   if (m->fd < 0)
     return;
   /* Unlocked before the close: a child forked meanwhile shares the open
    * file description and would keep an OFD lock alive past our close. */
-  if (set_lock((int)m->fd, F_OFD_SETLK, F_UNLCK) != 0)
-    (void)set_lock((int)m->fd, F_SETLK, F_UNLCK);
+  if (unlock_fd((int)m->fd, F_OFD_SETLK) != 0)
+    (void)unlock_fd((int)m->fd, F_SETLK);
   OLC_FS(close((int)m->fd));
   m->fd = -1;
 }

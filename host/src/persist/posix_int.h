@@ -38,6 +38,11 @@ olc_status olc_posix__lock(int *lfd, int dfd, const char *base, const char *path
 /* 1 when lfd is still the file named "<base>.lock" in dfd (always 1 for
  * lfd < 0, the negative control without a lock). */
 int olc_posix__lock_current(int lfd, int dfd, const char *base);
+/* Takes fd's whole-file write lock, waiting when wait is 1: an OFD lock
+ * while *ofd is 1 (set to 0, and a classic lock taken, on a kernel without
+ * them); retries EINTR.  Returns 0, EAGAIN when another holder has it, or
+ * the errno of another failure. */
+int olc_posix__setlk(int fd, int wait, int *ofd);
 /* Releases and closes the lock (step "unlock"); errors cannot matter:
  * close() releases the lock in any case. */
 void olc_posix__unlock(int lfd);
