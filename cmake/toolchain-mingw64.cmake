@@ -2,8 +2,8 @@
 # (apt-get install gcc-mingw-w64-x86-64):
 #   cmake -S . -B build-mingw -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-mingw64.cmake \
 #         -DOLC_WITHOUT_CONFIG=ON [-DBUILD_TESTING=ON]
-# OLC_WITHOUT_CONFIG builds every module but config (inih and OpenSSL have
-# no mingw builds here), the static library and the plugins as .dll files;
+# OLC_WITHOUT_CONFIG builds every module but config (inih has
+# no mingw build here), the static library and the plugins as .dll files;
 # BUILD_TESTING adds the programs of tests/windows.  OLC_STORE_ONLY builds
 # the store alone (util, record, format, persist, store).
 set(CMAKE_SYSTEM_NAME Windows)

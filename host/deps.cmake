@@ -2,6 +2,5 @@
 find_package(PkgConfig REQUIRED)
 if(NOT WIN32)
   pkg_check_modules(INIH REQUIRED IMPORTED_TARGET inih)
-  find_package(OpenSSL REQUIRED COMPONENTS Crypto)
-  set(OLC_CONFIG_LIBS PkgConfig::INIH OpenSSL::Crypto)
+  set(OLC_CONFIG_LIBS PkgConfig::INIH)
 endif()

@@ -422,7 +422,7 @@ static void test_relative_paths_from_file(void) {
 static void test_sha256(void) {
   char *dir = olc_test_tmpdir("sha");
   char *path = olc_test_path(dir, "m");
-  char out[OLC_CONFIG_DIGEST_SIZE];
+  char out[OLC_DIGEST_SIZE];
   unsigned char *big;
   size_t i;
   olc_error err;

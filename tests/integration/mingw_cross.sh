@@ -143,6 +143,11 @@ run() {
   if [ $rc -ne 0 ]; then
     echo "FAIL: $name.exe exited $rc under wine"
     status=1
+  elif ! tr -d '\r' <"$BUILD/$name.log" | grep -q '^PASS: 0 failure(s)$'; then
+    # A crash under wine's debugger can end with status 0: only the
+    # program's own last line says it ran to the end.
+    echo "FAIL: $name.exe did not finish (no 'PASS: 0 failure(s)'; log $BUILD/$name.log)"
+    status=1
   fi
 }
 run win_persist_smoke count "$(winpath "$WORK/persist")"

@@ -7,7 +7,9 @@
  * each file's stage, the host module opened without a config
  * (olc_host__open) creates them, calibrates one workload per plugin into a
  * store on the Windows write path (persist_win32.c), and a second host on
- * the same file selects without measuring.
+ * the same file selects without measuring.  SHA-256 (digest_win32.c,
+ * BCrypt) gives the FIPS 180-2 digests, and a workload bound with its model
+ * bytes is measured and saved under their digest.
  *
  *   win_host_smoke.exe WORK MOCKS CPU_GEMM_DIR
  *     WORK          an empty directory (Windows path) for the store and a
@@ -24,6 +26,7 @@
 #include <windows.h>
 
 #include "host/host_int.h"
+#include "sha256_vectors.h"
 
 static int failures;
 
@@ -67,6 +70,7 @@ typedef struct paths {
   char gemm[PATH_SIZE];
   char junk[PATH_SIZE];
   char store[PATH_SIZE];
+  char bytes_store[PATH_SIZE]; /* a store of its own: no portable record yet */
   char good_upper[PATH_SIZE];
   const char *dirs[7];
 } paths;
@@ -111,6 +115,7 @@ static void make_paths(paths *p, const char *work, const char *mocks, const char
   snprintf(p->junk, sizeof p->junk, "%s\\" JUNK_DIR, work);
   /* The store's folder does not exist yet: the first save creates it. */
   snprintf(p->store, sizeof p->store, "%s\\store\\profiles.olc", work);
+  snprintf(p->bytes_store, sizeof p->bytes_store, "%s\\store\\bytes.olc", work);
   for (i = 0; i < 4; i++)
     snprintf(dirs[i], sizeof dirs[i], "%s\\%s", mocks, scenarios[i]);
   p->dirs[0] = dirs[0];
@@ -192,11 +197,11 @@ static const olc_calibration_settings settings = {
     0,                /* max_runs_per_candidate: no cap */
     NULL};            /* record_misses: none */
 
-static olc_status open_store(olc_store **out, const paths *p) {
+static olc_status open_store(olc_store **out, const char *path) {
   olc_store_options o = OLC_STORE_OPTIONS_INIT;
   olc_error err;
   olc_status st;
-  o.path = p->store;
+  o.path = path;
   st = olc_store_open(out, &o, &err);
   if (st != OLC_OK)
     printf("olc_store_open: %s\n", err.message);
@@ -304,7 +309,7 @@ static olc_status run_host(const paths *p, int first, char winners[2][256]) {
   olc_store *store = NULL;
   olc_host *h = NULL;
   olc_calibration *cal = NULL;
-  olc_status st = open_store(&store, p);
+  olc_status st = open_store(&store, p->store);
   if (st == OLC_OK)
     st = open_host(&h, store, p);
   if (st == OLC_OK && first)
@@ -341,6 +346,42 @@ static void check_file(const paths *p) {
         "first line \"onnx_light_calibration_profiles 1\"");
 }
 
+/* A runtime's workload with its model as bytes: bound, measured in this
+ * process on the miss, saved and selected under "sha256:<bytes>#shape". */
+static void check_model_bytes(const paths *p) {
+  olc_workload w = OLC_WORKLOAD_INIT;
+  olc_select_options so = OLC_SELECT_OPTIONS_INIT;
+  const olc_selection *sel = NULL;
+  const olc_record *r = NULL;
+  olc_binding *b = NULL;
+  olc_store *store = NULL;
+  olc_host *h = NULL;
+  olc_error err;
+  olc_status st = open_store(&store, p->bytes_store);
+  if (st == OLC_OK)
+    st = open_host(&h, store, p);
+  w.backend = "mock_det", w.operator_name = "MatMul", w.name = "bytes";
+  w.properties = shape, w.property_count = sizeof shape / sizeof shape[0];
+  w.model_bytes = "abc", w.model_len = 3;
+  so.mode = OLC_SELECT_ON_MISS, so.in_process = 1;
+  if (st == OLC_OK)
+    st = olc_host_bind(&b, h, &w, &err);
+  if (st == OLC_OK)
+    st = olc_binding_select(&sel, b, &so, &err);
+  if (st == OLC_OK)
+    r = olc_selection_record(sel);
+  CHECK(st == OLC_OK && r != NULL &&
+            strcmp(r->model_digest, SHA256_ABC "#dtype=float32;k=64;m=64;n=64") == 0,
+        "model bytes \"abc\" bound and measured: %s",
+        st != OLC_OK ? err.message
+        : r != NULL  ? r->model_digest
+                     : "(no record)");
+  CHECK(sel != NULL && olc_selection_calibrated_now(sel), "measured on the miss, in this process");
+  olc_binding_free(b);
+  olc_host_free(h);
+  olc_store_free(store);
+}
+
 int main(int argc, char **argv) {
   paths p;
   char winners[2][256] = {"", ""};
@@ -353,6 +394,8 @@ int main(int argc, char **argv) {
   CHECK(run_host(&p, 1, winners) == OLC_OK, "first host: loaded, calibrated, saved");
   CHECK(run_host(&p, 0, winners) == OLC_OK, "second host on the same file");
   check_file(&p);
+  CHECK(sha256_check_vectors() == 0, "SHA-256 (BCrypt): the FIPS 180-2 examples");
+  check_model_bytes(&p);
   printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
   return failures ? 1 : 0;
 }

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "digest/digest.h"
 #include "olc/host.h"
 
 /* [host] allow_insecure_plugins (the loader ORs it with its option). */
@@ -72,17 +73,11 @@ uint32_t olc_config__available_cpus(void);
 /* ---- digest.c */
 
 /*
- * Writes "sha256:<64 lower-case hex>" of the file at path into out (at
- * least 72 bytes), reading it in chunks.  Returns OLC_OK, or OLC_E_IO with
- * err->sys_errno (message names the path), OLC_E_INTERNAL when libcrypto
- * fails.
+ * Writes "sha256:<64 lower-case hex>" of the file at path into out,
+ * reading it in chunks.  Returns OLC_OK, or OLC_E_IO with err->sys_errno
+ * (message names the path), OLC_E_NOMEM, OLC_E_INTERNAL when the
+ * platform's SHA-256 fails.
  */
-#define OLC_CONFIG_DIGEST_SIZE 72u
-olc_status olc_config__sha256_file(char out[OLC_CONFIG_DIGEST_SIZE], const char *path,
-                                   olc_error *err);
-/* The same for len bytes in memory (a runtime's model_bytes).  OLC_OK or
- * OLC_E_INTERNAL when libcrypto fails, OLC_E_NOMEM. */
-olc_status olc_config__sha256_bytes(char out[OLC_CONFIG_DIGEST_SIZE], const void *bytes, size_t len,
-                                    olc_error *err);
+olc_status olc_config__sha256_file(char out[OLC_DIGEST_SIZE], const char *path, olc_error *err);
 
 #endif

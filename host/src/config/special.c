@@ -14,7 +14,7 @@
 int olc_config__set_model(parser *p, const olc_config_key *k, char *base, const char *value) {
   olc_error derr;
   const char *why = NULL;
-  char digest[OLC_CONFIG_DIGEST_SIZE];
+  char digest[OLC_DIGEST_SIZE];
   char *path = olc_config__resolve_path(value, p->cfg->base_dir, &why);
   olc_status st;
   if (path == NULL)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/config.h"
+#include "digest/digest.h"
 #include "host/host_int.h"
 #include "util/error.h"
 #include "util/options.h"
@@ -126,7 +126,7 @@ static olc_status named(olc_error *err, const olc_error *e, olc_status st, const
 
 olc_status olc_host_bind(olc_binding **out, olc_host *host, const olc_workload *w, olc_error *err) {
   olc_workload full;
-  char label[LABEL_SIZE], digest[OLC_CONFIG_DIGEST_SIZE];
+  char label[LABEL_SIZE], digest[OLC_DIGEST_SIZE];
   const char *model = NULL;
   olc_error e;
   olc_status st;
@@ -193,7 +193,7 @@ static olc_status cache_binding(olc_binding **out, olc_host *host, const olc_wor
 olc_status olc_host_select(const olc_selection **out, olc_host *host, const olc_workload *w,
                            const olc_select_options *opt, olc_error *err) {
   olc_workload full;
-  char label[LABEL_SIZE], digest[OLC_CONFIG_DIGEST_SIZE];
+  char label[LABEL_SIZE], digest[OLC_DIGEST_SIZE];
   const char *model = NULL;
   olc_binding *b = NULL;
   uint64_t h = 0;

@@ -137,7 +137,7 @@ void olc_host__changed(olc_host *host);
 /* workload.c: the olc_workload checks and the description a binding keeps. */
 olc_status olc_host__check_workload(const olc_workload *w, const char *name, olc_error *err);
 /* The workload's model digest: model_digest, or "sha256:<hex>" of
- * model_bytes written into buf (OLC_CONFIG_DIGEST_SIZE); *out NULL when it
+ * model_bytes written into buf (OLC_DIGEST_SIZE); *out NULL when it
  * has no model. */
 olc_status olc_host__model_digest(const char **out, char *buf, const olc_workload *w,
                                   olc_error *err);

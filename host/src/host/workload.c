@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/config.h"
+#include "digest/digest.h"
 #include "host/host_int.h"
 #include "util/error.h"
 #include "util/hash.h"
@@ -69,13 +69,7 @@ olc_status olc_host__model_digest(const char **out, char *buf, const olc_workloa
   if (w->model_digest != NULL || w->model_bytes == NULL)
     return OLC_OK;
   *out = buf;
-#ifdef OLC_WITHOUT_CONFIG
-  /* SHA-256 comes with the config module (OpenSSL). */
-  return olc_error__set(err, OLC_E_UNSUPPORTED, "bind",
-                        "model bytes need SHA-256, which this build (without config) lacks");
-#else
-  return olc_config__sha256_bytes(buf, w->model_bytes, w->model_len, err);
-#endif
+  return olc_digest__bytes(buf, w->model_bytes, w->model_len, err);
 }
 
 int olc_host__describable(const olc_workload *w) {
