@@ -110,64 +110,80 @@ static const olc_plugin_config *plugin_cfg(void *payload, const char *name) {
   return strcmp(name, k->name) == 0 ? &k->cfg : NULL;
 }
 
-static olc_status parse_setup(worker *k, olc_error *err) {
-  olc_wire_reader r;
+/* The plugin half of the setup: which library, its options, its config. */
+static olc_status parse_setup_plugin(worker *k, olc_wire_reader *r, olc_error *err) {
   uint32_t version, n, i;
-  olc_wire__reader(&r, k->setup.data, k->setup.len);
-  version = olc_wire__get_u32(&r);
+  version = olc_wire__get_u32(r);
   if (version != OLC_WIRE_VERSION)
     return olc_error__set(err, OLC_E_VERSION, "worker", "protocol version %u, expected %u",
                           (unsigned)version, OLC_WIRE_VERSION);
-  k->path = olc_wire__get_str(&r);
-  k->name = olc_wire__get_str(&r);
-  k->threads = olc_wire__get_u32(&r);
-  k->allow_insecure = olc_wire__get_u32(&r) != 0;
-  n = olc_wire__get_u32(&r);
-  if (r.bad || k->path == NULL || k->name == NULL || n > MAX_ENTRIES)
+  k->path = olc_wire__get_str(r);
+  k->name = olc_wire__get_str(r);
+  k->threads = olc_wire__get_u32(r);
+  k->allow_insecure = olc_wire__get_u32(r) != 0;
+  n = olc_wire__get_u32(r);
+  if (r->bad || k->path == NULL || k->name == NULL || n > MAX_ENTRIES)
     return olc_error__set(err, OLC_E_MALFORMED, "worker", "malformed setup");
   k->entries = calloc(n ? n : 1, sizeof *k->entries);
   if (k->entries == NULL)
     return olc_error__set(err, OLC_E_NOMEM, "worker", "out of memory");
   for (i = 0; i < n; i++) {
-    k->entries[i].name = olc_wire__get_str(&r);
-    k->entries[i].value = olc_wire__get_str(&r);
+    k->entries[i].name = olc_wire__get_str(r);
+    k->entries[i].value = olc_wire__get_str(r);
   }
   k->cfg.name = k->name;
   k->cfg.enabled = 1;
   k->cfg.entries = k->entries;
   k->cfg.entry_count = n;
+  return OLC_OK;
+}
+
+/* The workload half: what to measure, how to check it, how many instances. */
+static olc_status parse_setup_workload(worker *k, olc_wire_reader *r, olc_error *err) {
+  uint32_t n, i;
   k->w.struct_size = (uint32_t)sizeof k->w;
   k->w.abi_minor = OLC_PLUGIN_ABI_MINOR;
-  k->w.name = olc_wire__get_str(&r);
-  k->w.operator_name = olc_wire__get_str(&r);
-  k->w.model_digest = olc_wire__get_str(&r);
-  n = olc_wire__get_u32(&r);
-  if (r.bad || n > MAX_ENTRIES)
+  k->w.name = olc_wire__get_str(r);
+  k->w.operator_name = olc_wire__get_str(r);
+  k->w.model_digest = olc_wire__get_str(r);
+  n = olc_wire__get_u32(r);
+  if (r->bad || n > MAX_ENTRIES)
     return olc_error__set(err, OLC_E_MALFORMED, "worker", "malformed setup workload");
   k->props = calloc(n ? n : 1, sizeof *k->props);
   if (k->props == NULL)
     return olc_error__set(err, OLC_E_NOMEM, "worker", "out of memory");
   for (i = 0; i < n; i++) {
-    k->props[i].key = olc_wire__get_str(&r);
-    k->props[i].value = olc_wire__get_str(&r);
+    k->props[i].key = olc_wire__get_str(r);
+    k->props[i].value = olc_wire__get_str(r);
   }
   k->w.properties = n > 0 ? k->props : NULL;
   k->w.property_count = n;
-  k->check_spec.enabled = olc_wire__get_u32(&r) != 0;
-  k->check_spec.atol = olc_wire__get_f64(&r);
-  k->check_spec.rtol = olc_wire__get_f64(&r);
-  k->check_spec.seed = olc_wire__get_u64(&r);
-  k->check_spec.reference = olc_wire__get_bytes(&r, &k->check_spec.reference_len);
-  k->rotate = olc_wire__get_u32(&r);
+  k->check_spec.enabled = olc_wire__get_u32(r) != 0;
+  k->check_spec.atol = olc_wire__get_f64(r);
+  k->check_spec.rtol = olc_wire__get_f64(r);
+  k->check_spec.seed = olc_wire__get_u64(r);
+  k->check_spec.reference = olc_wire__get_bytes(r, &k->check_spec.reference_len);
+  k->rotate = olc_wire__get_u32(r);
   if (k->rotate == 0 || k->rotate > OLC_ROTATE_MAX_INSTANCES)
     return olc_error__set(err, OLC_E_MALFORMED, "worker", "malformed setup: %u instances",
                           (unsigned)k->rotate);
+  return OLC_OK;
+}
+
+static olc_status parse_setup(worker *k, olc_error *err) {
+  olc_wire_reader r;
+  olc_status st;
+  size_t i;
+  olc_wire__reader(&r, k->setup.data, k->setup.len);
+  if ((st = parse_setup_plugin(k, &r, err)) != OLC_OK ||
+      (st = parse_setup_workload(k, &r, err)) != OLC_OK)
+    return st;
   if (!olc_wire__done(&r))
     return olc_error__set(err, OLC_E_MALFORMED, "worker", "malformed setup");
   for (i = 0; i < k->cfg.entry_count; i++)
     if (k->entries[i].name == NULL || k->entries[i].value == NULL)
       return olc_error__set(err, OLC_E_MALFORMED, "worker", "null config entry");
-  for (i = 0; i < n; i++)
+  for (i = 0; i < k->w.property_count; i++)
     if (k->props[i].key == NULL || k->props[i].value == NULL)
       return olc_error__set(err, OLC_E_MALFORMED, "worker", "null workload property");
   return OLC_OK;
