@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -124,6 +125,76 @@ void cli_run_free(cli_run *r) {
   free(r->out);
   free(r->err);
   memset(r, 0, sizeof *r);
+}
+
+int cli_test_olcv(cli_run *r, const char *dir, const char *const *env, const char *const *prefix,
+                  const char *first, va_list ap) {
+  int rc = cli_test_runv(r, dir, env, prefix, first, ap);
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
+  return r->code;
+}
+
+int cli_test_olc(cli_run *r, const char *dir, const char *const *env, const char *first, ...) {
+  va_list ap;
+  int code;
+  va_start(ap, first);
+  code = cli_test_olcv(r, dir, env, NULL, first, ap);
+  va_end(ap);
+  return code;
+}
+
+int cli_test_dir_open(char **dir, const char *tag, ...) {
+  va_list ap;
+  char **path;
+  int rc;
+  *dir = olc_test_tmpdir(tag);
+  rc = *dir != NULL ? 0 : -1;
+  va_start(ap, tag);
+  while ((path = va_arg(ap, char **)) != NULL) {
+    const char *name = va_arg(ap, const char *);
+    *path = *dir != NULL ? olc_test_path(*dir, name) : NULL;
+    if (*path == NULL)
+      rc = -1;
+  }
+  va_end(ap);
+  return rc;
+}
+
+void cli_test_dir_close(cli_run *r, char **dir, ...) {
+  va_list ap;
+  char **path;
+  cli_run_free(r);
+  olc_test_rmtree(*dir);
+  free(*dir);
+  *dir = NULL;
+  va_start(ap, dir);
+  while ((path = va_arg(ap, char **)) != NULL) {
+    free(*path);
+    *path = NULL;
+  }
+  va_end(ap);
+}
+
+void cli_test_copy_file(const char *dir, const char *src, const char *sub, mode_t mode) {
+  char path[4096];
+  const char *base = strrchr(src, '/');
+  unsigned char *data;
+  size_t len = 0;
+  snprintf(path, sizeof path, "%s/%s", dir, sub);
+  mkdir(path, 0755);
+  snprintf(path, sizeof path, "%s/%s%s", dir, sub, base != NULL ? base : "/x");
+  data = olc_test_read_file(src, &len);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(path, data, len), 0);
+  CU_ASSERT_EQUAL(chmod(path, mode), 0);
+  free(data);
+}
+
+size_t cli_test_count(const char *s, const char *needle) {
+  size_t n = 0;
+  for (s = strstr(s, needle); s != NULL; s = strstr(s + 1, needle))
+    n++;
+  return n;
 }
 
 size_t cli_test_lines(const char *s) {

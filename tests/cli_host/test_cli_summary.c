@@ -27,44 +27,20 @@ static char *g_dir;
 static char *g_ini;
 static cli_run g_r;
 
-#define HAS(s, needle) CU_ASSERT_PTR_NOT_NULL(strstr((s), (needle)))
-#define HAS_NOT(s, needle) CU_ASSERT_PTR_NULL(strstr((s), (needle)))
-
 /* A workload name longer than any line, to be shortened. */
 #define LONG_NAME                                                                                  \
   "a_workload_whose_name_goes_on_and_on_well_past_the_width_of_any_terminal_line_at_all_end"
 
 /* Copies file src into g_dir/sub/ (mode). */
-static void copy_file(const char *src, const char *sub, mode_t mode) {
-  char path[4096];
-  const char *base = strrchr(src, '/');
-  unsigned char *data;
-  size_t len = 0;
-  snprintf(path, sizeof path, "%s/%s", g_dir, sub);
-  mkdir(path, 0755);
-  snprintf(path, sizeof path, "%s/%s%s", g_dir, sub, base != NULL ? base : "/x");
-  data = olc_test_read_file(src, &len);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(data);
-  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(path, data, len), 0);
-  CU_ASSERT_EQUAL(chmod(path, mode), 0);
-  free(data);
-}
+#define copy_file(src, sub, mode) cli_test_copy_file(g_dir, src, sub, mode)
 
 static void setup(void) {
-  g_dir = olc_test_tmpdir("cli_summary");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(g_dir);
-  g_ini = olc_test_path(g_dir, "olc.ini");
+  CU_ASSERT_EQUAL_FATAL(cli_test_dir_open(&g_dir, "cli_summary", &g_ini, "olc.ini", NULL), 0);
   copy_file(OLC_MOCK_PLUGIN_ROOT "/good/mock_det.so", "good", 0755);
   copy_file(OLC_MOCK_PLUGIN_ROOT "/no_entry/mock_no_entry.so", "no_entry", 0755);
 }
 
-static void teardown(void) {
-  cli_run_free(&g_r);
-  olc_test_rmtree(g_dir);
-  free(g_dir);
-  free(g_ini);
-  g_dir = g_ini = NULL;
-}
+static void teardown(void) { cli_test_dir_close(&g_r, &g_dir, &g_ini, NULL); }
 
 /* g_ini: plugin_dirs (relative to g_dir), the store in g_dir, small
  * budgets, workload mm and the one with the long name (both mock_det),
@@ -82,15 +58,7 @@ static void write_config(const char *dirs, const char *extra) {
   CU_ASSERT_EQUAL_FATAL(olc_test_write_file(g_ini, text, (size_t)n), 0);
 }
 
-static int run_env(const char *const *env, const char *first, ...) {
-  va_list ap;
-  int rc;
-  va_start(ap, first);
-  rc = cli_test_runv(&g_r, g_dir, env, NULL, first, ap);
-  va_end(ap);
-  CU_ASSERT_EQUAL_FATAL(rc, 0);
-  return g_r.code;
-}
+#define run_env(env, ...) cli_test_olc(&g_r, g_dir, env, __VA_ARGS__)
 
 #define OLC(...) run_env(NULL, __VA_ARGS__, NULL)
 #define CFG "--config", g_ini
