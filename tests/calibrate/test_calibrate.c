@@ -25,16 +25,9 @@
 
 static char *tmp;
 
-static int setup(void) {
-  tmp = olc_test_tmpdir("calibrate");
-  return tmp == NULL;
-}
+static int setup(void) { return olc_test_suite_tmpdir(&tmp, "calibrate"); }
 
-static int teardown(void) {
-  olc_test_rmtree(tmp);
-  free(tmp);
-  return 0;
-}
+static int teardown(void) { return olc_test_suite_rmtree(&tmp); }
 
 typedef olc_test_session session;
 
@@ -100,11 +93,7 @@ static olc_calibration *calibrate(session *s, olc_calibrate_options *opt) {
 }
 
 static const olc_workload_result *find(const olc_calibration *cal, const char *name) {
-  size_t i;
-  for (i = 0; i < olc_calibration_count(cal); i++)
-    if (strcmp(olc_calibration_get(cal, i)->workload, name) == 0)
-      return olc_calibration_get(cal, i);
-  return NULL;
+  return olc_test_find_result(cal, name);
 }
 
 static int policy_is(const olc_record *r, const char *text) {

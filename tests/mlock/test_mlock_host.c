@@ -39,11 +39,7 @@ static int setup(void) {
   return tmp == NULL;
 }
 
-static int teardown(void) {
-  olc_test_rmtree(tmp);
-  free(tmp);
-  return 0;
-}
+static int teardown(void) { return olc_test_suite_rmtree(&tmp); }
 
 /* A fresh directory under tmp for one test. */
 static char *fresh(const char *name) {
@@ -101,12 +97,10 @@ static olc_calibration *calibrate(olc_test_session *s, const char *only) {
 }
 
 static const olc_workload_result *find(const olc_calibration *cal, const char *name) {
-  size_t i;
-  for (i = 0; i < olc_calibration_count(cal); i++)
-    if (strcmp(olc_calibration_get(cal, i)->workload, name) == 0)
-      return olc_calibration_get(cal, i);
-  CU_FAIL("workload not in the result");
-  return NULL;
+  const olc_workload_result *r = olc_test_find_result(cal, name);
+  if (r == NULL)
+    CU_FAIL("workload not in the result");
+  return r;
 }
 
 /* The host's "measure_lock" diagnostics; the last one's message in last. */
