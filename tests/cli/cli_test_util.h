@@ -52,6 +52,15 @@ void cli_test_dir_close(cli_run *r, char **dir, ...);
  * failure fails the test. */
 void cli_test_copy_file(const char *dir, const char *src, const char *sub, mode_t mode);
 
+/* Runs argv[0] with argv (at most 7 entries) with a new pseudo-terminal
+ * as its stdout (tty_fd 1) or stderr (tty_fd 2), the other one and stdin
+ * /dev/null; cols > 0 sets the terminal's width; envp NULL: this
+ * process's environment.  Returns what the terminal received (a static
+ * buffer, NUL-terminated) with the exit status in *code (-1 when it did
+ * not exit normally); NULL when there is no pty here. */
+char *cli_test_run_pty(const char *const *argv, char *const *envp, int tty_fd, unsigned short cols,
+                       int *code);
+
 /* Occurrences of needle in s (overlapping ones too). */
 size_t cli_test_count(const char *s, const char *needle);
 

@@ -532,61 +532,8 @@ static void test_warnings(void) {
 /* Runs olc calibrate with stderr on a pseudo-terminal; returns what the
  * terminal received (NUL-terminated) and the exit status in *code. */
 static char *calibrate_on_tty(int *code) {
-  extern char **environ;
-  char *argv[] = {NULL, NULL, NULL, NULL, NULL};
-  posix_spawn_file_actions_t fa;
-  static char buf[65536];
-  size_t len = 0;
-  pid_t pid;
-  int master, status = 0, done = 0;
-  const char *slave;
-  *code = -1;
-  master = posix_openpt(O_RDWR | O_NOCTTY);
-  if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0 ||
-      (slave = ptsname(master)) == NULL) {
-    if (master >= 0)
-      close(master);
-    return NULL;
-  }
-  argv[0] = strdup(OLC_CLI_PATH);
-  argv[1] = strdup("calibrate");
-  argv[2] = strdup("--config");
-  argv[3] = strdup(g_ini);
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, slave, O_RDWR | O_NOCTTY, 0);
-  if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ) == 0) {
-    /* Read while it runs: a full terminal buffer would block it. */
-    while (!done || len + 1 < sizeof buf) {
-      struct pollfd pfd = {master, POLLIN, 0};
-      ssize_t n = 0;
-      if (poll(&pfd, 1, 20) > 0)
-        n = read(master, buf + len, sizeof buf - 1 - len);
-      if (n > 0) {
-        len += (size_t)n;
-        continue;
-      }
-      if (done)
-        break; /* drained: EIO once the slave is closed, or nothing more */
-      if (waitpid(pid, &status, WNOHANG) == pid) {
-        *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        done = 1;
-      }
-      if (n < 0 && errno != EIO && errno != EAGAIN && errno != EINTR)
-        break;
-    }
-    if (!done && waitpid(pid, &status, 0) == pid)
-      *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-  posix_spawn_file_actions_destroy(&fa);
-  close(master);
-  free(argv[0]);
-  free(argv[1]);
-  free(argv[2]);
-  free(argv[3]);
-  buf[len] = 0;
-  return buf;
+  const char *const argv[] = {OLC_CLI_PATH, "calibrate", "--config", g_ini, NULL};
+  return cli_test_run_pty(argv, NULL, 2, 0, code);
 }
 
 /* The best median a progress line shows after prefix (-1 when the line is

@@ -173,67 +173,10 @@ static void test_width_columns(void) {
 /* Runs olc with stdout on a pseudo-terminal cols columns wide (no
  * COLUMNS); returns what it printed, NULL when there is no pty here. */
 static char *select_on_tty(unsigned short cols, int *code) {
-  extern char **environ;
-  char *argv[] = {NULL, NULL, NULL, NULL, NULL};
-  char *envp[] = {NULL, NULL};
-  posix_spawn_file_actions_t fa;
-  static char buf[65536];
-  struct winsize ws;
-  size_t len = 0;
-  pid_t pid;
-  int master, status = 0;
-  const char *slave;
-  *code = -1;
-  master = posix_openpt(O_RDWR | O_NOCTTY);
-  if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0 ||
-      (slave = ptsname(master)) == NULL) {
-    if (master >= 0)
-      close(master);
-    return NULL;
-  }
-  memset(&ws, 0, sizeof ws);
-  ws.ws_col = cols;
-  ws.ws_row = 24;
-  CU_ASSERT_EQUAL(ioctl(master, TIOCSWINSZ, &ws), 0);
-  argv[0] = strdup(OLC_CLI_PATH);
-  argv[1] = strdup("select");
-  argv[2] = strdup("--config");
-  argv[3] = strdup(g_ini);
-  envp[0] = strdup("LC_ALL=C");
-  (void)environ;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, slave, O_RDWR | O_NOCTTY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  if (posix_spawn(&pid, argv[0], &fa, NULL, argv, envp) == 0) {
-    for (;;) {
-      struct pollfd pfd = {master, POLLIN, 0};
-      ssize_t n = 0;
-      if (poll(&pfd, 1, 50) > 0)
-        n = read(master, buf + len, sizeof buf - 1 - len);
-      if (n > 0) {
-        len += (size_t)n;
-        continue;
-      }
-      if (waitpid(pid, &status, WNOHANG) == pid) {
-        *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        while (poll(&pfd, 1, 50) > 0 && (n = read(master, buf + len, sizeof buf - 1 - len)) > 0)
-          len += (size_t)n;
-        break;
-      }
-      if (n < 0 && errno != EIO && errno != EAGAIN && errno != EINTR)
-        break;
-    }
-  }
-  posix_spawn_file_actions_destroy(&fa);
-  close(master);
-  free(argv[0]);
-  free(argv[1]);
-  free(argv[2]);
-  free(argv[3]);
-  free(envp[0]);
-  buf[len] = 0;
-  return buf;
+  static char lc_all[] = "LC_ALL=C";
+  const char *const argv[] = {OLC_CLI_PATH, "select", "--config", g_ini, NULL};
+  char *const envp[] = {lc_all, NULL};
+  return cli_test_run_pty(argv, envp, 1, cols, code);
 }
 
 /* On a terminal the table fits the terminal's width (TIOCGWINSZ). */
