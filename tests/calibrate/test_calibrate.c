@@ -25,16 +25,9 @@
 
 static char *tmp;
 
-static int setup(void) {
-  tmp = olc_test_tmpdir("calibrate");
-  return tmp == NULL;
-}
+static int setup(void) { return olc_test_suite_tmpdir(&tmp, "calibrate"); }
 
-static int teardown(void) {
-  olc_test_rmtree(tmp);
-  free(tmp);
-  return 0;
-}
+static int teardown(void) { return olc_test_suite_rmtree(&tmp); }
 
 typedef olc_test_session session;
 
@@ -100,11 +93,36 @@ static olc_calibration *calibrate(session *s, olc_calibrate_options *opt) {
 }
 
 static const olc_workload_result *find(const olc_calibration *cal, const char *name) {
-  size_t i;
-  for (i = 0; i < olc_calibration_count(cal); i++)
-    if (strcmp(olc_calibration_get(cal, i)->workload, name) == 0)
-      return olc_calibration_get(cal, i);
-  return NULL;
+  return olc_test_find_result(cal, name);
+}
+
+/* A session and its latest calibration. */
+typedef struct run {
+  session s;
+  olc_calibration *cal;
+} run;
+
+static void run_open(run *x, const ini_params *p) {
+  open_session(&x->s, p);
+  x->cal = NULL;
+}
+
+/* Calibrates x's session with opt (NULL: the defaults); the calibration
+ * before, if any, is freed. */
+static olc_calibration *run_calibrate(run *x, olc_calibrate_options *opt) {
+  olc_calibration_free(x->cal);
+  x->cal = calibrate(&x->s, opt);
+  return x->cal;
+}
+
+/* The same, returning workload mm's result. */
+static const olc_workload_result *run_mm(run *x, olc_calibrate_options *opt) {
+  return find(run_calibrate(x, opt), "mm");
+}
+
+static void run_close(run *x) {
+  olc_calibration_free(x->cal);
+  close_session(&x->s);
 }
 
 static int policy_is(const olc_record *r, const char *text) {
@@ -131,23 +149,22 @@ static int has_rejection(const olc_lookup_result *lr, olc_reason reason) {
  * (strategy = full: every candidate timed in full, clear losers
  * abandoned). */
 static void test_first_then_second_run(void) {
-  session s;
+  run x;
   ini_params p = {NULL, 0, NULL, "first.txt", NULL, 0, NULL, "full", NULL};
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
   progress_log log = {0, 0};
-  olc_calibration *cal;
   const olc_workload_result *r;
   const olc_measurement *m;
   char *path;
   unsigned char *file;
   size_t len;
 
-  open_session(&s, &p);
+  run_open(&x, &p);
   opt.progress = on_progress;
   opt.progress_payload = &log;
-  cal = calibrate(&s, &opt);
-  CU_ASSERT_EQUAL_FATAL(olc_calibration_count(cal), 2u);
-  r = find(cal, "mm");
+  run_calibrate(&x, &opt);
+  CU_ASSERT_EQUAL_FATAL(olc_calibration_count(x.cal), 2u);
+  r = find(x.cal, "mm");
   CU_ASSERT_PTR_NOT_NULL_FATAL(r);
   if (r->status != OLC_OK)
     fprintf(stderr, "\n  mm: %s: %s\n", olc_status_name(r->status), r->message);
@@ -200,13 +217,12 @@ static void test_first_then_second_run(void) {
   CU_ASSERT(m->value > measurement(r->selected, OLC_MEASUREMENT_MEDIAN)->value);
   /* A workload whose plugin no file provides fails in a user's config
    * (test_missing_plugins has the other cases), and the loop goes on. */
-  r = find(cal, "elsewhere");
+  r = find(x.cal, "elsewhere");
   CU_ASSERT_PTR_NOT_NULL_FATAL(r);
   CU_ASSERT_EQUAL(r->status, OLC_E_PLUGIN);
   CU_ASSERT_PTR_NOT_NULL(strstr(r->message, "plugin 'not_installed' not loaded"));
   CU_ASSERT_PTR_NULL(r->selected);
-  olc_calibration_free(cal);
-  close_session(&s);
+  run_close(&x);
 
   /* It is on disk. */
   path = olc_test_path(tmp, "first.txt");
@@ -217,15 +233,13 @@ static void test_first_then_second_run(void) {
   free(path);
 
   /* A new process (session) selects from the store without measuring. */
-  open_session(&s, &p);
-  cal = calibrate(&s, NULL);
-  r = find(cal, "mm");
+  run_open(&x, &p);
+  r = run_mm(&x, NULL);
   CU_ASSERT_EQUAL(r->status, OLC_OK);
   CU_ASSERT_EQUAL(r->calibrated_now, 0);
   CU_ASSERT_EQUAL(r->candidate_count, 0u);
   CU_ASSERT(policy_is(r->selected, "spin_us=100"));
   CU_ASSERT_EQUAL(r->selected->level, OLC_LEVEL_EXACT);
-  olc_calibration_free(cal);
 
   /* --recalibrate measures again. */
   opt.progress = NULL;
@@ -234,15 +248,14 @@ static void test_first_then_second_run(void) {
     static const char *const names[] = {"mm"};
     opt.workloads = names;
     opt.workload_count = 1;
-    cal = calibrate(&s, &opt);
+    run_calibrate(&x, &opt);
   }
-  CU_ASSERT_EQUAL_FATAL(olc_calibration_count(cal), 1u);
-  r = olc_calibration_get(cal, 0);
+  CU_ASSERT_EQUAL_FATAL(olc_calibration_count(x.cal), 1u);
+  r = olc_calibration_get(x.cal, 0);
   CU_ASSERT_EQUAL(r->calibrated_now, 1);
   CU_ASSERT_EQUAL(r->candidate_count, 4u);
   CU_ASSERT(policy_is(r->selected, "spin_us=100"));
-  olc_calibration_free(cal);
-  close_session(&s);
+  run_close(&x);
 }
 
 /* Counts candidates whose message contains needle. */
@@ -260,21 +273,19 @@ static size_t messages_with(const olc_workload_result *r, const char *needle) {
  * The first candidate (300 us) is abandoned in the final, the others are
  * reported screened out, the clear loser (600 us) abandoned at once. */
 static void test_race(void) {
-  session s;
+  run x;
   ini_params p = {
       NULL, 0,    NULL, "race.txt", "[plugin.mock_det]\ncandidates = 300,130,100,110,120,125,600\n",
       0,    NULL, NULL, NULL};
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
   progress_log log = {0, 0};
-  olc_calibration *cal;
   const olc_workload_result *r;
   const olc_measurement *m;
   size_t i, finalists = 0, winner = 7;
-  open_session(&s, &p);
+  run_open(&x, &p);
   opt.progress = on_progress;
   opt.progress_payload = &log;
-  cal = calibrate(&s, &opt);
-  r = find(cal, "mm");
+  r = run_mm(&x, &opt);
   CU_ASSERT_PTR_NOT_NULL_FATAL(r);
   CU_ASSERT_EQUAL_FATAL(r->status, OLC_OK);
   CU_ASSERT_EQUAL_FATAL(r->candidate_count, 7u);
@@ -328,8 +339,7 @@ static void test_race(void) {
   /* Progress: before each candidate, then once at the end. */
   CU_ASSERT_EQUAL(log.calls, 8u);
   CU_ASSERT_EQUAL(log.last_candidate, 7u);
-  olc_calibration_free(cal);
-  close_session(&s);
+  run_close(&x);
 }
 
 /* One stalled screening run does not cost the winner its place: the
@@ -338,14 +348,12 @@ static void test_race(void) {
  * screening abandoned it and 200 won; the race times it once more, the
  * faster run counts, and 100 wins. */
 static void test_race_stall(void) {
-  session s;
+  run x;
   ini_params p = {NULL, 0,    NULL, "stall.txt", "[plugin.mock_det]\nstall = 100:2\n",
                   0,    NULL, NULL, NULL};
-  olc_calibration *cal;
   const olc_workload_result *r;
-  open_session(&s, &p);
-  cal = calibrate(&s, NULL);
-  r = find(cal, "mm");
+  run_open(&x, &p);
+  r = run_mm(&x, NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(r);
   CU_ASSERT_EQUAL_FATAL(r->status, OLC_OK);
   CU_ASSERT_EQUAL_FATAL(r->candidate_count, 4u);
@@ -355,8 +363,7 @@ static void test_race_stall(void) {
   /* 800 us stays clearly slower on its second run too. */
   CU_ASSERT_EQUAL(r->candidates[3].abandoned, 1);
   CU_ASSERT_EQUAL(r->candidates[3].samples, 2u);
-  olc_calibration_free(cal);
-  close_session(&s);
+  run_close(&x);
 }
 
 /* The first candidate keeps the win on a tie: of policies within 1% of
@@ -364,22 +371,20 @@ static void test_race_stall(void) {
  * unless another's median beat it by more than 1% and by more than the
  * noise of the two samples, and then the one with the lowest median is. */
 static void test_race_tie(void) {
-  session s;
+  run x;
   /* No abandoning: a screening run that preemption made 1.5 x slower (seen
    * under ASan on a loaded machine) must not keep a candidate out. */
   ini_params p = {NULL, 0,    NULL, "tie.txt", "[plugin.mock_det]\ncandidates = 200,199,198\n",
                   0,    NULL, NULL, "100"};
   static const char *const policies[] = {"spin_us=200", "spin_us=199", "spin_us=198"};
-  olc_calibration *cal;
   const olc_workload_result *r;
   int round;
   for (round = 0; round < 3; round++) {
     olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
     size_t best = 1, expected = 0, i;
-    open_session(&s, &p);
+    run_open(&x, &p);
     opt.recalibrate = 1;
-    cal = calibrate(&s, &opt);
-    r = find(cal, "mm");
+    r = run_mm(&x, &opt);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     CU_ASSERT_EQUAL_FATAL(r->status, OLC_OK);
     CU_ASSERT_EQUAL_FATAL(r->candidate_count, 3u);
@@ -395,80 +400,68 @@ static void test_race_tie(void) {
                                   r->candidates[0].spread_us, r->candidates[0].samples, 0.01, 2.0))
       expected = best;
     CU_ASSERT(policy_is(r->selected, policies[expected]));
-    olc_calibration_free(cal);
-    close_session(&s);
+    run_close(&x);
   }
 }
 
 static void calibrate_once(const char *store) {
-  session s;
+  run x;
   ini_params p = {NULL, 0, NULL, store, NULL, 0, NULL, NULL, NULL};
-  olc_calibration *cal;
-  open_session(&s, &p);
-  cal = calibrate(&s, NULL);
-  CU_ASSERT(policy_is(find(cal, "mm")->selected, "spin_us=100"));
-  olc_calibration_free(cal);
-  close_session(&s);
+  run_open(&x, &p);
+  run_calibrate(&x, NULL);
+  CU_ASSERT(policy_is(find(x.cal, "mm")->selected, "spin_us=100"));
+  run_close(&x);
 }
 
 /* A changed thread count rejects the exact record; the portable one is
  * selected.  A changed implementation rejects both as outdated. */
 static void test_rejection_reasons(void) {
-  session s;
+  run x;
   ini_params p = {NULL, 3, NULL, "reasons.txt", NULL, 0, NULL, NULL, NULL};
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
-  olc_calibration *cal;
   const olc_workload_result *r;
   calibrate_once("reasons.txt");
 
   opt.select_only = 1;
-  open_session(&s, &p);
-  cal = calibrate(&s, &opt);
-  r = find(cal, "mm");
+  run_open(&x, &p);
+  r = run_mm(&x, &opt);
   CU_ASSERT_EQUAL(r->status, OLC_OK);
   CU_ASSERT_EQUAL(r->calibrated_now, 0);
   CU_ASSERT_PTR_NOT_NULL_FATAL(r->selected);
   CU_ASSERT_EQUAL(r->selected->level, OLC_LEVEL_PORTABLE);
   CU_ASSERT(has_rejection(r->lookup, OLC_REASON_DIFFERENT_THREAD_COUNT));
-  olc_calibration_free(cal);
-  close_session(&s);
+  run_close(&x);
 
   p.threads = 2;
   p.scenario = "good_v2";
-  open_session(&s, &p);
-  cal = calibrate(&s, &opt);
-  r = find(cal, "mm");
+  run_open(&x, &p);
+  r = run_mm(&x, &opt);
   CU_ASSERT_EQUAL(r->status, OLC_E_NOT_FOUND);
   CU_ASSERT_PTR_NULL(r->selected);
   CU_ASSERT_EQUAL(r->candidate_count, 0u);
   CU_ASSERT(has_rejection(r->lookup, OLC_REASON_OUTDATED_IMPLEMENTATION));
-  olc_calibration_free(cal);
-  close_session(&s);
+  run_close(&x);
 
   /* Another model: the exact record is rejected, the portable one fits. */
   p.scenario = NULL;
   p.model = "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
-  open_session(&s, &p);
-  cal = calibrate(&s, &opt);
-  r = find(cal, "mm");
+  run_open(&x, &p);
+  r = run_mm(&x, &opt);
   CU_ASSERT_EQUAL(r->status, OLC_OK);
   CU_ASSERT_PTR_NOT_NULL_FATAL(r->selected);
   CU_ASSERT_EQUAL(r->selected->level, OLC_LEVEL_PORTABLE);
   CU_ASSERT(has_rejection(r->lookup, OLC_REASON_DIFFERENT_MODEL));
-  olc_calibration_free(cal);
   /* Calibrating it writes an exact record for that model. */
   opt.select_only = 0;
   opt.recalibrate = 1;
-  cal = calibrate(&s, &opt);
-  r = find(cal, "mm");
+  r = run_mm(&x, &opt);
   CU_ASSERT_PTR_NOT_NULL_FATAL(r->selected);
   CU_ASSERT_EQUAL(r->selected->level, OLC_LEVEL_EXACT);
   /* The model's digest and the workload: <model>#<structure>. */
   CU_ASSERT_STRING_EQUAL(r->selected->model_digest,
                          "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
                          "#dtype=float32;k=2;m=8;n=4");
-  olc_calibration_free(cal);
-  close_session(&s);
+  run_close(&x);
 }
 
 /* The key the loop builds for workload mm with 2 threads. */
@@ -492,86 +485,75 @@ static void mm_key(olc_key *k, olc_property *props) {
 }
 
 static void test_override_wins(void) {
-  session s;
+  run x;
   ini_params p = {NULL, 0, NULL, "override.txt", NULL, 0, NULL, NULL, NULL};
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
   olc_save_request req = OLC_SAVE_REQUEST_INIT;
   olc_property props[4];
   olc_key key;
   olc_error err;
-  olc_calibration *cal;
   const olc_workload_result *r;
   calibrate_once("override.txt");
-  open_session(&s, &p);
+  run_open(&x, &p);
   mm_key(&key, props);
   req.key = &key;
   req.policy = "spin_us=800";
   req.policy_len = 11;
-  OLC_ASSERT_OK(olc_store_install_override(s.store, &req, &err), &err);
+  OLC_ASSERT_OK(olc_store_install_override(x.s.store, &req, &err), &err);
   /* Even a recalibration selects the override. */
   opt.recalibrate = 1;
-  cal = calibrate(&s, &opt);
-  r = find(cal, "mm");
+  r = run_mm(&x, &opt);
   CU_ASSERT_EQUAL(r->status, OLC_OK);
   CU_ASSERT_EQUAL(r->calibrated_now, 1);
   CU_ASSERT_PTR_NOT_NULL_FATAL(r->selected);
   CU_ASSERT_EQUAL(r->selected->origin, OLC_ORIGIN_OVERRIDE);
   CU_ASSERT(policy_is(r->selected, "spin_us=800"));
   CU_ASSERT(has_rejection(r->lookup, OLC_REASON_SHADOWED));
-  olc_calibration_free(cal);
-  close_session(&s);
+  run_close(&x);
 }
 
 static void test_force_portable(void) {
-  session s;
+  run x;
   ini_params p = {NULL, 0, NULL, "portable.txt", NULL, 0, NULL, NULL, NULL};
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
-  olc_calibration *cal;
   const olc_workload_result *r;
   calibrate_once("portable.txt");
-  open_session(&s, &p);
+  run_open(&x, &p);
   opt.force_portable = 1;
-  cal = calibrate(&s, &opt);
-  r = find(cal, "mm");
+  r = run_mm(&x, &opt);
   CU_ASSERT_EQUAL(r->status, OLC_OK);
   CU_ASSERT_EQUAL(r->calibrated_now, 0);
   CU_ASSERT_PTR_NOT_NULL_FATAL(r->selected);
   CU_ASSERT_EQUAL(r->selected->level, OLC_LEVEL_PORTABLE);
   CU_ASSERT(policy_is(r->selected, "spin_us=100"));
   CU_ASSERT(has_rejection(r->lookup, OLC_REASON_FORCE_PORTABLE));
-  olc_calibration_free(cal);
-  close_session(&s);
+  run_close(&x);
 
   /* The same from the config's [store] force_portable. */
   p.force_portable = 1;
-  open_session(&s, &p);
-  cal = calibrate(&s, NULL);
-  r = find(cal, "mm");
+  run_open(&x, &p);
+  r = run_mm(&x, NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(r->selected);
   CU_ASSERT_EQUAL(r->selected->level, OLC_LEVEL_PORTABLE);
   CU_ASSERT(has_rejection(r->lookup, OLC_REASON_FORCE_PORTABLE));
-  olc_calibration_free(cal);
-  close_session(&s);
+  run_close(&x);
 }
 
 static void test_select_only_empty(void) {
-  session s;
+  run x;
   ini_params p = {NULL, 0, NULL, "empty.txt", NULL, 0, NULL, NULL, NULL};
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
-  olc_calibration *cal;
   const olc_workload_result *r;
   char *path;
-  open_session(&s, &p);
+  run_open(&x, &p);
   opt.select_only = 1;
-  cal = calibrate(&s, &opt);
-  r = find(cal, "mm");
+  r = run_mm(&x, &opt);
   CU_ASSERT_EQUAL(r->status, OLC_E_NOT_FOUND);
   CU_ASSERT_PTR_NULL(r->selected);
   CU_ASSERT_EQUAL(r->calibrated_now, 0);
   CU_ASSERT_EQUAL(r->candidate_count, 0u);
   CU_ASSERT_PTR_NOT_NULL(r->message);
-  olc_calibration_free(cal);
-  close_session(&s);
+  run_close(&x);
   /* select never writes. */
   path = olc_test_path(tmp, "empty.txt");
   CU_ASSERT_PTR_NULL(olc_test_read_file(path, NULL));
@@ -581,48 +563,43 @@ static void test_select_only_empty(void) {
 /* A budget smaller than one candidate: the first is measured in full and
  * selected, the rest are not measured. */
 static void test_time_budget(void) {
-  session s;
+  run x;
   ini_params p = {NULL, 0, "0.0001", "budget.txt", NULL, 0, NULL, NULL, NULL};
-  olc_calibration *cal;
   const olc_workload_result *r;
-  open_session(&s, &p);
-  cal = calibrate(&s, NULL);
-  r = find(cal, "mm");
+  run_open(&x, &p);
+  r = run_mm(&x, NULL);
   CU_ASSERT_EQUAL(r->status, OLC_OK);
   CU_ASSERT_EQUAL(r->calibrated_now, 1);
   CU_ASSERT(r->candidate_count >= 1u && r->candidate_count < 4u);
   CU_ASSERT_EQUAL(r->candidates[0].abandoned, 0);
   CU_ASSERT(r->candidates[0].samples >= 3u);
   CU_ASSERT(policy_is(r->selected, "spin_us=400"));
-  olc_calibration_free(cal);
-  close_session(&s);
+  run_close(&x);
 }
 
 /* Runs one calibration with [plugin.mock_det] entries; returns mm's result
  * status and copies its message. */
 static olc_status run_with(const char *plugin_entries, char *message, size_t size,
                            size_t *candidates) {
-  session s;
+  run x;
   char extra[256];
   ini_params p = {NULL, 0, NULL, "failures.txt", NULL, 0, NULL, NULL, NULL};
-  olc_calibration *cal;
   const olc_workload_result *r;
   olc_status st;
   snprintf(extra, sizeof extra, "[plugin.mock_det]\n%s\n", plugin_entries);
   p.extra = extra;
-  open_session(&s, &p);
-  cal = calibrate(&s, NULL);
-  CU_ASSERT_EQUAL(olc_calibration_count(cal), 2u);
-  r = find(cal, "mm");
+  run_open(&x, &p);
+  run_calibrate(&x, NULL);
+  CU_ASSERT_EQUAL(olc_calibration_count(x.cal), 2u);
+  r = find(x.cal, "mm");
   st = r->status;
   snprintf(message, size, "%s", r->message ? r->message : "");
   *candidates = r->candidate_count;
   if (st != OLC_OK)
     CU_ASSERT_PTR_NULL(r->selected);
   /* The other workload still got its own result. */
-  CU_ASSERT_EQUAL(find(cal, "elsewhere")->status, OLC_E_PLUGIN);
-  olc_calibration_free(cal);
-  close_session(&s);
+  CU_ASSERT_EQUAL(find(x.cal, "elsewhere")->status, OLC_E_PLUGIN);
+  run_close(&x);
   return st;
 }
 
@@ -652,40 +629,35 @@ static void test_plugin_failures(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(msg, "serialize failed on purpose"));
   /* Other candidates: the cheapest still wins wherever it is. */
   {
-    session s;
+    run x;
     ini_params p = {NULL, 0,    NULL, "other.txt", "[plugin.mock_det]\ncandidates = 300,900,50\n",
                     0,    NULL, NULL, NULL};
-    olc_calibration *cal;
     const olc_workload_result *r;
-    open_session(&s, &p);
-    cal = calibrate(&s, NULL);
-    r = find(cal, "mm");
+    run_open(&x, &p);
+    r = run_mm(&x, NULL);
     CU_ASSERT_EQUAL(r->status, OLC_OK);
     CU_ASSERT_EQUAL(r->candidate_count, 3u);
     CU_ASSERT_EQUAL(r->candidates[1].abandoned, 1);
     CU_ASSERT(policy_is(r->selected, "spin_us=50"));
-    olc_calibration_free(cal);
-    close_session(&s);
+    run_close(&x);
   }
 }
 
 /* An operator the plugin does not serve is reported, not attempted. */
 static void test_unserved_operator(void) {
-  session s;
+  run x;
   ini_params p = {
       NULL, 0,    NULL, "op.txt", "[workload.softmax]\nbackend = mock_det\noperator = Softmax\n",
       0,    NULL, NULL, NULL};
-  olc_calibration *cal;
   const olc_workload_result *r;
-  open_session(&s, &p);
-  cal = calibrate(&s, NULL);
-  r = find(cal, "softmax");
+  run_open(&x, &p);
+  run_calibrate(&x, NULL);
+  r = find(x.cal, "softmax");
   CU_ASSERT_PTR_NOT_NULL_FATAL(r);
   CU_ASSERT_EQUAL(r->status, OLC_E_UNSUPPORTED);
   CU_ASSERT_PTR_NOT_NULL(strstr(r->message, "Softmax"));
-  CU_ASSERT_EQUAL(find(cal, "mm")->status, OLC_OK);
-  olc_calibration_free(cal);
-  close_session(&s);
+  CU_ASSERT_EQUAL(find(x.cal, "mm")->status, OLC_OK);
+  run_close(&x);
 }
 
 static void test_bad_arguments(void) {

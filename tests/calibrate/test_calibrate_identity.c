@@ -42,11 +42,7 @@ static int setup(void) {
   return 0;
 }
 
-static int teardown(void) {
-  olc_test_rmtree(tmp);
-  free(tmp);
-  return 0;
-}
+static int teardown(void) { return olc_test_suite_rmtree(&tmp); }
 
 /* Workloads a (64) and b (512) of one model; model is the ini line. */
 static void open_two(olc_test_session *s, const char *store, const char *model) {

@@ -21,16 +21,9 @@
 
 static char *tmp;
 
-static int setup(void) {
-  tmp = olc_test_tmpdir("calibrate_samples");
-  return tmp == NULL;
-}
+static int setup(void) { return olc_test_suite_tmpdir(&tmp, "calibrate_samples"); }
 
-static int teardown(void) {
-  olc_test_rmtree(tmp);
-  free(tmp);
-  return 0;
-}
+static int teardown(void) { return olc_test_suite_rmtree(&tmp); }
 
 /* A session on a fresh store: workload mm (mock_det with the given spins)
  * and elsewhere (no plugin). */

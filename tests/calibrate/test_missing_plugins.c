@@ -67,12 +67,10 @@ static olc_status select_all(olc_test_session *s, const char *dirs, olc_calibrat
 }
 
 static const olc_workload_result *find(const olc_calibration *cal, const char *name) {
-  size_t i;
-  for (i = 0; i < olc_calibration_count(cal); i++)
-    if (strcmp(olc_calibration_get(cal, i)->workload, name) == 0)
-      return olc_calibration_get(cal, i);
-  CU_FAIL("workload missing from the results");
-  return NULL;
+  const olc_workload_result *r = olc_test_find_result(cal, name);
+  if (r == NULL)
+    CU_FAIL("workload missing from the results");
+  return r;
 }
 
 /* Each way of missing gets its own status and says why. */

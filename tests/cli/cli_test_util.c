@@ -3,11 +3,15 @@
  */
 #include "cli_test_util.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -124,6 +128,154 @@ void cli_run_free(cli_run *r) {
   free(r->out);
   free(r->err);
   memset(r, 0, sizeof *r);
+}
+
+int cli_test_olcv(cli_run *r, const char *dir, const char *const *env, const char *const *prefix,
+                  const char *first, va_list ap) {
+  int rc = cli_test_runv(r, dir, env, prefix, first, ap);
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
+  return r->code;
+}
+
+int cli_test_olc(cli_run *r, const char *dir, const char *const *env, const char *first, ...) {
+  va_list ap;
+  int code;
+  va_start(ap, first);
+  code = cli_test_olcv(r, dir, env, NULL, first, ap);
+  va_end(ap);
+  return code;
+}
+
+int cli_test_dir_open(char **dir, const char *tag, ...) {
+  va_list ap;
+  char **path;
+  int rc;
+  *dir = olc_test_tmpdir(tag);
+  rc = *dir != NULL ? 0 : -1;
+  va_start(ap, tag);
+  while ((path = va_arg(ap, char **)) != NULL) {
+    const char *name = va_arg(ap, const char *);
+    *path = *dir != NULL ? olc_test_path(*dir, name) : NULL;
+    if (*path == NULL)
+      rc = -1;
+  }
+  va_end(ap);
+  return rc;
+}
+
+void cli_test_dir_close(cli_run *r, char **dir, ...) {
+  va_list ap;
+  char **path;
+  cli_run_free(r);
+  olc_test_rmtree(*dir);
+  free(*dir);
+  *dir = NULL;
+  va_start(ap, dir);
+  while ((path = va_arg(ap, char **)) != NULL) {
+    free(*path);
+    *path = NULL;
+  }
+  va_end(ap);
+}
+
+void cli_test_copy_file(const char *dir, const char *src, const char *sub, mode_t mode) {
+  char path[4096];
+  const char *base = strrchr(src, '/');
+  unsigned char *data;
+  size_t len = 0;
+  snprintf(path, sizeof path, "%s/%s", dir, sub);
+  mkdir(path, 0755);
+  snprintf(path, sizeof path, "%s/%s%s", dir, sub, base != NULL ? base : "/x");
+  data = olc_test_read_file(src, &len);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(path, data, len), 0);
+  CU_ASSERT_EQUAL(chmod(path, mode), 0);
+  free(data);
+}
+
+/* Reads the terminal's master side until pid has exited and nothing more
+ * comes; the exit status in *code.  Reading while it runs matters: a full
+ * terminal buffer would block the child. */
+static void pty_read_all(int master, pid_t pid, char *buf, size_t size, int *code) {
+  size_t len = 0;
+  int status = 0, done = 0;
+  while (!done || len + 1 < size) {
+    struct pollfd pfd = {master, POLLIN, 0};
+    ssize_t n = 0;
+    if (poll(&pfd, 1, 50) > 0)
+      n = read(master, buf + len, size - 1 - len);
+    if (n > 0) {
+      len += (size_t)n;
+      continue;
+    }
+    if (done)
+      break; /* drained: EIO once the slave is closed, or nothing more */
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      done = 1;
+    }
+    if (n < 0 && errno != EIO && errno != EAGAIN && errno != EINTR)
+      break;
+  }
+  if (!done && waitpid(pid, &status, 0) == pid)
+    *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  buf[len] = 0;
+}
+
+/* fd of the child: the terminal when it is tty_fd, else /dev/null. */
+static void pty_out(posix_spawn_file_actions_t *fa, int fd, int tty_fd, const char *slave) {
+  if (fd == tty_fd)
+    posix_spawn_file_actions_addopen(fa, fd, slave, O_RDWR | O_NOCTTY, 0);
+  else
+    posix_spawn_file_actions_addopen(fa, fd, "/dev/null", O_WRONLY, 0);
+}
+
+char *cli_test_run_pty(const char *const *argv, char *const *envp, int tty_fd, unsigned short cols,
+                       int *code) {
+  static char buf[65536];
+  char *args[8];
+  posix_spawn_file_actions_t fa;
+  size_t na, i;
+  pid_t pid;
+  int master;
+  const char *slave;
+  *code = -1;
+  master = posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0 ||
+      (slave = ptsname(master)) == NULL) {
+    if (master >= 0)
+      close(master);
+    return NULL;
+  }
+  if (cols > 0) {
+    struct winsize ws;
+    memset(&ws, 0, sizeof ws);
+    ws.ws_col = cols;
+    ws.ws_row = 24;
+    CU_ASSERT_EQUAL(ioctl(master, TIOCSWINSZ, &ws), 0);
+  }
+  for (na = 0; argv[na] != NULL && na < 7; na++)
+    args[na] = strdup(argv[na]);
+  args[na] = NULL;
+  buf[0] = 0;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  pty_out(&fa, 1, tty_fd, slave);
+  pty_out(&fa, 2, tty_fd, slave);
+  if (posix_spawn(&pid, args[0], &fa, NULL, args, envp != NULL ? envp : environ) == 0)
+    pty_read_all(master, pid, buf, sizeof buf, code);
+  posix_spawn_file_actions_destroy(&fa);
+  close(master);
+  for (i = 0; i < na; i++)
+    free(args[i]);
+  return buf;
+}
+
+size_t cli_test_count(const char *s, const char *needle) {
+  size_t n = 0;
+  for (s = strstr(s, needle); s != NULL; s = strstr(s + 1, needle))
+    n++;
+  return n;
 }
 
 size_t cli_test_lines(const char *s) {

@@ -20,26 +20,16 @@ static cli_run g_r;
 
 /* Every test gets a fresh directory and store. */
 static void setup(void) {
-  g_dir = olc_test_tmpdir("cli");
-  g_store = g_dir != NULL ? olc_test_path(g_dir, "store.txt") : NULL;
-  CU_ASSERT_PTR_NOT_NULL_FATAL(g_store);
+  CU_ASSERT_EQUAL_FATAL(cli_test_dir_open(&g_dir, "cli", &g_store, "store.txt", NULL), 0);
 }
 
-static void teardown(void) {
-  cli_run_free(&g_r);
-  olc_test_rmtree(g_dir);
-  free(g_dir);
-  free(g_store);
-  g_dir = g_store = NULL;
-}
+static void teardown(void) { cli_test_dir_close(&g_r, &g_dir, &g_store, NULL); }
 
 /* Runs olc (optionally with --store g_store first) and returns its exit
  * code; the output stays in g_r. */
 static int run_va(const char *const *env, int with_store, const char *first, va_list ap) {
   const char *const prefix[] = {"--store", g_store, NULL};
-  int rc = cli_test_runv(&g_r, g_dir, env, with_store ? prefix : NULL, first, ap);
-  CU_ASSERT_EQUAL_FATAL(rc, 0);
-  return g_r.code;
+  return cli_test_olcv(&g_r, g_dir, env, with_store ? prefix : NULL, first, ap);
 }
 
 static int olc(const char *first, ...) {
@@ -59,9 +49,6 @@ static int olc_env(const char *const *env, const char *first, ...) {
   va_end(ap);
   return rc;
 }
-
-#define HAS(s, needle) CU_ASSERT_PTR_NOT_NULL(strstr((s), (needle)))
-#define HAS_NOT(s, needle) CU_ASSERT_PTR_NULL(strstr((s), (needle)))
 
 /* Usage errors: exit 2 and exactly one line naming the culprit. */
 #define USAGE(needle)                                                                              \

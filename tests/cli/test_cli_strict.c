@@ -37,32 +37,13 @@ static char *g_store;
 static cli_run g_r;
 
 static void setup(void) {
-  g_dir = olc_test_tmpdir("cli-strict");
-  g_store = g_dir != NULL ? olc_test_path(g_dir, "store.txt") : NULL;
-  CU_ASSERT_PTR_NOT_NULL_FATAL(g_store);
+  CU_ASSERT_EQUAL_FATAL(cli_test_dir_open(&g_dir, "cli-strict", &g_store, "store.txt", NULL), 0);
 }
 
-static void teardown(void) {
-  cli_run_free(&g_r);
-  olc_test_rmtree(g_dir);
-  free(g_dir);
-  free(g_store);
-  g_dir = g_store = NULL;
-}
+static void teardown(void) { cli_test_dir_close(&g_r, &g_dir, &g_store, NULL); }
 
 /* Runs olc with env (may be NULL) and the arguments; returns its code. */
-static int run(const char *const *env, const char *first, ...) {
-  va_list ap;
-  int rc;
-  va_start(ap, first);
-  rc = cli_test_runv(&g_r, g_dir, env, NULL, first, ap);
-  va_end(ap);
-  CU_ASSERT_EQUAL_FATAL(rc, 0);
-  return g_r.code;
-}
-
-#define HAS(s, needle) CU_ASSERT_PTR_NOT_NULL(strstr((s), (needle)))
-#define HAS_NOT(s, needle) CU_ASSERT_PTR_NULL(strstr((s), (needle)))
+#define run(env, ...) cli_test_olc(&g_r, g_dir, env, __VA_ARGS__)
 
 /* Exit 2 and one line naming the culprit. */
 #define USAGE(needle)                                                                              \
@@ -199,25 +180,15 @@ static void test_config_both_sides(void) {
   CU_ASSERT_EQUAL(run(NULL, "--store", g_store, "--config", ini, "select", NULL), 0);
 }
 
-static size_t count(const char *s, const char *needle) {
-  size_t n = 0;
-  const char *p = s;
-  while ((p = strstr(p, needle)) != NULL) {
-    n++;
-    p += strlen(needle);
-  }
-  return n;
-}
-
 static void test_help_json_once(void) {
   static const char *const cmds[] = {"plugins", "calibrate", "select", "explain", "prune"};
   size_t i;
   for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
     CU_ASSERT_EQUAL(run(NULL, cmds[i], "--help", NULL), 0);
-    if (count(g_r.out, "\n  --json") != 1)
+    if (cli_test_count(g_r.out, "\n  --json") != 1)
       fprintf(stderr, "\n  %s --help lists --json %zu times", cmds[i],
-              count(g_r.out, "\n  --json"));
-    CU_ASSERT_EQUAL(count(g_r.out, "\n  --json"), 1);
+              cli_test_count(g_r.out, "\n  --json"));
+    CU_ASSERT_EQUAL(cli_test_count(g_r.out, "\n  --json"), 1);
   }
 }
 

@@ -31,43 +31,20 @@ static char *g_ini;
 static char *g_store; /* g_dir/store.txt, the [store] path of the config */
 static cli_run g_r;
 
-#define HAS(s, needle) CU_ASSERT_PTR_NOT_NULL(strstr((s), (needle)))
-#define HAS_NOT(s, needle) CU_ASSERT_PTR_NULL(strstr((s), (needle)))
-
 /* Copies the mock plugin file src into g_dir/sub/. */
 static void copy_plugin(const char *src, const char *sub) {
-  char path[4096];
-  const char *base = strrchr(src, '/');
-  unsigned char *data;
-  size_t len = 0;
-  snprintf(path, sizeof path, "%s/%s", g_dir, sub);
-  mkdir(path, 0755);
-  snprintf(path, sizeof path, "%s/%s%s", g_dir, sub, base != NULL ? base : "/x.so");
-  data = olc_test_read_file(src, &len);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(data);
-  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(path, data, len), 0);
-  CU_ASSERT_EQUAL(chmod(path, 0755), 0);
-  free(data);
+  cli_test_copy_file(g_dir, src, sub, 0755);
 }
 
 static void setup(void) {
-  g_dir = olc_test_tmpdir("cli_host");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(g_dir);
-  g_ini = olc_test_path(g_dir, "olc.ini");
-  g_store = olc_test_path(g_dir, "store.txt");
+  CU_ASSERT_EQUAL_FATAL(
+      cli_test_dir_open(&g_dir, "cli_host", &g_ini, "olc.ini", &g_store, "store.txt", NULL), 0);
   copy_plugin(OLC_MOCK_PLUGIN_DIR_GOOD "/mock_det.so", "good");
   copy_plugin(OLC_MOCK_PLUGIN_DIR_GOOD_V2 "/mock_det.so", "good_v2");
   copy_plugin(OLC_MOCK_PLUGIN_ROOT "/create_unavailable/mock_create_unavailable.so", "unavailable");
 }
 
-static void teardown(void) {
-  cli_run_free(&g_r);
-  olc_test_rmtree(g_dir);
-  free(g_dir);
-  free(g_ini);
-  free(g_store);
-  g_dir = g_ini = g_store = NULL;
-}
+static void teardown(void) { cli_test_dir_close(&g_r, &g_dir, &g_ini, &g_store, NULL); }
 
 /* Writes g_ini: plugin directories (relative to g_dir; "unavailable" is
  * added when missing), threads, and [store] force_portable; two workloads:
@@ -98,27 +75,12 @@ static void write_config(const char *dirs, unsigned threads, int force_portable)
 /* Runs olc with the given arguments (NULL-terminated); the output stays in
  * g_r.  The environment is clean: no OLC_CONFIG, OLC_STORE or
  * OLC_PLUGIN_PATH unless env names them. */
-static int run_env(const char *const *env, const char *first, ...) {
-  va_list ap;
-  int rc;
-  va_start(ap, first);
-  rc = cli_test_runv(&g_r, g_dir, env, NULL, first, ap);
-  va_end(ap);
-  CU_ASSERT_EQUAL_FATAL(rc, 0);
-  return g_r.code;
-}
+#define run_env(env, ...) cli_test_olc(&g_r, g_dir, env, __VA_ARGS__)
 
 #define OLC(...) run_env(NULL, __VA_ARGS__, NULL)
 #define CFG "--config", g_ini
 
 static char *store_text(void) { return (char *)olc_test_read_file(g_store, NULL); }
-
-static size_t count(const char *s, const char *needle) {
-  size_t n = 0;
-  for (s = strstr(s, needle); s != NULL; s = strstr(s + 1, needle))
-    n++;
-  return n;
-}
 
 /* ---- golden files --------------------------------------------------------- */
 
@@ -311,7 +273,7 @@ static void test_first_then_second(void) {
   before = store_text();
   CU_ASSERT_PTR_NOT_NULL_FATAL(before);
   HAS(before, "spin_us=100");
-  CU_ASSERT_EQUAL(count(before, "spin_us="), 2); /* exact + portable */
+  CU_ASSERT_EQUAL(cli_test_count(before, "spin_us="), 2); /* exact + portable */
 
   CU_ASSERT_EQUAL(OLC("calibrate", CFG), 0);
   HAS(g_r.out, "\nmm         selected  exact  spin_us=100");
@@ -413,14 +375,14 @@ static void test_implementation_changed_and_prune(void) {
   HAS(g_r.out, "rejected: portable calibrated: outdated_implementation");
   CU_ASSERT_EQUAL(OLC("explain", CFG, "--workload", "mm"), 3);
   HAS(g_r.out, "selected: none");
-  CU_ASSERT_EQUAL(count(g_r.out, "outdated_implementation"), 2);
+  CU_ASSERT_EQUAL(cli_test_count(g_r.out, "outdated_implementation"), 2);
 
   CU_ASSERT_EQUAL(OLC("prune", CFG, "--dry-run"), 0);
-  CU_ASSERT_EQUAL(count(g_r.out, "prune: \"outdated implementation"), 2);
+  CU_ASSERT_EQUAL(cli_test_count(g_r.out, "prune: \"outdated implementation"), 2);
   HAS(g_r.out, "would remove 2 records");
   text = store_text();
   CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-  CU_ASSERT_EQUAL(count(text, "spin_us=100"), 2); /* dry run: nothing removed */
+  CU_ASSERT_EQUAL(cli_test_count(text, "spin_us=100"), 2); /* dry run: nothing removed */
   free(text);
 
   CU_ASSERT_EQUAL(OLC("prune", CFG, "--json"), 0);
@@ -429,7 +391,7 @@ static void test_implementation_changed_and_prune(void) {
   HAS(g_r.out, "\"dry_run\":false");
   text = store_text();
   CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-  CU_ASSERT_EQUAL(count(text, "spin_us=100"), 0);
+  CU_ASSERT_EQUAL(cli_test_count(text, "spin_us=100"), 0);
   HAS(text, "spin_us=5"); /* the override stays */
   free(text);
   CU_ASSERT_EQUAL(OLC("prune", CFG), 0);
@@ -544,10 +506,10 @@ static void test_warnings(void) {
   snprintf(want, sizeof want,
            "olc: warning: plugin_dirs: plugin directory %s/missing does not exist: skipped\n",
            g_dir);
-  CU_ASSERT_EQUAL(count(g_r.err, want), 1);
+  CU_ASSERT_EQUAL(cli_test_count(g_r.err, want), 1);
   snprintf(want, sizeof want,
            "olc: warning: load: plugin %s/no_entry/mock_no_entry.so skipped (symbol): ", real);
-  CU_ASSERT_EQUAL(count(g_r.err, want), 1);
+  CU_ASSERT_EQUAL(cli_test_count(g_r.err, want), 1);
   /* run = fail_multiline logs "two\nlines" at warning level in the worker:
    * replayed here, one line. */
   HAS(g_r.err, "olc: warning: plugin mock_det: two lines\n");
@@ -562,7 +524,7 @@ static void test_warnings(void) {
   snprintf(want, sizeof want,
            "olc: warning: plugin_dirs: plugin directory %s/missing does not exist: skipped\n",
            g_dir);
-  CU_ASSERT_EQUAL(count(g_r.err, want), 1);
+  CU_ASSERT_EQUAL(cli_test_count(g_r.err, want), 1);
   CU_ASSERT_EQUAL(cli_test_lines(g_r.err), 1);
   free(real);
 }
@@ -570,61 +532,8 @@ static void test_warnings(void) {
 /* Runs olc calibrate with stderr on a pseudo-terminal; returns what the
  * terminal received (NUL-terminated) and the exit status in *code. */
 static char *calibrate_on_tty(int *code) {
-  extern char **environ;
-  char *argv[] = {NULL, NULL, NULL, NULL, NULL};
-  posix_spawn_file_actions_t fa;
-  static char buf[65536];
-  size_t len = 0;
-  pid_t pid;
-  int master, status = 0, done = 0;
-  const char *slave;
-  *code = -1;
-  master = posix_openpt(O_RDWR | O_NOCTTY);
-  if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0 ||
-      (slave = ptsname(master)) == NULL) {
-    if (master >= 0)
-      close(master);
-    return NULL;
-  }
-  argv[0] = strdup(OLC_CLI_PATH);
-  argv[1] = strdup("calibrate");
-  argv[2] = strdup("--config");
-  argv[3] = strdup(g_ini);
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, slave, O_RDWR | O_NOCTTY, 0);
-  if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ) == 0) {
-    /* Read while it runs: a full terminal buffer would block it. */
-    while (!done || len + 1 < sizeof buf) {
-      struct pollfd pfd = {master, POLLIN, 0};
-      ssize_t n = 0;
-      if (poll(&pfd, 1, 20) > 0)
-        n = read(master, buf + len, sizeof buf - 1 - len);
-      if (n > 0) {
-        len += (size_t)n;
-        continue;
-      }
-      if (done)
-        break; /* drained: EIO once the slave is closed, or nothing more */
-      if (waitpid(pid, &status, WNOHANG) == pid) {
-        *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        done = 1;
-      }
-      if (n < 0 && errno != EIO && errno != EAGAIN && errno != EINTR)
-        break;
-    }
-    if (!done && waitpid(pid, &status, 0) == pid)
-      *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-  posix_spawn_file_actions_destroy(&fa);
-  close(master);
-  free(argv[0]);
-  free(argv[1]);
-  free(argv[2]);
-  free(argv[3]);
-  buf[len] = 0;
-  return buf;
+  const char *const argv[] = {OLC_CLI_PATH, "calibrate", "--config", g_ini, NULL};
+  return cli_test_run_pty(argv, NULL, 2, 0, code);
 }
 
 /* The best median a progress line shows after prefix (-1 when the line is

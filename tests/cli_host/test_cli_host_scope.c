@@ -14,9 +14,6 @@
 #include "cli_test_util.h"
 #include "test_support.h"
 
-#define HAS(s, needle) CU_ASSERT_PTR_NOT_NULL(strstr((s), (needle)))
-#define HAS_NOT(s, needle) CU_ASSERT_PTR_NULL(strstr((s), (needle)))
-
 static char *g_dir, *g_ini;
 static cli_run g_r;
 
@@ -24,13 +21,6 @@ static int run(const char *const *argv) {
   cli_run_free(&g_r);
   CU_ASSERT_EQUAL_FATAL(cli_test_run(&g_r, g_dir, NULL, argv), 0);
   return g_r.code;
-}
-
-static size_t count(const char *s, const char *needle) {
-  size_t n = 0;
-  for (s = strstr(s, needle); s != NULL; s = strstr(s + 1, needle))
-    n++;
-  return n;
 }
 
 static void test_scope(void) {
@@ -57,35 +47,30 @@ static void test_scope(void) {
   HAS(g_r.out, "  2 records of other workloads not listed\n");
   HAS(g_r.out, "  4 records of other workloads not listed\n");
   CU_ASSERT_EQUAL(run(select), 0);
-  CU_ASSERT_EQUAL(count(g_r.out, "  4 records of other workloads not listed\n"), 3);
+  CU_ASSERT_EQUAL(cli_test_count(g_r.out, "  4 records of other workloads not listed\n"), 3);
   HAS_NOT(g_r.out, "different_structure");
-  CU_ASSERT_EQUAL(count(g_r.out, "rejected: "), 3); /* each its portable, shadowed */
+  CU_ASSERT_EQUAL(cli_test_count(g_r.out, "rejected: "), 3); /* each its portable, shadowed */
   CU_ASSERT_EQUAL(run(select_json), 0);
   CU_ASSERT(cli_test_json_valid(g_r.out));
-  CU_ASSERT_EQUAL(count(g_r.out, "\"unlisted\":4"), 3);
+  CU_ASSERT_EQUAL(cli_test_count(g_r.out, "\"unlisted\":4"), 3);
   CU_ASSERT_EQUAL(run(explain), 0);
   HAS(g_r.out, ": 2 records\n");
   HAS(g_r.out, "4 records of other workloads not listed\n");
   CU_ASSERT_EQUAL(run(explain_all), 0);
   HAS(g_r.out, ": 6 records\n");
   HAS_NOT(g_r.out, "not listed");
-  CU_ASSERT_EQUAL(count(g_r.out, "rejected: "), 5);
+  CU_ASSERT_EQUAL(cli_test_count(g_r.out, "rejected: "), 5);
   CU_ASSERT_EQUAL(run(explain_json), 0);
   CU_ASSERT(cli_test_json_valid(g_r.out));
   HAS(g_r.out, "\"unlisted\":4");
 }
 
 static int setup(void) {
-  g_dir = olc_test_tmpdir("cli_host_scope");
-  g_ini = g_dir != NULL ? olc_test_path(g_dir, "olc.ini") : NULL;
-  return g_ini == NULL;
+  return cli_test_dir_open(&g_dir, "cli_host_scope", &g_ini, "olc.ini", NULL) != 0;
 }
 
 static int teardown(void) {
-  cli_run_free(&g_r);
-  olc_test_rmtree(g_dir);
-  free(g_dir);
-  free(g_ini);
+  cli_test_dir_close(&g_r, &g_dir, &g_ini, NULL);
   return 0;
 }
 

@@ -27,44 +27,20 @@ static char *g_dir;
 static char *g_ini;
 static cli_run g_r;
 
-#define HAS(s, needle) CU_ASSERT_PTR_NOT_NULL(strstr((s), (needle)))
-#define HAS_NOT(s, needle) CU_ASSERT_PTR_NULL(strstr((s), (needle)))
-
 /* A workload name longer than any line, to be shortened. */
 #define LONG_NAME                                                                                  \
   "a_workload_whose_name_goes_on_and_on_well_past_the_width_of_any_terminal_line_at_all_end"
 
 /* Copies file src into g_dir/sub/ (mode). */
-static void copy_file(const char *src, const char *sub, mode_t mode) {
-  char path[4096];
-  const char *base = strrchr(src, '/');
-  unsigned char *data;
-  size_t len = 0;
-  snprintf(path, sizeof path, "%s/%s", g_dir, sub);
-  mkdir(path, 0755);
-  snprintf(path, sizeof path, "%s/%s%s", g_dir, sub, base != NULL ? base : "/x");
-  data = olc_test_read_file(src, &len);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(data);
-  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(path, data, len), 0);
-  CU_ASSERT_EQUAL(chmod(path, mode), 0);
-  free(data);
-}
+#define copy_file(src, sub, mode) cli_test_copy_file(g_dir, src, sub, mode)
 
 static void setup(void) {
-  g_dir = olc_test_tmpdir("cli_summary");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(g_dir);
-  g_ini = olc_test_path(g_dir, "olc.ini");
+  CU_ASSERT_EQUAL_FATAL(cli_test_dir_open(&g_dir, "cli_summary", &g_ini, "olc.ini", NULL), 0);
   copy_file(OLC_MOCK_PLUGIN_ROOT "/good/mock_det.so", "good", 0755);
   copy_file(OLC_MOCK_PLUGIN_ROOT "/no_entry/mock_no_entry.so", "no_entry", 0755);
 }
 
-static void teardown(void) {
-  cli_run_free(&g_r);
-  olc_test_rmtree(g_dir);
-  free(g_dir);
-  free(g_ini);
-  g_dir = g_ini = NULL;
-}
+static void teardown(void) { cli_test_dir_close(&g_r, &g_dir, &g_ini, NULL); }
 
 /* g_ini: plugin_dirs (relative to g_dir), the store in g_dir, small
  * budgets, workload mm and the one with the long name (both mock_det),
@@ -82,15 +58,7 @@ static void write_config(const char *dirs, const char *extra) {
   CU_ASSERT_EQUAL_FATAL(olc_test_write_file(g_ini, text, (size_t)n), 0);
 }
 
-static int run_env(const char *const *env, const char *first, ...) {
-  va_list ap;
-  int rc;
-  va_start(ap, first);
-  rc = cli_test_runv(&g_r, g_dir, env, NULL, first, ap);
-  va_end(ap);
-  CU_ASSERT_EQUAL_FATAL(rc, 0);
-  return g_r.code;
-}
+#define run_env(env, ...) cli_test_olc(&g_r, g_dir, env, __VA_ARGS__)
 
 #define OLC(...) run_env(NULL, __VA_ARGS__, NULL)
 #define CFG "--config", g_ini
@@ -205,67 +173,10 @@ static void test_width_columns(void) {
 /* Runs olc with stdout on a pseudo-terminal cols columns wide (no
  * COLUMNS); returns what it printed, NULL when there is no pty here. */
 static char *select_on_tty(unsigned short cols, int *code) {
-  extern char **environ;
-  char *argv[] = {NULL, NULL, NULL, NULL, NULL};
-  char *envp[] = {NULL, NULL};
-  posix_spawn_file_actions_t fa;
-  static char buf[65536];
-  struct winsize ws;
-  size_t len = 0;
-  pid_t pid;
-  int master, status = 0;
-  const char *slave;
-  *code = -1;
-  master = posix_openpt(O_RDWR | O_NOCTTY);
-  if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0 ||
-      (slave = ptsname(master)) == NULL) {
-    if (master >= 0)
-      close(master);
-    return NULL;
-  }
-  memset(&ws, 0, sizeof ws);
-  ws.ws_col = cols;
-  ws.ws_row = 24;
-  CU_ASSERT_EQUAL(ioctl(master, TIOCSWINSZ, &ws), 0);
-  argv[0] = strdup(OLC_CLI_PATH);
-  argv[1] = strdup("select");
-  argv[2] = strdup("--config");
-  argv[3] = strdup(g_ini);
-  envp[0] = strdup("LC_ALL=C");
-  (void)environ;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, slave, O_RDWR | O_NOCTTY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  if (posix_spawn(&pid, argv[0], &fa, NULL, argv, envp) == 0) {
-    for (;;) {
-      struct pollfd pfd = {master, POLLIN, 0};
-      ssize_t n = 0;
-      if (poll(&pfd, 1, 50) > 0)
-        n = read(master, buf + len, sizeof buf - 1 - len);
-      if (n > 0) {
-        len += (size_t)n;
-        continue;
-      }
-      if (waitpid(pid, &status, WNOHANG) == pid) {
-        *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        while (poll(&pfd, 1, 50) > 0 && (n = read(master, buf + len, sizeof buf - 1 - len)) > 0)
-          len += (size_t)n;
-        break;
-      }
-      if (n < 0 && errno != EIO && errno != EAGAIN && errno != EINTR)
-        break;
-    }
-  }
-  posix_spawn_file_actions_destroy(&fa);
-  close(master);
-  free(argv[0]);
-  free(argv[1]);
-  free(argv[2]);
-  free(argv[3]);
-  free(envp[0]);
-  buf[len] = 0;
-  return buf;
+  static char lc_all[] = "LC_ALL=C";
+  const char *const argv[] = {OLC_CLI_PATH, "select", "--config", g_ini, NULL};
+  char *const envp[] = {lc_all, NULL};
+  return cli_test_run_pty(argv, envp, 1, cols, code);
 }
 
 /* On a terminal the table fits the terminal's width (TIOCGWINSZ). */

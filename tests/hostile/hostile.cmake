@@ -19,6 +19,8 @@ function(olc_hostile_plugin kind)
     LIBRARY_OUTPUT_DIRECTORY $<1:${OLC_HOSTILE_PLUGIN_DIR}>
     C_VISIBILITY_PRESET hidden)
   target_link_libraries(${t} PRIVATE olc::plugin_api)
+  # mock_scaffold.h, the test plugins' shared scaffold.
+  target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/tests/plugins)
   target_compile_definitions(${t} PRIVATE HOSTILE_NAME="hostile_${kind}" ${ARGN})
   olc_target_warnings(${t})
   add_dependencies(olc_hostile_plugins ${t})

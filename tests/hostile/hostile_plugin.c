@@ -13,33 +13,12 @@
  * (writing to stdout, flooding the log) is what a careless plugin does.
  */
 #include <math.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "olc/plugin.h"
+#include "mock_scaffold.h"
 
 #ifndef HOSTILE_NAME
 #define HOSTILE_NAME "hostile_ok"
 #endif
-
-static const olc_plugin_host *hp_host;
-
-typedef struct hp_policy {
-  uint32_t n;
-} hp_policy;
-
-static void hp_error(int32_t code, const char *message) {
-  if (hp_host != NULL && hp_host->set_error != NULL)
-    hp_host->set_error(hp_host->ctx, code, message);
-}
-
-static void hp_log(int32_t level, const char *message) {
-  if (hp_host != NULL && hp_host->log != NULL)
-    hp_host->log(hp_host->ctx, level, message);
-}
 
 /* Bytes that a text format must escape: NUL, newline, quote, backslash,
  * CR, a lone continuation byte, 0xff, tab and a '#'. */
@@ -51,7 +30,7 @@ static int32_t hp_create(const olc_plugin_host *host, const olc_plugin_kv *confi
   (void)config;
   (void)config_count;
   (void)thread_count;
-  hp_host = host;
+  mock_host = host;
 #if defined(HOSTILE_CREATE_NO_DETAIL)
   return OLC_PLUGIN_E_FAILED; /* and no set_error */
 #elif defined(HOSTILE_LOG_FLOOD)
@@ -61,12 +40,12 @@ static int32_t hp_create(const olc_plugin_host *host, const olc_plugin_kv *confi
     memset(big, 'L', sizeof big - 1);
     big[100] = '\n';
     for (i = 0; i < 10000; i++)
-      hp_log(i % 7 - 2, "flood"); /* levels -2..4: out of range too */
-    hp_log(OLC_PLUGIN_LOG_ERROR, big);
-    hp_log(OLC_PLUGIN_LOG_ERROR, NULL);
-    hp_log(99, "\xff\xfe not utf-8");
-    hp_error(OLC_PLUGIN_E_FAILED, NULL); /* set_error without a failure */
-    hp_error(OLC_PLUGIN_E_FAILED, big);
+      mock_log(i % 7 - 2, "flood"); /* levels -2..4: out of range too */
+    mock_log(OLC_PLUGIN_LOG_ERROR, big);
+    mock_log(OLC_PLUGIN_LOG_ERROR, NULL);
+    mock_log(99, "\xff\xfe not utf-8");
+    mock_error(OLC_PLUGIN_E_FAILED, NULL); /* set_error without a failure */
+    mock_error(OLC_PLUGIN_E_FAILED, big);
   }
 #elif defined(HOSTILE_STDOUT)
   printf("hostile_stdout: create writes to the host's stdout\n");
@@ -89,7 +68,7 @@ static int32_t hp_key(void *instance, const olc_plugin_workload *w,
   (void)sink;
   (void)rc;
   (void)i;
-  hp_error(OLC_PLUGIN_E_FAILED, "key failed on purpose");
+  mock_error(OLC_PLUGIN_E_FAILED, "key failed on purpose");
   return OLC_PLUGIN_E_FAILED;
 #else
 #if defined(HOSTILE_KEY_HUGE)
@@ -99,7 +78,7 @@ static int32_t hp_key(void *instance, const olc_plugin_workload *w,
     memset(huge, 'p', sizeof huge - 1);
     rc = sink->set_processor(sink->ctx, huge);
     if (rc == OLC_PLUGIN_OK)
-      hp_error(OLC_PLUGIN_E_FAILED, "the host accepted a 1 MiB processor");
+      mock_error(OLC_PLUGIN_E_FAILED, "the host accepted a 1 MiB processor");
   }
 #elif !defined(HOSTILE_KEY_NO_PROCESSOR)
   rc = sink->set_processor(sink->ctx, "hostile-cpu");
@@ -116,13 +95,6 @@ static int32_t hp_key(void *instance, const olc_plugin_workload *w,
 #endif
 }
 
-static hp_policy *hp_new(uint32_t n) {
-  hp_policy *p = malloc(sizeof *p);
-  if (p != NULL)
-    p->n = n;
-  return p;
-}
-
 static int32_t hp_candidates(void *instance, const olc_plugin_workload *w,
                              const olc_plugin_policy_sink *sink) {
   int32_t rc;
@@ -132,17 +104,17 @@ static int32_t hp_candidates(void *instance, const olc_plugin_workload *w,
   {
     int i;
     for (i = 0; i < 200; i++) /* the same policy, 200 times, past the cap */
-      (void)sink->emit(sink->ctx, hp_new(2));
+      (void)sink->emit(sink->ctx, new_policy(2));
     return OLC_PLUGIN_OK;
   }
 #endif
-  rc = sink->emit(sink->ctx, hp_new(3));
+  rc = sink->emit(sink->ctx, new_policy(3));
   if (rc == OLC_PLUGIN_OK)
-    rc = sink->emit(sink->ctx, hp_new(1));
+    rc = sink->emit(sink->ctx, new_policy(1));
 #if defined(HOSTILE_CANDIDATES_FAIL)
   /* Fails after emitting: the two policies must still be released. */
   (void)rc;
-  hp_error(OLC_PLUGIN_E_FAILED, "candidates failed after emitting two");
+  mock_error(OLC_PLUGIN_E_FAILED, "candidates failed after emitting two");
   return OLC_PLUGIN_E_FAILED;
 #else
   return rc;
@@ -161,77 +133,54 @@ static int32_t hp_validate(void *instance, const void *bytes, uint64_t len, void
   (void)end;
   (void)bytes;
   (void)len;
-  if (policy != NULL && (*policy = hp_new(1)) == NULL)
-    return OLC_PLUGIN_E_NOMEM;
-  return OLC_PLUGIN_OK;
+  return mock_validated(policy, 1);
 #else
 #if defined(HOSTILE_VALIDATE_REJECTS_OWN)
-  hp_error(OLC_PLUGIN_E_INVALID, "rejects even its own policies");
+  mock_error(OLC_PLUGIN_E_INVALID, "rejects even its own policies");
   return OLC_PLUGIN_E_INVALID;
 #endif
-  if (len < 3 || len >= sizeof text) {
-    hp_error(OLC_PLUGIN_E_INVALID, "policy length out of range");
+  if (mock_policy_text(text, sizeof text, bytes, len, 3) != 0)
     return OLC_PLUGIN_E_INVALID;
-  }
-  memcpy(text, bytes, (size_t)len);
-  text[len] = 0;
   n = strtoul(text + 2, &end, 10);
   if (strncmp(text, "p=", 2) != 0 || *end != 0 || n == 0 || n > 1000) {
-    hp_error(OLC_PLUGIN_E_INVALID, "not a p=N policy");
+    mock_error(OLC_PLUGIN_E_INVALID, "not a p=N policy");
     return OLC_PLUGIN_E_INVALID;
   }
-  if (policy != NULL && (*policy = hp_new((uint32_t)n)) == NULL)
-    return OLC_PLUGIN_E_NOMEM;
-  return OLC_PLUGIN_OK;
+  return mock_validated(policy, (uint32_t)n);
 #endif
 }
 
 static int32_t hp_serialize(void *instance, const void *policy, const olc_plugin_byte_sink *out) {
-  const hp_policy *p = policy;
-  char text[16];
-  int n;
+  const mock_policy *p = policy;
   (void)instance;
-  (void)text;
-  (void)n;
 #if defined(HOSTILE_VALIDATE_GARBAGE)
   /* The policy's bytes are binary garbage (plus its number, so the two
    * candidates differ). */
   {
     int32_t rc = out->write(out->ctx, hp_garbage, HP_GARBAGE_LEN);
-    char c = (char)('0' + p->n % 10u);
+    char c = (char)('0' + p->spin_us % 10u);
     return rc != OLC_PLUGIN_OK ? rc : out->write(out->ctx, &c, 1);
   }
 #elif defined(HOSTILE_SERIALIZE_NULL)
-  (void)text;
-  (void)n;
   (void)p;
   return out->write(out->ctx, NULL, 5); /* bytes NULL with a length */
 #else
-  n = snprintf(text, sizeof text, "p=%u", (unsigned)p->n);
-  return out->write(out->ctx, text, (uint64_t)n);
+  return mock_write_policy(out, "p=", p);
 #endif
-}
-
-static void hp_release(void *instance, void *policy) {
-  (void)instance;
-  free(policy);
 }
 
 static int32_t hp_run(void *instance, const olc_plugin_workload *w, void *state,
                       const void *policy) {
-  const hp_policy *p = policy;
-  uint64_t start;
+  const mock_policy *p = policy;
   (void)instance;
   (void)w;
   (void)state;
 #if defined(HOSTILE_RUN_FAILS)
   (void)p;
-  (void)start;
-  hp_error(OLC_PLUGIN_E_FAILED, "run failed on purpose");
+  mock_error(OLC_PLUGIN_E_FAILED, "run failed on purpose");
   return OLC_PLUGIN_E_FAILED;
 #elif defined(HOSTILE_RUN_STATUS)
   (void)p;
-  (void)start;
   return 12345; /* not a status the ABI defines, and no detail */
 #elif defined(HOSTILE_ERROR_ABUSE)
   {
@@ -239,21 +188,18 @@ static int32_t hp_run(void *instance, const olc_plugin_workload *w, void *state,
     static char msg[64 * 1024];
     size_t i;
     (void)p;
-    (void)start;
     for (i = 0; i + 1 < sizeof msg; i++)
       msg[i] = (char)(i % 97 == 0 ? '\n' : 'a' + (char)(i % 26));
     msg[sizeof msg - 1] = 0;
-    hp_error(OLC_PLUGIN_E_FAILED, NULL);
-    hp_error(OLC_PLUGIN_E_FAILED, msg);
+    mock_error(OLC_PLUGIN_E_FAILED, NULL);
+    mock_error(OLC_PLUGIN_E_FAILED, msg);
     return OLC_PLUGIN_E_FAILED;
   }
 #else
 #if defined(HOSTILE_STDOUT)
-  printf("hostile_stdout: run %u\n", (unsigned)p->n);
+  printf("hostile_stdout: run %u\n", (unsigned)p->spin_us);
 #endif
-  start = hp_host->now_ns(hp_host->ctx);
-  while (hp_host->now_ns(hp_host->ctx) - start < (uint64_t)p->n * 1000u) {
-  }
+  mock_busy_wait((uint64_t)p->spin_us * 1000u);
   return OLC_PLUGIN_OK;
 #endif
 }
@@ -263,7 +209,7 @@ static int32_t hp_prepare(void *instance, const olc_plugin_workload *w, void **s
   (void)w;
 #if defined(HOSTILE_PREPARE_FAILS)
   *state = NULL;
-  hp_error(OLC_PLUGIN_E_NOMEM, "prepare could not allocate on purpose");
+  mock_error(OLC_PLUGIN_E_NOMEM, "prepare could not allocate on purpose");
   return OLC_PLUGIN_E_NOMEM;
 #else
   *state = NULL;
@@ -320,41 +266,15 @@ static const char *const hp_operators[] = {"MatMul"};
 #define HP_OPERATOR_COUNT 1u
 #endif
 
-static const olc_plugin hp_table = {(uint32_t)sizeof(olc_plugin),
-                                    OLC_PLUGIN_ABI_MINOR,
-                                    OLC_PLUGIN_ABI_MAJOR,
-                                    0,
-                                    HP_NAME,
-                                    HP_VERSION,
-                                    "hostile plugin for the host tests",
-                                    HP_OPERATORS,
-                                    HP_OPERATOR_COUNT,
-                                    0,
-                                    hp_create,
-                                    hp_destroy,
-                                    hp_key,
-                                    hp_candidates,
-                                    hp_validate,
-                                    hp_serialize,
-                                    hp_release,
-                                    hp_run,
-                                    hp_prepare,
-                                    hp_unprepare,
-                                    hp_flops,
-                                    NULL,
-                                    NULL,
-                                    0,
-                                    0,
-                                    NULL};
+static const olc_plugin hp_table = {MOCK_TABLE_INIT(
+    (uint32_t)sizeof(olc_plugin), OLC_PLUGIN_ABI_MINOR, OLC_PLUGIN_ABI_MAJOR, HP_NAME, HP_VERSION,
+    "hostile plugin for the host tests", HP_OPERATORS, HP_OPERATOR_COUNT, hp_create, hp_destroy,
+    hp_key, hp_candidates, hp_validate, hp_serialize, mock_release, hp_run, hp_prepare,
+    hp_unprepare, hp_flops, NULL, NULL, 0)};
 
-OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,
-                                           const olc_plugin **plugin);
-OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,
-                                           const olc_plugin **plugin) {
-  hp_host = host;
-  (void)hp_log; /* used by some kinds only */
-  (void)hp_garbage;
-  (void)hp_error;
+MOCK_ENTRY_POINT(olc_plugin_entry) {
+  mock_host = host;
+  (void)hp_garbage; /* used by some kinds only */
   (void)hp_operators;
   if (host_abi_major != OLC_PLUGIN_ABI_MAJOR)
     return OLC_PLUGIN_E_ABI;

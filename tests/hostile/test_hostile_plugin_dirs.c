@@ -27,24 +27,9 @@
 
 static char *tmp;
 
-static int setup(void) {
-  tmp = olc_test_tmpdir("plugin-dirs");
-  return tmp == NULL;
-}
+static int setup(void) { return olc_test_suite_tmpdir(&tmp, "plugin-dirs"); }
 
-static int teardown(void) {
-  olc_test_rmtree(tmp);
-  free(tmp);
-  return 0;
-}
-
-static int copy_file(const char *from, const char *to) {
-  size_t len = 0;
-  unsigned char *data = olc_test_read_file(from, &len);
-  int rc = data != NULL ? olc_test_write_file(to, data, len) : -1;
-  free(data);
-  return rc;
-}
+static int teardown(void) { return olc_test_suite_rmtree(&tmp); }
 
 /* Opens a host on dir; the caller frees it. */
 static olc_host *open_on(const char *dir, int allow_insecure) {
@@ -99,7 +84,7 @@ static void test_ancestors(void) {
   CU_ASSERT_EQUAL_FATAL(mkdir(a, 0700), 0);
   CU_ASSERT_EQUAL_FATAL(mkdir(b, 0755), 0);
   CU_ASSERT_EQUAL_FATAL(mkdir(safe, 0755), 0);
-  CU_ASSERT_EQUAL_FATAL(copy_file(MOCK_DET, so), 0);
+  CU_ASSERT_EQUAL_FATAL(olc_test_copy_file(MOCK_DET, so), 0);
   CU_ASSERT_EQUAL_FATAL(chmod(so, 0644), 0);
   CU_ASSERT_EQUAL_FATAL(chmod(tmp, 0755), 0);
   CU_ASSERT_EQUAL_FATAL(symlink(so, link), 0);

@@ -19,6 +19,8 @@ if(NOT WIN32 AND TARGET olc_worker)
       LIBRARY_OUTPUT_DIRECTORY $<1:${OLC_CRASH_PLUGIN_ROOT}/${scenario}>
       C_VISIBILITY_PRESET hidden)
     target_link_libraries(${t} PRIVATE olc::plugin_api)
+    # mock_scaffold.h, the test plugins' shared scaffold.
+    target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/tests/plugins)
     target_compile_definitions(${t} PRIVATE ${ARGN})
     olc_target_warnings(${t})
     add_dependencies(olc_crash_plugins ${t})

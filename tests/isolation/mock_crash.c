@@ -28,21 +28,15 @@
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #endif
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
-#include "olc/plugin.h"
+#include "mock_scaffold.h"
 
 #ifndef MOCK_NAME
 #define MOCK_NAME "mock_crash"
 #endif
 #define MOCK_MAX 32
 
-static const olc_plugin_host *mock_host;
 /* Read through a volatile so the compiler cannot see the fault coming. */
 static volatile uintptr_t mock_bad_address = 16;
 
@@ -60,28 +54,8 @@ typedef struct mock_instance {
   int log_all;                 /* log = all */
 } mock_instance;
 
-typedef struct mock_policy {
-  uint32_t spin_us;
-} mock_policy;
-
-static void mock_error(int32_t code, const char *message) {
-  if (mock_host != NULL && mock_host->set_error != NULL)
-    mock_host->set_error(mock_host->ctx, code, message);
-}
-
 static int parse_spins(mock_instance *m, const char *s) {
-  m->spin_count = 0;
-  while (*s != 0) {
-    char *end;
-    unsigned long v = strtoul(s, &end, 10);
-    if (end == s || v == 0 || v > 1000000ul || m->spin_count == MOCK_MAX)
-      return -1;
-    m->spins[m->spin_count++] = (uint32_t)v;
-    if (*end != ',' && *end != 0)
-      return -1;
-    s = *end == ',' ? end + 1 : end;
-  }
-  return m->spin_count > 0 ? 0 : -1;
+  return mock_parse_spins(m->spins, MOCK_MAX, &m->spin_count, s);
 }
 
 /* "segv=101" -> trigger. */
@@ -154,28 +128,11 @@ static int32_t mock_key(void *instance, const olc_plugin_workload *w,
   return rc;
 }
 
-static mock_policy *new_policy(uint32_t spin_us) {
-  mock_policy *p = malloc(sizeof *p);
-  if (p != NULL)
-    p->spin_us = spin_us;
-  return p;
-}
-
 static int32_t mock_candidates(void *instance, const olc_plugin_workload *w,
                                const olc_plugin_policy_sink *sink) {
   const mock_instance *m = instance;
-  uint32_t i;
   (void)w;
-  for (i = 0; i < m->spin_count; i++) {
-    mock_policy *p = new_policy(m->spins[i]);
-    int32_t rc;
-    if (p == NULL)
-      return OLC_PLUGIN_E_NOMEM;
-    rc = sink->emit(sink->ctx, p);
-    if (rc != OLC_PLUGIN_OK)
-      return rc;
-  }
-  return OLC_PLUGIN_OK;
+  return mock_emit_spins(sink, m->spins, m->spin_count);
 }
 
 static int32_t mock_validate(void *instance, const void *bytes, uint64_t len, void **policy) {
@@ -183,36 +140,19 @@ static int32_t mock_validate(void *instance, const void *bytes, uint64_t len, vo
   char *end;
   unsigned long v;
   (void)instance;
-  if (len < 9 || len >= sizeof text) {
-    mock_error(OLC_PLUGIN_E_INVALID, "policy length out of range");
+  if (mock_policy_text(text, sizeof text, bytes, len, 9) != 0)
     return OLC_PLUGIN_E_INVALID;
-  }
-  memcpy(text, bytes, (size_t)len);
-  text[len] = 0;
   v = strtoul(text + 8, &end, 10);
   if (strncmp(text, "spin_us=", 8) != 0 || *end != 0 || v == 0 || v > 1000000ul) {
     mock_error(OLC_PLUGIN_E_INVALID, "not spin_us=N");
     return OLC_PLUGIN_E_INVALID;
   }
-  if (policy != NULL) {
-    *policy = new_policy((uint32_t)v);
-    if (*policy == NULL)
-      return OLC_PLUGIN_E_NOMEM;
-  }
-  return OLC_PLUGIN_OK;
+  return mock_validated(policy, (uint32_t)v);
 }
 
 static int32_t mock_serialize(void *instance, const void *policy, const olc_plugin_byte_sink *out) {
-  const mock_policy *p = policy;
-  char text[32];
-  int n = snprintf(text, sizeof text, "spin_us=%u", (unsigned)p->spin_us);
   (void)instance;
-  return out->write(out->ctx, text, (uint64_t)n);
-}
-
-static void mock_release(void *instance, void *policy) {
-  (void)instance;
-  free(policy);
+  return mock_write_policy(out, "spin_us=", policy);
 }
 
 static void misbehave(int act) {
@@ -237,29 +177,27 @@ static void misbehave(int act) {
   }
 }
 
+static void log_run(const mock_policy *p) {
+  char line[48];
+  snprintf(line, sizeof line, "run spin_us=%u", (unsigned)p->spin_us);
+  mock_log(OLC_PLUGIN_LOG_INFO, line);
+}
+
 static int32_t mock_run(void *instance, const olc_plugin_workload *w, void *state,
                         const void *policy) {
   mock_instance *m = instance;
   const mock_policy *p = policy;
-  uint64_t start, wait;
   int a;
   (void)w;
   (void)state;
-  if (m->log_all) {
-    char line[48];
-    snprintf(line, sizeof line, "run spin_us=%u", (unsigned)p->spin_us);
-    if (mock_host->log != NULL)
-      mock_host->log(mock_host->ctx, OLC_PLUGIN_LOG_INFO, line);
-  }
+  if (m->log_all)
+    log_run(p);
   for (a = 1; a < ACT_COUNT; a++)
     if (m->trigger[a] != 0 && m->trigger[a] == p->spin_us) {
       if (++m->runs[a] < m->after)
         continue;
       if (a == ACT_LOG) {
-        char line[48];
-        snprintf(line, sizeof line, "run spin_us=%u", (unsigned)p->spin_us);
-        if (mock_host->log != NULL)
-          mock_host->log(mock_host->ctx, OLC_PLUGIN_LOG_INFO, line);
+        log_run(p);
         continue;
       }
       if (a == ACT_FAIL) {
@@ -268,10 +206,7 @@ static int32_t mock_run(void *instance, const olc_plugin_workload *w, void *stat
       }
       misbehave(a);
     }
-  start = mock_host->now_ns(mock_host->ctx);
-  wait = (uint64_t)p->spin_us * 1000u;
-  while (mock_host->now_ns(mock_host->ctx) - start < wait) {
-  }
+  mock_busy_wait((uint64_t)p->spin_us * 1000u);
   return OLC_PLUGIN_OK;
 }
 
@@ -290,40 +225,13 @@ static int32_t mock_prepare(void *instance, const olc_plugin_workload *w, void *
 
 static const char *const mock_operators[] = {"MatMul"};
 
-static const olc_plugin mock_table = {(uint32_t)sizeof(olc_plugin),
-                                      OLC_PLUGIN_ABI_MINOR,
-                                      OLC_PLUGIN_ABI_MAJOR,
-                                      0,
-                                      MOCK_NAME,
-                                      "1",
-                                      "mock plugin that crashes on purpose",
-                                      mock_operators,
-                                      1,
-                                      0,
-                                      mock_create,
-                                      mock_destroy,
-                                      mock_key,
-                                      mock_candidates,
-                                      mock_validate,
-                                      mock_serialize,
-                                      mock_release,
-                                      mock_run,
-                                      mock_prepare,
-                                      NULL,
-                                      NULL,
-                                      NULL,
-                                      NULL,
-                                      0,
-                                      0,
-                                      NULL};
+static const olc_plugin mock_table = {MOCK_TABLE_INIT(
+    (uint32_t)sizeof(olc_plugin), OLC_PLUGIN_ABI_MINOR, OLC_PLUGIN_ABI_MAJOR, MOCK_NAME, "1",
+    "mock plugin that crashes on purpose", mock_operators, 1, mock_create, mock_destroy, mock_key,
+    mock_candidates, mock_validate, mock_serialize, mock_release, mock_run, mock_prepare, NULL,
+    NULL, NULL, NULL, 0)};
 
-OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,
-                                           const olc_plugin **plugin);
-OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,
-                                           const olc_plugin **plugin) {
+MOCK_ENTRY_POINT(olc_plugin_entry) {
   mock_host = host;
-  if (host_abi_major != OLC_PLUGIN_ABI_MAJOR)
-    return OLC_PLUGIN_E_ABI;
-  *plugin = &mock_table;
-  return OLC_PLUGIN_OK;
+  return mock_hand_table(host_abi_major, plugin, &mock_table);
 }

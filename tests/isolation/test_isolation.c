@@ -56,16 +56,9 @@ typedef struct outcome {
   char note[OLC_ERROR_MESSAGE_SIZE];
 } outcome;
 
-static int suite_setup(void) {
-  tmp = olc_test_tmpdir("isolation");
-  return tmp == NULL;
-}
+static int suite_setup(void) { return olc_test_suite_tmpdir(&tmp, "isolation"); }
 
-static int suite_teardown(void) {
-  olc_test_rmtree(tmp);
-  free(tmp);
-  return 0;
-}
+static int suite_teardown(void) { return olc_test_suite_rmtree(&tmp); }
 
 static void open_fixture_dir(fixture *f, const char *dir, const char *tag,
                              const char *plugin_entries) {

@@ -28,16 +28,9 @@
 static char *tmp;
 static char store_path[1024];
 
-static int suite_setup(void) {
-  tmp = olc_test_tmpdir("isolation-loop");
-  return tmp == NULL;
-}
+static int suite_setup(void) { return olc_test_suite_tmpdir(&tmp, "isolation-loop"); }
 
-static int suite_teardown(void) {
-  olc_test_rmtree(tmp);
-  free(tmp);
-  return 0;
-}
+static int suite_teardown(void) { return olc_test_suite_rmtree(&tmp); }
 
 typedef olc_test_session session;
 

@@ -27,15 +27,6 @@ static olc_config *load(const char *text) {
   return c;
 }
 
-static olc_store *memory_store(void) {
-  olc_store_options o = OLC_STORE_OPTIONS_INIT;
-  olc_store *s = NULL;
-  olc_error err;
-  o.persistence_enabled = 0;
-  OLC_ASSERT_OK(olc_store_open(&s, &o, &err), &err);
-  return s;
-}
-
 static const char *const base_ini = "[host]\n"
                                     "plugin_dirs = " ROOT "/good, " ROOT "/create_fails\n"
                                     "threads = 2\n"
@@ -56,7 +47,7 @@ static const char *const base_ini = "[host]\n"
 
 static void test_open(void) {
   olc_config *c = load(base_ini);
-  olc_store *s = memory_store();
+  olc_store *s = olc_test_memory_store();
   olc_host *h = NULL;
   olc_host_options o = OLC_HOST_OPTIONS_INIT;
   olc_error err;
@@ -282,7 +273,7 @@ static void put(olc_store *s, const char *processor, const char *policy, int ove
 
 static void test_explain(void) {
   olc_config *c = load(base_ini);
-  olc_store *s = memory_store();
+  olc_store *s = olc_test_memory_store();
   olc_host *h = NULL;
   olc_lookup_result *r = NULL;
   const olc_record *sel;

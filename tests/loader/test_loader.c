@@ -323,20 +323,12 @@ static olc_load_stage stage_of(const char *dir, int allow) {
   return stage;
 }
 
-static int copy_file(const char *from, const char *to) {
-  size_t len = 0;
-  unsigned char *data = olc_test_read_file(from, &len);
-  int rc = data != NULL ? olc_test_write_file(to, data, len) : -1;
-  free(data);
-  return rc;
-}
-
 static void test_permissions(void) {
   char *tmp = olc_test_tmpdir("loader-perm");
   char *p;
   CU_ASSERT_PTR_NOT_NULL_FATAL(tmp);
   p = olc_test_path(tmp, "mock_det_copy.so");
-  CU_ASSERT_EQUAL_FATAL(copy_file(MOCK_DIR("good") "/mock_det.so", p), 0);
+  CU_ASSERT_EQUAL_FATAL(olc_test_copy_file(MOCK_DIR("good") "/mock_det.so", p), 0);
   CU_ASSERT_EQUAL(chmod(p, 0644), 0);
   CU_ASSERT_EQUAL(chmod(tmp, 0755), 0);
   CU_ASSERT_EQUAL(stage_of(tmp, 0), OLC_LOAD_LOADED);

@@ -430,18 +430,9 @@ static int log_has(const olc_host *host, const char *needle) {
   return 0;
 }
 
-static olc_store *memory_store(void) {
-  olc_store_options o = OLC_STORE_OPTIONS_INIT;
-  olc_store *s = NULL;
-  olc_error err;
-  o.persistence_enabled = 0;
-  OLC_ASSERT_OK(olc_store_open(&s, &o, &err), &err);
-  return s;
-}
-
 /* lazy = 1: run() asks the host for the stored policy, saves on a miss. */
 static void test_store_services(void) {
-  olc_store *s = memory_store();
+  olc_store *s = olc_test_memory_store();
   olc_host *h;
   olc_loaded_plugin *p = behave(&h, s, "lazy", "1", NULL, NULL);
   olc_plugin_workload w;
@@ -519,7 +510,7 @@ static void on_prune(void *payload, const olc_record *r, const char *why) {
 }
 
 static void test_prune(void) {
-  olc_store *s = memory_store();
+  olc_store *s = olc_test_memory_store();
   olc_host *h;
   olc_loaded_plugin *p = behave(&h, s, NULL, NULL, NULL, NULL);
   olc_record_list *list = NULL;

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "mlock_holder.h"
 #include "persist/persist_int.h"
 #include "test_support.h"
 
@@ -41,61 +42,6 @@ static olc_persist_mlock_wait wait_ms(int64_t ms) {
   memset(&w, 0, sizeof w);
   w.timeout_ms = ms;
   return w;
-}
-
-/* ---- a holder in another process ---- */
-
-typedef struct holder {
-  pid_t pid;
-  int ready; /* read end: 'L' once the child holds the lock, 'F' when it failed */
-  int go;    /* write end: any byte (or closing it) releases the lock */
-} holder;
-
-static int start_holder(holder *h, const char *path) {
-  int ready[2], go[2];
-  char c = 0;
-  if (pipe(ready) != 0 || pipe(go) != 0)
-    return -1;
-  h->pid = fork();
-  if (h->pid == 0) {
-    olc_persist_mlock *m = NULL;
-    olc_persist_mlock_wait w = wait_ms(10000); /* bounded: a failed test never hangs */
-    char b;
-    close(ready[0]);
-    close(go[1]);
-    c = olc_persist__mlock_acquire(&m, NULL, path, &w, NULL) == OLC_OK ? 'L' : 'F';
-    if (write(ready[1], &c, 1) != 1)
-      _exit(2);
-    (void)!read(go[0], &b, 1);
-    olc_persist__mlock_release(m);
-    _exit(c == 'L' ? 0 : 1);
-  }
-  close(ready[1]);
-  close(go[0]);
-  h->ready = ready[0];
-  h->go = go[1];
-  if (h->pid < 0 || read(h->ready, &c, 1) != 1 || c != 'L')
-    return -1;
-  return 0;
-}
-
-/* Releases the child's lock (once) without waiting for it. */
-static void let_go(holder *h) {
-  if (h->go >= 0) {
-    (void)!write(h->go, "x", 1);
-    close(h->go);
-    h->go = -1;
-  }
-}
-
-/* Lets the child go and reaps it: 0 when it exited 0. */
-static int stop_holder(holder *h) {
-  int status = -1;
-  let_go(h);
-  close(h->ready);
-  if (waitpid(h->pid, &status, 0) != h->pid)
-    return -1;
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 /* Asserts that an acquire gives expected; a lock granted against
@@ -164,12 +110,12 @@ static void contention_with(unsigned disabled) {
   olc_persist_mlock *m = NULL;
   olc_persist_mlock_outcome o;
   olc_persist_mlock_wait w = wait_ms(0);
-  holder h;
+  mlock_holder h;
   olc_error err;
   memset(&hk, 0, sizeof hk);
   hk.disabled_safety = disabled;
   olc_persist__set_hooks(&hk);
-  CU_ASSERT_EQUAL_FATAL(start_holder(&h, path), 0);
+  CU_ASSERT_EQUAL_FATAL(mlock_holder_start(&h, path, NULL, NULL), 0);
   expect_status(OLC_E_LOCK_TIMEOUT, &m, &o, path, &w, &err);
   CU_ASSERT_PTR_NULL(m);
   CU_ASSERT_EQUAL(o.contended, 1);
@@ -177,10 +123,10 @@ static void contention_with(unsigned disabled) {
   CU_ASSERT_EQUAL(o.holder.pid, (int64_t)h.pid);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.message, path));
   /* Forever, and the child lets go: this process gets it after it. */
-  let_go(&h);
+  mlock_holder_let_go(&h);
   w = wait_ms(-1);
   OLC_ASSERT_OK(olc_persist__mlock_acquire(&m, &o, path, &w, &err), &err);
-  CU_ASSERT_EQUAL(stop_holder(&h), 0);
+  CU_ASSERT_EQUAL(mlock_holder_stop(&h), 0);
   /* Held here now: a second child cannot take it. */
   {
     pid_t pid = fork();
@@ -206,30 +152,30 @@ static void test_timeout(void) {
   olc_persist_mlock *m = NULL;
   olc_persist_mlock_outcome o;
   olc_persist_mlock_wait w = wait_ms(30);
-  holder h;
+  mlock_holder h;
   olc_error err;
-  CU_ASSERT_EQUAL_FATAL(start_holder(&h, path), 0);
+  CU_ASSERT_EQUAL_FATAL(mlock_holder_start(&h, path, NULL, NULL), 0);
   expect_status(OLC_E_LOCK_TIMEOUT, &m, &o, path, &w, &err);
   CU_ASSERT_PTR_NULL(m);
   CU_ASSERT_EQUAL(o.contended, 1);
   CU_ASSERT(o.waited_ms >= 30); /* it gives up only once the timeout passed */
   CU_ASSERT_EQUAL(o.holder.pid, (int64_t)h.pid);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "timed out"));
-  CU_ASSERT_EQUAL(stop_holder(&h), 0);
+  CU_ASSERT_EQUAL(mlock_holder_stop(&h), 0);
   free(path);
 }
 
 typedef struct canceller {
   int calls;
   int stop_at;
-  holder *release; /* when set: let this holder go at the first call */
+  mlock_holder *release; /* when set: let this holder go at the first call */
 } canceller;
 
 static int on_cancel(void *payload) {
   canceller *c = payload;
   c->calls++;
   if (c->release != NULL)
-    let_go(c->release);
+    mlock_holder_let_go(c->release);
   return c->stop_at > 0 && c->calls >= c->stop_at;
 }
 
@@ -239,9 +185,9 @@ static void test_cancel(void) {
   olc_persist_mlock_outcome o;
   olc_persist_mlock_wait w = wait_ms(-1);
   canceller c = {0, 3, NULL};
-  holder h;
+  mlock_holder h;
   olc_error err;
-  CU_ASSERT_EQUAL_FATAL(start_holder(&h, path), 0);
+  CU_ASSERT_EQUAL_FATAL(mlock_holder_start(&h, path, NULL, NULL), 0);
   w.cancel = on_cancel;
   w.cancel_payload = &c;
   expect_status(OLC_E_CANCELLED, &m, &o, path, &w, &err);
@@ -257,7 +203,7 @@ static void test_cancel(void) {
   CU_ASSERT(c.calls >= 1);
   CU_ASSERT_EQUAL(o.contended, 1);
   olc_persist__mlock_release(m);
-  CU_ASSERT_EQUAL(stop_holder(&h), 0);
+  CU_ASSERT_EQUAL(mlock_holder_stop(&h), 0);
   free(path);
 }
 

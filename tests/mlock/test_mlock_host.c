@@ -23,6 +23,7 @@
 
 #include "olc/host.h"
 #include "olc/store.h"
+#include "mlock_holder.h"
 #include "persist/persist.h"
 #include "test_support.h"
 
@@ -38,11 +39,7 @@ static int setup(void) {
   return tmp == NULL;
 }
 
-static int teardown(void) {
-  olc_test_rmtree(tmp);
-  free(tmp);
-  return 0;
-}
+static int teardown(void) { return olc_test_suite_rmtree(&tmp); }
 
 /* A fresh directory under tmp for one test. */
 static char *fresh(const char *name) {
@@ -100,12 +97,10 @@ static olc_calibration *calibrate(olc_test_session *s, const char *only) {
 }
 
 static const olc_workload_result *find(const olc_calibration *cal, const char *name) {
-  size_t i;
-  for (i = 0; i < olc_calibration_count(cal); i++)
-    if (strcmp(olc_calibration_get(cal, i)->workload, name) == 0)
-      return olc_calibration_get(cal, i);
-  CU_FAIL("workload not in the result");
-  return NULL;
+  const olc_workload_result *r = olc_test_find_result(cal, name);
+  if (r == NULL)
+    CU_FAIL("workload not in the result");
+  return r;
 }
 
 /* The host's "measure_lock" diagnostics; the last one's message in last. */
@@ -126,11 +121,6 @@ static int exists(const char *p) {
 }
 
 /* ---- a holder in another process ---- */
-
-typedef struct holder {
-  pid_t pid;
-  int ready, go;
-} holder;
 
 /* 1 once process pid has a descriptor open on path (the host opens the
  * lock's file at its first try, after its lookup missed). */
@@ -175,46 +165,12 @@ static int save_while_held(const char *d, const char *lock) {
   return ok;
 }
 
+static int save_task(const char *lock, const void *d) { return save_while_held(d, lock); }
+
 /* Forks a child that holds lock; then, with d set, saves workload a while
  * holding it, else holds it until let go. */
-static int start_holder(holder *h, const char *lock, const char *d) {
-  int ready[2], go[2];
-  char c = 0;
-  if (pipe(ready) != 0 || pipe(go) != 0)
-    return -1;
-  h->pid = fork();
-  if (h->pid == 0) {
-    olc_persist_mlock *m = NULL;
-    olc_persist_mlock_wait w = {10000, NULL, NULL};
-    int ok;
-    close(ready[0]);
-    close(go[1]);
-    ok = olc_persist__mlock_acquire(&m, NULL, lock, &w, NULL) == OLC_OK;
-    c = ok ? 'L' : 'F';
-    if (write(ready[1], &c, 1) != 1)
-      _exit(2);
-    if (ok && d != NULL)
-      ok = save_while_held(d, lock);
-    else
-      (void)!read(go[0], &c, 1);
-    olc_persist__mlock_release(m);
-    _exit(ok ? 0 : 1);
-  }
-  close(ready[1]);
-  close(go[0]);
-  h->ready = ready[0];
-  h->go = go[1];
-  return h->pid > 0 && read(h->ready, &c, 1) == 1 && c == 'L' ? 0 : -1;
-}
-
-static int stop_holder(holder *h) {
-  int status = -1;
-  (void)!write(h->go, "x", 1);
-  close(h->go);
-  close(h->ready);
-  if (waitpid(h->pid, &status, 0) != h->pid)
-    return -1;
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+static int start_holder(mlock_holder *h, const char *lock, const char *d) {
+  return mlock_holder_start(h, lock, d != NULL ? save_task : NULL, d);
 }
 
 /* ---- tests ---- */
@@ -228,7 +184,7 @@ static void test_waiter_reuses(void) {
   olc_test_session s;
   olc_calibration *cal;
   const olc_workload_result *r;
-  holder h;
+  mlock_holder h;
   if (!exists("/proc/self/fd")) {
     printf("(skipped: no /proc/self/fd) ");
     free(d);
@@ -255,7 +211,7 @@ static void test_waiter_reuses(void) {
   }
   if (r->selected != NULL)
     CU_ASSERT(r->selected->policy_len == 11 && memcmp(r->selected->policy, "spin_us=100", 11) == 0);
-  CU_ASSERT_EQUAL(stop_holder(&h), 0);
+  CU_ASSERT_EQUAL(mlock_holder_stop(&h), 0);
   CU_ASSERT_EQUAL(lock_diagnostics(s.host, msg, sizeof msg), 0);
   olc_calibration_free(cal);
   olc_test_session_close(&s);
@@ -272,7 +228,7 @@ static void test_timeout_measures_anyway(void) {
   olc_test_session s;
   olc_calibration *cal;
   const char *names[2] = {"a", "b"};
-  holder h;
+  mlock_holder h;
   size_t i;
   snprintf(lines, sizeof lines, "measure_lock = %s\nmeasure_lock_timeout_seconds = 0.05\n", lock);
   open_with(&s, d, lines, NULL);
@@ -292,7 +248,7 @@ static void test_timeout_measures_anyway(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(msg, "anyway"));
   CU_ASSERT_PTR_NOT_NULL(strstr(msg, pid));
   CU_ASSERT_PTR_NOT_NULL(strstr(msg, "'b'"));
-  CU_ASSERT_EQUAL(stop_holder(&h), 0);
+  CU_ASSERT_EQUAL(mlock_holder_stop(&h), 0);
   olc_calibration_free(cal);
   olc_test_session_close(&s);
   free(d);
@@ -387,7 +343,7 @@ static void test_runtime_select_waits(void) {
   const olc_selection *sel = NULL;
   olc_test_session s;
   olc_error err;
-  holder h;
+  mlock_holder h;
   w.backend = "mock_det";
   w.operator_name = "MatMul";
   w.properties = props;
@@ -401,7 +357,7 @@ static void test_runtime_select_waits(void) {
   OLC_ASSERT_STATUS(OLC_FIRST_CANDIDATE, olc_host_select(&sel, s.host, &w, &so, &err), &err);
   CU_ASSERT_EQUAL(olc_selection_why(sel), OLC_E_TIMEOUT);
   CU_ASSERT_EQUAL(olc_selection_calibrated_now(sel), 0);
-  CU_ASSERT_EQUAL(stop_holder(&h), 0);
+  CU_ASSERT_EQUAL(mlock_holder_stop(&h), 0);
   OLC_ASSERT_OK(olc_host_select(&sel, s.host, &w, &so, &err), &err);
   CU_ASSERT_EQUAL(olc_selection_calibrated_now(sel), 1);
   CU_ASSERT_PTR_NOT_NULL(olc_selection_record(sel));

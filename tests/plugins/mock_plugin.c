@@ -11,13 +11,7 @@
  * Like every plugin it uses no file-system call and links only the ABI
  * header.
  */
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "olc/plugin.h"
+#include "mock_scaffold.h"
 
 #ifndef MOCK_NAME
 #define MOCK_NAME "mock_det"
@@ -32,9 +26,6 @@
 
 #define MOCK_MAX_CANDIDATES 64
 #define MOCK_DEFAULT_CANDIDATES "400,100,200,800"
-
-/* Last services table handed in (one per library; the same on every call). */
-static const olc_plugin_host *mock_host;
 
 typedef struct mock_instance {
   uint32_t threads;
@@ -58,39 +49,12 @@ typedef struct mock_instance {
   const void *last_state;
 } mock_instance;
 
-typedef struct mock_policy {
-  uint32_t spin_us;
-} mock_policy;
-
-static void mock_error(int32_t code, const char *message) {
-  if (mock_host != NULL && mock_host->set_error != NULL)
-    mock_host->set_error(mock_host->ctx, code, message);
-}
-
-static void mock_log(int32_t level, const char *message) {
-  if (mock_host != NULL && mock_host->log != NULL)
-    mock_host->log(mock_host->ctx, level, message);
-}
-
 static void copy_text(char *dst, size_t size, const char *src) {
   snprintf(dst, size, "%s", src != NULL ? src : "");
 }
 
-/* Parses "400,100,200": 0 on success. */
 static int parse_spins(mock_instance *m, const char *list) {
-  const char *s = list;
-  m->spin_count = 0;
-  while (*s != 0) {
-    char *end;
-    unsigned long v = strtoul(s, &end, 10);
-    if (end == s || v == 0 || v > 1000000ul || m->spin_count == MOCK_MAX_CANDIDATES)
-      return -1;
-    m->spins[m->spin_count++] = (uint32_t)v;
-    s = *end == ',' ? end + 1 : end;
-    if (*end != ',' && *end != 0)
-      return -1;
-  }
-  return m->spin_count > 0 ? 0 : -1;
+  return mock_parse_spins(m->spins, MOCK_MAX_CANDIDATES, &m->spin_count, list);
 }
 
 static int32_t mock_create(const olc_plugin_host *host, const olc_plugin_kv *config,
@@ -238,13 +202,6 @@ static int32_t mock_key(void *instance, const olc_plugin_workload *w,
   return rc;
 }
 
-static mock_policy *new_policy(uint32_t spin_us) {
-  mock_policy *p = malloc(sizeof *p);
-  if (p != NULL)
-    p->spin_us = spin_us;
-  return p;
-}
-
 /* candidates = by_m: spin_us = 3m + 300, m, 2m + 100 for the workload's m
  * (1 without one), so each shape has its own winner, spin_us=m, at least
  * 2.2 times faster than the others (a lead the race keeps on a machine
@@ -292,15 +249,7 @@ static int32_t mock_candidates(void *instance, const olc_plugin_workload *w,
     }
     return ignore ? OLC_PLUGIN_OK : last;
   }
-  for (i = 0; i < m->spin_count; i++) {
-    mock_policy *p = new_policy(m->spins[i]);
-    if (p == NULL)
-      return OLC_PLUGIN_E_NOMEM;
-    rc = sink->emit(sink->ctx, p);
-    if (rc != OLC_PLUGIN_OK)
-      return rc;
-  }
-  return OLC_PLUGIN_OK;
+  return mock_emit_spins(sink, m->spins, m->spin_count);
 }
 
 /* Accepts exactly "spin_us=N" with 1 <= N <= 1000000. */
@@ -313,12 +262,8 @@ static int32_t mock_validate(void *instance, const void *bytes, uint64_t len, vo
     mock_error(OLC_PLUGIN_E_INVALID, "rejected on purpose");
     return OLC_PLUGIN_E_INVALID;
   }
-  if (len < 9 || len >= sizeof text) {
-    mock_error(OLC_PLUGIN_E_INVALID, "policy length out of range");
+  if (mock_policy_text(text, sizeof text, bytes, len, 9) != 0)
     return OLC_PLUGIN_E_INVALID;
-  }
-  memcpy(text, bytes, (size_t)len);
-  text[len] = 0;
   if (strncmp(text, "spin_us=", 8) != 0) {
     mock_error(OLC_PLUGIN_E_INVALID, "policy does not start with spin_us=");
     return OLC_PLUGIN_E_INVALID;
@@ -328,20 +273,13 @@ static int32_t mock_validate(void *instance, const void *bytes, uint64_t len, vo
     mock_error(OLC_PLUGIN_E_INVALID, "spin_us out of range");
     return OLC_PLUGIN_E_INVALID;
   }
-  if (policy != NULL) {
-    *policy = new_policy((uint32_t)v);
-    if (*policy == NULL)
-      return OLC_PLUGIN_E_NOMEM;
-  }
-  return OLC_PLUGIN_OK;
+  return mock_validated(policy, (uint32_t)v);
 }
 
 static int32_t mock_serialize(void *instance, const void *policy, const olc_plugin_byte_sink *out) {
   static const char zeros[64 * 1024];
   const mock_instance *m = instance;
   const mock_policy *p = policy;
-  char text[32];
-  int n;
   if (strcmp(m->serialize_mode, "fail") == 0) {
     mock_error(OLC_PLUGIN_E_FAILED, "serialize failed on purpose");
     return OLC_PLUGIN_E_FAILED;
@@ -355,13 +293,7 @@ static int32_t mock_serialize(void *instance, const void *policy, const olc_plug
     }
     return OLC_PLUGIN_OK;
   }
-  n = snprintf(text, sizeof text, "spin_us=%u", (unsigned)p->spin_us);
-  return out->write(out->ctx, text, (uint64_t)n);
-}
-
-static void mock_release(void *instance, void *policy) {
-  (void)instance;
-  free(policy);
+  return mock_write_policy(out, "spin_us=", p);
 }
 
 static int32_t collect_bytes(void *ctx, const void *bytes, uint64_t len) {
@@ -399,7 +331,6 @@ static int32_t mock_run(void *instance, const olc_plugin_workload *w, void *stat
                         const void *policy) {
   mock_instance *m = instance;
   const mock_policy *p = policy;
-  uint64_t start;
   uint64_t wait;
   if (strcmp(m->run_mode, "fail") == 0) {
     mock_error(OLC_PLUGIN_E_FAILED, "run failed on purpose");
@@ -431,13 +362,10 @@ static int32_t mock_run(void *instance, const olc_plugin_workload *w, void *stat
     (*(uint64_t *)state)++;
   if (m->lazy)
     mock_lazy(m, w, p);
-  /* The cost of a policy: exactly its spin time on the host's clock. */
-  start = mock_host->now_ns(mock_host->ctx);
   wait = (uint64_t)p->spin_us * 1000u;
   if (m->stall_spin != 0 && p->spin_us == m->stall_spin && ++m->stall_seen == m->stall_run)
     wait *= 20u;
-  while (mock_host->now_ns(mock_host->ctx) - start < wait) {
-  }
+  mock_busy_wait(wait);
   return OLC_PLUGIN_OK;
 }
 
@@ -561,10 +489,11 @@ static const olc_plugin_tolerance mock_tolerances[] = {
 #endif
 
 #define MOCK_TABLE_BODY(size, minor)                                                               \
-  size, minor, MOCK_ABI_MAJOR, 0, MOCK_NAME, MOCK_VERSION, "mock plugin for the host tests",       \
-      mock_operators, MOCK_OPERATOR_COUNT, 0, mock_create, mock_destroy, mock_key,                 \
-      mock_candidates, mock_validate, mock_serialize, mock_release, MOCK_RUN, mock_prepare,        \
-      mock_unprepare, mock_flops, MOCK_EXECUTE, mock_tolerances, 1, 0, NULL
+  MOCK_TABLE_INIT(size, minor, MOCK_ABI_MAJOR, MOCK_NAME, MOCK_VERSION,                            \
+                  "mock plugin for the host tests", mock_operators, MOCK_OPERATOR_COUNT,           \
+                  mock_create, mock_destroy, mock_key, mock_candidates, mock_validate,             \
+                  mock_serialize, mock_release, MOCK_RUN, mock_prepare, mock_unprepare,            \
+                  mock_flops, MOCK_EXECUTE, mock_tolerances, 1)
 
 #if defined(MOCK_NEWER_MINOR)
 /* A plugin built against a future 1.3 header: the table grew by appending. */
@@ -594,15 +523,9 @@ static const olc_plugin mock_table = {
 
 #if defined(MOCK_NO_ENTRY)
 /* Exported, but under another name: the host finds no entry symbol. */
-OLC_PLUGIN_EXPORT int32_t olc_plugin_entry_v0(uint32_t host_abi_major, const olc_plugin_host *host,
-                                              const olc_plugin **plugin);
-OLC_PLUGIN_EXPORT int32_t olc_plugin_entry_v0(uint32_t host_abi_major, const olc_plugin_host *host,
-                                              const olc_plugin **plugin)
+MOCK_ENTRY_POINT(olc_plugin_entry_v0)
 #else
-OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,
-                                           const olc_plugin **plugin);
-OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,
-                                           const olc_plugin **plugin)
+MOCK_ENTRY_POINT(olc_plugin_entry)
 #endif
 {
   mock_host = host;
@@ -627,9 +550,6 @@ OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_pl
   *plugin = MOCK_TABLE;
   return OLC_PLUGIN_OK;
 #else
-  if (host_abi_major != OLC_PLUGIN_ABI_MAJOR)
-    return OLC_PLUGIN_E_ABI;
-  *plugin = MOCK_TABLE;
-  return OLC_PLUGIN_OK;
+  return mock_hand_table(host_abi_major, plugin, MOCK_TABLE);
 #endif
 }

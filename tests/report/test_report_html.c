@@ -23,24 +23,12 @@
 static char *g_dir, *g_ini, *g_html;
 static cli_run g_r;
 
-#define HAS(s, needle) CU_ASSERT_PTR_NOT_NULL(strstr((s), (needle)))
-#define HAS_NOT(s, needle) CU_ASSERT_PTR_NULL(strstr((s), (needle)))
-
 static void setup(void) {
-  g_dir = olc_test_tmpdir("report_html");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(g_dir);
-  g_ini = olc_test_path(g_dir, "olc.ini");
-  g_html = olc_test_path(g_dir, "report.html");
+  CU_ASSERT_EQUAL_FATAL(
+      cli_test_dir_open(&g_dir, "report_html", &g_ini, "olc.ini", &g_html, "report.html", NULL), 0);
 }
 
-static void teardown(void) {
-  cli_run_free(&g_r);
-  olc_test_rmtree(g_dir);
-  free(g_dir);
-  free(g_ini);
-  free(g_html);
-  g_dir = g_ini = g_html = NULL;
-}
+static void teardown(void) { cli_test_dir_close(&g_r, &g_dir, &g_ini, &g_html, NULL); }
 
 /* mm: mock_det with a known winner (#3) that is not its first guess (#1);
  * elsewhere: a plugin that is unavailable on this machine (skipped); dirs:
@@ -89,22 +77,7 @@ static int utf8_valid(const unsigned char *s, size_t len) {
   return 1;
 }
 
-static int olc(const char *first, ...) {
-  va_list ap;
-  int rc;
-  va_start(ap, first);
-  rc = cli_test_runv(&g_r, g_dir, NULL, NULL, first, ap);
-  va_end(ap);
-  CU_ASSERT_EQUAL_FATAL(rc, 0);
-  return g_r.code;
-}
-
-static size_t count(const char *s, const char *needle) {
-  size_t n = 0;
-  for (s = strstr(s, needle); s != NULL; s = strstr(s + 1, needle))
-    n++;
-  return n;
-}
+#define olc(...) cli_test_olc(&g_r, g_dir, NULL, __VA_ARGS__)
 
 /* Files in g_dir whose name starts with prefix. */
 static size_t files_named(const char *prefix) {
@@ -155,9 +128,9 @@ static void test_calibrate_report(void) {
   HAS_NOT(html, "href=");
   HAS_NOT(html, "@import");
   HAS(html, "default-src 'none'");
-  CU_ASSERT_EQUAL(count(html, "<section class=\"workload\""), 2u);
-  CU_ASSERT_EQUAL(count(html, "<svg "), 1u); /* elsewhere measured nothing */
-  CU_ASSERT(count(html, "<circle ") >= 5u);
+  CU_ASSERT_EQUAL(cli_test_count(html, "<section class=\"workload\""), 2u);
+  CU_ASSERT_EQUAL(cli_test_count(html, "<svg "), 1u); /* elsewhere measured nothing */
+  CU_ASSERT(cli_test_count(html, "<circle ") >= 5u);
   /* A challenger (130, 100 or 110 us) wins over the first guess #1 (300
    * us), whichever the noise of a busy machine lets win. */
   w = winner_of(html);
@@ -212,7 +185,7 @@ static void test_replaced_and_select(void) {
             strstr(html, "spin_us=110") != NULL);
   HAS_NOT(html, "spin_us=300");
   HAS_NOT(html, "spin_us=600");
-  CU_ASSERT_EQUAL(count(html, "<svg "), 0u);
+  CU_ASSERT_EQUAL(cli_test_count(html, "<svg "), 0u);
   free(html);
   CU_ASSERT_EQUAL(files_named("report.html"), 1u);
 }
@@ -265,8 +238,9 @@ static void test_hostile_text(void) {
   /* The plugin's message, in the candidates' table and the workload's
    * failure. */
   HAS_NOT(html, "<b onclick");
-  CU_ASSERT(count(html, "&lt;script&gt;alert(1)&lt;/script&gt;&lt;b onclick=&quot;x&quot;&gt;&#39;"
-                        "&amp;amp;") >= 2u);
+  CU_ASSERT(cli_test_count(
+                html, "&lt;script&gt;alert(1)&lt;/script&gt;&lt;b onclick=&quot;x&quot;&gt;&#39;"
+                      "&amp;amp;") >= 2u);
   CU_ASSERT(utf8_valid(bytes, len));
   free(html);
 }

@@ -21,16 +21,9 @@
 
 static char *tmp;
 
-static int setup(void) {
-  tmp = olc_test_tmpdir("runtime_select");
-  return tmp == NULL;
-}
+static int setup(void) { return olc_test_suite_tmpdir(&tmp, "runtime_select"); }
 
-static int teardown(void) {
-  olc_test_rmtree(tmp);
-  free(tmp);
-  return 0;
-}
+static int teardown(void) { return olc_test_suite_rmtree(&tmp); }
 
 static int policy_is(const olc_selection *s, const char *text) {
   char buf[64];

@@ -19,16 +19,9 @@
 
 static char *tmp;
 
-static int setup(void) {
-  tmp = olc_test_tmpdir("runtime_wait");
-  return tmp == NULL;
-}
+static int setup(void) { return olc_test_suite_tmpdir(&tmp, "runtime_wait"); }
 
-static int teardown(void) {
-  olc_test_rmtree(tmp);
-  free(tmp);
-  return 0;
-}
+static int teardown(void) { return olc_test_suite_rmtree(&tmp); }
 
 typedef struct waiter {
   olc_binding *b;

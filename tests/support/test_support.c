@@ -140,6 +140,43 @@ int olc_test_write_file(const char *path, const void *data, size_t len) {
   return rc;
 }
 
+int olc_test_copy_file(const char *from, const char *to) {
+  size_t len = 0;
+  unsigned char *data = olc_test_read_file(from, &len);
+  int rc = data != NULL ? olc_test_write_file(to, data, len) : -1;
+  free(data);
+  return rc;
+}
+
+int olc_test_suite_tmpdir(char **dir, const char *tag) {
+  *dir = olc_test_tmpdir(tag);
+  return *dir == NULL;
+}
+
+int olc_test_suite_rmtree(char **dir) {
+  olc_test_rmtree(*dir);
+  free(*dir);
+  *dir = NULL;
+  return 0;
+}
+
+olc_store *olc_test_memory_store(void) {
+  olc_store_options o = OLC_STORE_OPTIONS_INIT;
+  olc_store *s = NULL;
+  olc_error err;
+  o.persistence_enabled = 0;
+  OLC_ASSERT_OK(olc_store_open(&s, &o, &err), &err);
+  return s;
+}
+
+const olc_workload_result *olc_test_find_result(const olc_calibration *cal, const char *name) {
+  size_t i;
+  for (i = 0; i < olc_calibration_count(cal); i++)
+    if (strcmp(olc_calibration_get(cal, i)->workload, name) == 0)
+      return olc_calibration_get(cal, i);
+  return NULL;
+}
+
 int olc_test_run(int argc, char **argv) {
   unsigned failures;
   CU_basic_set_mode(CU_BRM_VERBOSE);

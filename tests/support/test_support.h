@@ -30,6 +30,11 @@ void olc_test_print_error(const char *call, olc_status got, olc_status expected,
  * returns a malloc'ed path. Removed recursively by olc_test_rmtree. */
 char *olc_test_tmpdir(const char *tag);
 void olc_test_rmtree(const char *path);
+/* A CUnit suite's init and cleanup around one temporary directory: *dir =
+ * a fresh one (tag); 0, or 1 when it could not be made. */
+int olc_test_suite_tmpdir(char **dir, const char *tag);
+/* Removes *dir, frees it and sets it to NULL; 0. */
+int olc_test_suite_rmtree(char **dir);
 
 /* Entries of dir whose name ends in ".tmp" (-1 when dir cannot be read). */
 int olc_test_count_tmp(const char *dir);
@@ -43,6 +48,13 @@ char *olc_test_path(const char *dir, const char *name);
 unsigned char *olc_test_read_file(const char *path, size_t *len);
 /* Writes a whole file; returns 0 on success. */
 int olc_test_write_file(const char *path, const void *data, size_t len);
+/* Copies the file from to to (made or replaced); 0 on success. */
+int olc_test_copy_file(const char *from, const char *to);
+
+/* A store without persistence; a failure fails the test. */
+olc_store *olc_test_memory_store(void);
+/* The result of workload name in cal; NULL when cal has none. */
+const olc_workload_result *olc_test_find_result(const olc_calibration *cal, const char *name);
 
 /* A configuration, the store it names and a host over both: what the
  * calibrate-loop tests open. */
