@@ -10,14 +10,10 @@
  * records of another processor or thread count, and only with --foreign.
  */
 #include <CUnit/CUnit.h>
-#include <dirent.h>
-#include <fcntl.h>
-#include <linux/fs.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,21 +53,9 @@ static void setup(void) {
   free(data);
 }
 
-static int set_immutable(const char *dir, int on) {
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), flags = 0, r = -1;
-  if (fd < 0)
-    return -1;
-  if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
-    flags = on ? (flags | FS_IMMUTABLE_FL) : (flags & ~FS_IMMUTABLE_FL);
-    r = ioctl(fd, FS_IOC_SETFLAGS, &flags);
-  }
-  close(fd);
-  return r;
-}
-
 static void teardown(void) {
   if (g_immutable)
-    set_immutable(g_sub, 0);
+    olc_test_set_immutable(g_sub, 0);
   g_immutable = 0;
   chmod(g_sub, 0700);
   cli_run_free(&g_r);
@@ -117,7 +101,7 @@ static int run_env(const char *const *env, const char *first, ...) {
 /* Makes g_sub refuse writes: immutable (root), else no write permission.
  * The reason olc_store_writable gives is the same for both. */
 static void refuse_writes(void) {
-  if (set_immutable(g_sub, 1) == 0)
+  if (olc_test_set_immutable(g_sub, 1) == 0)
     g_immutable = 1;
   else
     CU_ASSERT_EQUAL_FATAL(chmod(g_sub, 0500), 0);
@@ -165,19 +149,6 @@ static void test_calibrate_refused_then_read_only(void) {
   free(after);
 }
 
-/* Entries of g_sub (the store's directory). */
-static int entries(void) {
-  DIR *d = opendir(g_sub);
-  struct dirent *e;
-  int n = 0;
-  if (d == NULL)
-    return -1;
-  while ((e = readdir(d)) != NULL)
-    n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-  closedir(d);
-  return n;
-}
-
 /* On a directory it could write, read-only mode creates nothing there:
  * neither PATH.lock nor the measurement lock's fallback beside the store
  * (no private XDG_RUNTIME_DIR in the test's environment). */
@@ -188,11 +159,11 @@ static void test_read_only_creates_nothing(void) {
   CU_ASSERT_EQUAL_FATAL(OLC("calibrate", CFG), 0);
   remove(lock);
   remove(mlock);
-  CU_ASSERT_EQUAL(entries(), 1);
+  CU_ASSERT_EQUAL(olc_test_count_entries(g_sub), 1);
   write_config("persistence = read_only\n", "", 2);
   CU_ASSERT_EQUAL(OLC("calibrate", CFG, "--recalibrate"), 0);
   HAS(g_r.out, "calibrated");
-  CU_ASSERT_EQUAL(entries(), 1);
+  CU_ASSERT_EQUAL(olc_test_count_entries(g_sub), 1);
   free(lock);
   free(mlock);
 }

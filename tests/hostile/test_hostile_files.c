@@ -16,6 +16,7 @@
 
 #include "olc/host.h"
 #include "olc/store.h"
+#include "test_store_setup.h"
 #include "test_support.h"
 
 #define MB (1024u * 1024u)
@@ -327,13 +328,8 @@ static void test_store_100k_records(void) {
   o.path = path;
   OLC_ASSERT_OK(olc_store_open(&s, &o, &err), &err);
   OLC_ASSERT_OK(olc_store_load_status(s, &err), &err);
-  memset(&key, 0, sizeof key);
-  key.backend = "b";
-  key.operator_name = "MatMul";
-  key.implementation = "1";
-  key.model_digest = "";
+  key = olc_test_matmul_key("b", "");
   key.processor = "cpu077777";
-  key.thread_count = 1;
   lo.key = &key;
   OLC_ASSERT_OK(olc_store_lookup(&r, s, &lo, &err), &err);
   CU_ASSERT_STRING_EQUAL(olc_lookup_result_selected(r)->processor, "cpu077777");
@@ -352,9 +348,9 @@ static void test_store_big_values(void) {
   olc_store_options o = OLC_STORE_OPTIONS_INIT;
   olc_store *s = NULL;
   olc_record_list *list = NULL;
-  olc_key key;
+  olc_key key = olc_test_matmul_key("b", "");
   olc_measurement m = {"median_latency", 1.0, "us"};
-  olc_save_request req = OLC_SAVE_REQUEST_INIT;
+  olc_save_request req = olc_test_bit_exact_request(&key, policy, len, &m, 1);
   text t = {0};
   size_t i, n = 0;
   char *p2;
@@ -364,19 +360,6 @@ static void test_store_big_values(void) {
     policy[i] = (unsigned char)"\"\\\"\\\0\n\xff x"[i % 9];
   o.path = path;
   OLC_ASSERT_OK(olc_store_open(&s, &o, &err), &err);
-  memset(&key, 0, sizeof key);
-  key.backend = "b";
-  key.operator_name = "MatMul";
-  key.implementation = "1";
-  key.model_digest = "";
-  key.processor = "cpu";
-  key.thread_count = 1;
-  req.key = &key;
-  req.measurements = &m;
-  req.measurement_count = 1;
-  req.policy = policy;
-  req.policy_len = len;
-  req.levels = OLC_LEVEL_BIT_EXACT;
   OLC_ASSERT_OK(olc_store_save(s, &req, &err), &err);
   olc_store_free(s);
   s = NULL;

@@ -17,19 +17,17 @@
  */
 #include <CUnit/CUnit.h>
 #include <dirent.h>
-#include <fcntl.h>
-#include <linux/fs.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "olc/store.h"
 #include "persist/persist.h"
+#include "test_store_setup.h"
 #include "test_support.h"
 
 static char *tmp;
@@ -68,28 +66,10 @@ static int teardown(void) {
 
 static olc_status save(const char *backend, olc_error *err) {
   olc_store_options o = OLC_STORE_OPTIONS_INIT; /* grace 3600 s */
-  olc_store *s = NULL;
-  olc_key key;
-  olc_save_request req = OLC_SAVE_REQUEST_INIT;
-  olc_status st;
+  olc_key key = olc_test_matmul_key(backend, "d");
+  olc_save_request req = olc_test_bit_exact_request(&key, "p", 1, NULL, 0);
   o.path = path;
-  st = olc_store_open(&s, &o, err);
-  if (st != OLC_OK)
-    return st;
-  memset(&key, 0, sizeof key);
-  key.backend = backend;
-  key.operator_name = "MatMul";
-  key.implementation = "1";
-  key.model_digest = "d";
-  key.processor = "cpu";
-  key.thread_count = 1;
-  req.key = &key;
-  req.policy = "p";
-  req.policy_len = 1;
-  req.levels = OLC_LEVEL_BIT_EXACT;
-  st = olc_store_save(s, &req, err);
-  olc_store_free(s);
-  return st;
+  return olc_test_save_once(&o, &req, err);
 }
 
 /* The name of the one temporary in the directory (into name), or 0. */
@@ -166,19 +146,6 @@ static void test_dead_writer_leftover(void) {
 
 /* ------------------------------------------------------------ append */
 
-static int set_append(const char *p, int on) {
-  int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  int flags = 0, rc = -1;
-  if (fd < 0)
-    return -1;
-  if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
-    flags = on ? (flags | FS_APPEND_FL) : (flags & ~FS_APPEND_FL);
-    rc = ioctl(fd, FS_IOC_SETFLAGS, &flags);
-  }
-  close(fd);
-  return rc;
-}
-
 /* A failed save in the append-only directory: the message names the
  * leftover; the next save (the flag gone) removes it. */
 static void append_round(int long_dir) {
@@ -188,7 +155,7 @@ static void append_round(int long_dir) {
   ssize_t n;
   pid_t pid;
   OLC_ASSERT_OK(save("first", &err), &err);
-  if (set_append(dir, 1) != 0) {
+  if (olc_test_set_append_only(dir, 1) != 0) {
     fprintf(stderr, "\n  cannot set the append-only flag here (needs root, ext4/xfs/btrfs): "
                     "skipped\n");
     exit(77); /* never a pass */
@@ -207,7 +174,7 @@ static void append_round(int long_dir) {
   close(fds[0]);
   msg[n > 0 ? n : 0] = 0;
   waitpid(pid, &status, 0);
-  CU_ASSERT_EQUAL(set_append(dir, 0), 0);
+  CU_ASSERT_EQUAL(olc_test_set_append_only(dir, 0), 0);
   printf("\n  save in an append-only directory: %s", msg);
   CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 1);
   CU_ASSERT_EQUAL_FATAL(find_tmp(left, sizeof left), 1);
@@ -232,9 +199,9 @@ static void append_round(int long_dir) {
 static void append_in_process(void) {
   char left[256];
   olc_error err;
-  CU_ASSERT_EQUAL_FATAL(set_append(dir, 1), 0);
+  CU_ASSERT_EQUAL_FATAL(olc_test_set_append_only(dir, 1), 0);
   OLC_ASSERT_STATUS(OLC_E_IO, save("fourth", &err), &err);
-  CU_ASSERT_EQUAL(set_append(dir, 0), 0);
+  CU_ASSERT_EQUAL(olc_test_set_append_only(dir, 0), 0);
   CU_ASSERT_EQUAL_FATAL(find_tmp(left, sizeof left), 1);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.message, left));
   OLC_ASSERT_OK(save("fifth", &err), &err);

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "olc/store.h"
+#include "test_store_setup.h"
 #include "test_support.h"
 
 #define MB ((size_t)1 << 20)
@@ -49,7 +50,7 @@ static olc_store *open_with(const char *path, size_t max_file_size) {
 static olc_status put(olc_store *s, int i, const unsigned char *policy, size_t len,
                       size_t measurements, olc_error *err) {
   olc_measurement *m = calloc(measurements + 1, sizeof *m);
-  olc_save_request req = OLC_SAVE_REQUEST_INIT;
+  olc_save_request req;
   olc_key key;
   char backend[16];
   olc_status st;
@@ -63,19 +64,8 @@ static olc_status put(olc_store *s, int i, const unsigned char *policy, size_t l
     m[k].unit = "us";
   }
   snprintf(backend, sizeof backend, "b%d", i);
-  memset(&key, 0, sizeof key);
-  key.backend = backend;
-  key.operator_name = "MatMul";
-  key.implementation = "1";
-  key.model_digest = "d";
-  key.processor = "cpu";
-  key.thread_count = 1;
-  req.key = &key;
-  req.measurements = m;
-  req.measurement_count = measurements;
-  req.policy = policy;
-  req.policy_len = len;
-  req.levels = OLC_LEVEL_BIT_EXACT;
+  key = olc_test_matmul_key(backend, "d");
+  req = olc_test_bit_exact_request(&key, policy, len, m, measurements);
   st = olc_store_install_override(s, &req, err);
   free(m);
   free(names);

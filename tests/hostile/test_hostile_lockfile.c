@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "olc/store.h"
+#include "test_store_setup.h"
 #include "test_support.h"
 
 #define WRITERS 4
@@ -46,16 +47,14 @@ static char *path;
 static char *lock;
 
 static int setup(void) {
-  tmp = olc_test_tmpdir("lockfile");
-  path = tmp != NULL ? olc_test_path(tmp, "p.txt") : NULL;
-  lock = tmp != NULL ? olc_test_path(tmp, "p.txt.lock") : NULL;
-  return path == NULL || lock == NULL;
+  if (olc_test_store_dir("lockfile", "p.txt", &tmp, &path) != 0)
+    return 1;
+  lock = olc_test_path(tmp, "p.txt.lock");
+  return lock == NULL;
 }
 
 static int teardown(void) {
-  olc_test_rmtree(tmp);
-  free(tmp);
-  free(path);
+  olc_test_store_dir_free(&tmp, &path);
   free(lock);
   return 0;
 }
@@ -68,22 +67,9 @@ static olc_status open_store(olc_store **s, const char *p, olc_error *err) {
 }
 
 static olc_status save_key(olc_store *s, const char *backend, olc_error *err) {
-  olc_key key;
   olc_measurement m = {"median_latency", 1.0, "us"};
-  olc_save_request req = OLC_SAVE_REQUEST_INIT;
-  memset(&key, 0, sizeof key);
-  key.backend = backend;
-  key.operator_name = "MatMul";
-  key.implementation = "1";
-  key.model_digest = "d";
-  key.processor = "cpu";
-  key.thread_count = 1;
-  req.key = &key;
-  req.measurements = &m;
-  req.measurement_count = 1;
-  req.policy = "p";
-  req.policy_len = 1;
-  req.levels = OLC_LEVEL_BIT_EXACT;
+  olc_key key = olc_test_matmul_key(backend, "d");
+  olc_save_request req = olc_test_bit_exact_request(&key, "p", 1, &m, 1);
   return olc_store_save(s, &req, err);
 }
 

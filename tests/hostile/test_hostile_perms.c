@@ -30,38 +30,19 @@
 
 #include "olc/host.h"
 #include "olc/store.h"
+#include "test_store_setup.h"
 #include "test_support.h"
 
 static char *self_exe;
 
 static olc_status save_one(const char *path, const char *backend, olc_error *err) {
   olc_store_options o = OLC_STORE_OPTIONS_INIT;
-  olc_store *s = NULL;
-  olc_key key;
   olc_measurement m = {"median_latency", 1.0, "us"};
-  olc_save_request req = OLC_SAVE_REQUEST_INIT;
-  olc_status st;
+  olc_key key = olc_test_matmul_key(backend, "");
+  olc_save_request req = olc_test_bit_exact_request(&key, "p", 1, &m, 1);
   o.path = path;
   o.lock_timeout_ms = 2000;
-  st = olc_store_open(&s, &o, err);
-  if (st != OLC_OK)
-    return st;
-  memset(&key, 0, sizeof key);
-  key.backend = backend;
-  key.operator_name = "MatMul";
-  key.implementation = "1";
-  key.model_digest = "";
-  key.processor = "cpu";
-  key.thread_count = 1;
-  req.key = &key;
-  req.measurements = &m;
-  req.measurement_count = 1;
-  req.policy = "p";
-  req.policy_len = 1;
-  req.levels = OLC_LEVEL_BIT_EXACT;
-  st = olc_store_save(s, &req, err);
-  olc_store_free(s);
-  return st;
+  return olc_test_save_once(&o, &req, err);
 }
 
 static unsigned mode_of(const char *path) {
@@ -244,17 +225,6 @@ static int probe_plugin_path(void) {
   _exit(0);
 }
 
-static void run_capture(const char *cmd, char *out, size_t size) {
-  FILE *p = popen(cmd, "r");
-  out[0] = 0;
-  if (p == NULL)
-    return;
-  if (fgets(out, (int)size, p) == NULL)
-    out[0] = 0;
-  pclose(p);
-  out[strcspn(out, "\n")] = 0;
-}
-
 /* A copy of program owned by nobody (65534), or NULL when setuid cannot
  * be tested here (not root, nosuid). */
 static char *nobody_copy(const char *dir, const char *program, const char *name) {
@@ -287,9 +257,9 @@ static void test_setuid_plugin_path(void) {
   snprintf(cmd, sizeof cmd,
            "ASAN_OPTIONS=detect_leaks=0 OLC_PLUGIN_PATH='%s/good' '%s' --probe-plugin-path",
            OLC_MOCK_PLUGIN_ROOT, copy);
-  run_capture(cmd, plain, sizeof plain);
+  olc_test_capture_line(cmd, plain, sizeof plain);
   CU_ASSERT_EQUAL(chmod(copy, 04755), 0);
-  run_capture(cmd, suid, sizeof suid);
+  olc_test_capture_line(cmd, suid, sizeof suid);
   printf("\n  OLC_PLUGIN_PATH: plain %s file(s), setuid %s", plain, suid);
   CU_ASSERT_STRING_EQUAL(plain, "1"); /* control: honoured */
   CU_ASSERT_STRING_EQUAL(suid, "0");  /* setuid: ignored */
@@ -315,9 +285,9 @@ static void test_setuid_store_env(void) {
            "ASAN_OPTIONS=detect_leaks=0 OLC_STORE=/evil-store/p.txt HOME=/evil-home "
            "XDG_CACHE_HOME=/evil-cache '%s' path 2>&1",
            copy);
-  run_capture(cmd, plain, sizeof plain);
+  olc_test_capture_line(cmd, plain, sizeof plain);
   CU_ASSERT_EQUAL(chmod(copy, 04755), 0);
-  run_capture(cmd, suid, sizeof suid);
+  olc_test_capture_line(cmd, suid, sizeof suid);
   printf("\n  olc path: plain '%s', setuid '%s'", plain, suid);
   CU_ASSERT_PTR_NOT_NULL(strstr(plain, "/evil-store/p.txt")); /* control */
   CU_ASSERT_TRUE(suid[0] != 0);

@@ -48,22 +48,11 @@ static olc_host *open_on(const char *dir, int allow_insecure) {
   return h;
 }
 
-static const olc_load_entry *entry_for(const olc_host *h, const char *file) {
-  size_t i, flen = strlen(file);
-  for (i = 0; i < olc_host_report_count(h); i++) {
-    const char *p = olc_host_report(h, i)->path;
-    size_t plen = strlen(p);
-    if (plen > flen && p[plen - flen - 1] == '/' && strcmp(p + plen - flen, file) == 0)
-      return olc_host_report(h, i);
-  }
-  return NULL;
-}
-
 /* The stage of dir/file with and without allow_insecure_plugins; the
  * message (when refused) must contain reason. */
 static void expect(const char *dir, const char *file, olc_load_stage stage, const char *reason) {
   olc_host *h = open_on(dir, 0);
-  const olc_load_entry *e = entry_for(h, file);
+  const olc_load_entry *e = olc_test_report_entry(h, file);
   CU_ASSERT_PTR_NOT_NULL_FATAL(e);
   printf("\n  %-44s %-11s %s", dir + strlen(tmp), olc_load_stage_str(e->stage), e->message);
   CU_ASSERT_EQUAL(e->stage, stage);
@@ -71,7 +60,7 @@ static void expect(const char *dir, const char *file, olc_load_stage stage, cons
     CU_ASSERT_PTR_NOT_NULL(strstr(e->message, reason));
   olc_host_free(h);
   h = open_on(dir, 1);
-  e = entry_for(h, file);
+  e = olc_test_report_entry(h, file);
   CU_ASSERT_TRUE(e != NULL && e->stage == OLC_LOAD_LOADED);
   olc_host_free(h);
 }
@@ -155,15 +144,15 @@ static void test_not_regular(void) {
   h = open_on(dir, 0);
   CU_ASSERT_EQUAL(olc_host_report_count(h), 6);
   for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    const olc_load_entry *e = entry_for(h, cases[i].file);
+    const olc_load_entry *e = olc_test_report_entry(h, cases[i].file);
     printf("\n  %-12s %s", cases[i].file, e != NULL ? e->message : "(no entry)");
     CU_ASSERT_TRUE_FATAL(e != NULL);
     CU_ASSERT_EQUAL(e->stage, OLC_LOAD_OPEN);
     CU_ASSERT_EQUAL(e->status, OLC_E_INVALID);
     CU_ASSERT_PTR_NOT_NULL(strstr(e->message, cases[i].reason));
   }
-  CU_ASSERT_TRUE(entry_for(h, "mock_det.so") != NULL &&
-                 entry_for(h, "mock_det.so")->stage == OLC_LOAD_LOADED);
+  CU_ASSERT_TRUE(olc_test_report_entry(h, "mock_det.so") != NULL &&
+                 olc_test_report_entry(h, "mock_det.so")->stage == OLC_LOAD_LOADED);
   olc_host_free(h);
   free(dir);
 }

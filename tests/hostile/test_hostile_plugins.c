@@ -23,6 +23,7 @@
 #include "olc/store.h"
 #include "host/host.h"
 #include "plugins/plugins.h"
+#include "test_store_setup.h"
 #include "test_support.h"
 
 #define MOCK OLC_MOCK_PLUGIN_ROOT
@@ -199,36 +200,11 @@ static olc_config *make_config(void) {
 
 /* A record written before the hostile plugins run: it must survive. */
 static void save_previous(olc_store *s) {
-  olc_key key;
   olc_measurement m = {"median_latency", 1.0, "us"};
-  olc_save_request req = OLC_SAVE_REQUEST_INIT;
+  olc_key key = olc_test_matmul_key("previous", "");
+  olc_save_request req = olc_test_bit_exact_request(&key, "kept", 4, &m, 1);
   olc_error err;
-  memset(&key, 0, sizeof key);
-  key.backend = "previous";
-  key.operator_name = "MatMul";
-  key.implementation = "1";
-  key.model_digest = "";
-  key.processor = "cpu";
-  key.thread_count = 1;
-  req.key = &key;
-  req.measurements = &m;
-  req.measurement_count = 1;
-  req.policy = "kept";
-  req.policy_len = 4;
-  req.levels = OLC_LEVEL_BIT_EXACT;
   OLC_ASSERT_OK(olc_store_save(s, &req, &err), &err);
-}
-
-static const olc_load_entry *entry_for(const olc_host *h, const char *file) {
-  size_t i;
-  size_t flen = strlen(file);
-  for (i = 0; i < olc_host_report_count(h); i++) {
-    const char *p = olc_host_report(h, i)->path;
-    size_t plen = strlen(p);
-    if (plen > flen && p[plen - flen - 1] == '/' && strcmp(p + plen - flen, file) == 0)
-      return olc_host_report(h, i);
-  }
-  return NULL;
 }
 
 static const olc_workload_result *result_for(const olc_calibration *cal, const char *name) {
@@ -245,7 +221,7 @@ static void check_load_report(const olc_host *h) {
   printf("\n%-34s %-10s %s\n", "file", "stage", "reason");
   for (i = 0; i < LOAD_CASES; i++) {
     const load_case *lc = &load_cases[i];
-    const olc_load_entry *e = entry_for(h, lc->file);
+    const olc_load_entry *e = olc_test_report_entry(h, lc->file);
     int good = e != NULL && e->stage == lc->stage && e->message != NULL &&
                strstr(e->message, lc->reason) != NULL && strchr(e->message, '\n') == NULL;
     printf("%-34s %-10s %s%s\n", lc->file, e ? olc_load_stage_str(e->stage) : "(missing)",
@@ -263,7 +239,7 @@ static void check_load_report(const olc_host *h) {
    * reported for what it is (test_hostile_plugin_dirs has the other
    * entries that are not files). */
   {
-    const olc_load_entry *e = entry_for(h, "dir.so");
+    const olc_load_entry *e = olc_test_report_entry(h, "dir.so");
     CU_ASSERT_TRUE(e != NULL && e->stage == OLC_LOAD_OPEN &&
                    strstr(e->message, "not a regular file: a directory") != NULL);
   }

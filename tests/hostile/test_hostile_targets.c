@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "olc/store.h"
+#include "test_store_setup.h"
 #include "test_support.h"
 
 static const char victim_text[] = "root:x:0:0:root:/root:/bin/bash\n";
@@ -61,19 +62,8 @@ static olc_store *open_at(const char *path) {
 }
 
 static olc_status save(olc_store *s, const char *backend, olc_error *err) {
-  olc_key key;
-  olc_save_request req = OLC_SAVE_REQUEST_INIT;
-  memset(&key, 0, sizeof key);
-  key.backend = backend;
-  key.operator_name = "MatMul";
-  key.implementation = "1";
-  key.model_digest = "d";
-  key.processor = "cpu";
-  key.thread_count = 1;
-  req.key = &key;
-  req.policy = "p";
-  req.policy_len = 1;
-  req.levels = OLC_LEVEL_BIT_EXACT;
+  olc_key key = olc_test_matmul_key(backend, "d");
+  olc_save_request req = olc_test_bit_exact_request(&key, "p", 1, NULL, 0);
   return olc_store_install_override(s, &req, err);
 }
 

@@ -21,14 +21,11 @@
 #endif
 #include <CUnit/CUnit.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/fs.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -37,6 +34,7 @@
 #include <unistd.h>
 
 #include "olc/store.h"
+#include "test_store_setup.h"
 #include "test_support.h"
 
 static char *tmp;
@@ -44,10 +42,9 @@ static char *path;
 
 static olc_status save(const char *backend, size_t policy_len, uint32_t grace, olc_error *err) {
   olc_store_options o = OLC_STORE_OPTIONS_INIT;
-  olc_store *s = NULL;
-  olc_key key;
+  olc_key key = olc_test_matmul_key(backend, "");
   olc_measurement m = {"median_latency", 1.0, "us"};
-  olc_save_request req = OLC_SAVE_REQUEST_INIT;
+  olc_save_request req;
   char *policy = malloc(policy_len + 1);
   olc_status st;
   if (policy == NULL)
@@ -56,24 +53,8 @@ static olc_status save(const char *backend, size_t policy_len, uint32_t grace, o
   o.path = path;
   o.lock_timeout_ms = 5000;
   o.tmp_grace_seconds = grace;
-  st = olc_store_open(&s, &o, err);
-  if (st == OLC_OK) {
-    memset(&key, 0, sizeof key);
-    key.backend = backend;
-    key.operator_name = "MatMul";
-    key.implementation = "1";
-    key.model_digest = "";
-    key.processor = "cpu";
-    key.thread_count = 1;
-    req.key = &key;
-    req.measurements = &m;
-    req.measurement_count = 1;
-    req.policy = policy;
-    req.policy_len = policy_len;
-    req.levels = OLC_LEVEL_BIT_EXACT;
-    st = olc_store_save(s, &req, err);
-  }
-  olc_store_free(s);
+  req = olc_test_bit_exact_request(&key, policy, policy_len, &m, 1);
+  st = olc_test_save_once(&o, &req, err);
   free(policy);
   return st;
 }
@@ -86,16 +67,10 @@ static int same_bytes(const unsigned char *a, size_t alen, const char *file) {
   return same;
 }
 
-static int setup(void) {
-  tmp = olc_test_tmpdir("f12f13");
-  path = tmp != NULL ? olc_test_path(tmp, "profiles.txt") : NULL;
-  return path != NULL ? 0 : -1;
-}
+static int setup(void) { return olc_test_store_dir("f12f13", "profiles.txt", &tmp, &path); }
 
 static int teardown(void) {
-  olc_test_rmtree(tmp);
-  free(tmp);
-  free(path);
+  olc_test_store_dir_free(&tmp, &path);
   return 0;
 }
 
@@ -179,20 +154,6 @@ static int make_old_leftover(const char *p) {
   return utimes(p, tv);
 }
 
-static int set_immutable(const char *p, int on) {
-  int fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  int flags = 0;
-  int rc = -1;
-  if (fd < 0)
-    return -1;
-  if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
-    flags = on ? (flags | FS_IMMUTABLE_FL) : (flags & ~FS_IMMUTABLE_FL);
-    rc = ioctl(fd, FS_IOC_SETFLAGS, &flags);
-  }
-  close(fd);
-  return rc;
-}
-
 /* The checks once the leftover cannot be deleted: 0 or a failure mask. */
 static int f13_checks(const char *left) {
   olc_error err;
@@ -247,10 +208,10 @@ static void test_f13_gc_failure(void) {
   CU_ASSERT_EQUAL_FATAL(make_old_leftover(left), 0);
   /* OLC_F13_METHOD=mount tries the namespace way first (to test it). */
   const char *method = getenv("OLC_F13_METHOD");
-  if ((method == NULL || strcmp(method, "mount") != 0) && set_immutable(left, 1) == 0) {
+  if ((method == NULL || strcmp(method, "mount") != 0) && olc_test_set_immutable(left, 1) == 0) {
     how = "immutable flag";
     rc = f13_checks(left);
-    CU_ASSERT_EQUAL(set_immutable(left, 0), 0);
+    CU_ASSERT_EQUAL(olc_test_set_immutable(left, 0), 0);
   } else {
     how = "bind mount in a user+mount namespace";
     rc = f13_in_namespace(left);

@@ -200,19 +200,11 @@ int dur_secure_prepare(void) {
 
 static void default_path_of(char *out, size_t size, const char *program) {
   char cmd[8192];
-  FILE *p;
   snprintf(
       cmd, sizeof cmd,
       "ASAN_OPTIONS=detect_leaks=0 HOME=/evil-home XDG_CACHE_HOME=/evil-cache '%s' defaultpath",
       program);
-  out[0] = 0;
-  p = popen(cmd, "r");
-  if (p == NULL)
-    return;
-  if (fgets(out, (int)size, p) == NULL)
-    out[0] = 0;
-  pclose(p);
-  out[strcspn(out, "\n")] = 0;
+  olc_test_capture_line(cmd, out, size);
 }
 
 static void test_secure_environment(void) {

@@ -29,21 +29,16 @@
 
 #include "olc/host.h"
 #include "olc/store.h"
+#include "test_store_setup.h"
 #include "test_support.h"
 
 static char *tmp;
 static char *path;
 
-static int setup(void) {
-  tmp = olc_test_tmpdir("store-fork");
-  path = tmp != NULL ? olc_test_path(tmp, "p.txt") : NULL;
-  return path == NULL;
-}
+static int setup(void) { return olc_test_store_dir("store-fork", "p.txt", &tmp, &path); }
 
 static int teardown(void) {
-  olc_test_rmtree(tmp);
-  free(tmp);
-  free(path);
+  olc_test_store_dir_free(&tmp, &path);
   return 0;
 }
 
@@ -58,22 +53,10 @@ static olc_store *open_store(void) {
 }
 
 static olc_status save(olc_store *s, const char *backend) {
-  olc_key key;
-  olc_save_request req = OLC_SAVE_REQUEST_INIT;
+  olc_key key = olc_test_matmul_key(backend, "d");
+  olc_save_request req = olc_test_bit_exact_request(&key, "p", 1, NULL, 0);
   olc_error err;
-  olc_status st;
-  memset(&key, 0, sizeof key);
-  key.backend = backend;
-  key.operator_name = "MatMul";
-  key.implementation = "1";
-  key.model_digest = "d";
-  key.processor = "cpu";
-  key.thread_count = 1;
-  req.key = &key;
-  req.policy = "p";
-  req.policy_len = 1;
-  req.levels = OLC_LEVEL_BIT_EXACT;
-  st = olc_store_save(s, &req, &err);
+  olc_status st = olc_store_save(s, &req, &err);
   if (st != OLC_OK)
     fprintf(stderr, "\n  save %s in %ld: %s: %s", backend, (long)getpid(), olc_status_str(st),
             err.message);

@@ -25,6 +25,7 @@
 
 #include "persist/persist.h"
 #include "store_model.h"
+#include "test_store_setup.h"
 #include "test_support.h"
 
 enum { OP_SAVE, OP_OVERRIDE, OP_REMOVE, OP_RELOAD };
@@ -354,19 +355,11 @@ static void test_model(void) {
   CU_ASSERT_TRUE(counts[1] > 0 && counts[2] > 0);
 }
 
-static int setup(void) {
-  dir = olc_test_tmpdir("model");
-  if (dir == NULL)
-    return 1;
-  path = olc_test_path(dir, "profiles.txt");
-  return path == NULL;
-}
+static int setup(void) { return olc_test_store_dir("model", "profiles.txt", &dir, &path); }
 
 static int teardown(void) {
   olc_persist__set_hooks(NULL);
-  olc_test_rmtree(dir);
-  free(dir);
-  free(path);
+  olc_test_store_dir_free(&dir, &path);
   return 0;
 }
 

@@ -8,8 +8,13 @@
 
 #ifndef _WIN32
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#endif
+#ifdef __linux__
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #endif
 
 void olc_test_print_error(const char *call, olc_status got, olc_status expected,
@@ -86,6 +91,29 @@ int olc_test_count_tmp(const char *dir) {
   return n;
 }
 
+int olc_test_count_entries(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  int n = 0;
+  if (d == NULL)
+    return -1;
+  while ((e = readdir(d)) != NULL)
+    n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+  closedir(d);
+  return n;
+}
+
+void olc_test_capture_line(const char *cmd, char *out, size_t size) {
+  FILE *p = popen(cmd, "r");
+  out[0] = 0;
+  if (p == NULL)
+    return;
+  if (fgets(out, (int)size, p) == NULL)
+    out[0] = 0;
+  pclose(p);
+  out[strcspn(out, "\n")] = 0;
+}
+
 int olc_test_count_fds(void) {
   DIR *dh = opendir("/proc/self/fd");
   int n = 0;
@@ -95,6 +123,41 @@ int olc_test_count_fds(void) {
     n++;
   closedir(dh);
   return n;
+}
+#endif
+
+#ifdef __linux__
+/* O_NONBLOCK: path may be a file or a directory, never waits on a FIFO. */
+static int set_inode_flag(const char *path, int flag, int on) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), flags = 0, r = -1;
+  if (fd < 0)
+    return -1;
+  if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
+    flags = on ? (flags | flag) : (flags & ~flag);
+    r = ioctl(fd, FS_IOC_SETFLAGS, &flags);
+  }
+  close(fd);
+  return r;
+}
+
+int olc_test_set_immutable(const char *path, int on) {
+  return set_inode_flag(path, FS_IMMUTABLE_FL, on);
+}
+
+int olc_test_set_append_only(const char *path, int on) {
+  return set_inode_flag(path, FS_APPEND_FL, on);
+}
+#else
+int olc_test_set_immutable(const char *path, int on) {
+  (void)path;
+  (void)on;
+  return -1;
+}
+
+int olc_test_set_append_only(const char *path, int on) {
+  (void)path;
+  (void)on;
+  return -1;
 }
 #endif
 
@@ -228,6 +291,17 @@ void olc_test_session_close(olc_test_session *s) {
   olc_store_free(s->store);
   olc_config_free(s->config);
   memset(s, 0, sizeof *s);
+}
+
+const olc_load_entry *olc_test_report_entry(const olc_host *h, const char *file) {
+  size_t i, flen = strlen(file);
+  for (i = 0; i < olc_host_report_count(h); i++) {
+    const char *p = olc_host_report(h, i)->path;
+    size_t plen = strlen(p);
+    if (plen > flen && p[plen - flen - 1] == '/' && strcmp(p + plen - flen, file) == 0)
+      return olc_host_report(h, i);
+  }
+  return NULL;
 }
 
 void olc_test_keep_segv_a_signal(void) {

@@ -41,6 +41,16 @@ int olc_test_count_tmp(const char *dir);
 /* Open descriptors of this process (-1 when /proc/self/fd is missing). */
 int olc_test_count_fds(void);
 
+/* Entries of dir other than . and .. (-1 when dir cannot be read). */
+int olc_test_count_entries(const char *dir);
+/* Sets (on 1) or clears the immutable or the append-only attribute of a
+ * file or directory (Linux, root); 0 on success, -1 where it cannot be. */
+int olc_test_set_immutable(const char *path, int on);
+int olc_test_set_append_only(const char *path, int on);
+/* The first line of what the shell command cmd prints, without its
+ * newline, into out; "" when it prints nothing or cannot run. */
+void olc_test_capture_line(const char *cmd, char *out, size_t size);
+
 /* Joins dir and name into a malloc'ed path. */
 char *olc_test_path(const char *dir, const char *name);
 
@@ -71,6 +81,10 @@ void olc_test_session_open(olc_test_session *s, const char *dir, const char *ini
  * OLC_WORKER): ignore_env 0. */
 void olc_test_session_open_env(olc_test_session *s, const char *dir, const char *ini, size_t len);
 void olc_test_session_close(olc_test_session *s);
+
+/* The host's load report entry of the plugin file named file (the last
+ * component of its path), or NULL. */
+const olc_load_entry *olc_test_report_entry(const olc_host *h, const char *file);
 
 /* Under a sanitizer a measuring worker would turn a SIGSEGV into a report
  * and exit(1); tests that expect the signal itself call this first. */

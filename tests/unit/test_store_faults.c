@@ -11,24 +11,17 @@
 #include <string.h>
 
 #include "persist/persist.h"
+#include "test_store_setup.h"
 #include "test_store_util.h"
 
 static char *dir;
 static char *path;
 
-static int setup(void) {
-  dir = olc_test_tmpdir("store-faults");
-  if (dir == NULL)
-    return 1;
-  path = olc_test_path(dir, "profiles.txt");
-  return path == NULL;
-}
+static int setup(void) { return olc_test_store_dir("store-faults", "profiles.txt", &dir, &path); }
 
 static int teardown(void) {
   olc_persist__set_hooks(NULL);
-  olc_test_rmtree(dir);
-  free(dir);
-  free(path);
+  olc_test_store_dir_free(&dir, &path);
   return 0;
 }
 

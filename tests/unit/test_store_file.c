@@ -12,33 +12,23 @@
 #include <unistd.h>
 
 #include "store/store_int.h"
+#include "test_store_setup.h"
 #include "test_store_util.h"
 
 static char *dir;
 static char *path;
 
 static int setup(void) {
-  dir = olc_test_tmpdir("store");
-  if (dir == NULL)
-    return 1;
-  path = olc_test_path(dir, "calibration_profiles.txt");
-  return path == NULL;
+  return olc_test_store_dir("store", "calibration_profiles.txt", &dir, &path);
 }
 
 static int teardown(void) {
-  olc_test_rmtree(dir);
-  free(dir);
-  free(path);
+  olc_test_store_dir_free(&dir, &path);
   return 0;
 }
 
 /* A fresh store file per test. */
-static void fresh(void) {
-  char *lock = olc_test_path(dir, "calibration_profiles.txt.lock");
-  remove(path);
-  remove(lock);
-  free(lock);
-}
+static void fresh(void) { olc_test_store_remove(path); }
 
 static olc_lookup_result *lookup(olc_store *s, const olc_key *k, olc_status expect) {
   olc_lookup_options o = OLC_LOOKUP_OPTIONS_INIT;

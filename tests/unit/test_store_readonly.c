@@ -7,51 +7,28 @@
  * hook; olc_store_options_from_env.
  */
 #include <CUnit/CUnit.h>
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "persist/persist.h"
 #include "store/store_int.h"
+#include "test_store_setup.h"
 #include "test_store_util.h"
 
 static char *dir;
 static char *path;
 
-static int setup(void) {
-  dir = olc_test_tmpdir("storero");
-  if (dir == NULL)
-    return 1;
-  path = olc_test_path(dir, "profiles.txt");
-  return path == NULL;
-}
+static int setup(void) { return olc_test_store_dir("storero", "profiles.txt", &dir, &path); }
 
 static int teardown(void) {
   unsetenv("OLC_TEST_FSTYPE");
-  olc_test_rmtree(dir);
-  free(dir);
-  free(path);
+  olc_test_store_dir_free(&dir, &path);
   return 0;
 }
 
-/* Entries of dir other than . and .. */
-static int entries(void) {
-  DIR *d = opendir(dir);
-  struct dirent *e;
-  int n = 0;
-  if (d == NULL)
-    return -1;
-  while ((e = readdir(d)) != NULL)
-    n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-  closedir(d);
-  return n;
-}
-
 static void fresh(void) {
-  olc_test_rmtree(dir);
-  free(dir);
-  free(path);
+  olc_test_store_dir_free(&dir, &path);
   setup();
 }
 
@@ -132,7 +109,7 @@ static void test_saves_in_memory(void) {
   CU_ASSERT(selects(s, "b", "pb2"));
   olc_store_free(s);
   /* Nothing was created next to the file: no P.lock, no temporary. */
-  CU_ASSERT_EQUAL(entries(), 1);
+  CU_ASSERT_EQUAL(olc_test_count_entries(dir), 1);
   /* And nothing of the in-memory saves reached the file. */
   s = open_ro(1);
   CU_ASSERT(!selects(s, "b", "pb2"));
@@ -165,7 +142,7 @@ static void test_follows_changes(void) {
   }
   CU_ASSERT(selects(s, "d", "pd"));
   CU_ASSERT(selects(s, "b", "pb"));
-  CU_ASSERT_EQUAL(entries(), 2); /* the file and the writer's P.lock */
+  CU_ASSERT_EQUAL(olc_test_count_entries(dir), 2); /* the file and the writer's P.lock */
   olc_store_free(s);
 }
 
@@ -197,7 +174,7 @@ static void test_refuses_other_writes(void) {
   OLC_ASSERT_OK(olc_store_export_file(s, exp, 0, &e), &e);
   CU_ASSERT(selects(s, "a", "pa"));
   olc_store_free(s);
-  CU_ASSERT_EQUAL(entries(), 1);
+  CU_ASSERT_EQUAL(olc_test_count_entries(dir), 1);
   olc_test_rmtree(out);
   free(out);
   free(exp);
@@ -213,7 +190,7 @@ static void test_writable(void) {
   OLC_ASSERT_OK(olc_store_writable(s, &info, &e), &e);
   CU_ASSERT(info.dir_writable && info.file_writable && !info.read_only_fs && !info.network);
   olc_store_free(s);
-  CU_ASSERT_EQUAL(entries(), 0); /* the check itself writes nothing */
+  CU_ASSERT_EQUAL(olc_test_count_entries(dir), 0); /* the check itself writes nothing */
   s = open_ro(1);
   OLC_ASSERT_STATUS(OLC_E_READ_ONLY, olc_store_writable(s, &info, &e), &e);
   CU_ASSERT(info.read_only_mode);
@@ -252,7 +229,7 @@ static void test_network_fs(void) {
   CU_ASSERT(info.network);
   CU_ASSERT_STRING_EQUAL(info.fs_type, "nfs4");
   olc_store_free(s);
-  CU_ASSERT_EQUAL(entries(), 0); /* refused before any lock file */
+  CU_ASSERT_EQUAL(olc_test_count_entries(dir), 0); /* refused before any lock file */
   /* Read-only use is allowed there. */
   s = open_ro(1);
   OLC_ASSERT_OK(tsu_put(s, &a, "pa", OLC_LEVELS_DEFAULT, 0, &e), &e);

@@ -8,19 +8,17 @@
  * can be made here.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/fs.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "olc/store.h"
+#include "test_support.h"
 
 #define FAIL(...)                                                                                  \
   do {                                                                                             \
@@ -147,18 +145,6 @@ static int run_ro_mount(const char *dir) {
   return WEXITSTATUS(status);
 }
 
-static int set_immutable(const char *dir, int on) {
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), flags = 0, r = -1;
-  if (fd < 0)
-    return -1;
-  if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
-    flags = on ? (flags | FS_IMMUTABLE_FL) : (flags & ~FS_IMMUTABLE_FL);
-    r = ioctl(fd, FS_IOC_SETFLAGS, &flags);
-  }
-  close(fd);
-  return r;
-}
-
 static int run_immutable(const char *dir) {
   char path[600], sub[512];
   int rc;
@@ -166,10 +152,10 @@ static int run_immutable(const char *dir) {
   snprintf(path, sizeof path, "%s/profiles.txt", sub);
   if (mkdir(sub, 0700) != 0 || seed(path) != 0)
     return 1;
-  if (set_immutable(sub, 1) != 0)
+  if (olc_test_set_immutable(sub, 1) != 0)
     return 77;
   rc = check_refusing_dir(path, "cannot write the directory");
-  set_immutable(sub, 0);
+  olc_test_set_immutable(sub, 0);
   return rc;
 }
 

@@ -29,33 +29,21 @@
 #include <unistd.h>
 
 #include "store/store_int.h"
+#include "test_store_setup.h"
 #include "test_store_util.h"
 
 static char *dir;
 static char *path;
 
+/* No olc_persist__set_hooks here: the negative control comes from the
+ * environment (OLC_TEST_DISABLE=gencheck). */
 static int setup(void) {
-  dir = olc_test_tmpdir("saveskip");
-  if (dir == NULL)
-    return 1;
-  path = olc_test_path(dir, "calibration_profiles.txt");
-  /* No olc_persist__set_hooks here: the negative control comes from the
-   * environment (OLC_TEST_DISABLE=gencheck). */
-  return path == NULL;
+  return olc_test_store_dir("saveskip", "calibration_profiles.txt", &dir, &path);
 }
 
 static int teardown(void) {
-  olc_test_rmtree(dir);
-  free(dir);
-  free(path);
+  olc_test_store_dir_free(&dir, &path);
   return 0;
-}
-
-static void fresh(const char *p) {
-  char lock[4200];
-  snprintf(lock, sizeof lock, "%s.lock", p);
-  remove(p);
-  remove(lock);
 }
 
 /* The policy a fresh handle (which reads the file) selects for key. */
@@ -129,7 +117,7 @@ static void test_counter_catches_same_identity(void) {
   olc_key k1 = tsu_key("1", "model-a", "cpu-x", 8), k2 = tsu_key("2", "model-a", "cpu-x", 8);
   olc_store *a;
   olc_error e;
-  fresh(path);
+  olc_test_store_remove(path);
   a = tsu_open_file(path, 0);
   CU_ASSERT_PTR_NOT_NULL_FATAL(a);
   OLC_ASSERT_OK(tsu_put(a, &k1, "policy-one", OLC_LEVELS_DEFAULT, 0, &e), &e);
@@ -150,8 +138,8 @@ static void test_identity_catches_unlocked_rename(void) {
   olc_store *a;
   olc_error e;
   CU_ASSERT_PTR_NOT_NULL_FATAL(other);
-  fresh(path);
-  fresh(other);
+  olc_test_store_remove(path);
+  olc_test_store_remove(other);
   a = tsu_open_file(path, 0);
   CU_ASSERT_PTR_NOT_NULL_FATAL(a);
   OLC_ASSERT_OK(tsu_put(a, &k1, "policy-one", OLC_LEVELS_DEFAULT, 0, &e), &e);
@@ -168,7 +156,7 @@ static void test_identity_catches_unlocked_rename(void) {
   olc_store_free(a);
   CU_ASSERT(file_has(path, &k1, "policy-new"));
   CU_ASSERT(file_has(path, &k2, "policy-two"));
-  fresh(other);
+  olc_test_store_remove(other);
   free(other);
 }
 
@@ -180,7 +168,7 @@ static void test_shortcut_taken_only_after_a_save(void) {
   olc_key k1 = tsu_key("1", "model-a", "cpu-x", 8), k2 = tsu_key("2", "model-a", "cpu-x", 8);
   olc_store *a;
   olc_error e;
-  fresh(path);
+  olc_test_store_remove(path);
   a = tsu_open_file(path, 0);
   CU_ASSERT_PTR_NOT_NULL_FATAL(a);
   OLC_ASSERT_OK(tsu_put(a, &k1, "policy-one", OLC_LEVELS_DEFAULT, 0, &e), &e);
@@ -247,8 +235,8 @@ static void test_bytes_identical_to_full_path(void) {
   olc_error e;
   size_t i;
   CU_ASSERT_PTR_NOT_NULL_FATAL(full);
-  fresh(path);
-  fresh(full);
+  olc_test_store_remove(path);
+  olc_test_store_remove(full);
   a = tsu_open_file(path, 0);
   CU_ASSERT_PTR_NOT_NULL_FATAL(a);
   for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
@@ -288,7 +276,7 @@ static void test_bytes_identical_to_full_path(void) {
     }
   }
   olc_store_free(a);
-  fresh(full);
+  olc_test_store_remove(full);
   free(full);
 }
 

@@ -18,34 +18,24 @@
 
 #include "persist/persist.h"
 #include "store/store_int.h"
+#include "test_store_setup.h"
 #include "test_store_util.h"
 
 static char *dir;
 static char *path;
 
 static int setup(void) {
-  dir = olc_test_tmpdir("storewatch");
-  if (dir == NULL)
-    return 1;
-  path = olc_test_path(dir, "calibration_profiles.txt");
   olc_persist__set_hooks(NULL);
-  return path == NULL;
+  return olc_test_store_dir("storewatch", "calibration_profiles.txt", &dir, &path);
 }
 
 static int teardown(void) {
   olc_persist__set_hooks(NULL);
-  olc_test_rmtree(dir);
-  free(dir);
-  free(path);
+  olc_test_store_dir_free(&dir, &path);
   return 0;
 }
 
-static void fresh(void) {
-  char *lock = olc_test_path(dir, "calibration_profiles.txt.lock");
-  remove(path);
-  remove(lock);
-  free(lock);
-}
+static void fresh(void) { olc_test_store_remove(path); }
 
 /* No periodic recheck while a test counts calls (it would be one stat
  * every 100 ms; a slow sanitizer run could cross it). */
