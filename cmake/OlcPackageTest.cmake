@@ -11,14 +11,7 @@
 #                  main.c with `pkg-config --cflags --libs olc`; every binary
 #                  must run.
 cmake_minimum_required(VERSION 3.25) # policies of 3.25 (CMP0054: quoted strings stay strings)
-function(run what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${what} failed (${rc}):\n${ARGN}\n${out}")
-  endif()
-  message(STATUS "${what}: ok")
-  set(run_output "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/OlcScriptRun.cmake)
 
 # Sanitized libraries need the sanitizer runtime in the consumer too.
 set(cflags "")

@@ -14,14 +14,7 @@
 # 3. the installed olc loads and calibrates the template built from the
 #    install (tests/plugin_template/scripts/calibrate_template.cmake).
 cmake_minimum_required(VERSION 3.25) # policies of 3.25 (CMP0054: quoted strings stay strings)
-function(run what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${what} failed (${rc}):\n${ARGN}\n${out}")
-  endif()
-  message(STATUS "${what}: ok")
-  set(run_output "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../../../cmake/OlcScriptRun.cmake)
 
 # Absolute paths of libraries in exported link interfaces: an element that
 # starts with '/' after a quote, ';' or blank (the package's own files are

@@ -1,0 +1,14 @@
+# Shared by the test scripts run with `cmake -P` (cmake/OlcPackageTest.cmake,
+# tests/package/scripts/plugin_only.cmake, tests/cpp/scripts/rst_example.cmake).
+include_guard(GLOBAL)
+
+# run(<what> <command> [args...]): runs the command, fails the script with its
+# output unless it exits 0, and leaves stdout and stderr in run_output.
+function(run what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${rc}):\n${ARGN}\n${out}")
+  endif()
+  message(STATUS "${what}: ok")
+  set(run_output "${out}" PARENT_SCOPE)
+endfunction()
