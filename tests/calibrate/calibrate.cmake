@@ -8,30 +8,19 @@ include(${CMAKE_CURRENT_LIST_DIR}/../plugins/mock_plugins.cmake)
 if(NOT WIN32)
   olc_add_test(NAME test_calibrate
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_calibrate.c
-    LABELS integration HOOKS TIMEOUT 120)
-  target_compile_definitions(test_calibrate PRIVATE OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
-  add_dependencies(test_calibrate olc_mock_plugins)
+    LABELS integration HOOKS MOCK_PLUGINS TIMEOUT 120)
   # The identity of ini workloads: two shapes of one model, old records.
   olc_add_test(NAME test_calibrate_identity
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_calibrate_identity.c
-    LABELS integration HOOKS TIMEOUT 120)
-  target_compile_definitions(test_calibrate_identity PRIVATE
-    OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
-  add_dependencies(test_calibrate_identity olc_mock_plugins)
+    LABELS integration HOOKS MOCK_PLUGINS TIMEOUT 120)
   olc_add_test(NAME test_missing_plugins
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_missing_plugins.c
-    LABELS integration HOOKS TIMEOUT 60)
-  target_compile_definitions(test_missing_plugins PRIVATE
-    OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
-  add_dependencies(test_missing_plugins olc_mock_plugins)
+    LABELS integration HOOKS MOCK_PLUGINS TIMEOUT 60)
 endif()
 
 # What a calibration keeps for a report (run times, the winner).
 if(NOT WIN32)
   olc_add_test(NAME test_calibrate_samples
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_calibrate_samples.c
-    LABELS integration HOOKS TIMEOUT 120)
-  target_compile_definitions(test_calibrate_samples PRIVATE
-    OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
-  add_dependencies(test_calibrate_samples olc_mock_plugins)
+    LABELS integration HOOKS MOCK_PLUGINS TIMEOUT 120)
 endif()

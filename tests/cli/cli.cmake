@@ -16,14 +16,11 @@ if(TARGET olc_cli)
   if(NOT WIN32)
     foreach(t IN ITEMS test_cli test_cli_strict)
       olc_add_test(NAME ${t} LABELS integration TIMEOUT 120
-        SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}.c ${CMAKE_CURRENT_LIST_DIR}/cli_test_util.c)
-      target_compile_definitions(${t} PRIVATE OLC_CLI_PATH="$<TARGET_FILE:olc_cli>")
-      add_dependencies(${t} olc_cli)
+        SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}.c CLI)
     endforeach()
     olc_add_test(NAME test_cli_fleet LABELS integration TIMEOUT 120
-      SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cli_fleet.c ${CMAKE_CURRENT_LIST_DIR}/cli_test_util.c)
-    target_compile_definitions(test_cli_fleet PRIVATE OLC_CLI_PATH="$<TARGET_FILE:olc_cli>"
-      OLC_MOCK_PLUGIN_DIR_GOOD="${OLC_MOCK_PLUGIN_DIR_GOOD}")
-    add_dependencies(test_cli_fleet olc_cli olc_mock_good_mock_det)
+      SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cli_fleet.c CLI
+      DEFINES OLC_MOCK_PLUGIN_DIR_GOOD="${OLC_MOCK_PLUGIN_DIR_GOOD}"
+      DEPENDS olc_mock_good_mock_det)
   endif()
 endif()

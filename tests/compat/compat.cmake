@@ -6,8 +6,6 @@ include(${CMAKE_CURRENT_LIST_DIR}/../plugins/mock_plugins.cmake)
 if(NOT WIN32)
   olc_add_test(NAME test_compat_v1
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_compat_v1.c ${CMAKE_CURRENT_LIST_DIR}/v1_caller.c
-    LABELS integration TIMEOUT 120)
-  target_compile_definitions(test_compat_v1 PRIVATE
-    OLC_MOCK_PLUGIN_DIR_GOOD="${OLC_MOCK_PLUGIN_DIR_GOOD}")
-  add_dependencies(test_compat_v1 olc_mock_plugins)
+    LABELS integration TIMEOUT 120
+    DEFINES OLC_MOCK_PLUGIN_DIR_GOOD="${OLC_MOCK_PLUGIN_DIR_GOOD}" DEPENDS olc_mock_plugins)
 endif()

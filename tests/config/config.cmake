@@ -2,9 +2,8 @@
 if(NOT WIN32)
   olc_add_test(NAME test_config
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config.c
-    LABELS unit HOOKS TIMEOUT 60)
-  target_compile_definitions(test_config PRIVATE
-    OLC_CONFIG_EXAMPLES="${PROJECT_SOURCE_DIR}/config/examples")
+    LABELS unit HOOKS TIMEOUT 60
+    DEFINES OLC_CONFIG_EXAMPLES="${PROJECT_SOURCE_DIR}/config/examples")
   # The key table, row by row (host/src/config/keys.h).
   olc_add_test(NAME test_config_keys
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config_keys.c
@@ -12,8 +11,7 @@ if(NOT WIN32)
   # full.ini, olc.1 and README.md against the key table, both ways.
   olc_add_test(NAME test_config_docs
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config_docs.c
-    LABELS unit HOOKS TIMEOUT 60)
-  target_compile_definitions(test_config_docs PRIVATE OLC_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+    LABELS unit HOOKS TIMEOUT 60 DEFINES OLC_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endif()
 
 # The config fuzz target, replayed on generated inputs in every build, and

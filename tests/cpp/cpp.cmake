@@ -11,34 +11,18 @@
 #                                    missing
 include(${CMAKE_CURRENT_LIST_DIR}/../package/package.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/../plugins/mock_plugins.cmake)
-include(CheckLanguage)
 
-# The project is C; C++ is enabled for these tests when a compiler exists
-# (the clang++ next to clang when C is clang, so sanitizer runtimes match,
-# as tests/differential does).
-if(NOT CMAKE_CXX_COMPILER AND CMAKE_C_COMPILER_ID MATCHES "Clang")
-  get_filename_component(_olc_cdir "${CMAKE_C_COMPILER}" DIRECTORY)
-  find_program(OLC_CLANGXX NAMES clang++ HINTS "${_olc_cdir}" NO_DEFAULT_PATH)
-  if(OLC_CLANGXX)
-    set(CMAKE_CXX_COMPILER "${OLC_CLANGXX}" CACHE FILEPATH "C++ compiler (matches clang)")
-  endif()
-endif()
-check_language(CXX)
+# The project is C; C++ is enabled for these tests when a compiler exists.
+olc_enable_cxx()
 
 set(OLC_SPEC_DIR ${PROJECT_SOURCE_DIR}/../shared/spec CACHE PATH
   "Where calibration-profile-store.rst is read at test time (test_cpp_rst_example)")
 
 if(CMAKE_CXX_COMPILER)
-  enable_language(CXX)
   foreach(t IN ITEMS store_hpp host_hpp)
     olc_add_test(NAME test_${t} LABELS unit TIMEOUT 120
       SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_${t}.cpp)
-    set_target_properties(test_${t} PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON
-      CXX_EXTENSIONS OFF)
-    if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
-      target_compile_options(test_${t} PRIVATE
-        $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion>)
-    endif()
+    olc_cxx_test_options(test_${t} 17)
   endforeach()
   target_compile_definitions(test_host_hpp PRIVATE
     OLC_MOCK_PLUGIN_DIR_GOOD="${OLC_MOCK_PLUGIN_DIR_GOOD}")

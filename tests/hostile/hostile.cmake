@@ -55,11 +55,8 @@ olc_hostile_plugin(error_abuse HOSTILE_ERROR_ABUSE)
 olc_hostile_plugin(flops_inf HOSTILE_FLOPS_INF)
 
 olc_add_test(NAME test_hostile_plugins SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hostile_plugins.c
-  LABELS integration HOOKS TIMEOUT 120)
-target_compile_definitions(test_hostile_plugins PRIVATE
-  OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}"
-  OLC_HOSTILE_PLUGIN_DIR="${OLC_HOSTILE_PLUGIN_DIR}")
-add_dependencies(test_hostile_plugins olc_mock_plugins olc_hostile_plugins)
+  LABELS integration HOOKS MOCK_PLUGINS TIMEOUT 120
+  DEFINES OLC_HOSTILE_PLUGIN_DIR="${OLC_HOSTILE_PLUGIN_DIR}" DEPENDS olc_hostile_plugins)
 
 foreach(t IN ITEMS test_hostile_files test_hostile_perms test_hostile_limits
     test_hostile_targets test_hostile_plugin_dirs)
@@ -67,9 +64,7 @@ foreach(t IN ITEMS test_hostile_files test_hostile_perms test_hostile_limits
     continue()
   endif()
   olc_add_test(NAME ${t} SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}.c LABELS integration HOOKS
-    TIMEOUT 120)
-  target_compile_definitions(${t} PRIVATE OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
-  add_dependencies(${t} olc_mock_plugins)
+    MOCK_PLUGINS TIMEOUT 120)
   if(TARGET olc_cli)
     target_compile_definitions(${t} PRIVATE OLC_CLI_PATH="$<TARGET_FILE:olc_cli>")
     add_dependencies(${t} olc_cli)

@@ -3,7 +3,5 @@
 include(${CMAKE_CURRENT_LIST_DIR}/../plugins/mock_plugins.cmake)
 if(NOT WIN32)
   olc_add_test(NAME test_store_fork SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_fork.c
-    LABELS integration TIMEOUT 120)
-  target_compile_definitions(test_store_fork PRIVATE OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
-  add_dependencies(test_store_fork olc_mock_plugins)
+    LABELS integration MOCK_PLUGINS TIMEOUT 120)
 endif()

@@ -6,7 +6,5 @@ foreach(t IN ITEMS test_loader test_plugin_wrappers test_host_open)
     continue()
   endif()
   olc_add_test(NAME ${t} SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}.c LABELS integration HOOKS
-    TIMEOUT 120)
-  target_compile_definitions(${t} PRIVATE OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
-  add_dependencies(${t} olc_mock_plugins)
+    MOCK_PLUGINS TIMEOUT 120)
 endforeach()

@@ -13,9 +13,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/../plugins/mock_plugins.cmake)
 if(NOT WIN32)
   olc_add_test(NAME test_mlock_host
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_mlock_host.c ${CMAKE_CURRENT_LIST_DIR}/mlock_holder.c
-    LABELS integration HOOKS TIMEOUT 120)
-  target_compile_definitions(test_mlock_host PRIVATE OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
-  add_dependencies(test_mlock_host olc_mock_plugins)
+    LABELS integration HOOKS MOCK_PLUGINS TIMEOUT 120)
 endif()
 
 # The driver links the hooks library, so that OLC_TEST_DISABLE=mlock (the
@@ -27,8 +25,6 @@ if(NOT WIN32)
   olc_target_warnings(mlock_driver)
   olc_add_test(NAME test_mlock_procs
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_mlock_procs.c
-    LABELS integration TIMEOUT 180)
-  target_compile_definitions(test_mlock_procs PRIVATE
-    OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}" OLC_MLOCK_DRIVER="$<TARGET_FILE:mlock_driver>")
-  add_dependencies(test_mlock_procs olc_mock_plugins mlock_driver)
+    LABELS integration MOCK_PLUGINS TIMEOUT 180
+    DEFINES OLC_MLOCK_DRIVER="$<TARGET_FILE:mlock_driver>" DEPENDS mlock_driver)
 endif()

@@ -6,7 +6,8 @@
 # A fragment that uses these variables includes this file first (the test
 # fragments are included in sorted order):
 #   include(${CMAKE_CURRENT_LIST_DIR}/../plugins/mock_plugins.cmake)
-# and makes its test depend on the target olc_mock_plugins.
+# and passes MOCK_PLUGINS to olc_add_test (OLC_MOCK_PLUGIN_ROOT, built
+# first), or makes its test depend on the target olc_mock_plugins.
 include_guard(GLOBAL)
 
 set(OLC_MOCK_PLUGIN_SOURCE ${CMAKE_CURRENT_LIST_DIR}/mock_plugin.c)

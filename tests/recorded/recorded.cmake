@@ -16,25 +16,16 @@ if(NOT WIN32)
     if(NOT EXISTS ${CMAKE_CURRENT_LIST_DIR}/${t}.c)
       continue()
     endif()
-    olc_add_test(NAME ${t} LABELS integration HOOKS TIMEOUT 300
-      SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}.c ${PROJECT_SOURCE_DIR}/tests/runtime/runtime_util.c)
-    target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/tests/runtime)
-    target_compile_definitions(${t} PRIVATE OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
-    add_dependencies(${t} olc_mock_plugins)
+    olc_add_test(NAME ${t} LABELS integration HOOKS TIMEOUT 300 MOCK_PLUGINS
+      SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}.c ${PROJECT_SOURCE_DIR}/tests/runtime/runtime_util.c
+      INCLUDES ${PROJECT_SOURCE_DIR}/tests/runtime)
   endforeach()
 endif()
 
 # olc calibrate --recorded and --refine, the built binary.
 if(TARGET olc_cli AND NOT WIN32)
   olc_add_test(NAME test_recorded_cli LABELS integration TIMEOUT 300
-    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_recorded_cli.c ${PROJECT_SOURCE_DIR}/tests/cli/cli_test_util.c)
-  target_include_directories(test_recorded_cli PRIVATE ${PROJECT_SOURCE_DIR}/tests/cli)
-  target_compile_definitions(test_recorded_cli PRIVATE OLC_CLI_PATH="$<TARGET_FILE:olc_cli>"
-    OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
-  add_dependencies(test_recorded_cli olc_cli olc_mock_plugins)
-  if(TARGET olc_worker)
-    add_dependencies(test_recorded_cli olc_worker)
-  endif()
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_recorded_cli.c MOCK_PLUGINS CLI WORKER)
 endif()
 
 # The recorded-workloads parser on arbitrary bytes (tests/fuzz/fuzz.cmake's

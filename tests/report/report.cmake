@@ -16,16 +16,7 @@ if(TARGET olc_cli)
 
   if(NOT WIN32)
     olc_add_test(NAME test_report_html LABELS integration TIMEOUT 120
-      SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_report_html.c
-              ${PROJECT_SOURCE_DIR}/tests/cli/cli_test_util.c)
-    target_include_directories(test_report_html PRIVATE ${PROJECT_SOURCE_DIR}/tests/cli)
-    target_compile_definitions(test_report_html PRIVATE
-      OLC_CLI_PATH="$<TARGET_FILE:olc_cli>"
-      OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
-    add_dependencies(test_report_html olc_cli olc_mock_plugins)
-    if(TARGET olc_worker)
-      add_dependencies(test_report_html olc_worker)
-    endif()
+      SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_report_html.c MOCK_PLUGINS CLI WORKER)
 
     add_test(NAME test_report_chromium
       COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/report_chromium.sh $<TARGET_FILE:olc_cli>

@@ -20,15 +20,9 @@ if(NOT WIN32)
     if(NOT EXISTS ${CMAKE_CURRENT_LIST_DIR}/${t}.c)
       continue()
     endif()
-    olc_add_test(NAME ${t} LABELS integration HOOKS TIMEOUT 300
-      SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}.c ${CMAKE_CURRENT_LIST_DIR}/runtime_util.c)
-    target_include_directories(${t} PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-    target_compile_definitions(${t} PRIVATE OLC_MOCK_PLUGIN_ROOT="${OLC_MOCK_PLUGIN_ROOT}")
-    target_link_libraries(${t} PRIVATE Threads::Threads)
-    add_dependencies(${t} olc_mock_plugins)
-    if(TARGET olc_worker)
-      add_dependencies(${t} olc_worker)
-    endif()
+    olc_add_test(NAME ${t} LABELS integration HOOKS TIMEOUT 300 MOCK_PLUGINS WORKER
+      SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}.c ${CMAKE_CURRENT_LIST_DIR}/runtime_util.c
+      INCLUDES ${CMAKE_CURRENT_LIST_DIR} LIBS Threads::Threads)
   endforeach()
 endif()
 
