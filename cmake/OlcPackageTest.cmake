@@ -62,15 +62,10 @@ get_filename_component(pc_dir ${pc_file} DIRECTORY)
 get_filename_component(libdir ${pc_dir} DIRECTORY)
 
 # 1. find_package(olc), shared and static.
-set(gen_args)
-if(GENERATOR)
-  set(gen_args -G ${GENERATOR})
-endif()
-run("configure consumer" ${CMAKE_COMMAND} -S ${PROJECT_DIR} -B ${WORK}/build ${gen_args}
+run_configure_build("consumer" ${PROJECT_DIR} ${WORK}/build
     -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_C_COMPILER=${C_COMPILER}
     -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS=${cflags}"
     "-DCMAKE_EXE_LINKER_FLAGS=${cflags}")
-run("build consumer" ${CMAKE_COMMAND} --build ${WORK}/build)
 run("run consumer (find_package, shared)" ${WORK}/build/consumer)
 if(NOT run_output MATCHES "consumer: olc [0-9]+\\.[0-9]+\\.[0-9]+ ok")
   message(FATAL_ERROR "unexpected consumer output: ${run_output}")

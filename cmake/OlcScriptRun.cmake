@@ -12,3 +12,15 @@ function(run what)
   message(STATUS "${what}: ok")
   set(run_output "${out}" PARENT_SCOPE)
 endfunction()
+
+# run_configure_build(<what> <source dir> <build dir> [configure args...]):
+# configures the project (with -G GENERATOR where the script was given one)
+# and builds it, each step a run().
+function(run_configure_build what source_dir build_dir)
+  set(gen_args)
+  if(GENERATOR)
+    set(gen_args -G ${GENERATOR})
+  endif()
+  run("configure ${what}" ${CMAKE_COMMAND} -S ${source_dir} -B ${build_dir} ${gen_args} ${ARGN})
+  run("build ${what}" ${CMAKE_COMMAND} --build ${build_dir})
+endfunction()

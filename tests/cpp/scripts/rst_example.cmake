@@ -29,15 +29,10 @@ endif()
 file(WRITE ${WORK}/block/rst_block.inc "${block}\n")
 message(STATUS "the .rst's block (${SPEC}):\n${block}")
 
-set(gen_args)
-if(GENERATOR)
-  set(gen_args -G ${GENERATOR})
-endif()
-run("configure" ${CMAKE_COMMAND} -S ${PROJECT_DIR} -B ${WORK}/build ${gen_args}
+run_configure_build("rst_example" ${PROJECT_DIR} ${WORK}/build
     -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
     -DCMAKE_BUILD_TYPE=Debug -DRST_BLOCK_DIR=${WORK}/block "-DCMAKE_CXX_FLAGS=${CXXFLAGS}"
     "-DCMAKE_EXE_LINKER_FLAGS=${CXXFLAGS}")
-run("build" ${CMAKE_COMMAND} --build ${WORK}/build)
 
 # Twice: the second run finds the file the first one wrote.
 set(store ${WORK}/cache/onnx-light/calibration_profiles.txt)
