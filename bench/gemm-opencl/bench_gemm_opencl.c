@@ -110,23 +110,10 @@ static double time_clblast(const egpu_state *s) {
 static double time_execute(const egpu_state *s, const void *policy, float *c, double beta) {
   olc_plugin_tensor t[3];
   olc_plugin_exec_args args;
-  const void *data[3];
-  unsigned dims[3][2], i;
   double t0;
-  dims[0][0] = s->shape.m, dims[0][1] = s->shape.k, data[0] = s->host_a;
-  dims[1][0] = s->shape.k, dims[1][1] = s->shape.n, data[1] = s->host_b;
-  dims[2][0] = s->shape.m, dims[2][1] = s->shape.n, data[2] = c;
-  memset(t, 0, sizeof t);
-  for (i = 0; i < 3; i++) {
-    t[i].struct_size = sizeof t[i];
-    t[i].abi_minor = OLC_PLUGIN_ABI_MINOR;
-    t[i].dtype = OLC_PLUGIN_DTYPE_FLOAT32;
-    t[i].rank = 2;
-    t[i].dims[0] = dims[i][0];
-    t[i].dims[1] = t[i].strides[0] = dims[i][1];
-    t[i].strides[1] = 1;
-    memcpy(&t[i].data, &data[i], sizeof data[i]);
-  }
+  t[0] = olc_stub_matrix(s->host_a, s->shape.m, s->shape.k, s->shape.k);
+  t[1] = olc_stub_matrix(s->host_b, s->shape.k, s->shape.n, s->shape.n);
+  t[2] = olc_stub_matrix(c, s->shape.m, s->shape.n, s->shape.n);
   memset(&args, 0, sizeof args);
   args.struct_size = sizeof args;
   args.abi_minor = OLC_PLUGIN_ABI_MINOR;

@@ -164,19 +164,6 @@ int bench_policy_text(const olc_plugin *pl, void *inst, const void *policy, char
   return 0;
 }
 
-static olc_plugin_tensor matrix_tensor(long rows, long cols, const float *data) {
-  olc_plugin_tensor t;
-  memset(&t, 0, sizeof t);
-  t.struct_size = sizeof t;
-  t.abi_minor = OLC_PLUGIN_ABI_MINOR;
-  t.dtype = OLC_PLUGIN_DTYPE_FLOAT32;
-  t.rank = 2;
-  t.dims[0] = rows, t.dims[1] = cols;
-  t.strides[0] = cols, t.strides[1] = 1;
-  t.data = (void *)(uintptr_t)data;
-  return t;
-}
-
 void bench_exec_init(bench_exec *e, long m, long n, long k, const float *a, const float *b,
                      float *c) {
   memset(e, 0, sizeof *e);
@@ -184,8 +171,8 @@ void bench_exec_init(bench_exec *e, long m, long n, long k, const float *a, cons
   e->wl.struct_size = sizeof e->wl, e->wl.abi_minor = OLC_PLUGIN_ABI_MINOR;
   e->wl.name = "bench", e->wl.operator_name = "MatMul";
   e->wl.properties = e->props, e->wl.property_count = 1;
-  e->in[0] = matrix_tensor(m, k, a), e->in[1] = matrix_tensor(k, n, b);
-  e->out = matrix_tensor(m, n, c);
+  e->in[0] = olc_stub_matrix(a, m, k, k), e->in[1] = olc_stub_matrix(b, k, n, n);
+  e->out = olc_stub_matrix(c, m, n, n);
   e->args.struct_size = sizeof e->args, e->args.abi_minor = OLC_PLUGIN_ABI_MINOR;
   e->args.inputs = e->in, e->args.input_count = 2;
   e->args.outputs = &e->out, e->args.output_count = 1;
