@@ -29,6 +29,7 @@
 
 #include <clblast_c.h>
 
+#include "bench_util.h"
 #include "egpu.h"
 #include "egpu_harness.h"
 #include "host_cal.h"
@@ -60,16 +61,6 @@ typedef struct result {
 
 static const olc_plugin *g_table;
 static egpu_instance *g_inst;
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static double now_s(void) { return (double)olc_stub_host_now_ns() * 1e-9; }
 
@@ -181,7 +172,7 @@ static void *choose_policy(const options *o, const char *given, const harness_wo
     policy_text(cands->items[i], text, sizeof text);
     if (t[done - 1] < 0)
       continue;
-    t[0] = median(t, done);
+    t[0] = bench_median(t, (size_t)done);
     if (!o->json)
       fprintf(stderr, "  tune %-56s %9.3f ms%s\n", text, t[0] * 1e3,
               done < reps ? " (abandoned)" : "");
@@ -283,13 +274,13 @@ static int bench_shape(const options *o, const char *given, unsigned size, resul
     re[r] = te[r] / tb[r];
     re1[r] = te1[r] / tb[r];
   }
-  res->exec_ratio = median(re, o->reps);
-  res->exec1_ratio = median(re1, o->reps);
-  res->clblast_s = median(tc, o->reps);
-  res->best_s = median(tb, o->reps);
-  res->simple_s = median(ts, o->reps);
-  res->exec_s = median(te, o->reps);
-  res->exec1_s = median(te1, o->reps);
+  res->exec_ratio = bench_median(re, (size_t)o->reps);
+  res->exec1_ratio = bench_median(re1, (size_t)o->reps);
+  res->clblast_s = bench_median(tc, (size_t)o->reps);
+  res->best_s = bench_median(tb, (size_t)o->reps);
+  res->simple_s = bench_median(ts, (size_t)o->reps);
+  res->exec_s = bench_median(te, (size_t)o->reps);
+  res->exec1_s = bench_median(te1, (size_t)o->reps);
   rc = 0;
 done:
   free(c_ref);

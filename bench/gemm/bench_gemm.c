@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "bench_gemm.h"
+#include "bench_util.h"
 #include "host_cal.h"
 #include "olc/plugin.h"
 #include "olc_stub_host.h"
@@ -82,18 +83,14 @@ static void die(const char *fmt, ...) {
   exit(1);
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 static double median(const double *v, int n) {
   double *s = malloc((size_t)n * sizeof(double)), m;
   if (s == NULL)
     die("out of memory");
   memcpy(s, v, (size_t)n * sizeof(double));
-  qsort(s, (size_t)n, sizeof(double), cmp_double);
-  m = use_min ? s[0] : n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+  m = bench_median(s, (size_t)n); /* sorts s: s[0] is the best */
+  if (use_min)
+    m = s[0];
   free(s);
   return m;
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "bench_runtime.h"
+#include "bench_util.h"
 #include "mlp.h"
 #include "peers.h"
 
@@ -137,7 +138,7 @@ static void measure(mlp_run *r, int rounds) {
     for (i = 0; i < rounds; i++)
       ratio[who - 1][i] = t[who][i] > 0 ? t[0][i] / t[who][i] : 0;
   for (who = 0; who < CONTENDERS; who++) {
-    med[who] = br_median(t[who], rounds);
+    med[who] = bench_median(t[who], (size_t)rounds);
     if (who > 0 && r->peers->have[who - 1] && (best < 0 || med[who] < med[best]))
       best = who;
   }
@@ -147,7 +148,7 @@ static void measure(mlp_run *r, int rounds) {
       printf("  %s %9.1f us", bench_peer_name(who - 1), med[who] / 1e3);
   if (best > 0)
     printf("  olc/faster peer (%s) %.3fx", bench_peer_name(best - 1),
-           br_median(ratio[best - 1], rounds));
+           bench_median(ratio[best - 1], (size_t)rounds));
   printf("  (%d passes a round)\n", reps);
 }
 
