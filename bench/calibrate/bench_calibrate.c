@@ -25,13 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
+#include "bench_util.h"
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+extern char **environ;
 
 /* Runs `olc --store STORE calibrate --json` with stdout into out_path;
  * returns its exit status (-1 when it did not exit) and *seconds. */
@@ -57,10 +53,10 @@ static int run_olc(const char *olc, const char *store, const char *out_path, dou
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  t0 = now_s();
+  t0 = bench_wall_s();
   if (posix_spawn(&pid, olc, &fa, NULL, argv, environ) == 0 && waitpid(pid, &status, 0) == pid)
     rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  *seconds = now_s() - t0;
+  *seconds = bench_wall_s() - t0;
   posix_spawn_file_actions_destroy(&fa);
   free(argv[0]);
   free(argv[2]);
@@ -101,16 +97,6 @@ static void remove_dir(const char *dir) {
   if (d != NULL)
     closedir(d);
   rmdir(dir);
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int main(int argc, char **argv) {
@@ -181,8 +167,8 @@ int main(int argc, char **argv) {
     }
   }
   remove_dir(dir);
-  m1 = median(first, rounds);
-  m2 = median(second, n2);
+  m1 = bench_median(first, (size_t)rounds);
+  m2 = bench_median(second, (size_t)n2);
   printf("first  calibrate: median %.3f s over %d rounds\n", m1, rounds);
   printf("second calibrate: median %.3f s over %d runs\n", m2, n2);
   printf("ratio second/first: 1/%.1f (goal: <= 1/20)\n", m2 > 0 ? m1 / m2 : 0.0);

@@ -29,6 +29,7 @@
 
 #include <clblast_c.h>
 
+#include "bench_util.h"
 #include "egpu.h"
 #include "egpu_harness.h"
 #include "host_cal.h"
@@ -60,16 +61,6 @@ typedef struct result {
 
 static const olc_plugin *g_table;
 static egpu_instance *g_inst;
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static double now_s(void) { return (double)olc_stub_host_now_ns() * 1e-9; }
 
@@ -110,23 +101,10 @@ static double time_clblast(const egpu_state *s) {
 static double time_execute(const egpu_state *s, const void *policy, float *c, double beta) {
   olc_plugin_tensor t[3];
   olc_plugin_exec_args args;
-  const void *data[3];
-  unsigned dims[3][2], i;
   double t0;
-  dims[0][0] = s->shape.m, dims[0][1] = s->shape.k, data[0] = s->host_a;
-  dims[1][0] = s->shape.k, dims[1][1] = s->shape.n, data[1] = s->host_b;
-  dims[2][0] = s->shape.m, dims[2][1] = s->shape.n, data[2] = c;
-  memset(t, 0, sizeof t);
-  for (i = 0; i < 3; i++) {
-    t[i].struct_size = sizeof t[i];
-    t[i].abi_minor = OLC_PLUGIN_ABI_MINOR;
-    t[i].dtype = OLC_PLUGIN_DTYPE_FLOAT32;
-    t[i].rank = 2;
-    t[i].dims[0] = dims[i][0];
-    t[i].dims[1] = t[i].strides[0] = dims[i][1];
-    t[i].strides[1] = 1;
-    memcpy(&t[i].data, &data[i], sizeof data[i]);
-  }
+  t[0] = olc_stub_matrix(s->host_a, s->shape.m, s->shape.k, s->shape.k);
+  t[1] = olc_stub_matrix(s->host_b, s->shape.k, s->shape.n, s->shape.n);
+  t[2] = olc_stub_matrix(c, s->shape.m, s->shape.n, s->shape.n);
   memset(&args, 0, sizeof args);
   args.struct_size = sizeof args;
   args.abi_minor = OLC_PLUGIN_ABI_MINOR;
@@ -194,7 +172,7 @@ static void *choose_policy(const options *o, const char *given, const harness_wo
     policy_text(cands->items[i], text, sizeof text);
     if (t[done - 1] < 0)
       continue;
-    t[0] = median(t, done);
+    t[0] = bench_median(t, (size_t)done);
     if (!o->json)
       fprintf(stderr, "  tune %-56s %9.3f ms%s\n", text, t[0] * 1e3,
               done < reps ? " (abandoned)" : "");
@@ -296,13 +274,13 @@ static int bench_shape(const options *o, const char *given, unsigned size, resul
     re[r] = te[r] / tb[r];
     re1[r] = te1[r] / tb[r];
   }
-  res->exec_ratio = median(re, o->reps);
-  res->exec1_ratio = median(re1, o->reps);
-  res->clblast_s = median(tc, o->reps);
-  res->best_s = median(tb, o->reps);
-  res->simple_s = median(ts, o->reps);
-  res->exec_s = median(te, o->reps);
-  res->exec1_s = median(te1, o->reps);
+  res->exec_ratio = bench_median(re, (size_t)o->reps);
+  res->exec1_ratio = bench_median(re1, (size_t)o->reps);
+  res->clblast_s = bench_median(tc, (size_t)o->reps);
+  res->best_s = bench_median(tb, (size_t)o->reps);
+  res->simple_s = bench_median(ts, (size_t)o->reps);
+  res->exec_s = bench_median(te, (size_t)o->reps);
+  res->exec1_s = bench_median(te1, (size_t)o->reps);
   rc = 0;
 done:
   free(c_ref);

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "bench_gemm.h"
+#include "bench_util.h"
 #include "host_cal.h"
 #include "olc/plugin.h"
 #include "olc_stub_host.h"
@@ -82,18 +83,14 @@ static void die(const char *fmt, ...) {
   exit(1);
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 static double median(const double *v, int n) {
   double *s = malloc((size_t)n * sizeof(double)), m;
   if (s == NULL)
     die("out of memory");
   memcpy(s, v, (size_t)n * sizeof(double));
-  qsort(s, (size_t)n, sizeof(double), cmp_double);
-  m = use_min ? s[0] : n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+  m = bench_median(s, (size_t)n); /* sorts s: s[0] is the best */
+  if (use_min)
+    m = s[0];
   free(s);
   return m;
 }
@@ -164,19 +161,6 @@ int bench_policy_text(const olc_plugin *pl, void *inst, const void *policy, char
   return 0;
 }
 
-static olc_plugin_tensor matrix_tensor(long rows, long cols, const float *data) {
-  olc_plugin_tensor t;
-  memset(&t, 0, sizeof t);
-  t.struct_size = sizeof t;
-  t.abi_minor = OLC_PLUGIN_ABI_MINOR;
-  t.dtype = OLC_PLUGIN_DTYPE_FLOAT32;
-  t.rank = 2;
-  t.dims[0] = rows, t.dims[1] = cols;
-  t.strides[0] = cols, t.strides[1] = 1;
-  t.data = (void *)(uintptr_t)data;
-  return t;
-}
-
 void bench_exec_init(bench_exec *e, long m, long n, long k, const float *a, const float *b,
                      float *c) {
   memset(e, 0, sizeof *e);
@@ -184,8 +168,8 @@ void bench_exec_init(bench_exec *e, long m, long n, long k, const float *a, cons
   e->wl.struct_size = sizeof e->wl, e->wl.abi_minor = OLC_PLUGIN_ABI_MINOR;
   e->wl.name = "bench", e->wl.operator_name = "MatMul";
   e->wl.properties = e->props, e->wl.property_count = 1;
-  e->in[0] = matrix_tensor(m, k, a), e->in[1] = matrix_tensor(k, n, b);
-  e->out = matrix_tensor(m, n, c);
+  e->in[0] = olc_stub_matrix(a, m, k, k), e->in[1] = olc_stub_matrix(b, k, n, n);
+  e->out = olc_stub_matrix(c, m, n, n);
   e->args.struct_size = sizeof e->args, e->args.abi_minor = OLC_PLUGIN_ABI_MINOR;
   e->args.inputs = e->in, e->args.input_count = 2;
   e->args.outputs = &e->out, e->args.output_count = 1;

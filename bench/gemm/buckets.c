@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "bench_gemm.h"
+#include "bench_util.h"
 #include "host_cal.h"
 
 typedef struct bucket_case {
@@ -53,11 +54,6 @@ static double now_s(void) {
   struct timespec ts;
   clock_gettime(use_cpu_clock ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
 }
 
 static void dims(const bucket_case *c, int i, long *m, long *n, long *k) {
@@ -117,7 +113,7 @@ static int cross(const olc_plugin *pl, void *inst, void *pol[3], int same[3][3],
       }
       for (int r = 0; r < reps; r++)
         q[r] = t[i][r] / t[j][r];
-      qsort(q, (size_t)reps, sizeof(double), cmp_double);
+      qsort(q, (size_t)reps, sizeof(double), bench_cmp_double);
       loss[i][j] = q[reps / 2] - 1.0;
       free(q);
     }

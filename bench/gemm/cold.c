@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "bench_gemm.h"
+#include "bench_util.h"
 
 #define COLD_MB 256.0 /* well past the last-level cache of any CPU here */
 #define CALLS 16      /* per round and mode */
@@ -40,16 +41,6 @@ static double secs(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double med(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* The median time of CALLS runs over states[0..count) in turn, from *next. */
 static double sample(const olc_plugin *pl, void *inst, const olc_plugin_workload *w, void **states,
                      int count, int *next, const void *policy) {
@@ -62,7 +53,7 @@ static double sample(const olc_plugin *pl, void *inst, const olc_plugin_workload
       return -1;
     t[i] = secs() - t0;
   }
-  return med(t, CALLS);
+  return bench_median(t, CALLS);
 }
 
 /* One shape: its warm and cold medians (s) and the paired ratio. */
@@ -91,9 +82,9 @@ static int one_shape(const olc_plugin *pl, void *inst, long m, long n, long k, i
       goto done;
     ratio[r] = cold[r] / warm[r];
   }
-  out[0] = med(warm, rounds);
-  out[1] = med(cold, rounds);
-  out[2] = med(ratio, rounds);
+  out[0] = bench_median(warm, (size_t)rounds);
+  out[1] = bench_median(cold, (size_t)rounds);
+  out[2] = bench_median(ratio, (size_t)rounds);
   out[3] = count;
   rc = 0;
 done:

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "bench_gemm.h"
+#include "bench_util.h"
 
 #define CC_THREADS 8
 #define CC_CALLS 24
@@ -82,11 +83,6 @@ static void *cc_worker(void *p) {
   return NULL;
 }
 
-static int cmp_double(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return a < b ? -1 : a > b;
-}
-
 /* Products per second and the median latency of one configuration. */
 static int cc_measure(cc_run *r, double *per_s, double *median_s) {
   static double all[CC_THREADS * 512];
@@ -111,7 +107,7 @@ static int cc_measure(cc_run *r, double *per_s, double *median_s) {
   for (int i = 0; i < CC_THREADS; i++)
     for (int j = 0; j < r->calls; j++)
       all[n++] = r->lat[i][j];
-  qsort(all, (size_t)n, sizeof(double), cmp_double);
+  qsort(all, (size_t)n, sizeof(double), bench_cmp_double);
   *per_s = (double)n / dt;
   *median_s = all[n / 2];
   return r->failures == 0 ? 0 : -1;
@@ -120,11 +116,6 @@ static int cc_measure(cc_run *r, double *per_s, double *median_s) {
 static int32_t keep_first(void *ctx, void *policy) {
   *(void **)ctx = policy;
   return OLC_PLUGIN_E_LIMIT;
-}
-
-static double median_of(double *v, int n) {
-  qsort(v, (size_t)n, sizeof(double), cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 #define CC_ROUNDS_MAX 32
@@ -155,8 +146,8 @@ static int cc_shape_report(const olc_plugin *pl, void *inst, const cc_shape *s, 
     ratio[i] = per[0][i] / per[1][i];
   }
   if (rc == 0) {
-    double p0 = median_of(per[0], rounds), p1 = median_of(per[1], rounds);
-    double q = median_of(ratio, rounds);
+    double p0 = bench_median(per[0], (size_t)rounds), p1 = bench_median(per[1], (size_t)rounds);
+    double q = bench_median(ratio, (size_t)rounds);
     if (json)
       printf("  {\"m\": %ld, \"n\": %ld, \"k\": %ld, \"policy\": \"%s\", \"caller_per_s\": %.1f, "
              "\"serialized_per_s\": %.1f, \"caller_to_serialized\": %.3f}%s\n",

@@ -10,17 +10,10 @@
 #include <time.h>
 
 #include "bench_gemm.h"
+#include "bench_util.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
-
-/* Thread CPU time: on a shared machine, time spent preempted is not the
- * core's speed. */
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* 12 chains: the asm barriers keep the compiler from merging chains that
  * compute the same thing; distinct starting values too. */
@@ -32,7 +25,7 @@ static double now_s(void) {
     V c5 = SET1(1.5f), c6 = SET1(1.6f), c7 = SET1(1.7f), c8 = SET1(1.8f), c9 = SET1(1.9f);         \
     V c10 = SET1(2.0f), c11 = SET1(2.1f);                                                          \
     const int64_t iters = 5000000;                                                                 \
-    double t0 = now_s(), dt, g;                                                                    \
+    double t0 = bench_cpu_s(), dt, g;                                                              \
     for (int64_t i = 0; i < iters; i++) {                                                          \
       c0 = FMA(c0, a, b), c1 = FMA(c1, a, b), c2 = FMA(c2, a, b), c3 = FMA(c3, a, b);              \
       c4 = FMA(c4, a, b), c5 = FMA(c5, a, b), c6 = FMA(c6, a, b), c7 = FMA(c7, a, b);              \
@@ -40,7 +33,7 @@ static double now_s(void) {
       __asm__ volatile("" : "+v"(c0), "+v"(c1), "+v"(c2), "+v"(c3), "+v"(c4), "+v"(c5));           \
       __asm__ volatile("" : "+v"(c6), "+v"(c7), "+v"(c8), "+v"(c9), "+v"(c10), "+v"(c11));         \
     }                                                                                              \
-    dt = now_s() - t0;                                                                             \
+    dt = bench_cpu_s() - t0;                                                                       \
     {                                                                                              \
       V s = ADD(ADD(ADD(c0, c1), ADD(c2, c3)), ADD(ADD(c4, c5), ADD(c6, c7)));                     \
       s = ADD(s, ADD(ADD(c8, c9), ADD(c10, c11)));                                                 \

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "bench_gemm.h"
+#include "bench_util.h"
 #include "host_cal.h"
 
 #define Q_MAX_WORKLOADS 16
@@ -41,11 +42,6 @@ static int32_t emit(void *ctx, void *policy) {
     return OLC_PLUGIN_E_LIMIT;
   c->p[c->n++] = policy;
   return OLC_PLUGIN_OK;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
 }
 
 /* One candidate as the host's loop measures it, without abandon: median
@@ -77,8 +73,7 @@ static double measure(const olc_plugin *pl, void *inst, const olc_plugin_workloa
     if (n >= cs->min_repetitions && t1 - start >= cs->min_seconds)
       break;
   }
-  qsort(t, n, sizeof *t, cmp_double);
-  med = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+  med = bench_median(t, n);
   free(t);
   return med;
 }
@@ -165,7 +160,7 @@ static int exhaustive(const olc_plugin *pl, void *inst, const bench_hc_workload 
         ratio[i] = a / b;
     }
     if (rc == 0) {
-      qsort(ratio, Q_PAIRS, sizeof *ratio, cmp_double);
+      qsort(ratio, Q_PAIRS, sizeof *ratio, bench_cmp_double);
       q->paired_gap = ratio[Q_PAIRS / 2] - 1.0;
     }
   }
@@ -242,11 +237,6 @@ done:
   return n;
 }
 
-static double median_of(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 #define Q_MAX_ROUNDS 32
 
 int bench_quality_report(const olc_plugin *pl, const olc_plugin_host *h, int threads, int rounds,
@@ -305,10 +295,11 @@ int bench_quality_report(const olc_plugin *pl, const olc_plugin_host *h, int thr
     if (json)
       printf("  {\"workload\": \"%s\", \"gap_pct_median\": %.2f, \"gap_pct_max\": %.2f, "
              "\"time_pct_median\": %.1f}%s\n",
-             q[0][i].name, median_of(g, rounds), gmax, median_of(t, rounds), i + 1 < n ? "," : "");
+             q[0][i].name, bench_median(g, (size_t)rounds), gmax, bench_median(t, (size_t)rounds),
+             i + 1 < n ? "," : "");
     else
       printf("  %-13s gap %5.1f%% (max %5.1f%%)  time %5.1f%%\n", q[0][i].name,
-             median_of(g, rounds), gmax, median_of(t, rounds));
+             bench_median(g, (size_t)rounds), gmax, bench_median(t, (size_t)rounds));
   }
   if (json)
     printf("]}}\n");

@@ -15,18 +15,11 @@
 #include <time.h>
 
 #include "bench_gemm.h"
+#include "bench_util.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
-
-/* Thread CPU time: the rate of this core's reads, not of its share of a
- * machine other processes also run on. */
-static double cpu_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /*
  * The buffer read as `streams` equal segments side by side, two vectors of
@@ -93,9 +86,9 @@ static double read_rate(const float *x, size_t bytes, int streams, int passes) {
   volatile float sink = 0.0f;
   sink += sum_floats(x, bytes / sizeof(float), streams);
   for (int p = 0; p < passes; p++) {
-    double t0 = cpu_s(), dt;
+    double t0 = bench_cpu_s(), dt;
     sink += sum_floats(x, bytes / sizeof(float), streams);
-    dt = cpu_s() - t0;
+    dt = bench_cpu_s() - t0;
     if (dt > 0 && (double)bytes / dt * 1e-9 > best)
       best = (double)bytes / dt * 1e-9;
   }

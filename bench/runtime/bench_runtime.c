@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "bench_runtime.h"
+#include "bench_util.h"
 #ifdef BR_HAVE_PEERS
 #include "peers.h"
 #endif
@@ -82,16 +83,6 @@ double br_cpu_ns(void) {
   struct timespec t;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-double br_median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static void print_machine(void) {
@@ -163,8 +154,9 @@ static void bench_select(br_shape *s, int rounds, int calls) {
   }
   printf("select %s: binding %.1f ns, host_select %.1f ns (%.2fx), uncached lookup %.0f ns "
          "(%.0fx); allocations in %d warm selects: %ld (one lookup: %ld)%s\n",
-         s->label, br_median(ns[0], rounds), br_median(ns[1], rounds), br_median(r_host, rounds),
-         br_median(ns[2], rounds), br_median(r_peer, rounds), 2 * calls, before, control,
+         s->label, bench_median(ns[0], (size_t)rounds), bench_median(ns[1], (size_t)rounds),
+         bench_median(r_host, (size_t)rounds), bench_median(ns[2], (size_t)rounds),
+         bench_median(r_peer, (size_t)rounds), 2 * calls, before, control,
          before < 0 ? " (not counted: sanitizer build)" : "");
 }
 
@@ -202,8 +194,8 @@ static void bench_execute(br_shape *s, br_direct *d, int rounds) {
   }
   printf("execute %s: host %.0f ns, plugin table %.0f ns; host/table %.3fx, host - table %.0f ns "
          "(%d calls per form and round)\n",
-         s->label, br_median(ns[0], rounds), br_median(ns[1], rounds), br_median(ratio, rounds),
-         br_median(diff, rounds), n);
+         s->label, bench_median(ns[0], (size_t)rounds), bench_median(ns[1], (size_t)rounds),
+         bench_median(ratio, (size_t)rounds), bench_median(diff, (size_t)rounds), n);
   br_direct_release(d, policy);
 }
 

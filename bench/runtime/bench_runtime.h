@@ -25,8 +25,6 @@ typedef struct br_direct {
 
 void br_die(const char *fmt, ...);
 double br_cpu_ns(void);
-/* Sorts v. */
-double br_median(double *v, int n);
 
 /* Loads the plugin at path (the host's copy: dlopen gives the same
  * library) and makes an instance with one thread.  0, or -1 with why. */

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "bench_runtime.h"
+#include "olc_stub_host.h"
 
 static void h_log(void *ctx, int32_t level, const char *msg) {
   (void)ctx;
@@ -81,21 +82,6 @@ void *br_direct_policy(br_direct *d, const olc_selection *sel) {
 
 void br_direct_release(br_direct *d, void *policy) { d->pl->release_policy(d->inst, policy); }
 
-static olc_plugin_tensor matrix(float *data, long rows, long cols) {
-  olc_plugin_tensor t;
-  memset(&t, 0, sizeof t);
-  t.struct_size = sizeof t;
-  t.abi_minor = OLC_PLUGIN_ABI_MINOR;
-  t.dtype = OLC_PLUGIN_DTYPE_FLOAT32;
-  t.rank = 2;
-  t.dims[0] = rows;
-  t.dims[1] = cols;
-  t.strides[0] = cols;
-  t.strides[1] = 1;
-  t.data = data;
-  return t;
-}
-
 int br_direct_matmul(br_direct *d, const br_shape *s, const void *policy) {
   olc_plugin_kv kv[4];
   olc_plugin_workload w;
@@ -113,9 +99,9 @@ int br_direct_matmul(br_direct *d, const br_shape *s, const void *policy) {
   w.operator_name = "MatMul";
   w.properties = kv;
   w.property_count = 4;
-  in[0] = matrix(s->a, s->m, s->k);
-  in[1] = matrix(s->b, s->k, s->n);
-  out[0] = matrix(s->c, s->m, s->n);
+  in[0] = olc_stub_matrix(s->a, s->m, s->k, s->k);
+  in[1] = olc_stub_matrix(s->b, s->k, s->n, s->n);
+  out[0] = olc_stub_matrix(s->c, s->m, s->n, s->n);
   memset(&args, 0, sizeof args);
   args.struct_size = sizeof args;
   args.abi_minor = OLC_PLUGIN_ABI_MINOR;

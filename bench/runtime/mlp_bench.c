@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "bench_runtime.h"
+#include "bench_util.h"
 #include "mlp.h"
 #include "peers.h"
 
@@ -100,18 +101,6 @@ static float *alloc_floats(size_t count) {
   return p;
 }
 
-/* The largest difference from the reference over its largest magnitude. */
-static double rel_error(const float *got, const float *want, size_t count) {
-  double diff = 0, scale = 0;
-  size_t i;
-  for (i = 0; i < count; i++) {
-    double d = fabs((double)got[i] - (double)want[i]);
-    diff = d > diff || isnan(d) ? d : diff;
-    scale = fabs((double)want[i]) > scale ? fabs((double)want[i]) : scale;
-  }
-  return scale > 0 ? diff / scale : diff;
-}
-
 /* ns per forward pass of contender who over reps passes. */
 static double time_passes(mlp_run *r, int who, int reps) {
   double t0 = br_cpu_ns();
@@ -137,7 +126,7 @@ static void measure(mlp_run *r, int rounds) {
     for (i = 0; i < rounds; i++)
       ratio[who - 1][i] = t[who][i] > 0 ? t[0][i] / t[who][i] : 0;
   for (who = 0; who < CONTENDERS; who++) {
-    med[who] = br_median(t[who], rounds);
+    med[who] = bench_median(t[who], (size_t)rounds);
     if (who > 0 && r->peers->have[who - 1] && (best < 0 || med[who] < med[best]))
       best = who;
   }
@@ -147,7 +136,7 @@ static void measure(mlp_run *r, int rounds) {
       printf("  %s %9.1f us", bench_peer_name(who - 1), med[who] / 1e3);
   if (best > 0)
     printf("  olc/faster peer (%s) %.3fx", bench_peer_name(best - 1),
-           br_median(ratio[best - 1], rounds));
+           bench_median(ratio[best - 1], (size_t)rounds));
   printf("  (%d passes a round)\n", reps);
 }
 
@@ -178,7 +167,7 @@ static void run_batch(const mlp *m, olc_host *host, const bench_peers *peers, lo
     if (who > 0 && !peers->have[who - 1])
       continue;
     forward(&r, who);
-    e = rel_error(r.out, r.ref, outs);
+    e = mlp_max_error(r.out, r.ref, outs);
     if (!(e < 1e-4))
       br_die("mlp batch %ld: %s's output is off the reference by %.3g", batch,
              who == 0 ? "olc" : bench_peer_name(who - 1), e);

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "olc/store.h"
 
 #define SIZES 3
@@ -40,22 +41,6 @@ static const size_t sizes[SIZES] = {100, 1000, 10000};
 static void die(const char *what, const char *msg) {
   fprintf(stderr, "bench_store_scope: %s: %s\n", what, msg);
   exit(1);
-}
-
-static double cpu_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n) {
-  qsort(v, n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Shape i: m and n vary, k fixed; W is shape 0, the unrelated ones 1..N. */
@@ -161,7 +146,7 @@ static void open_store(bench_store *b, const char *dir, size_t n) {
 /* Thread CPU seconds per lookup over count lookups. */
 static double lookups(bench_store *b, int scope, size_t count) {
   olc_lookup_options o = OLC_LOOKUP_OPTIONS_INIT;
-  double t0 = cpu_s();
+  double t0 = bench_cpu_s();
   size_t i;
   o.key = &b->key;
   o.scope = scope;
@@ -178,7 +163,7 @@ static double lookups(bench_store *b, int scope, size_t count) {
     }
     olc_lookup_result_free(res);
   }
-  return (cpu_s() - t0) / (double)count;
+  return (bench_cpu_s() - t0) / (double)count;
 }
 
 /* The model name, with family and model (some VMs name only the vendor). */
@@ -252,8 +237,9 @@ static void report(bench_store *b, series *s, size_t rounds, double load_before)
   for (j = 0; j < SIZES; j++) {
     printf("| %zu | %zu | %zu | %zu | %.2f | %zu | %.1f | %.0fx | %.2fx |\n", b[j].n,
            2 * b[j].n + SCOPED_REJECTIONS + 1, b[j].scoped_rejected, b[j].scoped_unlisted,
-           median(s[j].scoped, rounds) * 1e6, b[j].key_rejected, median(s[j].key, rounds) * 1e6,
-           median(s[j].ratio, rounds), median(s[j].flat, rounds));
+           bench_median(s[j].scoped, rounds) * 1e6, b[j].key_rejected,
+           bench_median(s[j].key, rounds) * 1e6, bench_median(s[j].ratio, rounds),
+           bench_median(s[j].flat, rounds));
     if (b[j].scoped_rejected != SCOPED_REJECTIONS || b[j].scoped_unlisted != 2 * b[j].n ||
         b[j].key_rejected < 2 * b[j].n)
       bad = 1;

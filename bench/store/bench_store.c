@@ -7,7 +7,7 @@
  *   load      olc: read + parse + index the whole file (olc_store_reload);
  *             sqlite: open the database and read every row
  *             (load and lookup are timed in thread CPU time, saves in wall
- *             time; see cpu_s)
+ *             time; see bench_cpu_s, bench/common)
  *   lookup    a hit on an exact record, whose bucket holds other records
  *             that differ in two fields (no rejection list);
  *             olc with and without change detection (a stat per lookup);
@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "olc/store.h"
 
 #define BUCKETS 200
@@ -61,31 +62,6 @@ typedef struct result_row {
   double save_olc, save_sql, save_floor;
   double olc_over_floor, sql_over_floor; /* medians of paired ratios */
 } result_row;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* CPU time of this thread: load and lookup are CPU-bound, and on a shared
- * machine wall time mostly measures the other tenants.  Saves are timed
- * with the wall clock (they wait for fsync). */
-static double cpu_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n) {
-  qsort(v, n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* Record i: bucket i % BUCKETS; model and processor both vary with i, so
  * two records of one bucket differ in two fields (not candidates). */
@@ -219,15 +195,15 @@ static void olc_fill(const char *path, const char *dir, size_t n) {
 
 static double olc_load(olc_store *s) {
   olc_error e;
-  double t0 = cpu_s();
+  double t0 = bench_cpu_s();
   if (olc_store_reload(s, &e) != OLC_OK)
     die("olc reload", e.message);
-  return cpu_s() - t0;
+  return bench_cpu_s() - t0;
 }
 
 static double olc_lookups(olc_store *s, size_t count, int all, size_t *rejected) {
   size_t i;
-  double t0 = cpu_s();
+  double t0 = bench_cpu_s();
   for (i = 0; i < count; i++) {
     olc_lookup_options o = OLC_LOOKUP_OPTIONS_INIT;
     olc_lookup_result *res = NULL;
@@ -242,7 +218,7 @@ static double olc_lookups(olc_store *s, size_t count, int all, size_t *rejected)
       *rejected = olc_lookup_result_rejected_count(res);
     olc_lookup_result_free(res);
   }
-  return (cpu_s() - t0) / (double)count;
+  return (bench_cpu_s() - t0) / (double)count;
 }
 
 static double olc_save_one(olc_store *s, size_t n, size_t round) {
@@ -260,10 +236,10 @@ static double olc_save_one(olc_store *s, size_t n, size_t round) {
   r.measurement_count = 2;
   r.policy = t.policy;
   r.policy_len = strlen(t.policy);
-  t0 = now_s();
+  t0 = bench_wall_s();
   if (olc_store_save(s, &r, &e) < 0)
     die("olc save", e.message);
-  return now_s() - t0;
+  return bench_wall_s() - t0;
 }
 
 /* ---- sqlite side ------------------------------------------------------- */
@@ -361,7 +337,7 @@ static size_t sql_read_row(sqlite3_stmt *st) {
 }
 
 static double sql_load(const char *path) {
-  double t0 = cpu_s();
+  double t0 = bench_cpu_s();
   sqlite3 *db = sql_open(path);
   sqlite3_stmt *st = sql_prepare(db, "SELECT * FROM profiles");
   size_t bytes = 0;
@@ -371,12 +347,12 @@ static double sql_load(const char *path) {
   sqlite3_close(db);
   if (bytes == 0)
     die("sqlite load", "empty");
-  return cpu_s() - t0;
+  return bench_cpu_s() - t0;
 }
 
 static double sql_lookups(sqlite3 *db, sqlite3_stmt *get, sqlite3_stmt *bucket, size_t count) {
   size_t i;
-  double t0 = cpu_s();
+  double t0 = bench_cpu_s();
   for (i = 0; i < count; i++) {
     const rec_text *tp = &keys[i % KEYS];
 #define t (*tp)
@@ -398,19 +374,19 @@ static double sql_lookups(sqlite3 *db, sqlite3_stmt *get, sqlite3_stmt *bucket, 
     }
 #undef t
   }
-  return (cpu_s() - t0) / (double)count;
+  return (bench_cpu_s() - t0) / (double)count;
 }
 
 static double sql_save_one(sqlite3 *db, sqlite3_stmt *put, size_t n, size_t round) {
   rec_text t;
   double t0;
   make_rec(&t, (round * 104729u) % n);
-  t0 = now_s();
+  t0 = bench_wall_s();
   sql_bind_rec(put, &t, 1.0 + (double)round);
   if (sqlite3_step(put) != SQLITE_DONE)
     die("sqlite save", sqlite3_errmsg(db));
   sqlite3_reset(put);
-  return now_s() - t0;
+  return bench_wall_s() - t0;
 }
 
 /* ---- the floor ---------------------------------------------------------- */
@@ -440,7 +416,7 @@ static double floor_save(const char *dir, const char *target, const unsigned cha
   size_t off = 0;
   int fd, dfd;
   snprintf(tmp, sizeof tmp, "%s.floor.tmp", target);
-  t0 = now_s();
+  t0 = bench_wall_s();
   fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0)
     die("floor open", tmp);
@@ -455,7 +431,7 @@ static double floor_save(const char *dir, const char *target, const unsigned cha
   dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd < 0 || fsync(dfd) != 0 || close(dfd) != 0)
     die("floor dir fsync", dir);
-  return now_s() - t0;
+  return bench_wall_s() - t0;
 }
 
 /* ---- driver ------------------------------------------------------------ */
@@ -549,18 +525,18 @@ static void run_size(const bench_cfg *cfg, size_t n, result_row *row) {
     v[10][r] = v[7][r] / v[9][r];
     v[11][r] = v[8][r] / v[9][r];
   }
-  row->load_olc = median(v[0], rounds);
-  row->load_sql = median(v[1], rounds);
-  row->lookup_olc = median(v[2], rounds);
-  row->lookup_olc_nocheck = median(v[3], rounds);
-  row->lookup_sql = median(v[4], rounds);
-  row->rej_olc = median(v[5], rounds);
-  row->rej_sql = median(v[6], rounds);
-  row->save_olc = median(v[7], save_rounds);
-  row->save_sql = median(v[8], save_rounds);
-  row->save_floor = median(v[9], save_rounds);
-  row->olc_over_floor = median(v[10], save_rounds);
-  row->sql_over_floor = median(v[11], save_rounds);
+  row->load_olc = bench_median(v[0], rounds);
+  row->load_sql = bench_median(v[1], rounds);
+  row->lookup_olc = bench_median(v[2], rounds);
+  row->lookup_olc_nocheck = bench_median(v[3], rounds);
+  row->lookup_sql = bench_median(v[4], rounds);
+  row->rej_olc = bench_median(v[5], rounds);
+  row->rej_sql = bench_median(v[6], rounds);
+  row->save_olc = bench_median(v[7], save_rounds);
+  row->save_sql = bench_median(v[8], save_rounds);
+  row->save_floor = bench_median(v[9], save_rounds);
+  row->olc_over_floor = bench_median(v[10], save_rounds);
+  row->sql_over_floor = bench_median(v[11], save_rounds);
   free(floor_bytes);
   sqlite3_finalize(get);
   sqlite3_finalize(bucket);

@@ -2,6 +2,7 @@
 #include "mlp.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,4 +143,15 @@ int mlp_reference(const mlp *m, int64_t batch, const float *x, float *out) {
   free(cur);
   free(next);
   return 0;
+}
+
+double mlp_max_error(const float *got, const float *want, size_t count) {
+  double diff = 0, scale = 0;
+  size_t i;
+  for (i = 0; i < count; i++) {
+    double d = fabs((double)got[i] - (double)want[i]);
+    diff = d > diff || isnan(d) ? d : diff;
+    scale = fabs((double)want[i]) > scale ? fabs((double)want[i]) : scale;
+  }
+  return scale > 0 ? diff / scale : diff;
 }

@@ -35,5 +35,9 @@ void mlp_input(float *x, size_t count);
 /* The reference forward pass of batch rows (double accumulation); out
  * holds batch x width[layers].  0, or -1 when out of memory. */
 int mlp_reference(const mlp *m, int64_t batch, const float *x, float *out);
+/* The largest difference of got from the reference want (count values),
+ * relative to want's largest magnitude (absolute when want is all zero);
+ * NaN when got holds a NaN. */
+double mlp_max_error(const float *got, const float *want, size_t count);
 
 #endif

@@ -183,19 +183,6 @@ static void print_diagnostics(olc_host *host) {
             d.message);
 }
 
-/* The largest difference from the reference, relative to its largest
- * magnitude. */
-static double max_error(const float *got, const float *want, size_t count) {
-  double diff = 0, scale = 0;
-  size_t i;
-  for (i = 0; i < count; i++) {
-    double d = fabs((double)got[i] - (double)want[i]);
-    diff = d > diff || isnan(d) ? d : diff;
-    scale = fabs((double)want[i]) > scale ? fabs((double)want[i]) : scale;
-  }
-  return scale > 0 ? diff / scale : diff;
-}
-
 /* Loads the model (writing it first when the file does not exist yet). */
 static int load_model(mlp *m, const char *path) {
   char why[512];
@@ -236,7 +223,7 @@ static int run_and_check(layer *ly, const mlp *m, long batch) {
     fprintf(stderr, "runtime_integration: execute: %s\n", err.message);
     goto done;
   }
-  error = max_error(y, ref, out);
+  error = mlp_max_error(y, ref, out);
   printf("output: %zu values, largest difference from the reference %.2g of its largest "
          "magnitude (limit 1e-4)\n",
          out, error);

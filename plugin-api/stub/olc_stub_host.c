@@ -31,6 +31,18 @@ uint64_t olc_stub_host_now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+olc_plugin_tensor olc_stub_matrix(const void *data, int64_t rows, int64_t cols, int64_t ld) {
+  olc_plugin_tensor t = {.struct_size = sizeof t,
+                         .abi_minor = OLC_PLUGIN_ABI_MINOR,
+                         .dtype = OLC_PLUGIN_DTYPE_FLOAT32,
+                         .rank = 2,
+                         .dims = {rows, cols},
+                         .strides = {ld, 1}};
+  /* The ABI's data pointer is not const; the plugin writes outputs only. */
+  t.data = (void *)(uintptr_t)data;
+  return t;
+}
+
 static void stub_log(void *ctx, int32_t level, const char *message) {
   (void)ctx;
   if (observer != NULL)

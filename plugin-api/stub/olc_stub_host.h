@@ -46,6 +46,14 @@ void olc_stub_host_set_observer(olc_stub_host_observer fn, void *payload);
 /* The stub's clock, for callers that time the plugin as the host would. */
 uint64_t olc_stub_host_now_ns(void);
 
+/* An operand of an execute call: a rank-2 float32 row-major tensor over
+ * data (rows x cols, ld floats from one row to the next, strides[1] 1),
+ * struct_size and abi_minor filled, every other field zero.  The tensor
+ * only points at data, which stays the caller's and must outlive the call.
+ * data is const so that inputs can be passed as they are; an output's data
+ * must be writable. */
+olc_plugin_tensor olc_stub_matrix(const void *data, int64_t rows, int64_t cols, int64_t ld);
+
 #ifdef __cplusplus
 }
 #endif

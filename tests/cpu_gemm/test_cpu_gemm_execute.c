@@ -62,16 +62,7 @@ static mat mat_new(int64_t rows, int64_t cols, int64_t pad, float fill_value, in
 }
 
 static olc_plugin_tensor tensor(const mat *x) {
-  olc_plugin_tensor t;
-  memset(&t, 0, sizeof t);
-  t.struct_size = sizeof t;
-  t.abi_minor = OLC_PLUGIN_ABI_MINOR;
-  t.dtype = OLC_PLUGIN_DTYPE_FLOAT32;
-  t.rank = 2;
-  t.dims[0] = x->rows, t.dims[1] = x->cols;
-  t.strides[0] = x->ld, t.strides[1] = 1;
-  t.data = x->data;
-  return t;
+  return olc_stub_matrix(x->data, x->rows, x->cols, x->ld);
 }
 
 static int32_t execute_t(void *inst, const void *policy, olc_plugin_tensor in[2],

@@ -63,18 +63,7 @@ static void mat_init(mat *x, unsigned rows, unsigned cols, unsigned pad, uint32_
 }
 
 static olc_plugin_tensor tensor_of(const mat *x) {
-  olc_plugin_tensor t;
-  memset(&t, 0, sizeof t);
-  t.struct_size = sizeof t;
-  t.abi_minor = OLC_PLUGIN_ABI_MINOR;
-  t.dtype = OLC_PLUGIN_DTYPE_FLOAT32;
-  t.rank = 2;
-  t.dims[0] = x->rows;
-  t.dims[1] = x->cols;
-  t.strides[0] = x->ld;
-  t.strides[1] = 1;
-  t.data = x->buf;
-  return t;
+  return olc_stub_matrix(x->buf, x->rows, x->cols, x->ld);
 }
 
 static int32_t exec_tensors(const void *policy, const olc_plugin_tensor *in,

@@ -338,28 +338,15 @@ static void product_free(product *p) {
   free(p->a), free(p->b), free(p->c), free(p->want), free(p->scale);
 }
 
-static olc_plugin_tensor matrix(float *data, int64_t rows, int64_t cols, int64_t ld) {
-  olc_plugin_tensor t;
-  memset(&t, 0, sizeof t);
-  t.struct_size = sizeof t;
-  t.abi_minor = OLC_PLUGIN_ABI_MINOR;
-  t.dtype = OLC_PLUGIN_DTYPE_FLOAT32;
-  t.rank = 2;
-  t.dims[0] = rows, t.dims[1] = cols;
-  t.strides[0] = ld, t.strides[1] = 1;
-  t.data = data;
-  return t;
-}
-
 typedef struct call {
   olc_plugin_tensor in[2], out[1];
   olc_plugin_exec_args args;
 } call;
 
 static void call_init(call *x, const product *p, double alpha, double beta) {
-  x->in[0] = matrix(p->a, p->m, p->k, p->lda);
-  x->in[1] = matrix(p->b, p->k, p->n, p->ldb);
-  x->out[0] = matrix(p->c, p->m, p->n, p->ldc);
+  x->in[0] = olc_stub_matrix(p->a, p->m, p->k, p->lda);
+  x->in[1] = olc_stub_matrix(p->b, p->k, p->n, p->ldb);
+  x->out[0] = olc_stub_matrix(p->c, p->m, p->n, p->ldc);
   memset(&x->args, 0, sizeof x->args);
   x->args.struct_size = sizeof x->args;
   x->args.abi_minor = OLC_PLUGIN_ABI_MINOR;
@@ -454,7 +441,7 @@ static void test_execute_refused(void) {
   x.in[0].rank = 3; /* batched */
   expect_refused(inst, policy, &x, &p, OLC_PLUGIN_E_UNSUPPORTED);
   call_init(&x, &p, 1, 1);
-  x.in[1] = matrix(p.b, p.k, p.n, 1), x.in[1].strides[1] = p.ldb; /* transposed B */
+  x.in[1] = olc_stub_matrix(p.b, p.k, p.n, 1), x.in[1].strides[1] = p.ldb; /* transposed B */
   expect_refused(inst, policy, &x, &p, OLC_PLUGIN_E_UNSUPPORTED);
   call_init(&x, &p, 1, 1);
   x.in[0].data = p.c; /* A overlaps C */
