@@ -4,7 +4,6 @@
  * checked.
  */
 #include <CUnit/CUnit.h>
-#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -487,18 +486,7 @@ static void test_import_export(void) {
   free(other);
 }
 
-static int count_corrupt(void) {
-  DIR *d = opendir(g_dir);
-  struct dirent *e;
-  int n = 0;
-  if (d == NULL)
-    return -1;
-  while ((e = readdir(d)) != NULL)
-    if (strncmp(e->d_name, "store.txt.corrupt-", 18) == 0)
-      n++;
-  closedir(d);
-  return n;
-}
+static int count_corrupt(void) { return olc_test_count_names(g_dir, "store.txt.corrupt-", ""); }
 
 static void test_repair(void) {
   /* A damaged store (its header, then junk): what repair moves. */

@@ -76,32 +76,26 @@ void olc_test_rmtree(const char *path) {
   rmdir(path);
 }
 
-int olc_test_count_tmp(const char *dir) {
-  DIR *dh = opendir(dir);
-  struct dirent *e;
-  int n = 0;
-  if (dh == NULL)
-    return -1;
-  while ((e = readdir(dh)) != NULL) {
-    size_t l = strlen(e->d_name);
-    if (l > 4 && strcmp(e->d_name + l - 4, ".tmp") == 0)
-      n++;
-  }
-  closedir(dh);
-  return n;
-}
-
-int olc_test_count_entries(const char *dir) {
+int olc_test_count_names(const char *dir, const char *prefix, const char *suffix) {
   DIR *d = opendir(dir);
   struct dirent *e;
+  size_t pl = strlen(prefix), sl = strlen(suffix);
   int n = 0;
   if (d == NULL)
     return -1;
-  while ((e = readdir(d)) != NULL)
-    n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+  while ((e = readdir(d)) != NULL) {
+    size_t l = strlen(e->d_name);
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 || l < pl + sl)
+      continue;
+    n += strncmp(e->d_name, prefix, pl) == 0 && strcmp(e->d_name + l - sl, suffix) == 0;
+  }
   closedir(d);
   return n;
 }
+
+int olc_test_count_tmp(const char *dir) { return olc_test_count_names(dir, "", ".tmp"); }
+
+int olc_test_count_entries(const char *dir) { return olc_test_count_names(dir, "", ""); }
 
 void olc_test_capture_line(const char *cmd, char *out, size_t size) {
   FILE *p = popen(cmd, "r");

@@ -36,6 +36,9 @@ int olc_test_suite_tmpdir(char **dir, const char *tag);
 /* Removes *dir, frees it and sets it to NULL; 0. */
 int olc_test_suite_rmtree(char **dir);
 
+/* Entries of dir other than . and .. whose name starts with prefix and
+ * ends with suffix ("" matches any; -1 when dir cannot be read). */
+int olc_test_count_names(const char *dir, const char *prefix, const char *suffix);
 /* Entries of dir whose name ends in ".tmp" (-1 when dir cannot be read). */
 int olc_test_count_tmp(const char *dir);
 /* Open descriptors of this process (-1 when /proc/self/fd is missing). */
