@@ -379,30 +379,32 @@ static void test_policy_rejects(void) {
 
 static void test_candidate_blocking(void) {
   /* The analytical default follows the probed caches: the packed blocks fit
-   * the levels they are meant for. */
-  cg_shape big = {4096, 4096, 4096};
-  cg_policy d;
+   * the levels they are meant for (K a multiple of the slice: no equal
+   * slices deeper than the model's). */
   const cg_cache *l1 = cg_probe_data_cache(&cpu, 1), *l2 = cg_probe_data_cache(&cpu, 2);
-  const cg_kernel_info *ki;
-  cg_policy_default(&d, &cpu, cpu.isa, 1, &big);
-  ki = &cg_kernel_table[d.kernel];
-  CU_ASSERT_EQUAL(ki->isa, cpu.isa);
+  const cg_kernel_info *ki = &cg_kernel_table[cg_kernel_best(CG_KIND_TILE, cpu.isa)];
+  cg_shape big = {4096, 4096, 0};
+  cg_policy d;
+  int64_t base;
   CU_ASSERT_FATAL(l1 != NULL && l2 != NULL);
+  /* The base slice: half of L1 for the B micro-panel. */
+  base = (int64_t)(l1->size / 2 / (ki->nr * 4u));
+  base = base < 64 ? 64 : base - base % 8;
+  big.k = 16 * base;
+  cg_policy_default(&d, &cpu, cpu.isa, 1, &big);
+  CU_ASSERT_EQUAL(&cg_kernel_table[d.kernel], ki);
+  CU_ASSERT_EQUAL(ki->isa, cpu.isa);
   CU_ASSERT((uint64_t)d.kc * ki->nr * 4u <= l1->size);
   CU_ASSERT((uint64_t)d.mc * d.kc * 4u <= l2->size);
   CU_ASSERT(d.pack == (CG_PACK_A | CG_PACK_B));
   /* K two slices deep or more: a KC twice the shallow one for half the MC
    * (fewer passes over C), and the shallow blocking still a candidate. */
   {
-    /* K just under two base slices (the base slice: half of L1 for the
-     * B micro-panel): neither doubled nor made one slice. */
-    int64_t base = (int64_t)(l1->size / 2 / (ki->nr * 4u));
-    cg_shape shallow = {4096, 4096, 0};
+    /* K one base slice deep: not doubled. */
+    cg_shape shallow = {4096, 4096, base};
     cg_policy ds, cands[CG_CANDIDATES_MAX];
     uint32_t n = cg_policy_candidates(cands, CG_CANDIDATES_MAX, &cpu, cpu.isa, 1, &big);
     int found = 0;
-    base = base < 64 ? 64 : base - base % 8;
-    shallow.k = 2 * base - 8;
     cg_policy_default(&ds, &cpu, cpu.isa, 1, &shallow);
     CU_ASSERT(ds.pack == (CG_PACK_A | CG_PACK_B));
     CU_ASSERT_EQUAL(d.kc, 2 * ds.kc);
@@ -443,6 +445,19 @@ static void test_candidate_blocking(void) {
     for (uint32_t i = 1; i < n && i < 4; i++)
       grouped += cands[i].bj_group != 0;
     CU_ASSERT_EQUAL(grouped, cg_kernel_table[cands[0].kernel].packed_copy != NULL ? 3 : 0);
+  }
+  /* K that the model's KC does not divide: the guess cuts it into equal
+   * slices (up to a rounding to 8), not full slices and a thin last one. */
+  {
+    static const int64_t ks[] = {1000, 1030, 3000, 4100};
+    for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+      cg_policy g;
+      uint64_t used;
+      cg_policy_default(&g, &cpu, cpu.isa, 1, &(cg_shape){1024, 1024, ks[i]});
+      used = ((uint64_t)ks[i] + g.kc - 1) / g.kc;
+      CU_ASSERT(g.kc * used - (uint64_t)ks[i] < 8u * used);
+      CU_ASSERT((uint64_t)g.mc * g.kc * 4u <= l2->size);
+    }
   }
 }
 
