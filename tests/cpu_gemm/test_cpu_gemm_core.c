@@ -446,6 +446,18 @@ static void test_candidate_blocking(void) {
       grouped += cands[i].bj_group != 0;
     CU_ASSERT_EQUAL(grouped, cg_kernel_table[cands[0].kernel].packed_copy != NULL ? 3 : 0);
   }
+  /* Few rows: the vm block's rows of C take up to a quarter of L2, more
+   * than half of L1 when N is long enough, so each row of B is read in
+   * long runs. */
+  {
+    cg_policy v;
+    const cg_shape few = {4, 65536, 64};
+    cg_policy_default(&v, &cpu, cpu.isa, 1, &few);
+    CU_ASSERT_EQUAL(cg_kernel_table[v.kernel].kind, (uint32_t)CG_KIND_VM);
+    CU_ASSERT((uint64_t)v.nc * 4u * 4u <= l2->size / 4);
+    if (l2->size / 4 > l1->size / 2)
+      CU_ASSERT((uint64_t)v.nc * 4u * 4u > l1->size / 2);
+  }
   /* K that the model's KC does not divide: the guess cuts it into equal
    * slices (up to a rounding to 8), not full slices and a thin last one. */
   {
