@@ -245,6 +245,12 @@ static int worth_splitting(const cg_shape *s, uint32_t threads) {
  * with C in half of L1, which stays a candidate). */
 static uint64_t vm_nc_bytes(const cg_cpu *cpu) { return l2_bytes(cpu) / 4; }
 
+/* The vm block whose rows of C (up to 4) take `bytes`. */
+static uint32_t vm_nc(uint64_t bytes, const cg_shape *s, uint32_t nr) {
+  const uint64_t rows = (uint64_t)(s->m < 4 ? s->m : 4);
+  return (uint32_t)round_down(min_u64(CG_NC_MAX, bytes / (4u * rows)), nr);
+}
+
 /* The thin kernel's guess: mv slices k so that a slice of the gathered
  * columns takes half of L1; vm keeps the rows of C of an NC block in a
  * quarter of L2 and streams CG_VM_KC rows of B together. */
@@ -262,8 +268,7 @@ static void thin_default(cg_policy *p, uint32_t kind, const cg_cpu *cpu, uint32_
     p->kc = (uint32_t)min_u64(CG_KC_MAX, round_down(half_l1 / (4u * cols), 16));
     p->split = worth_splitting(s, threads) ? CG_SPLIT_IC : CG_SPLIT_NONE;
   } else {
-    uint64_t rows = (uint64_t)(s->m < 4 ? s->m : 4);
-    p->nc = round_down(min_u64(CG_NC_MAX, vm_nc_bytes(cpu) / (4u * rows)), ki->nr);
+    p->nc = vm_nc(vm_nc_bytes(cpu), s, ki->nr);
     p->kc = CG_VM_KC;
     p->split = worth_splitting(s, threads) ? CG_SPLIT_JC : CG_SPLIT_NONE;
   }
@@ -285,9 +290,7 @@ static void cand_thin(cand_list *l, uint32_t kind, const cg_cpu *cpu, uint32_t i
     p = d, p.nc = CG_NC_MAX, cand_add(l, p);
     p = d, p.nc = round_down(d.nc / 4, cg_kernel_table[d.kernel].nr), cand_add(l, p);
     /* C's rows of a block in half of L1. */
-    p = d, p.nc = round_down(l1_bytes(cpu) / 2 / (4u * (uint64_t)(s->m < 4 ? s->m : 4)),
-                             cg_kernel_table[d.kernel].nr);
-    cand_add(l, p);
+    p = d, p.nc = vm_nc(l1_bytes(cpu) / 2, s, cg_kernel_table[d.kernel].nr), cand_add(l, p);
   } else {
     p = d, p.kc = CG_KC_MAX, cand_add(l, p);
     p = d, p.kc = d.kc / 4 > 16 ? d.kc / 4 : 16, cand_add(l, p);
