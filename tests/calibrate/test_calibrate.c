@@ -366,6 +366,39 @@ static void test_race_stall(void) {
   run_close(&x);
 }
 
+/* An undecided final goes on: the first candidate's runs take 300, 600
+ * and 1200 us in turn (jitter), so after the usual three runs its MAD
+ * (300 us) makes a 450 us lead of spin_us=150 look like noise and the
+ * tie rule would keep the guess; the turns go on until more runs show
+ * the lead to be real, and 150 wins. */
+static void test_race_undecided(void) {
+  run x;
+  ini_params p = {NULL,
+                  0,
+                  NULL,
+                  "undecided.txt",
+                  "[plugin.mock_det]\ncandidates = 600,150\njitter = 600\n",
+                  0,
+                  NULL,
+                  NULL,
+                  "100"};
+  const olc_workload_result *r;
+  run_open(&x, &p);
+  r = run_mm(&x, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  CU_ASSERT_EQUAL_FATAL(r->status, OLC_OK);
+  CU_ASSERT_EQUAL_FATAL(r->candidate_count, 2u);
+  CU_ASSERT(policy_is(r->selected, "spin_us=150"));
+  /* More than min_repetitions (3), at most 4 x that. */
+  CU_ASSERT(r->candidates[0].samples > 3u && r->candidates[0].samples <= 12u);
+  if (!policy_is(r->selected, "spin_us=150"))
+    fprintf(stderr, "\n  600: median %.1f MAD %.1f, %u runs; 150: median %.1f MAD %.1f, %u runs\n",
+            r->candidates[0].median_us, r->candidates[0].spread_us,
+            (unsigned)r->candidates[0].samples, r->candidates[1].median_us,
+            r->candidates[1].spread_us, (unsigned)r->candidates[1].samples);
+  run_close(&x);
+}
+
 /* The first candidate keeps the win on a tie: of policies within 1% of
  * each other (spin 200, 199 and 198 us), the plugin's first is selected
  * unless another's median beat it by more than 1% and by more than the
@@ -692,6 +725,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "race: screen, final, winner", test_race);
   CU_add_test(s, "race: one stalled screening run", test_race_stall);
   CU_add_test(s, "race: the first candidate keeps a tie", test_race_tie);
+  CU_add_test(s, "race: an undecided final takes more runs", test_race_undecided);
   CU_add_test(s, "thread count and implementation rejections", test_rejection_reasons);
   CU_add_test(s, "an override wins", test_override_wins);
   CU_add_test(s, "force_portable picks the portable record", test_force_portable);

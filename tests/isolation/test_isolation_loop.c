@@ -165,8 +165,23 @@ static void expect_ok(const olc_workload_result *r) {
   CU_ASSERT_EQUAL(r->status, OLC_OK);
 }
 
+/* The selection is `policy`; when it is not, every candidate's figures
+ * are printed, so that a failure says how the race saw them. */
 static void expect_selected(const olc_workload_result *r, const char *policy) {
-  CU_ASSERT(r->selected != NULL && policy_is(r->selected->policy, r->selected->policy_len, policy));
+  int ok = r->selected != NULL && policy_is(r->selected->policy, r->selected->policy_len, policy);
+  size_t i;
+  if (!ok) {
+    fprintf(stderr, "\n  expected %s, selected %.*s\n", policy,
+            r->selected ? (int)r->selected->policy_len : 4,
+            r->selected ? (const char *)r->selected->policy : "none");
+    for (i = 0; i < r->candidate_count; i++) {
+      const olc_candidate_result *c = &r->candidates[i];
+      fprintf(stderr, "  %.*s: %s median %.1f us MAD %.1f us, %u runs: %s\n", (int)c->policy_len,
+              (const char *)c->policy, olc_status_name(c->status), c->median_us, c->spread_us,
+              (unsigned)c->samples, c->message ? c->message : "");
+    }
+  }
+  CU_ASSERT(ok);
 }
 
 static void check(const olc_candidate_result *c, olc_status st, const char *needle) {

@@ -46,6 +46,8 @@ typedef struct mock_instance {
   uint32_t stall_spin;      /* stall = N:K: the K-th run of spin_us=N takes 20 x N us, */
   uint32_t stall_run;       /* as a run a preemption stalled would */
   uint32_t stall_seen;
+  uint32_t jitter_spin; /* jitter = N: the runs of spin_us=N take N/2, N, 2N us in turn, */
+  uint32_t jitter_seen; /* a median of N with a wide spread */
   const void *last_state;
 } mock_instance;
 
@@ -101,7 +103,9 @@ static int32_t mock_create(const olc_plugin_host *host, const olc_plugin_kv *con
       char *end;
       m->stall_spin = (uint32_t)strtoul(v, &end, 10);
       m->stall_run = *end == ':' ? (uint32_t)strtoul(end + 1, NULL, 10) : 1u;
-    } else if (strcmp(k, "wrong") == 0)
+    } else if (strcmp(k, "jitter") == 0)
+      m->jitter_spin = (uint32_t)strtoul(v, NULL, 10);
+    else if (strcmp(k, "wrong") == 0)
       m->wrong_spin = (uint32_t)strtoul(v, NULL, 10);
     else if (strcmp(k, "lazy") == 0)
       m->lazy = strcmp(v, "1") == 0 || strcmp(v, "true") == 0;
@@ -365,6 +369,10 @@ static int32_t mock_run(void *instance, const olc_plugin_workload *w, void *stat
   wait = (uint64_t)p->spin_us * 1000u;
   if (m->stall_spin != 0 && p->spin_us == m->stall_spin && ++m->stall_seen == m->stall_run)
     wait *= 20u;
+  if (m->jitter_spin != 0 && p->spin_us == m->jitter_spin) {
+    static const unsigned quarters[3] = {2u, 4u, 8u};
+    wait = wait * quarters[m->jitter_seen++ % 3u] / 4u;
+  }
   mock_busy_wait(wait);
   return OLC_PLUGIN_OK;
 }

@@ -27,7 +27,12 @@
  *    reverse order.  A finalist clearly slower than
  *    the leader leaves.
  *    The race ends when every finalist has min_repetitions runs and their
- *    timed runs, screening included, add up to min_seconds.
+ *    timed runs, screening included, add up to min_seconds.  When the
+ *    leader then beats the first candidate by more than TIE_MARGIN but
+ *    not by TIE_Z standard errors, the turns go on, up to UNDECIDED_X
+ *    times those runs and that time: with three runs a lane's spread is
+ *    itself a guess, and a busy machine would otherwise keep a guess
+ *    that a few more runs show to be slower.
  * 3. The finalist with the lowest median over all its runs wins; that
  *    median, its MAD and run count are what is saved.  The first
  *    candidate keeps the win unless another beats its median by more
@@ -63,6 +68,7 @@
 #define TIE_MARGIN 0.01
 #define TIE_Z 2.0         /* standard errors of the difference of two medians */
 #define FINAL_MIN_RUNS 3u /* before a finalist can be dropped */
+#define UNDECIDED_X 4.0   /* an undecided final's runs and time, in usual finals */
 #define NO_ABANDON 1e30
 
 typedef enum lane_state {
@@ -295,12 +301,13 @@ static size_t promote(race *r, size_t most) {
   return k;
 }
 
-/* Whether the final is over: SIZE_MAX when every finalist has its runs
- * (min_repetitions, their runs adding up to min_seconds) or is capped
- * (OLC_MEASURE_MAX_SAMPLES, max_runs_per_candidate: then the runs budget
- * cut it short), else how many race (0: none is left). */
-static size_t final_done(const race *r) {
+/* How many finalists race, or SIZE_MAX when every one has x times its
+ * runs (min_repetitions, their runs adding up to min_seconds) or is
+ * capped (OLC_MEASURE_MAX_SAMPLES, max_runs_per_candidate).  *runs_cut:
+ * 1 when the runs budget capped a lane short of the usual runs. */
+static size_t final_count(const race *r, double x, int *runs_cut) {
   const olc_calibration_settings *s = r->ctx->settings;
+  const double runs = x * (double)s->min_repetitions, min_us = x * s->min_seconds * 1e6;
   size_t i, live = 0, short_runs = 0, capped = 0, runs_capped = 0, runs_short = 0;
   double timed_us = 0;
   for (i = 0; i < r->ctx->list->count; i++) {
@@ -309,14 +316,56 @@ static size_t final_done(const race *r) {
       continue;
     live++;
     timed_us += l->sum_us;
-    short_runs += l->n < s->min_repetitions && !at_cap(r, l);
+    short_runs += (double)l->n < runs && !at_cap(r, l);
     runs_capped += (size_t)at_cap(r, l);
-    runs_short += at_cap(r, l) && l->n < s->min_repetitions;
+    runs_short += at_cap(r, l) && (double)l->n < runs;
     capped += l->n >= OLC_MEASURE_MAX_SAMPLES || at_cap(r, l);
   }
-  if (live == 0 || short_runs > 0 || (timed_us < s->min_seconds * 1e6 && capped < live))
+  *runs_cut = runs_capped > 0 && (runs_short > 0 || timed_us < min_us);
+  if (live == 0 || short_runs > 0 || (timed_us < min_us && capped < live))
     return live;
-  if (runs_capped > 0 && (runs_short > 0 || timed_us < s->min_seconds * 1e6))
+  return SIZE_MAX;
+}
+
+/* Median and MAD of lane l, in scratch (as long as the longest lane). */
+static void lane_stats(const race *r, const lane *l, double *median, double *mad) {
+  memcpy(r->scratch, l->v, l->n * sizeof *l->v);
+  *median = olc_stats__median_sort(r->scratch, l->n);
+  *mad = olc_stats__mad(l->v, l->n, *median, r->scratch);
+}
+
+/* 1 when the final's leader beats the first candidate by more than
+ * TIE_MARGIN but not clearly (race_winner would keep the first): more
+ * runs can tell whether the lead is real. */
+static int undecided(const race *r) {
+  size_t lead = lowest(r, LANE_FINAL);
+  const lane *a = &r->lanes[0], *b;
+  double am, ad, bm, bd;
+  if (lead == 0 || lead == r->ctx->list->count || a->state != LANE_FINAL || a->n == 0)
+    return 0;
+  b = &r->lanes[lead];
+  lane_stats(r, a, &am, &ad);
+  lane_stats(r, b, &bm, &bd);
+  return am - bm > TIE_MARGIN * am &&
+         !olc_stats__clearly_faster(bm, bd, b->n, am, ad, a->n, TIE_MARGIN, TIE_Z);
+}
+
+/* Whether the final is over: SIZE_MAX when every finalist has its runs
+ * (or is capped: then the runs budget may have cut it short) and the
+ * result is decided or the undecided final has had UNDECIDED_X times
+ * the runs, else how many race (0: none is left).  `budgeted` finals
+ * only go on when undecided; *extra is set then. */
+static size_t final_done(const race *r, int budgeted, int *extra) {
+  int runs_cut, longer_cut;
+  size_t live = final_count(r, 1.0, &runs_cut);
+  *extra = 0;
+  if (live != SIZE_MAX)
+    return live;
+  if (budgeted && undecided(r) && (live = final_count(r, UNDECIDED_X, &longer_cut)) != SIZE_MAX) {
+    *extra = 1;
+    return live;
+  }
+  if (runs_cut)
     cut(r, OLC_CALIBRATE_CUT_RUNS);
   return SIZE_MAX;
 }
@@ -339,7 +388,8 @@ static olc_status final(race *r, size_t most, int budgeted) {
   k = promote(r, most);
   turn_s = s->min_seconds / TURNS / (double)(k > 0 ? k : 1);
   for (size_t turn = 0;; turn++) {
-    size_t live = final_done(r);
+    int extra;
+    size_t live = final_done(r, budgeted, &extra);
     /* Every finalist failed (crashed, say): the next best take their
      * places, so that a working candidate is still selected. */
     if (live == 0 && (live = promote(r, most)) > 0)
@@ -356,7 +406,8 @@ static olc_status final(race *r, size_t most, int budgeted) {
       if (r->lanes[i].state != LANE_FINAL || at_cap(r, &r->lanes[i]))
         continue;
       if (budgeted && olc_plugins__now_ns() >= r->budget_end) {
-        cut(r, OLC_CALIBRATE_CUT_TIME);
+        if (!extra) /* extra turns are past the usual criteria */
+          cut(r, OLC_CALIBRATE_CUT_TIME);
         return OLC_OK;
       }
       mp.warmup = 0;
@@ -372,7 +423,8 @@ static olc_status final(race *r, size_t most, int budgeted) {
       if (st != OLC_OK)
         return st;
       if (end == OLC_MEASURE_DEADLINE) {
-        cut(r, OLC_CALIBRATE_CUT_TIME);
+        if (!extra)
+          cut(r, OLC_CALIBRATE_CUT_TIME);
         return OLC_OK; /* the time budget: the leader so far wins */
       }
     }
