@@ -5,6 +5,7 @@
  * once, in place, with the full vector width.  Compiled with -mavx512f only.
  */
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../kernels.h"
 
@@ -18,12 +19,18 @@ static inline __mmask16 lanes(int64_t count) {
 /*
  * M rows x W vectors of C whose sums stay in registers over the k rows of
  * B; the last vector masked to `last` lanes.  W is chosen so that M * W
- * independent accumulators cover the FMA latency of both pipes.
+ * independent accumulators cover the FMA latency of both pipes.  With
+ * `pf`, each row's next chunk is prefetched: with 2-4 rows of A the FMAs
+ * per B line are many enough that the out-of-order window holds too few
+ * of the k concurrent row streams' misses to keep memory busy (4x4096x4096
+ * 7-9% faster on an AVX-512 Xeon); one row is load-bound, and the
+ * prefetches would only take load slots from it (4-8% slower).
  */
-static inline __attribute__((always_inline)) void vm_chunk(const int M, const int W, int64_t k,
-                                                           float alpha, const float *a, int64_t lda,
-                                                           const float *b, int64_t ldb, float beta,
-                                                           float *c, int64_t ldc, __mmask16 last) {
+static inline __attribute__((always_inline)) void vm_chunk(const int M, const int W, const int pf,
+                                                           int64_t k, float alpha, const float *a,
+                                                           int64_t lda, const float *b, int64_t ldb,
+                                                           float beta, float *c, int64_t ldc,
+                                                           __mmask16 last) {
   __m512 acc[4][8];
   const __m512 alphav = _mm512_set1_ps(alpha), betav = _mm512_set1_ps(beta);
   for (int r = 0; r < M; r++)
@@ -32,6 +39,10 @@ static inline __attribute__((always_inline)) void vm_chunk(const int M, const in
 #pragma GCC unroll 2
   for (int64_t p = 0; p < k; p++) {
     const float *bp = b + p * ldb;
+    /* An address, not a pointer into B: past B's last row it is no
+     * object's, and a prefetch never faults. */
+    for (int w = 0; pf && w < W; w++)
+      _mm_prefetch((const char *)((uintptr_t)bp + 64u * (unsigned)(W + w)), _MM_HINT_T0);
     for (int w = 0; w < W; w++) {
       __m512 bv =
           w == W - 1 ? _mm512_maskz_loadu_ps(last, bp + 16 * w) : _mm512_loadu_ps(bp + 16 * w);
@@ -57,9 +68,9 @@ static inline __attribute__((always_inline)) void vm_rows(const int M, const int
                                                           float beta, float *c, int64_t ldc) {
   int64_t j = 0;
   for (; j + 16 * W <= n; j += 16 * W)
-    vm_chunk(M, W, k, alpha, a, lda, b + j, ldb, beta, c + j, ldc, (__mmask16)0xffffu);
+    vm_chunk(M, W, M > 1, k, alpha, a, lda, b + j, ldb, beta, c + j, ldc, (__mmask16)0xffffu);
   for (; j < n; j += 16)
-    vm_chunk(M, 1, k, alpha, a, lda, b + j, ldb, beta, c + j, ldc, lanes(n - j));
+    vm_chunk(M, 1, 0, k, alpha, a, lda, b + j, ldb, beta, c + j, ldc, lanes(n - j));
 }
 
 CG_VM_PROTO(sgemm_avx512_vm4) {
