@@ -120,6 +120,18 @@ static const olc_workload_result *run_mm(run *x, olc_calibrate_options *opt) {
   return find(run_calibrate(x, opt), "mm");
 }
 
+/* Opens x with p and calibrates workload mm, which must succeed with
+ * `count` candidates. */
+static const olc_workload_result *run_mm_ok(run *x, const ini_params *p, size_t count) {
+  const olc_workload_result *r;
+  run_open(x, p);
+  r = run_mm(x, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  CU_ASSERT_EQUAL_FATAL(r->status, OLC_OK);
+  CU_ASSERT_EQUAL_FATAL(r->candidate_count, count);
+  return r;
+}
+
 static void run_close(run *x) {
   olc_calibration_free(x->cal);
   close_session(&x->s);
@@ -351,12 +363,7 @@ static void test_race_stall(void) {
   run x;
   ini_params p = {NULL, 0,    NULL, "stall.txt", "[plugin.mock_det]\nstall = 100:2\n",
                   0,    NULL, NULL, NULL};
-  const olc_workload_result *r;
-  run_open(&x, &p);
-  r = run_mm(&x, NULL);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-  CU_ASSERT_EQUAL_FATAL(r->status, OLC_OK);
-  CU_ASSERT_EQUAL_FATAL(r->candidate_count, 4u);
+  const olc_workload_result *r = run_mm_ok(&x, &p, 4u);
   CU_ASSERT(policy_is(r->selected, "spin_us=100"));
   CU_ASSERT_EQUAL(r->candidates[1].abandoned, 0);
   CU_ASSERT(r->candidates[1].samples >= 3u);
@@ -373,21 +380,9 @@ static void test_race_stall(void) {
  * the lead to be real, and 150 wins. */
 static void test_race_undecided(void) {
   run x;
-  ini_params p = {NULL,
-                  0,
-                  NULL,
-                  "undecided.txt",
-                  "[plugin.mock_det]\ncandidates = 600,150\njitter = 600\n",
-                  0,
-                  NULL,
-                  NULL,
-                  "100"};
-  const olc_workload_result *r;
-  run_open(&x, &p);
-  r = run_mm(&x, NULL);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-  CU_ASSERT_EQUAL_FATAL(r->status, OLC_OK);
-  CU_ASSERT_EQUAL_FATAL(r->candidate_count, 2u);
+  static const char jitter[] = "[plugin.mock_det]\ncandidates = 600,150\njitter = 600\n";
+  ini_params p = {NULL, 0, NULL, "undecided.txt", jitter, 0, NULL, NULL, "100"};
+  const olc_workload_result *r = run_mm_ok(&x, &p, 2u);
   CU_ASSERT(policy_is(r->selected, "spin_us=150"));
   /* More than min_repetitions (3), at most 4 x that. */
   CU_ASSERT(r->candidates[0].samples > 3u && r->candidates[0].samples <= 12u);
