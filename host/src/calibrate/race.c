@@ -303,8 +303,9 @@ static size_t promote(race *r, size_t most) {
 
 /* How many finalists race, or SIZE_MAX when every one has x times its
  * runs (min_repetitions, their runs adding up to min_seconds) or is
- * capped (OLC_MEASURE_MAX_SAMPLES, max_runs_per_candidate).  *runs_cut:
- * 1 when the runs budget capped a lane short of the usual runs. */
+ * capped (OLC_MEASURE_MAX_SAMPLES, max_runs_per_candidate).  *runs_cut
+ * (unless NULL): 1 when the runs budget capped a lane short of x times
+ * the usual runs. */
 static size_t final_count(const race *r, double x, int *runs_cut) {
   const olc_calibration_settings *s = r->ctx->settings;
   const double runs = x * (double)s->min_repetitions, min_us = x * s->min_seconds * 1e6;
@@ -321,33 +322,37 @@ static size_t final_count(const race *r, double x, int *runs_cut) {
     runs_short += at_cap(r, l) && (double)l->n < runs;
     capped += l->n >= OLC_MEASURE_MAX_SAMPLES || at_cap(r, l);
   }
-  *runs_cut = runs_capped > 0 && (runs_short > 0 || timed_us < min_us);
+  if (runs_cut != NULL)
+    *runs_cut = runs_capped > 0 && (runs_short > 0 || timed_us < min_us);
   if (live == 0 || short_runs > 0 || (timed_us < min_us && capped < live))
     return live;
   return SIZE_MAX;
 }
 
-/* Median and MAD of lane l, in scratch (as long as the longest lane). */
-static void lane_stats(const race *r, const lane *l, double *median, double *mad) {
-  memcpy(r->scratch, l->v, l->n * sizeof *l->v);
-  *median = olc_stats__median_sort(r->scratch, l->n);
-  *mad = olc_stats__mad(l->v, l->n, *median, r->scratch);
+/* The tie rule: 1 when candidate w's median beats the first candidate's
+ * by more than TIE_MARGIN and by more than TIE_Z standard errors of the
+ * two medians (their results' statistics). */
+static int clearly_beats_first(const olc_candidate_result *res, size_t w) {
+  return olc_stats__clearly_faster(res[w].median_us, res[w].spread_us, res[w].samples,
+                                   res[0].median_us, res[0].spread_us, res[0].samples, TIE_MARGIN,
+                                   TIE_Z);
 }
 
 /* 1 when the final's leader beats the first candidate by more than
- * TIE_MARGIN but not clearly (race_winner would keep the first): more
- * runs can tell whether the lead is real. */
+ * TIE_MARGIN but not clearly (the tie rule would keep the first): more
+ * runs can tell whether the lead is real.  Updates the two lanes'
+ * statistics in the results (race_winner computes them again). */
 static int undecided(const race *r) {
+  const olc_strategy_ctx *ctx = r->ctx;
+  const olc_candidate_result *res = ctx->results;
   size_t lead = lowest(r, LANE_FINAL);
-  const lane *a = &r->lanes[0], *b;
-  double am, ad, bm, bd;
-  if (lead == 0 || lead == r->ctx->list->count || a->state != LANE_FINAL || a->n == 0)
+  if (lead == 0 || lead == ctx->list->count || r->lanes[0].state != LANE_FINAL ||
+      r->lanes[0].n == 0)
     return 0;
-  b = &r->lanes[lead];
-  lane_stats(r, a, &am, &ad);
-  lane_stats(r, b, &bm, &bd);
-  return am - bm > TIE_MARGIN * am &&
-         !olc_stats__clearly_faster(bm, bd, b->n, am, ad, a->n, TIE_MARGIN, TIE_Z);
+  olc_strategy__stats(ctx, 0, r->lanes[0].v, r->lanes[0].n, r->scratch);
+  olc_strategy__stats(ctx, lead, r->lanes[lead].v, r->lanes[lead].n, r->scratch);
+  return res[0].median_us - res[lead].median_us > TIE_MARGIN * res[0].median_us &&
+         !clearly_beats_first(res, lead);
 }
 
 /* Whether the final is over: SIZE_MAX when every finalist has its runs
@@ -356,12 +361,12 @@ static int undecided(const race *r) {
  * the runs, else how many race (0: none is left).  `budgeted` finals
  * only go on when undecided; *extra is set then. */
 static size_t final_done(const race *r, int budgeted, int *extra) {
-  int runs_cut, longer_cut;
+  int runs_cut;
   size_t live = final_count(r, 1.0, &runs_cut);
   *extra = 0;
   if (live != SIZE_MAX)
     return live;
-  if (budgeted && undecided(r) && (live = final_count(r, UNDECIDED_X, &longer_cut)) != SIZE_MAX) {
+  if (budgeted && undecided(r) && (live = final_count(r, UNDECIDED_X, NULL)) != SIZE_MAX) {
     *extra = 1;
     return live;
   }
@@ -462,10 +467,7 @@ static olc_status race_winner(race *r, size_t *winner) {
   /* A challenger must beat the first candidate by more than TIE_MARGIN
    * and by more than TIE_Z standard errors of the two medians: a smaller
    * lead is as likely the machine's noise as a better policy. */
-  if (w < count && w != 0 && r->lanes[0].state == LANE_FINAL &&
-      !olc_stats__clearly_faster(res[w].median_us, res[w].spread_us, res[w].samples,
-                                 res[0].median_us, res[0].spread_us, res[0].samples, TIE_MARGIN,
-                                 TIE_Z))
+  if (w < count && w != 0 && r->lanes[0].state == LANE_FINAL && !clearly_beats_first(res, w))
     w = 0;
   *winner = w;
   return OLC_OK;
