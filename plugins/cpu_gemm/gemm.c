@@ -520,28 +520,20 @@ void cg_scale_c(float *c, int64_t ldc, int64_t m, int64_t n, float beta) {
 /*
  * The direct path: pack = none on one thread.  Nothing is packed and no
  * workspace is used, so the blocked driver's staging is skipped: the same
- * NC / KC / MC / NR / MR loops, straight to the in-place kernel.  For the
- * small products this path is chosen for, the driver's own cost is a
- * noticeable part of a call.
+ * NC / KC / MC loops, each block one call of the kernel's block function
+ * (its NR / MR loops inside).  For the small products this path is chosen
+ * for, the driver's own cost is a noticeable part of a call.
  */
 static void gemm_direct(const cg_gemm_args *g, const cg_policy *p) {
   const cg_kernel_info *ki = &cg_kernel_table[p->kernel];
-  const int64_t mr = ki->mr, nr = ki->nr;
   for (int64_t jc = 0; jc < g->n; jc += p->nc) {
     const int64_t jend = min64(jc + p->nc, g->n);
     for (int64_t pc = 0; pc < g->k; pc += p->kc) {
       const int64_t kcur = min64(p->kc, g->k - pc);
       const float beta = pc > 0 ? 1.0f : g->beta;
-      for (int64_t ic = 0; ic < g->m; ic += p->mc) {
-        const int64_t iend = min64(ic + p->mc, g->m);
-        for (int64_t jr = jc; jr < jend; jr += nr) {
-          const float *b = g->b + pc * g->ldb + jr;
-          for (int64_t ir = ic; ir < iend; ir += mr)
-            ki->general(min64(mr, iend - ir), min64(nr, jend - jr), kcur, g->alpha,
-                        g->a + ir * g->lda + pc, g->lda, 1, b, g->ldb, beta,
-                        g->c + ir * g->ldc + jr, g->ldc);
-        }
-      }
+      for (int64_t ic = 0; ic < g->m; ic += p->mc)
+        ki->block(min64(p->mc, g->m - ic), jend - jc, kcur, g->alpha, g->a + ic * g->lda + pc,
+                  g->lda, g->b + pc * g->ldb + jc, g->ldb, beta, g->c + ic * g->ldc + jc, g->ldc);
     }
   }
 }

@@ -6,6 +6,8 @@
  *     tolerance), alpha/beta = 1/0, 1/1 and 2/-3, packed panels and
  *     row-major source layouts (B read in place up to its last column);
  *   - its copying variant: the packed B slice it copies, on every tile;
+ *   - its block function (the direct path): blocks of 1-37 rows and 1-70
+ *     columns, ragged tiles both ways, wide leading dimensions;
  *   - the thin kernels vm4 (m 1-4, n 1-200) and mv4 (n 1-4, m 1-9) over
  *     ragged k.
  * Every C cell outside the product must keep its sentinel, and operands
@@ -142,6 +144,46 @@ static void test_every_tile(void) {
   CU_ASSERT(olc_emul_fmadd_calls > 0);
 }
 
+/* The direct path's block function on one block: tiles ragged in rows
+ * and columns, operands at their exact extent, C's padding untouched. */
+static int check_block(int m, int n, int k, int v) {
+  const int integers = k <= 17;
+  const int lda = k + 3, ldb = n + 5, ldc = n + 3;
+  const size_t c_len = Z(m + 1) * Z(ldc);
+  float *a = values(m > 0 ? Z(m - 1) * Z(lda) + Z(k) : 0, integers);
+  float *b = values(k > 0 ? Z(k - 1) * Z(ldb) + Z(n) : 0, integers);
+  float *c = malloc(c_len * sizeof *c), *c0 = malloc(c_len * sizeof *c0);
+  expect e = {NULL, NULL, c0, lda, 1, ldb, k, ab[v][0], ab[v][1], integers};
+  int bad = -1;
+  if (a != NULL && b != NULL && c != NULL && c0 != NULL) {
+    for (size_t i = 0; i < c_len; i++)
+      c[i] = SENTINEL;
+    for (int r = 0; r < m; r++)
+      for (int j = 0; j < n; j++)
+        c[r * ldc + j] = e.beta != 0.0f ? next_value(1) : NAN;
+    memcpy(c0, c, c_len * sizeof *c);
+    sgemm_avx512_12x32_block(m, n, k, e.alpha, a, lda, b, ldb, e.beta, c, ldc);
+    e.a = a, e.b = b;
+    bad = count_bad(c, m + 1, ldc, m, n, &e);
+    if (bad > 0)
+      fprintf(stderr, "\n  block m=%d n=%d k=%d alpha=%g beta=%g: %d bad cells\n", m, n, k,
+              (double)e.alpha, (double)e.beta, bad);
+  }
+  free(a), free(b), free(c), free(c0);
+  return bad;
+}
+
+static void test_block(void) {
+  static const int ms[] = {1, 11, 12, 13, 25, 37}, ns[] = {1, 31, 32, 33, 70}, ks[] = {0, 5, 100};
+  int failures = 0;
+  for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+    for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++)
+      for (size_t q = 0; q < sizeof ks / sizeof ks[0]; q++)
+        for (int v = 0; v < 3; v++)
+          failures += check_block(ms[i], ns[j], ks[q], v) != 0;
+  CU_ASSERT_EQUAL(failures, 0);
+}
+
 /* The copying variant: the product of a full tile, and the job's slice of
  * B (rows x group pieces of NR floats) at its destination, for each group
  * and a number of rows below, at and above k. */
@@ -244,6 +286,7 @@ int main(int argc, char **argv) {
     return 1;
   s = CU_add_suite("avx512 kernels, emulated intrinsics", NULL, NULL);
   CU_add_test(s, "every tile shape", test_every_tile);
+  CU_add_test(s, "block of tiles (the direct path)", test_block);
   CU_add_test(s, "in-kernel copy of B", test_copy_job);
   CU_add_test(s, "thin kernels vm4 and mv4", test_thin);
   return olc_test_run(argc, argv);

@@ -199,6 +199,13 @@ CG_TILE_PROTO(sgemm_avx2_6x16) {
     AVX2_DISPATCH(rs_a, cs_a, rs_b, 0, 0)
 }
 
+/* The direct path's block: the in-place tile body inlined in the tile
+ * loops, so no tile pays a call, a prologue and its row pointers. */
+CG_BLOCK_PROTO(sgemm_avx2_6x16_block) {
+  const cg_copy_job *job = NULL;
+  CG_BLOCK_TILES(K_MR, K_NR, AVX2_DISPATCH)
+}
+
 CG_TILE_PROTO(sgemm_avx2_6x16_packed) {
   const cg_copy_job *job = NULL;
   (void)rs_a;
@@ -222,6 +229,11 @@ CG_TILE_PROTO(sgemm_avx2_6x16) {
 
 CG_TILE_PROTO(sgemm_avx2_6x16_packed) {
   sgemm_avx2_6x16(m, n, k, alpha, a, rs_a, cs_a, b, rs_b, beta, c, ldc);
+}
+
+CG_BLOCK_PROTO(sgemm_avx2_6x16_block) {
+  (void)m_all, (void)n_all, (void)k, (void)alpha, (void)a_all, (void)lda, (void)b_all, (void)ldb,
+      (void)beta, (void)c_all, (void)ldc;
 }
 
 void sgemm_avx2_6x16_packed_copy(int64_t m, int64_t n, int64_t k, float alpha, const float *a,

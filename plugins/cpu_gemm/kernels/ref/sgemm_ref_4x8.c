@@ -38,3 +38,9 @@ CG_TILE_PROTO(sgemm_ref_4x8_packed) {
   (void)rs_b;
   ref_body(m, n, REF_NR, k, alpha, a, 1, REF_MR, b, REF_NR, beta, c, ldc);
 }
+
+/* The portable tile for CG_BLOCK_TILES: ref_body takes any width. */
+#define REF_DISPATCH(RS_A, CS_A, RS_B, MASK_B, COPY)                                               \
+  ref_body(m, n, n, k, alpha, a, RS_A, CS_A, b, RS_B, beta, c, ldc);
+
+CG_BLOCK_PROTO(sgemm_ref_4x8_block) { CG_BLOCK_TILES(REF_MR, REF_NR, REF_DISPATCH) }
