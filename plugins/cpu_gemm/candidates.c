@@ -40,8 +40,13 @@
 #define CG_DIRECT_MACS (64u * 64u * 64u)
 /* Thin products from this many multiply-adds split over threads first. */
 #define CG_SPLIT_MACS (1u << 20)
-/* Rows of B a vm kernel call streams together by default. */
+/* Rows of B a vm kernel call streams together by default; with one row of
+ * A, whose kernel is bound by its loads, half as many: on the Zen 5 guest
+ * 8 streams read 1x4096x4096 and 1x1024x1024 6-11% faster than 16, and
+ * 1x8192x8192 3% (bench_gemm --policy, alternating), while 2 and 4 rows
+ * were at par. */
 #define CG_VM_KC 16u
+#define CG_VM_KC_ONE_ROW 8u
 
 static uint32_t round_down(uint64_t v, uint32_t q) {
   uint64_t r = v - v % q;
@@ -253,7 +258,8 @@ static uint32_t vm_nc(uint64_t bytes, const cg_shape *s, uint32_t nr) {
 
 /* The thin kernel's guess: mv slices k so that a slice of the gathered
  * columns takes half of L1; vm keeps the rows of C of an NC block in a
- * quarter of L2 and streams CG_VM_KC rows of B together. */
+ * quarter of L2 and streams CG_VM_KC rows of B together (one row of A:
+ * CG_VM_KC_ONE_ROW). */
 static void thin_default(cg_policy *p, uint32_t kind, const cg_cpu *cpu, uint32_t isa,
                          uint32_t threads, const cg_shape *s) {
   const int k = cg_kernel_best(kind, isa);
@@ -269,7 +275,7 @@ static void thin_default(cg_policy *p, uint32_t kind, const cg_cpu *cpu, uint32_
     p->split = worth_splitting(s, threads) ? CG_SPLIT_IC : CG_SPLIT_NONE;
   } else {
     p->nc = vm_nc(vm_nc_bytes(cpu), s, ki->nr);
-    p->kc = CG_VM_KC;
+    p->kc = s->m == 1 ? CG_VM_KC_ONE_ROW : CG_VM_KC;
     p->split = worth_splitting(s, threads) ? CG_SPLIT_JC : CG_SPLIT_NONE;
   }
   clamp_policy(p, s);
@@ -286,6 +292,7 @@ static void cand_thin(cand_list *l, uint32_t kind, const cg_cpu *cpu, uint32_t i
   if (kind == CG_KIND_VM) {
     p = d, p.kc = d.kc * 4, cand_add(l, p);
     p = d, p.kc = d.kc / 4 > 0 ? d.kc / 4 : 1, cand_add(l, p);
+    p = d, p.kc = CG_VM_KC, cand_add(l, p); /* the other guess, for one row */
     p = d, p.kc = CG_KC_MAX, cand_add(l, p);
     p = d, p.nc = CG_NC_MAX, cand_add(l, p);
     p = d, p.nc = round_down(d.nc / 4, cg_kernel_table[d.kernel].nr), cand_add(l, p);
