@@ -145,10 +145,13 @@ mv_cols(const int N, const int U, int64_t m, int64_t k, float alpha, const float
   int64_t i = 0;
   /* One column: 8 rows a pass, 8 streams of A in flight instead of 4
    * (4096x1x4096 4-7% and 8192x1x8192 7-14% faster on an AVX-512 Xeon,
-   * measured in one process); their 8 sums cover the FMA latency alone. */
+   * measured in one process), two vectors of each row a step: 16 sums
+   * instead of 8, so the loads and FMAs never wait on one sum's latency
+   * (on the Zen 5 guest, alternating in one process: 64x1x1216 1.37x,
+   * 1024x1x1024 and 2048x1x2048 1.02-1.06x, 4096 and 8192 square at par). */
   if (N == 1)
     for (; i + 8 <= m; i += 8)
-      mv_group(8, N, 1, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc);
+      mv_group(8, N, 2, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc);
   for (; i + 4 <= m; i += 4)
     mv_group(4, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc);
   switch (m - i) {
