@@ -307,7 +307,8 @@ static int measure(worker *k, int fd, const olc_buf *payload) {
   if (st == OLC_OK) {
     /* The check first: a candidate with a wrong result is not timed. */
     if (p.check)
-      st = olc_check__policy(&k->check, policy, &checked, &e);
+      st = olc_check__policy(&k->check, policy, bytes, len, &checked, &e);
+    olc_measure_params__after_check(&p, checked);
     if (st == OLC_OK)
       st = olc_calibrate__measure_rotating(&m, k->plugin, &k->w, k->states, k->rotate, &k->next,
                                            policy, &p, &e);

@@ -20,8 +20,10 @@
 #include <string.h>
 
 #include "cli_test_util.h"
+#include "host/host.h"
 #include "olc/host.h"
 #include "olc/store.h"
+#include "plugins/plugins.h"
 #include "test_support.h"
 
 #ifndef OLC_MOCK_PLUGIN_ROOT
@@ -141,6 +143,52 @@ static void test_off(void) {
   olc_calibration_free(cal);
   olc_test_session_close(&s);
 }
+
+/* How many of the host's plugin log lines are "mock_det: WHAT SPIN". */
+static unsigned traced(const olc_host *host, const char *what, unsigned spin) {
+  const olc_plugin_set *set = olc_host__plugins(host);
+  char want[64], line[OLC_PLUGINS_LOG_LINE_SIZE];
+  unsigned n = 0;
+  size_t i;
+  snprintf(want, sizeof want, "mock_det: %s %u", what, spin);
+  for (i = 0; i < olc_plugins__log_count(set); i++)
+    n += olc_plugins__log_line(set, i, line, sizeof line) >= 0 && strcmp(line, want) == 0;
+  return n;
+}
+
+/* The check's run of a candidate stands for its first warm-up run, and
+ * the reference candidate is not run a second time: with warmup = 1 and
+ * the check on, each candidate runs as often as it was timed and executes
+ * once; with the check off, one warm-up run more and no execute. */
+static void expect_runs(const char *calibration, int check) {
+  static const unsigned spins[] = {400, 100, 200, 800};
+  olc_test_session s;
+  olc_calibration *cal = NULL;
+  /* [plugin.mock_det] wrong = 0 (none) and trace = 1. */
+  const olc_workload_result *r =
+      calibrate(&s, &cal, "good", "mock_det", "0\ntrace = 1", calibration);
+  size_t i;
+  CU_ASSERT_EQUAL_FATAL(r->status, OLC_OK);
+  /* Every line is still in the log's ring, so the counts are complete. */
+  CU_ASSERT_FATAL(olc_plugins__log_total(olc_host__plugins(s.host)) <= OLC_PLUGINS_LOG_LINES);
+  for (i = 0; i < sizeof spins / sizeof spins[0]; i++) {
+    char policy[32];
+    const olc_candidate_result *c;
+    snprintf(policy, sizeof policy, "spin_us=%u", spins[i]);
+    c = candidate(r, policy);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT(c->samples > 0);
+    CU_ASSERT_EQUAL(c->checked, check);
+    CU_ASSERT_EQUAL(traced(s.host, "run", spins[i]), c->samples + (check ? 0u : 1u));
+    CU_ASSERT_EQUAL(traced(s.host, "execute", spins[i]), check ? 1u : 0u);
+  }
+  olc_calibration_free(cal);
+  olc_test_session_close(&s);
+}
+
+static void test_runs_worker(void) { expect_runs("", 1); }
+static void test_runs_in_process(void) { expect_runs("isolation = false\n", 1); }
+static void test_runs_unchecked(void) { expect_runs("numerical_check = false\n", 0); }
 
 /* A plugin without execute is calibrated as before, not checked. */
 static void test_no_execute(void) {
@@ -329,6 +377,9 @@ int main(int argc, char **argv) {
   CU_add_test(s, "wrong fastest candidate, strategy full", test_full_strategy);
   CU_add_test(s, "check_atol tightens", test_tightened);
   CU_add_test(s, "numerical_check = false", test_off);
+  CU_add_test(s, "the check is the first warm-up, in the worker", test_runs_worker);
+  CU_add_test(s, "the check is the first warm-up, in-process", test_runs_in_process);
+  CU_add_test(s, "no check: every warm-up run", test_runs_unchecked);
   CU_add_test(s, "plugin without execute: not checked", test_no_execute);
   CU_add_test(s, "negative tolerance in a plugin", test_bad_plugin_tolerance);
   CU_add_test(s, "bad tolerance in the ini", test_bad_ini_tolerance);

@@ -48,8 +48,17 @@ typedef struct mock_instance {
   uint32_t stall_seen;
   uint32_t jitter_spin; /* jitter = N: the runs of spin_us=N take N/2, N, 2N us in turn, */
   uint32_t jitter_seen; /* a median of N with a wide spread */
+  int trace; /* trace = 1: every run and execute logs "run N" / "execute N" (N: spin_us) */
   const void *last_state;
 } mock_instance;
+
+static void trace_call(const mock_instance *m, const char *what, uint32_t spin_us) {
+  char line[48];
+  if (!m->trace)
+    return;
+  snprintf(line, sizeof line, "%s %u", what, (unsigned)spin_us);
+  mock_log(OLC_PLUGIN_LOG_INFO, line);
+}
 
 static void copy_text(char *dst, size_t size, const char *src) {
   snprintf(dst, size, "%s", src != NULL ? src : "");
@@ -99,6 +108,8 @@ static int32_t mock_create(const olc_plugin_host *host, const olc_plugin_kv *con
       copy_text(m->bucket, sizeof m->bucket, v);
     else if (strcmp(k, "cold") == 0)
       m->cold = strcmp(v, "1") == 0;
+    else if (strcmp(k, "trace") == 0)
+      m->trace = strcmp(v, "1") == 0;
     else if (strcmp(k, "stall") == 0) {
       char *end;
       m->stall_spin = (uint32_t)strtoul(v, &end, 10);
@@ -362,6 +373,7 @@ static int32_t mock_run(void *instance, const olc_plugin_workload *w, void *stat
     return OLC_PLUGIN_E_FAILED;
   }
   m->last_state = state;
+  trace_call(m, "run", p->spin_us);
   if (state != NULL)
     (*(uint64_t *)state)++;
   if (m->lazy)
@@ -445,6 +457,7 @@ static int32_t mock_execute(void *instance, const olc_plugin_workload *w, const 
     return rc;
   if (B->dims[0] != A->dims[1] || C->dims[0] != A->dims[0] || C->dims[1] != B->dims[1])
     return exec_fail(OLC_PLUGIN_E_INVALID, "execute: A, B and C do not fit together");
+  trace_call(m, "execute", ((const mock_policy *)policy)->spin_us);
   for (i = 0; i < C->dims[0]; i++)
     for (j = 0; j < C->dims[1]; j++) {
       const float *ar = (const float *)A->data + i * A->strides[0];

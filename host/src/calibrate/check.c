@@ -179,10 +179,11 @@ static olc_status compare(const olc_check *c, olc_error *err) {
                         (double)c->ref[at], (double)c->c[at]);
 }
 
-olc_status olc_check__policy(olc_check *c, const void *policy, int *checked, olc_error *err) {
+olc_status olc_check__policy(olc_check *c, const void *policy, const void *bytes, size_t len,
+                             int *checked, olc_error *err) {
   olc_error e;
   olc_status st;
-  int made;
+  int made, self;
   *checked = 0;
   if (!c->spec.enabled) {
     (void)not_checked(c, "numerical_check is off or the plugin has no execute");
@@ -192,8 +193,15 @@ olc_status olc_check__policy(olc_check *c, const void *policy, int *checked, olc
     return olc_error__set(err, OLC_E_NOMEM, "check", "out of memory");
   if (c->impossible)
     return OLC_OK;
+  /* The reference candidate itself (the plugin's first, usually) has just
+   * run to make the reference: its output is compared as it is (a NaN or
+   * an infinity still rejects it) instead of running it again. */
+  self = bytes != NULL && len == c->spec.reference_len && c->spec.reference != NULL &&
+         memcmp(bytes, c->spec.reference, len) == 0;
   olc_error_clear(&e);
-  st = execute(c, policy, c->c, &e);
+  st = self ? OLC_OK : execute(c, policy, c->c, &e);
+  if (self)
+    memcpy(c->c, c->ref, (size_t)(c->m * c->n) * sizeof *c->c);
   if (st == OLC_E_NOMEM)
     return olc_error__set(err, st, "check", "out of memory");
   if (st != OLC_OK)

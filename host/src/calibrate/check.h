@@ -53,12 +53,15 @@ void olc_check__init(olc_check *c, olc_loaded_plugin *plugin, const olc_plugin_w
                      const olc_check_spec *spec);
 
 /*
- * Checks one policy (deserialized).  OLC_OK with *checked = 1 (it matched)
+ * Checks one policy (deserialized; bytes, len: its serialized form, or
+ * NULL: the reference candidate, recognized by its bytes, is not run a
+ * second time).  OLC_OK with *checked = 1 (it matched)
  * or 0 (not checked: olc_check__why), OLC_E_MISMATCH with err->message
  * "numerical_mismatch: |err| ... at C[i,j] > atol ... + rtol ...*|ref|",
  * the status of its failing execute (err says so), or OLC_E_NOMEM.
  */
-olc_status olc_check__policy(olc_check *c, const void *policy, int *checked, olc_error *err);
+olc_status olc_check__policy(olc_check *c, const void *policy, const void *bytes, size_t len,
+                             int *checked, olc_error *err);
 
 /* Why candidates are not checked ("" when they are). */
 const char *olc_check__why(const olc_check *c);

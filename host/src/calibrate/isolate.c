@@ -362,15 +362,15 @@ olc_status olc_calibrate__session_begin(olc_measure_session *s, olc_error *err) 
 }
 
 /* Candidate i checked here (in-process), before its first timing. */
-static olc_status check_here(olc_measure_session *s, size_t i, olc_error *err) {
-  int checked = 0;
+static olc_status check_here(olc_measure_session *s, size_t i, int *checked, olc_error *err) {
   olc_status st;
   if (!s->check_made) {
     olc_check__init(&s->check, s->plugin, s->workload, &s->check_spec);
     s->check_made = 1;
   }
-  st = olc_check__policy(&s->check, s->list->policies[i], &checked, err);
-  s->check_state[i] = st != OLC_OK ? CHECK_FAILED : checked ? CHECK_PASSED : CHECK_NONE;
+  st = olc_check__policy(&s->check, s->list->policies[i], s->list->serialized[i].data,
+                         s->list->serialized[i].len, checked, err);
+  s->check_state[i] = st != OLC_OK ? CHECK_FAILED : *checked ? CHECK_PASSED : CHECK_NONE;
   return st;
 }
 
@@ -387,18 +387,19 @@ olc_status olc_calibrate__session_measure(olc_measure_session *s, size_t i,
   if (s->check_state == NULL && (s->check_state = calloc(s->list->count, 1)) == NULL)
     return olc_error__set(err, OLC_E_NOMEM, "isolate", "out of memory");
   check = s->check_spec.enabled && s->check_state[i] == CHECK_NOT_YET;
+  p = *params;
   if (s->in_process) {
-    if (check && (st = check_here(s, i, err)) != OLC_OK)
+    if (check && (st = check_here(s, i, &checked, err)) != OLC_OK)
       return st;
+    olc_measure_params__after_check(&p, checked);
     return olc_calibrate__measure_rotating(out, s->plugin, s->workload, s->states, s->rotate,
-                                           &s->next_state, s->list->policies[i], params, err);
+                                           &s->next_state, s->list->policies[i], &p, err);
   }
   /* A fresh worker has not run candidate i yet (its first run may build
    * kernels or fault pages in): the caller's warm-up applies again, even to
    * a measurement that asked for none (the race's later turns). */
   if (s->warmed == NULL && (s->warmed = calloc(s->list->count, 1)) == NULL)
     return olc_error__set(err, OLC_E_NOMEM, "isolate", "out of memory");
-  p = *params;
   if (!s->warmed[i] && p.warmup < s->settings->warmup)
     p.warmup = s->settings->warmup;
   p.check = (uint32_t)check;

@@ -47,6 +47,16 @@ typedef struct olc_measure_result {
   double *values;
 } olc_measure_result;
 
+/* A candidate the numerical check has just run and passed (checked != 0)
+ * has had an untimed run on its workload's shape, which is what a warm-up
+ * run is for (code and workspace faulted in, kernels built): its first
+ * measurement takes one warm-up run fewer.  Where the check cannot run
+ * the candidate (checked == 0), every warm-up run stays. */
+static inline void olc_measure_params__after_check(olc_measure_params *p, int checked) {
+  if (checked && p->warmup > 0)
+    p->warmup--;
+}
+
 /* Frees out->values; the result reads as empty afterwards. */
 void olc_measure_result__free(olc_measure_result *out);
 

@@ -118,7 +118,8 @@ static const olc_config_key keys[] = {
      .max = 1000000,
      .def = "1",
      IN(olc_calibration_settings, warmup),
-     .description = "Untimed runs of each candidate before timing it."},
+     .description = "Untimed runs of each candidate before timing it (the numerical check's run "
+                    "of a candidate counts as the first)."},
     {.section = OLC_CONFIG_CALIBRATION,
      .name = "min_repetitions",
      .type = OLC_CONFIG_INT,
