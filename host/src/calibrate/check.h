@@ -53,9 +53,9 @@ void olc_check__init(olc_check *c, olc_loaded_plugin *plugin, const olc_plugin_w
                      const olc_check_spec *spec);
 
 /*
- * Checks one policy (deserialized; bytes, len: its serialized form, or
- * NULL: the reference candidate, recognized by its bytes, is not run a
- * second time).  OLC_OK with *checked = 1 (it matched)
+ * Checks one policy (deserialized; bytes, len: its serialized form, by
+ * which the reference candidate is recognized and not run a second
+ * time).  OLC_OK with *checked = 1 (it matched)
  * or 0 (not checked: olc_check__why), OLC_E_MISMATCH with err->message
  * "numerical_mismatch: |err| ... at C[i,j] > atol ... + rtol ...*|ref|",
  * the status of its failing execute (err says so), or OLC_E_NOMEM.
