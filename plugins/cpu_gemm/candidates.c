@@ -21,7 +21,9 @@
  *   - few columns (n <= 4, unless m is smaller still): the mv thin kernel,
  *     KC so that the gathered columns of a slice take half of L1;
  *   - few rows (m <= 4): the vm thin kernel, NC so that the rows of C of
- *     a block take half of L1, KC rows of B streamed together;
+ *     a block take a quarter of L2, KC rows of B streamed together;
+ *   - of those, one row (vm) or one column (mv) whose large operand
+ *     exceeds the last-level cache: the kind's streaming variant;
  *   - small products (every operand together within L1, or m * n * k up to
  *     CG_DIRECT_MACS): the direct path, a tile kernel on A and B in place
  *     (pack = none, split = none: no packing, no workspace, no thread
@@ -40,13 +42,13 @@
 #define CG_DIRECT_MACS (64u * 64u * 64u)
 /* Thin products from this many multiply-adds split over threads first. */
 #define CG_SPLIT_MACS (1u << 20)
-/* Rows of B a vm kernel call streams together by default; with one row of
- * A, whose kernel is bound by its loads, half as many: on the Zen 5 guest
- * 8 streams read 1x4096x4096 and 1x1024x1024 6-11% faster than 16, and
- * 1x8192x8192 3% (bench_gemm --policy, alternating), while 2 and 4 rows
- * were at par. */
+/* Rows of B a vm kernel call streams together by default.  One row of A
+ * has kernels that take the call's rows in groups (of up to 6 or 8 rows
+ * of B, each group a pass over C), so it takes a multiple of both: on the
+ * Zen 4 guest, 24-48 rows ran avx2_vm4 4-9% faster than 8 (groups of 4),
+ * and the others at par. */
 #define CG_VM_KC 16u
-#define CG_VM_KC_ONE_ROW 8u
+#define CG_VM_KC_ONE_ROW 48u
 
 static uint32_t round_down(uint64_t v, uint32_t q) {
   uint64_t r = v - v % q;
@@ -256,19 +258,50 @@ static uint32_t vm_nc(uint64_t bytes, const cg_shape *s, uint32_t nr) {
   return (uint32_t)round_down(min_u64(CG_NC_MAX, bytes / (4u * rows)), nr);
 }
 
-/* The thin kernel's guess: mv slices k so that a slice of the gathered
+/* Whether a thin shape's large operand (vm: B, mv: A) exceeds the
+ * last-level cache, so that it streams from memory on every call. */
+static int streams_from_memory(uint32_t kind, const cg_cpu *cpu, const cg_shape *s) {
+  const cg_cache *l3 = cg_probe_data_cache(cpu, 3);
+  const double rows = (double)(kind == CG_KIND_VM ? s->k : s->m);
+  const double cols = (double)(kind == CG_KIND_VM ? s->n : s->k);
+  return l3 != NULL && 4.0 * rows * cols > (double)l3->size;
+}
+
+/* Whether a thin kernel is worth a candidate for a shape: a streaming
+ * variant differs from its kind's kernel only for one row of A (vm) or
+ * one column of B (mv). */
+static int thin_applies(const cg_kernel_info *ki, const cg_shape *s) {
+  return !ki->stream || (ki->kind == CG_KIND_VM ? s->m == 1 : s->n == 1);
+}
+
+/* The thin family's first kernel: the kind's best for the ISA, or its
+ * streaming variant where it applies and the large operand streams from
+ * memory. */
+static uint32_t thin_first_kernel(uint32_t kind, const cg_cpu *cpu, uint32_t isa,
+                                  const cg_shape *s) {
+  const int best = cg_kernel_best(kind, isa);
+  if (streams_from_memory(kind, cpu, s)) {
+    for (uint32_t i = 0; i < cg_kernel_count; i++) {
+      const cg_kernel_info *ki = &cg_kernel_table[i];
+      if (ki->kind == kind && ki->stream && ki->isa <= isa && thin_applies(ki, s))
+        return i;
+    }
+  }
+  return (uint32_t)(best >= 0 ? best : 0);
+}
+
+/* A thin kernel's guess: mv slices k so that a slice of the gathered
  * columns takes half of L1; vm keeps the rows of C of an NC block in a
  * quarter of L2 and streams CG_VM_KC rows of B together (one row of A:
  * CG_VM_KC_ONE_ROW). */
-static void thin_default(cg_policy *p, uint32_t kind, const cg_cpu *cpu, uint32_t isa,
-                         uint32_t threads, const cg_shape *s) {
-  const int k = cg_kernel_best(kind, isa);
-  const cg_kernel_info *ki = &cg_kernel_table[k >= 0 ? k : 0];
+static void thin_default(cg_policy *p, uint32_t kernel, const cg_cpu *cpu, uint32_t threads,
+                         const cg_shape *s) {
+  const cg_kernel_info *ki = &cg_kernel_table[kernel];
   const uint64_t half_l1 = l1_bytes(cpu) / 2;
   memset(p, 0, sizeof(*p));
-  p->kernel = (uint32_t)(k >= 0 ? k : 0);
+  p->kernel = kernel;
   p->mc = ki->mr;
-  if (kind == CG_KIND_MV) {
+  if (ki->kind == CG_KIND_MV) {
     uint64_t cols = (uint64_t)(s->n < 4 ? s->n : 4);
     p->nc = ki->nr;
     p->kc = (uint32_t)min_u64(CG_KC_MAX, round_down(half_l1 / (4u * cols), 16));
@@ -282,12 +315,15 @@ static void thin_default(cg_policy *p, uint32_t kind, const cg_cpu *cpu, uint32_
 }
 
 /* The thin family's candidates: its guess, deeper and shallower slices,
- * other blocks, the other split. */
+ * other blocks, the family's other SIMD kernels this CPU runs (with
+ * AVX-512, the AVX2 ones: on a Zen 4 guest, whose AVX-512 units are half
+ * as wide as its registers, avx2_mv4 ran 64x1x1216 and 1024x1x1024 7-9%
+ * faster than avx512_mv4), the other split. */
 static void cand_thin(cand_list *l, uint32_t kind, const cg_cpu *cpu, uint32_t isa,
                       uint32_t threads) {
   const cg_shape *s = l->shape;
   cg_policy d, p;
-  thin_default(&d, kind, cpu, isa, threads, s);
+  thin_default(&d, thin_first_kernel(kind, cpu, isa, s), cpu, threads, s);
   cand_add(l, d);
   if (kind == CG_KIND_VM) {
     p = d, p.kc = d.kc * 4, cand_add(l, p);
@@ -301,6 +337,14 @@ static void cand_thin(cand_list *l, uint32_t kind, const cg_cpu *cpu, uint32_t i
   } else {
     p = d, p.kc = CG_KC_MAX, cand_add(l, p);
     p = d, p.kc = d.kc / 4 > 16 ? d.kc / 4 : 16, cand_add(l, p);
+  }
+  for (uint32_t i = 0; i < cg_kernel_count; i++) {
+    const cg_kernel_info *ki = &cg_kernel_table[i];
+    if (i == d.kernel || ki->kind != kind || ki->isa > isa || ki->isa == CG_ISA_REF ||
+        !thin_applies(ki, s))
+      continue;
+    thin_default(&p, i, cpu, threads, s);
+    cand_add(l, p);
   }
   if (threads > 1) {
     p = d, p.split = d.split == CG_SPLIT_NONE ? (kind == CG_KIND_VM ? CG_SPLIT_JC : CG_SPLIT_IC)

@@ -473,6 +473,93 @@ static void test_candidate_blocking(void) {
   }
 }
 
+/* How many of a candidate list use a kernel, and whether the first does. */
+static int count_kernel(const cg_policy *c, uint32_t n, const char *name, int *first) {
+  int count = 0;
+  const int ki = cg_kernel_find(name, strlen(name));
+  CU_ASSERT_FATAL(ki >= 0);
+  for (uint32_t i = 0; i < n; i++)
+    count += c[i].kernel == (uint32_t)ki;
+  *first = n > 0 && c[0].kernel == (uint32_t)ki;
+  return count;
+}
+
+/* A CPU with the given ISA and caches: L1d 32K, L2 1M, L3 l3 bytes (0:
+ * none known). */
+static void synthetic_cpu(cg_cpu *c, uint32_t isa, uint64_t l3) {
+  memset(c, 0, sizeof(*c));
+  c->isa = isa;
+  c->caches[0] = (cg_cache){1, CG_CACHE_DATA, 32u << 10, 8, 64, 1};
+  c->caches[1] = (cg_cache){2, CG_CACHE_UNIFIED, 1u << 20, 8, 64, 1};
+  c->caches[2] = (cg_cache){3, CG_CACHE_UNIFIED, l3, 16, 64, 2};
+  c->cache_count = l3 > 0 ? 3 : 2;
+}
+
+/* Thin shapes: every SIMD thin kernel of the family that the CPU runs is a
+ * candidate (the AVX2 ones on an AVX-512 CPU), the streaming variant only
+ * for one row (vm) or one column (mv), and first where the large operand
+ * exceeds the last-level cache. */
+static void test_candidate_thin_kernels(void) {
+  static const struct {
+    uint32_t isa;
+    uint64_t l3; /* 0: none known */
+    cg_shape shape;
+    const char *first, *present[2], *absent; /* absent NULL: nothing checked */
+  } cases[] = {
+      {CG_ISA_AVX512,
+       8u << 20,
+       {1, 4096, 4096},
+       "avx2_vm4_stream",
+       {"avx512_vm4", "avx2_vm4"},
+       NULL},
+      {CG_ISA_AVX512, 8u << 20, {1, 256, 256}, "avx512_vm4", {"avx2_vm4", "avx2_vm4_stream"}, NULL},
+      {CG_ISA_AVX512, 0, {1, 4096, 4096}, "avx512_vm4", {"avx2_vm4", "avx2_vm4_stream"}, NULL},
+      {CG_ISA_AVX512,
+       8u << 20,
+       {2, 4096, 4096},
+       "avx512_vm4",
+       {"avx2_vm4", "avx2_vm4"},
+       "avx2_vm4_stream"},
+      {CG_ISA_AVX512,
+       8u << 20,
+       {4096, 1, 4096},
+       "avx2_mv4_stream",
+       {"avx512_mv4", "avx2_mv4"},
+       NULL},
+      {CG_ISA_AVX512, 8u << 20, {64, 1, 1216}, "avx512_mv4", {"avx2_mv4", "avx2_mv4_stream"}, NULL},
+      {CG_ISA_AVX512,
+       8u << 20,
+       {4096, 3, 4096},
+       "avx512_mv4",
+       {"avx2_mv4", "avx2_mv4"},
+       "avx2_mv4_stream"},
+      {CG_ISA_AVX2,
+       8u << 20,
+       {1, 4096, 4096},
+       "avx2_vm4_stream",
+       {"avx2_vm4", "avx2_vm4"},
+       "avx512_vm4"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    cg_cpu c;
+    cg_policy cands[CG_CANDIDATES_MAX];
+    uint32_t n;
+    int first, ignored;
+    synthetic_cpu(&c, cases[i].isa, cases[i].l3);
+    n = cg_policy_candidates(cands, CG_CANDIDATES_MAX, &c, c.isa, 1, &cases[i].shape);
+    CU_ASSERT(count_kernel(cands, n, cases[i].first, &first) >= 1);
+    if (!first)
+      fprintf(stderr, "thin case %zu: first candidate is not %s\n", i, cases[i].first);
+    CU_ASSERT(first);
+    for (int j = 0; j < 2; j++)
+      CU_ASSERT(count_kernel(cands, n, cases[i].present[j], &ignored) >= 1);
+    if (cases[i].absent != NULL)
+      CU_ASSERT_EQUAL(count_kernel(cands, n, cases[i].absent, &ignored), 0);
+    for (uint32_t j = 0; j < n; j++)
+      CU_ASSERT_EQUAL(cg_policy_check(&cands[j], c.isa, NULL, 0), 0);
+  }
+}
+
 static void test_decode_cache(void) {
   /* AMD 0x8000001D sub-leaf 3 of an EPYC guest: L3 32 MiB 16-way, 64 B. */
   cg_cache c;
@@ -545,6 +632,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "policy_roundtrip", test_policy_roundtrip);
   CU_add_test(s, "policy_rejects", test_policy_rejects);
   CU_add_test(s, "candidate_blocking", test_candidate_blocking);
+  CU_add_test(s, "candidate_thin_kernels", test_candidate_thin_kernels);
   CU_add_test(s, "decode_cache", test_decode_cache);
   CU_add_test(s, "identity_stable", test_identity_stable);
   CU_add_test(s, "pool_handoff", test_pool_handoff);

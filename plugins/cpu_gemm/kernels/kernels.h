@@ -105,6 +105,10 @@ typedef struct cg_kernel_info {
   cg_block_fn block;              /* tile: the direct path's whole block */
   cg_vm_fn vm;
   cg_mv_fn mv;
+  /* Thin: 1 for a variant whose one row (vm) or one column (mv) path is
+   * shaped for a large operand streaming from memory; it differs from
+   * its kind's kernel of the same ISA only there. */
+  uint32_t stream;
 } cg_kernel_info;
 
 /* All kernels compiled in: tile kernels best first within each ISA, then
@@ -115,7 +119,8 @@ extern const uint32_t cg_kernel_count;
 /* Index of a kernel by name, or -1. */
 int cg_kernel_find(const char *name, size_t len);
 
-/* Index of the best kernel of a kind that the ISA level allows, or -1. */
+/* Index of the best kernel of a kind that the ISA level allows (never a
+ * streaming variant), or -1. */
 int cg_kernel_best(uint32_t kind, uint32_t isa);
 
 #define CG_TILE_PROTO(name)                                                                        \
@@ -169,6 +174,8 @@ CG_VM_PROTO(sgemm_ref_vm4);
 CG_MV_PROTO(sgemm_ref_mv4);
 CG_VM_PROTO(sgemm_avx2_vm4);
 CG_MV_PROTO(sgemm_avx2_mv4);
+CG_VM_PROTO(sgemm_avx2_vm4_stream);
+CG_MV_PROTO(sgemm_avx2_mv4_stream);
 CG_VM_PROTO(sgemm_avx512_vm4);
 CG_MV_PROTO(sgemm_avx512_mv4);
 

@@ -72,78 +72,97 @@ static inline __attribute__((always_inline)) void vm_rows(const int M, const int
     vm_chunk(M, 1, 1, k, alpha, a, lda, b + j, ldb, beta, c + j, ldc, lanes(n - j));
 }
 
-/* One row of A, F (<= 6) rows of B: the F broadcasts of A, alpha folded
- * in, stay in registers for the whole sweep of n, so a step of 4 vectors
- * of C loads only B, and C is read and written once per F rows.  Registers:
- * F broadcasts, 4 sums, one B vector. */
-static inline __attribute__((always_inline)) void vm1_group(const int F, int64_t n, float alpha,
-                                                            const float *a, const float *b,
-                                                            int64_t ldb, float beta, float *c) {
-  __m256 av[6], s[4];
+/* One row of A, F (<= 8) rows of B: the F broadcasts of A, alpha folded
+ * in, stay in registers for the whole sweep of n, so a step of W vectors
+ * of C loads only B, into two chains of sums (even and odd rows of B), and
+ * C is read and written once per group.  Registers: F broadcasts, 2 W
+ * sums, one B vector. */
+static inline __attribute__((always_inline)) void vm1_group(const int F, const int W, int64_t n,
+                                                            float alpha, const float *a,
+                                                            const float *b, int64_t ldb, float beta,
+                                                            float *c) {
+  __m256 av[8], s[4], t[4];
   const __m256 betav = _mm256_set1_ps(beta);
   int64_t j = 0;
   for (int p = 0; p < F; p++)
     av[p] = _mm256_set1_ps(alpha * a[p]);
-  for (; j + 32 <= n; j += 32) {
-    for (int w = 0; w < 4; w++)
-      s[w] =
-          beta == 0.0f ? _mm256_setzero_ps() : _mm256_mul_ps(betav, _mm256_loadu_ps(c + j + 8 * w));
+  for (; j + 8 * W <= n; j += 8 * W) {
+    for (int w = 0; w < W; w++)
+      s[w] = t[w] = _mm256_setzero_ps();
     for (int p = 0; p < F; p++)
-      for (int w = 0; w < 4; w++)
-        s[w] = _mm256_fmadd_ps(av[p], _mm256_loadu_ps(b + p * ldb + j + 8 * w), s[w]);
-    for (int w = 0; w < 4; w++)
-      _mm256_storeu_ps(c + j + 8 * w, s[w]);
+      for (int w = 0; w < W; w++) {
+        const __m256 bv = _mm256_loadu_ps(b + p * ldb + j + 8 * w);
+        if (p % 2 == 0)
+          s[w] = _mm256_fmadd_ps(av[p], bv, s[w]);
+        else
+          t[w] = _mm256_fmadd_ps(av[p], bv, t[w]);
+      }
+    for (int w = 0; w < W; w++) {
+      __m256 v = _mm256_add_ps(s[w], t[w]);
+      if (beta != 0.0f)
+        v = _mm256_fmadd_ps(betav, _mm256_loadu_ps(c + j + 8 * w), v);
+      _mm256_storeu_ps(c + j + 8 * w, v);
+    }
   }
   for (; j < n; j += 8) {
     const __m256i mk = lanes(n - j);
-    s[0] = beta == 0.0f ? _mm256_setzero_ps() : _mm256_mul_ps(betav, _mm256_maskload_ps(c + j, mk));
+    s[0] = _mm256_setzero_ps();
     for (int p = 0; p < F; p++)
       s[0] = _mm256_fmadd_ps(av[p], _mm256_maskload_ps(b + p * ldb + j, mk), s[0]);
+    if (beta != 0.0f)
+      s[0] = _mm256_fmadd_ps(betav, _mm256_maskload_ps(c + j, mk), s[0]);
     _mm256_maskstore_ps(c + j, mk, s[0]);
   }
 }
 
-/* One row of A: the k rows of the slice in near-equal groups of at most 6
- * (8 as 4 + 4, not 6 + 2, since every group costs a pass over C).  Zen 3,
- * alternating with the 8-vector kernel in one process: 1.03-1.13x on
- * 1x1024x1024, 1.03-1.10x on 1x4096x4096, 1.05-1.19x on 1x8192x8192, but
- * 0.89-0.98x on 1x2048x2048. */
-static void vm1_rows(int64_t n, int64_t k, float alpha, const float *a, const float *b, int64_t ldb,
-                     float beta, float *c) {
-  const int64_t groups = (k + 5) / 6, base = groups ? k / groups : 0,
+/* One row of A: the k rows of the call in near-equal groups of at most
+ * FMAX (8 as 4 + 4, not 6 + 2, since every group costs a pass over C),
+ * W vectors of C a step. */
+static inline __attribute__((always_inline)) void vm1_rows(const int FMAX, const int W, int64_t n,
+                                                           int64_t k, float alpha, const float *a,
+                                                           const float *b, int64_t ldb, float beta,
+                                                           float *c) {
+  const int64_t groups = (k + FMAX - 1) / FMAX, base = groups ? k / groups : 0,
                 extra = groups ? k % groups : 0;
   for (int64_t g = 0, p = 0; g < groups; g++) {
     const int64_t f = base + (g < extra);
     const float bt = g == 0 ? beta : 1.0f;
+    const float *bg = b + p * ldb;
     switch (f) {
     case 1:
-      vm1_group(1, n, alpha, a + p, b + p * ldb, ldb, bt, c);
+      vm1_group(1, W, n, alpha, a + p, bg, ldb, bt, c);
       break;
     case 2:
-      vm1_group(2, n, alpha, a + p, b + p * ldb, ldb, bt, c);
+      vm1_group(2, W, n, alpha, a + p, bg, ldb, bt, c);
       break;
     case 3:
-      vm1_group(3, n, alpha, a + p, b + p * ldb, ldb, bt, c);
+      vm1_group(3, W, n, alpha, a + p, bg, ldb, bt, c);
       break;
     case 4:
-      vm1_group(4, n, alpha, a + p, b + p * ldb, ldb, bt, c);
+      vm1_group(4, W, n, alpha, a + p, bg, ldb, bt, c);
       break;
     case 5:
-      vm1_group(5, n, alpha, a + p, b + p * ldb, ldb, bt, c);
+      vm1_group(5, W, n, alpha, a + p, bg, ldb, bt, c);
+      break;
+    case 6:
+      vm1_group(6, W, n, alpha, a + p, bg, ldb, bt, c);
+      break;
+    case 7:
+      vm1_group(FMAX < 7 ? FMAX : 7, W, n, alpha, a + p, bg, ldb, bt, c);
       break;
     default:
-      vm1_group(6, n, alpha, a + p, b + p * ldb, ldb, bt, c);
+      vm1_group(FMAX < 8 ? FMAX : 8, W, n, alpha, a + p, bg, ldb, bt, c);
       break;
     }
     p += f;
   }
 }
 
-CG_VM_PROTO(sgemm_avx2_vm4) {
+/* Two to four rows of A: the sums of a chunk of columns in registers over
+ * the k rows of B. */
+static void vm_more_rows(int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
+                         const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
   switch (m) {
-  case 1:
-    vm1_rows(n, k, alpha, a, b, ldb, beta, c);
-    break;
   case 2:
     vm_rows(2, 4, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     break;
@@ -154,6 +173,31 @@ CG_VM_PROTO(sgemm_avx2_vm4) {
     vm_rows(4, 2, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     break;
   }
+}
+
+/* One row of A in groups of up to 6 rows of B, 4 vectors (two lines of
+ * each row) a step.  Zen 3, against the 8-vector chunk it replaced,
+ * alternating in one process: 1.03-1.13x on 1x1024x1024, 1.03-1.10x on
+ * 1x4096x4096, 1.05-1.19x on 1x8192x8192, but 0.89-0.98x on 1x2048x2048. */
+CG_VM_PROTO(sgemm_avx2_vm4) {
+  if (m == 1)
+    vm1_rows(6, 4, n, k, alpha, a, b, ldb, beta, c);
+  else
+    vm_more_rows(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+/* The streaming variant: one row of A in groups of up to 8 rows of B, one
+ * line (2 vectors) of each a step, the shape of OpenBLAS's own sgemv for
+ * a matrix read from memory.  On a Zen 4 guest, alternating in one process
+ * (31 paired samples, against the 6-row kernel above): 1x4096x4096
+ * 1.04-1.08x, 1x8192x8192 1.01-1.06x, but 0.94x on 1x1024x1024; so it is
+ * a kernel of its own, and the first guess only where B exceeds the
+ * last-level cache. */
+CG_VM_PROTO(sgemm_avx2_vm4_stream) {
+  if (m == 1)
+    vm1_rows(8, 2, n, k, alpha, a, b, ldb, beta, c);
+  else
+    vm_more_rows(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 static inline float hsum(__m256 v) {
@@ -168,7 +212,7 @@ static inline float hsum(__m256 v) {
 static inline __attribute__((always_inline)) void
 mv_group(const int R, const int N, const int U, int64_t k, float alpha, const float *a, int64_t lda,
          const float *bt, int64_t ldbt, float beta, float *c, int64_t ldc) {
-  __m256 acc[4][4][2];
+  __m256 acc[8][4][2];
   int64_t p = 0;
   for (int r = 0; r < R; r++)
     for (int j = 0; j < N; j++)
@@ -210,7 +254,7 @@ mv_group(const int R, const int N, const int U, int64_t k, float alpha, const fl
 }
 
 /* Groups of R rows (chosen per N so that the sums, B's N vectors and one
- * row vector fit the 16 registers), then the remaining rows. */
+ * row vector fit the 16 registers), then the remaining rows one by one. */
 static inline __attribute__((always_inline)) void
 mv_cols(const int R, const int N, const int U, int64_t m, int64_t k, float alpha, const float *a,
         int64_t lda, const float *bt, int64_t ldbt, float beta, float *c, int64_t ldc) {
@@ -221,11 +265,10 @@ mv_cols(const int R, const int N, const int U, int64_t m, int64_t k, float alpha
     mv_group(1, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc);
 }
 
-CG_MV_PROTO(sgemm_avx2_mv4) {
+/* Two to four columns of B. */
+static void mv_more_cols(int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
+                         const float *bt, int64_t ldbt, float beta, float *c, int64_t ldc) {
   switch (n) {
-  case 1:
-    mv_cols(4, 1, 2, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
-    break;
   case 2:
     mv_cols(4, 2, 1, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
     break;
@@ -237,6 +280,26 @@ CG_MV_PROTO(sgemm_avx2_mv4) {
     break;
   }
 }
+
+/* One column: 4 rows of A a pass, two vectors (one line) of each a step. */
+CG_MV_PROTO(sgemm_avx2_mv4) {
+  if (n == 1)
+    mv_cols(4, 1, 2, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
+  else
+    mv_more_cols(m, n, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
+}
+
+/* The streaming variant, one column: 8 rows of A a pass (8 streams in
+ * flight), one vector of each a step.  On a Zen 4 guest, alternating in
+ * one process (21 paired samples, against the kernel above): 4096x1x4096
+ * 1.06x, 8192x1x8192 1.06x, but 0.85x on 64x1x1216 and 0.91x on
+ * 1024x1x1024, where A is in cache and the 4-row pass is faster. */
+CG_MV_PROTO(sgemm_avx2_mv4_stream) {
+  if (n == 1)
+    mv_cols(8, 1, 1, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
+  else
+    mv_more_cols(m, n, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
+}
 #else
 CG_VM_PROTO(sgemm_avx2_vm4) {
   (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)b, (void)ldb, (void)beta,
@@ -244,6 +307,16 @@ CG_VM_PROTO(sgemm_avx2_vm4) {
 }
 
 CG_MV_PROTO(sgemm_avx2_mv4) {
+  (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)bt, (void)ldbt, (void)beta,
+      (void)c, (void)ldc;
+}
+
+CG_VM_PROTO(sgemm_avx2_vm4_stream) {
+  (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)b, (void)ldb, (void)beta,
+      (void)c, (void)ldc;
+}
+
+CG_MV_PROTO(sgemm_avx2_mv4_stream) {
   (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)bt, (void)ldbt, (void)beta,
       (void)c, (void)ldc;
 }

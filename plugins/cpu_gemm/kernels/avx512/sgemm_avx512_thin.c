@@ -17,14 +17,13 @@ static inline __mmask16 lanes(int64_t count) {
 }
 
 /*
- * M rows x W vectors of C whose sums stay in registers over the k rows of
- * B; the last vector masked to `last` lanes.  W is chosen so that M * W
- * independent accumulators cover the FMA latency of both pipes.  With
- * `pf`, each row's next chunk is prefetched: with 2-4 rows of A the FMAs
- * per B line are many enough that the out-of-order window holds too few
- * of the k concurrent row streams' misses to keep memory busy (4x4096x4096
- * 7-9% faster on an AVX-512 Xeon); one row is load-bound, and the
- * prefetches would only take load slots from it (4-8% slower).
+ * M (2 to 4) rows x W vectors of C whose sums stay in registers over the
+ * k rows of B; the last vector masked to `last` lanes.  W is chosen so
+ * that M * W independent accumulators cover the FMA latency of both
+ * pipes.  With `pf`, each row's next chunk is prefetched: the FMAs per B
+ * line are many enough that the out-of-order window holds too few of the
+ * k concurrent row streams' misses to keep memory busy (4x4096x4096 7-9%
+ * faster on an AVX-512 Xeon).  One row of A has its own kernel (vm1).
  */
 static inline __attribute__((always_inline)) void vm_chunk(const int M, const int W, const int pf,
                                                            int64_t k, float alpha, const float *a,
@@ -68,15 +67,103 @@ static inline __attribute__((always_inline)) void vm_rows(const int M, const int
                                                           float beta, float *c, int64_t ldc) {
   int64_t j = 0;
   for (; j + 16 * W <= n; j += 16 * W)
-    vm_chunk(M, W, M > 1, k, alpha, a, lda, b + j, ldb, beta, c + j, ldc, (__mmask16)0xffffu);
+    vm_chunk(M, W, 1, k, alpha, a, lda, b + j, ldb, beta, c + j, ldc, (__mmask16)0xffffu);
   for (; j < n; j += 16)
     vm_chunk(M, 1, 0, k, alpha, a, lda, b + j, ldb, beta, c + j, ldc, lanes(n - j));
+}
+
+/*
+ * One row of A, F (<= 8) rows of B: the F broadcasts of A, alpha folded
+ * in, stay in registers for the whole sweep of n, and each step takes two
+ * vectors (two lines) of every row of B into two chains of sums (even and
+ * odd rows), C read and written once per group.  Against the 8-vector
+ * chunk over all k rows that it replaces, on a Zen 4 guest (one process,
+ * alternating, medians of 31 paired samples): 1x1024x1024 1.05x,
+ * 1x2048x2048 1.08-1.10x, 1x4096x4096 1.49-1.66x, 1x8192x8192 1.52-1.71x:
+ * the chunk read each row of B in runs of 8 lines, which that machine's
+ * prefetchers followed poorly.
+ */
+static inline __attribute__((always_inline)) void vm1_group(const int F, int64_t n, float alpha,
+                                                            const float *a, const float *b,
+                                                            int64_t ldb, float beta, float *c) {
+  __m512 av[8];
+  const __m512 betav = _mm512_set1_ps(beta);
+  int64_t j = 0;
+  for (int p = 0; p < F; p++)
+    av[p] = _mm512_set1_ps(alpha * a[p]);
+  for (; j + 32 <= n; j += 32) {
+    __m512 s0 = _mm512_setzero_ps(), s1 = s0, t0 = s0, t1 = s0;
+    for (int p = 0; p < F; p += 2) {
+      s0 = _mm512_fmadd_ps(av[p], _mm512_loadu_ps(b + p * ldb + j), s0);
+      s1 = _mm512_fmadd_ps(av[p], _mm512_loadu_ps(b + p * ldb + j + 16), s1);
+      if (p + 1 < F) {
+        t0 = _mm512_fmadd_ps(av[p + 1], _mm512_loadu_ps(b + (p + 1) * ldb + j), t0);
+        t1 = _mm512_fmadd_ps(av[p + 1], _mm512_loadu_ps(b + (p + 1) * ldb + j + 16), t1);
+      }
+    }
+    s0 = _mm512_add_ps(s0, t0);
+    s1 = _mm512_add_ps(s1, t1);
+    if (beta != 0.0f) {
+      s0 = _mm512_fmadd_ps(betav, _mm512_loadu_ps(c + j), s0);
+      s1 = _mm512_fmadd_ps(betav, _mm512_loadu_ps(c + j + 16), s1);
+    }
+    _mm512_storeu_ps(c + j, s0);
+    _mm512_storeu_ps(c + j + 16, s1);
+  }
+  for (; j < n; j += 16) {
+    const __mmask16 mk = lanes(n - j);
+    __m512 s = _mm512_setzero_ps();
+    for (int p = 0; p < F; p++)
+      s = _mm512_fmadd_ps(av[p], _mm512_maskz_loadu_ps(mk, b + p * ldb + j), s);
+    if (beta != 0.0f)
+      s = _mm512_fmadd_ps(betav, _mm512_maskz_loadu_ps(mk, c + j), s);
+    _mm512_mask_storeu_ps(c + j, mk, s);
+  }
+}
+
+/* One row of A: the k rows of the call in near-equal groups of at most 8
+ * (each group costs a pass over C). */
+static void vm1_rows(int64_t n, int64_t k, float alpha, const float *a, const float *b, int64_t ldb,
+                     float beta, float *c) {
+  const int64_t groups = (k + 7) / 8, base = groups ? k / groups : 0,
+                extra = groups ? k % groups : 0;
+  for (int64_t g = 0, p = 0; g < groups; g++) {
+    const int64_t f = base + (g < extra);
+    const float bt = g == 0 ? beta : 1.0f;
+    switch (f) {
+    case 1:
+      vm1_group(1, n, alpha, a + p, b + p * ldb, ldb, bt, c);
+      break;
+    case 2:
+      vm1_group(2, n, alpha, a + p, b + p * ldb, ldb, bt, c);
+      break;
+    case 3:
+      vm1_group(3, n, alpha, a + p, b + p * ldb, ldb, bt, c);
+      break;
+    case 4:
+      vm1_group(4, n, alpha, a + p, b + p * ldb, ldb, bt, c);
+      break;
+    case 5:
+      vm1_group(5, n, alpha, a + p, b + p * ldb, ldb, bt, c);
+      break;
+    case 6:
+      vm1_group(6, n, alpha, a + p, b + p * ldb, ldb, bt, c);
+      break;
+    case 7:
+      vm1_group(7, n, alpha, a + p, b + p * ldb, ldb, bt, c);
+      break;
+    default:
+      vm1_group(8, n, alpha, a + p, b + p * ldb, ldb, bt, c);
+      break;
+    }
+    p += f;
+  }
 }
 
 CG_VM_PROTO(sgemm_avx512_vm4) {
   switch (m) {
   case 1:
-    vm_rows(1, 8, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    vm1_rows(n, k, alpha, a, b, ldb, beta, c);
     break;
   case 2:
     vm_rows(2, 4, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
