@@ -25,16 +25,20 @@
     if ((r) < rows) {                                                                              \
       __m512 av = _mm512_set1_ps(a[(r)*rs_a]);                                                     \
       acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);                                              \
-      acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);                                              \
+      if (!half)                                                                                   \
+        acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);                                            \
     }                                                                                              \
   } while (0)
 
 /* One k step: two B vectors (masked past the last column when B is read
- * in place: mask_b) against the tile's rows. */
+ * in place: mask_b; the second neither loaded nor used in a tile of at
+ * most 16 columns: half) against the tile's rows. */
 #define K_STEP()                                                                                   \
   do {                                                                                             \
     __m512 b0 = mask_b ? _mm512_maskz_loadu_ps(m0, b) : _mm512_loadu_ps(b);                        \
-    __m512 b1 = mask_b ? _mm512_maskz_loadu_ps(m1, b + 16) : _mm512_loadu_ps(b + 16);              \
+    __m512 b1 = half     ? _mm512_setzero_ps()                                                     \
+                : mask_b ? _mm512_maskz_loadu_ps(m1, b + 16)                                       \
+                         : _mm512_loadu_ps(b + 16);                                                \
     ROW_FMA(0);                                                                                    \
     ROW_FMA(1);                                                                                    \
     ROW_FMA(2);                                                                                    \
@@ -86,16 +90,25 @@ static inline __attribute__((always_inline)) void copy_piece(const float *src, f
 /* C = alpha * acc + beta * C (C not read when beta is 0); the full
  * tile without masks.  alpha and beta are broadcast only here: live over
  * the k loop, their registers made GCC spill a B vector there. */
-static inline __attribute__((always_inline)) void c_update(const int rows, int64_t cols,
-                                                           __m512 acc[K_MR][2], float alpha,
-                                                           float beta, float *c, int64_t ldc,
-                                                           const __mmask16 m0, const __mmask16 m1) {
+static inline __attribute__((always_inline)) void
+c_update(const int rows, const int half, int64_t cols, __m512 acc[K_MR][2], float alpha, float beta,
+         float *c, int64_t ldc, const __mmask16 m0, const __mmask16 m1) {
   const __m512 alphav = _mm512_set1_ps(alpha), betav = _mm512_set1_ps(beta);
   if (alpha != 1.0f) {
     for (int r = 0; r < rows; r++) {
       acc[r][0] = _mm512_mul_ps(acc[r][0], alphav);
       acc[r][1] = _mm512_mul_ps(acc[r][1], alphav);
     }
+  }
+  if (half) {
+    for (int r = 0; r < rows; r++) {
+      float *cr = c + r * ldc;
+      __m512 v0 = acc[r][0];
+      if (beta != 0.0f)
+        v0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m0, cr), betav, v0);
+      _mm512_mask_storeu_ps(cr, m0, v0);
+    }
+    return;
   }
   if (cols == K_NR) {
     for (int r = 0; r < rows; r++) {
@@ -124,11 +137,16 @@ static inline __attribute__((always_inline)) void c_update(const int rows, int64
 
 /* prefetch_c: fetch C's lines to L1 at the start (packed operands: C of a
  * large product, far away); the in-place variant serves the direct path,
- * whose C is already close, and skips it (32x32x32 3% faster). */
+ * whose C is already close, and skips it (32x32x32 3% faster).  half: a
+ * tile of at most 16 columns (B in place), one vector a row: with both,
+ * half of its FMAs were on zeros, which on a Zen 4 guest (one 512-bit FMA
+ * a cycle) made the direct path's 16x16x16 and 48x48x48 1.4-2x slower
+ * than the AVX2 kernel's. */
 static inline __attribute__((always_inline)) void
 avx512_body(const int rows, int64_t cols, int64_t k, float alpha, const float *a, int64_t rs_a,
             int64_t cs_a, const float *b, int64_t rs_b, float beta, float *c, int64_t ldc,
-            const int mask_b, const int prefetch_c, const int copy, const cg_copy_job *job) {
+            const int mask_b, const int half, const int prefetch_c, const int copy,
+            const cg_copy_job *job) {
   __m512 acc[K_MR][2];
   const uint32_t bits0 = cols >= 16 ? 0xffffu : (1u << cols) - 1u;
   const uint32_t bits1 = cols >= 32 ? 0xffffu : cols > 16 ? (1u << (cols - 16)) - 1u : 0u;
@@ -183,32 +201,45 @@ avx512_body(const int rows, int64_t cols, int64_t k, float alpha, const float *a
 #pragma GCC unroll 2
   for (; p < k; p++)
     K_STEP();
-  c_update(rows, cols, acc, alpha, beta, c, ldc, m0, m1);
+  c_update(rows, half, cols, acc, alpha, beta, c, ldc, m0, m1);
 }
 
-#define AVX512_CASE(R, RS_A, CS_A, RS_B, MASK_B, COPY)                                             \
+#define AVX512_CASE(R, RS_A, CS_A, RS_B, MASK_B, HALF, COPY)                                       \
   case R:                                                                                          \
-    avx512_body(R, n, k, alpha, a, RS_A, CS_A, b, RS_B, beta, c, ldc, MASK_B, PREFETCH_C, COPY,    \
-                job);                                                                              \
+    avx512_body(R, n, k, alpha, a, RS_A, CS_A, b, RS_B, beta, c, ldc, MASK_B, HALF, PREFETCH_C,    \
+                COPY, job);                                                                        \
     break;
 
-#define AVX512_DISPATCH(RS_A, CS_A, RS_B, MASK_B, COPY)                                            \
+#define AVX512_SWITCH(RS_A, CS_A, RS_B, MASK_B, HALF, COPY)                                        \
   switch (m) {                                                                                     \
-    AVX512_CASE(12, RS_A, CS_A, RS_B, MASK_B, COPY)                                                \
-    AVX512_CASE(11, RS_A, CS_A, RS_B, MASK_B, COPY)                                                \
-    AVX512_CASE(10, RS_A, CS_A, RS_B, MASK_B, COPY)                                                \
-    AVX512_CASE(9, RS_A, CS_A, RS_B, MASK_B, COPY)                                                 \
-    AVX512_CASE(8, RS_A, CS_A, RS_B, MASK_B, COPY)                                                 \
-    AVX512_CASE(7, RS_A, CS_A, RS_B, MASK_B, COPY)                                                 \
-    AVX512_CASE(6, RS_A, CS_A, RS_B, MASK_B, COPY)                                                 \
-    AVX512_CASE(5, RS_A, CS_A, RS_B, MASK_B, COPY)                                                 \
-    AVX512_CASE(4, RS_A, CS_A, RS_B, MASK_B, COPY)                                                 \
-    AVX512_CASE(3, RS_A, CS_A, RS_B, MASK_B, COPY)                                                 \
-    AVX512_CASE(2, RS_A, CS_A, RS_B, MASK_B, COPY)                                                 \
+    AVX512_CASE(12, RS_A, CS_A, RS_B, MASK_B, HALF, COPY)                                          \
+    AVX512_CASE(11, RS_A, CS_A, RS_B, MASK_B, HALF, COPY)                                          \
+    AVX512_CASE(10, RS_A, CS_A, RS_B, MASK_B, HALF, COPY)                                          \
+    AVX512_CASE(9, RS_A, CS_A, RS_B, MASK_B, HALF, COPY)                                           \
+    AVX512_CASE(8, RS_A, CS_A, RS_B, MASK_B, HALF, COPY)                                           \
+    AVX512_CASE(7, RS_A, CS_A, RS_B, MASK_B, HALF, COPY)                                           \
+    AVX512_CASE(6, RS_A, CS_A, RS_B, MASK_B, HALF, COPY)                                           \
+    AVX512_CASE(5, RS_A, CS_A, RS_B, MASK_B, HALF, COPY)                                           \
+    AVX512_CASE(4, RS_A, CS_A, RS_B, MASK_B, HALF, COPY)                                           \
+    AVX512_CASE(3, RS_A, CS_A, RS_B, MASK_B, HALF, COPY)                                           \
+    AVX512_CASE(2, RS_A, CS_A, RS_B, MASK_B, HALF, COPY)                                           \
   default:                                                                                         \
-    avx512_body(1, n, k, alpha, a, RS_A, CS_A, b, RS_B, beta, c, ldc, MASK_B, PREFETCH_C, COPY,    \
-                job);                                                                              \
+    avx512_body(1, n, k, alpha, a, RS_A, CS_A, b, RS_B, beta, c, ldc, MASK_B, HALF, PREFETCH_C,    \
+                COPY, job);                                                                        \
     break;                                                                                         \
+  }
+
+/* MASK_B is a literal 0 or 1: B read in place past the tile's last column
+ * is masked, and a tile of at most 16 columns takes the half body. */
+#define AVX512_DISPATCH(RS_A, CS_A, RS_B, MASK_B, COPY)                                            \
+  AVX512_DISPATCH_M##MASK_B(RS_A, CS_A, RS_B, COPY)
+#define AVX512_DISPATCH_M0(RS_A, CS_A, RS_B, COPY) AVX512_SWITCH(RS_A, CS_A, RS_B, 0, 0, COPY)
+#define AVX512_DISPATCH_M1(RS_A, CS_A, RS_B, COPY)                                                 \
+  {                                                                                                \
+    if (n <= K_NR / 2)                                                                             \
+      AVX512_SWITCH(RS_A, CS_A, RS_B, 1, 1, COPY)                                                  \
+    else                                                                                           \
+      AVX512_SWITCH(RS_A, CS_A, RS_B, 1, 0, COPY)                                                  \
   }
 
 CG_TILE_PROTO(sgemm_avx512_12x32) {
