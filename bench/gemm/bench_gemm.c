@@ -343,6 +343,7 @@ static void run_shape(bench *x, int threads, int reps, const char *cal_text,
 
 typedef struct options {
   const char *plugin_path, *forced;
+  const char *isa; /* cpu_gemm's isa cap (its [plugin.cpu_gemm] isa), or NULL */
   int quality, overhead, buckets, concurrency, cold, json, reps, nthreads, threads[8], nshapes;
   shape shapes[MAX_SHAPES];
 } options;
@@ -350,7 +351,8 @@ typedef struct options {
 static void usage(void) {
   fprintf(stderr, "usage: bench_gemm [--json] [--quick] [--min] [--cputime] [--threads 1,2] "
                   "[--reps N] [--shape MxNxK]... [--policy TEXT] [--quality [ROUNDS]] "
-                  "[--overhead] [--buckets] [--concurrency] [--cold] [--plugin PATH]\n");
+                  "[--overhead] [--buckets] [--concurrency] [--cold] [--plugin PATH] "
+                  "[--isa ref|avx2|avx512]\n");
   exit(2);
 }
 
@@ -387,6 +389,11 @@ static void parse_args(options *o, int argc, char **argv) {
       o->forced = argv[++i];
     } else if (strcmp(a, "--plugin") == 0 && more) {
       o->plugin_path = argv[++i];
+    } else if (strcmp(a, "--isa") == 0 && more) {
+      o->isa = argv[++i];
+      if (strcmp(o->isa, "ref") != 0 && strcmp(o->isa, "avx2") != 0 &&
+          strcmp(o->isa, "avx512") != 0)
+        die("bad --isa %s (want ref, avx2 or avx512)", o->isa);
     } else if (strcmp(a, "--overhead") == 0) {
       o->overhead = 1;
     } else if (strcmp(a, "--cold") == 0) {
@@ -424,14 +431,18 @@ static const olc_plugin *load_plugin(const char *path) {
   return pl;
 }
 
-/* The host's calibration of every shape for one thread count. */
+/* The host's calibration of every shape for one thread count (with the
+ * isa cap, in the plugin's own ini section, when one is given). */
 static void host_calibrate(const options *o, int threads, bench_hc_workload *hw) {
-  char err[512];
+  char err[512], extra[256];
   memset(hw, 0, sizeof(*hw) * (size_t)o->nshapes);
   for (int si = 0; si < o->nshapes; si++)
     hw[si].m = o->shapes[si].m, hw[si].n = o->shapes[si].n, hw[si].k = o->shapes[si].k;
-  if (bench_hc_calibrate(BENCH_PLUGIN_DIR, "cpu_gemm", (uint32_t)threads, NULL, BENCH_ONLY_CPU_GEMM,
-                         hw, (size_t)o->nshapes, err, sizeof(err)) != 0)
+  snprintf(extra, sizeof extra, "%s%s%s%s", BENCH_ONLY_CPU_GEMM,
+           o->isa != NULL ? "[plugin.cpu_gemm]\nisa = " : "", o->isa != NULL ? o->isa : "",
+           o->isa != NULL ? "\n" : "");
+  if (bench_hc_calibrate(BENCH_PLUGIN_DIR, "cpu_gemm", (uint32_t)threads, NULL, extra, hw,
+                         (size_t)o->nshapes, err, sizeof(err)) != 0)
     die("host calibration: %s", err);
   for (int si = 0; si < o->nshapes; si++)
     if (!hw[si].ok)
@@ -445,13 +456,15 @@ static int run_table(const options *o, const olc_plugin *pl, bench_peers *peers,
   for (int ti = 0; ti < o->nthreads; ti++) {
     bench x;
     static bench_hc_workload hw[MAX_SHAPES];
+    const olc_plugin_kv cap = {"isa", o->isa};
     memset(&x, 0, sizeof(x));
     memset(hw, 0, sizeof(hw));
     if (o->forced == NULL)
       host_calibrate(o, o->threads[ti], hw);
     x.pl = pl;
     x.peers = peers;
-    if (pl->create(&olc_stub_host, NULL, 0, (uint32_t)o->threads[ti], &x.inst) != OLC_PLUGIN_OK)
+    if (pl->create(&olc_stub_host, o->isa != NULL ? &cap : NULL, o->isa != NULL ? 1u : 0u,
+                   (uint32_t)o->threads[ti], &x.inst) != OLC_PLUGIN_OK)
       die("create");
     bench_peers_threads(peers, o->threads[ti]);
     for (int si = 0; si < o->nshapes; si++) {
@@ -501,6 +514,8 @@ int main(int argc, char **argv) {
   (void)getloadavg(load, 3);
   if (!o.json) {
     printf("cpu: %s; load average %.2f %.2f %.2f\n%s\n", cpu, load[0], load[1], load[2], desc);
+    if (o.isa != NULL)
+      printf("cpu_gemm capped at isa=%s (instances and the host's calibration)\n", o.isa);
     printf("FMA peak (%s): %.1f GFLOP/s per thread; streaming read %.1f GB/s per core (%d "
            "streams); reads faster up to %zu MiB (%.1f GB/s)\n",
            width, peak, bw.stream_gbs, bw.streams, bw.cache_bytes >> 20, bw.cache_gbs);
