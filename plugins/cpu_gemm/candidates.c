@@ -359,10 +359,10 @@ static void cand_thin(cand_list *l, uint32_t kind, const cg_cpu *cpu, uint32_t i
 }
 
 /* The direct path: a tile kernel on A and B in place, one block; the best
- * kernel first, then the other SIMD ones this CPU runs (on the Zen 4
- * guest, whose AVX-512 units are half as wide as its registers, the AVX2
- * block ran 48x48x48 1.4x faster than the AVX-512 one, whose 32-column
- * tile is half empty on the last 16 columns). */
+ * kernel first, then the other SIMD ones this CPU runs, since the tile
+ * sizes fit shapes differently (on the Zen 4 guest, whose 512-bit FMAs
+ * take both 256-bit pipes, the AVX2 block ran 48x48x48 3% faster than the
+ * AVX-512 one and 20x20x20 1.6x slower). */
 static void cand_direct(cand_list *l, uint32_t isa) {
   const uint32_t best = best_kernel(isa);
   cg_policy p;
