@@ -319,11 +319,21 @@ static void thin_default(cg_policy *p, uint32_t kernel, const cg_cpu *cpu, uint3
   clamp_policy(p, s);
 }
 
+/* A thin policy with the other split: its long dimension over the
+ * threads, or one thread. */
+static cg_policy other_split(const cg_policy *d) {
+  cg_policy p = *d;
+  const uint32_t long_dim =
+      cg_kernel_table[d->kernel].kind == CG_KIND_VM ? CG_SPLIT_JC : CG_SPLIT_IC;
+  p.split = d->split == CG_SPLIT_NONE ? long_dim : CG_SPLIT_NONE;
+  return p;
+}
+
 /* The thin family's candidates: its guess, deeper and shallower slices,
  * other blocks, the family's other SIMD kernels this CPU runs (with
  * AVX-512, the AVX2 ones: on a Zen 4 guest, whose AVX-512 units are half
  * as wide as its registers, avx2_mv4 ran 64x1x1216 and 1024x1x1024 7-9%
- * faster than avx512_mv4), the other split. */
+ * faster than avx512_mv4), each with the other split. */
 static void cand_thin(cand_list *l, uint32_t kind, const cg_cpu *cpu, uint32_t isa,
                       uint32_t threads) {
   const cg_shape *s = l->shape;
@@ -350,12 +360,11 @@ static void cand_thin(cand_list *l, uint32_t kind, const cg_cpu *cpu, uint32_t i
       continue;
     thin_default(&p, i, cpu, threads, s);
     cand_add(l, p);
+    if (threads > 1)
+      cand_add(l, other_split(&p));
   }
-  if (threads > 1) {
-    p = d, p.split = d.split == CG_SPLIT_NONE ? (kind == CG_KIND_VM ? CG_SPLIT_JC : CG_SPLIT_IC)
-                                              : CG_SPLIT_NONE;
-    cand_add(l, p);
-  }
+  if (threads > 1)
+    cand_add(l, other_split(&d));
 }
 
 /* The direct path: a tile kernel on A and B in place, one block; the best
