@@ -133,8 +133,20 @@ static double read_rate(const float *x, size_t bytes, int streams, int passes) {
   return best;
 }
 
+/* The best rate over 1 to 16 streams of the whole buffer. */
+static void best_stream(const float *x, size_t big, bench_stream_info *out) {
+  for (int streams = 1; streams <= 16; streams *= 2) {
+    double r = read_rate(x, big, streams, 3);
+    if (r > out->stream_gbs)
+      out->stream_gbs = r, out->streams = streams;
+  }
+}
+
 int bench_stream(bench_stream_info *out) {
   const size_t big = (size_t)1 << 30; /* 1 GiB: beyond any L3 */
+  enum { SIZES = 10 };                /* 1 MiB to 512 MiB */
+  double rate[SIZES];
+  int n = 0;
   float *x = NULL;
   memset(out, 0, sizeof(*out));
   if (posix_memalign((void **)&x, 2u << 20, big) != 0)
@@ -142,19 +154,22 @@ int bench_stream(bench_stream_info *out) {
   (void)madvise(x, big, MADV_HUGEPAGE);
   for (size_t i = 0; i < big / sizeof(float); i++)
     x[i] = (float)(i & 1023u);
-  for (int streams = 1; streams <= 16; streams *= 2) {
-    double r = read_rate(x, big, streams, 3);
-    if (r > out->stream_gbs)
-      out->stream_gbs = r, out->streams = streams;
-  }
+  best_stream(x, big, out);
   /* The largest power-of-two size still read at 1.3x the streaming rate
-   * or more, from 1 MiB up. */
-  for (size_t bytes = (size_t)1 << 20; bytes <= ((size_t)1 << 29); bytes *= 2) {
-    double r = read_rate(x, bytes, out->streams, bytes <= ((size_t)64 << 20) ? 10 : 3);
-    if (r < 1.3 * out->stream_gbs)
+   * or more, from 1 MiB up; the streaming rate measured again after the
+   * sizes, since a rate taken while another tenant was busy counted a
+   * 64 MiB buffer as cached on the Zen 4 guest. */
+  for (size_t bytes = (size_t)1 << 20; n < SIZES; bytes *= 2, n++) {
+    rate[n] = read_rate(x, bytes, out->streams, bytes <= ((size_t)64 << 20) ? 10 : 3);
+    if (rate[n] < 1.3 * out->stream_gbs) {
+      n++;
       break;
-    out->cache_bytes = bytes;
-    out->cache_gbs = r;
+    }
+  }
+  best_stream(x, big, out);
+  for (int i = 0; i < n && rate[i] >= 1.3 * out->stream_gbs; i++) {
+    out->cache_bytes = (size_t)1 << (20 + i);
+    out->cache_gbs = rate[i];
   }
   free(x);
   return 0;
