@@ -69,35 +69,27 @@ sum_zmm_s(const int streams, const float *x, size_t n) {
   return _mm512_reduce_add_ps(acc[0]);
 }
 
-/* streams: 1, 2, 4, 8 or 16. */
-__attribute__((target("avx2"))) static float sum_ymm(const float *x, size_t n, int streams) {
-  switch (streams) {
-  case 1:
-    return sum_ymm_s(1, x, n);
-  case 2:
-    return sum_ymm_s(2, x, n);
-  case 4:
-    return sum_ymm_s(4, x, n);
-  case 8:
-    return sum_ymm_s(8, x, n);
-  default:
-    return sum_ymm_s(16, x, n);
+/* SUM(streams, x, n) with streams 1, 2, 4, 8 or 16 as a constant. */
+#define SUM_BY_STREAMS(SUM, streams, x, n)                                                         \
+  switch (streams) {                                                                               \
+  case 1:                                                                                          \
+    return SUM(1, x, n);                                                                           \
+  case 2:                                                                                          \
+    return SUM(2, x, n);                                                                           \
+  case 4:                                                                                          \
+    return SUM(4, x, n);                                                                           \
+  case 8:                                                                                          \
+    return SUM(8, x, n);                                                                           \
+  default:                                                                                         \
+    return SUM(16, x, n);                                                                          \
   }
+
+__attribute__((target("avx2"))) static float sum_ymm(const float *x, size_t n, int streams) {
+  SUM_BY_STREAMS(sum_ymm_s, streams, x, n)
 }
 
 __attribute__((target("avx512f"))) static float sum_zmm(const float *x, size_t n, int streams) {
-  switch (streams) {
-  case 1:
-    return sum_zmm_s(1, x, n);
-  case 2:
-    return sum_zmm_s(2, x, n);
-  case 4:
-    return sum_zmm_s(4, x, n);
-  case 8:
-    return sum_zmm_s(8, x, n);
-  default:
-    return sum_zmm_s(16, x, n);
-  }
+  SUM_BY_STREAMS(sum_zmm_s, streams, x, n)
 }
 
 static float sum_floats(const float *x, size_t n, int streams) {

@@ -147,6 +147,47 @@ int cg_kernel_best(uint32_t kind, uint32_t isa);
         DISPATCH(lda, 1, ldb, 0, 0)                                                                \
     }                                                                                              \
   }
+/* A one-row vm kernel's k rows of B in near-equal groups of at most FMAX
+ * (<= 8; 8 rows as 4 + 4, not 6 + 2, since every group costs a pass over
+ * C): GROUP(F, p, beta_g) once per group, F its row count as a constant
+ * (the group body keeps F broadcasts in registers), p its first row,
+ * beta_g the caller's beta for the first group and 1 after. */
+#define CG_VM1_GROUPS(FMAX, k, beta, GROUP)                                                        \
+  do {                                                                                             \
+    const int64_t groups_ = ((k) + (FMAX)-1) / (FMAX);                                             \
+    const int64_t base_ = groups_ ? (k) / groups_ : 0, extra_ = groups_ ? (k) % groups_ : 0;       \
+    for (int64_t g_ = 0, p_ = 0; g_ < groups_; g_++) {                                             \
+      const int64_t f_ = base_ + (g_ < extra_);                                                    \
+      const float beta_g_ = g_ == 0 ? (beta) : 1.0f;                                               \
+      switch (f_) {                                                                                \
+      case 1:                                                                                      \
+        GROUP(1, p_, beta_g_);                                                                     \
+        break;                                                                                     \
+      case 2:                                                                                      \
+        GROUP(2, p_, beta_g_);                                                                     \
+        break;                                                                                     \
+      case 3:                                                                                      \
+        GROUP(3, p_, beta_g_);                                                                     \
+        break;                                                                                     \
+      case 4:                                                                                      \
+        GROUP(4, p_, beta_g_);                                                                     \
+        break;                                                                                     \
+      case 5:                                                                                      \
+        GROUP((FMAX) < 5 ? (FMAX) : 5, p_, beta_g_);                                               \
+        break;                                                                                     \
+      case 6:                                                                                      \
+        GROUP((FMAX) < 6 ? (FMAX) : 6, p_, beta_g_);                                               \
+        break;                                                                                     \
+      case 7:                                                                                      \
+        GROUP((FMAX) < 7 ? (FMAX) : 7, p_, beta_g_);                                               \
+        break;                                                                                     \
+      default:                                                                                     \
+        GROUP((FMAX) < 8 ? (FMAX) : 8, p_, beta_g_);                                               \
+        break;                                                                                     \
+      }                                                                                            \
+      p_ += f_;                                                                                    \
+    }                                                                                              \
+  } while (0)
 #define CG_VM_PROTO(name)                                                                          \
   void name(int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,             \
             const float *b, int64_t ldb, float beta, float *c, int64_t ldc)

@@ -115,47 +115,15 @@ static inline __attribute__((always_inline)) void vm1_group(const int F, const i
   }
 }
 
-/* One row of A: the k rows of the call in near-equal groups of at most
- * FMAX (8 as 4 + 4, not 6 + 2, since every group costs a pass over C),
- * W vectors of C a step. */
+/* One row of A: the k rows of the call in groups of at most FMAX
+ * (CG_VM1_GROUPS), W vectors of C a step. */
 static inline __attribute__((always_inline)) void vm1_rows(const int FMAX, const int W, int64_t n,
                                                            int64_t k, float alpha, const float *a,
                                                            const float *b, int64_t ldb, float beta,
                                                            float *c) {
-  const int64_t groups = (k + FMAX - 1) / FMAX, base = groups ? k / groups : 0,
-                extra = groups ? k % groups : 0;
-  for (int64_t g = 0, p = 0; g < groups; g++) {
-    const int64_t f = base + (g < extra);
-    const float bt = g == 0 ? beta : 1.0f;
-    const float *bg = b + p * ldb;
-    switch (f) {
-    case 1:
-      vm1_group(1, W, n, alpha, a + p, bg, ldb, bt, c);
-      break;
-    case 2:
-      vm1_group(2, W, n, alpha, a + p, bg, ldb, bt, c);
-      break;
-    case 3:
-      vm1_group(3, W, n, alpha, a + p, bg, ldb, bt, c);
-      break;
-    case 4:
-      vm1_group(4, W, n, alpha, a + p, bg, ldb, bt, c);
-      break;
-    case 5:
-      vm1_group(5, W, n, alpha, a + p, bg, ldb, bt, c);
-      break;
-    case 6:
-      vm1_group(6, W, n, alpha, a + p, bg, ldb, bt, c);
-      break;
-    case 7:
-      vm1_group(FMAX < 7 ? FMAX : 7, W, n, alpha, a + p, bg, ldb, bt, c);
-      break;
-    default:
-      vm1_group(FMAX < 8 ? FMAX : 8, W, n, alpha, a + p, bg, ldb, bt, c);
-      break;
-    }
-    p += f;
-  }
+#define VM1_GROUP(F, p, bt) vm1_group(F, W, n, alpha, a + (p), b + (p)*ldb, ldb, bt, c)
+  CG_VM1_GROUPS(FMAX, k, beta, VM1_GROUP);
+#undef VM1_GROUP
 }
 
 /* Two to four rows of A: the sums of a chunk of columns in registers over

@@ -30,7 +30,7 @@ static inline __attribute__((always_inline)) void vm_chunk(const int M, const in
                                                            int64_t lda, const float *b, int64_t ldb,
                                                            float beta, float *c, int64_t ldc,
                                                            __mmask16 last) {
-  __m512 acc[4][8];
+  __m512 acc[4][4];
   const __m512 alphav = _mm512_set1_ps(alpha), betav = _mm512_set1_ps(beta);
   for (int r = 0; r < M; r++)
     for (int w = 0; w < W; w++)
@@ -121,43 +121,13 @@ static inline __attribute__((always_inline)) void vm1_group(const int F, int64_t
   }
 }
 
-/* One row of A: the k rows of the call in near-equal groups of at most 8
- * (each group costs a pass over C). */
+/* One row of A: the k rows of the call in groups of at most 8
+ * (CG_VM1_GROUPS). */
 static void vm1_rows(int64_t n, int64_t k, float alpha, const float *a, const float *b, int64_t ldb,
                      float beta, float *c) {
-  const int64_t groups = (k + 7) / 8, base = groups ? k / groups : 0,
-                extra = groups ? k % groups : 0;
-  for (int64_t g = 0, p = 0; g < groups; g++) {
-    const int64_t f = base + (g < extra);
-    const float bt = g == 0 ? beta : 1.0f;
-    switch (f) {
-    case 1:
-      vm1_group(1, n, alpha, a + p, b + p * ldb, ldb, bt, c);
-      break;
-    case 2:
-      vm1_group(2, n, alpha, a + p, b + p * ldb, ldb, bt, c);
-      break;
-    case 3:
-      vm1_group(3, n, alpha, a + p, b + p * ldb, ldb, bt, c);
-      break;
-    case 4:
-      vm1_group(4, n, alpha, a + p, b + p * ldb, ldb, bt, c);
-      break;
-    case 5:
-      vm1_group(5, n, alpha, a + p, b + p * ldb, ldb, bt, c);
-      break;
-    case 6:
-      vm1_group(6, n, alpha, a + p, b + p * ldb, ldb, bt, c);
-      break;
-    case 7:
-      vm1_group(7, n, alpha, a + p, b + p * ldb, ldb, bt, c);
-      break;
-    default:
-      vm1_group(8, n, alpha, a + p, b + p * ldb, ldb, bt, c);
-      break;
-    }
-    p += f;
-  }
+#define VM1_GROUP(F, p, bt) vm1_group(F, n, alpha, a + (p), b + (p)*ldb, ldb, bt, c)
+  CG_VM1_GROUPS(8, k, beta, VM1_GROUP);
+#undef VM1_GROUP
 }
 
 CG_VM_PROTO(sgemm_avx512_vm4) {
