@@ -16,6 +16,18 @@
 
 #include "instance.h"
 
+/* Whether an operator name is "MatMul": compared here, not with strcmp,
+ * since this is on every call and the library call was a sixth of the
+ * fixed cost of a 1x1x1 execute (perf, Zen 4).  Stops at the first
+ * difference, so it never reads past a shorter name's terminator. */
+static int is_matmul(const char *name) {
+  static const char want[] = "MatMul";
+  for (size_t i = 0; i < sizeof(want); i++)
+    if (name[i] != want[i])
+      return 0;
+  return 1;
+}
+
 /* Decodes one operand: fp32, rank 2, rows contiguous (strides[1] == 1),
  * a leading dimension covering the row, an extent that fits int64. */
 static int32_t check_tensor(const cg_instance *in, const olc_plugin_tensor *t, const char *name) {
@@ -137,7 +149,7 @@ int32_t cg_plugin_execute(void *instance, const olc_plugin_workload *workload, c
   char why[200];
   int32_t rc;
   if (workload != NULL && OLC_PLUGIN_HAS_FIELD(workload, olc_plugin_workload, operator_name) &&
-      (workload->operator_name == NULL || strcmp(workload->operator_name, "MatMul") != 0)) {
+      (workload->operator_name == NULL || !is_matmul(workload->operator_name))) {
     cg_report(in->host, OLC_PLUGIN_E_UNSUPPORTED, "execute: operator %s is not MatMul",
               workload->operator_name != NULL ? workload->operator_name : "(none)");
     return OLC_PLUGIN_E_UNSUPPORTED;

@@ -95,15 +95,6 @@ static int ws_prepare(cg_workspace *ws, const cg_gemm_args *g, const cg_policy *
   return 0;
 }
 
-int cg_gemm_needs_ws(const cg_gemm_args *g, const cg_policy *p) {
-  const cg_kernel_info *ki = &cg_kernel_table[p->kernel];
-  if (ki->kind == CG_KIND_TILE)
-    return p->pack != 0;
-  if (ki->kind == CG_KIND_MV)
-    return !(g->n == 1 && g->ldb == 1);
-  return 0;
-}
-
 /*
  * A software-prefetch stream over the next B block (rows x cols of the
  * source), spread evenly over the micro-kernel calls of the current block:

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/kernels.h"
 #include "policy.h"
 #include "threads.h"
 
@@ -51,8 +52,17 @@ int cg_gemm(const cg_gemm_args *args, const cg_policy *policy, cg_pool *pool, ui
             cg_workspace *ws);
 
 /* Whether cg_gemm needs workspaces for this product and policy (packed
- * operands, B's columns gathered for a thin kernel); 0 or 1. */
-int cg_gemm_needs_ws(const cg_gemm_args *args, const cg_policy *policy);
+ * operands, B's columns gathered for a thin kernel); 0 or 1.  Inline: it
+ * is on every execute call, whose fixed cost decides the smallest
+ * products. */
+static inline int cg_gemm_needs_ws(const cg_gemm_args *g, const cg_policy *p) {
+  const cg_kernel_info *ki = &cg_kernel_table[p->kernel];
+  if (ki->kind == CG_KIND_TILE)
+    return p->pack != 0;
+  if (ki->kind == CG_KIND_MV)
+    return !(g->n == 1 && g->ldb == 1);
+  return 0;
+}
 
 /* Grows ws[0..threads-1] for a shape and policy ahead of time (so the first
  * timed run does not pay for allocation and page faults).  0 or -1. */
