@@ -42,11 +42,11 @@
 #define CG_DIRECT_MACS (64u * 64u * 64u)
 /* Thin products from this many multiply-adds split over threads first. */
 #define CG_SPLIT_MACS (1u << 20)
-/* Rows of B a vm kernel call streams together by default.  One row of A
- * has kernels that take the call's rows in groups (of up to 6 or 8 rows
- * of B, each group a pass over C), so it takes a multiple of both: on the
- * Zen 4 guest, 24-48 rows ran avx2_vm4 4-9% faster than 8 (groups of 4),
- * and the others at par. */
+/* Rows of B a vm kernel call streams together by default.  One row of A,
+ * and the streaming variants, take the call's rows in groups (of up to 6
+ * or 8 rows of B, each group a pass over C), so they take a multiple of
+ * both: on the Zen 4 guest, 24-48 rows ran avx2_vm4 4-9% faster than 8
+ * (groups of 4), and the others at par. */
 #define CG_VM_KC 16u
 #define CG_VM_KC_ONE_ROW 48u
 
@@ -268,10 +268,11 @@ static int streams_from_memory(uint32_t kind, const cg_cpu *cpu, const cg_shape 
 }
 
 /* Whether a thin kernel is worth a candidate for a shape: a streaming
- * variant differs from its kind's kernel only for one row of A (vm) or
- * one column of B (mv). */
+ * variant only for the row (vm) or column (mv) counts where it differs
+ * from its kind's kernel. */
 static int thin_applies(const cg_kernel_info *ki, const cg_shape *s) {
-  return !ki->stream || (ki->kind == CG_KIND_VM ? s->m == 1 : s->n == 1);
+  const int64_t d = ki->kind == CG_KIND_VM ? s->m : s->n;
+  return !ki->stream || (d >= 1 && d <= 4 && (ki->stream & CG_STREAM_AT(d)) != 0);
 }
 
 /* The thin family's first kernel: the kind's best for the ISA, or its
@@ -313,7 +314,7 @@ static void thin_default(cg_policy *p, uint32_t kernel, const cg_cpu *cpu, uint3
     p->split = worth_splitting(s, threads) ? CG_SPLIT_IC : CG_SPLIT_NONE;
   } else {
     p->nc = vm_nc(vm_nc_bytes(cpu), s, ki->nr);
-    p->kc = s->m == 1 ? CG_VM_KC_ONE_ROW : CG_VM_KC;
+    p->kc = s->m == 1 || ki->stream ? CG_VM_KC_ONE_ROW : CG_VM_KC;
     p->split = worth_splitting(s, threads) ? CG_SPLIT_JC : CG_SPLIT_NONE;
   }
   clamp_policy(p, s);

@@ -8,8 +8,8 @@
  *   - its copying variant: the packed B slice it copies, on every tile;
  *   - its block function (the direct path): blocks of 1-37 rows and 1-70
  *     columns, ragged tiles both ways, wide leading dimensions;
- *   - the thin kernels vm4 (m 1-4, n 1-200) and mv4 (n 1-4, m 1-9) over
- *     ragged k.
+ *   - the thin kernels vm4 and its streaming variant (m 1-4, n 1-200) and
+ *     mv4 (n 1-4, m 1-13: every pass and remainder) over ragged k.
  * Every C cell outside the product must keep its sentinel, and operands
  * are allocated to their exact extent (ASan catches a read past it).
  *
@@ -216,8 +216,9 @@ static void test_copy_job(void) {
   CU_ASSERT_EQUAL(failures, 0);
 }
 
-/* vm4: m rows of A (lda) against k rows of B (ldb, exact extent). */
-static int check_vm(int m, int n, int k, int v) {
+/* A vm kernel: m rows of A (lda) against k rows of B (ldb, exact
+ * extent). */
+static int check_vm(cg_vm_fn vm, const char *name, int m, int n, int k, int v) {
   const int lda = k + 2, ldb = n + 3, ldc = n + 4;
   float *a = values(Z(m) * Z(lda), 0);
   float *b = values(Z(k - 1) * Z(ldb) + Z(n), 0);
@@ -229,10 +230,10 @@ static int check_vm(int m, int n, int k, int v) {
     for (int i = 0; i < (m + 1) * ldc; i++)
       c[i] = (i / ldc < m && i % ldc < n) ? (e.beta != 0.0f ? next_value(0) : NAN) : SENTINEL;
     memcpy(c0, c, Z(m + 1) * Z(ldc) * sizeof(float));
-    sgemm_avx512_vm4(m, n, k, e.alpha, a, lda, b, ldb, e.beta, c, ldc);
+    vm(m, n, k, e.alpha, a, lda, b, ldb, e.beta, c, ldc);
     bad = count_bad(c, m + 1, ldc, m, n, &e);
     if (bad > 0)
-      fprintf(stderr, "\n  vm4 m=%d n=%d k=%d v=%d: %d bad cells\n", m, n, k, v, bad);
+      fprintf(stderr, "\n  %s m=%d n=%d k=%d v=%d: %d bad cells\n", name, m, n, k, v, bad);
   }
   free(a), free(b), free(c), free(c0);
   return bad;
@@ -271,10 +272,12 @@ static void test_thin(void) {
   for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
     for (int v = 0; v < 3; v++) {
       for (int m = 1; m <= 4; m++)
-        for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
-          failures += check_vm(m, ns[ni], ks[ki], v) != 0;
+        for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+          failures += check_vm(sgemm_avx512_vm4, "vm4", m, ns[ni], ks[ki], v) != 0;
+          failures += check_vm(sgemm_avx512_vm4_stream, "vm4_stream", m, ns[ni], ks[ki], v) != 0;
+        }
       for (int n = 1; n <= 4; n++)
-        for (int m = 1; m <= 9; m++)
+        for (int m = 1; m <= 13; m++)
           failures += check_mv(m, n, ks[ki], v) != 0;
     }
   CU_ASSERT_EQUAL(failures, 0);
@@ -288,6 +291,6 @@ int main(int argc, char **argv) {
   CU_add_test(s, "every tile shape", test_every_tile);
   CU_add_test(s, "block of tiles (the direct path)", test_block);
   CU_add_test(s, "in-kernel copy of B", test_copy_job);
-  CU_add_test(s, "thin kernels vm4 and mv4", test_thin);
+  CU_add_test(s, "thin kernels vm4, vm4_stream and mv4", test_thin);
   return olc_test_run(argc, argv);
 }

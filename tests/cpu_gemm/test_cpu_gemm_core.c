@@ -496,9 +496,10 @@ static void synthetic_cpu(cg_cpu *c, uint32_t isa, uint64_t l3) {
 }
 
 /* Thin shapes: every SIMD thin kernel of the family that the CPU runs is a
- * candidate (the AVX2 ones on an AVX-512 CPU), the streaming variant only
- * for one row (vm) or one column (mv), and first where the large operand
- * exceeds the last-level cache. */
+ * candidate (the AVX2 ones on an AVX-512 CPU), a streaming variant only
+ * for the row (vm) or column (mv) counts where it differs from its kind's
+ * kernel (AVX2: one; AVX-512 vm: two to four), and first where the large
+ * operand exceeds the last-level cache. */
 static void test_candidate_thin_kernels(void) {
   enum { Z = CG_ISA_AVX512, Y = CG_ISA_AVX2 };
   static const struct {
@@ -508,10 +509,13 @@ static void test_candidate_thin_kernels(void) {
      * must not (NULL: nothing checked) */
     const char *first, *also, *absent;
   } cases[] = {
-      {Z, 8, {1, 4096, 4096}, "avx2_vm4_stream", "avx512_vm4", NULL},
+      {Z, 8, {1, 4096, 4096}, "avx2_vm4_stream", "avx512_vm4", "avx512_vm4_stream"},
       {Z, 8, {1, 256, 256}, "avx512_vm4", "avx2_vm4_stream", NULL},
       {Z, 0, {1, 4096, 4096}, "avx512_vm4", "avx2_vm4_stream", NULL},
-      {Z, 8, {2, 4096, 4096}, "avx512_vm4", "avx2_vm4", "avx2_vm4_stream"},
+      {Z, 8, {2, 4096, 4096}, "avx512_vm4_stream", "avx512_vm4", "avx2_vm4_stream"},
+      {Z, 8, {4, 256, 256}, "avx512_vm4", "avx512_vm4_stream", "avx2_vm4_stream"},
+      {Z, 0, {4, 4096, 4096}, "avx512_vm4", "avx512_vm4_stream", NULL},
+      {Y, 8, {4, 4096, 4096}, "avx2_vm4", "avx2_vm4", "avx512_vm4_stream"},
       {Z, 8, {4096, 1, 4096}, "avx2_mv4_stream", "avx512_mv4", NULL},
       {Z, 8, {64, 1, 1216}, "avx512_mv4", "avx2_mv4_stream", NULL},
       {Z, 8, {4096, 3, 4096}, "avx512_mv4", "avx2_mv4", "avx2_mv4_stream"},

@@ -23,12 +23,14 @@ const cg_kernel_info cg_kernel_table[] = {
      0},
     {"avx2_mv4", CG_ISA_AVX2, CG_KIND_MV, 4, 4, NULL, NULL, NULL, NULL, NULL, sgemm_avx2_mv4, 0},
     {"ref_mv4", CG_ISA_REF, CG_KIND_MV, 4, 4, NULL, NULL, NULL, NULL, NULL, sgemm_ref_mv4, 0},
-    /* Variants for one row (vm) or one column (mv) whose large operand
-     * streams from memory: never a kind's best, candidates of their own. */
+    /* Variants for a large operand streaming from memory: never a kind's
+     * best, candidates of their own for the shapes where they differ. */
+    {"avx512_vm4_stream", CG_ISA_AVX512, CG_KIND_VM, 4, 32, NULL, NULL, NULL, NULL,
+     sgemm_avx512_vm4_stream, NULL, CG_STREAM_AT(2) | CG_STREAM_AT(3) | CG_STREAM_AT(4)},
     {"avx2_vm4_stream", CG_ISA_AVX2, CG_KIND_VM, 4, 16, NULL, NULL, NULL, NULL,
-     sgemm_avx2_vm4_stream, NULL, 1},
+     sgemm_avx2_vm4_stream, NULL, CG_STREAM_AT(1)},
     {"avx2_mv4_stream", CG_ISA_AVX2, CG_KIND_MV, 4, 4, NULL, NULL, NULL, NULL, NULL,
-     sgemm_avx2_mv4_stream, 1},
+     sgemm_avx2_mv4_stream, CG_STREAM_AT(1)},
 };
 
 const uint32_t cg_kernel_count = (uint32_t)(sizeof(cg_kernel_table) / sizeof(cg_kernel_table[0]));

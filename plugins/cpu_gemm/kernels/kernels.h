@@ -92,6 +92,8 @@ typedef void (*cg_mv_fn)(int64_t m, int64_t n, int64_t k, float alpha, const flo
 #define CG_KIND_VM 1   /* thin, m <= MR rows per pass (cg_vm_fn) */
 #define CG_KIND_MV 2   /* thin, n <= NR columns per pass (cg_mv_fn) */
 
+#define CG_STREAM_AT(d) (1u << (d))
+
 typedef struct cg_kernel_info {
   const char *name; /* as in the policy text: "avx2_6x16" */
   uint32_t isa;     /* CG_ISA_* required */
@@ -105,9 +107,10 @@ typedef struct cg_kernel_info {
   cg_block_fn block;              /* tile: the direct path's whole block */
   cg_vm_fn vm;
   cg_mv_fn mv;
-  /* Thin: 1 for a variant whose one row (vm) or one column (mv) path is
-   * shaped for a large operand streaming from memory; it differs from
-   * its kind's kernel of the same ISA only there. */
+  /* Thin: 0 for a kind's regular kernel; for a variant shaped for a large
+   * operand streaming from memory, bit d set (CG_STREAM_AT(d)) for each
+   * row count (vm) or column count (mv) d, 1 to 4, where its path differs
+   * from its kind's kernel of the same ISA; elsewhere it is that kernel. */
   uint32_t stream;
 } cg_kernel_info;
 
@@ -218,6 +221,7 @@ CG_MV_PROTO(sgemm_avx2_mv4);
 CG_VM_PROTO(sgemm_avx2_vm4_stream);
 CG_MV_PROTO(sgemm_avx2_mv4_stream);
 CG_VM_PROTO(sgemm_avx512_vm4);
+CG_VM_PROTO(sgemm_avx512_vm4_stream);
 CG_MV_PROTO(sgemm_avx512_mv4);
 
 #endif
