@@ -498,8 +498,8 @@ static void synthetic_cpu(cg_cpu *c, uint32_t isa, uint64_t l3) {
 /* Thin shapes: every SIMD thin kernel of the family that the CPU runs is a
  * candidate (the AVX2 ones on an AVX-512 CPU), a streaming variant only
  * for the row (vm) or column (mv) counts where it differs from its kind's
- * kernel (AVX2: one; AVX-512 vm: two to four), and first where the large
- * operand exceeds the last-level cache. */
+ * kernel (AVX2 vm: one to four; AVX2 mv: one; AVX-512 vm: two to four),
+ * and first where the large operand exceeds the last-level cache. */
 static void test_candidate_thin_kernels(void) {
   enum { Z = CG_ISA_AVX512, Y = CG_ISA_AVX2 };
   static const struct {
@@ -512,10 +512,11 @@ static void test_candidate_thin_kernels(void) {
       {Z, 8, {1, 4096, 4096}, "avx2_vm4_stream", "avx512_vm4", "avx512_vm4_stream"},
       {Z, 8, {1, 256, 256}, "avx512_vm4", "avx2_vm4_stream", NULL},
       {Z, 0, {1, 4096, 4096}, "avx512_vm4", "avx2_vm4_stream", NULL},
-      {Z, 8, {2, 4096, 4096}, "avx512_vm4_stream", "avx512_vm4", "avx2_vm4_stream"},
-      {Z, 8, {4, 256, 256}, "avx512_vm4", "avx512_vm4_stream", "avx2_vm4_stream"},
+      {Z, 8, {2, 4096, 4096}, "avx512_vm4_stream", "avx2_vm4_stream", NULL},
+      {Z, 8, {4, 256, 256}, "avx512_vm4", "avx512_vm4_stream", NULL},
       {Z, 0, {4, 4096, 4096}, "avx512_vm4", "avx512_vm4_stream", NULL},
-      {Y, 8, {4, 4096, 4096}, "avx2_vm4", "avx2_vm4", "avx512_vm4_stream"},
+      {Y, 8, {4, 4096, 4096}, "avx2_vm4_stream", "avx2_vm4", "avx512_vm4_stream"},
+      {Y, 8, {3, 256, 256}, "avx2_vm4", "avx2_vm4_stream", NULL},
       {Z, 8, {4096, 1, 4096}, "avx2_mv4_stream", "avx512_mv4", NULL},
       {Z, 8, {64, 1, 1216}, "avx512_mv4", "avx2_mv4_stream", NULL},
       {Z, 8, {4096, 3, 4096}, "avx512_mv4", "avx2_mv4", "avx2_mv4_stream"},

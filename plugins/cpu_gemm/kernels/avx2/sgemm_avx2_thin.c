@@ -154,6 +154,77 @@ CG_VM_PROTO(sgemm_avx2_vm4) {
     vm_more_rows(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
+/*
+ * M (2 to 4) rows of A against F (<= 8) rows of B streaming from memory:
+ * the F rows swept over all n columns together, one line (two vectors) of
+ * each a step, each line of C read and written once per group (as in the
+ * AVX-512 streaming variant; the chunk kernel reads each row of B in runs
+ * of W vectors).  The broadcasts of A, alpha folded in, are loaded at each
+ * step: M * F of them would not fit the 16 registers.
+ */
+static inline __attribute__((always_inline)) void
+vm_group_line(const int M, const int F, const int masked, __m256i mk0, __m256i mk1, const float *a,
+              int64_t lda, float alpha, const float *b, int64_t ldb, float beta, float *c,
+              int64_t ldc) {
+  __m256 s[4][2];
+  for (int r = 0; r < M; r++) {
+    const float *cr = c + r * ldc;
+    for (int h = 0; h < 2; h++) {
+      if (beta == 0.0f) {
+        s[r][h] = _mm256_setzero_ps();
+      } else {
+        s[r][h] =
+            masked ? _mm256_maskload_ps(cr + 8 * h, h ? mk1 : mk0) : _mm256_loadu_ps(cr + 8 * h);
+        if (beta != 1.0f)
+          s[r][h] = _mm256_mul_ps(_mm256_set1_ps(beta), s[r][h]);
+      }
+    }
+  }
+  for (int f = 0; f < F; f++) {
+    const float *bf = b + f * ldb;
+    const __m256 b0 = masked ? _mm256_maskload_ps(bf, mk0) : _mm256_loadu_ps(bf);
+    const __m256 b1 = masked ? _mm256_maskload_ps(bf + 8, mk1) : _mm256_loadu_ps(bf + 8);
+    for (int r = 0; r < M; r++) {
+      const __m256 av = _mm256_set1_ps(alpha * a[r * lda + f]);
+      s[r][0] = _mm256_fmadd_ps(av, b0, s[r][0]);
+      s[r][1] = _mm256_fmadd_ps(av, b1, s[r][1]);
+    }
+  }
+  for (int r = 0; r < M; r++) {
+    float *cr = c + r * ldc;
+    if (masked) {
+      _mm256_maskstore_ps(cr, mk0, s[r][0]);
+      _mm256_maskstore_ps(cr + 8, mk1, s[r][1]);
+    } else {
+      _mm256_storeu_ps(cr, s[r][0]);
+      _mm256_storeu_ps(cr + 8, s[r][1]);
+    }
+  }
+}
+
+static inline __attribute__((always_inline)) void vm_group(const int M, const int F, int64_t n,
+                                                           float alpha, const float *a, int64_t lda,
+                                                           const float *b, int64_t ldb, float beta,
+                                                           float *c, int64_t ldc) {
+  const __m256i all = _mm256_set1_epi32(-1);
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16)
+    vm_group_line(M, F, 0, all, all, a, lda, alpha, b + j, ldb, beta, c + j, ldc);
+  if (j < n)
+    vm_group_line(M, F, 1, lanes(n - j), lanes(n - j - 8), a, lda, alpha, b + j, ldb, beta, c + j,
+                  ldc);
+}
+
+/* M rows of A: the k rows of the call in groups of at most 8
+ * (CG_VM1_GROUPS). */
+static inline __attribute__((always_inline)) void
+vm_stream_rows(const int M, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
+               const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
+#define VM_GROUP(F, p, bt) vm_group(M, F, n, alpha, a + (p), lda, b + (p)*ldb, ldb, bt, c, ldc)
+  CG_VM1_GROUPS(8, k, beta, VM_GROUP);
+#undef VM_GROUP
+}
+
 /* The streaming variant: one row of A in groups of up to 8 rows of B, one
  * line (2 vectors) of each a step, the shape of OpenBLAS's own sgemv for
  * a matrix read from memory.  On a Zen 4 guest, alternating in one process
@@ -162,10 +233,20 @@ CG_VM_PROTO(sgemm_avx2_vm4) {
  * a kernel of its own, and the first guess only where B exceeds the
  * last-level cache. */
 CG_VM_PROTO(sgemm_avx2_vm4_stream) {
-  if (m == 1)
+  switch (m) {
+  case 1:
     vm1_rows(8, 2, n, k, alpha, a, b, ldb, beta, c);
-  else
-    vm_more_rows(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    break;
+  case 2:
+    vm_stream_rows(2, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    break;
+  case 3:
+    vm_stream_rows(3, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    break;
+  default:
+    vm_stream_rows(4, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    break;
+  }
 }
 
 static inline float hsum(__m256 v) {
