@@ -31,7 +31,7 @@ const cg_kernel_info cg_kernel_table[] = {
      sgemm_avx2_vm4_stream, NULL,
      CG_STREAM_AT(1) | CG_STREAM_AT(2) | CG_STREAM_AT(3) | CG_STREAM_AT(4)},
     {"avx2_mv4_stream", CG_ISA_AVX2, CG_KIND_MV, 4, 4, NULL, NULL, NULL, NULL, NULL,
-     sgemm_avx2_mv4_stream, CG_STREAM_AT(1)},
+     sgemm_avx2_mv4_stream, CG_STREAM_AT(1) | CG_STREAM_AT(4)},
 };
 
 const uint32_t cg_kernel_count = (uint32_t)(sizeof(cg_kernel_table) / sizeof(cg_kernel_table[0]));
