@@ -8,8 +8,9 @@
  *   - its copying variant: the packed B slice it copies, on every tile;
  *   - its block function (the direct path): blocks of 1-37 rows and 1-70
  *     columns, ragged tiles both ways, wide leading dimensions;
- *   - the thin kernels vm4 and its streaming variant (m 1-4, n 1-200) and
- *     mv4 (n 1-4, m 1-13: every pass and remainder) over ragged k.
+ *   - the thin kernels vm4 and mv4 and their streaming variants (vm: m 1-4,
+ *     n 1-200; mv: n 1-4, m 1-17: every pass and remainder) over ragged
+ *     k.
  * Every C cell outside the product must keep its sentinel, and operands
  * are allocated to their exact extent (ASan catches a read past it).
  *
@@ -239,8 +240,9 @@ static int check_vm(cg_vm_fn vm, const char *name, int m, int n, int k, int v) {
   return bad;
 }
 
-/* mv4: m rows of A (lda, exact extent) against n contiguous columns. */
-static int check_mv(int m, int n, int k, int v) {
+/* An mv kernel: m rows of A (lda, exact extent) against n contiguous
+ * columns. */
+static int check_mv(cg_mv_fn mv, const char *name, int m, int n, int k, int v) {
   const int lda = k + 5, ldbt = k + 1, ldc = n + 3;
   float *a = values(Z(m - 1) * Z(lda) + Z(k), 0);
   float *bt = values(Z(n - 1) * Z(ldbt) + Z(k), 0);
@@ -256,10 +258,10 @@ static int check_mv(int m, int n, int k, int v) {
     for (int i = 0; i < (m + 1) * ldc; i++)
       c[i] = (i / ldc < m && i % ldc < n) ? (e.beta != 0.0f ? next_value(0) : NAN) : SENTINEL;
     memcpy(c0, c, Z(m + 1) * Z(ldc) * sizeof(float));
-    sgemm_avx512_mv4(m, n, k, e.alpha, a, lda, bt, ldbt, e.beta, c, ldc);
+    mv(m, n, k, e.alpha, a, lda, bt, ldbt, e.beta, c, ldc);
     bad = count_bad(c, m + 1, ldc, m, n, &e);
     if (bad > 0)
-      fprintf(stderr, "\n  mv4 m=%d n=%d k=%d v=%d: %d bad cells\n", m, n, k, v, bad);
+      fprintf(stderr, "\n  %s m=%d n=%d k=%d v=%d: %d bad cells\n", name, m, n, k, v, bad);
   }
   free(a), free(bt), free(b), free(c), free(c0);
   return bad;
@@ -277,8 +279,10 @@ static void test_thin(void) {
           failures += check_vm(sgemm_avx512_vm4_stream, "vm4_stream", m, ns[ni], ks[ki], v) != 0;
         }
       for (int n = 1; n <= 4; n++)
-        for (int m = 1; m <= 13; m++)
-          failures += check_mv(m, n, ks[ki], v) != 0;
+        for (int m = 1; m <= 17; m++) {
+          failures += check_mv(sgemm_avx512_mv4, "mv4", m, n, ks[ki], v) != 0;
+          failures += check_mv(sgemm_avx512_mv4_stream, "mv4_stream", m, n, ks[ki], v) != 0;
+        }
     }
   CU_ASSERT_EQUAL(failures, 0);
 }
@@ -291,6 +295,6 @@ int main(int argc, char **argv) {
   CU_add_test(s, "every tile shape", test_every_tile);
   CU_add_test(s, "block of tiles (the direct path)", test_block);
   CU_add_test(s, "in-kernel copy of B", test_copy_job);
-  CU_add_test(s, "thin kernels vm4, vm4_stream and mv4", test_thin);
+  CU_add_test(s, "thin kernels vm4 and mv4, and their streaming variants", test_thin);
   return olc_test_run(argc, argv);
 }

@@ -27,6 +27,8 @@ const cg_kernel_info cg_kernel_table[] = {
      * best, candidates of their own for the shapes where they differ. */
     {"avx512_vm4_stream", CG_ISA_AVX512, CG_KIND_VM, 4, 32, NULL, NULL, NULL, NULL,
      sgemm_avx512_vm4_stream, NULL, CG_STREAM_AT(2) | CG_STREAM_AT(3) | CG_STREAM_AT(4)},
+    {"avx512_mv4_stream", CG_ISA_AVX512, CG_KIND_MV, 4, 4, NULL, NULL, NULL, NULL, NULL,
+     sgemm_avx512_mv4_stream, CG_STREAM_AT(4)},
     {"avx2_vm4_stream", CG_ISA_AVX2, CG_KIND_VM, 4, 16, NULL, NULL, NULL, NULL,
      sgemm_avx2_vm4_stream, NULL,
      CG_STREAM_AT(1) | CG_STREAM_AT(2) | CG_STREAM_AT(3) | CG_STREAM_AT(4)},
