@@ -10,7 +10,8 @@
  *     columns, ragged tiles both ways, wide leading dimensions;
  *   - the thin kernels vm4 and mv4 and their streaming variants (vm: m 1-4,
  *     n 1-200; mv: n 1-4, m 1-17: every pass and remainder) over ragged
- *     k.
+ *     k, and the vm streaming variant's late-store path (B's rows 4 KiB
+ *     apart, C 64 bytes past B).
  * Every C cell outside the product must keep its sentinel, and operands
  * are allocated to their exact extent (ASan catches a read past it).
  *
@@ -240,6 +241,37 @@ static int check_vm(cg_vm_fn vm, const char *name, int m, int n, int k, int v) {
   return bad;
 }
 
+/* Floats in a buffer of 4 KiB pages holding at least count. */
+static size_t page_floats(size_t count) { return (count * sizeof(float) + 4095u) / 4096u * 1024u; }
+
+/* The streaming vm kernel with B's rows 4 KiB apart and C's first row 64
+ * bytes after B's modulo 4 KiB: the path that stores each column of C two
+ * steps late (alias_soon in the kernel). */
+static int check_vm_lagged(int m, int n, int k, int v) {
+  const int lda = k + 2, ldb = 1024, ldc = 1024;
+  float *a = values(Z(m) * Z(lda), 0);
+  float *b = aligned_alloc(4096, page_floats(Z(k) * Z(ldb)) * sizeof(float));
+  float *cpage = aligned_alloc(4096, page_floats(Z(m + 1) * Z(ldc) + 16) * sizeof(float));
+  float *c0 = malloc(Z(m + 1) * Z(ldc) * sizeof(float));
+  float *c = cpage != NULL ? cpage + 16 : NULL;
+  expect e = {a, b, c0, lda, 1, ldb, k, ab[v][0], ab[v][1], 0};
+  int bad = -1;
+  if (a != NULL && b != NULL && c != NULL && c0 != NULL) {
+    for (size_t i = 0; i < Z(k) * Z(ldb); i++)
+      b[i] = next_value(0);
+    for (int i = 0; i < (m + 1) * ldc; i++)
+      c[i] = (i / ldc < m && i % ldc < n) ? (e.beta != 0.0f ? next_value(0) : NAN) : SENTINEL;
+    memcpy(c0, c, Z(m + 1) * Z(ldc) * sizeof(float));
+    sgemm_avx512_vm4_stream(m, n, k, e.alpha, a, lda, b, ldb, e.beta, c, ldc);
+    bad = count_bad(c, m + 1, ldc, m, n, &e);
+    if (bad > 0)
+      fprintf(stderr, "\n  vm4_stream (lagged) m=%d n=%d k=%d v=%d: %d bad cells\n", m, n, k, v,
+              bad);
+  }
+  free(a), free(b), free(cpage), free(c0);
+  return bad;
+}
+
 /* An mv kernel: m rows of A (lda, exact extent) against n contiguous
  * columns. */
 static int check_mv(cg_mv_fn mv, const char *name, int m, int n, int k, int v) {
@@ -265,6 +297,18 @@ static int check_mv(cg_mv_fn mv, const char *name, int m, int n, int k, int v) {
   }
   free(a), free(bt), free(b), free(c), free(c0);
   return bad;
+}
+
+static void test_vm_lagged(void) {
+  static const int ks[] = {1, 5, 16, 70};
+  static const int ns[] = {1, 16, 17, 31, 32, 33, 47, 48, 100, 200};
+  int failures = 0;
+  for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+    for (int v = 0; v < 3; v++)
+      for (int m = 2; m <= 4; m++)
+        for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
+          failures += check_vm_lagged(m, ns[ni], ks[ki], v) != 0;
+  CU_ASSERT_EQUAL(failures, 0);
 }
 
 static void test_thin(void) {
@@ -296,5 +340,6 @@ int main(int argc, char **argv) {
   CU_add_test(s, "block of tiles (the direct path)", test_block);
   CU_add_test(s, "in-kernel copy of B", test_copy_job);
   CU_add_test(s, "thin kernels vm4 and mv4, and their streaming variants", test_thin);
+  CU_add_test(s, "vm4_stream storing C late (C 64 bytes past B mod 4 KiB)", test_vm_lagged);
   return olc_test_run(argc, argv);
 }

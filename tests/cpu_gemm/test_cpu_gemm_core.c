@@ -50,16 +50,28 @@ static void fill(float *x, size_t count, unsigned seed) {
 typedef struct problem {
   int64_t m, n, k, lda, ldb, ldc;
   float *a, *b, *c, *c0;
+  float *c_alloc; /* c, or the allocation c lies in */
   double *ref;
 } problem;
 
-static void problem_init(problem *p, int64_t m, int64_t n, int64_t k) {
+/* Bytes for count floats, rounded up to whole 4 KiB pages. */
+static size_t page_bytes(int64_t count) {
+  return ((size_t)count * sizeof(float) + 4095u) / 4096u * 4096u;
+}
+
+/* paged: B's and C's rows 1024 floats (4 KiB) apart, C's first row 64
+ * bytes past a page like B's (the vm streaming kernels' 4K-aliasing
+ * layout, n <= 1024); else padded leading dimensions, which catch any
+ * stride confusion in the driver. */
+static void problem_init_at(problem *p, int64_t m, int64_t n, int64_t k, int paged) {
   p->m = m, p->n = n, p->k = k;
-  /* Padded leading dimensions catch any stride confusion in the driver. */
-  p->lda = k + 3, p->ldb = n + 5, p->ldc = n + 2;
+  p->lda = k + 3, p->ldb = paged ? 1024 : n + 5, p->ldc = paged ? 1024 : n + 2;
   p->a = malloc((size_t)(m * p->lda) * sizeof(float));
-  p->b = malloc((size_t)(k * p->ldb) * sizeof(float));
-  p->c = malloc((size_t)(m * p->ldc) * sizeof(float));
+  p->b = paged ? aligned_alloc(4096, page_bytes(k * p->ldb))
+               : malloc((size_t)(k * p->ldb) * sizeof(float));
+  p->c_alloc = paged ? aligned_alloc(4096, page_bytes(m * p->ldc + 16))
+                     : malloc((size_t)(m * p->ldc) * sizeof(float));
+  p->c = p->c_alloc != NULL && paged ? p->c_alloc + 16 : p->c_alloc;
   p->c0 = malloc((size_t)(m * p->ldc) * sizeof(float));
   p->ref = calloc((size_t)(m * n), sizeof(double));
   CU_ASSERT_FATAL(p->a != NULL && p->b != NULL && p->c != NULL && p->c0 != NULL && p->ref != NULL);
@@ -72,8 +84,12 @@ static void problem_init(problem *p, int64_t m, int64_t n, int64_t k) {
         p->ref[i * n + j] += (double)p->a[i * p->lda + x] * (double)p->b[x * p->ldb + j];
 }
 
+static void problem_init(problem *p, int64_t m, int64_t n, int64_t k) {
+  problem_init_at(p, m, n, k, 0);
+}
+
 static void problem_free(problem *p) {
-  free(p->a), free(p->b), free(p->c), free(p->c0), free(p->ref);
+  free(p->a), free(p->b), free(p->c_alloc), free(p->c0), free(p->ref);
 }
 
 /* Residual of C = alpha * A x B + beta * C0 (beta 0: C0 ignored),
@@ -205,6 +221,23 @@ static void test_residuals_all(void) {
     problem_free(&p);
   }
   fprintf(stderr, "residuals: %u PASS, %u MARGINAL\n", pass_count, marginal_count);
+}
+
+/* Every vm kernel on two to four rows with B's and C's rows 4 KiB apart
+ * and C 64 bytes past B (avx512_vm4_stream then stores C two steps late),
+ * natively where the CPU runs it (test_avx512_emul covers that path
+ * everywhere). */
+static void test_thin_paged(void) {
+  static const int64_t dims[][2] = {{33, 9}, {100, 70}, {300, 17}};
+  for (int64_t m = 2; m <= 4; m++)
+    for (size_t d = 0; d < sizeof(dims) / sizeof(dims[0]); d++) {
+      problem p;
+      problem_init_at(&p, m, dims[d][0], dims[d][1], 1);
+      for (uint32_t ki = 0; ki < cg_kernel_count; ki++)
+        if (cg_kernel_table[ki].kind == CG_KIND_VM && cg_kernel_table[ki].isa <= cpu.isa)
+          check_thin(&p, ki);
+      problem_free(&p);
+    }
 }
 
 static void test_k_zero(void) {
@@ -637,6 +670,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "policy_roundtrip", test_policy_roundtrip);
   CU_add_test(s, "policy_rejects", test_policy_rejects);
   CU_add_test(s, "candidate_blocking", test_candidate_blocking);
+  CU_add_test(s, "thin_vm_paged_layout", test_thin_paged);
   CU_add_test(s, "candidate_thin_kernels", test_candidate_thin_kernels);
   CU_add_test(s, "decode_cache", test_decode_cache);
   CU_add_test(s, "identity_stable", test_identity_stable);
