@@ -22,8 +22,9 @@
  *     KC so that the gathered columns of a slice take half of L1;
  *   - few rows (m <= 4): the vm thin kernel, NC so that the rows of C of
  *     a block take a quarter of L2, KC rows of B streamed together;
- *   - of those, one row (vm) or one column (mv) whose large operand
- *     exceeds the last-level cache: the kind's streaming variant;
+ *   - of those, shapes whose large operand exceeds the last-level cache:
+ *     the first streaming variant whose stream bits name their row (vm)
+ *     or column (mv) count, if any;
  *   - small products (every operand together within L1, or m * n * k up to
  *     CG_DIRECT_MACS): the direct path, a tile kernel on A and B in place
  *     (pack = none, split = none: no packing, no workspace, no thread

@@ -218,6 +218,23 @@ static void test_copy_job(void) {
   CU_ASSERT_EQUAL(failures, 0);
 }
 
+/* Runs a vm kernel on C (m + 1 rows of ldc, the last and the cells past n
+ * sentinels; the product's cells random, or NaN when beta is 0) and counts
+ * the bad cells against the reference. */
+static int run_vm(cg_vm_fn vm, const char *name, int m, int n, int k, int v, const float *a,
+                  int lda, const float *b, int ldb, float *c, float *c0, int ldc) {
+  expect e = {a, b, c0, lda, 1, ldb, k, ab[v][0], ab[v][1], 0};
+  int bad;
+  for (int i = 0; i < (m + 1) * ldc; i++)
+    c[i] = (i / ldc < m && i % ldc < n) ? (e.beta != 0.0f ? next_value(0) : NAN) : SENTINEL;
+  memcpy(c0, c, Z(m + 1) * Z(ldc) * sizeof(float));
+  vm(m, n, k, e.alpha, a, lda, b, ldb, e.beta, c, ldc);
+  bad = count_bad(c, m + 1, ldc, m, n, &e);
+  if (bad > 0)
+    fprintf(stderr, "\n  %s m=%d n=%d k=%d v=%d: %d bad cells\n", name, m, n, k, v, bad);
+  return bad;
+}
+
 /* A vm kernel: m rows of A (lda) against k rows of B (ldb, exact
  * extent). */
 static int check_vm(cg_vm_fn vm, const char *name, int m, int n, int k, int v) {
@@ -226,17 +243,9 @@ static int check_vm(cg_vm_fn vm, const char *name, int m, int n, int k, int v) {
   float *b = values(Z(k - 1) * Z(ldb) + Z(n), 0);
   float *c = malloc(Z(m + 1) * Z(ldc) * sizeof(float));
   float *c0 = malloc(Z(m + 1) * Z(ldc) * sizeof(float));
-  expect e = {a, b, c0, lda, 1, ldb, k, ab[v][0], ab[v][1], 0};
   int bad = -1;
-  if (a != NULL && b != NULL && c != NULL && c0 != NULL) {
-    for (int i = 0; i < (m + 1) * ldc; i++)
-      c[i] = (i / ldc < m && i % ldc < n) ? (e.beta != 0.0f ? next_value(0) : NAN) : SENTINEL;
-    memcpy(c0, c, Z(m + 1) * Z(ldc) * sizeof(float));
-    vm(m, n, k, e.alpha, a, lda, b, ldb, e.beta, c, ldc);
-    bad = count_bad(c, m + 1, ldc, m, n, &e);
-    if (bad > 0)
-      fprintf(stderr, "\n  %s m=%d n=%d k=%d v=%d: %d bad cells\n", name, m, n, k, v, bad);
-  }
+  if (a != NULL && b != NULL && c != NULL && c0 != NULL)
+    bad = run_vm(vm, name, m, n, k, v, a, lda, b, ldb, c, c0, ldc);
   free(a), free(b), free(c), free(c0);
   return bad;
 }
@@ -253,20 +262,12 @@ static int check_vm_lagged(int m, int n, int k, int v) {
   float *b = aligned_alloc(4096, page_floats(Z(k) * Z(ldb)) * sizeof(float));
   float *cpage = aligned_alloc(4096, page_floats(Z(m + 1) * Z(ldc) + 16) * sizeof(float));
   float *c0 = malloc(Z(m + 1) * Z(ldc) * sizeof(float));
-  float *c = cpage != NULL ? cpage + 16 : NULL;
-  expect e = {a, b, c0, lda, 1, ldb, k, ab[v][0], ab[v][1], 0};
   int bad = -1;
-  if (a != NULL && b != NULL && c != NULL && c0 != NULL) {
+  if (a != NULL && b != NULL && cpage != NULL && c0 != NULL) {
     for (size_t i = 0; i < Z(k) * Z(ldb); i++)
       b[i] = next_value(0);
-    for (int i = 0; i < (m + 1) * ldc; i++)
-      c[i] = (i / ldc < m && i % ldc < n) ? (e.beta != 0.0f ? next_value(0) : NAN) : SENTINEL;
-    memcpy(c0, c, Z(m + 1) * Z(ldc) * sizeof(float));
-    sgemm_avx512_vm4_stream(m, n, k, e.alpha, a, lda, b, ldb, e.beta, c, ldc);
-    bad = count_bad(c, m + 1, ldc, m, n, &e);
-    if (bad > 0)
-      fprintf(stderr, "\n  vm4_stream (lagged) m=%d n=%d k=%d v=%d: %d bad cells\n", m, n, k, v,
-              bad);
+    bad = run_vm(sgemm_avx512_vm4_stream, "vm4_stream (late stores)", m, n, k, v, a, lda, b, ldb,
+                 cpage + 16, c0, ldc);
   }
   free(a), free(b), free(cpage), free(c0);
   return bad;

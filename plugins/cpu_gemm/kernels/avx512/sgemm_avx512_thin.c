@@ -207,6 +207,20 @@ static inline __attribute__((always_inline)) void vm_group_broadcasts(const int 
       av[r][f] = _mm512_set1_ps(alpha * a[r * lda + f]);
 }
 
+/* The last n % 16 columns, masked. */
+static inline __attribute__((always_inline)) void vm_group_tail(const int M, const int F, int64_t n,
+                                                                __m512 av[4][8], const float *b,
+                                                                int64_t ldb, float beta, float *c,
+                                                                int64_t ldc) {
+  const int64_t full = n - n % 16;
+  __m512 s[4];
+  if (full < n) {
+    const __mmask16 mk = lanes(n - full);
+    vm_group_sums(M, F, 1, mk, av, b + full, ldb, beta, c + full, ldc, s);
+    vm_group_store(M, 1, mk, c + full, ldc, s);
+  }
+}
+
 static inline __attribute__((always_inline)) void vm_group(const int M, const int F, int64_t n,
                                                            float alpha, const float *a, int64_t lda,
                                                            const float *b, int64_t ldb, float beta,
@@ -216,8 +230,7 @@ static inline __attribute__((always_inline)) void vm_group(const int M, const in
   vm_group_broadcasts(M, F, alpha, a, lda, av);
   for (; j + 16 <= n; j += 16)
     vm_group_col(M, F, 0, (__mmask16)0xffffu, av, b + j, ldb, beta, c + j, ldc);
-  if (j < n)
-    vm_group_col(M, F, 1, lanes(n - j), av, b + j, ldb, beta, c + j, ldc);
+  vm_group_tail(M, F, n, av, b, ldb, beta, c, ldc);
 }
 
 /* Whether a call's stores to C share their low 12 address bits with the
@@ -231,20 +244,6 @@ static inline __attribute__((always_inline)) void vm_group(const int M, const in
 static inline int alias_soon(const float *b, int64_t ldb, const float *c) {
   const uintptr_t d = ((uintptr_t)c - (uintptr_t)b) & 4095u;
   return ((uint64_t)ldb * sizeof(float)) % 4096u == 0 && d > 0u && d < 128u;
-}
-
-/* The last n % 16 columns, masked. */
-static inline __attribute__((always_inline)) void vm_group_tail(const int M, const int F, int64_t n,
-                                                                __m512 av[4][8], const float *b,
-                                                                int64_t ldb, float beta, float *c,
-                                                                int64_t ldc) {
-  const int64_t full = n - n % 16;
-  __m512 s[4];
-  if (full < n) {
-    const __mmask16 mk = lanes(n - full);
-    vm_group_sums(M, F, 1, mk, av, b + full, ldb, beta, c + full, ldc, s);
-    vm_group_store(M, 1, mk, c + full, ldc, s);
-  }
 }
 
 /* Each column of C stored two steps late, after the loads of the next two
@@ -291,30 +290,29 @@ vm_stream_rows(const int M, const int LAG, int64_t n, int64_t k, float alpha, co
 /* The streaming variant: two to four rows of A in groups of rows of B
  * (above); one row as in sgemm_avx512_vm4. */
 CG_VM_PROTO(sgemm_avx512_vm4_stream) {
+#define VM_STREAM(M)                                                                               \
+  do {                                                                                             \
+    if (lag)                                                                                       \
+      vm_stream_rows(M, 1, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                             \
+    else                                                                                           \
+      vm_stream_rows(M, 0, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                             \
+  } while (0)
   const int lag = alias_soon(b, ldb, c);
   switch (m) {
   case 1:
     vm1_rows(n, k, alpha, a, b, ldb, beta, c);
     break;
   case 2:
-    if (lag)
-      vm_stream_rows(2, 1, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    else
-      vm_stream_rows(2, 0, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    VM_STREAM(2);
     break;
   case 3:
-    if (lag)
-      vm_stream_rows(3, 1, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    else
-      vm_stream_rows(3, 0, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    VM_STREAM(3);
     break;
   default:
-    if (lag)
-      vm_stream_rows(4, 1, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    else
-      vm_stream_rows(4, 0, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    VM_STREAM(4);
     break;
   }
+#undef VM_STREAM
 }
 
 /*
