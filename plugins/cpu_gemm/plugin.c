@@ -234,7 +234,7 @@ static int32_t cg_run(void *instance, const olc_plugin_workload *workload, void 
               "workload and a policy");
     return OLC_PLUGIN_E_INVALID;
   }
-  if (cg_policy_check(p, in->isa, why, sizeof(why)) != 0) {
+  if (!cg_policy_usable(p, in->isa) && cg_policy_check(p, in->isa, why, sizeof(why)) != 0) {
     cg_report(in->host, OLC_PLUGIN_E_INVALID, "%s", why);
     return OLC_PLUGIN_E_INVALID;
   }

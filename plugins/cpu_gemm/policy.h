@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/kernels.h"
 #include "probe.h"
 
 /* Which loop the threads divide. */
@@ -61,6 +62,15 @@ int cg_policy_parse(cg_policy *out, const char *text, size_t len, uint32_t max_i
 
 /* Checks ranges and ISA; 0 or -1 with a reason. */
 int cg_policy_check(const cg_policy *p, uint32_t max_isa, char *why, size_t why_cap);
+
+/* The per-call form of cg_policy_check for a policy this plugin made (by
+ * cg_policy_parse or the candidate generator, both of which ran the whole
+ * check): what can still differ is the instance, so its kernel must be
+ * one the instance's ISA runs.  1 when usable; 0: run cg_policy_check
+ * for the reason.  Inline: on every execute. */
+static inline int cg_policy_usable(const cg_policy *p, uint32_t max_isa) {
+  return p->kernel < cg_kernel_count && cg_kernel_table[p->kernel].isa <= max_isa;
+}
 
 /* Canonical text; returns its length (< cap) or 0 when cap is too small. */
 size_t cg_policy_format(char *out, size_t cap, const cg_policy *p);

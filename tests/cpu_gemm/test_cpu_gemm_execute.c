@@ -8,7 +8,11 @@
  *     and alpha = 0 over NaN operands (never read);
  *   - the variants it does not implement (rank 3, a column stride, another
  *     dtype, C overlapping an input, another operator): unsupported, with a
- *     message; descriptions that contradict themselves: invalid;
+ *     message; descriptions that contradict themselves: invalid; operands
+ *     outside execute's quick check (leading dimensions of a single row
+ *     below the width or beyond 2^30) still served;
+ *   - a policy of an instance that may use AVX2/AVX-512 refused by one
+ *     limited to the portable kernels (config isa=ref);
  *   - 8 threads executing at once on one 2-thread instance while another
  *     thread prepares and runs (run is concurrent with execute), every
  *     result checked; tests/sanitize/tsan.sh runs this under TSan.
@@ -267,9 +271,15 @@ static void test_invalid(void) {
   in[0] = tensor(&a), in[0].strides[0] = 5; /* below the width 6 */
   expect_status(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_E_INVALID, "leading dimension 5");
   in[0] = tensor(&a), in[0].struct_size = 8;
-  expect_status(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_E_INVALID, "too old");
+  expect_status(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_E_INVALID, "A missing or too old");
+  in[0] = tensor(&a), out.struct_size = 8;
+  expect_status(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_E_INVALID, "C missing or too old");
+  out = tensor(&cm);
   in[0] = tensor(&a), in[0].dims[0] = INT64_MAX / 2;
   expect_status(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_E_INVALID, "");
+  out.dims[0] = INT64_MAX / 2; /* the shapes agree; the extents overflow */
+  expect_status(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_E_INVALID, "A's extent overflows");
+  out = tensor(&cm);
   in[0] = tensor(&a);
   expect_status(execute_t(inst, NULL, in, &out, 1, 0), OLC_PLUGIN_E_INVALID, "policy");
   memset(&args, 0, sizeof args);
@@ -279,18 +289,51 @@ static void test_invalid(void) {
   args.input_count = 2, args.struct_size = 16;
   expect_status(pl->execute(inst, NULL, p, &args), OLC_PLUGIN_E_INVALID, "2 inputs");
   expect_status(pl->execute(inst, NULL, p, NULL), OLC_PLUGIN_E_INVALID, "2 inputs");
-  /* A row of one: its leading dimension is never used. */
+  /* A row of one: its leading dimension is never used, whether below the
+   * width or far beyond 2^30 (both outside execute's quick check). */
   {
     mat a1 = mat_new(1, 6, 0, 1, 0), c1 = mat_new(1, 8, 0, 0, 0);
+    const int64_t lds[][2] = {{1, 8}, {(int64_t)1 << 40, 8}, {6, (int64_t)1 << 31}};
     CU_ASSERT_FATAL(a1.data != NULL && c1.data != NULL);
-    in[0] = tensor(&a1), in[0].strides[0] = 1, in[1] = tensor(&b), out = tensor(&c1);
-    CU_ASSERT_EQUAL(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_OK);
-    CU_ASSERT_EQUAL(c1.data[7], 6.0f);
+    for (size_t i = 0; i < sizeof lds / sizeof lds[0]; i++) {
+      c1.data[7] = 0.0f;
+      in[0] = tensor(&a1), in[0].strides[0] = lds[i][0], in[1] = tensor(&b);
+      out = tensor(&c1), out.strides[0] = lds[i][1];
+      CU_ASSERT_EQUAL(execute_t(inst, p, in, &out, 1, 0), OLC_PLUGIN_OK);
+      CU_ASSERT_EQUAL(c1.data[7], 6.0f);
+    }
     free(a1.data), free(c1.data);
   }
   cg_test_release_all(inst, &c);
   pl->destroy(inst);
   free(a.data), free(b.data), free(cm.data), free(b7.data), free(c9.data);
+}
+
+/* A policy is checked against the instance that executes it: one made by
+ * an instance that may use the CPU's best kernels is refused by an
+ * instance limited to the portable ones (config isa=ref). */
+static void test_other_instance(void) {
+  void *full = NULL, *ref = NULL, *p;
+  const olc_plugin_kv cap = {"isa", "ref"};
+  cg_test_bytes text;
+  cg_test_cands c;
+  mat a = mat_new(8, 8, 0, 1, 0), b = mat_new(8, 8, 0, 1, 0), cm = mat_new(8, 8, 0, 0, 0);
+  CU_ASSERT_FATAL(a.data != NULL && b.data != NULL && cm.data != NULL);
+  CU_ASSERT_EQUAL_FATAL(pl->create(&olc_stub_host, NULL, 0, 1, &full), OLC_PLUGIN_OK);
+  CU_ASSERT_EQUAL_FATAL(pl->create(&olc_stub_host, &cap, 1, 1, &ref), OLC_PLUGIN_OK);
+  p = first_policy(full, &c);
+  cg_test_serialize(full, p, &text);
+  if (strstr(text.s, "kernel=ref") != NULL) {
+    printf("\n  (this CPU's first kernel is the portable one: nothing to refuse) ");
+  } else {
+    expect_status(execute_m(ref, p, &a, &b, &cm, 1, 0), OLC_PLUGIN_E_INVALID, "needs");
+    CU_ASSERT_EQUAL(execute_m(full, p, &a, &b, &cm, 1, 0), OLC_PLUGIN_OK);
+    CU_ASSERT_EQUAL(cm.data[0], 8.0f);
+  }
+  cg_test_release_all(full, &c);
+  pl->destroy(full);
+  pl->destroy(ref);
+  free(a.data), free(b.data), free(cm.data);
 }
 
 /* ---- concurrency ---- */
@@ -384,6 +427,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "alpha_zero_reads_no_operand", test_alpha_zero);
   CU_add_test(s, "unsupported_variants", test_unsupported);
   CU_add_test(s, "invalid_descriptions", test_invalid);
+  CU_add_test(s, "policy_of_a_more_capable_instance", test_other_instance);
   CU_add_test(s, "eight_threads_at_once", test_concurrent);
   return olc_test_run(argc, argv);
 }
