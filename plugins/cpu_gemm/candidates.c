@@ -273,7 +273,7 @@ static int streams_from_memory(uint32_t kind, const cg_cpu *cpu, const cg_shape 
  * from its kind's kernel. */
 static int thin_applies(const cg_kernel_info *ki, const cg_shape *s) {
   const int64_t d = ki->kind == CG_KIND_VM ? s->m : s->n;
-  return !ki->stream || (d >= 1 && d <= 4 && (ki->stream & CG_STREAM_AT(d)) != 0);
+  return !ki->stream || (d >= 1 && d <= 4 && (ki->stream & CG_AT(d)) != 0);
 }
 
 /* The thin family's first kernel: the kind's best for the ISA, or its

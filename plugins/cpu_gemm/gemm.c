@@ -67,6 +67,7 @@ void cg_workspace_free(cg_workspace *ws) {
   cg_free_floats(ws->a_buf);
   cg_free_floats(ws->b_buf);
   cg_free_floats(ws->edge_b);
+  cg_free_floats(ws->c_buf);
   memset(ws, 0, sizeof(*ws));
 }
 
@@ -84,6 +85,8 @@ static int ws_prepare(cg_workspace *ws, const cg_gemm_args *g, const cg_policy *
   size_t bj_need = 2u * ((size_t)ki->nr << p->bj_group) * (size_t)kc;
   if (ki->kind == CG_KIND_MV) /* B's columns, gathered: up to 4 of k floats */
     return cg_ws_reserve(&ws->edge_b, &ws->edge_b_cap, 4u * (size_t)g->k);
+  if (ki->kind == CG_KIND_VM) /* C relocated, when it is (the layout decides) */
+    return g->m <= 4 ? cg_ws_reserve(&ws->c_buf, &ws->c_cap, CG_VM_C_FLOATS(g->n)) : 0;
   if (ki->kind != CG_KIND_TILE)
     return 0;
   if ((p->pack & CG_PACK_A) && cg_ws_reserve(&ws->a_buf, &ws->a_cap, a_need) != 0)
@@ -138,6 +141,9 @@ int cg_gemm_reserve(const cg_shape *shape, const cg_policy *policy, uint32_t thr
   g.m = shape->m, g.n = shape->n, g.k = shape->k;
   if (g.m <= 0 || g.n <= 0 || g.k <= 0)
     return 0;
+  /* The thin drivers use one workspace, the blocked one one a thread. */
+  if (cg_kernel_table[policy->kernel].kind != CG_KIND_TILE)
+    threads = 1;
   for (uint32_t i = 0; i < threads; i++) {
     if (ws_prepare(&ws[i], &g, policy) != 0)
       return -1;
@@ -550,7 +556,7 @@ int cg_gemm(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t t
   if (cg_gemm_needs_ws(g, p)) {
     if (ws == NULL)
       return -1;
-    for (uint32_t i = 0; i < (kind == CG_KIND_MV ? 1u : threads); i++) {
+    for (uint32_t i = 0; i < (kind != CG_KIND_TILE ? 1u : threads); i++) {
       if (ws_prepare(&ws[i], g, p) != 0)
         return -1;
     }
@@ -558,7 +564,7 @@ int cg_gemm(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t t
     ws = NULL;
   }
   if (kind == CG_KIND_VM)
-    return cg_thin_vm(g, p, pool, threads);
+    return cg_thin_vm(g, p, pool, threads, ws);
   if (kind == CG_KIND_MV)
     return cg_thin_mv(g, p, pool, threads, ws);
   t.g = g;

@@ -18,6 +18,8 @@
 typedef struct cg_workspace {
   float *a_buf, *b_buf, *edge_b;   /* edge_b: two kc x (group * nr) panel groups */
   size_t a_cap, b_cap, edge_b_cap; /* in floats */
+  float *c_buf;                    /* vm: C relocated (cg_vm_relocates_c), CG_VM_C_FLOATS(n) */
+  size_t c_cap;
   /* Grouped pack_bj: which half of edge_b holds the group the kernels
    * packed ahead, and what it holds (source, rows, columns); bj_ready is
    * cleared at the start of every run and bj_src at its end (no pointer to
@@ -51,17 +53,52 @@ typedef struct cg_gemm_args {
 int cg_gemm(const cg_gemm_args *args, const cg_policy *policy, cg_pool *pool, uint32_t threads,
             cg_workspace *ws);
 
+/*
+ * Whether a vm product runs on a copy of C placed apart from B (thin.c).
+ * A kernel path that sweeps each group of B's rows over all columns
+ * (ki->sweeps) stores a line of C and soon loads lines of B; when B's rows
+ * lie a multiple of 4 KiB apart (power-of-two widths: 1024, 4096 ...) and
+ * C's rows lie less than CG_VM_C_NEAR bytes from B's modulo 4 KiB, those
+ * loads wait on the stores whose low address bits they share (4K
+ * aliasing).  On the Zen 4 guest, 4x1024x1024 ran 1.18-1.64x slower with C
+ * 0-512 bytes past B than 1-3.5 KiB past it (alternating in one process),
+ * 4x4096x4096 1.06-1.24x, one row 1.04-1.21x; so the calibration's layout
+ * (the plugin's own buffers) and a runtime's could rank the candidates
+ * differently.  The copy costs two passes over C, so products of fewer
+ * than CG_VM_C_MIN_K rows of B (8 to 16 rows: 1.02-1.37x slower copied) or
+ * fewer than CG_VM_C_MIN_B floats of B keep their C; for those, the
+ * AVX-512 streaming variant's own late stores cover C 1-127 bytes past B
+ * (alias_soon in that kernel).
+ */
+#define CG_VM_C_NEAR 768u
+#define CG_VM_C_MIN_K 32
+#define CG_VM_C_MIN_B 32768
+#define CG_VM_C_LD(n) (((n) + 1023) / 1024 * 1024) /* rows 4 KiB multiples apart */
+#define CG_VM_C_FLOATS(n) ((size_t)(4 * CG_VM_C_LD(n) + 1024))
+static inline int cg_vm_relocates_c(const cg_gemm_args *g, const cg_policy *p) {
+  const cg_kernel_info *ki = &cg_kernel_table[p->kernel];
+  if (ki->kind != CG_KIND_VM || g->m > 4 || (ki->sweeps & CG_AT(g->m)) == 0 || g->ldb % 1024 != 0 ||
+      g->k < CG_VM_C_MIN_K || g->n * g->k < CG_VM_C_MIN_B)
+    return 0;
+  for (int64_t r = 0; r < g->m; r++) {
+    const uintptr_t d = ((uintptr_t)(g->c + r * g->ldc) - (uintptr_t)g->b) & 4095u;
+    if (d < CG_VM_C_NEAR || d > 4096u - CG_VM_C_NEAR)
+      return 1;
+  }
+  return 0;
+}
+
 /* Whether cg_gemm needs workspaces for this product and policy (packed
- * operands, B's columns gathered for a thin kernel); 0 or 1.  Inline: it
- * is on every execute call, whose fixed cost decides the smallest
- * products. */
+ * operands, B's columns gathered for a thin kernel, C relocated); 0 or 1.
+ * Inline: it is on every execute call, whose fixed cost decides the
+ * smallest products. */
 static inline int cg_gemm_needs_ws(const cg_gemm_args *g, const cg_policy *p) {
   const cg_kernel_info *ki = &cg_kernel_table[p->kernel];
   if (ki->kind == CG_KIND_TILE)
     return p->pack != 0;
   if (ki->kind == CG_KIND_MV)
     return !(g->n == 1 && g->ldb == 1);
-  return 0;
+  return cg_vm_relocates_c(g, p);
 }
 
 /* Grows ws[0..threads-1] for a shape and policy ahead of time (so the first
@@ -82,8 +119,10 @@ void cg_scale_c(float *c, int64_t ldc, int64_t m, int64_t n, float beta);
 void cg_split_range(int64_t extent, uint32_t q, uint32_t tid, uint32_t n, int64_t *lo, int64_t *hi);
 
 /* The thin drivers (thin.c), called by cg_gemm for CG_KIND_VM / CG_KIND_MV
- * kernels with the thread count it settled on. */
-int cg_thin_vm(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t threads);
+ * kernels with the thread count it settled on; one workspace (NULL when
+ * cg_gemm_needs_ws says none is needed). */
+int cg_thin_vm(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t threads,
+               cg_workspace *ws);
 int cg_thin_mv(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t threads,
                cg_workspace *ws);
 

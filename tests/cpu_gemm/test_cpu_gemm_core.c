@@ -1,7 +1,9 @@
 /*
  * test_cpu_gemm_core.c - the cpu_gemm core linked directly: residuals of
  * every kernel, split and packing choice against a double-precision
- * reference (BLIS-style PASS / MARGINAL / FAIL), the probe's cache
+ * reference (BLIS-style PASS / MARGINAL / FAIL), the vm kernels in the
+ * layouts that alias B's loads with C's stores (and the driver's copy of C
+ * there), the probe's cache
  * decoding and identity, the thread pool's hand-off.  The policy codec and
  * the candidate generator: test_cpu_gemm_policy.c.
  */
@@ -60,19 +62,21 @@ static size_t page_bytes(int64_t count) {
   return ((size_t)count * sizeof(float) + 4095u) / 4096u * 4096u;
 }
 
-/* paged: B's and C's rows 1024 floats (4 KiB) apart, C's first row 64
- * bytes past a page like B's (the vm streaming kernels' 4K-aliasing
- * layout, n <= 1024); else padded leading dimensions, which catch any
- * stride confusion in the driver. */
-static void problem_init_at(problem *p, int64_t m, int64_t n, int64_t k, int paged) {
+/* ldc 0: padded leading dimensions, which catch any stride confusion in
+ * the driver.  Else paged: B's rows 1024 floats (4 KiB) apart on pages,
+ * C's rows ldc apart from c_shift floats past a page (the vm kernels'
+ * 4K-aliasing layouts, n <= 1024). */
+static void problem_init_at(problem *p, int64_t m, int64_t n, int64_t k, int64_t ldc,
+                            int64_t c_shift) {
+  const int paged = ldc != 0;
   p->m = m, p->n = n, p->k = k;
-  p->lda = k + 3, p->ldb = paged ? 1024 : n + 5, p->ldc = paged ? 1024 : n + 2;
+  p->lda = k + 3, p->ldb = paged ? 1024 : n + 5, p->ldc = paged ? ldc : n + 2;
   p->a = malloc((size_t)(m * p->lda) * sizeof(float));
   p->b = paged ? aligned_alloc(4096, page_bytes(k * p->ldb))
                : malloc((size_t)(k * p->ldb) * sizeof(float));
-  p->c_alloc = paged ? aligned_alloc(4096, page_bytes(m * p->ldc + 16))
+  p->c_alloc = paged ? aligned_alloc(4096, page_bytes(m * p->ldc + c_shift))
                      : malloc((size_t)(m * p->ldc) * sizeof(float));
-  p->c = p->c_alloc != NULL && paged ? p->c_alloc + 16 : p->c_alloc;
+  p->c = p->c_alloc != NULL && paged ? p->c_alloc + c_shift : p->c_alloc;
   p->c0 = malloc((size_t)(m * p->ldc) * sizeof(float));
   p->ref = calloc((size_t)(m * n), sizeof(double));
   CU_ASSERT_FATAL(p->a != NULL && p->b != NULL && p->c != NULL && p->c0 != NULL && p->ref != NULL);
@@ -86,7 +90,7 @@ static void problem_init_at(problem *p, int64_t m, int64_t n, int64_t k, int pag
 }
 
 static void problem_init(problem *p, int64_t m, int64_t n, int64_t k) {
-  problem_init_at(p, m, n, k, 0);
+  problem_init_at(p, m, n, k, 0, 0);
 }
 
 static void problem_free(problem *p) {
@@ -233,12 +237,47 @@ static void test_thin_paged(void) {
   for (int64_t m = 2; m <= 4; m++)
     for (size_t d = 0; d < sizeof(dims) / sizeof(dims[0]); d++) {
       problem p;
-      problem_init_at(&p, m, dims[d][0], dims[d][1], 1);
+      problem_init_at(&p, m, dims[d][0], dims[d][1], 1024, 16);
       for (uint32_t ki = 0; ki < cg_kernel_count; ki++)
         if (cg_kernel_table[ki].kind == CG_KIND_VM && cg_kernel_table[ki].isa <= cpu.isa)
           check_thin(&p, ki);
       problem_free(&p);
     }
+}
+
+/* Products in layouts where the vm driver runs the kernels on a copy of C
+ * (cg_vm_relocates_c): B's rows 4 KiB apart, C's 64 bytes past B's, its
+ * rows 4 KiB or n + 2 floats apart; at least 32 rows of B.  The decision
+ * for each kernel, and the results with every beta (the copy is read in
+ * only when beta is not 0) and both splits; and C 2 KiB past B, kept. */
+static void test_thin_relocated(void) {
+  static const int64_t dims[][2] = {{1000, 40}, {1024, 64}, {333, 100}};
+  static const float betas[] = {0.0f, 1.0f, -2.0f};
+  for (int64_t m = 1; m <= 4; m++)
+    for (size_t d = 0; d < sizeof(dims) / sizeof(dims[0]); d++)
+      for (int layout = 0; layout < 3; layout++) {
+        const int64_t n = dims[d][0], k = dims[d][1];
+        problem p;
+        problem_init_at(&p, m, n, k, layout == 1 ? n + 2 : 1024, layout == 2 ? 512 : 16);
+        for (uint32_t ki = 0; ki < cg_kernel_count; ki++) {
+          const cg_kernel_info *kinfo = &cg_kernel_table[ki];
+          cg_policy pol;
+          cg_gemm_args g = {m, n, k, p.a, p.lda, p.b, p.ldb, p.c, p.ldc, 1.0f, 0.0f};
+          if (kinfo->kind != CG_KIND_VM || kinfo->isa > cpu.isa)
+            continue;
+          memset(&pol, 0, sizeof(pol));
+          pol.kernel = ki, pol.mc = kinfo->mr, pol.kc = 48, pol.nc = kinfo->nr * 8;
+          CU_ASSERT_EQUAL(cg_vm_relocates_c(&g, &pol),
+                          layout != 2 && (kinfo->sweeps & CG_AT(m)) != 0);
+          for (int sp = 0; sp < 2; sp++) {
+            pol.split = sp == 0 ? CG_SPLIT_NONE : CG_SPLIT_JC;
+            CU_ASSERT_EQUAL_FATAL(cg_policy_check(&pol, cpu.isa, NULL, 0), 0);
+            for (size_t b = 0; b < sizeof(betas) / sizeof(betas[0]); b++)
+              check_ab(&p, &pol, sp == 0 ? 1u : POOL_THREADS, 1.5f, betas[b]);
+          }
+        }
+        problem_free(&p);
+      }
 }
 
 static void test_k_zero(void) {
@@ -366,6 +405,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "k_zero_clears_c", test_k_zero);
   CU_add_test(s, "alpha_beta_all_families", test_alpha_beta);
   CU_add_test(s, "thin_vm_paged_layout", test_thin_paged);
+  CU_add_test(s, "thin_vm_c_relocated", test_thin_relocated);
   CU_add_test(s, "decode_cache", test_decode_cache);
   CU_add_test(s, "identity_stable", test_identity_stable);
   CU_add_test(s, "pool_handoff", test_pool_handoff);

@@ -92,7 +92,8 @@ typedef void (*cg_mv_fn)(int64_t m, int64_t n, int64_t k, float alpha, const flo
 #define CG_KIND_VM 1   /* thin, m <= MR rows per pass (cg_vm_fn) */
 #define CG_KIND_MV 2   /* thin, n <= NR columns per pass (cg_mv_fn) */
 
-#define CG_STREAM_AT(d) (1u << (d))
+/* A set of row or column counts 1 to 4: bit d for count d. */
+#define CG_AT(d) (1u << (d))
 
 typedef struct cg_kernel_info {
   const char *name; /* as in the policy text: "avx2_6x16" */
@@ -108,10 +109,15 @@ typedef struct cg_kernel_info {
   cg_vm_fn vm;
   cg_mv_fn mv;
   /* Thin: 0 for a kind's regular kernel; for a variant shaped for a large
-   * operand streaming from memory, bit d set (CG_STREAM_AT(d)) for each
+   * operand streaming from memory, bit d set (CG_AT(d)) for each
    * row count (vm) or column count (mv) d, 1 to 4, where its path differs
    * from its kind's kernel of the same ISA; elsewhere it is that kernel. */
   uint32_t stream;
+  /* VM: the row counts (CG_AT) whose path sweeps each group of up to 8
+   * rows of B over all the call's columns, reading and writing C once per
+   * group: the paths whose speed depends on where C lies against B
+   * (cg_vm_relocates_c).  0 for the others. */
+  uint32_t sweeps;
 } cg_kernel_info;
 
 /* All kernels compiled in: tile kernels best first within each ISA, then

@@ -240,7 +240,11 @@ static inline __attribute__((always_inline)) void vm_group(const int M, const in
  * Zen 4 guest 4x4096x4096 ran 1.2-1.5x slower with C 64 or 96 bytes past
  * B; storing each column two steps late (vm_group_lagged) gave back
  * 1.14-1.50x at 64 bytes and 1.11-1.27x at 96, alternating in one
- * process.  Other strides are not looked at. */
+ * process.  Other strides are not looked at.  Products of 32 rows of B or
+ * more in such a layout run on a copy of C placed apart from B
+ * (cg_vm_relocates_c), which covers more offsets; this path serves the
+ * smaller ones (4x1024x8 to 4x1024x32: 1.9-2.6x faster than storing as
+ * it goes, where a copy of C would cost more than the aliasing). */
 static inline int alias_soon(const float *b, int64_t ldb, const float *c) {
   const uintptr_t d = ((uintptr_t)c - (uintptr_t)b) & 4095u;
   return ((uint64_t)ldb * sizeof(float)) % 4096u == 0 && d > 0u && d < 128u;
