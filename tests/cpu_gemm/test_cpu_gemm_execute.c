@@ -15,7 +15,9 @@
  *     limited to the portable kernels (config isa=ref);
  *   - 8 threads executing at once on one 2-thread instance while another
  *     thread prepares and runs (run is concurrent with execute), every
- *     result checked; tests/sanitize/tsan.sh runs this under TSan.
+ *     result checked; and 4 threads at once on products the vm driver
+ *     runs on a copy of C (in spare and pool workspaces);
+ *     tests/sanitize/tsan.sh runs this under TSan.
  * Operands are allocated to their exact extent, so ASan catches a read or
  * write past a matrix.
  */
@@ -418,6 +420,77 @@ static void test_concurrent(void) {
   pl->destroy(x.inst);
 }
 
+/* ---- C relocated, concurrently ---- */
+
+#define RELOC_THREADS 4
+#define RELOC_ROUNDS 6
+
+/* Two rows of A against B 1024 floats wide with its rows 4 KiB apart, each
+ * thread's C 64 bytes past a page: the layout in which the vm driver runs
+ * the streaming kernels on a copy of C (test_cpu_gemm_core checks that it
+ * does), from the instance's spare workspaces or, split over its pool,
+ * from the pool's. */
+typedef struct reloc {
+  void *inst, *pol[2]; /* split none, split jc */
+  mat a, b;
+  _Atomic int failures, executed;
+} reloc;
+
+static void *reloc_worker(void *arg) {
+  reloc *x = arg;
+  static _Atomic unsigned seq;
+  const unsigned me = atomic_fetch_add(&seq, 1u);
+  float *page = aligned_alloc(4096, (2 * 1024 + 1024) * sizeof(float));
+  mat c = {2, 1024, 1024, page != NULL ? page + 16 : NULL};
+  for (int r = 0; r < RELOC_ROUNDS && page != NULL; r++) {
+    int32_t rc;
+    for (int64_t i = 0; i < c.ld + c.cols; i++)
+      c.data[i] = NAN;
+    rc = execute_m(x->inst, x->pol[(me + (unsigned)r) % 2u], &x->a, &x->b, &c, 1, 0);
+    atomic_fetch_add(&x->failures, rc != OLC_PLUGIN_OK || wrong_cells(&x->a, &x->b, &c, &c, 1, 0));
+    atomic_fetch_add(&x->executed, 1);
+  }
+  atomic_fetch_add(&x->failures, page == NULL);
+  free(page);
+  return NULL;
+}
+
+static void test_relocated_concurrent(void) {
+  static const char *const texts[][2] = {
+      {"v1 kernel=avx512_vm4_stream mc=4 kc=48 nc=256 split=none pack=none",
+       "v1 kernel=avx512_vm4_stream mc=4 kc=48 nc=256 split=jc pack=none"},
+      {"v1 kernel=avx2_vm4_stream mc=4 kc=48 nc=256 split=none pack=none",
+       "v1 kernel=avx2_vm4_stream mc=4 kc=48 nc=256 split=jc pack=none"}};
+  static reloc x;
+  pthread_t t[RELOC_THREADS];
+  size_t v = 0;
+  memset(&x, 0, sizeof x);
+  CU_ASSERT_EQUAL_FATAL(pl->create(&olc_stub_host, NULL, 0, 2, &x.inst), OLC_PLUGIN_OK);
+  while (v < 2 && pl->validate(x.inst, texts[v][0], strlen(texts[v][0]), &x.pol[0]) != 0)
+    v++;
+  if (v == 2) {
+    printf("\n  (no streaming vm kernel on this CPU: nothing to relocate for) ");
+    pl->destroy(x.inst);
+    return;
+  }
+  CU_ASSERT_EQUAL_FATAL(pl->validate(x.inst, texts[v][1], strlen(texts[v][1]), &x.pol[1]), 0);
+  x.a = mat_new(2, 64, 3, 0, 1);
+  x.b = (mat){64, 1024, 1024, aligned_alloc(4096, 64 * 1024 * sizeof(float))};
+  CU_ASSERT_FATAL(x.a.data != NULL && x.b.data != NULL);
+  for (int i = 0; i < 64 * 1024; i++)
+    x.b.data[i] = rnd();
+  for (int i = 0; i < RELOC_THREADS; i++)
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&t[i], NULL, reloc_worker, &x), 0);
+  for (int i = 0; i < RELOC_THREADS; i++)
+    pthread_join(t[i], NULL);
+  CU_ASSERT_EQUAL(atomic_load(&x.executed), RELOC_THREADS * RELOC_ROUNDS);
+  CU_ASSERT_EQUAL(atomic_load(&x.failures), 0);
+  pl->release_policy(x.inst, x.pol[0]);
+  pl->release_policy(x.inst, x.pol[1]);
+  pl->destroy(x.inst);
+  free(x.a.data), free(x.b.data);
+}
+
 int main(int argc, char **argv) {
   CU_pSuite s;
   if (CU_initialize_registry() != CUE_SUCCESS)
@@ -429,5 +502,6 @@ int main(int argc, char **argv) {
   CU_add_test(s, "invalid_descriptions", test_invalid);
   CU_add_test(s, "policy_of_a_more_capable_instance", test_other_instance);
   CU_add_test(s, "eight_threads_at_once", test_concurrent);
+  CU_add_test(s, "c_relocated_four_threads_at_once", test_relocated_concurrent);
   return olc_test_run(argc, argv);
 }
