@@ -30,7 +30,8 @@ static int is_matmul(const char *name) {
 
 /* Decodes one operand: fp32, rank 2, rows contiguous (strides[1] == 1),
  * a leading dimension covering the row, an extent that fits int64.  Says
- * what is wrong; the valid case is tensor_plain's. */
+ * what is wrong; calls see tensor_odd first, the same test in fewer
+ * instructions for operands below 2^30. */
 static int32_t check_tensor(const cg_instance *in, const olc_plugin_tensor *t, const char *name) {
   int64_t extent;
   if (t == NULL || !OLC_PLUGIN_HAS_FIELD(t, olc_plugin_tensor, data)) {
@@ -87,7 +88,9 @@ static int32_t check_tensor(const cg_instance *in, const olc_plugin_tensor *t, c
  * checked. */
 #define CG_PLAIN_BITS 30
 static inline uint64_t tensor_odd(const olc_plugin_tensor *t) {
-  const uint64_t want = (uint64_t)2 << 32 | OLC_PLUGIN_DTYPE_FLOAT32; /* rank, dtype */
+  /* dtype and rank as one word: little-endian order (on a big-endian
+   * machine no operand matches, and every call takes check_tensor). */
+  const uint64_t want = (uint64_t)2 << 32 | OLC_PLUGIN_DTYPE_FLOAT32;
   const uint64_t sizes =
       ((uint64_t)t->dims[0] - 1) | ((uint64_t)t->dims[1] - 1) | ((uint64_t)t->strides[0] - 1);
   uint64_t head;
