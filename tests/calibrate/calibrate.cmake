@@ -9,6 +9,11 @@ if(NOT WIN32)
   olc_add_test(NAME test_calibrate
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_calibrate.c
     LABELS integration HOOKS MOCK_PLUGINS TIMEOUT 120)
+  # Its race tests expect outcomes of real spin timings (a stalled run, a
+  # jittery first candidate): with another test on the second of two cores
+  # one failed once in a CI run of 151 and, with both cores kept busy, 1 in
+  # 20 runs (0 in 30 alone).  Alone, it takes half a second.
+  set_tests_properties(test_calibrate PROPERTIES RUN_SERIAL TRUE)
   # The identity of ini workloads: two shapes of one model, old records.
   olc_add_test(NAME test_calibrate_identity
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_calibrate_identity.c
