@@ -218,21 +218,28 @@ static void test_copy_job(void) {
   CU_ASSERT_EQUAL(failures, 0);
 }
 
-/* Runs a vm kernel on C (m + 1 rows of ldc, the last and the cells past n
- * sentinels; the product's cells random, or NaN when beta is 0) and counts
- * the bad cells against the reference. */
-static int run_vm(cg_vm_fn vm, const char *name, int m, int n, int k, int v, const float *a,
-                  int lda, const float *b, int ldb, float *c, float *c0, int ldc) {
-  expect e = {a, b, c0, lda, 1, ldb, k, ab[v][0], ab[v][1], 0};
+/* Runs a thin kernel (vm and mv kernels share one signature: b is B's rows
+ * for vm, B's contiguous columns for mv) on C (m + 1 rows of ldc, the last
+ * and the cells past n sentinels; the product's cells random, or NaN when
+ * beta is 0) and counts the bad cells against e, whose c0 is the c0 here
+ * (C's starting values, filled here). */
+static int run_thin(cg_vm_fn thin, const char *name, int m, int n, int v, const expect *e,
+                    const float *b, int ldb, float *c, float *c0, int ldc) {
   int bad;
   for (int i = 0; i < (m + 1) * ldc; i++)
-    c[i] = (i / ldc < m && i % ldc < n) ? (e.beta != 0.0f ? next_value(0) : NAN) : SENTINEL;
+    c[i] = (i / ldc < m && i % ldc < n) ? (e->beta != 0.0f ? next_value(0) : NAN) : SENTINEL;
   memcpy(c0, c, Z(m + 1) * Z(ldc) * sizeof(float));
-  vm(m, n, k, e.alpha, a, lda, b, ldb, e.beta, c, ldc);
-  bad = count_bad(c, m + 1, ldc, m, n, &e);
+  thin(m, n, e->k, e->alpha, e->a, e->rs_a, b, ldb, e->beta, c, ldc);
+  bad = count_bad(c, m + 1, ldc, m, n, e);
   if (bad > 0)
-    fprintf(stderr, "\n  %s m=%d n=%d k=%d v=%d: %d bad cells\n", name, m, n, k, v, bad);
+    fprintf(stderr, "\n  %s m=%d n=%d k=%d v=%d: %d bad cells\n", name, m, n, (int)e->k, v, bad);
   return bad;
+}
+
+static int run_vm(cg_vm_fn vm, const char *name, int m, int n, int k, int v, const float *a,
+                  int lda, const float *b, int ldb, float *c, float *c0, int ldc) {
+  const expect e = {a, b, c0, lda, 1, ldb, k, ab[v][0], ab[v][1], 0};
+  return run_thin(vm, name, m, n, v, &e, b, ldb, c, c0, ldc);
 }
 
 /* A vm kernel: m rows of A (lda) against k rows of B (ldb, exact
@@ -282,19 +289,13 @@ static int check_mv(cg_mv_fn mv, const char *name, int m, int n, int k, int v) {
   float *b = malloc(Z(k) * Z(n) * sizeof(float)); /* B as rows, for the reference */
   float *c = malloc(Z(m + 1) * Z(ldc) * sizeof(float));
   float *c0 = malloc(Z(m + 1) * Z(ldc) * sizeof(float));
-  expect e = {a, b, c0, lda, 1, n, k, ab[v][0], ab[v][1], 0};
+  const expect e = {a, b, c0, lda, 1, n, k, ab[v][0], ab[v][1], 0};
   int bad = -1;
   if (a != NULL && bt != NULL && b != NULL && c != NULL && c0 != NULL) {
     for (int p = 0; p < k; p++)
       for (int j = 0; j < n; j++)
         b[p * n + j] = bt[j * ldbt + p];
-    for (int i = 0; i < (m + 1) * ldc; i++)
-      c[i] = (i / ldc < m && i % ldc < n) ? (e.beta != 0.0f ? next_value(0) : NAN) : SENTINEL;
-    memcpy(c0, c, Z(m + 1) * Z(ldc) * sizeof(float));
-    mv(m, n, k, e.alpha, a, lda, bt, ldbt, e.beta, c, ldc);
-    bad = count_bad(c, m + 1, ldc, m, n, &e);
-    if (bad > 0)
-      fprintf(stderr, "\n  %s m=%d n=%d k=%d v=%d: %d bad cells\n", name, m, n, k, v, bad);
+    bad = run_thin(mv, name, m, n, v, &e, bt, ldbt, c, c0, ldc);
   }
   free(a), free(bt), free(b), free(c), free(c0);
   return bad;
