@@ -8,10 +8,11 @@
  *   - its copying variant: the packed B slice it copies, on every tile;
  *   - its block function (the direct path): blocks of 1-37 rows and 1-70
  *     columns, ragged tiles both ways, wide leading dimensions;
- *   - the thin kernels vm4 and mv4 and their streaming variants (vm: m 1-4,
- *     n 1-200; mv: n 1-4, m 1-17: every pass and remainder) over ragged
- *     k, and the vm streaming variant's late-store path (B's rows 4 KiB
- *     apart, C 64 bytes past B).
+ *   - the thin kernels vm4 and mv4 and their streaming and prefetching
+ *     variants (vm: m 1-4, n 1-200; mv: n 1-4, m 1-17: every pass and
+ *     remainder) over ragged k, the prefetching variants' prefetches all
+ *     inside the operand's rows, and the vm streaming variant's late-store
+ *     path (B's rows 4 KiB apart, C 64 bytes past B).
  * Every C cell outside the product must keep its sentinel, and operands
  * are allocated to their exact extent (ASan catches a read past it).
  *
@@ -34,6 +35,34 @@
 #define SENTINEL -777.25f
 
 unsigned long olc_emul_fmadd_calls;
+
+/* The operand a prefetching kernel reads (rows segments of len bytes,
+ * stride bytes apart, from base; base NULL: prefetches not checked), and
+ * the prefetches seen, in it and outside it. */
+static struct {
+  const char *base;
+  size_t rows, len, stride;
+  unsigned long inside, outside;
+} pf;
+
+void olc_emul_prefetch(const char *p); /* declared for the kernels in emul/immintrin.h */
+
+void olc_emul_prefetch(const char *p) {
+  size_t off;
+  if (pf.base == NULL)
+    return;
+  off = (size_t)(p - pf.base);
+  if (p >= pf.base && off < pf.rows * pf.stride && off % pf.stride < pf.len)
+    pf.inside++;
+  else
+    pf.outside++;
+}
+
+static void pf_watch(const float *base, size_t rows, size_t len, size_t stride) {
+  pf.base = (const char *)base;
+  pf.rows = rows, pf.len = len * sizeof(float), pf.stride = stride * sizeof(float);
+  pf.inside = pf.outside = 0;
+}
 
 static unsigned long rng = 12345;
 
@@ -242,8 +271,20 @@ static int run_vm(cg_vm_fn vm, const char *name, int m, int n, int k, int v, con
   return run_thin(vm, name, m, n, v, &e, b, ldb, c, c0, ldc);
 }
 
+/* After a kernel's run under pf_watch: 1 if a prefetch fell outside the
+ * operand's segments or none came where `expected`.  Ends the watch. */
+static int pf_check(const char *name, int m, int n, int k, int expected) {
+  const int bad = pf.base != NULL && (pf.outside > 0 || (expected && pf.inside == 0));
+  if (bad)
+    fprintf(stderr, "\n  %s m=%d n=%d k=%d: %lu prefetches outside the operand, %lu inside\n", name,
+            m, n, k, pf.outside, pf.inside);
+  pf.base = NULL;
+  return bad;
+}
+
 /* A vm kernel: m rows of A (lda) against k rows of B (ldb, exact
- * extent). */
+ * extent); the prefetching variant's prefetches checked to lie in B's
+ * rows and columns. */
 static int check_vm(cg_vm_fn vm, const char *name, int m, int n, int k, int v) {
   const int lda = k + 2, ldb = n + 3, ldc = n + 4;
   float *a = values(Z(m) * Z(lda), 0);
@@ -251,8 +292,12 @@ static int check_vm(cg_vm_fn vm, const char *name, int m, int n, int k, int v) {
   float *c = malloc(Z(m + 1) * Z(ldc) * sizeof(float));
   float *c0 = malloc(Z(m + 1) * Z(ldc) * sizeof(float));
   int bad = -1;
-  if (a != NULL && b != NULL && c != NULL && c0 != NULL)
+  if (a != NULL && b != NULL && c != NULL && c0 != NULL) {
+    if (vm == sgemm_avx512_vm4_prefetch)
+      pf_watch(b, Z(k), Z(n), Z(ldb));
     bad = run_vm(vm, name, m, n, k, v, a, lda, b, ldb, c, c0, ldc);
+    bad += pf_check(name, m, n, k, m > 1 && k > 8 && n >= 16);
+  }
   free(a), free(b), free(c), free(c0);
   return bad;
 }
@@ -281,7 +326,8 @@ static int check_vm_lagged(int m, int n, int k, int v) {
 }
 
 /* An mv kernel: m rows of A (lda, exact extent) against n contiguous
- * columns. */
+ * columns; the prefetching variant's prefetches checked to lie in A's
+ * rows. */
 static int check_mv(cg_mv_fn mv, const char *name, int m, int n, int k, int v) {
   const int lda = k + 5, ldbt = k + 1, ldc = n + 3;
   float *a = values(Z(m - 1) * Z(lda) + Z(k), 0);
@@ -295,7 +341,10 @@ static int check_mv(cg_mv_fn mv, const char *name, int m, int n, int k, int v) {
     for (int p = 0; p < k; p++)
       for (int j = 0; j < n; j++)
         b[p * n + j] = bt[j * ldbt + p];
+    if (mv == sgemm_avx512_mv4_prefetch)
+      pf_watch(a, Z(m), Z(k), Z(lda));
     bad = run_thin(mv, name, m, n, v, &e, bt, ldbt, c, c0, ldc);
+    bad += pf_check(name, m, n, k, n == 4 && m >= 16 && k >= 16);
   }
   free(a), free(bt), free(b), free(c), free(c0);
   return bad;
@@ -323,11 +372,14 @@ static void test_thin(void) {
         for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
           failures += check_vm(sgemm_avx512_vm4, "vm4", m, ns[ni], ks[ki], v) != 0;
           failures += check_vm(sgemm_avx512_vm4_stream, "vm4_stream", m, ns[ni], ks[ki], v) != 0;
+          failures +=
+              check_vm(sgemm_avx512_vm4_prefetch, "vm4_prefetch", m, ns[ni], ks[ki], v) != 0;
         }
       for (int n = 1; n <= 4; n++)
         for (int m = 1; m <= 17; m++) {
           failures += check_mv(sgemm_avx512_mv4, "mv4", m, n, ks[ki], v) != 0;
           failures += check_mv(sgemm_avx512_mv4_stream, "mv4_stream", m, n, ks[ki], v) != 0;
+          failures += check_mv(sgemm_avx512_mv4_prefetch, "mv4_prefetch", m, n, ks[ki], v) != 0;
         }
     }
   CU_ASSERT_EQUAL(failures, 0);
@@ -341,7 +393,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "every tile shape", test_every_tile);
   CU_add_test(s, "block of tiles (the direct path)", test_block);
   CU_add_test(s, "in-kernel copy of B", test_copy_job);
-  CU_add_test(s, "thin kernels vm4 and mv4, and their streaming variants", test_thin);
+  CU_add_test(s, "thin kernels vm4 and mv4, their streaming and prefetching variants", test_thin);
   CU_add_test(s, "vm4_stream storing C late (C 64 bytes past B mod 4 KiB)", test_vm_lagged);
   return olc_test_run(argc, argv);
 }

@@ -150,12 +150,14 @@ static void check(problem *p, const cg_policy *pol, uint32_t threads) {
 
 /* 64 x 1100 x 520 and 20 x 2100 x 300: skinny shapes whose B spans several
  * NC blocks, KC slices and panel groups, ragged at every level (the
- * kernels pack B ahead across block boundaries there). */
+ * kernels pack B ahead across block boundaries there).  3 x 150 x 40 and
+ * 150 x 4 x 70: thin ones with several groups of rows (vm) and passes
+ * (mv), where the prefetching variants fetch ahead. */
 static const int64_t shapes[][3] = {{1, 1, 1},       {2, 3, 5},       {7, 13, 17},  {31, 37, 41},
                                     {6, 16, 1},      {12, 32, 1},     {97, 1, 53},  {1, 97, 53},
                                     {13, 130, 257},  {200, 7, 300},   {5, 300, 65}, {67, 67, 67},
                                     {128, 128, 128}, {101, 203, 307}, {1, 1, 600},  {37, 61, 1},
-                                    {64, 1100, 520}, {20, 2100, 300}};
+                                    {64, 1100, 520}, {20, 2100, 300}, {3, 150, 40}, {150, 4, 70}};
 
 /* A thin kernel's policies: tiny and normal slices and blocks, both of
  * its splits. */

@@ -26,7 +26,13 @@ const cg_kernel_info cg_kernel_table[] = {
     {"avx2_mv4", CG_ISA_AVX2, CG_KIND_MV, 4, 4, NULL, NULL, NULL, NULL, NULL, sgemm_avx2_mv4, 0, 0},
     {"ref_mv4", CG_ISA_REF, CG_KIND_MV, 4, 4, NULL, NULL, NULL, NULL, NULL, sgemm_ref_mv4, 0, 0},
     /* Variants for a large operand streaming from memory: never a kind's
-     * best, candidates of their own for the shapes where they differ. */
+     * best, candidates of their own for the shapes where they differ; the
+     * first that applies is the guess beyond the last-level cache. */
+    {"avx512_vm4_prefetch", CG_ISA_AVX512, CG_KIND_VM, 4, 32, NULL, NULL, NULL, NULL,
+     sgemm_avx512_vm4_prefetch, NULL, CG_AT(2) | CG_AT(3) | CG_AT(4),
+     CG_AT(1) | CG_AT(2) | CG_AT(3) | CG_AT(4)},
+    {"avx512_mv4_prefetch", CG_ISA_AVX512, CG_KIND_MV, 4, 4, NULL, NULL, NULL, NULL, NULL,
+     sgemm_avx512_mv4_prefetch, CG_AT(4), 0},
     {"avx512_vm4_stream", CG_ISA_AVX512, CG_KIND_VM, 4, 32, NULL, NULL, NULL, NULL,
      sgemm_avx512_vm4_stream, NULL, CG_AT(2) | CG_AT(3) | CG_AT(4),
      CG_AT(1) | CG_AT(2) | CG_AT(3) | CG_AT(4)},
