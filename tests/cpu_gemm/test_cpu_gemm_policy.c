@@ -260,8 +260,8 @@ static void synthetic_cpu(cg_cpu *c, uint32_t isa, uint64_t l3) {
  * candidate (the AVX2 ones on an AVX-512 CPU), a streaming variant only
  * for the row (vm) or column (mv) counts where it differs from its kind's
  * kernel (AVX2 vm: one to four; AVX2 mv: one and four; AVX-512 vm: two
- * to four; AVX-512 mv: four; the same for the AVX-512 prefetching
- * variants), and first where the large operand exceeds the last-level
+ * to four; AVX-512 mv: four; the prefetching variants: vm two to four,
+ * mv four), and first where the large operand exceeds the last-level
  * cache (the prefetching variant where there is one). */
 static void test_candidate_thin_kernels(void) {
   enum { Z = CG_ISA_AVX512, Y = CG_ISA_AVX2 };
@@ -280,7 +280,9 @@ static void test_candidate_thin_kernels(void) {
       {Z, 8, {4, 256, 256}, "avx512_vm4", "avx512_vm4_prefetch", NULL},
       {Z, 8, {4, 256, 256}, "avx512_vm4", "avx512_vm4_stream", NULL},
       {Z, 0, {4, 4096, 4096}, "avx512_vm4", "avx512_vm4_stream", NULL},
-      {Y, 8, {4, 4096, 4096}, "avx2_vm4_stream", "avx2_vm4", "avx512_vm4_prefetch"},
+      {Y, 8, {4, 4096, 4096}, "avx2_vm4_prefetch", "avx2_vm4_stream", "avx512_vm4_prefetch"},
+      {Y, 8, {4096, 4, 4096}, "avx2_mv4_prefetch", "avx2_mv4_stream", "avx512_mv4_prefetch"},
+      {Y, 8, {4096, 1, 4096}, "avx2_mv4_stream", "avx2_mv4", "avx2_mv4_prefetch"},
       {Y, 8, {3, 256, 256}, "avx2_vm4", "avx2_vm4_stream", NULL},
       {Z, 8, {4096, 1, 4096}, "avx2_mv4_stream", "avx512_mv4", NULL},
       {Z, 8, {64, 1, 1216}, "avx512_mv4", "avx2_mv4_stream", NULL},
@@ -290,7 +292,7 @@ static void test_candidate_thin_kernels(void) {
       {Z, 8, {4096, 1, 4096}, "avx2_mv4_stream", "avx512_mv4", "avx512_mv4_prefetch"},
       {Z, 8, {4096, 2, 4096}, "avx512_mv4", "avx2_mv4", "avx512_mv4_stream"},
       {Y, 8, {1024, 4, 1024}, "avx2_mv4", "avx2_mv4_stream", "avx512_mv4"},
-      {Y, 8, {1, 4096, 4096}, "avx2_vm4_stream", "avx2_vm4", "avx512_vm4"},
+      {Y, 8, {1, 4096, 4096}, "avx2_vm4_stream", "avx2_vm4", "avx2_vm4_prefetch"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     cg_cpu c;

@@ -226,6 +226,8 @@ CG_VM_PROTO(sgemm_avx2_vm4);
 CG_MV_PROTO(sgemm_avx2_mv4);
 CG_VM_PROTO(sgemm_avx2_vm4_stream);
 CG_MV_PROTO(sgemm_avx2_mv4_stream);
+CG_VM_PROTO(sgemm_avx2_vm4_prefetch);
+CG_MV_PROTO(sgemm_avx2_mv4_prefetch);
 CG_VM_PROTO(sgemm_avx512_vm4);
 CG_VM_PROTO(sgemm_avx512_vm4_stream);
 CG_VM_PROTO(sgemm_avx512_vm4_prefetch);

@@ -11,6 +11,8 @@
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
 
+#include "../prefetch.h"
+
 static inline __m256i lanes(int64_t count) {
   const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(count >= 8 ? 8 : count)), idx);
@@ -202,27 +204,59 @@ vm_group_line(const int M, const int F, const int masked, __m256i mk0, __m256i m
   }
 }
 
+/* With `next` (the next group's first row, or NULL), that group's
+ * next_rows rows are prefetched as this one's are used. */
 static inline __attribute__((always_inline)) void vm_group(const int M, const int F, int64_t n,
                                                            float alpha, const float *a, int64_t lda,
                                                            const float *b, int64_t ldb, float beta,
-                                                           float *c, int64_t ldc) {
+                                                           float *c, int64_t ldc, const float *next,
+                                                           int64_t next_rows) {
   const __m256i all = _mm256_set1_epi32(-1);
+  pf_cursor q = pf_start(next, next_rows, n, ldb);
   int64_t j = 0;
-  for (; j + 16 <= n; j += 16)
+  for (; j + 16 <= n; j += 16) {
+    for (int f = 0; next && f < F; f++)
+      pf_line(&q);
     vm_group_line(M, F, 0, all, all, a, lda, alpha, b + j, ldb, beta, c + j, ldc);
+  }
   if (j < n)
     vm_group_line(M, F, 1, lanes(n - j), lanes(n - j - 8), a, lda, alpha, b + j, ldb, beta, c + j,
                   ldc);
 }
 
 /* M rows of A: the k rows of the call in groups of at most 8
- * (CG_VM1_GROUPS). */
+ * (CG_VM1_GROUPS); with PF, each group but the call's last prefetching
+ * the next. */
 static inline __attribute__((always_inline)) void
-vm_stream_rows(const int M, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
-               const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
-#define VM_GROUP(F, p, bt) vm_group(M, F, n, alpha, a + (p), lda, b + (p)*ldb, ldb, bt, c, ldc)
+vm_stream_rows(const int M, const int PF, int64_t n, int64_t k, float alpha, const float *a,
+               int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
+#define VM_GROUP(F, p, bt)                                                                         \
+  vm_group(M, F, n, alpha, a + (p), lda, b + (p)*ldb, ldb, bt, c, ldc,                             \
+           PF && (p) + (F) < k ? b + ((p) + (F)) * ldb : NULL,                                     \
+           k - (p) - (F) < (F) ? k - (p) - (F) : (F))
   CG_VM1_GROUPS(8, k, beta, VM_GROUP);
 #undef VM_GROUP
+}
+
+/* One row of A as below; two to four in groups of rows of B (above), PF
+ * choosing the prefetching variant. */
+static inline __attribute__((always_inline)) void
+vm_stream_any(const int PF, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+              int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
+  switch (m) {
+  case 1:
+    vm1_rows(8, 2, n, k, alpha, a, b, ldb, beta, c);
+    break;
+  case 2:
+    vm_stream_rows(2, PF, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    break;
+  case 3:
+    vm_stream_rows(3, PF, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    break;
+  default:
+    vm_stream_rows(4, PF, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    break;
+  }
 }
 
 /* The streaming variant: one row of A in groups of up to 8 rows of B, one
@@ -233,20 +267,13 @@ vm_stream_rows(const int M, int64_t n, int64_t k, float alpha, const float *a, i
  * a kernel of its own, and the first guess only where B exceeds the
  * last-level cache. */
 CG_VM_PROTO(sgemm_avx2_vm4_stream) {
-  switch (m) {
-  case 1:
-    vm1_rows(8, 2, n, k, alpha, a, b, ldb, beta, c);
-    break;
-  case 2:
-    vm_stream_rows(2, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    break;
-  case 3:
-    vm_stream_rows(3, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    break;
-  default:
-    vm_stream_rows(4, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    break;
-  }
+  vm_stream_any(0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+/* The prefetching variant (see prefetch.h), for B beyond the last-level
+ * cache. */
+CG_VM_PROTO(sgemm_avx2_vm4_prefetch) {
+  vm_stream_any(1, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 static inline float hsum(__m256 v) {
@@ -257,17 +284,21 @@ static inline float hsum(__m256 v) {
 }
 
 /* R rows x N columns as dot products, U vectors of each row per step; the
- * k % 8 tail masked. */
+ * k % 8 tail masked.  With `next` (U 1 only), the next R rows are
+ * prefetched as these are used, R lines every other step. */
 static inline __attribute__((always_inline)) void
 mv_group(const int R, const int N, const int U, int64_t k, float alpha, const float *a, int64_t lda,
-         const float *bt, int64_t ldbt, float beta, float *c, int64_t ldc) {
+         const float *bt, int64_t ldbt, float beta, float *c, int64_t ldc, const float *next) {
   __m256 acc[8][4][2];
+  pf_cursor q = pf_start(next, R, k, lda);
   int64_t p = 0;
   for (int r = 0; r < R; r++)
     for (int j = 0; j < N; j++)
       for (int u = 0; u < U; u++)
         acc[r][j][u] = _mm256_setzero_ps();
   for (; p + 8 * U <= k; p += 8 * U) {
+    for (int l = 0; next && p % 16 == 0 && l < R; l++)
+      pf_line(&q);
     for (int u = 0; u < U; u++) {
       __m256 bv[4];
       for (int j = 0; j < N; j++)
@@ -305,14 +336,17 @@ mv_group(const int R, const int N, const int U, int64_t k, float alpha, const fl
 /* Groups of R rows (chosen per N so that the sums, B's N vectors and one
  * row vector about fit the 16 registers), then the remaining rows one by
  * one. */
-static inline __attribute__((always_inline)) void
-mv_cols(const int R, const int N, const int U, int64_t m, int64_t k, float alpha, const float *a,
-        int64_t lda, const float *bt, int64_t ldbt, float beta, float *c, int64_t ldc) {
+static inline __attribute__((always_inline)) void mv_cols(const int R, const int N, const int U,
+                                                          const int PF, int64_t m, int64_t k,
+                                                          float alpha, const float *a, int64_t lda,
+                                                          const float *bt, int64_t ldbt, float beta,
+                                                          float *c, int64_t ldc) {
   int64_t i = 0;
   for (; i + R <= m; i += R)
-    mv_group(R, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc);
+    mv_group(R, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc,
+             PF && i + 2 * R <= m ? a + (i + R) * lda : NULL);
   for (; i < m; i++)
-    mv_group(1, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc);
+    mv_group(1, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc, NULL);
 }
 
 /* Two to four columns of B.  Four: 3 rows a pass (12 sums; one of B's
@@ -323,13 +357,13 @@ static void mv_more_cols(int64_t m, int64_t n, int64_t k, float alpha, const flo
                          const float *bt, int64_t ldbt, float beta, float *c, int64_t ldc) {
   switch (n) {
   case 2:
-    mv_cols(4, 2, 1, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
+    mv_cols(4, 2, 1, 0, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
     break;
   case 3:
-    mv_cols(3, 3, 1, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
+    mv_cols(3, 3, 1, 0, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
     break;
   default:
-    mv_cols(3, 4, 1, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
+    mv_cols(3, 4, 1, 0, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
     break;
   }
 }
@@ -337,7 +371,7 @@ static void mv_more_cols(int64_t m, int64_t n, int64_t k, float alpha, const flo
 /* One column: 4 rows of A a pass, two vectors (one line) of each a step. */
 CG_MV_PROTO(sgemm_avx2_mv4) {
   if (n == 1)
-    mv_cols(4, 1, 2, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
+    mv_cols(4, 1, 2, 0, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
   else
     mv_more_cols(m, n, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
 }
@@ -349,13 +383,25 @@ CG_MV_PROTO(sgemm_avx2_mv4) {
  * 1024x1x1024, where A is in cache and the 4-row pass is faster.  Four
  * columns: 4 rows a pass (16 sums, B's vectors from L1): 4096x4x4096
  * 1.18x the 3-row pass, 1024x4x1024 0.78x. */
-CG_MV_PROTO(sgemm_avx2_mv4_stream) {
+static inline __attribute__((always_inline)) void
+mv_stream_any(const int PF, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+              int64_t lda, const float *bt, int64_t ldbt, float beta, float *c, int64_t ldc) {
   if (n == 1)
-    mv_cols(8, 1, 1, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
+    mv_cols(8, 1, 1, 0, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
   else if (n == 4)
-    mv_cols(4, 4, 1, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
+    mv_cols(4, 4, 1, PF, m, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
   else
     mv_more_cols(m, n, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
+}
+
+CG_MV_PROTO(sgemm_avx2_mv4_stream) {
+  mv_stream_any(0, m, n, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
+}
+
+/* The prefetching variant (see prefetch.h): four columns in 4-row passes,
+ * each fetching the next pass's rows. */
+CG_MV_PROTO(sgemm_avx2_mv4_prefetch) {
+  mv_stream_any(1, m, n, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
 }
 #else
 CG_VM_PROTO(sgemm_avx2_vm4) {
@@ -374,6 +420,16 @@ CG_VM_PROTO(sgemm_avx2_vm4_stream) {
 }
 
 CG_MV_PROTO(sgemm_avx2_mv4_stream) {
+  (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)bt, (void)ldbt, (void)beta,
+      (void)c, (void)ldc;
+}
+
+CG_VM_PROTO(sgemm_avx2_vm4_prefetch) {
+  (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)b, (void)ldb, (void)beta,
+      (void)c, (void)ldc;
+}
+
+CG_MV_PROTO(sgemm_avx2_mv4_prefetch) {
   (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)bt, (void)ldbt, (void)beta,
       (void)c, (void)ldc;
 }
