@@ -22,6 +22,7 @@
  */
 #include <CUnit/CUnit.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,11 +49,12 @@ static struct {
 void olc_emul_prefetch(const char *p); /* declared for the kernels in emul/immintrin.h */
 
 void olc_emul_prefetch(const char *p) {
-  size_t off;
+  uintptr_t off;
   if (pf.base == NULL)
     return;
-  off = (size_t)(p - pf.base);
-  if (p >= pf.base && off < pf.rows * pf.stride && off % pf.stride < pf.len)
+  /* As addresses: a stray prefetch points outside the operand's object. */
+  off = (uintptr_t)p - (uintptr_t)pf.base;
+  if ((uintptr_t)p >= (uintptr_t)pf.base && off < pf.rows * pf.stride && off % pf.stride < pf.len)
     pf.inside++;
   else
     pf.outside++;

@@ -24,23 +24,24 @@
  * Prefetches never fault; the segments lie inside the operand.
  */
 typedef struct pf_cursor {
-  const char *row;
+  uintptr_t row; /* an address, not a pointer: after the last row it is
+                  * past the operand, where pointer arithmetic is undefined */
   int64_t off, len, stride, rows;
 } pf_cursor;
 
 static inline pf_cursor pf_start(const float *next, int64_t rows, int64_t len, int64_t stride) {
-  pf_cursor q = {(const char *)next, 0, len * 4, stride * 4, next ? rows : 0};
+  pf_cursor q = {(uintptr_t)next, 0, len * 4, stride * 4, next ? rows : 0};
   return q;
 }
 
 static inline void pf_line(pf_cursor *q) {
   if (q->rows <= 0)
     return;
-  _mm_prefetch(q->row + q->off, _MM_HINT_T2);
+  _mm_prefetch((const char *)(q->row + (uintptr_t)q->off), _MM_HINT_T2);
   q->off += 64;
   if (q->off >= q->len) {
     q->off = 0;
-    q->row += q->stride;
+    q->row += (uintptr_t)q->stride;
     q->rows--;
   }
 }
