@@ -26,6 +26,7 @@
  *                   [--shape MxNxK]... [--policy TEXT] [--quality [ROUNDS]] [--overhead]
  *                   [--buckets] [--concurrency] [--cold] [--plugin PATH]
  */
+#include <errno.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
@@ -356,6 +357,18 @@ static void usage(void) {
   exit(2);
 }
 
+/* A whole decimal count in [1, max], or a one-line error naming the
+ * option. */
+static int parse_count(const char *text, const char *option, long max) {
+  char *end;
+  long v;
+  errno = 0;
+  v = strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || v < 1 || v > max)
+    die("bad %s %s (want a whole number from 1 to %ld)", option, text, max);
+  return (int)v;
+}
+
 static void parse_args(options *o, int argc, char **argv) {
   memset(o, 0, sizeof *o);
   o->plugin_path = CG_BENCH_PLUGIN;
@@ -376,10 +389,9 @@ static void parse_args(options *o, int argc, char **argv) {
         o->shapes[o->nshapes++] = (shape){1, 1024, 1024};
     } else if (strcmp(a, "--threads") == 0 && more) {
       for (char *s = strtok(argv[++i], ","); s != NULL && o->nthreads < 8; s = strtok(NULL, ","))
-        o->threads[o->nthreads++] = atoi(s) > 0 ? atoi(s) : 1;
+        o->threads[o->nthreads++] = parse_count(s, "--threads", 256);
     } else if (strcmp(a, "--reps") == 0 && more) {
-      o->reps = atoi(argv[++i]);
-      o->reps = o->reps < 1 ? 1 : o->reps;
+      o->reps = parse_count(argv[++i], "--reps", 100000);
     } else if (strcmp(a, "--shape") == 0 && more && o->nshapes < MAX_SHAPES) {
       shape s;
       if (sscanf(argv[++i], "%ldx%ldx%ld", &s.m, &s.n, &s.k) != 3 || s.m < 1 || s.n < 1 || s.k < 1)
@@ -410,8 +422,15 @@ static void parse_args(options *o, int argc, char **argv) {
       usage();
     }
   }
-  if (o->nthreads == 0)
-    o->threads[o->nthreads++] = 1, o->threads[o->nthreads++] = 2;
+  /* One thread's CPU time says nothing of a product split over several. */
+  for (int t = 0; use_cputime && t < o->nthreads; t++)
+    if (o->threads[t] > 1)
+      die("--cputime times the calling thread only: use it with --threads 1");
+  if (o->nthreads == 0) {
+    o->threads[o->nthreads++] = 1;
+    if (!use_cputime)
+      o->threads[o->nthreads++] = 2;
+  }
   if (o->nshapes == 0)
     for (size_t i = 0; i < sizeof(default_shapes) / sizeof(default_shapes[0]); i++)
       o->shapes[o->nshapes++] = default_shapes[i];
