@@ -29,8 +29,21 @@ typedef struct pf_cursor {
   int64_t off, len, stride, rows;
 } pf_cursor;
 
-static inline pf_cursor pf_start(const float *next, int64_t rows, int64_t len, int64_t stride) {
-  pf_cursor q = {(uintptr_t)next, 0, len * 4, stride * 4, next ? rows : 0};
+/* The rows after [first, first + rows) of a matrix x, ld floats apart,
+ * len floats of each read: as many as `rows`, none at or past `total`
+ * (no rows at all after the last group).  The one rule of every
+ * prefetching kernel for what it fetches next. */
+static inline pf_cursor pf_after(const float *x, int64_t ld, int64_t len, int64_t first,
+                                 int64_t rows, int64_t total) {
+  const int64_t next = first + rows, left = total - next;
+  pf_cursor q = {(uintptr_t)x + (uintptr_t)(next * ld) * sizeof(float), 0, len * 4, ld * 4,
+                 left < rows ? left : rows};
+  return q;
+}
+
+/* Nothing to fetch: the cursor of the kernels that do not prefetch. */
+static inline pf_cursor pf_none(void) {
+  pf_cursor q = {0, 0, 0, 0, 0};
   return q;
 }
 

@@ -204,18 +204,17 @@ vm_group_line(const int M, const int F, const int masked, __m256i mk0, __m256i m
   }
 }
 
-/* With `next` (the next group's first row, or NULL), that group's
- * next_rows rows are prefetched as this one's are used. */
+/* With PF, the rows q walks (the next group's) are prefetched as this
+ * group's are used. */
 static inline __attribute__((always_inline)) void vm_group(const int M, const int F, int64_t n,
                                                            float alpha, const float *a, int64_t lda,
                                                            const float *b, int64_t ldb, float beta,
-                                                           float *c, int64_t ldc, const float *next,
-                                                           int64_t next_rows) {
+                                                           float *c, int64_t ldc, const int PF,
+                                                           pf_cursor q) {
   const __m256i all = _mm256_set1_epi32(-1);
-  pf_cursor q = pf_start(next, next_rows, n, ldb);
   int64_t j = 0;
   for (; j + 16 <= n; j += 16) {
-    for (int f = 0; next && f < F; f++)
+    for (int f = 0; PF && f < F; f++)
       pf_line(&q);
     vm_group_line(M, F, 0, all, all, a, lda, alpha, b + j, ldb, beta, c + j, ldc);
   }
@@ -231,9 +230,8 @@ static inline __attribute__((always_inline)) void
 vm_stream_rows(const int M, const int PF, int64_t n, int64_t k, float alpha, const float *a,
                int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
 #define VM_GROUP(F, p, bt)                                                                         \
-  vm_group(M, F, n, alpha, a + (p), lda, b + (p)*ldb, ldb, bt, c, ldc,                             \
-           PF && (p) + (F) < k ? b + ((p) + (F)) * ldb : NULL,                                     \
-           k - (p) - (F) < (F) ? k - (p) - (F) : (F))
+  vm_group(M, F, n, alpha, a + (p), lda, b + (p)*ldb, ldb, bt, c, ldc, PF,                         \
+           pf_after(b, ldb, n, (p), (F), k))
   CG_VM1_GROUPS(8, k, beta, VM_GROUP);
 #undef VM_GROUP
 }
@@ -284,20 +282,21 @@ static inline float hsum(__m256 v) {
 }
 
 /* R rows x N columns as dot products, U vectors of each row per step; the
- * k % 8 tail masked.  With `next` (U 1 only), the next R rows are
- * prefetched as these are used, R lines every other step. */
-static inline __attribute__((always_inline)) void
-mv_group(const int R, const int N, const int U, int64_t k, float alpha, const float *a, int64_t lda,
-         const float *bt, int64_t ldbt, float beta, float *c, int64_t ldc, const float *next) {
+ * k % 8 tail masked.  With PF (U 1 only), the rows q walks (the next
+ * pass's) are prefetched as these are used, R lines every other step. */
+static inline __attribute__((always_inline)) void mv_group(const int R, const int N, const int U,
+                                                           int64_t k, float alpha, const float *a,
+                                                           int64_t lda, const float *bt,
+                                                           int64_t ldbt, float beta, float *c,
+                                                           int64_t ldc, const int PF, pf_cursor q) {
   __m256 acc[8][4][2];
-  pf_cursor q = pf_start(next, R, k, lda);
   int64_t p = 0;
   for (int r = 0; r < R; r++)
     for (int j = 0; j < N; j++)
       for (int u = 0; u < U; u++)
         acc[r][j][u] = _mm256_setzero_ps();
   for (; p + 8 * U <= k; p += 8 * U) {
-    for (int l = 0; next && p % 16 == 0 && l < R; l++)
+    for (int l = 0; PF && p % 16 == 0 && l < R; l++)
       pf_line(&q);
     for (int u = 0; u < U; u++) {
       __m256 bv[4];
@@ -343,10 +342,10 @@ static inline __attribute__((always_inline)) void mv_cols(const int R, const int
                                                           float *c, int64_t ldc) {
   int64_t i = 0;
   for (; i + R <= m; i += R)
-    mv_group(R, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc,
-             PF && i + 2 * R <= m ? a + (i + R) * lda : NULL);
+    mv_group(R, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc, PF,
+             pf_after(a, lda, k, i, R, m));
   for (; i < m; i++)
-    mv_group(1, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc, NULL);
+    mv_group(1, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc, 0, pf_none());
 }
 
 /* Two to four columns of B.  Four: 3 rows a pass (12 sums; one of B's

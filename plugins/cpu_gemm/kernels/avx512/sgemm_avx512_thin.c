@@ -224,19 +224,18 @@ static inline __attribute__((always_inline)) void vm_group_tail(const int M, con
   }
 }
 
-/* With `next` (the next group's first row, or NULL), that group's
- * next_rows rows are prefetched as this one's are used. */
+/* With PF, the rows q walks (the next group's) are prefetched as this
+ * group's are used. */
 static inline __attribute__((always_inline)) void vm_group(const int M, const int F, int64_t n,
                                                            float alpha, const float *a, int64_t lda,
                                                            const float *b, int64_t ldb, float beta,
-                                                           float *c, int64_t ldc, const float *next,
-                                                           int64_t next_rows) {
+                                                           float *c, int64_t ldc, const int PF,
+                                                           pf_cursor q) {
   __m512 av[4][8];
-  pf_cursor q = pf_start(next, next_rows, n, ldb);
   int64_t j = 0;
   vm_group_broadcasts(M, F, alpha, a, lda, av);
   for (; j + 16 <= n; j += 16) {
-    for (int f = 0; next && f < F; f++)
+    for (int f = 0; PF && f < F; f++)
       pf_line(&q);
     vm_group_col(M, F, 0, (__mmask16)0xffffu, av, b + j, ldb, beta, c + j, ldc);
   }
@@ -298,9 +297,8 @@ vm_stream_rows(const int M, const int LAG, const int PF, int64_t n, int64_t k, f
     if (LAG)                                                                                       \
       vm_group_lagged(M, F, n, alpha, a + (p), lda, b + (p)*ldb, ldb, bt, c, ldc);                 \
     else                                                                                           \
-      vm_group(M, F, n, alpha, a + (p), lda, b + (p)*ldb, ldb, bt, c, ldc,                         \
-               PF && (p) + (F) < k ? b + ((p) + (F)) * ldb : NULL,                                 \
-               k - (p) - (F) < (F) ? k - (p) - (F) : (F));                                         \
+      vm_group(M, F, n, alpha, a + (p), lda, b + (p)*ldb, ldb, bt, c, ldc, PF,                     \
+               pf_after(b, ldb, n, (p), (F), k));                                                  \
   } while (0)
   CG_VM1_GROUPS(8, k, beta, VM_GROUP);
 #undef VM_GROUP
@@ -355,18 +353,19 @@ CG_VM_PROTO(sgemm_avx512_vm4_prefetch) {
  * A per step (U > 1 when R * N alone is too few independent sums), the
  * k % 16 tail masked, one horizontal sum per element at the end.
  */
-static inline __attribute__((always_inline)) void
-mv_group(const int R, const int N, const int U, int64_t k, float alpha, const float *a, int64_t lda,
-         const float *bt, int64_t ldbt, float beta, float *c, int64_t ldc, const float *next) {
+static inline __attribute__((always_inline)) void mv_group(const int R, const int N, const int U,
+                                                           int64_t k, float alpha, const float *a,
+                                                           int64_t lda, const float *bt,
+                                                           int64_t ldbt, float beta, float *c,
+                                                           int64_t ldc, const int PF, pf_cursor q) {
   __m512 acc[8][4][2];
-  pf_cursor q = pf_start(next, R, k, lda);
   int64_t p = 0;
   for (int r = 0; r < R; r++)
     for (int j = 0; j < N; j++)
       for (int u = 0; u < U; u++)
         acc[r][j][u] = _mm512_setzero_ps();
   for (; p + 16 * U <= k; p += 16 * U) {
-    for (int l = 0; next && l < R * U; l++)
+    for (int l = 0; PF && l < R * U; l++)
       pf_line(&q);
     for (int u = 0; u < U; u++) {
       __m512 bv[4];
@@ -402,8 +401,8 @@ mv_group(const int R, const int N, const int U, int64_t k, float alpha, const fl
   }
 }
 
-/* R4: rows a pass for four columns; with PF, those passes but the last
- * prefetch the next pass's rows. */
+/* R4: rows a pass for four columns; with PF, each of those passes
+ * prefetches the rows after it (pf_after). */
 static inline __attribute__((always_inline)) void mv_cols(const int N, const int U, const int R4,
                                                           const int PF, int64_t m, int64_t k,
                                                           float alpha, const float *a, int64_t lda,
@@ -418,7 +417,7 @@ static inline __attribute__((always_inline)) void mv_cols(const int N, const int
    * 1024x1x1024 and 2048x1x2048 1.02-1.06x, 4096 and 8192 square at par). */
   if (N == 1)
     for (; i + 8 <= m; i += 8)
-      mv_group(8, N, 2, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc, NULL);
+      mv_group(8, N, 2, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc, 0, pf_none());
   /* Four columns: 6 rows a pass (24 sums, 4 B vectors, one row vector: 29
    * registers), B's four vectors loaded once for 6 rows of A instead of 4.
    * On the Zen 4 guest, alternating in one process: 4096x4x4096 1.12-1.18x
@@ -427,19 +426,19 @@ static inline __attribute__((always_inline)) void mv_cols(const int N, const int
    * 1024x4x1024 0.98x. */
   if (N == 4)
     for (; i + R4 <= m; i += R4)
-      mv_group(R4, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc,
-               PF && i + 2 * R4 <= m ? a + (i + R4) * lda : NULL);
+      mv_group(R4, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc, PF,
+               pf_after(a, lda, k, i, R4, m));
   for (; i + 4 <= m; i += 4)
-    mv_group(4, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc, NULL);
+    mv_group(4, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc, 0, pf_none());
   switch (m - i) {
   case 3:
-    mv_group(3, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc, NULL);
+    mv_group(3, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc, 0, pf_none());
     break;
   case 2:
-    mv_group(2, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc, NULL);
+    mv_group(2, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc, 0, pf_none());
     break;
   case 1:
-    mv_group(1, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc, NULL);
+    mv_group(1, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc, 0, pf_none());
     break;
   default:
     break;
