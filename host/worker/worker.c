@@ -322,6 +322,7 @@ static int measure(worker *k, int fd, const olc_buf *payload) {
   olc_wire__put_f64(&w, m.mad_us);
   olc_wire__put_u32(&w, m.samples);
   olc_wire__put_u32(&w, (uint32_t)m.end);
+  olc_wire__put_f64(&w, m.timed_us);
   for (i = 0; i < m.samples; i++)
     olc_wire__put_f64(&w, m.values[i]);
   olc_measure_result__free(&m);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "calibrate/stats.h"
 #include "olc/host.h"
@@ -190,6 +191,56 @@ static void test_nothing_measured(void) {
   olc_test_session_close(&s);
 }
 
+static double wall_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* Runs of a few microseconds are timed in batches that last at least
+ * 10 us each (calibrate/measure.c): timed one by one on a clock of 10 ns
+ * steps their medians moved by whole steps and their MADs read 0.  So a
+ * calibration of 1 and 2 us candidates that takes D us holds at most
+ * D / 10 samples, plus the first sample of each measurement (a single
+ * run where no warm-up run sized the batch): timed one by one they were
+ * D / 1.5 or so. */
+static void test_short_runs_batched(void) {
+  olc_test_session s;
+  olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+  olc_calibration *cal;
+  const olc_workload_result *r;
+  static const char text_fmt[] =
+      "[host]\nplugin_dirs = %s/good\nthreads = 1\n[store]\npath = %s\n"
+      "[calibration]\nwarmup = 1\nmin_repetitions = 3\nmin_seconds = 0.05\n"
+      "abandon_factor = 100\n[plugin.mock_det]\ncandidates = 2,1\n"
+      "[workload.mm]\nbackend = mock_det\noperator = MatMul\ndtype = float32\n"
+      "m = 8\nn = 4\nk = 2\n[workload.elsewhere]\nbackend = not_installed\n"
+      "operator = MatMul\nm = 1\n";
+  char text[1024];
+  double t0, took_us;
+  size_t i, samples = 0;
+  int n = snprintf(text, sizeof text, text_fmt, OLC_MOCK_PLUGIN_ROOT, "batch.txt");
+  CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
+  olc_test_session_open(&s, tmp, text, (size_t)n);
+  opt.in_process = 1; /* D is then the measuring, not a worker's start */
+  t0 = wall_us();
+  cal = calibrate(&s, &opt);
+  took_us = wall_us() - t0;
+  r = olc_calibration_get(cal, 0);
+  CU_ASSERT_EQUAL_FATAL(r->status, OLC_OK);
+  CU_ASSERT_EQUAL_FATAL(r->candidate_count, 2u);
+  for (i = 0; i < r->candidate_count; i++) {
+    CU_ASSERT(r->candidates[i].samples >= 3u);
+    CU_ASSERT(r->candidates[i].median_us >= 1.0);
+    samples += r->candidates[i].samples;
+  }
+  CU_ASSERT(samples <= took_us / 10.0 + 200.0);
+  if (samples > took_us / 10.0 + 200.0)
+    fprintf(stderr, "\n  %zu samples in %.0f us\n", samples, took_us);
+  olc_calibration_free(cal);
+  olc_test_session_close(&s);
+}
+
 int main(int argc, char **argv) {
   CU_pSuite s;
   if (CU_initialize_registry() != CUE_SUCCESS)
@@ -200,5 +251,6 @@ int main(int argc, char **argv) {
   CU_add_test(s, "the winner is the selected one on a tie", test_winner_is_selected_on_tie);
   CU_add_test(s, "not kept by default or for a version-2 caller", test_not_kept);
   CU_add_test(s, "nothing measured, indexes out of range", test_nothing_measured);
+  CU_add_test(s, "short runs are timed in batches", test_short_runs_batched);
   return olc_test_run(argc, argv);
 }

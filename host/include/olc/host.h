@@ -309,8 +309,12 @@ typedef struct olc_calibration olc_calibration;
 typedef struct olc_candidate_result {
   const unsigned char *policy; /* serialized */
   size_t policy_len;
-  double median_us; /* median latency of one run */
-  double spread_us; /* median absolute deviation */
+  double median_us; /* median latency of one run (over its samples) */
+  double spread_us; /* median absolute deviation of the samples */
+  /* Timed samples: each one run, or for runs shorter than 1000 steps of
+   * the host's clock (at least 10 us) the mean run time of a batch of
+   * consecutive runs lasting that long; one by one when
+   * max_runs_per_candidate is set. */
   uint32_t samples;
   int abandoned;       /* stopped early: clearly slower than the best */
   olc_status status;   /* OLC_OK, or why it could not be measured */
@@ -470,7 +474,8 @@ OLC_API void olc_calibration_free(olc_calibration *calibration);
 /*
  * The run times, in us, of candidate `candidate` of result `workload`, in
  * the order they were timed (warm-up runs excluded; the race's screening
- * runs first, then its final's turns): *out points to that many doubles,
+ * runs first, then its final's turns), one per sample (a run, or a batch's
+ * mean run time: olc_candidate_result.samples): *out points to that many doubles,
  * borrowed from calibration until olc_calibration_free.  Their median and
  * MAD are the candidate's median_us and spread_us.  Returns the number of
  * runs; 0 with *out NULL when calibration was made without keep_samples,

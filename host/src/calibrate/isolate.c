@@ -246,6 +246,7 @@ static olc_status measure_answer(olc_measure_session *s, size_t i, uint32_t type
   out->mad_us = olc_wire__get_f64(&r);
   out->samples = olc_wire__get_u32(&r);
   out->end = (olc_measure_end)olc_wire__get_u32(&r);
+  out->timed_us = olc_wire__get_f64(&r);
   if (!get_values(out, &r))
     return olc_error__set(err, OLC_E_NOMEM, "isolate", "out of memory");
   replay_log(s, &r);
@@ -297,6 +298,7 @@ static olc_status measure_isolated(olc_measure_session *s, size_t i, const olc_m
     olc_measure_result__free(out);
     out->median_us = 0;
     out->mad_us = 0;
+    out->timed_us = 0;
     out->end = OLC_MEASURE_DONE;
   }
   return st;

@@ -10,6 +10,21 @@
 /* Enough samples that three slow ones are not bad luck. */
 #define ABANDON_MIN_SAMPLES 3u
 
+/*
+ * Runs shorter than a sample's least duration are timed in batches.  The
+ * clock ticks in steps (10 ns on a KVM guest's TSC clock, 100 ns for a
+ * 10 MHz QueryPerformanceCounter), so a 0.7 us run timed alone reads as
+ * one of a few multiples of the step: its median moves by whole steps
+ * (1.4% there) and its MAD reads 0, which made the race's tie rule see
+ * a one-step difference as a certain lead.  A sample lasts at least
+ * BATCH_STEPS steps and BATCH_MIN_NS; it is the mean run time of its
+ * batch.
+ */
+#define BATCH_STEPS 1000u
+#define BATCH_MIN_NS 10000u
+#define BATCH_MAX_NS 1000000u
+#define BATCH_MAX_RUNS (1u << 20)
+
 /* Appends a sample; scratch always has room for every sample. */
 static int push(double **samples, double **scratch, size_t *cap, size_t n, double v) {
   if (n == *cap) {
@@ -63,6 +78,41 @@ static void *next_state(void *const *states, uint32_t count, uint32_t *next) {
   return s;
 }
 
+/* The clock's step: the smallest change of olc_plugins__now_ns seen over
+ * a few changes (a few readings on a fine clock), or 1 us when it did not
+ * change in STEP_READS readings. */
+#define STEP_READS 1000
+static uint64_t clock_step_ns(void) {
+  uint64_t prev = olc_plugins__now_ns(), step = 0;
+  int changes = 0;
+  for (int i = 0; i < STEP_READS && changes < 3; i++) {
+    uint64_t now = olc_plugins__now_ns();
+    if (now > prev) {
+      step = step == 0 || now - prev < step ? now - prev : step;
+      changes++;
+      prev = now;
+    }
+  }
+  return step > 0 ? step : 1000u;
+}
+
+/* The least duration of a sample for a clock of this step. */
+static uint64_t batch_ns(uint64_t step) {
+  uint64_t t = step * BATCH_STEPS;
+  return t < BATCH_MIN_NS ? BATCH_MIN_NS : t > BATCH_MAX_NS ? BATCH_MAX_NS : t;
+}
+
+/* The runs of the next sample after one of `runs` runs took `took` ns:
+ * as many more as make it last `want` (never fewer than before: one
+ * preempted sample must not shrink the batch back to single runs). */
+static uint32_t next_batch(uint32_t runs, uint64_t took, uint64_t want, uint64_t step) {
+  double grow;
+  if (took >= want)
+    return runs;
+  grow = (double)runs * (double)want / (double)(took > step ? took : step);
+  return grow >= (double)BATCH_MAX_RUNS ? BATCH_MAX_RUNS : (uint32_t)grow + 1u;
+}
+
 void olc_measure_result__free(olc_measure_result *out) {
   free(out->values);
   out->values = NULL;
@@ -84,33 +134,44 @@ olc_status olc_calibrate__measure_rotating(olc_measure_result *out, olc_loaded_p
                                            const olc_measure_params *params, olc_error *err) {
   double *samples = NULL, *scratch = NULL;
   size_t n = 0, cap = 0;
-  uint32_t i;
-  uint64_t start, min_ns;
+  uint32_t i, batch = 1;
+  uint64_t start, min_ns, step, want;
   olc_status st = OLC_OK;
   out->median_us = 0;
   out->mad_us = 0;
   out->samples = 0;
+  out->timed_us = 0;
   out->end = OLC_MEASURE_DONE;
   out->values = NULL;
+  /* A capped run count (max_runs_per_candidate) is a count of runs: they
+   * are timed one by one then.  The last warm-up run sizes the first
+   * batch. */
+  step = clock_step_ns();
+  want = params->max_runs != 0 ? 0 : batch_ns(step);
   for (i = 0; i < params->warmup; i++) {
+    uint64_t t0 = olc_plugins__now_ns();
     st = olc_plugins__run(plugin, workload, next_state(states, state_count, next), policy, err);
     if (st != OLC_OK)
       goto done;
+    if (i + 1 == params->warmup)
+      batch = next_batch(1, olc_plugins__now_ns() - t0, want, step);
   }
   min_ns = params->min_seconds > 0 ? (uint64_t)(params->min_seconds * 1e9) : 0;
   start = olc_plugins__now_ns();
   for (;;) {
-    void *state = next_state(states, state_count, next);
     uint64_t t0 = olc_plugins__now_ns(), t1;
-    st = olc_plugins__run(plugin, workload, state, policy, err);
+    for (i = 0; i < batch && st == OLC_OK; i++)
+      st = olc_plugins__run(plugin, workload, next_state(states, state_count, next), policy, err);
     t1 = olc_plugins__now_ns();
     if (st != OLC_OK)
       goto done;
-    if (!push(&samples, &scratch, &cap, n, (double)(t1 - t0) / 1e3)) {
+    if (!push(&samples, &scratch, &cap, n, (double)(t1 - t0) / 1e3 / (double)batch)) {
       st = olc_error__set(err, OLC_E_NOMEM, "measure", "out of memory");
       goto done;
     }
     n++;
+    out->timed_us += (double)(t1 - t0) / 1e3;
+    batch = next_batch(batch, t1 - t0, want, step);
     if (clearly_slower(samples, n, scratch, params)) {
       out->end = OLC_MEASURE_ABANDONED;
       break;

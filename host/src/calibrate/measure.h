@@ -42,6 +42,9 @@ typedef struct olc_measure_result {
   double mad_us;
   uint32_t samples;
   olc_measure_end end;
+  /* The wall time of the timed samples, in us: a sample of a batch of
+   * short runs (measure.c) took its runs' count x its value. */
+  double timed_us;
   /* The samples' run times in us, in run order (samples of them; NULL
    * when none): owned, released by olc_measure_result__free. */
   double *values;

@@ -83,7 +83,7 @@ typedef struct lane {
   double *v;
   size_t n, cap;
   double score;  /* lower median of v */
-  double sum_us; /* of v */
+  double sum_us; /* the timed samples' wall time */
   lane_state state;
 } lane;
 
@@ -133,10 +133,9 @@ static olc_status append(race *r, size_t i, const olc_measure_result *m) {
     l->v = p;
     l->cap = cap;
   }
-  for (k = 0; k < m->samples && m->values != NULL; k++) {
-    l->sum_us += m->values[k];
+  for (k = 0; k < m->samples && m->values != NULL; k++)
     l->v[l->n++] = m->values[k];
-  }
+  l->sum_us += m->timed_us;
   if (grow_scratch(r, l->n) != OLC_OK)
     return OLC_E_NOMEM;
   memcpy(r->scratch, l->v, l->n * sizeof *l->v);

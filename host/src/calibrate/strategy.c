@@ -65,16 +65,12 @@ void olc_strategy__progress(const olc_strategy_ctx *ctx, size_t i, double best_u
 /* Which budget, if any, ended candidate m's measurement first. */
 static void full_note_cut(const olc_strategy_ctx *ctx, const olc_measure_result *m, int deadline) {
   const olc_calibration_settings *s = ctx->settings;
-  double sum_us = 0;
-  uint32_t k;
   int why = OLC_CALIBRATE_CUT_NONE;
-  for (k = 0; k < m->samples && m->values != NULL; k++)
-    sum_us += m->values[k];
   if (deadline)
     why = OLC_CALIBRATE_CUT_TIME;
   else if (m->end == OLC_MEASURE_DONE && s->max_runs_per_candidate != 0 &&
            m->samples >= s->max_runs_per_candidate &&
-           (m->samples < s->min_repetitions || sum_us < s->min_seconds * 1e6))
+           (m->samples < s->min_repetitions || m->timed_us < s->min_seconds * 1e6))
     why = OLC_CALIBRATE_CUT_RUNS;
   if (why != OLC_CALIBRATE_CUT_NONE && ctx->budget_cut != NULL &&
       *ctx->budget_cut == OLC_CALIBRATE_CUT_NONE)

@@ -22,8 +22,9 @@
  *   worker -> host  PROGRESS (any number, before RESULT) a run of the
  *                            plugin finished; sent at most every 100 ms
  *   worker -> host  RESULT   index, status, message, median, mad,
- *                            samples, end reason, each sample's run time
- *                            (f64 us, in run order; as many as samples),
+ *                            samples, end reason, the samples' wall time
+ *                            (f64 us), each sample's run time (f64 us, in
+ *                            run order; as many as samples),
  *                            the plugin's log lines meanwhile (count,
  *                            then level and text each), and whether the
  *                            candidate passed the numerical check (u32
@@ -45,7 +46,7 @@
 #include "olc/error.h"
 #include "util/buf.h"
 
-#define OLC_WIRE_VERSION 6u
+#define OLC_WIRE_VERSION 7u
 #define OLC_WIRE_HEADER_SIZE 8u
 /* Larger than any legal SETUP or MEASURE (a policy is at most 1 MiB). */
 #define OLC_WIRE_MAX_FRAME ((uint32_t)16 << 20)

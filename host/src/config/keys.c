@@ -164,7 +164,8 @@ static const olc_config_key keys[] = {
      .max = 100000000,
      .def = "0",
      IN(olc_calibration_settings, max_runs_per_candidate),
-     .description = "Timed runs of one candidate at most (warm-up excluded); 0: no cap."},
+     .description = "Timed runs of one candidate at most (warm-up excluded; set, runs are "
+                    "timed one by one, not in batches); 0: no cap."},
     {.section = OLC_CONFIG_CALIBRATION,
      .name = "abandon_factor",
      .type = OLC_CONFIG_NUMBER,
