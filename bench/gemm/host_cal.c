@@ -136,8 +136,8 @@ int bench_hc_calibrate(const char *plugin_dir, const char *backend, uint32_t thr
         const olc_candidate_result *cr = &r->candidates[j];
         w[i].abandoned += cr->abandoned != 0;
         if (getenv("BENCH_HC_VERBOSE") != NULL) /* the loop's view of each candidate */
-          fprintf(stderr, "  %s #%zu %.*s: %10.3f us (MAD %.3f), %u samples%s%s\n", w[i].name,
-                  j, (int)cr->policy_len, (const char *)cr->policy, cr->median_us, cr->spread_us,
+          fprintf(stderr, "  %s #%zu %.*s: %10.3f us (MAD %.3f), %u samples%s%s\n", w[i].name, j,
+                  (int)cr->policy_len, (const char *)cr->policy, cr->median_us, cr->spread_us,
                   (unsigned)cr->samples, cr->message ? ": " : "", cr->message ? cr->message : "");
       }
       if (r->message != NULL)

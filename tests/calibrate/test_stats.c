@@ -61,21 +61,35 @@ static void test_median_se(void) {
   CU_ASSERT_DOUBLE_EQUAL(olc_stats__median_se(3.0, 0), 0.0, 0);
 }
 
-/* The race's tie rule: a lead must exceed the margin and the noise. */
-static void test_clearly_faster(void) {
-  /* Quiet samples (MAD 0.1 us of 100): the 1% margin decides. */
-  CU_ASSERT_TRUE(olc_stats__clearly_faster(98.0, 0.1, 10, 100.0, 0.1, 10, 0.01, 2.0));
-  CU_ASSERT_FALSE(olc_stats__clearly_faster(99.5, 0.1, 10, 100.0, 0.1, 10, 0.01, 2.0));
-  CU_ASSERT_FALSE(olc_stats__clearly_faster(99.0, 0.0, 10, 100.0, 0.0, 10, 0.01, 2.0));
-  CU_ASSERT_FALSE(olc_stats__clearly_faster(101.0, 0.1, 10, 100.0, 0.1, 10, 0.01, 2.0));
-  /* Busy samples (MAD 5 us, 8 runs each: 2 standard errors are 9.3 us):
-   * a 4% lead is noise, a 15% lead is not. */
-  CU_ASSERT_FALSE(olc_stats__clearly_faster(96.0, 5.0, 8, 100.0, 5.0, 8, 0.01, 2.0));
-  CU_ASSERT_TRUE(olc_stats__clearly_faster(85.0, 5.0, 8, 100.0, 5.0, 8, 0.01, 2.0));
-  /* More runs shrink the error: the same 4% lead over 200 runs each. */
-  CU_ASSERT_TRUE(olc_stats__clearly_faster(96.0, 5.0, 200, 100.0, 5.0, 200, 0.01, 2.0));
-  /* One noisy side is enough to doubt the lead. */
-  CU_ASSERT_FALSE(olc_stats__clearly_faster(95.0, 0.1, 8, 100.0, 8.0, 8, 0.01, 2.0));
+/* The race's tie rule on paired turns: B's time / A's time per turn. */
+static void test_paired_faster(void) {
+  double scratch[8], lead;
+  /* Every turn 2% faster: the margin decides, the spread is nil. */
+  double steady[] = {0.98, 0.98, 0.98, 0.98};
+  double small[] = {0.995, 0.995, 0.995, 0.995};
+  /* A 10% lead in most turns, one turn (a busy moment) the other way. */
+  double mostly[] = {0.9, 0.91, 1.3, 0.89, 0.9};
+  /* Half the turns faster, half slower: no lead at all. */
+  double mixed[] = {0.8, 1.2, 0.8, 1.2};
+  /* 0.25, 0.5, 1: a lead of 0.5 within two standard errors (0.536). */
+  double three[] = {1.0, 0.25, 0.5};
+  double six[] = {1.0, 0.25, 0.5, 0.25, 0.5, 1.0};
+  double two[] = {0.5, 0.5};
+  CU_ASSERT_TRUE(olc_stats__paired_faster(steady, 4, scratch, 0.01, 2.0, &lead));
+  CU_ASSERT_DOUBLE_EQUAL(lead, 0.02, 1e-12);
+  CU_ASSERT_FALSE(olc_stats__paired_faster(small, 4, scratch, 0.01, 2.0, &lead));
+  CU_ASSERT_TRUE(olc_stats__paired_faster(mostly, 5, scratch, 0.01, 2.0, &lead));
+  CU_ASSERT_DOUBLE_EQUAL(lead, 0.1, 1e-12);
+  CU_ASSERT_FALSE(olc_stats__paired_faster(mixed, 4, scratch, 0.01, 2.0, &lead));
+  CU_ASSERT_FALSE(olc_stats__paired_faster(three, 3, scratch, 0.01, 2.0, &lead));
+  CU_ASSERT_DOUBLE_EQUAL(lead, 0.5, 1e-12);
+  CU_ASSERT_TRUE(olc_stats__paired_faster(six, 6, scratch, 0.01, 2.0, &lead));
+  /* Fewer than three turns never decide, however large the lead. */
+  CU_ASSERT_FALSE(olc_stats__paired_faster(two, 2, scratch, 0.01, 2.0, &lead));
+  CU_ASSERT_DOUBLE_EQUAL(lead, 0.5, 1e-12);
+  CU_ASSERT_FALSE(olc_stats__paired_faster(NULL, 0, scratch, 0.01, 2.0, &lead));
+  CU_ASSERT_DOUBLE_EQUAL(lead, 0.0, 0);
+  CU_ASSERT_FALSE(olc_stats__paired_faster(NULL, 0, scratch, 0.01, 2.0, NULL));
 }
 
 int main(int argc, char **argv) {
@@ -88,6 +102,6 @@ int main(int argc, char **argv) {
   CU_add_test(s, "median absolute deviation", test_mad);
   CU_add_test(s, "minimum", test_min);
   CU_add_test(s, "standard error of a median", test_median_se);
-  CU_add_test(s, "clearly faster", test_clearly_faster);
+  CU_add_test(s, "paired ratios clearly below 1", test_paired_faster);
   return olc_test_run(argc, argv);
 }

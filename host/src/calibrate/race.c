@@ -30,17 +30,21 @@
  *    timed runs, screening included, add up to min_seconds.  When the
  *    leader then beats the first candidate by more than TIE_MARGIN but
  *    not by TIE_Z standard errors, the turns go on, up to UNDECIDED_X
- *    times those runs and that time: with three runs a lane's spread is
+ *    times those runs and that time: with three turns the spread is
  *    itself a guess, and a busy machine would otherwise keep a guess
- *    that a few more runs show to be slower.
+ *    that a few more turns show to be slower.
  * 3. The finalist with the lowest median over all its runs wins; that
  *    median, its MAD and run count are what is saved.  The first
- *    candidate keeps the win unless another beats its median by more
- *    than TIE_MARGIN and by more than TIE_Z standard errors of the
- *    difference (from both candidates' MADs and run counts): calibration
- *    never trades the plugin's guess for a lead that is as likely noise,
- *    on a quiet machine (the margin decides) or a busy one (the spread
- *    does).
+ *    candidate keeps the win unless the other beats it in the turns both
+ *    ran: the median of the ratios of their turns' medians must lie more
+ *    than TIE_MARGIN and TIE_Z standard errors below 1.  Calibration never
+ *    trades the plugin's guess for a lead that is as likely noise, on a
+ *    quiet machine (the margin decides) or a busy one (the spread does),
+ *    and a ratio compares runs milliseconds apart: on a virtual machine
+ *    whose core's other thread comes and goes, candidates slow down
+ *    unequally (a 32x32x32 product's AVX2 kernel by 25%, its AVX-512 one
+ *    by 10%, in phases of tens of milliseconds), and the medians of all
+ *    runs can mix those phases differently for each candidate.
  *
  * Budgets.  max_seconds_per_workload ends the screening (the first
  * candidate is always screened) or the final (the leader so far wins);
@@ -64,11 +68,12 @@
 #define SCREEN_RUNS 1u
 #define SCREEN_SHARE 16.0
 #define FINALISTS 3u
-#define TURNS 4.0
+#define TURNS 16.0
 #define TIE_MARGIN 0.01
 #define TIE_Z 2.0         /* standard errors of the difference of two medians */
 #define FINAL_MIN_RUNS 3u /* before a finalist can be dropped */
-#define UNDECIDED_X 4.0   /* an undecided final's runs and time, in usual finals */
+#define FINAL_MIN_TURNS 3u
+#define UNDECIDED_X 4.0 /* an undecided final's runs and time, in usual finals */
 #define NO_ABANDON 1e30
 
 typedef enum lane_state {
@@ -78,13 +83,17 @@ typedef enum lane_state {
   LANE_FINAL       /* racing */
 } lane_state;
 
-/* Every run time of one candidate, in order. */
+/* Every run time of one candidate, in order, and the median of each of
+ * its final's turns with the turn's number. */
 typedef struct lane {
   double *v;
   size_t n, cap;
   double score;  /* lower median of v */
   double sum_us; /* the timed samples' wall time */
   lane_state state;
+  double *turn_med;
+  size_t *turn_no;
+  size_t turns, turns_cap;
 } lane;
 
 typedef struct race {
@@ -92,6 +101,8 @@ typedef struct race {
   lane *lanes;
   double *scratch; /* as long as the longest lane */
   size_t scratch_cap;
+  double *pairs; /* 2 x the most turns of a lane: paired ratios, scratch */
+  size_t pairs_cap;
   uint64_t budget_end;
   uint32_t max_runs; /* max_runs_per_candidate; 0: no cap */
 } race;
@@ -141,6 +152,61 @@ static olc_status append(race *r, size_t i, const olc_measure_result *m) {
   memcpy(r->scratch, l->v, l->n * sizeof *l->v);
   l->score = olc_stats__low_median_sort(r->scratch, l->n);
   return OLC_OK;
+}
+
+/* Lane i's runs from `from` on were turn `turn` of the final: their
+ * median joins the lane's turn medians. */
+static olc_status record_turn(race *r, size_t i, size_t turn, size_t from) {
+  lane *l = &r->lanes[i];
+  if (l->n <= from)
+    return OLC_OK;
+  if (l->turns == l->turns_cap) {
+    size_t cap = l->turns_cap ? l->turns_cap * 2u : 16u;
+    double *m = realloc(l->turn_med, cap * sizeof *m);
+    size_t *t;
+    if (m == NULL)
+      return OLC_E_NOMEM;
+    l->turn_med = m;
+    if ((t = realloc(l->turn_no, cap * sizeof *t)) == NULL)
+      return OLC_E_NOMEM;
+    l->turn_no = t;
+    l->turns_cap = cap;
+  }
+  if (r->pairs_cap < 2u * l->turns_cap) {
+    double *p = realloc(r->pairs, 2u * l->turns_cap * sizeof *p);
+    if (p == NULL)
+      return OLC_E_NOMEM;
+    r->pairs = p;
+    r->pairs_cap = 2u * l->turns_cap;
+  }
+  memcpy(r->scratch, l->v + from, (l->n - from) * sizeof *l->v);
+  l->turn_med[l->turns] = olc_stats__median_sort(r->scratch, l->n - from);
+  l->turn_no[l->turns++] = turn;
+  return OLC_OK;
+}
+
+/* Whether lane w clearly beats the first candidate (lane 0) in the turns
+ * both ran: the tie rule on their paired ratios.  *lead: 1 - the median
+ * ratio. */
+static int beats_first(const race *r, size_t w, double *lead) {
+  const lane *a = &r->lanes[0], *b = &r->lanes[w];
+  size_t i = 0, j = 0, n = 0;
+  if (lead != NULL)
+    *lead = 0;
+  if (r->pairs == NULL) /* no turn recorded */
+    return 0;
+  while (i < a->turns && j < b->turns) {
+    if (a->turn_no[i] < b->turn_no[j]) {
+      i++;
+    } else if (b->turn_no[j] < a->turn_no[i]) {
+      j++;
+    } else {
+      if (a->turn_med[i] > 0)
+        r->pairs[n++] = b->turn_med[j] / a->turn_med[i];
+      i++, j++;
+    }
+  }
+  return olc_stats__paired_faster(r->pairs, n, r->pairs + n, TIE_MARGIN, TIE_Z, lead);
 }
 
 /* Times candidate i once with mp; on success its runs join its lane.  A
@@ -301,7 +367,8 @@ static size_t promote(race *r, size_t most) {
 }
 
 /* How many finalists race, or SIZE_MAX when every one has x times its
- * runs (min_repetitions, their runs adding up to min_seconds) or is
+ * runs (min_repetitions, their runs adding up to min_seconds) and
+ * FINAL_MIN_TURNS turns or is
  * capped (OLC_MEASURE_MAX_SAMPLES, max_runs_per_candidate).  *runs_cut
  * (unless NULL): 1 when the runs budget capped a lane short of x times
  * the usual runs. */
@@ -316,7 +383,8 @@ static size_t final_count(const race *r, double x, int *runs_cut) {
       continue;
     live++;
     timed_us += l->sum_us;
-    short_runs += (double)l->n < runs && !at_cap(r, l);
+    /* Three turns at least: fewer paired ratios never decide a tie. */
+    short_runs += ((double)l->n < runs || l->turns < FINAL_MIN_TURNS) && !at_cap(r, l);
     runs_capped += (size_t)at_cap(r, l);
     runs_short += at_cap(r, l) && (double)l->n < runs;
     capped += l->n >= OLC_MEASURE_MAX_SAMPLES || at_cap(r, l);
@@ -328,30 +396,15 @@ static size_t final_count(const race *r, double x, int *runs_cut) {
   return SIZE_MAX;
 }
 
-/* The tie rule: 1 when candidate w's median beats the first candidate's
- * by more than TIE_MARGIN and by more than TIE_Z standard errors of the
- * two medians (their results' statistics). */
-static int clearly_beats_first(const olc_candidate_result *res, size_t w) {
-  return olc_stats__clearly_faster(res[w].median_us, res[w].spread_us, res[w].samples,
-                                   res[0].median_us, res[0].spread_us, res[0].samples, TIE_MARGIN,
-                                   TIE_Z);
-}
-
-/* 1 when the final's leader beats the first candidate by more than
- * TIE_MARGIN but not clearly (the tie rule would keep the first): more
- * runs can tell whether the lead is real.  Updates the two lanes'
- * statistics in the results (race_winner computes them again). */
+/* 1 when the final's leader leads the first candidate by more than
+ * TIE_MARGIN in their paired turns but not clearly (the tie rule would
+ * keep the first): more turns can tell whether the lead is real. */
 static int undecided(const race *r) {
-  const olc_strategy_ctx *ctx = r->ctx;
-  const olc_candidate_result *res = ctx->results;
   size_t lead = lowest(r, LANE_FINAL);
-  if (lead == 0 || lead == ctx->list->count || r->lanes[0].state != LANE_FINAL ||
-      r->lanes[0].n == 0)
+  double gain;
+  if (lead == 0 || lead == r->ctx->list->count || r->lanes[0].state != LANE_FINAL)
     return 0;
-  olc_strategy__stats(ctx, 0, r->lanes[0].v, r->lanes[0].n, r->scratch);
-  olc_strategy__stats(ctx, lead, r->lanes[lead].v, r->lanes[lead].n, r->scratch);
-  return res[0].median_us - res[lead].median_us > TIE_MARGIN * res[0].median_us &&
-         !clearly_beats_first(res, lead);
+  return !beats_first(r, lead, &gain) && gain > TIE_MARGIN;
 }
 
 /* Whether the final is over: SIZE_MAX when every finalist has its runs
@@ -405,7 +458,7 @@ static olc_status final(race *r, size_t most, int budgeted) {
     for (size_t t = 0; t < count; t++) {
       olc_measure_params mp;
       olc_measure_end end;
-      size_t lead = lowest(r, LANE_FINAL);
+      size_t from, lead = lowest(r, LANE_FINAL);
       i = turn % 2 == 0 ? t : count - 1 - t;
       if (r->lanes[i].state != LANE_FINAL || at_cap(r, &r->lanes[i]))
         continue;
@@ -423,7 +476,10 @@ static olc_status final(race *r, size_t most, int budgeted) {
       mp.best_us = lead != i ? r->lanes[lead].score : -1.0; /* the run timeout */
       mp.deadline_ns = budgeted ? r->budget_end : 0;
       mp.max_runs = runs_left(r, &r->lanes[i]);
+      from = r->lanes[i].n;
       st = time_once(r, i, &mp, &end);
+      if (st == OLC_OK)
+        st = record_turn(r, i, turn, from);
       if (st != OLC_OK)
         return st;
       if (end == OLC_MEASURE_DEADLINE) {
@@ -440,7 +496,8 @@ static olc_status final(race *r, size_t most, int budgeted) {
 
 /*
  * The winner among the finalists (count when none finished): the lowest
- * median, unless it does not clearly beat the first candidate.  Computes the
+ * median, unless it does not clearly beat the first candidate in their
+ * paired turns.  Computes the
  * statistics of every lane that has samples on the way.
  */
 static olc_status race_winner(race *r, size_t *winner) {
@@ -463,10 +520,10 @@ static olc_status race_winner(race *r, size_t *winner) {
     if (r->lanes[i].state == LANE_FINAL && (w == count || res[i].median_us < res[w].median_us))
       w = i;
   }
-  /* A challenger must beat the first candidate by more than TIE_MARGIN
-   * and by more than TIE_Z standard errors of the two medians: a smaller
-   * lead is as likely the machine's noise as a better policy. */
-  if (w < count && w != 0 && r->lanes[0].state == LANE_FINAL && !clearly_beats_first(res, w))
+  /* A challenger must beat the first candidate in the turns both ran, by
+   * a median ratio more than TIE_MARGIN and TIE_Z standard errors below 1:
+   * a smaller lead is as likely the machine's noise as a better policy. */
+  if (w < count && w != 0 && r->lanes[0].state == LANE_FINAL && !beats_first(r, w, NULL))
     w = 0;
   *winner = w;
   return OLC_OK;
@@ -517,9 +574,13 @@ olc_status olc_strategy__race(const olc_strategy_ctx *ctx, size_t *reached, size
     st = race_record_losers(&r, *winner, deadline);
   if (st == OLC_OK)
     olc_strategy__progress(ctx, *reached, *winner < count ? ctx->results[*winner].median_us : -1.0);
-  for (i = 0; i < count; i++)
+  for (i = 0; i < count; i++) {
     free(r.lanes[i].v);
+    free(r.lanes[i].turn_med);
+    free(r.lanes[i].turn_no);
+  }
   free(r.lanes);
   free(r.scratch);
+  free(r.pairs);
   return st;
 }

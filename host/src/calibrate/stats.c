@@ -54,9 +54,17 @@ double olc_stats__median_se(double mad, size_t n) {
   return 1.2533 * 1.4826 * mad / sqrt((double)n);
 }
 
-int olc_stats__clearly_faster(double b_median, double b_mad, size_t b_n, double a_median,
-                              double a_mad, size_t a_n, double margin, double z) {
-  double se_a = olc_stats__median_se(a_mad, a_n), se_b = olc_stats__median_se(b_mad, b_n);
-  double lead = a_median - b_median;
-  return lead > margin * a_median && lead > z * sqrt(se_a * se_a + se_b * se_b);
+int olc_stats__paired_faster(double *ratios, size_t n, double *scratch, double margin, double z,
+                             double *lead) {
+  double median, gain;
+  if (lead != NULL)
+    *lead = 0;
+  if (n == 0)
+    return 0;
+  median = olc_stats__median_sort(ratios, n);
+  gain = 1.0 - median;
+  if (lead != NULL)
+    *lead = gain;
+  return n >= 3u && gain > margin &&
+         gain > z * olc_stats__median_se(olc_stats__mad(ratios, n, median, scratch), n);
 }

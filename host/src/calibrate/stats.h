@@ -29,12 +29,15 @@ double olc_stats__min(const double *values, size_t n);
 double olc_stats__median_se(double mad, size_t n);
 
 /*
- * Whether a sample whose median is b_median (MAD b_mad, b_n runs) is
- * faster than one whose median is a_median (a_mad, a_n) by more than both
- * `margin` x a_median and z standard errors of the difference of the two
- * medians: a lead the samples' own spread cannot explain.
+ * Whether candidate B is faster than candidate A by paired ratios: ratios
+ * holds n values of B's time / A's time, each from runs of the two close
+ * in time (one turn of the race), so that a change of the machine's load
+ * or clock between turns moves both sides of a ratio alike.  True when
+ * their median is below 1 - margin by more than z standard errors of that
+ * median; never with fewer than three ratios.  Sorts ratios; scratch holds
+ * n doubles.  *lead (unless NULL) receives 1 - the median (0 when n is 0).
  */
-int olc_stats__clearly_faster(double b_median, double b_mad, size_t b_n, double a_median,
-                              double a_mad, size_t a_n, double margin, double z);
+int olc_stats__paired_faster(double *ratios, size_t n, double *scratch, double margin, double z,
+                             double *lead);
 
 #endif
