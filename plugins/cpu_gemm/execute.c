@@ -195,6 +195,8 @@ int32_t cg_plugin_execute(void *instance, const olc_plugin_workload *workload, c
   }
   if ((rc = decode_args(in, args, &g)) != OLC_PLUGIN_OK)
     return rc;
+  if (cg_gemm_one_block(&g, p))
+    return OLC_PLUGIN_OK;
   if (run_product(in, &g, p) != 0) {
     cg_report(in->host, OLC_PLUGIN_E_NOMEM, "execute: out of memory for workspaces");
     return OLC_PLUGIN_E_NOMEM;

@@ -539,6 +539,8 @@ int cg_gemm(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t t
             cg_workspace *ws) {
   const uint32_t kind = cg_kernel_table[p->kernel].kind;
   task t;
+  if (cg_gemm_one_block(g, p))
+    return 0;
   if (g->m <= 0 || g->n <= 0)
     return 0;
   if (g->k <= 0 || g->alpha == 0.0f) {
