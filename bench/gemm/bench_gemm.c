@@ -250,8 +250,14 @@ static const int order3[6][3] = {{0, 2, 3}, {2, 3, 0}, {3, 0, 2},
  * square, without which the first rows' orders run once more than the
  * others (with --reps 9 and BLIS: cpu_gemm last, OpenBLAS first in three
  * rounds of nine) and the orders' position bias leans the medians. */
+/* The rows of the square in use (its orders, one a round). */
+static int square_rows(int with_blis) {
+  return with_blis ? (int)(sizeof order4 / sizeof order4[0])
+                   : (int)(sizeof order3 / sizeof order3[0]);
+}
+
 static int bench_rounds(int reps, int with_blis) {
-  const int rows = with_blis ? 4 : 6;
+  const int rows = square_rows(with_blis);
   return (reps + rows - 1) / rows * rows;
 }
 
@@ -548,10 +554,10 @@ int main(int argc, char **argv) {
     printf("FMA peak (%s): %.1f GFLOP/s per thread; streaming read %.1f GB/s per core (%d "
            "streams); reads faster up to %zu MiB (%.1f GB/s)\n",
            width, peak, bw.stream_gbs, bw.streams, bw.cache_bytes >> 20, bw.cache_gbs);
-    if (bench_rounds(o.reps, peers.have[BENCH_PEER_BLIS]) != o.reps)
+    const int with_blis = peers.have[BENCH_PEER_BLIS], rounds = bench_rounds(o.reps, with_blis);
+    if (rounds != o.reps)
       printf("rounds per shape: %d (--reps %d rounded up to whole cycles of the %d orders)\n",
-             bench_rounds(o.reps, peers.have[BENCH_PEER_BLIS]), o.reps,
-             peers.have[BENCH_PEER_BLIS] ? 4 : 6);
+             rounds, o.reps, square_rows(with_blis));
     bench_overhead_report(pl, &olc_stub_host, &peers, 1, 0);
   }
   nres = run_table(&o, pl, &peers, &bw, peak, results);

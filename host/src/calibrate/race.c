@@ -83,17 +83,22 @@ typedef enum lane_state {
   LANE_FINAL       /* racing */
 } lane_state;
 
-/* Every run time of one candidate, in order, and the median of each of
- * its final's turns with the turn's number. */
+/* One turn of the final a lane ran: its number and the median of the
+ * lane's runs in it. */
+typedef struct turn_median {
+  size_t turn;
+  double median_us;
+} turn_median;
+
+/* Every run time of one candidate, in order, and its turns in the final. */
 typedef struct lane {
   double *v;
   size_t n, cap;
   double score;  /* lower median of v */
   double sum_us; /* the timed samples' wall time */
   lane_state state;
-  double *turn_med;
-  size_t *turn_no;
-  size_t turns, turns_cap;
+  turn_median *turns;
+  size_t turn_count, turn_cap;
 } lane;
 
 typedef struct race {
@@ -160,28 +165,24 @@ static olc_status record_turn(race *r, size_t i, size_t turn, size_t from) {
   lane *l = &r->lanes[i];
   if (l->n <= from)
     return OLC_OK;
-  if (l->turns == l->turns_cap) {
-    size_t cap = l->turns_cap ? l->turns_cap * 2u : 16u;
-    double *m = realloc(l->turn_med, cap * sizeof *m);
-    size_t *t;
-    if (m == NULL)
+  if (l->turn_count == l->turn_cap) {
+    size_t cap = l->turn_cap ? l->turn_cap * 2u : 16u;
+    turn_median *t = realloc(l->turns, cap * sizeof *t);
+    if (t == NULL)
       return OLC_E_NOMEM;
-    l->turn_med = m;
-    if ((t = realloc(l->turn_no, cap * sizeof *t)) == NULL)
-      return OLC_E_NOMEM;
-    l->turn_no = t;
-    l->turns_cap = cap;
+    l->turns = t;
+    l->turn_cap = cap;
   }
-  if (r->pairs_cap < 2u * l->turns_cap) {
-    double *p = realloc(r->pairs, 2u * l->turns_cap * sizeof *p);
+  if (r->pairs_cap < 2u * l->turn_cap) {
+    double *p = realloc(r->pairs, 2u * l->turn_cap * sizeof *p);
     if (p == NULL)
       return OLC_E_NOMEM;
     r->pairs = p;
-    r->pairs_cap = 2u * l->turns_cap;
+    r->pairs_cap = 2u * l->turn_cap;
   }
   memcpy(r->scratch, l->v + from, (l->n - from) * sizeof *l->v);
-  l->turn_med[l->turns] = olc_stats__median_sort(r->scratch, l->n - from);
-  l->turn_no[l->turns++] = turn;
+  l->turns[l->turn_count].turn = turn;
+  l->turns[l->turn_count++].median_us = olc_stats__median_sort(r->scratch, l->n - from);
   return OLC_OK;
 }
 
@@ -195,14 +196,15 @@ static int beats_first(const race *r, size_t w, double *lead) {
     *lead = 0;
   if (r->pairs == NULL) /* no turn recorded */
     return 0;
-  while (i < a->turns && j < b->turns) {
-    if (a->turn_no[i] < b->turn_no[j]) {
+  while (i < a->turn_count && j < b->turn_count) {
+    const turn_median *x = &a->turns[i], *y = &b->turns[j];
+    if (x->turn < y->turn) {
       i++;
-    } else if (b->turn_no[j] < a->turn_no[i]) {
+    } else if (y->turn < x->turn) {
       j++;
     } else {
-      if (a->turn_med[i] > 0)
-        r->pairs[n++] = b->turn_med[j] / a->turn_med[i];
+      if (x->median_us > 0)
+        r->pairs[n++] = y->median_us / x->median_us;
       i++, j++;
     }
   }
@@ -384,7 +386,7 @@ static size_t final_count(const race *r, double x, int *runs_cut) {
     live++;
     timed_us += l->sum_us;
     /* Three turns at least: fewer paired ratios never decide a tie. */
-    short_runs += ((double)l->n < runs || l->turns < FINAL_MIN_TURNS) && !at_cap(r, l);
+    short_runs += ((double)l->n < runs || l->turn_count < FINAL_MIN_TURNS) && !at_cap(r, l);
     runs_capped += (size_t)at_cap(r, l);
     runs_short += at_cap(r, l) && (double)l->n < runs;
     capped += l->n >= OLC_MEASURE_MAX_SAMPLES || at_cap(r, l);
@@ -576,8 +578,7 @@ olc_status olc_strategy__race(const olc_strategy_ctx *ctx, size_t *reached, size
     olc_strategy__progress(ctx, *reached, *winner < count ? ctx->results[*winner].median_us : -1.0);
   for (i = 0; i < count; i++) {
     free(r.lanes[i].v);
-    free(r.lanes[i].turn_med);
-    free(r.lanes[i].turn_no);
+    free(r.lanes[i].turns);
   }
   free(r.lanes);
   free(r.scratch);
