@@ -407,32 +407,28 @@ static int32_t tm_execute(void *instance, const olc_plugin_workload *workload, c
 static const char *const tm_operators[] = {"MatMul"};
 
 static const olc_plugin tm_plugin = {
-    sizeof(olc_plugin),
-    OLC_PLUGIN_ABI_MINOR,
-    OLC_PLUGIN_ABI_MAJOR,
-    0,
-    "template_matmul",
-    "1", /* change it whenever a policy's meaning changes */
-    "template plugin: blocked single-precision MatMul, block sizes as the policy",
-    tm_operators,
-    1,
-    0,
-    tm_create,
-    tm_destroy,
-    tm_key,
-    tm_candidates,
-    tm_validate,
-    tm_serialize,
-    tm_release_policy,
-    tm_run,
-    tm_prepare,
-    tm_unprepare,
-    tm_flops,
-    tm_execute,
-    NULL, /* ABI 1.2 tolerances: the host's defaults for the numerical check */
-    0,
-    0,
-    NULL, /* operand bytes: the host computes them from the shape */
+    .struct_size = sizeof(olc_plugin),
+    .abi_minor = OLC_PLUGIN_ABI_MINOR,
+    .abi_major = OLC_PLUGIN_ABI_MAJOR,
+    .name = "template_matmul",
+    .implementation_version = "1", /* change it whenever a policy's meaning changes */
+    .description = "template plugin: blocked single-precision MatMul, block sizes as the policy",
+    .operators = tm_operators,
+    .operator_count = 1,
+    .create = tm_create,
+    .destroy = tm_destroy,
+    .key = tm_key,
+    .candidates = tm_candidates,
+    .validate = tm_validate,
+    .serialize = tm_serialize,
+    .release_policy = tm_release_policy,
+    .run = tm_run,
+    .prepare = tm_prepare,
+    .unprepare = tm_unprepare,
+    .flops = tm_flops,
+    .execute = tm_execute,
+    /* .tolerances left NULL: the host's defaults for the numerical check */
+    /* .operand_bytes left NULL: the host computes them from the shape */
 };
 
 OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,

@@ -10,8 +10,8 @@
  *       slices deep is one slice;
  *   MC: the packed A block (MC x KC) takes about a quarter of L2 (the rest
  *       holds the B micro-panel on its way to L1, C lines and the prefetched
- *       next block; a half-L2 block measured 2-3% slower on Zen 3); M up to
- *       1.25 blocks is one block;
+ *       next block, which a half-L2 block crowds out); M up to 1.25
+ *       blocks is one block;
  *   NC: the packed B panel (KC x NC) takes about half of this thread's share
  *       of L3.
  * Every value is then clamped to the shape, so that candidates which
@@ -46,8 +46,8 @@
 /* Rows of B a vm kernel call streams together by default.  One row of A,
  * and the streaming variants, take the call's rows in groups (of up to 6
  * or 8 rows of B, each group a pass over C), so they take a multiple of
- * both: on the Zen 4 guest, 24-48 rows ran avx2_vm4 4-9% faster than 8
- * (groups of 4), and the others at par. */
+ * both: fewer rows make smaller groups, and so more passes over C for the
+ * same rows of B. */
 #define CG_VM_KC 16u
 #define CG_VM_KC_ONE_ROW 48u
 
@@ -107,10 +107,8 @@ static uint32_t best_kernel(uint32_t isa) {
  * K that KC does not divide, in equal slices at most 2 KC deep instead:
  * the thin last slice would pay a whole pass over C for little arithmetic,
  * and a slice somewhat deeper than the L1 model allows costs less than that
- * pass.  Measured on an Intel Xeon with AVX-512 (L1d 48K), 1 thread, in one
- * process against the plain KC: 1024^3 as 2 x 512 instead of 384, 384, 256
- * 5% faster, 4096x64x4096 as 11 x 376 instead of 192s 17%, 512^3 as
- * 2 x 256 4%, 2048^3 as 3 x 688 1.5%.  The A block stays within l2_share / 2.
+ * pass (1024^3 as 2 x 512 instead of 384, 384, 256).  The A block stays
+ * within l2_share / 2.
  */
 static void even_slices(cg_policy *p, const cg_kernel_info *ki, const cg_shape *s,
                         uint64_t l2_share) {
@@ -176,8 +174,8 @@ static void default_for_kernel(cg_policy *p, uint32_t kernel, const cg_cpu *cpu,
     p->pack = CG_PACK_A | CG_PACK_BJ;
   /* Both operands packed and K at least two such slices deep: a KC slice
    * twice as deep (the B micro-panel then fills L1) for half the MC halves
-   * the passes over C and the micro-kernel calls; measured on Zen 3 (L1d
-   * 32K): +1.5-2% at 1024^3 and 2048^3, even at 512^3. */
+   * the passes over C and the micro-kernel calls, which outweighs the B
+   * panel's tighter fit in L1. */
   if (p->pack == (CG_PACK_A | CG_PACK_B) && s->k >= 2 * (int64_t)p->kc && 2u * p->kc <= CG_KC_MAX &&
       p->mc / 2 >= ki->mr) {
     p->kc *= 2;
@@ -248,9 +246,8 @@ static int worth_splitting(const cg_shape *s, uint32_t threads) {
 
 /* The bytes of C rows that one vm block keeps: a quarter of L2.  The rows
  * of B are then read in long runs, which the prefetchers follow better
- * than the short ones of a block whose C fits L1 (Intel Xeon with
- * AVX-512, L2 2M, 1 thread: 4x4096x4096 8% and 3x8192x8192 5% faster than
- * with C in half of L1, which stays a candidate). */
+ * than the short ones of a block whose C fits L1 (C in half of L1 stays a
+ * candidate). */
 static uint64_t vm_nc_bytes(const cg_cpu *cpu) { return l2_bytes(cpu) / 4; }
 
 /* The vm block whose rows of C (up to 4) take `bytes`. */
@@ -308,8 +305,8 @@ static void thin_default(cg_policy *p, uint32_t kernel, const cg_cpu *cpu, uint3
     p->nc = ki->nr;
     p->kc = (uint32_t)min_u64(CG_KC_MAX, round_down(half_l1 / (4u * cols), 16));
     /* Streaming one column: whole rows of A, B's column read from L2; a
-     * row of A in several slices breaks its stream (8192x1x8192 5-9%
-     * slower in slices of 4096 on the Zen 4 guest). */
+     * row of A in several slices breaks its stream, which the prefetchers
+     * must then pick up again slice after slice. */
     if (ki->stream)
       p->kc = CG_KC_MAX;
     p->split = worth_splitting(s, threads) ? CG_SPLIT_IC : CG_SPLIT_NONE;
@@ -333,9 +330,9 @@ static cg_policy other_split(const cg_policy *d) {
 
 /* The thin family's candidates: its guess, deeper and shallower slices,
  * other blocks, the family's other SIMD kernels this CPU runs (with
- * AVX-512, the AVX2 ones: on a Zen 4 guest, whose AVX-512 units are half
- * as wide as its registers, avx2_mv4 ran 64x1x1216 and 1024x1x1024 7-9%
- * faster than avx512_mv4), each with the other split. */
+ * AVX-512, the AVX2 ones: where the AVX-512 units are half as wide as the
+ * registers, the wider kernels gain no arithmetic and their other choices
+ * can lose), each with the other split. */
 static void cand_thin(cand_list *l, uint32_t kind, const cg_cpu *cpu, uint32_t isa,
                       uint32_t threads) {
   const cg_shape *s = l->shape;
@@ -371,9 +368,9 @@ static void cand_thin(cand_list *l, uint32_t kind, const cg_cpu *cpu, uint32_t i
 
 /* The direct path: a tile kernel on A and B in place, one block; the best
  * kernel first, then the other SIMD ones this CPU runs, since the tile
- * sizes fit shapes differently (on the Zen 4 guest, whose 512-bit FMAs
- * take both 256-bit pipes, the AVX2 block ran 48x48x48 3% faster than the
- * AVX-512 one and 20x20x20 1.6x slower). */
+ * sizes fit shapes differently (how much of the edge tiles is padding),
+ * and where a 512-bit FMA takes both 256-bit pipes the wider tile gains no
+ * arithmetic to make up for a worse fit. */
 static void cand_direct(cand_list *l, uint32_t isa) {
   const uint32_t best = best_kernel(isa);
   cg_policy p;
@@ -406,8 +403,8 @@ static void cand_tile(cand_list *l, const cg_cpu *cpu, uint32_t isa, uint32_t th
   default_for_kernel(&d, best, cpu, threads, shape);
   cand_add(l, d);
   /* B packed by the kernels: wider groups read longer pieces of each
-   * source row, and a deeper KC halves the passes over C; measured 2-4%
-   * over plain abj on 64x4096x4096 (Zen 3), so they come right after it. */
+   * source row, and a deeper KC halves the passes over C, so they come
+   * right after it. */
   if (d.pack == (CG_PACK_A | CG_PACK_BJ) && cg_kernel_table[d.kernel].packed_copy != NULL) {
     p = d, p.bj_group = 1, p.kc = d.kc * 2, cand_add(l, p);
     p = d, p.bj_group = 2, cand_add(l, p);

@@ -60,13 +60,11 @@ int cg_gemm(const cg_gemm_args *args, const cg_policy *policy, cg_pool *pool, ui
  * lie a multiple of 4 KiB apart (power-of-two widths: 1024, 4096 ...) and
  * C's rows lie less than CG_VM_C_NEAR bytes from B's modulo 4 KiB, those
  * loads wait on the stores whose low address bits they share (4K
- * aliasing).  On the Zen 4 guest, 4x1024x1024 ran 1.18-1.64x slower with C
- * 0-512 bytes past B than 1-3.5 KiB past it (alternating in one process),
- * 4x4096x4096 1.06-1.24x, one row 1.04-1.21x; so the calibration's layout
- * (the plugin's own buffers) and a runtime's could rank the candidates
- * differently.  The copy costs two passes over C, so products of fewer
- * than CG_VM_C_MIN_K rows of B (8 to 16 rows: 1.02-1.37x slower copied) or
- * fewer than CG_VM_C_MIN_B floats of B keep their C; for those, the
+ * aliasing), a wait on every group, in cache or not; so the calibration's
+ * layout (the plugin's own buffers) and a runtime's could rank the
+ * candidates differently.  The copy costs two passes over C, more than
+ * the aliasing costs products of fewer than CG_VM_C_MIN_K rows of B or
+ * fewer than CG_VM_C_MIN_B floats of B, which keep their C; for those, the
  * AVX-512 streaming variant's own late stores cover C 1-127 bytes past B
  * (alias_soon in that kernel).
  */
@@ -107,9 +105,8 @@ static inline int cg_gemm_needs_ws(const cg_gemm_args *g, const cg_policy *p) {
  * k <= kc, alpha != 0): its block function, called here, is the whole
  * product.  Returns 1 when it ran it, 0 for cg_gemm to run.  Inline and
  * tried first by execute (and by cg_gemm, so that run times the same
- * path): skipping the driver's dispatch and loops made 32x32x32 about
- * 1.5% faster (27.8 ns of fixed cost against OpenBLAS's 19; Zen 4 guest,
- * alternating in one process), where that cost is a twentieth of the call.
+ * path): it skips the driver's dispatch and loops, part of the fixed cost
+ * of a call, which is a visible share of a product this small.
  */
 static inline int cg_gemm_one_block(const cg_gemm_args *g, const cg_policy *p) {
   const cg_kernel_info *ki = &cg_kernel_table[p->kernel];

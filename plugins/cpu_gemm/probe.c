@@ -2,10 +2,11 @@
  * probe.c - processor identity, ISA level and cache topology from CPUID.
  *
  * The per-level leaves (4 on Intel, 0x8000001D on AMD) are the source of
- * truth: on the AMD EPYC KVM guests this project runs on, glibc's sysconf and
- * the legacy leaf 0x80000006 report a 320 MiB L3 while 0x8000001D, sysfs and
- * hwloc agree on 32 MiB.  sysconf is only the fallback for processors without
- * those leaves, and every size is sanity-checked before it drives blocking.
+ * truth: under a hypervisor, glibc's sysconf and the legacy leaf 0x80000006
+ * can report an L3 several times the size that 0x8000001D, sysfs and hwloc
+ * agree on, and an L3 share sized from it would not fit the cache.
+ * sysconf is only the fallback for processors without those leaves, and
+ * every size is sanity-checked before it drives blocking.
  * No file is read: the plugin must not contain file-system code.
  */
 #include "probe.h"

@@ -12,11 +12,12 @@
 
 /*
  * Runs shorter than a sample's least duration are timed in batches.  The
- * clock ticks in steps (10 ns on a KVM guest's TSC clock, 100 ns for a
+ * clock ticks in steps (10 ns on some virtual machines, 100 ns for a
  * 10 MHz QueryPerformanceCounter), so a 0.7 us run timed alone reads as
  * one of a few multiples of the step: its median moves by whole steps
- * (1.4% there) and its MAD reads 0, which made the race's tie rule see
- * a one-step difference as a certain lead.  A sample lasts at least
+ * (a 10 ns step is 1.4% of it) and its MAD reads 0, which makes the
+ * race's tie rule see a one-step difference as a certain lead.  A sample
+ * lasts at least
  * BATCH_STEPS steps and BATCH_MIN_NS; it is the mean run time of its
  * batch.
  */

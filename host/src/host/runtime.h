@@ -2,8 +2,8 @@
  * host/runtime.h - the runtime path of the host module as its files share
  * it: keys (key.c), workloads in code (workload.c), bindings and their
  * cache (bind.c), the per-key slots (slots.c), selections (selection.c),
- * select (runtime.c, wait.c), measuring one key (measure.c) and execute
- * (execute.c).
+ * select (runtime.c), measuring one key and the waits a select makes
+ * (measure.c) and execute (execute.c).
  *
  * A binding is one workload as a caller described it.  Bindings whose
  * workloads have one key (a plugin that buckets m gives m = 200 and

@@ -1,11 +1,11 @@
 /*
  * persist/mlock_win32.c - the file and lock calls of the measurement lock
- * (persist.h) on Windows: LockFileEx of one byte at OLC_MLOCK_BYTE, far
- * beyond the holder line, because a range locked with LockFileEx cannot be
- * read by another handle.  The file is opened without following a
- * reparse point; a directory, a reparse point or a device is OLC_E_LOCK.
- * Its owner is not checked here: the profile directory's ACL keeps other
- * users out.
+ * (persist.h) on Windows: LockFileEx of one byte at offset 2^62
+ * (OLC_MLOCK_BYTE_HIGH), far beyond the holder line, because a range
+ * locked with LockFileEx cannot be read by another handle.  The file is
+ * opened without following a reparse point; a directory, a reparse point
+ * or a device is OLC_E_LOCK.  Its owner is not checked here: the profile
+ * directory's ACL keeps other users out.
  */
 #include "persist/win_int.h"
 

@@ -288,7 +288,7 @@ typedef struct olc_persist_watch {
   olc_persist_watch_map *cur;
   olc_persist_watch_map maps[OLC_PERSIST_WATCH_MAPS];
   int nmaps;
-  uint64_t seen;       /* atomic: generation << 3 | epoch, or GEN_NONE */
+  uint64_t seen;       /* atomic: generation << 3 | epoch, or OLC_PERSIST_GEN_NONE */
   int64_t recheck_at;  /* atomic: coarse monotonic ms of the next recheck */
   int64_t interval_ms; /* recheck period */
   int busy;            /* atomic try-lock of the recheck */
@@ -336,9 +336,9 @@ void olc_persist__fork_prepare(void);
 void olc_persist__fork_done(void);
 
 /*
- * The measurement lock: one measurer per user and machine
- * (DESIGN_runtime.md "Measurement lock").  A process holds it while it
- * measures one key, so that the timings of two processes never overlap.
+ * The measurement lock: one measurer per user and machine (README.md,
+ * "One measurer per machine").  A process holds it while it measures one
+ * key, so that the timings of two processes never overlap.
  *
  * The file is permanent (never deleted: a lock dies with its holder's
  * descriptor, a file left behind is harmless), opened

@@ -104,7 +104,8 @@ static void drop_current(olc_persist_watch *w, const olc_persist_watch_map *m, c
   }
 }
 
-/* The generation through m, or GEN_NONE after dropping a damaged one. */
+/* The generation through m, or OLC_PERSIST_GEN_NONE after dropping a
+ * damaged one. */
 static uint64_t read_gen(olc_persist_watch *w, const olc_persist_watch_map *m) {
   uint64_t g;
   if (olc_persist__gen_read(&m->src, &g) != 0) {

@@ -60,9 +60,9 @@ typedef void (*cg_ukernel_copy_fn)(int64_t m, int64_t n, int64_t k, float alpha,
  * Tile kernel over a whole block with A and B in place (row-major, row
  * strides lda and ldb): C[0..m)[0..n) = alpha * A * B + beta * C for any m
  * and n, NR-column panels outer and MR-row tiles inner, the tile body the
- * in-place kernel's.  One call per block: on the direct path, a call per
- * tile cost 32x32x32 7% and 16x16x16 40% (prologue, dispatch, row
- * pointers), measured on Zen 5.
+ * in-place kernel's.  One call per block: a call per tile would repeat
+ * the prologue, the dispatch and the row pointers for every tile, a large
+ * share of the work of the direct path's small blocks.
  */
 typedef void (*cg_block_fn)(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
                             int64_t lda, const float *b, int64_t ldb, float beta, float *c,

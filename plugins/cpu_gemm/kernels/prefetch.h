@@ -15,12 +15,12 @@
  * pf_line call, in memory order, as many lines a step as the step
  * consumes.  The hardware prefetchers follow each of a group's 8 rows as
  * a stream of its own, and with four FMAs a line and C's lines in between
- * they keep too few lines in flight: on the Zen 4 guest a plain read of 8
- * rows side by side ran at 0.73-0.83x the rate of one sequential stream
- * (2 rows 16 KiB apart: 0.67-0.73x), and fetching the next group in
- * memory order brought the 8-row read back to the sequential rate.
- * Into L2 (hint T2): a group ahead is 16-128 KiB for rows of 2-16 KiB,
- * and into L1 the same prefetches ran 0.65-0.74x the rate without them.
+ * they keep too few lines in flight: a plain read of 8 rows side by side
+ * (even of 2 rows far apart) runs below the rate of one sequential
+ * stream, and fetching the next group in memory order, one stream for
+ * the hardware, brings it back to the sequential rate.  Into L2 (hint
+ * T2): a group ahead is 16-128 KiB for rows of 2-16 KiB, which beside the
+ * group in use is too much for L1: fetched there it evicts lines in use.
  * Prefetches never fault; the segments lie inside the operand.
  */
 typedef struct pf_cursor {

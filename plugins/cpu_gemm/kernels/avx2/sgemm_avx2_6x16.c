@@ -87,8 +87,8 @@ static inline __attribute__((always_inline)) void copy_piece(const float *src, f
  * countdown made GCC spill it there).  The G slots are unrolled: each
  * piece has its own load instruction, which walks the source with the one
  * constant stride ld_src that the per-instruction stride prefetcher
- * follows (one load alternating between strides NR and ld_src - NR ran a
- * call 3x slower, measured).
+ * follows (one load alternating between strides NR and ld_src - NR has
+ * no one stride to follow, and its pieces then arrive as cache misses).
  */
 #define COPY_ROUNDS(G)                                                                             \
   do {                                                                                             \

@@ -146,9 +146,9 @@ static void vm_more_rows(int64_t m, int64_t n, int64_t k, float alpha, const flo
 }
 
 /* One row of A in groups of up to 6 rows of B, 4 vectors (two lines of
- * each row) a step.  Zen 3, against the 8-vector chunk it replaced,
- * alternating in one process: 1.03-1.13x on 1x1024x1024, 1.03-1.10x on
- * 1x4096x4096, 1.05-1.19x on 1x8192x8192, but 0.89-0.98x on 1x2048x2048. */
+ * each row) a step: each row of B read in one run over n and C once per
+ * group, where the 8-vector chunk over all k rows read B in short runs of
+ * every row at once. */
 CG_VM_PROTO(sgemm_avx2_vm4) {
   if (m == 1)
     vm1_rows(6, 4, n, k, alpha, a, b, ldb, beta, c);
@@ -259,11 +259,9 @@ vm_stream_any(const int PF, int64_t m, int64_t n, int64_t k, float alpha, const 
 
 /* The streaming variant: one row of A in groups of up to 8 rows of B, one
  * line (2 vectors) of each a step, the shape of OpenBLAS's own sgemv for
- * a matrix read from memory.  On a Zen 4 guest, alternating in one process
- * (31 paired samples, against the 6-row kernel above): 1x4096x4096
- * 1.04-1.08x, 1x8192x8192 1.01-1.06x, but 0.94x on 1x1024x1024; so it is
- * a kernel of its own, and the first guess only where B exceeds the
- * last-level cache. */
+ * a matrix read from memory, which needs more rows in flight; with B in
+ * cache the 6-row kernel above is the faster, so this is a kernel of its
+ * own, and the first guess only where B exceeds the last-level cache. */
 CG_VM_PROTO(sgemm_avx2_vm4_stream) {
   vm_stream_any(0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
@@ -350,8 +348,9 @@ static inline __attribute__((always_inline)) void mv_cols(const int R, const int
 
 /* Two to four columns of B.  Four: 3 rows a pass (12 sums; one of B's
  * vectors reloaded from L1 each step) rather than 2 that fit the
- * registers: on the Zen 4 guest, alternating in one process, 1.15-1.21x
- * on 64x4x1216 to 4096x4x4096, in cache and beyond. */
+ * registers: B's vectors then serve three rows of A, and 12 independent
+ * sums hide the FMA latency better than 8; the reload from L1 costs less
+ * than both gain, in cache and beyond. */
 static void mv_more_cols(int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
                          const float *bt, int64_t ldbt, float beta, float *c, int64_t ldc) {
   switch (n) {
@@ -376,12 +375,9 @@ CG_MV_PROTO(sgemm_avx2_mv4) {
 }
 
 /* The streaming variant.  One column: 8 rows of A a pass (8 streams in
- * flight), one vector of each a step.  On a Zen 4 guest, alternating in
- * one process (21 paired samples, against the kernel above): 4096x1x4096
- * 1.06x, 8192x1x8192 1.06x, but 0.85x on 64x1x1216 and 0.91x on
- * 1024x1x1024, where A is in cache and the 4-row pass is faster.  Four
- * columns: 4 rows a pass (16 sums, B's vectors from L1): 4096x4x4096
- * 1.18x the 3-row pass, 1024x4x1024 0.78x. */
+ * flight), one vector of each a step: for A read from memory; with A in
+ * cache the 4-row pass above is faster.  Four columns: 4 rows a pass (16
+ * sums, B's vectors from L1), likewise for A from memory. */
 static inline __attribute__((always_inline)) void
 mv_stream_any(const int PF, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
               int64_t lda, const float *bt, int64_t ldbt, float beta, float *c, int64_t ldc) {

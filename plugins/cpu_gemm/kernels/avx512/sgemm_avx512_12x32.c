@@ -137,11 +137,11 @@ c_update(const int rows, const int half, int64_t cols, __m512 acc[K_MR][2], floa
 
 /* prefetch_c: fetch C's lines to L1 at the start (packed operands: C of a
  * large product, far away); the in-place variant serves the direct path,
- * whose C is already close, and skips it (32x32x32 3% faster).  half: a
- * tile of at most 16 columns (B in place), one vector a row: with both,
- * half of its FMAs were on zeros, which on a Zen 4 guest (one 512-bit FMA
- * a cycle) made the direct path's 16x16x16 and 48x48x48 1.4-2x slower
- * than the AVX2 kernel's. */
+ * whose C is already close, and skips it: there the prefetches would
+ * only take issue slots.  half: a tile of at most 16 columns (B in place),
+ * one vector a row: with both, half of its FMAs would be on zeros, which
+ * doubles the arithmetic's time where a core issues one 512-bit FMA a
+ * cycle, and the direct path's small products are mostly such tiles. */
 static inline __attribute__((always_inline)) void
 avx512_body(const int rows, int64_t cols, int64_t k, float alpha, const float *a, int64_t rs_a,
             int64_t cs_a, const float *b, int64_t rs_b, float beta, float *c, int64_t ldc,
@@ -152,7 +152,8 @@ avx512_body(const int rows, int64_t cols, int64_t k, float alpha, const float *a
   const uint32_t bits1 = cols >= 32 ? 0xffffu : cols > 16 ? (1u << (cols - 16)) - 1u : 0u;
   const __mmask16 m0 = (__mmask16)bits0, m1 = (__mmask16)bits1;
   /* The copying variant keeps C's early fetch: its last steps would then
-   * carry no copy, and the denser copy cost 64x4096x4096 5%. */
+   * carry no copy, and the copy crowded into the earlier steps stalls them
+   * more than the late fetch saves. */
   const int late_c = prefetch_c && !copy && k > K_C_LATE;
   const int64_t k_main = late_c ? k - K_C_LATE : k;
   int64_t p = 0;
@@ -162,7 +163,7 @@ avx512_body(const int rows, int64_t cols, int64_t k, float alpha, const float *a
     /* To L2 now and into L1 K_C_LATE steps before the end: the C lines of
      * a tile share one L1 set at power-of-two leading dimensions (on huge
      * pages), and fetched at the start the streaming A and B evict them
-     * before the update (2048^3 3-4% faster). */
+     * before the update. */
     if (late_c) {
       _mm_prefetch((const char *)(c + r * ldc), _MM_HINT_T1);
       _mm_prefetch((const char *)(c + r * ldc + 16), _MM_HINT_T1);

@@ -25,8 +25,8 @@ static inline __mmask16 lanes(int64_t count) {
  * that M * W independent accumulators cover the FMA latency of both
  * pipes.  With `pf`, each row's next chunk is prefetched: the FMAs per B
  * line are many enough that the out-of-order window holds too few of the
- * k concurrent row streams' misses to keep memory busy (4x4096x4096 7-9%
- * faster on an AVX-512 Xeon).  One row of A has its own kernel (vm1).
+ * k concurrent row streams' misses to keep memory busy.  One row of A has
+ * its own kernel (vm1).
  */
 static inline __attribute__((always_inline)) void vm_chunk(const int M, const int W, const int pf,
                                                            int64_t k, float alpha, const float *a,
@@ -79,12 +79,10 @@ static inline __attribute__((always_inline)) void vm_rows(const int M, const int
  * One row of A, F (<= 8) rows of B: the F broadcasts of A, alpha folded
  * in, stay in registers for the whole sweep of n, and each step takes two
  * vectors (two lines) of every row of B into two chains of sums (even and
- * odd rows), C read and written once per group.  Against the 8-vector
- * chunk over all k rows that it replaces, on a Zen 4 guest (one process,
- * alternating, medians of 31 paired samples): 1x1024x1024 1.05x,
- * 1x2048x2048 1.08-1.10x, 1x4096x4096 1.49-1.66x, 1x8192x8192 1.52-1.71x:
- * the chunk read each row of B in runs of 8 lines, which that machine's
- * prefetchers followed poorly.
+ * odd rows), C read and written once per group.  It replaces an 8-vector
+ * chunk over all k rows, which read each row of B in runs of 8 lines: k
+ * short interleaved streams that hardware prefetchers follow poorly,
+ * where here each row of B is one run over all n.
  */
 static inline __attribute__((always_inline)) void vm1_group(const int F, int64_t n, float alpha,
                                                             const float *a, const float *b,
@@ -156,10 +154,9 @@ CG_VM_PROTO(sgemm_avx512_vm4) {
  * step, and each vector of C is read and written once per group.  The
  * chunk kernel above keeps its sums over the call's rows instead, so each
  * of those rows is read in runs of W lines; with four rows of A (four FMAs
- * a line) the prefetchers then fell behind.  On the Zen 4 guest,
- * 4x4096x4096 alternating in one process: this 1.2-1.3x the chunk (about
- * 21 against 17 GB/s).  alpha is folded into the broadcasts; C starts
- * each column's sums, so the chain of F FMAs adds to it.
+ * a line) the prefetchers then fall behind, while F rows swept together
+ * are F long runs that they follow.  alpha is folded into the broadcasts;
+ * C starts each column's sums, so the chain of F FMAs adds to it.
  */
 static inline __attribute__((always_inline)) void
 vm_group_sums(const int M, const int F, const int masked, __mmask16 mk, __m512 av[4][8],
@@ -245,16 +242,13 @@ static inline __attribute__((always_inline)) void vm_group(const int M, const in
 /* Whether a call's stores to C share their low 12 address bits with the
  * loads of B one or two steps later, which then wait for them (4K
  * aliasing): C's rows less than two lines after B's modulo 4 KiB, for
- * every group of the call (B's row stride a multiple of 4 KiB).  On the
- * Zen 4 guest 4x4096x4096 ran 1.2-1.5x slower with C 64 or 96 bytes past
- * B; storing each column two steps late (vm_group_lagged) gave back
- * 1.14-1.50x at 64 bytes and 1.11-1.27x at 96, alternating in one
- * process.  Other strides are not looked at.  Products of 32 rows of B or
- * more in such a layout run on a copy of C placed apart from B
- * (cg_vm_relocates_c), which covers more offsets; this path serves the
- * smaller ones (4x1024x8 to 4x1024x24 with C 64 bytes past B: 2.2-2.6x
- * faster than storing as it goes; a copy of C cost more than the
- * aliasing there). */
+ * every group of the call (B's row stride a multiple of 4 KiB).  Storing
+ * each column two steps late (vm_group_lagged) lets those loads go first
+ * and gives back most of what the waits cost.  Other strides are not
+ * looked at.  Products of 32 rows of B or more in such a layout run on a
+ * copy of C placed apart from B (cg_vm_relocates_c), which covers more
+ * offsets; this path serves the smaller ones, where a copy of C costs
+ * more than the aliasing. */
 static inline int alias_soon(const float *b, int64_t ldb, const float *c) {
   const uintptr_t d = ((uintptr_t)c - (uintptr_t)b) & 4095u;
   return ((uint64_t)ldb * sizeof(float)) % 4096u == 0 && d > 0u && d < 128u;
@@ -338,12 +332,11 @@ CG_VM_PROTO(sgemm_avx512_vm4_stream) {
   vm_stream_any(0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
-/* The prefetching variant, for B beyond the last-level cache.  On the
- * Zen 4 guest, alternating in one process against the streaming variant:
- * 4x4096x4096 1.06-1.13x, 2x4096x4096 1.06-1.07x, 4x1024x4096,
- * 4x4096x1024 and 3x2048x2048 (16 MiB of B, half the L3) 1.13-1.22x; but
- * 0.92x on 4x1024x1024 (B in L3), where the prefetches only take issue
- * slots. */
+/* The prefetching variant, for B beyond the last-level cache: fetching
+ * the next group's rows in memory order keeps enough lines in flight for
+ * a read from memory (pf_cursor); with B in cache the prefetches only
+ * take issue slots, so it is a kernel of its own, the first guess only
+ * beyond the last-level cache. */
 CG_VM_PROTO(sgemm_avx512_vm4_prefetch) {
   vm_stream_any(1, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
@@ -410,20 +403,18 @@ static inline __attribute__((always_inline)) void mv_cols(const int N, const int
                                                           float *c, int64_t ldc) {
   int64_t i = 0;
   /* One column: 8 rows a pass, 8 streams of A in flight instead of 4
-   * (4096x1x4096 4-7% and 8192x1x8192 7-14% faster on an AVX-512 Xeon,
-   * measured in one process), two vectors of each row a step: 16 sums
-   * instead of 8, so the loads and FMAs never wait on one sum's latency
-   * (on the Zen 5 guest, alternating in one process: 64x1x1216 1.37x,
-   * 1024x1x1024 and 2048x1x2048 1.02-1.06x, 4096 and 8192 square at par). */
+   * (more misses outstanding when A comes from memory), two vectors of
+   * each row a step: 16 sums instead of 8, so the loads and FMAs never
+   * wait on one sum's latency (which matters most with A in cache). */
   if (N == 1)
     for (; i + 8 <= m; i += 8)
       mv_group(8, N, 2, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc, 0, pf_none());
   /* Four columns: 6 rows a pass (24 sums, 4 B vectors, one row vector: 29
-   * registers), B's four vectors loaded once for 6 rows of A instead of 4.
-   * On the Zen 4 guest, alternating in one process: 4096x4x4096 1.12-1.18x
-   * (A from memory), equal or 4% faster in cache.  The streaming variant
-   * takes 8 (32 sums: B's vectors come from L1): 4096x4x4096 1.12x the 6,
-   * 1024x4x1024 0.98x. */
+   * registers), B's four vectors loaded once for 6 rows of A instead of 4,
+   * which leaves more of the loads to A's stream.  The streaming variant
+   * takes 8 (32 sums: B's vectors come from L1): more of A's rows in
+   * flight for A from memory, at the cost of reloading B, which in cache
+   * outweighs it. */
   if (N == 4)
     for (; i + R4 <= m; i += R4)
       mv_group(R4, N, U, k, alpha, a + i * lda, lda, bt, ldbt, beta, c + i * ldc, ldc, PF,
@@ -473,9 +464,7 @@ CG_MV_PROTO(sgemm_avx512_mv4_stream) {
 
 /* The prefetching variant, for A beyond the last-level cache: four
  * columns in 8-row passes, each fetching the next pass's rows (see
- * pf_cursor).  On the Zen 4 guest, alternating in one process against
- * the streaming variant: 4096x4x4096 1.02-1.17x; 2048x4x2048 0.97x and
- * 1024x4x1024 0.80x (A in cache). */
+ * pf_cursor); with A in cache the prefetches only take issue slots. */
 CG_MV_PROTO(sgemm_avx512_mv4_prefetch) {
   mv_any(8, 1, m, n, k, alpha, a, lda, bt, ldbt, beta, c, ldc);
 }
