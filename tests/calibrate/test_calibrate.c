@@ -426,6 +426,52 @@ static void test_race_tie(void) {
   }
 }
 
+/* The final's leader fails after every other finalist was dropped as
+ * clearly slower: spin_us=100 leads, spin_us=1000 leaves the final after
+ * its third run, then 100's fifth run (warm-up, screening, three turns)
+ * and every later one fail.  The dropped finalists race again and the
+ * fastest that works is selected; it once read past the candidates (a
+ * crash, or a garbage policy saved).  Likewise when the leader is the
+ * plugin's first candidate (1000 screened out, 5000 abandoned). */
+static void test_race_leader_fails(void) {
+  static const struct {
+    const char *extra, *winner;
+    size_t failed, count;
+  } cases[] = {
+      {"[plugin.mock_det]\ncandidates = 1000,100\nfail = 100:5\n", "spin_us=1000", 1, 2},
+      {"[plugin.mock_det]\ncandidates = 1000,100,5000\nfail = 100:5\n", "spin_us=1000", 1, 3},
+      {"[plugin.mock_det]\ncandidates = 100,1000,5000\nfail = 100:5\n", "spin_us=1000", 0, 3},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    run x;
+    ini_params p = {NULL, 0, NULL, "leader.txt", cases[i].extra, 0, NULL, NULL, NULL};
+    olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+    const olc_workload_result *r;
+    const olc_candidate_result *won;
+    run_open(&x, &p);
+    opt.recalibrate = 1;
+    r = run_mm(&x, &opt);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    if (r->status != OLC_OK)
+      fprintf(stderr, "\n  case %zu: %s: %s\n", i, olc_status_name(r->status),
+              r->message ? r->message : "");
+    CU_ASSERT_EQUAL_FATAL(r->status, OLC_OK);
+    CU_ASSERT_EQUAL_FATAL(r->candidate_count, cases[i].count);
+    CU_ASSERT_EQUAL(r->candidates[cases[i].failed].status, OLC_E_PLUGIN);
+    CU_ASSERT(r->candidates[cases[i].failed].message != NULL &&
+              strstr(r->candidates[cases[i].failed].message, "run failed on purpose") != NULL);
+    CU_ASSERT(policy_is(r->selected, cases[i].winner));
+    /* The winner raced again: its figures are its own, and it is not
+     * reported abandoned. */
+    won = &r->candidates[cases[i].failed == 0 ? 1 : 0];
+    CU_ASSERT_EQUAL(won->status, OLC_OK);
+    CU_ASSERT_EQUAL(won->abandoned, 0);
+    CU_ASSERT_PTR_NULL(won->message);
+    CU_ASSERT(won->samples >= 3u && won->median_us >= 1000.0);
+    run_close(&x);
+  }
+}
+
 static void calibrate_once(const char *store) {
   run x;
   ini_params p = {NULL, 0, NULL, store, NULL, 0, NULL, NULL, NULL};
@@ -715,6 +761,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "race: one stalled screening run", test_race_stall);
   CU_add_test(s, "race: the first candidate keeps a tie", test_race_tie);
   CU_add_test(s, "race: an undecided final takes more runs", test_race_undecided);
+  CU_add_test(s, "race: the leader fails after the others left", test_race_leader_fails);
   CU_add_test(s, "thread count and implementation rejections", test_rejection_reasons);
   CU_add_test(s, "an override wins", test_override_wins);
   CU_add_test(s, "force_portable picks the portable record", test_force_portable);

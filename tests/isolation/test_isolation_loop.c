@@ -34,7 +34,9 @@ static int suite_teardown(void) { return olc_test_suite_rmtree(&tmp); }
 
 typedef olc_test_session session;
 
-static void open_session_as(session *s, const char *tag, const char *entries, int read_env) {
+/* abandon: [calibration] abandon_factor. */
+static void open_session_full(session *s, const char *tag, const char *entries, int read_env,
+                              const char *abandon) {
   char text[2048];
   int n;
   snprintf(store_path, sizeof store_path, "%s/%s/profiles.txt", tmp, tag);
@@ -42,15 +44,19 @@ static void open_session_as(session *s, const char *tag, const char *entries, in
                "[host]\nplugin_dirs = %s/crash\nthreads = 1\n"
                "[store]\npath = %s\n"
                "[calibration]\nwarmup = 1\nmin_repetitions = 3\nmin_seconds = 0.001\n"
-               "max_seconds_per_workload = 60\nabandon_factor = 100\n"
+               "max_seconds_per_workload = 60\nabandon_factor = %s\n"
                "[workload.mm]\nbackend = mock_crash\noperator = MatMul\nm = 8\nn = 4\nk = 2\n"
                "[plugin.mock_crash]\n%s\n",
-               OLC_CRASH_PLUGIN_ROOT, store_path, entries);
+               OLC_CRASH_PLUGIN_ROOT, store_path, abandon, entries);
   CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
   if (read_env)
     olc_test_session_open_env(s, tmp, text, (size_t)n);
   else
     olc_test_session_open(s, tmp, text, (size_t)n);
+}
+
+static void open_session_as(session *s, const char *tag, const char *entries, int read_env) {
+  open_session_full(s, tag, entries, read_env, "100");
 }
 
 static void open_session(session *s, const char *tag, const char *entries) {
@@ -310,6 +316,41 @@ static void test_final_all_fail(void) {
   close_session(&s);
 }
 
+/* The final's leader (spin_us=100) crashes, or hangs past the run
+ * timeout, in its third turn (its fifth run in the worker), after the
+ * other finalist (1000) left the final as clearly slower: the one left
+ * that works races again in a new worker and is selected.  It once read
+ * past the candidates: a crash, or a garbage policy saved. */
+static void test_final_leader_fails(void) {
+  static const struct {
+    const char *tag, *entries, *reason;
+    olc_status status;
+  } cases[] = {
+      {"leader-segv", "candidates = 1000,100\nsegv = 100\nafter = 5\n", "crashed (SIGSEGV)",
+       OLC_E_CRASHED},
+      {"leader-hang", "candidates = 1000,100\nhang = 100\nafter = 5\n", "longer than 1 s",
+       OLC_E_TIMEOUT},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    session s;
+    olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+    olc_calibration *cal = NULL;
+    const olc_workload_result *r;
+    open_session_full(&s, cases[i].tag, cases[i].entries, 0, "1.5");
+    opt.run_timeout_seconds = 1.0;
+    r = calibrate(&s, &opt, &cal);
+    expect_ok(r);
+    CU_ASSERT_EQUAL_FATAL(r->candidate_count, 2);
+    check(&r->candidates[1], cases[i].status, cases[i].reason);
+    check(&r->candidates[0], OLC_OK, NULL);
+    CU_ASSERT_EQUAL(r->candidates[0].abandoned, 0);
+    expect_selected(r, "spin_us=1000");
+    olc_calibration_free(cal);
+    close_session(&s);
+    CU_ASSERT_EQUAL(live_workers(), 0);
+  }
+}
+
 static void test_in_process_option(void) {
   session s;
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
@@ -458,6 +499,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "loop survives segv, abort, hang, exit", test_loop_survives_crashes);
   CU_add_test(s, "a crash in the race's final", test_crash_in_final);
   CU_add_test(s, "every finalist fails: the next best race", test_final_all_fail);
+  CU_add_test(s, "the final's leader fails after the others left", test_final_leader_fails);
   CU_add_test(s, "in_process option", test_in_process_option);
   CU_add_test(s, "missing worker: in-process with a warning", test_missing_worker_falls_back);
   CU_add_test(s, "prepare crashes in the worker: the host survives", test_prepare_breaks_in_worker);

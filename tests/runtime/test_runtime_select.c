@@ -278,6 +278,29 @@ static void test_failed_measurement(void) {
   rt_close(&h);
 }
 
+/* on_miss through the race whose final's leader (spin_us=100) fails after
+ * the other finalist (1000) left it as clearly slower: the one left that
+ * works is measured again, saved and selected.  It once read past the
+ * candidates: a crash, or a garbage policy saved. */
+static void test_leader_fails_in_final(void) {
+  olc_select_options on_miss = rt_mode(OLC_SELECT_ON_MISS);
+  rt_host h;
+  rt_workload rw;
+  olc_binding *b;
+  const olc_selection *s = NULL;
+  olc_error err;
+  rt_open(&h, tmp, NULL, "leader.txt", "[plugin.mock_det]\ncandidates = 1000,100\nfail = 100:5\n");
+  rt_matmul(&rw, NULL, 4, 4, 4);
+  b = rt_bind(&h, &rw);
+  OLC_ASSERT_OK(olc_binding_select(&s, b, &on_miss, &err), &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_TRUE(policy_is(s, "spin_us=1000"));
+  CU_ASSERT_TRUE(olc_selection_calibrated_now(s));
+  CU_ASSERT_EQUAL(rt_measurements(&h), 1);
+  olc_binding_free(b);
+  rt_close(&h);
+}
+
 /* A store that cannot be written (here: a network file system, through
  * the test hook) fails the key before anything is measured: the first
  * candidate with OLC_E_READ_ONLY and the reason; the same store in
@@ -355,6 +378,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "legacy record", test_legacy_record);
   CU_add_test(s, "scoped rejections", test_scoped_rejections);
   CU_add_test(s, "failed measurement", test_failed_measurement);
+  CU_add_test(s, "the final's leader fails", test_leader_fails_in_final);
   CU_add_test(s, "unwritable store", test_unwritable_store);
   CU_add_test(s, "bad options", test_bad_options);
   return olc_test_run(argc, argv);
