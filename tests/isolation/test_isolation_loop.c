@@ -214,7 +214,7 @@ static void test_loop_survives_crashes(void) {
   watch w;
   memset(&w, 0, sizeof w);
   open_session(&s, "crashes",
-               "candidates = 300,101,102,103,105,200\n"
+               "candidates = 3000,101,102,103,105,200\n"
                "segv = 101\nabort = 102\nhang = 103\nexit = 105\n");
   opt.run_timeout_seconds = 1.0;
   opt.progress = on_progress;
@@ -262,7 +262,7 @@ static void test_loop_survives_crashes(void) {
 /* A finalist that crashes in the race's final (its 4th run: warm-up,
  * screening, then two turns) is rejected with its reason like one that
  * crashes at once; the final goes on with a new worker and the others. */
-/* The first candidate is 3 x slower than the winner: the race keeps the
+/* The first candidate is 10 x slower than the winner: the race keeps the
  * plugin's guess against a lead its runs' spread cannot tell from noise,
  * and under ASan on a loaded machine a 1.5 x lead (300 against 200) was
  * once that (CI, ctest -j2). */
@@ -271,7 +271,7 @@ static void test_crash_in_final(void) {
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
   olc_calibration *cal = NULL;
   const olc_workload_result *r;
-  open_session(&s, "final", "candidates = 600,101,200\nsegv = 101\nafter = 4\n");
+  open_session(&s, "final", "candidates = 2000,101,200\nsegv = 101\nafter = 4\n");
   r = calibrate(&s, &opt, &cal);
   expect_ok(r);
   CU_ASSERT_EQUAL_FATAL(r->candidate_count, 3);
@@ -289,7 +289,7 @@ static void test_crash_in_final(void) {
 
 /* All three finalists fail in the final (a run error, SIGSEGV, SIGABRT
  * at their 3rd run in a worker): the next best screened candidates take
- * their places and one of them is selected.  The others are 20-30 x
+ * their places and the faster (5 x) is selected.  They are 20-100 x
  * slower, so that a screening run slowed by a busy machine cannot let one
  * of them into the final in place of 101 or 102 (one of 101's took 614 us
  * while the suite ran two tests at a time, when the others were 600 and
@@ -299,9 +299,11 @@ static void test_final_all_fail(void) {
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
   olc_calibration *cal = NULL;
   const olc_workload_result *r;
-  open_session(&s, "final-all",
-               "candidates = 300,101,102,2000,3000\nfail = 300\nsegv = 101\nabort = 102\n"
-               "after = 3\n");
+  /* No abandoning in the screening: 10000 is 100 x 101. */
+  open_session_full(&s, "final-all",
+                    "candidates = 300,101,102,2000,10000\nfail = 300\nsegv = 101\nabort = 102\n"
+                    "after = 3\n",
+                    0, "1000");
   r = calibrate(&s, &opt, &cal);
   expect_ok(r);
   CU_ASSERT_EQUAL_FATAL(r->candidate_count, 5);
@@ -358,7 +360,7 @@ static void test_in_process_option(void) {
   const olc_workload_result *r;
   watch w;
   memset(&w, 0, sizeof w);
-  open_session(&s, "in-process", "candidates = 300,100,200\n");
+  open_session(&s, "in-process", "candidates = 1000,100,2000\n");
   opt.in_process = 1;
   opt.progress = on_progress;
   opt.progress_payload = &w;
@@ -385,7 +387,7 @@ static void test_missing_worker_falls_back(void) {
   watch w;
   snprintf(missing, sizeof missing, "%s/nowhere/olc-worker", tmp);
   setenv("OLC_WORKER", missing, 1);
-  open_session_as(&s, "fallback", "candidates = 300,100,200\n", 1);
+  open_session_as(&s, "fallback", "candidates = 1000,100,2000\n", 1);
   r = calibrate(&s, &opt, &cal);
   expect_ok(r);
   expect_selected(r, "spin_us=100");
