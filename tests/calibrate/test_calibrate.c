@@ -434,8 +434,9 @@ static void test_race_tie(void) {
 
 /* The final's leader fails after every other finalist was dropped as
  * clearly slower: spin_us=100 leads, spin_us=1000 leaves the final after
- * its third run, then 100's fifth run (warm-up, screening, three turns)
- * and every later one fail.  The dropped finalists race again and the
+ * its third run, then 100's fourth run (the numerical check stands for
+ * its warm-up; screening, then the final's third turn, which every final
+ * has) and every later one fail.  The dropped finalists race again and the
  * fastest that works is selected; it once read past the candidates (a
  * crash, or a garbage policy saved).  Likewise when the leader is the
  * plugin's first candidate (1000 screened out, 5000 abandoned). */
@@ -444,9 +445,9 @@ static void test_race_leader_fails(void) {
     const char *extra, *winner;
     size_t failed, count;
   } cases[] = {
-      {"[plugin.mock_det]\ncandidates = 1000,100\nfail = 100:5\n", "spin_us=1000", 1, 2},
-      {"[plugin.mock_det]\ncandidates = 1000,100,5000\nfail = 100:5\n", "spin_us=1000", 1, 3},
-      {"[plugin.mock_det]\ncandidates = 100,1000,5000\nfail = 100:5\n", "spin_us=1000", 0, 3},
+      {"[plugin.mock_det]\ncandidates = 1000,100\nfail = 100:4\n", "spin_us=1000", 1, 2},
+      {"[plugin.mock_det]\ncandidates = 1000,100,5000\nfail = 100:4\n", "spin_us=1000", 1, 3},
+      {"[plugin.mock_det]\ncandidates = 100,1000,5000\nfail = 100:4\n", "spin_us=1000", 0, 3},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     run x;
