@@ -56,7 +56,8 @@ static size_t ini_text(char *buf, size_t size, const char *d, const char *lock_l
                    "[store]\npath = %s/profiles.txt\n"
                    "[calibration]\nwarmup = 1\nmin_repetitions = 3\nmin_seconds = 0.001\n"
                    "isolation = false\n%s"
-                   "[plugin.mock_det]\ncandidates = 300,100,200\n"
+                   /* spin_us=100 wins by 10 x: no busy machine flips it */
+                   "[plugin.mock_det]\ncandidates = 1000,100,2000\n"
                    "[workload.a]\nbackend = mock_det\noperator = MatMul\nm = 8\nn = 4\nk = 2\n"
                    "[workload.b]\nbackend = mock_det\noperator = MatMul\nm = 16\nn = 4\nk = 2\n",
                    OLC_MOCK_PLUGIN_ROOT, d, lock_lines);

@@ -78,7 +78,8 @@ static void write_ini(const char *d) {
                    "[store]\npath = %s/profiles.txt\n"
                    "[calibration]\nwarmup = 1\nmin_repetitions = 3\nmin_seconds = 0.001\n"
                    "isolation = false\nstrategy = full\nmeasure_lock = %s/run/measure.lock\n"
-                   "[plugin.mock_det]\ncandidates = 3000,1000,2000\n"
+                   /* spin_us=500 wins by 10 x: no busy machine flips it */
+                   "[plugin.mock_det]\ncandidates = 5000,500,10000\n"
                    "[workload.w0]\nbackend = mock_det\noperator = MatMul\nm = 8\nn = 4\nk = 2\n"
                    "[workload.w1]\nbackend = mock_det\noperator = MatMul\nm = 16\nn = 4\nk = 2\n"
                    "[workload.w2]\nbackend = mock_det\noperator = MatMul\nm = 32\nn = 4\nk = 2\n",
@@ -236,8 +237,8 @@ static void test_one_measurer_at_a_time(void) {
     for (i = 0; i < PROCS; i++) {
       results_measured += r.measured[i][w];
       waited += r.elsewhere[i][w];
-      /* All four end with the same selection: the winner, 1000 us. */
-      CU_ASSERT_STRING_EQUAL(r.policy[i][w], "spin_us=1000");
+      /* All four end with the same selection: the winner, 500 us. */
+      CU_ASSERT_STRING_EQUAL(r.policy[i][w], "spin_us=500");
     }
     CU_ASSERT_EQUAL(results_measured, 1);
   }

@@ -1,8 +1,9 @@
 /*
  * tests/numcheck/test_numcheck.c - the numerical check (check.h) against
- * the mock plugin mock_det: its candidates spin 400, 100, 200 and 800 us,
- * and with [plugin.mock_det] wrong = 100 the fastest one (spin_us=100)
- * computes C[3,17] off by 1e-2.  It must never be selected, whether
+ * the mock plugin mock_det: its candidates spin 400, 100, 200 and 800 us
+ * (2000, 100, 200 or 1000, 4000 where a test asserts the winner), and with
+ * [plugin.mock_det] wrong = 100 the fastest one (spin_us=100) computes
+ * C[3,17] off by 1e-2.  It must never be selected, whether
  * measured in the worker or in-process, through the library or through
  * olc calibrate, and the result must say why; with the check off it wins
  * (so the test can tell).  Also: a plugin without execute is "not checked",
@@ -31,6 +32,12 @@
 #endif
 
 static char *tmp;
+
+/* mock_det's candidates where the winner is clear on any machine (a busy
+ * one cannot flip a lead of 10 x): with wrong = 100 rejected, spin_us=200
+ * is the fastest right one; with none rejected, spin_us=100 is fastest. */
+#define NEXT_CLEAR "\ncandidates = 2000,100,200,4000"
+#define FIRST_CLEAR "\ncandidates = 2000,100,1000,4000"
 
 /* The ini: mock_det from scenario, its wrong policy, [calibration] extra. */
 static int ini(char *text, size_t size, const char *scenario, const char *backend,
@@ -89,7 +96,8 @@ static double measurement(const olc_record *r, const char *name) {
 static void expect_rejected(const char *calibration) {
   olc_test_session s;
   olc_calibration *cal = NULL;
-  const olc_workload_result *r = calibrate(&s, &cal, "good", "mock_det", "100", calibration);
+  const olc_workload_result *r =
+      calibrate(&s, &cal, "good", "mock_det", "100" NEXT_CLEAR, calibration);
   const olc_candidate_result *bad = candidate(r, "spin_us=100");
   size_t i;
   CU_ASSERT_EQUAL(r->status, OLC_OK);
@@ -133,7 +141,7 @@ static void test_off(void) {
   olc_test_session s;
   olc_calibration *cal = NULL;
   const olc_workload_result *r =
-      calibrate(&s, &cal, "good", "mock_det", "100", "numerical_check = false\n");
+      calibrate(&s, &cal, "good", "mock_det", "100" FIRST_CLEAR, "numerical_check = false\n");
   size_t i;
   CU_ASSERT_PTR_NOT_NULL_FATAL(r->selected);
   CU_ASSERT(policy_is(r->selected->policy, r->selected->policy_len, "spin_us=100"));
@@ -194,7 +202,8 @@ static void test_runs_unchecked(void) { expect_runs("numerical_check = false\n",
 static void test_no_execute(void) {
   olc_test_session s;
   olc_calibration *cal = NULL;
-  const olc_workload_result *r = calibrate(&s, &cal, "no_execute", "mock_noexec", "100", "");
+  const olc_workload_result *r =
+      calibrate(&s, &cal, "no_execute", "mock_noexec", "100" FIRST_CLEAR, "");
   CU_ASSERT_PTR_NOT_NULL_FATAL(r->selected);
   CU_ASSERT(policy_is(r->selected->policy, r->selected->policy_len, "spin_us=100"));
   CU_ASSERT_FALSE(r->candidates[0].checked);
@@ -254,7 +263,7 @@ static void test_cli(void) {
   const char *json[] = {"calibrate", "--config", NULL, "--json", NULL};
   const char *verbose[] = {"calibrate", "--config", NULL, "--recalibrate", "-v", NULL};
   cli_run r;
-  int n = ini(text, sizeof text, "good", "mock_det", "100", "");
+  int n = ini(text, sizeof text, "good", "mock_det", "100" NEXT_CLEAR, "");
   olc_test_rmtree(tmp);
   free(tmp);
   tmp = olc_test_tmpdir("numcheck");
@@ -293,7 +302,8 @@ static void test_cold(void) {
   const char *json[] = {"select", "--config", NULL, "--json", NULL};
   cli_run run;
   int n;
-  r = calibrate(&s, &cal, "good", "mock_det", "0\ncold = 1", "rotating_buffer_mb = 1\n");
+  r = calibrate(&s, &cal, "good", "mock_det", "0\ncold = 1" FIRST_CLEAR,
+                "rotating_buffer_mb = 1\n");
   if (r->status != OLC_OK)
     printf("\n  %s: %s\n", olc_status_name(r->status), r->message ? r->message : "");
   CU_ASSERT_EQUAL(r->status, OLC_OK);

@@ -46,6 +46,9 @@ typedef struct mock_instance {
   uint32_t stall_spin;      /* stall = N:K: the K-th run of spin_us=N takes 20 x N us, */
   uint32_t stall_run;       /* as a run a preemption stalled would */
   uint32_t stall_seen;
+  uint32_t fail_spin; /* fail = N:K: the K-th run of spin_us=N and every later one fail, */
+  uint32_t fail_run;  /* as a candidate that breaks in the race's final would */
+  uint32_t fail_seen;
   uint32_t jitter_spin; /* jitter = N: the runs of spin_us=N take N/2, N, 2N us in turn, */
   uint32_t jitter_seen; /* a median of N with a wide spread */
   int trace; /* trace = 1: every run and execute logs "run N" / "execute N" (N: spin_us) */
@@ -114,6 +117,10 @@ static int32_t mock_create(const olc_plugin_host *host, const olc_plugin_kv *con
       char *end;
       m->stall_spin = (uint32_t)strtoul(v, &end, 10);
       m->stall_run = *end == ':' ? (uint32_t)strtoul(end + 1, NULL, 10) : 1u;
+    } else if (strcmp(k, "fail") == 0) {
+      char *end;
+      m->fail_spin = (uint32_t)strtoul(v, &end, 10);
+      m->fail_run = *end == ':' ? (uint32_t)strtoul(end + 1, NULL, 10) : 1u;
     } else if (strcmp(k, "jitter") == 0)
       m->jitter_spin = (uint32_t)strtoul(v, NULL, 10);
     else if (strcmp(k, "wrong") == 0)
@@ -370,6 +377,10 @@ static int32_t mock_run(void *instance, const olc_plugin_workload *w, void *stat
   }
   if (m->cold && state == m->last_state) {
     mock_error(OLC_PLUGIN_E_FAILED, "run on the state of the run before: operands still cached");
+    return OLC_PLUGIN_E_FAILED;
+  }
+  if (m->fail_spin != 0 && p->spin_us == m->fail_spin && ++m->fail_seen >= m->fail_run) {
+    mock_error(OLC_PLUGIN_E_FAILED, "run failed on purpose");
     return OLC_PLUGIN_E_FAILED;
   }
   m->last_state = state;

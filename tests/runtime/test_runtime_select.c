@@ -8,13 +8,19 @@
  * old convention reported and recalibrated, scoped rejections, a failed
  * measurement, and bad options.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* F_OFD_SETLK */
+#endif
 #include <CUnit/CUnit.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "host/host.h"
 #include "runtime_util.h"
+
+#include <unistd.h>
 
 /* SHA-256 of "abc". */
 #define ABC_SHA256 "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
@@ -251,8 +257,11 @@ static void test_scoped_rejections(void) {
   rt_close(&h);
 }
 
+/* The test's clock for the retry of failed keys (olc_host__set_retry_clock). */
+static uint64_t fake_now(void *payload) { return *(const uint64_t *)payload; }
+
 /* A measurement that fails gives the first candidate with its status, and
- * is not tried again by this host. */
+ * is not tried again by this host within the first retry's wait (1 s). */
 static void test_failed_measurement(void) {
   olc_select_options on_miss = rt_mode(OLC_SELECT_ON_MISS);
   rt_host h;
@@ -260,7 +269,9 @@ static void test_failed_measurement(void) {
   olc_binding *b;
   const olc_selection *s, *s2;
   olc_error err;
+  uint64_t now = 1000000000u; /* frozen: no retry is due */
   rt_open(&h, tmp, NULL, "failed.txt", "[plugin.mock_det]\nrun = fail\n");
+  olc_host__set_retry_clock(h.s.host, fake_now, &now);
   rt_matmul(&rw, NULL, 4, 4, 4);
   b = rt_bind(&h, &rw);
   CU_ASSERT_EQUAL(olc_binding_select(&s, b, &on_miss, &err), OLC_FIRST_CANDIDATE);
@@ -274,6 +285,161 @@ static void test_failed_measurement(void) {
   CU_ASSERT_PTR_EQUAL(s2, s);
   CU_ASSERT_EQUAL(rt_measurements(&h), 1);
   CU_ASSERT_EQUAL(rt_records(&h), 0);
+  olc_binding_free(b);
+  rt_close(&h);
+}
+
+/* Holds the store's lock (P.lock) as a writer of another process would:
+ * an open file description lock, which the host's own conflicts with.
+ * Returns the descriptor (closing it lets go). */
+static int hold_store_lock(const char *store) {
+  char path[1100];
+  struct flock fl;
+  int fd;
+  snprintf(path, sizeof path, "%s/%s.lock", tmp, store);
+  fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  CU_ASSERT_FATAL(fd >= 0);
+  memset(&fl, 0, sizeof fl);
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  CU_ASSERT_FATAL(fcntl(fd, F_OFD_SETLK, &fl) == 0);
+  return fd;
+}
+
+/* A host whose store waits 50 ms for its lock. */
+static void open_lock_host(rt_host *h, const char *store) {
+  char ini[1024];
+  int n = snprintf(ini, sizeof ini,
+                   "[host]\nplugin_dirs = %s/good\nthreads = 2\n"
+                   "[store]\npath = %s\nlock_timeout_ms = 50\n"
+                   "[calibration]\nwarmup = 1\nmin_repetitions = 3\nmin_seconds = 0.001\n"
+                   "isolation = false\n",
+                   OLC_MOCK_PLUGIN_ROOT, store);
+  CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof ini);
+  olc_test_session_open(&h->s, tmp, ini, (size_t)n);
+}
+
+/* A measurement whose save timed out on a busy store lock is measured
+ * again, no sooner than 1 s later (on the host's retry clock, here the
+ * test's), and its winner then served. */
+static void test_failed_measurement_retried(void) {
+  olc_select_options on_miss = rt_mode(OLC_SELECT_ON_MISS);
+  rt_host h;
+  rt_workload rw;
+  olc_binding *b;
+  const olc_selection *s = NULL;
+  uint64_t now = 1000000000u;
+  olc_error err;
+  int fd;
+  open_lock_host(&h, "retry.txt");
+  olc_host__set_retry_clock(h.s.host, fake_now, &now);
+  rt_matmul(&rw, NULL, 4, 4, 4);
+  b = rt_bind(&h, &rw);
+  fd = hold_store_lock("retry.txt");
+  CU_ASSERT_EQUAL(olc_binding_select(&s, b, &on_miss, &err), OLC_FIRST_CANDIDATE);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_EQUAL(olc_selection_why(s), OLC_E_LOCK_TIMEOUT);
+  CU_ASSERT_EQUAL(rt_measurements(&h), 1);
+  close(fd); /* the other writer is done */
+  now += 999000000u;
+  CU_ASSERT_EQUAL(olc_binding_select(&s, b, &on_miss, &err), OLC_FIRST_CANDIDATE);
+  CU_ASSERT_EQUAL(rt_measurements(&h), 1); /* not yet */
+  now += 1000000u;
+  OLC_ASSERT_OK(olc_binding_select(&s, b, &on_miss, &err), &err);
+  CU_ASSERT_EQUAL(rt_measurements(&h), 2);
+  CU_ASSERT_TRUE(olc_selection_calibrated_now(s));
+  CU_ASSERT_EQUAL(rt_records(&h), 2); /* exact and portable */
+  olc_binding_free(b);
+  rt_close(&h);
+}
+
+/* A key that keeps failing is tried again after 1 s, then 2, 4, ...
+ * doubling up to 5 minutes between tries, never more often. */
+static void test_failed_measurement_backoff(void) {
+  olc_select_options on_miss = rt_mode(OLC_SELECT_ON_MISS);
+  rt_host h;
+  rt_workload rw;
+  olc_binding *b;
+  const olc_selection *s = NULL;
+  uint64_t now = 5000000000u, wait_s = 1, tries = 1;
+  olc_error err;
+  int fd;
+  open_lock_host(&h, "backoff.txt");
+  olc_host__set_retry_clock(h.s.host, fake_now, &now);
+  rt_matmul(&rw, NULL, 4, 4, 4);
+  b = rt_bind(&h, &rw);
+  fd = hold_store_lock("backoff.txt");
+  CU_ASSERT_EQUAL(olc_binding_select(&s, b, &on_miss, &err), OLC_FIRST_CANDIDATE);
+  CU_ASSERT_EQUAL(rt_measurements(&h), 1);
+  for (int i = 0; i < 12; i++) {
+    now += wait_s * 1000000000u - 1u; /* a nanosecond early */
+    CU_ASSERT_EQUAL(olc_binding_select(&s, b, &on_miss, &err), OLC_FIRST_CANDIDATE);
+    CU_ASSERT_EQUAL(rt_measurements(&h), tries);
+    now += 1u;
+    CU_ASSERT_EQUAL(olc_binding_select(&s, b, &on_miss, &err), OLC_FIRST_CANDIDATE);
+    CU_ASSERT_EQUAL(rt_measurements(&h), ++tries);
+    CU_ASSERT_EQUAL(olc_selection_why(s), OLC_E_LOCK_TIMEOUT);
+    wait_s = wait_s * 2 < 300 ? wait_s * 2 : 300;
+  }
+  CU_ASSERT_EQUAL(wait_s, 300); /* 1, 2, ..., 256, then 300 s apart */
+  close(fd);
+  olc_binding_free(b);
+  rt_close(&h);
+}
+
+/* A record another process saved after this host's measurement failed is
+ * served by the next select, before any retry is due. */
+static void test_failed_then_saved_elsewhere(void) {
+  olc_select_options on_miss = rt_mode(OLC_SELECT_ON_MISS);
+  rt_host h, other;
+  rt_workload rw;
+  olc_binding *b, *ob;
+  const olc_selection *s = NULL;
+  uint64_t now = 1000000000u;
+  olc_error err;
+  int fd;
+  open_lock_host(&h, "elsewhere.txt");
+  olc_host__set_retry_clock(h.s.host, fake_now, &now);
+  rt_matmul(&rw, NULL, 4, 4, 4);
+  b = rt_bind(&h, &rw);
+  fd = hold_store_lock("elsewhere.txt");
+  CU_ASSERT_EQUAL(olc_binding_select(&s, b, &on_miss, &err), OLC_FIRST_CANDIDATE);
+  close(fd);
+  open_lock_host(&other, "elsewhere.txt");
+  ob = rt_bind(&other, &rw);
+  OLC_ASSERT_OK(olc_binding_select(&s, ob, &on_miss, &err), &err);
+  CU_ASSERT_EQUAL(rt_measurements(&other), 1);
+  OLC_ASSERT_OK(olc_binding_select(&s, b, &on_miss, &err), &err);
+  CU_ASSERT_PTR_NOT_NULL(olc_selection_record(s));
+  CU_ASSERT_FALSE(olc_selection_calibrated_now(s));
+  CU_ASSERT_EQUAL(rt_measurements(&h), 1); /* served, not measured again */
+  olc_binding_free(ob);
+  rt_close(&other);
+  olc_binding_free(b);
+  rt_close(&h);
+}
+
+/* on_miss through the race whose final's leader (spin_us=100) fails after
+ * the other finalist (1000) left it as clearly slower: its fourth run (the
+ * numerical check stands for its warm-up; screening, then the final's
+ * third turn, which every final has) fails.  The one left that works is
+ * measured again, saved and selected.  It once read past the candidates:
+ * a crash, or a garbage policy saved. */
+static void test_leader_fails_in_final(void) {
+  olc_select_options on_miss = rt_mode(OLC_SELECT_ON_MISS);
+  rt_host h;
+  rt_workload rw;
+  olc_binding *b;
+  const olc_selection *s = NULL;
+  olc_error err;
+  rt_open(&h, tmp, NULL, "leader.txt", "[plugin.mock_det]\ncandidates = 1000,100\nfail = 100:4\n");
+  rt_matmul(&rw, NULL, 4, 4, 4);
+  b = rt_bind(&h, &rw);
+  OLC_ASSERT_OK(olc_binding_select(&s, b, &on_miss, &err), &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  CU_ASSERT_TRUE(policy_is(s, "spin_us=1000"));
+  CU_ASSERT_TRUE(olc_selection_calibrated_now(s));
+  CU_ASSERT_EQUAL(rt_measurements(&h), 1);
   olc_binding_free(b);
   rt_close(&h);
 }
@@ -355,6 +521,10 @@ int main(int argc, char **argv) {
   CU_add_test(s, "legacy record", test_legacy_record);
   CU_add_test(s, "scoped rejections", test_scoped_rejections);
   CU_add_test(s, "failed measurement", test_failed_measurement);
+  CU_add_test(s, "the final's leader fails", test_leader_fails_in_final);
+  CU_add_test(s, "a failed measurement is retried", test_failed_measurement_retried);
+  CU_add_test(s, "retries back off to 5 minutes", test_failed_measurement_backoff);
+  CU_add_test(s, "failed, then saved by another", test_failed_then_saved_elsewhere);
   CU_add_test(s, "unwritable store", test_unwritable_store);
   CU_add_test(s, "bad options", test_bad_options);
   return olc_test_run(argc, argv);

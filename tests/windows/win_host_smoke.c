@@ -208,6 +208,16 @@ static olc_status open_store(olc_store **out, const char *path) {
   return st;
 }
 
+/* [plugin.mock_det] candidates = 1000,100,2000,4000: the winner,
+ * spin_us=100, leads by 10 x, which no busy machine flips. */
+static const olc_property mock_entries[] = {{"candidates", "1000,100,2000,4000"}};
+static const olc_plugin_config mock_config = {"mock_det", 1, 0, mock_entries, 1};
+
+static const olc_plugin_config *plugin_config(void *payload, const char *name) {
+  (void)payload;
+  return strcmp(name, "mock_det") == 0 ? &mock_config : NULL;
+}
+
 static olc_status open_host(olc_host **out, olc_store *store, const paths *p) {
   olc_host_params params;
   olc_error err;
@@ -217,6 +227,7 @@ static olc_status open_host(olc_host **out, olc_store *store, const paths *p) {
   params.load.dir_count = sizeof p->dirs / sizeof p->dirs[0];
   params.load.threads = 2; /* cpu_gemm runs its Win32 thread pool */
   params.load.ignore_env = 1;
+  params.load.plugin_config = plugin_config;
   params.store = store;
   params.settings = &settings; /* no config in this build to default them */
   st = olc_host__open(out, &params, &err);
@@ -285,8 +296,8 @@ static void check_calibrated(const olc_calibration *cal, char winners[2][256]) {
           r->message != NULL ? r->message : "");
     snprintf(winners[i], sizeof winners[i], "%s", policy_text(r->selected));
   }
-  /* mock_det's costs are known: spin_us=100 is the cheapest of 400, 100,
-   * 200, 800. */
+  /* mock_det's costs are known: spin_us=100 is the cheapest of 1000, 100,
+   * 2000, 4000. */
   CHECK(strcmp(winners[0], "spin_us=100") == 0, "mock_det: the cheapest candidate won");
   CHECK(strncmp(winners[1], "v1 kernel=", 10) == 0, "cpu_gemm: a cpu_gemm policy won");
   check_threaded(olc_calibration_get(cal, 1));

@@ -707,8 +707,10 @@ OLC_API void olc_binding_free(olc_binding *b);
  * it; one measurement runs at a time in a process.  A wait that times out
  * or is cancelled gives the first candidate (why OLC_E_TIMEOUT /
  * OLC_E_CANCELLED) and leaves the measurement to whoever makes it; a
- * measurement that fails gives the first candidate with its status as why
- * (and is not retried by this host until the store changes).
+ * measurement that fails gives the first candidate with its status as why;
+ * a record saved meanwhile (by another process, say) is served, and the
+ * key is measured again by the first select 1 s after the failure, the
+ * wait doubling with each further failure up to 5 minutes.
  *
  * Returns OLC_OK (*out: a stored or just measured record),
  * OLC_FIRST_CANDIDATE (*out: the plugin's first candidate; err, when

@@ -126,11 +126,22 @@ olc_status olc_calibrate__workload(olc_calibrate_outcome *out, const olc_calibra
     goto done;
   if (out->reached > 0 && out->candidates[0].status == OLC_OK && out->candidates[0].samples > 0)
     out->first_median_us = out->candidates[0].median_us;
-  if (out->winner == list.count) {
-    const olc_candidate_result *first = &out->candidates[0];
-    const char *why = out->reached > 0 && first->message ? first->message : "none measured";
-    st = fail(out, req, out->reached > 0 ? first->status : OLC_E_PLUGIN,
-              "no candidate could be measured: %s", why);
+  if (out->winner >= list.count) {
+    /* The first failure says why; a workload without a winner never
+     * reports OLC_OK (its caller would save candidates[winner]). */
+    const olc_candidate_result *why = NULL;
+    size_t i;
+    for (i = 0; i < out->reached && why == NULL; i++)
+      if (out->candidates[i].status != OLC_OK)
+        why = &out->candidates[i];
+    out->winner = list.count;
+    if (why != NULL)
+      st = fail(out, req, why->status, "no candidate could be measured: %s",
+                why->message != NULL ? why->message : olc_status_str(why->status));
+    else
+      st = fail(out, req, out->reached > 0 ? OLC_E_INTERNAL : OLC_E_PLUGIN,
+                "no candidate could be measured: %s",
+                out->reached > 0 ? "none was left in the race" : "none measured");
   }
 done:
   olc_policy_list__free(&list, req->target.plugin);

@@ -25,7 +25,10 @@
  *    least one run), so that a change of machine load or clock hits them
  *    alike instead of deciding the race; every other turn runs them in
  *    reverse order.  A finalist clearly slower than
- *    the leader leaves.
+ *    the leader leaves.  When every finalist has failed, the best
+ *    screened candidates left take their places; when none is left, those
+ *    that were only slower (screened or dropped) race again: a candidate
+ *    that works is selected whenever one exists.
  *    The race ends when every finalist has min_repetitions runs and their
  *    timed runs, screening included, add up to min_seconds.  When the
  *    leader then beats the first candidate by more than TIE_MARGIN but
@@ -368,6 +371,38 @@ static size_t promote(race *r, size_t most) {
   return k;
 }
 
+/* The plugin's first candidate, its own best guess, always races (when
+ * it was not abandoned): calibration replaces it only with one that beats
+ * it in the same turns. */
+static void first_races(race *r, size_t most, int budgeted) {
+  if (budgeted && most > 0 && r->ctx->list->count > 0 && r->lanes[0].state == LANE_SCREENED)
+    r->lanes[0].state = LANE_FINAL;
+}
+
+/* Every finalist failed and no screened lane is left to take their
+ * places: the lanes taken out only as slower (in the screening or the
+ * final) race again, the leader they lost to being gone, so that a
+ * candidate that works is still selected.  A failed lane never returns,
+ * so this ends.  Returns how many race now (0: none was left). */
+static size_t readmit(race *r, size_t most, int budgeted) {
+  const olc_strategy_ctx *ctx = r->ctx;
+  size_t i, n = 0;
+  for (i = 0; i < ctx->list->count; i++) {
+    lane *l = &r->lanes[i];
+    olc_candidate_result *c = &ctx->results[i];
+    if (l->state != LANE_OUT || l->n == 0 || c->status != OLC_OK || !c->abandoned)
+      continue;
+    l->state = LANE_SCREENED;
+    c->abandoned = 0;
+    c->message = NULL; /* the final says again why it lost, if it does */
+    n++;
+  }
+  if (n == 0)
+    return 0;
+  first_races(r, most, budgeted);
+  return promote(r, most);
+}
+
 /* How many finalists race, or SIZE_MAX when every one has x times its
  * runs (min_repetitions, their runs adding up to min_seconds) and
  * FINAL_MIN_TURNS turns or is
@@ -439,19 +474,16 @@ static olc_status final(race *r, size_t most, int budgeted) {
   size_t k, i;
   double turn_s;
   olc_status st;
-  /* The plugin's first candidate, its own best guess, always races (when
-   * it was not abandoned): calibration replaces it only with one that
-   * beats it in the same turns. */
-  if (budgeted && most > 0 && count > 0 && r->lanes[0].state == LANE_SCREENED)
-    r->lanes[0].state = LANE_FINAL;
+  first_races(r, most, budgeted);
   k = promote(r, most);
   turn_s = s->min_seconds / TURNS / (double)(k > 0 ? k : 1);
   for (size_t turn = 0;; turn++) {
     int extra;
     size_t live = final_done(r, budgeted, &extra);
     /* Every finalist failed (crashed, say): the next best take their
-     * places, so that a working candidate is still selected. */
-    if (live == 0 && (live = promote(r, most)) > 0)
+     * places, so that a working candidate is still selected; when none is
+     * left, those that were only slower race again. */
+    if (live == 0 && ((live = promote(r, most)) > 0 || (live = readmit(r, most, budgeted)) > 0))
       continue;
     if (live == 0 || live == SIZE_MAX)
       break;

@@ -111,6 +111,10 @@ void olc_host__set_recheck_ms(olc_host *host, int64_t ms);
  * anything is measured (tests: what other threads see meanwhile). */
 typedef void (*olc_host_measure_hook)(void *payload, const char *workload);
 void olc_host__set_measure_hook(olc_host *host, olc_host_measure_hook fn, void *payload);
+/* The clock, in ns, that times the retries of a key whose measurement
+ * failed (tests; NULL: olc_plugins__now_ns).  Set before selecting. */
+typedef uint64_t (*olc_host_clock_fn)(void *payload);
+void olc_host__set_retry_clock(olc_host *host, olc_host_clock_fn fn, void *payload);
 
 /* What a measuring worker needs to rebuild p as this host made it: the
  * host's thread count and permission policy, p's [plugin.NAME] entries. */

@@ -231,6 +231,11 @@ static olc_status measure_now(olc_host_measure *m) {
     m->message = out.message;
     return OLC_OK;
   }
+  if (out.winner >= out.reached) { /* calibrate.h: never with OLC_OK; nothing to save */
+    m->winner = out.reached;
+    set_outcome(m, OLC_E_INTERNAL, "no candidate won");
+    return OLC_OK;
+  }
   olc_error_clear(&e);
   budget_mark_of(&mark, &out, &eff, m, total_bound);
   st = save_winner(m, &out, &mark, &e);

@@ -179,3 +179,8 @@ void olc_host__set_measure_hook(olc_host *host, olc_host_measure_hook fn, void *
   host->measure_hook = fn;
   host->measure_hook_payload = payload;
 }
+
+void olc_host__set_retry_clock(olc_host *host, olc_host_clock_fn fn, void *payload) {
+  host->retry_clock = fn;
+  host->retry_clock_payload = payload;
+}

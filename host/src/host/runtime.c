@@ -22,6 +22,20 @@
 /* What waiting for a key's measurement ended in. */
 enum { CLAIMED, LOOK_AGAIN, FAILED };
 
+/* A failed measurement is tried again after RETRY_FIRST_NS, the wait
+ * doubling with each failure up to RETRY_MAX_NS: a transient failure (a
+ * save that timed out on a busy store lock, a worker that would not start)
+ * does not cost the key its measurement for the host's life, and a
+ * lasting one costs a measurement every few minutes at most.  A record
+ * saved meanwhile is served before any retry: each select that finds the
+ * key failed looks it up first. */
+#define RETRY_FIRST_NS UINT64_C(1000000000)
+#define RETRY_MAX_NS (300 * RETRY_FIRST_NS)
+
+static uint64_t retry_now(const olc_host *h) {
+  return h->retry_clock != NULL ? h->retry_clock(h->retry_clock_payload) : olc_plugins__now_ns();
+}
+
 static olc_status answer(const olc_selection **out, const olc_selection *s, olc_error *err) {
   *out = s;
   if (s->record != NULL)
@@ -106,6 +120,9 @@ static olc_status wait_turn(int *turn, olc_host_slot *s, const olc_select_option
   olc_status st = OLC_OK;
   int waited = 0;
   olc_host__global_lock();
+  /* A failed key whose wait is over is open to the next measurement. */
+  if (s->failed != OLC_OK && !s->measuring && retry_now(s->host) >= s->retry_at_ns)
+    s->failed = OLC_OK;
   while (s->failed == OLC_OK && s->measuring && st == OLC_OK) {
     st = olc_host__wait(o->timeout_ms, start, o->cancel, o->cancel_payload);
     waited = 1;
@@ -186,7 +203,13 @@ static olc_status measure(const olc_selection **out, olc_host_slot *s, int fp,
     publish(&s->view[fp], sel, atomic_load(&h->rt.epoch), olc_plugins__now_ns());
   olc_host__global_lock();
   s->measuring = 0;
-  if (sel == NULL) {
+  if (sel != NULL) {
+    s->retry_wait_ns = 0;
+  } else {
+    s->retry_wait_ns = s->retry_wait_ns == 0                  ? RETRY_FIRST_NS
+                       : s->retry_wait_ns >= RETRY_MAX_NS / 2 ? RETRY_MAX_NS
+                                                              : 2 * s->retry_wait_ns;
+    s->retry_at_ns = retry_now(h) + s->retry_wait_ns;
     s->failed = st != OLC_OK ? st : m.status;
     snprintf(s->failed_message, sizeof s->failed_message, "%s",
              st != OLC_OK        ? "the measured policy could not be selected"

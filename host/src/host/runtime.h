@@ -89,6 +89,8 @@ struct olc_host_slot {
   int measuring;
   olc_status failed; /* the last measurement's failure; OLC_OK */
   char failed_message[OLC_ERROR_MESSAGE_SIZE];
+  uint64_t retry_wait_ns; /* the wait after the last failure (doubling); 0: none failed */
+  uint64_t retry_at_ns;   /* when a failed key may be measured again (the retry clock) */
   olc_selection *first[OLC_HOST_FIRST_KINDS];
   olc_selection *selections; /* every selection of this slot */
 };

@@ -95,14 +95,18 @@ static const char *const first_why[OLC_HOST_FIRST_KINDS] = {
 olc_status olc_host__first_selection(olc_selection **out, olc_host_slot *slot, int kind,
                                      olc_status why, const char *message, olc_error *err) {
   olc_selection *s, *old;
+  char text[sizeof s->message];
   olc_status st = make_first(slot, err);
   *out = NULL;
   if (st != OLC_OK)
     return st;
+  snprintf(text, sizeof text, "first candidate of workload '%s': %s",
+           slot->name != NULL ? slot->name : "", message != NULL ? message : first_why[kind]);
   olc_host__global_lock();
   old = slot->first[kind];
-  /* A slot's failure is never retried, so its message does not change. */
-  if (old != NULL && old->why == why) {
+  /* The same answer keeps its selection; a retried failure may say
+   * something else (selections live as long as the slot). */
+  if (old != NULL && old->why == why && strcmp(old->message, text) == 0) {
     *out = old;
     olc_host__global_unlock();
     return OLC_OK;
@@ -115,8 +119,7 @@ olc_status olc_host__first_selection(olc_selection **out, olc_host_slot *slot, i
   s->policy_len = slot->first_bytes.len;
   s->handle = slot->first_handle;
   s->why = why;
-  snprintf(s->message, sizeof s->message, "first candidate of workload '%s': %s",
-           slot->name != NULL ? slot->name : "", message != NULL ? message : first_why[kind]);
+  memcpy(s->message, text, sizeof s->message);
   olc_host__global_lock();
   s->next = slot->selections;
   slot->selections = s;
