@@ -11,6 +11,7 @@
  * string from a plugin, the configuration or the store goes through
  * cli_html_text.
  */
+#include "report_html.h"
 #include "report_int.h"
 
 #include <string.h>
@@ -52,8 +53,8 @@ static const char report_css[] =
     "footer{color:#57606a;font-size:12px;margin-top:24px}\n";
 
 static void head(FILE *f) {
-  fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+  fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n" CLI_REPORT_MARKER
+        "\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
         "style-src 'unsafe-inline'\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         "<title>olc calibration report</title>\n<style>\n",
