@@ -158,7 +158,7 @@ static void test_calibrate_report(void) {
   }
   HAS(html, "the plugin's first guess; ");
   HAS(html, "outcome-skipped");
-  HAS(html, "<code>mock_create_unavailable</code>");
+  HAS(html, "<code><bdi>mock_create_unavailable</bdi></code>");
   HAS(html, "<h3>Selected record</h3>");
   free(html);
   /* Readable as the umask allows, and nothing left beside it. */
@@ -250,6 +250,23 @@ static void test_hostile_text(void) {
   free(html);
 }
 
+/* A bidi control from the configuration or a plugin (here the processor
+ * the plugin's key reports, kept in the record) is visible text and every
+ * value is isolated: it cannot reverse the report's own text (issue 37
+ * item 11). */
+static void test_bidi_text(void) {
+  char *html;
+  write_config_dirs(OLC_MOCK_PLUGIN_ROOT "/good", "processor = cpu\xe2\x80\xae(evil)\n", "");
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", g_ini, "--report", g_html, NULL), 0);
+  CU_ASSERT_EQUAL(olc("select", "--config", g_ini, "--report", g_html, NULL), 0);
+  html = read_html();
+  HAS_NOT(html, "\xe2\x80\xae");
+  HAS(html, "<code><bdi>cpu&lt;U+202E&gt;(evil)</bdi></code>");
+  HAS(html, "<h2><bdi>mm</bdi>");
+  HAS(html, "<code><bdi>mock_det</bdi></code>");
+  free(html);
+}
+
 /* A bad path is one line naming it, before anything is measured. */
 static void test_bad_path(void) {
   char bad[4096];
@@ -329,6 +346,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "replaced, and select --report", test_replaced_and_select);
   CU_add_test(s, "select: the speedup a record kept", test_select_stored_speedup);
   CU_add_test(s, "hostile text is escaped", test_hostile_text);
+  CU_add_test(s, "bidi controls are visible, values isolated", test_bidi_text);
   CU_add_test(s, "a bad path fails before measuring", test_bad_path);
   CU_add_test(s, "what is not a report is never replaced", test_forbidden_targets);
   return olc_test_run(argc, argv);
