@@ -67,7 +67,8 @@ static const char calibrate_help[] =
     "                         (a crashing candidate then ends olc)\n"
     "  --report FILE.html     also write a self-contained HTML report: per workload\n"
     "                         the candidates' run times, the winner, the plugin's\n"
-    "                         first guess, the speedup and why the others lost\n"
+    "                         first guess, the speedup and why the others lost;\n"
+    "                         FILE must be new or an earlier olc report\n"
     "  --json                 {\"schema\": 1, \"config\", \"store\", \"workloads\":\n"
     "                         [{workload, backend, operator, outcome, status,\n"
     "                         message, calibrated_now, seconds, speedup, selected,\n"
@@ -86,6 +87,7 @@ static const char select_help[] =
     "  --workload NAME        only this [workload.NAME] (repeatable; default: all)\n"
     "  --force-portable       skip the exact records (also [store] force_portable)\n"
     "  --report FILE.html     also write a self-contained HTML report of the selections\n"
+    "                         (FILE must be new or an earlier olc report)\n"
     "  --json                 the same JSON as olc calibrate (candidates empty)\n";
 
 /* The progress line on a terminal: rewritten in place, cleared at the end. */
@@ -221,7 +223,7 @@ static int loop_prepare(cli_ctx *ctx, loop_args *la, const cli_host *h, int sele
   la->opt.select_only = select_only;
   /* A bad report path fails now, not after measuring. */
   if (la->report != NULL)
-    return cli_report_open(ctx, &la->written, la->report);
+    return cli_report_open(ctx, &la->written, la->report, h);
   return CLI_EXIT_OK;
 }
 

@@ -6,6 +6,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(_WIN32)
+#include <io.h>
+#define cli_dup_fd(fd) _dup(fd)
+#define cli_dup2 _dup2
+#define cli_close _close
+#define cli_fdopen _fdopen
+#define CLI_STDOUT_FD 1
+#define CLI_STDERR_FD 2
+#else
+#include <fcntl.h>
+#include <unistd.h>
+/* Close-on-exec: a worker or anything else started does not inherit it. */
+#define cli_dup_fd(fd) fcntl(fd, F_DUPFD_CLOEXEC, 3)
+#define cli_dup2 dup2
+#define cli_close close
+#define cli_fdopen fdopen
+#define CLI_STDOUT_FD STDOUT_FILENO
+#define CLI_STDERR_FD STDERR_FILENO
+#endif
+
 static const char main_usage[] = "usage: olc [--store PATH] [--config FILE] [--read-only] COMMAND\n"
                                  "           [OPTIONS]...\n"
                                  "       olc --help | --version | help COMMAND\n";
@@ -75,6 +95,28 @@ static const cli_command *find_command(int argc, char **argv, int *group) {
       return c;
   }
   return NULL;
+}
+
+/* olc's own output on a private copy of stdout, and stdout itself pointed
+ * at stderr: a plugin that prints (in its entry, create or an in-process
+ * run, all in this process) would otherwise write into the middle of a
+ * --json document or a table.  Where that cannot be done (no stdout, no
+ * stderr, no descriptor left) olc writes to stdout as before. */
+static FILE *private_stdout(void) {
+  FILE *f;
+  int fd = cli_dup_fd(CLI_STDOUT_FD);
+  if (fd < 0)
+    return stdout;
+  f = cli_fdopen(fd, "w");
+  if (f == NULL) {
+    cli_close(fd);
+    return stdout;
+  }
+  if (cli_dup2(CLI_STDERR_FD, CLI_STDOUT_FD) < 0) {
+    fclose(f);
+    return stdout;
+  }
+  return f;
 }
 
 static const char *env_store(void) {
@@ -149,7 +191,7 @@ int main(int argc, char **argv) {
   int i = 1, rc = CLI_EXIT_OK;
 
   memset(&ctx, 0, sizeof ctx);
-  ctx.out = stdout;
+  ctx.out = private_stdout();
   ctx.err = stderr;
   ctx.command = "usage"; /* "olc: usage: ..." until a command is known */
   ctx.store_path = env_store();

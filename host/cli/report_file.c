@@ -28,6 +28,136 @@ static int report_fail(const cli_ctx *ctx, const char *path, const char *why) {
   return cli_failf(ctx, "report %s: %s", path, why);
 }
 
+/* ---- what the report may replace ---- */
+
+#if defined(_WIN32)
+#define cli_lstat stat
+#define CLI_IS_LINK(m) 0
+static int same_name(const char *a, const char *b) { return _stricmp(a, b) == 0; }
+#else
+#define cli_lstat lstat
+#define CLI_IS_LINK(m) S_ISLNK(m)
+static int same_name(const char *a, const char *b) { return strcmp(a, b) == 0; }
+#endif
+
+/* path with its directory made absolute and resolved (malloc'ed; NULL when
+ * the directory does not exist), so that two spellings of one name
+ * compare equal. */
+static char *canonical(const char *path) {
+#if defined(_WIN32)
+  return _fullpath(NULL, path, 0);
+#else
+  const char *slash = strrchr(path, '/'), *base = slash != NULL ? slash + 1 : path;
+  char *dir, *real, *out;
+  size_t dlen = slash == NULL ? 1 : slash == path ? 1 : (size_t)(slash - path);
+  dir = malloc(dlen + 1);
+  if (dir == NULL)
+    return NULL;
+  memcpy(dir, slash == NULL ? "." : path, dlen);
+  dir[dlen] = 0;
+  real = realpath(dir, NULL);
+  free(dir);
+  if (real == NULL)
+    return NULL;
+  out = malloc(strlen(real) + strlen(base) + 2);
+  if (out != NULL)
+    sprintf(out, "%s/%s", strcmp(real, "/") == 0 ? "" : real, base);
+  free(real);
+  return out;
+#endif
+}
+
+/* 1 when a and b name the same file (as names: either may not exist). */
+static int same_path(const char *a, const char *b) {
+  char *ca = canonical(a), *cb = canonical(b);
+  int same = ca != NULL && cb != NULL && same_name(ca, cb);
+  free(ca);
+  free(cb);
+  return same;
+}
+
+/* 1 when the last component of path is a store's temporary name,
+ * "<P>.<pid>.<16 hex>.tmp" (olc export refuses those too). */
+static int store_tmp_name(const char *path) {
+  size_t n = strlen(path), i, hex = 0, digits = 0;
+  if (n < 4 || strcmp(path + n - 4, ".tmp") != 0)
+    return 0;
+  i = n - 4;
+  while (i > 0 && ((path[i - 1] >= '0' && path[i - 1] <= '9') ||
+                   (path[i - 1] >= 'a' && path[i - 1] <= 'f'))) {
+    i--;
+    hex++;
+  }
+  if (hex != 16 || i == 0 || path[--i] != '.')
+    return 0;
+  while (i > 0 && path[i - 1] >= '0' && path[i - 1] <= '9') {
+    i--;
+    digits++;
+  }
+  return digits > 0 && digits <= 10 && i > 1 && path[i - 1] == '.' && path[i - 2] != '/';
+}
+
+/* 1 when path is P.lock for the store or an existing regular file P. */
+static int lock_name(const char *path, const char *store) {
+  size_t n = strlen(path);
+  struct stat sb;
+  char *owner;
+  int yes;
+  if (n <= 5 || strcmp(path + n - 5, ".lock") != 0)
+    return 0;
+  owner = malloc(n - 4);
+  if (owner == NULL)
+    return 1; /* refuse rather than guess */
+  memcpy(owner, path, n - 5);
+  owner[n - 5] = 0;
+  yes =
+      (store != NULL && same_path(owner, store)) || (stat(owner, &sb) == 0 && S_ISREG(sb.st_mode));
+  free(owner);
+  return yes;
+}
+
+/* 1 when the regular file at path begins like a report: its marker in the
+ * first 256 bytes. */
+static int is_report(const char *path) {
+  static const char marker[] = CLI_REPORT_MARKER;
+  char head[257];
+  size_t got, i;
+  FILE *f = fopen(path, "rb");
+  if (f == NULL)
+    return 0;
+  got = fread(head, 1, sizeof head - 1, f);
+  fclose(f);
+  for (i = 0; i + sizeof marker - 1 <= got; i++)
+    if (memcmp(head + i, marker, sizeof marker - 1) == 0)
+      return 1;
+  return 0;
+}
+
+/* CLI_EXIT_OK when the report may be written at path: see report_html.h. */
+static int check_target(const cli_ctx *ctx, const char *path, const cli_host *h) {
+  const char *store = h != NULL && h->store != NULL ? olc_store_path(h->store) : NULL;
+  struct stat sb;
+  if (store != NULL && same_path(path, store))
+    return report_fail(ctx, path, "is the store; a report replaces only an olc report");
+  if (store_tmp_name(path))
+    return report_fail(ctx, path, "is the name of a store's temporary file");
+  if (lock_name(path, store))
+    return report_fail(ctx, path, "is the name of a store's lock file");
+  if (cli_lstat(path, &sb) != 0)
+    return errno == ENOENT ? CLI_EXIT_OK : report_fail(ctx, path, strerror(errno));
+  /* A directory given as the report would only fail at the rename, after
+   * the calibration. */
+  if (S_ISDIR(sb.st_mode))
+    return report_fail(ctx, path, "is a directory");
+  if (CLI_IS_LINK(sb.st_mode))
+    return report_fail(ctx, path, "is a symbolic link; a report replaces only an olc report");
+  if (!S_ISREG(sb.st_mode))
+    return report_fail(ctx, path, "is not a regular file; a report replaces only an olc report");
+  if (!is_report(path))
+    return report_fail(ctx, path, "exists and is not an olc report; a report replaces only one");
+  return CLI_EXIT_OK;
+}
+
 #if defined(_WIN32)
 /* A name no other olc process uses at the same time: the process id. */
 static int open_tmp(cli_report_file *rf, const char *tmp_path) {
@@ -100,17 +230,15 @@ static int create_tmp(const cli_ctx *ctx, cli_report_file *rf) {
   return CLI_EXIT_OK;
 }
 
-int cli_report_open(const cli_ctx *ctx, cli_report_file *rf, const char *path) {
-  struct stat sb;
+int cli_report_open(const cli_ctx *ctx, cli_report_file *rf, const char *path, const cli_host *h) {
   int rc;
   memset(rf, 0, sizeof *rf);
   rf->path = path;
   if (path[0] == 0)
     return report_fail(ctx, "''", "empty path");
-  /* A directory given as the report would only fail at the rename, after
-   * the calibration. */
-  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-    return report_fail(ctx, path, "is a directory");
+  rc = check_target(ctx, path, h);
+  if (rc != CLI_EXIT_OK)
+    return rc;
   /* A probe: the directory takes a new file now, not only after a long
    * calibration.  The file itself is made at the end, so that a run
    * interrupted meanwhile leaves nothing behind. */
@@ -131,7 +259,9 @@ void cli_report_discard(cli_report_file *rf) {
 
 int cli_report_commit(const cli_ctx *ctx, cli_report_file *rf, const cli_host *h,
                       const olc_calibration *cal, int select_only) {
-  int bad, rc = create_tmp(ctx, rf);
+  int bad, rc = check_target(ctx, rf->path, h);
+  if (rc == CLI_EXIT_OK)
+    rc = create_tmp(ctx, rf);
   if (rc != CLI_EXIT_OK)
     return rc;
   errno = 0;

@@ -9,8 +9,9 @@
  * The page carries a Content-Security-Policy that allows no script and no
  * fetch, so even markup that got past the escaping could do nothing; every
  * string from a plugin, the configuration or the store goes through
- * cli_html_text.
+ * cli_html_value (escaped, invisible characters visible, isolated).
  */
+#include "report_html.h"
 #include "report_int.h"
 
 #include <string.h>
@@ -52,8 +53,8 @@ static const char report_css[] =
     "footer{color:#57606a;font-size:12px;margin-top:24px}\n";
 
 static void head(FILE *f) {
-  fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+  fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n" CLI_REPORT_MARKER
+        "\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
         "style-src 'unsafe-inline'\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         "<title>olc calibration report</title>\n<style>\n",
@@ -72,9 +73,9 @@ static void page_header(FILE *f, const cli_host *h, const olc_calibration *cal, 
   }
   fprintf(f, "<header>\n<h1>olc %s report</h1>\n<p class=\"meta\">config <code>",
           select_only ? "selection" : "calibration");
-  cli_html_str(f, olc_config_source(h->config));
+  cli_html_value(f, olc_config_source(h->config));
   fputs("</code> &middot; store <code>", f);
-  cli_html_str(f, olc_store_path(h->store));
+  cli_html_value(f, olc_store_path(h->store));
   fputs("</code></p>\n", f);
   fprintf(f,
           "<p class=\"summary\">%zu workload%s: %zu calibrated now, %zu selected from the "
@@ -102,19 +103,19 @@ static const char *outcome_text(cli_outcome o) {
 static void workload_heading(FILE *f, const olc_workload_result *r) {
   cli_outcome o = cli_host_outcome(r);
   fputs("<h2>", f);
-  cli_html_str(f, r->workload);
+  cli_html_value(f, r->workload);
   fprintf(f, "<span class=\"outcome outcome-%s\">%s</span></h2>\n", cli_outcome_str(o),
           outcome_text(o));
   fputs("<p class=\"ident\">backend <code>", f);
-  cli_html_str(f, r->backend);
+  cli_html_value(f, r->backend);
   fputs("</code> operator <code>", f);
-  cli_html_str(f, r->operator_name);
+  cli_html_value(f, r->operator_name);
   fprintf(f, "</code> &middot; %.3f s</p>\n", r->seconds);
   if (r->message != NULL && r->message[0] != 0) {
     fputs(r->status == OLC_OK ? "<p class=\"note\">note: " : "<p class=\"error\">", f);
     if (r->status != OLC_OK)
       fprintf(f, "%s: ", olc_status_name(r->status));
-    cli_html_str(f, r->message);
+    cli_html_value(f, r->message);
     fputs("</p>\n", f);
   }
 }
@@ -148,7 +149,7 @@ static void why_lost(FILE *f, const olc_workload_result *r, size_t i, size_t w) 
   if (c->status != OLC_OK)
     fprintf(f, "failed (%s): ", olc_status_name(c->status));
   if (c->message != NULL && c->message[0] != 0)
-    cli_html_str(f, c->message);
+    cli_html_value(f, c->message);
   else if (c->status != OLC_OK || w >= r->candidate_count)
     return;
   else if (c->median_us < r->candidates[w].median_us)
@@ -166,7 +167,7 @@ static void candidate_row(FILE *f, const olc_workload_result *r, size_t i, size_
           : i == 0 ? "first"
                    : "lost",
           i + 1);
-  cli_html_text(f, c->policy, c->policy_len);
+  cli_html_value_text(f, c->policy, c->policy_len);
   fputs("</code></td>", f);
   if (c->status == OLC_OK && c->samples > 0) {
     fprintf(f, "<td class=\"num\">%.3f</td><td class=\"num\">%.3f</td><td class=\"num\">%u</td>",
@@ -226,21 +227,21 @@ static void record_html(FILE *f, const olc_record *rec) {
   size_t i;
   fprintf(f, "<p>%s %s &middot; implementation <code>", olc_level_str(rec->level),
           olc_origin_str(rec->origin));
-  cli_html_str(f, rec->implementation);
+  cli_html_value(f, rec->implementation);
   fputs("</code>", f);
   if (rec->level == OLC_LEVEL_EXACT) {
     fputs(" &middot; processor <code>", f);
-    cli_html_str(f, rec->processor);
+    cli_html_value(f, rec->processor);
     fprintf(f, "</code> &middot; %lld threads", (long long)rec->thread_count);
   }
   fputs("<br>policy <code>", f);
-  cli_html_text(f, rec->policy, rec->policy_len);
+  cli_html_value_text(f, rec->policy, rec->policy_len);
   fputs("</code>", f);
   for (i = 0; i < rec->measurement_count; i++) {
     fputs(i == 0 ? "<br>" : " &middot; ", f);
-    cli_html_str(f, rec->measurements[i].name);
+    cli_html_value(f, rec->measurements[i].name);
     fprintf(f, " %g ", rec->measurements[i].value);
-    cli_html_str(f, rec->measurements[i].unit);
+    cli_html_value(f, rec->measurements[i].unit);
   }
   fputs("</p>\n", f);
 }
@@ -256,9 +257,9 @@ static void rejections(FILE *f, const olc_lookup_result *lr) {
       continue;
     fprintf(f, "<li><span class=\"reason\">%s</span> %s %s: ", olc_reason_str(rej->reason),
             olc_level_str(rej->record->level), olc_origin_str(rej->record->origin));
-    cli_html_str(f, rej->message);
+    cli_html_value(f, rej->message);
     fputs(" (policy <code>", f);
-    cli_html_text(f, rej->record->policy, rej->record->policy_len);
+    cli_html_value_text(f, rej->record->policy, rej->record->policy_len);
     fputs("</code>)</li>\n", f);
   }
   fputs("</ul>\n", f);

@@ -18,6 +18,10 @@
 
 #include "cli_host.h"
 
+/* In the first 256 bytes of every report: what tells a report from any
+ * other file, the only kind of file --report replaces. */
+#define CLI_REPORT_MARKER "<meta name=\"generator\" content=\"olc calibration report\">"
+
 /* A report file: its path and, while it is written, the temporary file
  * beside it. */
 typedef struct cli_report_file {
@@ -27,17 +31,22 @@ typedef struct cli_report_file {
 } cli_report_file;
 
 /*
- * Checks that path can take the report: not a directory, and a temporary
- * file can be created in its directory (it is removed again).  Returns
- * CLI_EXIT_OK, or prints one line naming path ("olc: CMD: report PATH:
- * why") and returns CLI_EXIT_FAILURE.  Nothing is left behind either way.
+ * Checks that path can take the report: absent or an olc report (its
+ * CLI_REPORT_MARKER); not the store of h (made or not), a lock file (of
+ * that store, or PATH.lock beside an existing file) or a store's
+ * temporary (the targets olc export refuses); not a directory, a link or
+ * another special file; and a temporary file can be created in its
+ * directory (it is removed again).  Returns CLI_EXIT_OK, or prints one
+ * line naming path ("olc: CMD: report PATH: why") and returns
+ * CLI_EXIT_FAILURE.  Nothing is left behind either way.
  */
-int cli_report_open(const cli_ctx *ctx, cli_report_file *rf, const char *path);
+int cli_report_open(const cli_ctx *ctx, cli_report_file *rf, const char *path, const cli_host *h);
 
 /*
  * Writes the report of cal into a new temporary file beside the path,
  * syncs it and renames it over the path (select_only: olc select, nothing
- * measured).  Returns
+ * measured), after checking the path again as cli_report_open does (a
+ * store or another file may have appeared meanwhile).  Returns
  * CLI_EXIT_OK, or prints one line naming the path and returns
  * CLI_EXIT_FAILURE; the temporary file is removed either way.
  */

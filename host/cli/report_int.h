@@ -14,13 +14,22 @@
 /*
  * Writes s[0..len) as HTML text that is also safe inside a quoted
  * attribute: & < > " ' as character references, well-formed UTF-8 as it
- * is, control bytes, DEL and malformed UTF-8 as the visible text \xHH.
+ * is, control bytes, DEL and malformed UTF-8 as the visible text \xHH, C1
+ * controls, bidi controls and other invisible format characters as the
+ * visible text <U+XXXX>.
  * Nothing a plugin or a configuration says can open a tag or leave an
  * attribute.
  */
 void cli_html_text(FILE *f, const unsigned char *s, size_t len);
 /* The same for a NUL-terminated string; NULL writes nothing. */
 void cli_html_str(FILE *f, const char *s);
+/* A value from a plugin, the configuration or the store in element
+ * content: cli_html_text inside <bdi>, so that its direction (a right-to-
+ * left name, say) cannot reorder the report's text around it.  Not for
+ * attributes or SVG text. */
+void cli_html_value_text(FILE *f, const unsigned char *s, size_t len);
+/* The same for a NUL-terminated string; NULL writes nothing. */
+void cli_html_value(FILE *f, const char *s);
 
 /* The whole document (report_html.h's cli_report_commit writes it). */
 void cli_report_write(FILE *f, const cli_host *h, const olc_calibration *cal, int select_only);

@@ -9,6 +9,9 @@ if(TARGET olc_cli AND NOT WIN32)
     DEFINES OLC_MOCK_PLUGIN_DIR_GOOD="${OLC_MOCK_PLUGIN_DIR_GOOD}"
       OLC_MOCK_PLUGIN_DIR_GOOD_V2="${OLC_MOCK_PLUGIN_DIR_GOOD_V2}"
       OLC_GOLDEN_DIR="${PROJECT_SOURCE_DIR}/tests/golden/cli")
+  # A plugin printing to stdout stays out of every --json document.
+  olc_add_test(NAME test_cli_stdout LABELS integration TIMEOUT 120
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cli_stdout.c MOCK_PLUGINS CLI WORKER)
   olc_add_test(NAME test_cli_summary LABELS integration TIMEOUT 300
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cli_summary.c MOCK_PLUGINS CLI WORKER)
   if(TARGET cpu_gemm) # the embedded default finds it in the build tree

@@ -16,6 +16,12 @@
  * - host: in the child of a process that opened a host, a calibration
  *   reaches no plugin (OLC_E_UNSUPPORTED, "fork()" in the message) and
  *   olc_host_free returns; the parent calibrates as before.
+ * - entries (issue 37 item 5): in such a child every other entry that
+ *   would reach a plugin says the same, a warm select and execute included
+ *   (before, they answered from the parent's cache and called the parent's
+ *   instance, whose threads are not in the child), a cold on_miss select
+ *   measures nothing, and prune removes nothing (before, the child's
+ *   validator rejected every record and prune removed them all).
  */
 #include <CUnit/CUnit.h>
 #include <pthread.h>
@@ -250,6 +256,100 @@ static void test_host_after_fork(void) {
   olc_test_session_close(&sess);
 }
 
+/* 1 when st is OLC_E_UNSUPPORTED and err says fork(); else prints what. */
+static int refused(const char *what, olc_status st, const olc_error *err) {
+  if (st == OLC_E_UNSUPPORTED && strstr(err->message, "fork()") != NULL)
+    return 1;
+  printf("\n  child: %s gave %s: %s", what, olc_status_str(st),
+         st != OLC_OK ? err->message : "(no message)");
+  fflush(stdout);
+  return 0;
+}
+
+static olc_workload matmul(olc_property *props, const char *m) {
+  olc_workload w = OLC_WORKLOAD_INIT;
+  props[0].name = "dtype";
+  props[0].value = "float32";
+  props[1].name = "m";
+  props[1].value = m;
+  props[2].name = "n";
+  props[2].value = "2";
+  props[3].name = "k";
+  props[3].value = "2";
+  w.backend = "mock_det";
+  w.operator_name = "MatMul";
+  w.properties = props;
+  w.property_count = 4;
+  return w;
+}
+
+/* The child of a process whose host selected a workload: select (warm and
+ * cold), execute, explain, bind and prune all refuse. */
+static void test_host_entries_after_fork(void) {
+  static const char *const det[] = {"mock_det"};
+  char ini[8192];
+  olc_property p1[4], p2[4], p3[4];
+  olc_workload warm_w = matmul(p1, "2"), cold_w = matmul(p2, "3"), new_w = matmul(p3, "4");
+  olc_select_options on_miss = OLC_SELECT_OPTIONS_INIT;
+  olc_test_session sess;
+  olc_binding *warm_b = NULL, *cold_b = NULL;
+  const olc_selection *sel = NULL;
+  olc_error err;
+  size_t removed = 0;
+  pid_t pid;
+  int n = snprintf(ini, sizeof ini,
+                   "[host]\nplugin_dirs = %s/good\nthreads = 1\n[store]\npath = %s\n"
+                   "[calibration]\nwarmup = 0\nmin_repetitions = 2\nmin_seconds = 0\n"
+                   "max_seconds_per_workload = 1\n[plugin.mock_det]\ncandidates = 20,10\n",
+                   OLC_MOCK_PLUGIN_ROOT, path);
+  CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof ini);
+  unlink(path);
+  on_miss.mode = OLC_SELECT_ON_MISS;
+  on_miss.in_process = 1;
+  olc_test_session_open(&sess, tmp, ini, (size_t)n);
+  OLC_ASSERT_OK(olc_host_bind(&warm_b, sess.host, &warm_w, &err), &err);
+  OLC_ASSERT_OK(olc_host_bind(&cold_b, sess.host, &cold_w, &err), &err);
+  OLC_ASSERT_OK(olc_binding_select(&sel, warm_b, &on_miss, &err), &err);
+  OLC_ASSERT_OK(olc_host_select(&sel, sess.host, &warm_w, &on_miss, &err), &err);
+  CU_ASSERT_FATAL(sel != NULL && file_has(det, 1));
+  fflush(NULL);
+  pid = fork();
+  if (pid == 0) {
+    float a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4];
+    olc_lookup_result *lr = NULL;
+    const olc_selection *got = NULL;
+    olc_binding *nb = NULL;
+    int ok = 1;
+    alarm(20);
+    on_miss.in_process = 0; /* a worker would be a fresh process: still refused */
+    ok &= refused("warm select", olc_binding_select(&got, warm_b, &on_miss, &err), &err);
+    ok &= got == NULL;
+    ok &= refused("warm described select", olc_host_select(&got, sess.host, &warm_w, NULL, &err),
+                  &err);
+    ok &= refused("execute", olc_selection_matmul_f32(sel, 2, 2, 2, 1, a, 2, b, 2, 0, c, 2, &err),
+                  &err);
+    ok &= refused("cold select", olc_binding_select(&got, cold_b, &on_miss, &err), &err);
+    ok &= refused("explain", olc_binding_explain(&lr, warm_b, 0, &err), &err);
+    olc_lookup_result_free(lr);
+    ok &= refused("bind", olc_host_bind(&nb, sess.host, &new_w, &err), &err);
+    olc_binding_free(nb);
+    ok &= refused("prune", olc_host_prune(sess.host, 0, NULL, NULL, &removed, &err), &err);
+    ok &= removed == 0;
+    _exit(ok ? 0 : 1); /* no atexit, no free: the parent owns the host */
+  }
+  CU_ASSERT(child_ok(pid, "entries"));
+  CU_ASSERT(file_has(det, 1)); /* the child's prune removed nothing */
+  OLC_ASSERT_OK(olc_binding_select(&sel, warm_b, NULL, &err), &err);
+  {
+    olc_lookup_result *lr = NULL;
+    OLC_ASSERT_OK(olc_binding_explain(&lr, warm_b, 0, &err), &err);
+    olc_lookup_result_free(lr);
+  }
+  olc_binding_free(warm_b);
+  olc_binding_free(cold_b);
+  olc_test_session_close(&sess);
+}
+
 int main(int argc, char **argv) {
   CU_pSuite s;
   if (CU_initialize_registry() != CUE_SUCCESS)
@@ -259,5 +359,6 @@ int main(int argc, char **argv) {
   CU_add_test(s, "fork while another thread writes", test_fork_while_writing);
   CU_add_test(s, "fork from inside a write", test_fork_from_the_writer);
   CU_add_test(s, "a host used in a child fails clearly", test_host_after_fork);
+  CU_add_test(s, "every host entry refuses in a child", test_host_entries_after_fork);
   return olc_test_run(argc, argv);
 }

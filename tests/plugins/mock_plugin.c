@@ -67,6 +67,18 @@ static void copy_text(char *dst, size_t size, const char *src) {
   snprintf(dst, size, "%s", src != NULL ? src : "");
 }
 
+/* MOCK_PRINTS: a plugin that writes to its process's stdout (a debug
+ * print left in), flushed at once, so a host that does not keep stdout for
+ * itself shows it in the middle of its own output. */
+static void mock_print(const char *what) {
+#if defined(MOCK_PRINTS)
+  printf("mock stdout: %s\n", what);
+  fflush(stdout);
+#else
+  (void)what;
+#endif
+}
+
 static int parse_spins(mock_instance *m, const char *list) {
   return mock_parse_spins(m->spins, MOCK_MAX_CANDIDATES, &m->spin_count, list);
 }
@@ -77,6 +89,7 @@ static int32_t mock_create(const olc_plugin_host *host, const olc_plugin_kv *con
   uint32_t i;
   char line[96];
   mock_host = host;
+  mock_print("create");
 #if defined(MOCK_CREATE_FAILS)
   mock_error(OLC_PLUGIN_E_FAILED, "create failed on purpose");
   return OLC_PLUGIN_E_FAILED;
@@ -384,6 +397,7 @@ static int32_t mock_run(void *instance, const olc_plugin_workload *w, void *stat
     return OLC_PLUGIN_E_FAILED;
   }
   m->last_state = state;
+  mock_print("run");
   trace_call(m, "run", p->spin_us);
   if (state != NULL)
     (*(uint64_t *)state)++;
@@ -561,6 +575,7 @@ MOCK_ENTRY_POINT(olc_plugin_entry)
 #endif
 {
   mock_host = host;
+  mock_print("entry");
 #if defined(MOCK_NULL_REQUIRED)
   (void)mock_run; /* built, but not in the table */
 #endif

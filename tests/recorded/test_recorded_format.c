@@ -4,7 +4,10 @@
  * deduplicates, percent-encoding, every malformed line named by
  * FILE:LINE:COLUMN, a newer version, a store refused (and a record file
  * refused by the store's parser), and the locked append and remove on disk:
- * a malformed or foreign file is never rewritten.
+ * a foreign or newer file is never rewritten.  Issue 37 item 4: a bad
+ * record line is skipped and kept (an append or a remove goes on), and the
+ * writer refuses what the reader would (more than 256 properties, a line
+ * over the limit).
  */
 #include <CUnit/CUnit.h>
 #include <stdio.h>
@@ -100,6 +103,29 @@ static void expect_bad(const char *text, olc_status want, const char *where, con
 #define HDR "# onnx-light recorded workloads v1\n"
 #define REC "workload backend=b operator=O processor=p threads=2 identity=i model=-"
 
+/* A file whose one record line (line 2) is bad: it parses, with that line
+ * skipped and kept, and the good record after it read. */
+static void expect_skipped(const char *text, const char *where, const char *what) {
+  olc_recorded_set set = OLC_RECORDED_SET_INIT;
+  char *full = malloc(strlen(text) + sizeof REC + 16);
+  olc_error err;
+  sprintf(full, "%s" REC " prop.z=1\n", text);
+  olc_error_clear(&err);
+  OLC_ASSERT_OK(parse_text(&set, full, &err), &err);
+  CU_ASSERT_EQUAL(set.count, 1);
+  CU_ASSERT_EQUAL_FATAL(set.bad_count, 1);
+  CU_ASSERT_EQUAL(set.bad[0].line, 2);
+  if (strncmp(set.bad[0].message, where, strlen(where)) != 0 ||
+      strstr(set.bad[0].message, what) == NULL) {
+    fprintf(stderr, "\n  %s: got '%s', want '%s ... %s'\n", text, set.bad[0].message, where, what);
+    CU_FAIL("the message");
+  }
+  CU_ASSERT_TRUE(set.bad[0].len == strcspn(text + strlen(HDR), "\n") &&
+                 memcmp(set.bad[0].text, text + strlen(HDR), set.bad[0].len) == 0);
+  olc_recorded__free(&set);
+  free(full);
+}
+
 static void test_malformed(void) {
   expect_bad("onnx_light_calibration_profiles 1\n", OLC_E_MALFORMED,
              "rec.txt:1:1:", "a calibration profile store, not a recorded-workloads file");
@@ -108,22 +134,57 @@ static void test_malformed(void) {
              "rec.txt:1:34:", "version 2 is newer than this build's (1)");
   expect_bad("# onnx-light recorded workloads v\n", OLC_E_MALFORMED,
              "rec.txt:1:34:", "expected a version");
-  expect_bad(HDR "workload\n", OLC_E_MALFORMED, "rec.txt:2:1:", "expected \"workload\"");
-  expect_bad(HDR REC, OLC_E_MALFORMED, "rec.txt:2:", "no newline");
-  expect_bad(HDR REC " extra=1\n", OLC_E_MALFORMED, "rec.txt:2:72:", "unknown field \"extra\"");
-  expect_bad(HDR REC "  prop.m=1\n", OLC_E_MALFORMED, "rec.txt:2:72:", "one space");
-  expect_bad(HDR REC " prop.m=1 prop.m=2\n", OLC_E_MALFORMED,
-             "rec.txt:2:81:", "property \"m\" twice");
-  expect_bad(HDR REC " prop.m=%zz\n", OLC_E_MALFORMED, "rec.txt:2:79:", "bad percent escape");
-  expect_bad(HDR REC " prop.m=%00\n", OLC_E_MALFORMED, "rec.txt:2:79:", "%00");
-  expect_bad(HDR REC " prop.m=%ff\n", OLC_E_MALFORMED, "rec.txt:2:79:", "not UTF-8");
-  expect_bad(HDR REC " backend=c\n", OLC_E_MALFORMED, "rec.txt:2:72:", "\"backend\" twice");
-  expect_bad(HDR "workload backend=b operator=O threads=2 identity=i model=-\n", OLC_E_MALFORMED,
-             "rec.txt:2:", "missing field \"processor\"");
-  expect_bad(HDR "workload backend=b operator=O processor=p threads=-2 identity=i model=-\n",
-             OLC_E_MALFORMED, "rec.txt:2:51:", "not a thread count");
-  expect_bad(HDR "workload backend= operator=O processor=p threads=2 identity=i model=-\n",
-             OLC_E_MALFORMED, "rec.txt:2:18:", "\"backend\" is empty");
+}
+
+/* A bad record line is skipped: the rest of the file parses, the line is
+ * kept with its place and message ("rec.txt:LINE:COL: ..."). */
+static void test_bad_lines(void) {
+  expect_skipped(HDR "workload\n", "rec.txt:2:1:", "expected \"workload\"");
+  expect_skipped(HDR REC " extra=1\n", "rec.txt:2:72:", "unknown field \"extra\"");
+  expect_skipped(HDR REC "  prop.m=1\n", "rec.txt:2:72:", "one space");
+  expect_skipped(HDR REC " prop.m=1 prop.m=2\n", "rec.txt:2:81:", "property \"m\" twice");
+  expect_skipped(HDR REC " prop.m=%zz\n", "rec.txt:2:79:", "bad percent escape");
+  expect_skipped(HDR REC " prop.m=%00\n", "rec.txt:2:79:", "%00");
+  expect_skipped(HDR REC " prop.m=%ff\n", "rec.txt:2:79:", "not UTF-8");
+  expect_skipped(HDR REC " backend=c\n", "rec.txt:2:72:", "\"backend\" twice");
+  expect_skipped(HDR "workload backend=b operator=O threads=2 identity=i model=-\n",
+                 "rec.txt:2:", "missing field \"processor\"");
+  expect_skipped(HDR "workload backend=b operator=O processor=p threads=-2 identity=i model=-\n",
+                 "rec.txt:2:51:", "not a thread count");
+  expect_skipped(HDR "workload backend= operator=O processor=p threads=2 identity=i model=-\n",
+                 "rec.txt:2:18:", "\"backend\" is empty");
+  /* More properties than a workload may have (olc_host_bind's 256). */
+  {
+    char *text = malloc(sizeof HDR + sizeof REC + 257 * 16 + 2), *at;
+    int i;
+    at = text + sprintf(text, HDR REC);
+    for (i = 0; i < 257; i++)
+      at += sprintf(at, " prop.p%03d=1", i);
+    strcpy(at, "\n");
+    expect_skipped(text, "rec.txt:2:", "more than 256 properties");
+    free(text);
+  }
+  /* A line over the limit (the writer never makes one). */
+  {
+    size_t n = OLC_RECORDED_MAX_LINE + 10;
+    char *text = malloc(sizeof HDR + sizeof REC + n + 16);
+    sprintf(text, HDR REC " prop.big=");
+    memset(text + strlen(text), 'x', n);
+    strcpy(text + strlen(HDR) + strlen(REC) + 10 + n, "\n");
+    expect_skipped(text, "rec.txt:2:", "line longer than");
+    free(text);
+  }
+  /* The last line without its newline (a hand edit): skipped, and kept. */
+  {
+    olc_recorded_set set = OLC_RECORDED_SET_INIT;
+    olc_error err;
+    OLC_ASSERT_OK(parse_text(&set, HDR REC " prop.z=1\n" REC, &err), &err);
+    CU_ASSERT_EQUAL(set.count, 1);
+    CU_ASSERT_EQUAL_FATAL(set.bad_count, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(set.bad[0].message, "no newline"));
+    CU_ASSERT_EQUAL(set.bad[0].len, strlen(REC));
+    olc_recorded__free(&set);
+  }
 }
 
 static void test_accepted(void) {
@@ -219,9 +280,93 @@ static void expect_untouched(const char *name, const char *text, olc_status want
 }
 
 static void test_file_never_rewritten(void) {
-  expect_untouched("bad.txt", HDR REC " oops\n", OLC_E_MALFORMED);
   expect_untouched("newer.txt", "# onnx-light recorded workloads v7\n" REC "\n", OLC_E_VERSION);
   expect_untouched("store.txt", "onnx_light_calibration_profiles 1\n", OLC_E_MALFORMED);
+}
+
+/* One bad line (a hand edit, or an older writer's) does not stop
+ * recording: an append and a remove go on, the line is kept as it was. */
+static void test_file_bad_line_kept(void) {
+  static const char text[] = HDR REC " oops\n" REC " prop.z=1\n";
+  char *path = path_of("bad_line.txt");
+  olc_recorded_entry e = entry("id", 2);
+  olc_recorded_set got = OLC_RECORDED_SET_INIT, done = OLC_RECORDED_SET_INIT;
+  unsigned char *after;
+  size_t removed = 0;
+  olc_error err;
+  int added = 0;
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(path, text, strlen(text)), 0);
+  OLC_ASSERT_OK(olc_recorded__append(&added, path, &e, 1000, &err), &err);
+  CU_ASSERT_EQUAL(added, 1);
+  OLC_ASSERT_OK(olc_recorded__load(&got, path, &err), &err);
+  CU_ASSERT_EQUAL(got.count, 2);
+  CU_ASSERT_EQUAL(got.bad_count, 1);
+  olc_recorded__free(&got);
+  OLC_ASSERT_OK(olc_recorded__add(&done, &e, &added), NULL);
+  OLC_ASSERT_OK(olc_recorded__remove(&removed, path, &done, 1000, &err), &err);
+  CU_ASSERT_EQUAL(removed, 1);
+  after = olc_test_read_file(path, NULL);
+  CU_ASSERT_FATAL(after != NULL);
+  CU_ASSERT_PTR_NOT_NULL(strstr((const char *)after, "\n" REC " oops\n"));
+  free(after);
+  OLC_ASSERT_OK(olc_recorded__load(&got, path, &err), &err);
+  CU_ASSERT_EQUAL(got.count, 1);
+  CU_ASSERT_EQUAL(got.bad_count, 1);
+  olc_recorded__free(&got);
+  olc_recorded__free(&done);
+  free(path);
+}
+
+/* What the reader accepts the writer writes, and what it would refuse the
+ * writer does not write: 256 properties (olc_host_bind's most) are
+ * recorded; an entry whose line would pass the reader's limit is refused
+ * (OLC_E_LIMIT, the file unchanged), and recording goes on. */
+static void test_file_limits(void) {
+  char *path = path_of("limits.txt");
+  olc_property *many = calloc(OLC_RECORDED_MAX_PROPS + 1, sizeof *many);
+  char(*names)[8] = calloc(OLC_RECORDED_MAX_PROPS + 1, sizeof *names);
+  char *big = malloc(OLC_RECORDED_MAX_LINE);
+  olc_recorded_entry wide = entry("wide", 2), huge = entry("huge", 2), after = entry("after", 2);
+  olc_recorded_set got = OLC_RECORDED_SET_INIT;
+  olc_property one;
+  olc_error err;
+  size_t i;
+  int added = 0;
+  CU_ASSERT_FATAL(many != NULL && names != NULL && big != NULL);
+  for (i = 0; i <= OLC_RECORDED_MAX_PROPS; i++) {
+    snprintf(names[i], sizeof names[i], "p%03u", (unsigned)i);
+    many[i].name = names[i];
+    many[i].value = "1";
+  }
+  wide.props = many;
+  wide.prop_count = OLC_RECORDED_MAX_PROPS;
+  OLC_ASSERT_OK(olc_recorded__append(&added, path, &wide, 1000, &err), &err);
+  CU_ASSERT_EQUAL(added, 1);
+  /* One more than the reader takes: refused. */
+  wide.identity = "wider";
+  wide.prop_count = OLC_RECORDED_MAX_PROPS + 1;
+  OLC_ASSERT_STATUS(OLC_E_LIMIT, olc_recorded__append(&added, path, &wide, 1000, &err), &err);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, path));
+  /* A value that would make the line too long: refused. */
+  memset(big, 'x', OLC_RECORDED_MAX_LINE - 1);
+  big[OLC_RECORDED_MAX_LINE - 1] = 0;
+  one.name = "big";
+  one.value = big;
+  huge.props = &one;
+  huge.prop_count = 1;
+  OLC_ASSERT_STATUS(OLC_E_LIMIT, olc_recorded__append(&added, path, &huge, 1000, &err), &err);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "line"));
+  OLC_ASSERT_OK(olc_recorded__append(&added, path, &after, 1000, &err), &err);
+  CU_ASSERT_EQUAL(added, 1);
+  OLC_ASSERT_OK(olc_recorded__load(&got, path, &err), &err);
+  CU_ASSERT_EQUAL(got.count, 2);
+  CU_ASSERT_EQUAL(got.bad_count, 0);
+  CU_ASSERT_EQUAL(got.count > 0 ? got.v[0].prop_count : 0, OLC_RECORDED_MAX_PROPS);
+  olc_recorded__free(&got);
+  free(many);
+  free(names);
+  free(big);
+  free(path);
 }
 
 int main(int argc, char **argv) {
@@ -237,5 +382,8 @@ int main(int argc, char **argv) {
   CU_add_test(s, "the store's parser refuses a recorded file", test_store_refuses);
   CU_add_test(s, "append and remove on disk", test_file_append_remove);
   CU_add_test(s, "a bad file is never rewritten", test_file_never_rewritten);
+  CU_add_test(s, "malformed record lines are skipped", test_bad_lines);
+  CU_add_test(s, "a bad line is kept, recording goes on", test_file_bad_line_kept);
+  CU_add_test(s, "the writer keeps to the reader's limits", test_file_limits);
   return olc_test_run(argc, argv);
 }

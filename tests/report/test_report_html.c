@@ -158,7 +158,7 @@ static void test_calibrate_report(void) {
   }
   HAS(html, "the plugin's first guess; ");
   HAS(html, "outcome-skipped");
-  HAS(html, "<code>mock_create_unavailable</code>");
+  HAS(html, "<code><bdi>mock_create_unavailable</bdi></code>");
   HAS(html, "<h3>Selected record</h3>");
   free(html);
   /* Readable as the umask allows, and nothing left beside it. */
@@ -171,12 +171,17 @@ static void test_calibrate_report(void) {
  * measured: the selected record and the rejections). */
 static void test_replaced_and_select(void) {
   char *html;
+  /* An earlier report (its marker within the first 256 bytes): replaced. */
+  static const char old[] = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+                            "<meta name=\"generator\" content=\"olc calibration report\">\n"
+                            "<title>old</title>\n";
   write_config("");
-  CU_ASSERT_EQUAL(olc_test_write_file(g_html, "old", 3), 0);
+  CU_ASSERT_EQUAL(olc_test_write_file(g_html, old, sizeof old - 1), 0);
   CU_ASSERT_EQUAL(olc("calibrate", "--config", g_ini, "--report", g_html, NULL), 0);
   CU_ASSERT_EQUAL(olc("select", "--config", g_ini, "--report", g_html, NULL), 0);
   html = read_html();
   HAS(html, "olc selection report");
+  HAS_NOT(html, "<title>old</title>");
   HAS(html, "outcome-selected");
   HAS(html, "<h3>Selected record</h3>");
   /* The record calibrate saved: a challenger, whichever the noise of a
@@ -245,6 +250,23 @@ static void test_hostile_text(void) {
   free(html);
 }
 
+/* A bidi control from the configuration or a plugin (here the processor
+ * the plugin's key reports, kept in the record) is visible text and every
+ * value is isolated: it cannot reverse the report's own text (issue 37
+ * item 11). */
+static void test_bidi_text(void) {
+  char *html;
+  write_config_dirs(OLC_MOCK_PLUGIN_ROOT "/good", "processor = cpu\xe2\x80\xae(evil)\n", "");
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", g_ini, "--report", g_html, NULL), 0);
+  CU_ASSERT_EQUAL(olc("select", "--config", g_ini, "--report", g_html, NULL), 0);
+  html = read_html();
+  HAS_NOT(html, "\xe2\x80\xae");
+  HAS(html, "<code><bdi>cpu&lt;U+202E&gt;(evil)</bdi></code>");
+  HAS(html, "<h2><bdi>mm</bdi>");
+  HAS(html, "<code><bdi>mock_det</bdi></code>");
+  free(html);
+}
+
 /* A bad path is one line naming it, before anything is measured. */
 static void test_bad_path(void) {
   char bad[4096];
@@ -267,6 +289,54 @@ static void test_bad_path(void) {
   CU_ASSERT_EQUAL(olc("calibrate", "--config", g_ini, "--report", NULL), 2); /* no value */
 }
 
+/* --report never replaces what is not an olc report (issue 37 item 3):
+ * the store, its lock file, a store's temporary, the config, any other
+ * file; nor a name that is the store's (not yet made) or its lock's.  One
+ * line naming the path, exit 1, before anything is measured, and the file
+ * as it was. */
+static void expect_refused(const char *command, const char *target, const char *why) {
+  unsigned char *before = olc_test_read_file(target, NULL), *after;
+  CU_ASSERT_EQUAL(olc(command, "--config", g_ini, "--report", target, NULL), 1);
+  if (g_r.code != 1 || strstr(g_r.err, why) == NULL)
+    fprintf(stderr, "\n  %s --report %s: exit %d: %s", command, target, g_r.code, g_r.err);
+  CU_ASSERT_EQUAL(cli_test_lines(g_r.err), 1u);
+  HAS(g_r.err, target);
+  HAS(g_r.err, why);
+  after = olc_test_read_file(target, NULL);
+  CU_ASSERT_TRUE((before == NULL && after == NULL) ||
+                 (before != NULL && after != NULL && strcmp((char *)before, (char *)after) == 0));
+  free(before);
+  free(after);
+}
+
+static void test_forbidden_targets(void) {
+  char *store = olc_test_path(g_dir, "store.txt"), *lock = olc_test_path(g_dir, "store.txt.lock");
+  char *notes = olc_test_path(g_dir, "notes.txt");
+  char *notes_lock = olc_test_path(g_dir, "notes.txt.lock");
+  char *tmp = olc_test_path(g_dir, "store.txt.4242.0123456789abcdef.tmp");
+  write_config("");
+  /* The store's name before the store exists: calibrate would write both. */
+  expect_refused("calibrate", store, "is the store");
+  CU_ASSERT_PTR_NULL(olc_test_read_file(store, NULL)); /* nothing measured */
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", g_ini, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(notes, "my notes\n", 9), 0);
+  expect_refused("select", store, "is the store");
+  expect_refused("calibrate", store, "is the store");
+  expect_refused("select", lock, "lock file");
+  expect_refused("select", g_ini, "not an olc report");
+  expect_refused("select", notes, "not an olc report");
+  expect_refused("select", notes_lock, "lock file");
+  expect_refused("select", tmp, "temporary");
+  /* A report is replaced (and what replaced it is one again). */
+  CU_ASSERT_EQUAL(olc("select", "--config", g_ini, "--report", g_html, NULL), 0);
+  CU_ASSERT_EQUAL(olc("select", "--config", g_ini, "--report", g_html, NULL), 0);
+  free(store);
+  free(lock);
+  free(notes);
+  free(notes_lock);
+  free(tmp);
+}
+
 int main(int argc, char **argv) {
   CU_pSuite s;
   if (CU_initialize_registry() != CUE_SUCCESS)
@@ -276,6 +346,8 @@ int main(int argc, char **argv) {
   CU_add_test(s, "replaced, and select --report", test_replaced_and_select);
   CU_add_test(s, "select: the speedup a record kept", test_select_stored_speedup);
   CU_add_test(s, "hostile text is escaped", test_hostile_text);
+  CU_add_test(s, "bidi controls are visible, values isolated", test_bidi_text);
   CU_add_test(s, "a bad path fails before measuring", test_bad_path);
+  CU_add_test(s, "what is not a report is never replaced", test_forbidden_targets);
   return olc_test_run(argc, argv);
 }

@@ -250,10 +250,15 @@ typedef struct olc_host_options {
 /*
  * fork() (POSIX): plugin instances may run threads (cpu_gemm's pool), which
  * do not exist in a child of fork().  In such a child a host opened before
- * the fork reaches no plugin: calibrate, select and explain report
- * OLC_E_UNSUPPORTED for each workload (and a store validator made from it
- * rejects with the same reason), and olc_host_free releases the host
- * without calling the plugins' destroy.  The child may open a new host: the
+ * the fork reaches no plugin and serves nothing from its cache: calibrate
+ * reports OLC_E_UNSUPPORTED for each workload; olc_host_bind,
+ * olc_binding_select and olc_host_select (warm or cold, nothing measured),
+ * olc_selection_execute and olc_selection_matmul_f32 (on a selection made
+ * before the fork), olc_binding_explain, olc_host_explain and
+ * olc_host_prune(_ext) (nothing removed) return OLC_E_UNSUPPORTED with a
+ * message naming fork(); a store validator made from it rejects with the
+ * same reason; olc_host_free releases the host without calling the
+ * plugins' destroy.  The child may open a new host: the
  * libraries stay mapped and each plugin creates a new instance.  fork()
  * waits until no thread holds the loader's locks.  The host's store is an
  * olc_store and follows store.h.
@@ -548,7 +553,8 @@ OLC_API olc_status olc_host_prune(olc_host *host, int dry_run, olc_prune_report_
  * olc_host_prune with flags (OLC_PRUNE_*); report's why begins with
  * "foreign processor" or "foreign thread count" for a foreign record.
  * Returns OLC_OK, OLC_E_INVALID (host NULL or without a store, unknown
- * flags), OLC_E_NOMEM, or what olc_store_remove_if returns (a write
+ * flags), OLC_E_UNSUPPORTED (in a child of fork(), above), OLC_E_NOMEM,
+ * or what olc_store_remove_if returns (a write
  * failure; OLC_E_READ_ONLY on a read-only store without
  * OLC_PRUNE_DRY_RUN, which only reads).  Not concurrent with
  * olc_host_free.
@@ -681,8 +687,8 @@ typedef struct olc_selection olc_selection;
  * rejects as invalid), OLC_E_NOT_FOUND (no plugin of that backend is
  * loaded), OLC_E_UNAVAILABLE (the plugin is not usable on this machine:
  * its create said so), OLC_E_UNSUPPORTED (the plugin does not serve the
- * operator, or its key does not serve this workload), OLC_E_PLUGIN (its
- * key failed otherwise), OLC_E_INTERNAL (hashing model_bytes failed),
+ * operator, or its key does not serve this workload; in a child of
+ * fork()), OLC_E_PLUGIN (its key failed otherwise), OLC_E_INTERNAL (hashing model_bytes failed),
  * OLC_E_NOMEM.
  */
 OLC_API olc_status olc_host_bind(olc_binding **out, olc_host *host, const olc_workload *w,
@@ -717,7 +723,8 @@ OLC_API void olc_binding_free(olc_binding *b);
  * given, holds olc_selection_message), or a failure with *out NULL:
  * OLC_E_INVALID (out or b NULL, bad options), the store's lookup failures,
  * the plugin's candidates failures (OLC_E_PLUGIN, OLC_E_UNSUPPORTED: it
- * has no candidate to fall back on), OLC_E_NOMEM.  *out is valid until
+ * has no candidate to fall back on), OLC_E_UNSUPPORTED (in a child of
+ * fork(): see "fork()" above), OLC_E_NOMEM.  *out is valid until
  * olc_host_free.
  */
 OLC_API olc_status olc_binding_select(const olc_selection **out, olc_binding *b,
@@ -808,7 +815,8 @@ typedef struct olc_execute_args {
  * width below it, an extent whose bytes overflow int64; or what the plugin
  * finds contradictory); OLC_E_UNSUPPORTED (the plugin cannot execute:
  * "plugin 'x' was built for plugin ABI 1.0 and cannot execute", or it
- * refuses the variant: transposed or batched operands, another dtype);
+ * refuses the variant: transposed or batched operands, another dtype; or
+ * the call is made in a child of fork(), "fork()" above);
  * OLC_E_PLUGIN (its other failures, with its message).
  */
 OLC_API olc_status olc_selection_execute(const olc_selection *s, const olc_execute_args *args,
@@ -831,7 +839,7 @@ OLC_API olc_status olc_selection_matmul_f32(const olc_selection *s, int64_t m, i
  * plugin's validator; never measures.  *out is freed with
  * olc_lookup_result_free.  Returns like olc_store_lookup (OLC_OK,
  * OLC_E_NOT_FOUND with *out set, ...), OLC_E_INVALID (NULL arguments, no
- * store).  Thread-safe.
+ * store), OLC_E_UNSUPPORTED (in a child of fork()).  Thread-safe.
  */
 OLC_API olc_status olc_binding_explain(olc_lookup_result **out, olc_binding *b, int all_candidates,
                                        olc_error *err);

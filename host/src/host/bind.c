@@ -68,6 +68,9 @@ olc_status olc_host__bind(olc_binding **out, olc_host *host, const olc_workload 
   olc_loaded_plugin *p;
   olc_status st;
   *out = NULL;
+  st = olc_host__check_fork(host, "bind", err);
+  if (st != OLC_OK)
+    return st;
   p = find_plugin(&st, host, w, err);
   if (p == NULL)
     return st;

@@ -81,6 +81,9 @@ olc_status olc_host__recorded_open(olc_host_recorded *r, olc_host *host, const c
   st = olc_recorded__load(&r->set, path, err);
   if (st != OLC_OK)
     return st;
+  for (i = 0; i < r->set.bad_count; i++)
+    olc_diag__emit(&host->diag, OLC_DIAG_WARNING, "recorded", "%s (line skipped, kept in the file)",
+                   r->set.bad[i].message);
   r->count = r->set.count;
   if (r->count == 0)
     return OLC_OK;

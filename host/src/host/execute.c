@@ -126,6 +126,10 @@ olc_status olc_selection_execute(const olc_selection *s, const olc_execute_args 
   olc_status st;
   if (s == NULL || args == NULL)
     return olc_error__set(err, OLC_E_INVALID, "execute", "no selection or arguments");
+  /* The instance's threads (a split policy's pool) are not in a child. */
+  st = olc_host__check_fork(s->slot->host, "execute", err);
+  if (st != OLC_OK)
+    return st;
   st = olc_options__load(&a, &olc_options__execute, args, "execute", err);
   if (st != OLC_OK)
     return st;

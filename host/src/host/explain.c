@@ -18,6 +18,8 @@ olc_status olc_binding_explain(olc_lookup_result **out, olc_binding *b, int all_
   if (out == NULL || b == NULL)
     return olc_error__set(err, OLC_E_INVALID, "explain", "no output or binding");
   s = b->slot;
+  if (olc_host__check_fork(s->host, "explain", err) != OLC_OK)
+    return OLC_E_UNSUPPORTED;
   if (s->host->store == NULL)
     return olc_error__set(err, OLC_E_INVALID, "explain", "the host has no store");
   return olc_host__lookup(out, s->host, s->plugin, &s->key.key, s->host->force_portable,

@@ -57,6 +57,7 @@ struct olc_host {
   olc_host_mlock mlock;
   char *record_misses;         /* the recorded-workloads file (malloc'ed), NULL: none */
   olc_host_budget lazy_budget; /* the runtime's lazy calibrations together */
+  unsigned forks;              /* olc_plugins__forks() when it was opened */
 };
 
 /* What a workload result keeps beyond olc_workload_result. */
@@ -137,6 +138,12 @@ olc_status olc_host__lookup(olc_lookup_result **out, olc_host *host, olc_loaded_
 void olc_host__changed(olc_host *host);
 
 /* workload.c: the olc_workload checks and the description a binding keeps. */
+/* OLC_OK, or OLC_E_UNSUPPORTED (err: where fn, the message names fork())
+ * when host was opened in a parent of this process: its plugin instances,
+ * their threads and its cached selections belong to that process (host.h
+ * "fork()").  Every entry that reaches a plugin, or answers for one from
+ * the cache, calls it first; it costs an atomic load. */
+olc_status olc_host__check_fork(const olc_host *host, const char *fn, olc_error *err);
 olc_status olc_host__check_workload(const olc_workload *w, const char *name, olc_error *err);
 /* The workload's model digest: model_digest, or "sha256:<hex>" of
  * model_bytes written into buf (OLC_DIGEST_SIZE); *out NULL when it

@@ -83,6 +83,7 @@ olc_status olc_host__open(olc_host **out, const olc_host_params *params, olc_err
   if (h == NULL)
     return olc_error__set(err, OLC_E_NOMEM, "olc_host_open", "out of memory");
   runtime_init(h);
+  h->forks = olc_plugins__forks();
   olc_diag__init(&h->diag, params->diag, params->diag_payload);
   h->config = params->config;
   h->store = params->store;
@@ -114,6 +115,14 @@ olc_status olc_host__open(olc_host **out, const olc_host_params *params, olc_err
   }
   *out = h;
   return OLC_OK;
+}
+
+olc_status olc_host__check_fork(const olc_host *host, const char *fn, olc_error *err) {
+  if (host->forks == olc_plugins__forks())
+    return OLC_OK;
+  return olc_error__set(err, OLC_E_UNSUPPORTED, fn,
+                        "this host was opened before fork() in a parent process: its plugins' "
+                        "threads and its selections are not in this one; open a new host here");
 }
 
 static void free_binding(void *b) { olc_binding_free(b); }

@@ -168,6 +168,10 @@ olc_status olc_host_prune_ext(olc_host *host, unsigned flags, olc_prune_report_f
     return olc_error__set(err, OLC_E_INVALID, "prune", "the host has no store");
   if ((flags & ~(OLC_PRUNE_DRY_RUN | OLC_PRUNE_FOREIGN)) != 0)
     return olc_error__set(err, OLC_E_INVALID, "prune", "unknown prune flags 0x%x", flags);
+  /* In a child of fork() every validator rejects: each record would go. */
+  st = olc_host__check_fork(host, "prune", err);
+  if (st != OLC_OK)
+    return st;
   c.host = host;
   c.foreign = (flags & OLC_PRUNE_FOREIGN) != 0;
   c.report = report;

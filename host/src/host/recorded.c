@@ -13,9 +13,8 @@
 #include "util/error.h"
 #include "util/text.h"
 
-/* The longest line read; a record is a few hundred bytes. */
-#define MAX_LINE (64u * 1024u)
-#define MAX_PROPS 64u
+#define MAX_LINE OLC_RECORDED_MAX_LINE
+#define MAX_PROPS OLC_RECORDED_MAX_PROPS
 /* format/format.h's OLC_FORMAT_MAGIC (host does not reach format; a test
  * holds the two equal): a store given where a recorded file belongs. */
 #define STORE_MAGIC "onnx_light_calibration_profiles"
@@ -25,8 +24,38 @@ void olc_recorded__free(olc_recorded_set *set) {
     return;
   olc_arena__free(&set->arena);
   free(set->v);
+  free(set->bad);
   set->v = NULL;
   set->count = set->cap = 0;
+  set->bad = NULL;
+  set->bad_count = set->bad_cap = 0;
+}
+
+olc_status olc_recorded__add_bad(olc_recorded_set *set, const unsigned char *text, size_t len,
+                                 uint32_t line, const char *message) {
+  olc_recorded_bad *b;
+  unsigned char *copy;
+  if (set->bad_count == set->bad_cap) {
+    size_t cap = set->bad_cap ? set->bad_cap * 2 : 4;
+    olc_recorded_bad *v = realloc(set->bad, cap * sizeof *v);
+    if (v == NULL)
+      return OLC_E_NOMEM;
+    set->bad = v;
+    set->bad_cap = cap;
+  }
+  b = &set->bad[set->bad_count];
+  copy = olc_arena__alloc(&set->arena, len + 1);
+  b->message = olc_arena__strdup(&set->arena, message);
+  if (copy == NULL || b->message == NULL)
+    return OLC_E_NOMEM;
+  if (len > 0)
+    memcpy(copy, text, len);
+  copy[len] = 0;
+  b->text = copy;
+  b->len = len;
+  b->line = line;
+  set->bad_count++;
+  return OLC_OK;
 }
 
 static int same_str(const char *a, const char *b) {
@@ -176,7 +205,34 @@ olc_status olc_recorded__write(olc_buf *out, const olc_recorded_set *set) {
   st = olc_buf__puts(out, header);
   for (i = 0; i < set->count && st == OLC_OK; i++)
     st = write_entry(out, &set->v[i]);
+  /* Lines this build could not read stay for whoever can (or a person). */
+  for (i = 0; i < set->bad_count && st == OLC_OK; i++) {
+    st = olc_buf__append(out, set->bad[i].text, set->bad[i].len);
+    if (st == OLC_OK)
+      st = olc_buf__putc(out, '\n');
+  }
   return st == OLC_OK ? OLC_OK : OLC_E_NOMEM;
+}
+
+olc_status olc_recorded__check(const olc_recorded_entry *e, const char *name, olc_error *err) {
+  olc_buf line = OLC_BUF_INIT;
+  olc_status st;
+  size_t len;
+  if (e->prop_count > MAX_PROPS)
+    return olc_error__set(err, OLC_E_LIMIT, "recorded",
+                          "%s: a workload of %lu properties cannot be recorded (at most %u)", name,
+                          (unsigned long)e->prop_count, MAX_PROPS);
+  st = write_entry(&line, e);
+  len = line.len > 0 ? line.len - 1 : 0; /* without its newline */
+  olc_buf__free(&line);
+  if (st != OLC_OK)
+    return olc_error__set(err, OLC_E_NOMEM, "recorded", "%s: out of memory", name);
+  if (len > MAX_LINE)
+    return olc_error__set(err, OLC_E_LIMIT, "recorded",
+                          "%s: the workload's line would be %lu bytes, over the %u a reader "
+                          "takes",
+                          name, (unsigned long)len, MAX_LINE);
+  return OLC_OK;
 }
 
 /* ------------------------------------------------------------- parse */
@@ -184,7 +240,7 @@ olc_status olc_recorded__write(olc_buf *out, const olc_recorded_set *set) {
 typedef struct parser {
   olc_recorded_set *set;
   const char *name;
-  olc_error *err;
+  olc_error err;             /* the line's failure: the caller's when the file fails */
   const unsigned char *line; /* the current line */
   size_t line_len;
   uint32_t lineno;
@@ -201,9 +257,9 @@ static olc_status fail(parser *p, const unsigned char *at, olc_status st, const 
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  olc_error__set(p->err, st, "recorded", "%s:%u:%u: %s", p->name, (unsigned)p->lineno,
+  olc_error__set(&p->err, st, "recorded", "%s:%u:%u: %s", p->name, (unsigned)p->lineno,
                  (unsigned)col, msg);
-  olc_error__at(p->err, p->lineno, col, 0);
+  olc_error__at(&p->err, p->lineno, col, 0);
   return st;
 }
 
@@ -381,6 +437,21 @@ static olc_status read_header(parser *p) {
   return OLC_OK;
 }
 
+/* One record line: read, or kept as a bad line when it does not parse (one
+ * bad line never stops the others, nor a process recording). */
+static olc_status read_line(parser *p, int has_newline) {
+  olc_status st;
+  if (p->line_len > MAX_LINE)
+    st = fail(p, p->line + MAX_LINE, OLC_E_MALFORMED, "line longer than %u bytes", MAX_LINE);
+  else if (!has_newline)
+    st = fail(p, p->line + p->line_len, OLC_E_MALFORMED, "the last line has no newline");
+  else
+    st = read_record(p);
+  if (st != OLC_E_MALFORMED)
+    return st;
+  return olc_recorded__add_bad(p->set, p->line, p->line_len, p->lineno, p->err.message);
+}
+
 olc_status olc_recorded__parse(olc_recorded_set *set, const unsigned char *bytes, size_t len,
                                const char *name, olc_error *err) {
   parser p;
@@ -389,25 +460,26 @@ olc_status olc_recorded__parse(olc_recorded_set *set, const unsigned char *bytes
   memset(&p, 0, sizeof p);
   p.set = set;
   p.name = name;
-  p.err = err;
   /* An empty file (created by hand, or `: > FILE`) records nothing yet. */
   while (pos < len && st == OLC_OK) {
     const unsigned char *nl = memchr(bytes + pos, '\n', len - pos);
     p.line = bytes + pos;
     p.line_len = nl != NULL ? (size_t)(nl - p.line) : len - pos;
     p.lineno++;
-    if (p.line_len > MAX_LINE)
+    if (p.lineno == 1 && p.line_len > MAX_LINE)
       st = fail(&p, p.line + MAX_LINE, OLC_E_MALFORMED, "line longer than %u bytes", MAX_LINE);
-    else if (nl == NULL)
+    else if (p.lineno == 1 && nl == NULL)
       st = fail(&p, p.line + p.line_len, OLC_E_MALFORMED, "the last line has no newline");
     else if (p.lineno == 1)
       st = read_header(&p);
     else if (p.line_len > 0)
-      st = read_record(&p);
+      st = read_line(&p, nl != NULL);
     pos += p.line_len + 1;
   }
   olc_arena__free(&p.scratch);
   if (st == OLC_E_NOMEM)
     olc_error__set(err, st, "recorded", "%s: out of memory", name);
+  else if (st != OLC_OK && err != NULL)
+    *err = p.err;
   return st;
 }

@@ -17,9 +17,12 @@
  * record's key: a file holds at most one record per key.  Properties are
  * the workload as described (sorted by name), which recreates it.  Blank
  * lines are allowed; '#' begins a comment only on the header line.  A
- * newer version is OLC_E_VERSION, anything else out of place
+ * newer version is OLC_E_VERSION, a first line that is not the header
  * OLC_E_MALFORMED "FILE:LINE:COLUMN: ...", and a file that is either is
- * never rewritten.
+ * never rewritten.  A record line that does not parse (a hand edit, a line
+ * over OLC_RECORDED_MAX_LINE) is skipped and kept in the set's bad lines
+ * with its "FILE:LINE:COLUMN: why"; a rewrite keeps it as it was, so one
+ * such line never stops a process recording nor the others being read.
  *
  * Writes (recorded_file.c) go through persist's locked reload-merge-replace
  * (the store's lock, temporary, fsync and rename), so processes that
@@ -40,6 +43,12 @@
 #define OLC_RECORDED_VERSION 1u
 /* How long a change waits for the file's lock. */
 #define OLC_RECORDED_LOCK_TIMEOUT_MS 10000
+/* The longest line read, and the most properties of a record (those of
+ * olc_host_bind): the writer refuses an entry past either (OLC_E_LIMIT),
+ * so it never writes a line the reader skips.  A record is a few hundred
+ * bytes. */
+#define OLC_RECORDED_MAX_LINE (64u * 1024u)
+#define OLC_RECORDED_MAX_PROPS 256u
 
 /* One recorded workload; strings live in its set's arena. */
 typedef struct olc_recorded_entry {
@@ -54,14 +63,25 @@ typedef struct olc_recorded_entry {
   uint32_t line; /* where it was read (0: made in memory) */
 } olc_recorded_entry;
 
+/* A record line that did not parse (a hand edit, an older or other
+ * writer's): skipped, reported, and written back as it was. */
+typedef struct olc_recorded_bad {
+  const unsigned char *text; /* the line without its newline (in the arena) */
+  size_t len;
+  uint32_t line;
+  const char *message; /* "NAME:LINE:COLUMN: why" */
+} olc_recorded_bad;
+
 typedef struct olc_recorded_set {
   olc_arena arena;
   olc_recorded_entry *v;
   size_t count, cap;
+  olc_recorded_bad *bad;
+  size_t bad_count, bad_cap;
 } olc_recorded_set;
 
 #define OLC_RECORDED_SET_INIT                                                                      \
-  { OLC_ARENA_INIT, NULL, 0, 0 }
+  { OLC_ARENA_INIT, NULL, 0, 0, NULL, 0, 0 }
 
 void olc_recorded__free(olc_recorded_set *set);
 
@@ -75,15 +95,26 @@ size_t olc_recorded__find(const olc_recorded_set *set, const olc_recorded_entry 
  * there; *added says which.  OLC_OK, OLC_E_NOMEM. */
 olc_status olc_recorded__add(olc_recorded_set *set, const olc_recorded_entry *e, int *added);
 
-/* Parses a whole file (name for messages) into set (appended).  OLC_OK,
- * OLC_E_MALFORMED ("NAME:LINE:COLUMN: ..." with err->line/column),
- * OLC_E_VERSION (a newer version), OLC_E_NOMEM. */
+/* Parses a whole file (name for messages) into set (appended; bad record
+ * lines into set->bad).  OLC_OK, OLC_E_MALFORMED (the header:
+ * "NAME:LINE:COLUMN: ..." with err->line/column), OLC_E_VERSION (a newer
+ * version), OLC_E_NOMEM. */
 olc_status olc_recorded__parse(olc_recorded_set *set, const unsigned char *bytes, size_t len,
                                const char *name, olc_error *err);
 
-/* Appends the whole file for set (header first) to out.  OLC_OK,
- * OLC_E_NOMEM. */
+/* Appends the whole file for set (header first, its bad lines last, as
+ * they were) to out.  OLC_OK, OLC_E_NOMEM. */
 olc_status olc_recorded__write(olc_buf *out, const olc_recorded_set *set);
+
+/* Keeps a copy of a line that did not parse (message: why) in set.
+ * OLC_OK, OLC_E_NOMEM. */
+olc_status olc_recorded__add_bad(olc_recorded_set *set, const unsigned char *text, size_t len,
+                                 uint32_t line, const char *message);
+
+/* OLC_OK when e fits the format's limits (at most OLC_RECORDED_MAX_PROPS
+ * properties, a line of at most OLC_RECORDED_MAX_LINE bytes); else
+ * OLC_E_LIMIT naming name and the limit, or OLC_E_NOMEM. */
+olc_status olc_recorded__check(const olc_recorded_entry *e, const char *name, olc_error *err);
 
 /* recorded_file.c: the file on disk. */
 
@@ -94,9 +125,10 @@ olc_status olc_recorded__load(olc_recorded_set *set, const char *path, olc_error
 /* Adds e to the file at path under its lock (nothing written when its key
  * is there).  *added (may be NULL) says whether it was.  Refuses a file
  * that is not a recorded-workloads file (a store, say: OLC_E_MALFORMED,
- * nothing written), and an entry with an empty backend, operator,
- * processor, identity or model (OLC_E_INVALID).  Returns OLC_OK, the
- * parser's failures, persist's. */
+ * nothing written), an entry with an empty backend, operator, processor,
+ * identity or model (OLC_E_INVALID), and one over the format's limits
+ * (OLC_E_LIMIT: olc_recorded__check).  Returns OLC_OK, the parser's
+ * failures, persist's. */
 olc_status olc_recorded__append(int *added, const char *path, const olc_recorded_entry *e,
                                 int64_t lock_timeout_ms, olc_error *err);
 

@@ -1,8 +1,9 @@
 /*
  * host/recorded_file.c - the recorded-workloads file on disk (recorded.h):
  * every change is persist's locked reload-merge-replace, so a record added
- * by one process while another adds or removes is never lost, and a file
- * that does not parse is never rewritten.
+ * by one process while another adds or removes is never lost, a file that
+ * is not a recorded-workloads file (or is newer) is never rewritten, and a
+ * record line that does not parse is written back as it was.
  */
 #include <string.h>
 
@@ -61,6 +62,12 @@ typedef struct change {
 static olc_status keep_unless_dropped(olc_recorded_set *out, const olc_recorded_set *in,
                                       change *c) {
   size_t i;
+  for (i = 0; i < in->bad_count; i++) {
+    const olc_recorded_bad *b = &in->bad[i];
+    olc_status st = olc_recorded__add_bad(out, b->text, b->len, b->line, b->message);
+    if (st != OLC_OK)
+      return st;
+  }
   for (i = 0; i < in->count; i++) {
     int added;
     olc_status st;
@@ -81,7 +88,8 @@ static olc_status transform(olc_buf *out, int *unchanged, const unsigned char *b
   const olc_recorded_set *result = &cur;
   olc_status st = OLC_OK;
   (void)base_exists;
-  /* A file that does not parse (or is newer) fails here: never rewritten. */
+  /* A file that is not a recorded-workloads file (or is newer) fails here:
+   * never rewritten.  Its bad record lines are written back as they were. */
   if (base_len > 0)
     st = olc_recorded__parse(&cur, base, base_len, c->path, err);
   if (st == OLC_OK && c->add != NULL) {
@@ -121,6 +129,10 @@ olc_status olc_recorded__append(int *added, const char *path, const olc_recorded
                           "%s: a workload without a backend, operator, processor or identity "
                           "cannot be recorded",
                           path);
+  /* What the reader would skip is never written. */
+  st = olc_recorded__check(e, path, err);
+  if (st != OLC_OK)
+    return st;
   memset(&c, 0, sizeof c);
   c.path = path;
   c.add = e;

@@ -277,6 +277,11 @@ olc_status olc_binding_select(const olc_selection **out, olc_binding *b,
   if (st != OLC_OK)
     return st;
   s = b->slot;
+  /* Before the cache: a child of fork() must not use the parent's
+   * selections (their handles are the parent's instances' policies). */
+  st = olc_host__check_fork(s->host, "select", err);
+  if (st != OLC_OK)
+    return st;
   mode = o.mode != OLC_SELECT_HOST_DEFAULT ? o.mode : s->host->rt.select_mode;
   if (mode != OLC_SELECT_NEVER && mode != OLC_SELECT_ON_MISS)
     return olc_error__set(err, OLC_E_INVALID, "select", "select mode %d is not one of 0, 1, 2",

@@ -193,6 +193,15 @@ olc_status olc_plugins__execute(olc_loaded_plugin *p, const olc_plugin_workload 
 /* 1 when p implements execute (struct_size covers it and it is set). */
 int olc_plugins__can_execute(const olc_loaded_plugin *p);
 
+/* How many fork()s led to this process since the library was loaded (a
+ * pthread_atfork child handler counts them; 0 on Windows).  A plugin
+ * instance created before a fork is not called in the child: its threads
+ * did not survive the fork.  The handlers also hold the loader's locks
+ * across a fork, so a child never inherits one locked.  An atomic load
+ * after the first call: no system call, no lock (a warm select and
+ * execute compare it). */
+unsigned olc_plugins__forks(void);
+
 /* The numerical check's tolerances for an operator and dtype (ABI 1.2):
  * the plugin's row, or the host's defaults (declared 0). */
 typedef struct olc_plugins_tolerance {

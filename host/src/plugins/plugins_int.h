@@ -161,12 +161,6 @@ int olc_plugins__insecure(const char *path, char *msg, size_t size);
  * FIFO, a device, a dangling link, a link loop, a link to any of those),
  * else 0. */
 int olc_plugins__not_regular(const char *path, char *msg, size_t size);
-/* How many fork()s led to this process since the library was loaded (a
- * pthread_atfork child handler counts them; 0 on Windows).  A plugin
- * instance created before a fork is not called in the child: its threads
- * did not survive the fork.  The handlers also hold the loader's locks
- * across a fork, so a child never inherits one locked. */
-unsigned olc_plugins__forks(void);
 /* 1 (with err filled: OLC_E_UNSUPPORTED, where = fn) when p was created in
  * a parent of this process. */
 int olc_plugins__forked(const olc_loaded_plugin *p, const char *fn, olc_error *err);
