@@ -189,8 +189,10 @@ void bench_run_shape(const bench_shape_run *x, shape s, result *res);
 /* The rounds a shape with n contestants runs: reps rounded up to whole
  * cycles of its balanced Latin square. */
 int bench_rounds(int reps, int n);
-/* The rows of that square. */
+/* The rows of that square (square.c). */
 int bench_square_rows(int n);
+/* The contestant (0 .. n-1) at position col of the row-th round. */
+int bench_square_at(int n, int row, int col);
 
 void bench_cpu_name(char *out, size_t cap);
 void bench_print_result(const result *r, double peak);

@@ -55,32 +55,10 @@ static double time_contestant(bench *x, int who) {
   return (bench_now_s() - t0) / x->iters;
 }
 
-/*
- * A balanced Latin square of n contestants (Williams): the first row
- * 0, 1, n-1, 2, n-2, ..., row r that row plus r (mod n); for odd n the
- * rows reversed follow, without which one neighbour of each would come
- * first more often.
- */
-int bench_square_rows(int n) { return n % 2 == 0 ? n : 2 * n; }
-
-static int square_at(int n, int row, int col) {
-  const int rows = bench_square_rows(n);
-  int r = row % rows, first;
-  if (r >= n) /* the reversed half (odd n) */
-    r -= n, col = n - 1 - col;
-  first = col == 0 ? 0 : col % 2 == 1 ? (col + 1) / 2 : n - col / 2;
-  return (first + r) % n;
-}
-
-int bench_rounds(int reps, int n) {
-  const int rows = bench_square_rows(n);
-  return (reps + rows - 1) / rows * rows;
-}
-
 static void time_rounds(bench *x, int rounds, double *t[C_COUNT]) {
   for (int r = 0; r < rounds; r++)
     for (int i = 0; i < x->n; i++) {
-      int who = x->who[square_at(x->n, r, i)];
+      int who = x->who[bench_square_at(x->n, r, i)];
       t[who][r] = time_contestant(x, who);
     }
 }
