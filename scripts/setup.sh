@@ -12,7 +12,11 @@
 # Options: --no-install (never call apt-get), --no-asan (skip the sanitizer
 # pass of --test), --no-fuzz (skip the bounded libFuzzer runs of --test),
 # --jobs N (default: the number of CPUs).
-# Packages come from Debian only; nothing is downloaded at build time.
+# Packages come from Debian only; nothing is downloaded at build time.  The
+# one exception, in --test mode and optional: ONNX Runtime's CPU library for
+# the GEMM benchmarks' peers, which Debian lacks, from the npm package
+# onnxruntime-node (installed without its scripts; skipped, with a note,
+# where npm is missing or fails).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -56,8 +60,14 @@ REQUIRED=(build-essential cmake pkg-config libcunit1-dev libinih-dev libssl-dev
 OPTIONAL=(pocl-opencl-icd)
 # What only the test suite and the benchmarks need (--test adds these).
 TEST_REQUIRED=(locales)
+# The GEMM benchmarks' peers (bench/gemm/README.md): oneDNN, libxsmm,
+# XNNPACK, Eigen; each one missing is skipped by the benchmarks.
 TEST_OPTIONAL=(ninja-build libsqlite3-dev libopenblas-dev libblis-dev libclblast-dev clinfo
-  strace fiu-utils libfiu-dev clang mingw-w64 wine valgrind python3 chromium)
+  strace fiu-utils libfiu-dev clang mingw-w64 wine valgrind python3 chromium
+  libdnnl-dev libxsmm-dev libxnnpack-dev libpthreadpool-dev libeigen3-dev)
+# Where the benchmarks look for ONNX Runtime's npm package (peer_ort.c).
+ORT_NPM_DIR="${HOME:-/root}/.cache/olc-bench/onnxruntime-node"
+ORT_NPM_PACKAGE=onnxruntime-node@1.30.0
 
 installed() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
@@ -104,6 +114,22 @@ install_packages() {
   done
 }
 
+# ONNX Runtime for the benchmarks (optional: never fails the setup).
+install_ort() {
+  if compgen -G "$ORT_NPM_DIR/node_modules/onnxruntime-node/bin/napi-v*/linux/x64/libonnxruntime.so*" \
+    >/dev/null; then
+    return 0
+  fi
+  if [ "$INSTALL" -eq 0 ] || ! command -v npm >/dev/null 2>&1; then
+    echo "setup.sh: ONNX Runtime (npm $ORT_NPM_PACKAGE) not installed: the benchmarks skip it" >&2
+    return 0
+  fi
+  say "installing $ORT_NPM_PACKAGE (--ignore-scripts) into $ORT_NPM_DIR"
+  mkdir -p "$ORT_NPM_DIR" &&
+    (cd "$ORT_NPM_DIR" && npm install --ignore-scripts --no-audit --no-fund "$ORT_NPM_PACKAGE") ||
+    echo "setup.sh: npm install $ORT_NPM_PACKAGE failed: the benchmarks skip ONNX Runtime" >&2
+}
+
 # The locale test needs de_DE.UTF-8 (a decimal comma).
 setup_locale() {
   if locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; then
@@ -141,7 +167,10 @@ if [ "$MODE" = test ]; then
   OPTIONAL+=("${TEST_OPTIONAL[@]}")
 fi
 install_packages
-[ "$MODE" = test ] && setup_locale
+if [ "$MODE" = test ]; then
+  setup_locale
+  install_ort
+fi
 
 if [ "$MODE" = build ]; then
   # The main job needs the tool, the library and the plugins, not the tests.

@@ -117,36 +117,82 @@ int bench_quality(const olc_plugin *pl, const olc_plugin_host *h, uint32_t threa
 int bench_quality_report(const olc_plugin *pl, const olc_plugin_host *h, int threads, int rounds,
                          int json);
 
-/* ---- the main table (bench_gemm.c measures, report.c prints) ---- */
+/* ---- shared by the parts of the main table ---- */
+extern int bench_use_cputime; /* --cputime: the calling thread's CPU time */
+extern int bench_use_min;     /* --min: best sample instead of the median */
+
+/* Seconds from the bench's clock (wall, or thread CPU time). */
+double bench_now_s(void);
+/* A one-line error on stderr (with the stub host's last message), exit 1. */
+void bench_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* The median of v (the minimum with --min); v is left as it was. */
+double bench_med(const double *v, int n);
+/* How much faster than a the rounds' times b are: the median of the
+ * rounds' ratios a[r] / b[r] (with --min, the ratio of the minima). */
+double bench_paired(const double *a, const double *b, int n);
+
+/* Loads the plugin at path through its entry (ABI 1.1, execute). */
+const olc_plugin *bench_load_plugin(const char *path);
+
+/* ---- the main table (table.c measures, report.c prints) ---- */
 #include "peers.h"
 
 typedef struct shape {
   long m, n, k;
 } shape;
 
-#define C_OB 0 /* contestants: the peers first (BENCH_PEER_*), then cpu_gemm */
-#define C_BLIS 1
-#define C_CAL 2
-#define C_DEF 3
-#define C_COUNT 4
+/* The shape tables (shapes.c): NULL for an unknown name. */
+const shape *bench_shape_table(const char *name, int *count);
+/* Their names, for the usage line: "peers, classic, all". */
+extern const char *const bench_shape_table_names;
 
-extern const char *const bench_contestant_names[4];
+/* Contestants: the peers (BENCH_PEER_*), then cpu_gemm calibrated and
+ * with its first candidate. */
+#define C_CAL BENCH_PEER_COUNT
+#define C_DEF (BENCH_PEER_COUNT + 1)
+#define C_COUNT (BENCH_PEER_COUNT + 2)
+
+/* "OpenBLAS", ..., "cal", "def". */
+const char *bench_contestant_name(int c);
 
 /* One shape's figures in one run. */
 typedef struct result {
   shape s;
   int threads;
-  double gf[C_COUNT];         /* GFLOP/s, medians (0: not run) */
-  double vs_peer[2][C_COUNT]; /* [cal, def] / peer, medians of paired ratios */
-  int best_peer;              /* the faster peer (lower median time) */
+  int ran[C_COUNT];                /* timed in this shape */
+  double gf[C_COUNT];              /* GFLOP/s, medians (0: not run) */
+  double vs_peer[2][C_COUNT];      /* [cal, def] / peer, medians of paired ratios */
+  double check[C_COUNT];           /* bench_peer_check of the output before timing */
+  char why[BENCH_PEER_COUNT][128]; /* why a loaded peer did not run this shape */
+  int best_peer;                   /* the fastest peer (lowest median time); -1: none */
   double cal_best, def_best, cal_def;
   double big_bytes;  /* the large operand of a thin shape (0: not thin) */
   int out_of_cache;  /* it exceeds the measured last-level cache */
   double cal_gbs;    /* its rate under the calibrated policy */
   double host_cal_s; /* host's calibration of this shape (< 0: not used) */
   size_t measured, abandoned;
+  int rounds;
   char cal_text[256], def_text[256];
 } result;
+
+/* One shape measured (table.c). */
+typedef struct bench_shape_run {
+  const olc_plugin *pl;
+  void *inst;
+  const bench_peers *peers;
+  int threads, reps;
+  const char *cal_text;
+  const bench_stream_info *bw;
+} bench_shape_run;
+void bench_run_shape(const bench_shape_run *x, shape s, result *res);
+
+/* The rounds a shape with n contestants runs: reps rounded up to whole
+ * cycles of its balanced Latin square. */
+int bench_rounds(int reps, int n);
+/* The rows of that square (square.c). */
+int bench_square_rows(int n);
+/* The contestant (0 .. n-1) at position col of the row-th round. */
+int bench_square_at(int n, int row, int col);
 
 void bench_cpu_name(char *out, size_t cap);
 void bench_print_result(const result *r, double peak);

@@ -6,7 +6,8 @@
  * packing, no workspace), the blocked path (pack=ab: a workspace from the
  * instance's cache, A and B packed), a policy that splits over 2 threads
  * (the pool's hand-off), and run (which also decodes the workload's
- * properties); the peers' 1x1x1 calls for comparison.
+ * properties); each loaded peer's 1x1x1 call (its plan made once) for
+ * comparison.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +20,7 @@ typedef struct call {
   const olc_plugin *pl;
   void *inst, *state;
   const void *policy;
-  const bench_peers *peers;
-  int peer;
+  bench_peer_plan plan;
   bench_workload w;
   bench_exec e;
   float a[64], b[64], c[64];
@@ -38,7 +38,7 @@ static void call_run(void *arg) {
 
 static void call_peer(void *arg) {
   call *x = arg;
-  bench_peer_sgemm(x->peers, x->peer, 1, 1, 1, 1.0f, x->a, 1, x->b, 1, 0.0f, x->c, 1);
+  bench_peer_plan_run(&x->plan);
 }
 
 typedef struct first {
@@ -81,10 +81,11 @@ int bench_overhead_report(const olc_plugin *pl, const olc_plugin_host *h, const 
   const bench_peers *peers = peers_v;
   static call x;
   void *one = NULL, *two = NULL, *pol[4] = {NULL, NULL, NULL, NULL};
-  row rows[8];
+  row rows[8 + BENCH_PEER_COUNT];
+  static char names[BENCH_PEER_COUNT][64];
   int n = 0, rc = -1;
   memset(&x, 0, sizeof x);
-  x.pl = pl, x.peers = peers;
+  x.pl = pl;
   bench_exec_init(&x.e, 1, 1, 1, x.a, x.b, x.c);
   (void)threads;
   if (pl->create(h, NULL, 0, 1, &one) != OLC_PLUGIN_OK || pl->create(h, NULL, 0, 2, &two))
@@ -108,13 +109,15 @@ int bench_overhead_report(const olc_plugin *pl, const olc_plugin_host *h, const 
   snprintf(rows[n++].policy, sizeof rows[0].policy, "%s", rows[0].policy);
   pl->unprepare(one, x.state);
   for (int p = 0; p < BENCH_PEER_COUNT; p++) {
-    if (!peers->have[p])
+    const bench_peer_args args = {1, 1, 1, x.a, x.b, x.c, 1};
+    char why[256];
+    if (!peers->have[p] || bench_peer_plan_make(&x.plan, peers, p, &args, why, sizeof why) != 0)
       continue;
-    bench_peers_threads((bench_peers *)(uintptr_t)peers, 1);
-    x.peer = p;
-    rows[n].what = p == BENCH_PEER_BLIS ? "BLIS bli_sgemm, 1x1x1" : "OpenBLAS cblas_sgemm, 1x1x1";
+    snprintf(names[p], sizeof names[p], "%s, 1x1x1 (its plan made once)", bench_peer_name(p));
+    rows[n].what = names[p];
     rows[n].ns = bench_time_calls(call_peer, &x, 9) * 1e9;
     rows[n++].policy[0] = '\0';
+    bench_peer_plan_free(&x.plan);
   }
   if (json) {
     printf("{\"call_cost_ns\": [\n");

@@ -1,56 +1,66 @@
 /*
- * peers.c - see peers.h.
+ * peers.c - see peers.h: the table of adapters, --peers, the re-executed
+ * environment and the check against a double-precision product.
  */
 #include "peers.h"
 
-#include <cblas.h>
-#include <dlfcn.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-void openblas_set_num_threads(int num_threads);
-char *openblas_get_corename(void);
-char *openblas_get_config(void);
+#include "peer_adapters.h"
 
 /* Set in the re-executed process, so that it happens once. */
 #define FAIR_MARK "BENCH_GEMM_PEERS_FAIR"
-/* BLIS's own choice of sub-configuration, for the report. */
-#define BLIS_OWN "BENCH_GEMM_BLIS_OWN"
 
-/* BLIS 0.9 does not know every CPU (AMD family 26 here) and then runs its
- * portable "generic" kernels.  Its own choice is asked for in this, the
- * first, process; when it is generic, the re-executed one gets the BLIS
- * sub-configuration for the ISA the CPU has (BLIS_ARCH_TYPE: 0 = skx for
- * AVX-512, 6 = zen3 on AMD / 3 = haswell on others for AVX2), as BLIS
- * would pick on a CPU it knows.  An explicit BLIS_ARCH_TYPE is kept. */
-static void blis_arch_env(void) {
-  const char *path = getenv("BENCH_BLIS_LIB");
-  void *dl;
-  int (*arch_id)(void);
-  char *(*arch_string)(int);
-  const char *own;
-  if (getenv("BLIS_ARCH_TYPE") != NULL)
-    return;
-  dl = dlopen(path != NULL ? path : "libblis.so.4", RTLD_NOW | RTLD_LOCAL);
-  if (dl == NULL)
-    return;
-  *(void **)&arch_id = dlsym(dl, "bli_arch_query_id");
-  *(void **)&arch_string = dlsym(dl, "bli_arch_string");
-  if (arch_id == NULL || arch_string == NULL)
-    return;
-  own = arch_string(arch_id());
-  (void)setenv(BLIS_OWN, own != NULL ? own : "?", 1);
-  if (own == NULL || strcmp(own, "generic") != 0)
-    return;
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f"))
-    (void)setenv("BLIS_ARCH_TYPE", "0", 1);
-  else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    (void)setenv("BLIS_ARCH_TYPE", __builtin_cpu_is("amd") ? "6" : "3", 1);
+/* The adapters in BENCH_PEER_* order; NULL where the build lacks the
+ * library, with the reason. */
+typedef struct peer_row {
+  const bench_peer_adapter *ad;
+  const char *name, *key, *missing;
+} peer_row;
+
+static const peer_row peer_rows[BENCH_PEER_COUNT] = {
+    {&bench_peer_openblas, "OpenBLAS", "openblas", NULL},
+    {&bench_peer_blis, "BLIS", "blis", NULL},
+#ifdef BENCH_HAVE_DNNL
+    {&bench_peer_dnnl_sgemm, "oneDNN-sgemm", "onednn-sgemm", NULL},
+    {&bench_peer_dnnl_matmul, "oneDNN-matmul", "onednn-matmul", NULL},
+#else
+    {NULL, "oneDNN-sgemm", "onednn-sgemm", "not built: oneDNN not found (install libdnnl-dev)"},
+    {NULL, "oneDNN-matmul", "onednn-matmul", "not built: oneDNN not found (install libdnnl-dev)"},
 #endif
+#ifdef BENCH_HAVE_LIBXSMM
+    {&bench_peer_libxsmm, "libxsmm", "libxsmm", NULL},
+#else
+    {NULL, "libxsmm", "libxsmm", "not built: libxsmm not found (install libxsmm-dev)"},
+#endif
+#ifdef BENCH_HAVE_XNNPACK
+    {&bench_peer_xnnpack, "XNNPACK", "xnnpack", NULL},
+#else
+    {NULL, "XNNPACK", "xnnpack",
+     "not built: XNNPACK not found (install libxnnpack-dev libpthreadpool-dev)"},
+#endif
+#ifdef BENCH_HAVE_EIGEN
+    {&bench_peer_eigen, "Eigen", "eigen", NULL},
+#else
+    {NULL, "Eigen", "eigen", "not built: Eigen 3 or a C++ compiler not found (libeigen3-dev)"},
+#endif
+    {&bench_peer_ort, "ONNX Runtime", "ort", NULL},
+};
+
+const bench_peer_adapter *bench_peer_adapter_get(int which, const char **why) {
+  if (which < 0 || which >= BENCH_PEER_COUNT)
+    return NULL;
+  if (why != NULL)
+    *why = peer_rows[which].missing;
+  return peer_rows[which].ad;
+}
+
+const char *bench_peer_name(int which) {
+  return which >= 0 && which < BENCH_PEER_COUNT ? peer_rows[which].name : "?";
 }
 
 void bench_peers_fair_env(char **argv, const char *tool) {
@@ -58,7 +68,7 @@ void bench_peers_fair_env(char **argv, const char *tool) {
     return;
   if (setenv(FAIR_MARK, "1", 1) != 0)
     return;
-  blis_arch_env();
+  bench_peer_blis_arch_env();
   (void)unsetenv("OPENBLAS_CORETYPE");
   (void)unsetenv("OPENBLAS_L2_SIZE");
   /* OpenBLAS's idle threads spin 2^28 cycles after each call by default;
@@ -73,103 +83,133 @@ void bench_peers_fair_env(char **argv, const char *tool) {
           tool);
 }
 
-static void load_blis(bench_peers *p) {
-  const char *path = getenv("BENCH_BLIS_LIB");
-  char *(*arch_string)(int);
-  int (*arch_id)(void);
-  char *(*version)(void);
-  void (*init)(void);
-  p->blis_dl = dlopen(path != NULL ? path : "libblis.so.4", RTLD_NOW | RTLD_LOCAL);
-  if (p->blis_dl == NULL) {
-    snprintf(p->blis_why, sizeof p->blis_why, "BLIS not found (%s); install libblis-dev",
-             dlerror());
-    return;
+int bench_peers_select(int selected[BENCH_PEER_COUNT], const char *list, char *why, size_t cap) {
+  const char *s = list;
+  memset(selected, 0, sizeof(int) * BENCH_PEER_COUNT);
+  while (*s != '\0') {
+    size_t len = strcspn(s, ",");
+    int found = 0;
+    if (len == 3 && strncmp(s, "all", 3) == 0) {
+      for (int i = 0; i < BENCH_PEER_COUNT; i++)
+        selected[i] = 1;
+      found = 1;
+    }
+    for (int i = 0; i < BENCH_PEER_COUNT && !found; i++)
+      if (strlen(peer_rows[i].key) == len && strncmp(s, peer_rows[i].key, len) == 0)
+        selected[i] = found = 1;
+    if (!found) {
+      snprintf(why, cap, "unknown peer '%.*s' in --peers %s (want all or a list of:", (int)len, s,
+               list);
+      for (int i = 0; i < BENCH_PEER_COUNT; i++) {
+        size_t used = strlen(why);
+        snprintf(why + used, cap - used, " %s", peer_rows[i].key);
+      }
+      strncat(why, ")", cap - strlen(why) - 1);
+      return -1;
+    }
+    s += len;
+    if (*s == ',')
+      s++;
   }
-  *(void **)&p->bli_sgemm = dlsym(p->blis_dl, "bli_sgemm");
-  *(void **)&p->bli_sgemv = dlsym(p->blis_dl, "bli_sgemv");
-  *(void **)&p->bli_set_threads = dlsym(p->blis_dl, "bli_thread_set_num_threads");
-  *(void **)&init = dlsym(p->blis_dl, "bli_init");
-  *(void **)&arch_id = dlsym(p->blis_dl, "bli_arch_query_id");
-  *(void **)&arch_string = dlsym(p->blis_dl, "bli_arch_string");
-  *(void **)&version = dlsym(p->blis_dl, "bli_info_get_version_str");
-  if (p->bli_sgemm == NULL || p->bli_sgemv == NULL || p->bli_set_threads == NULL || init == NULL) {
-    snprintf(p->blis_why, sizeof p->blis_why, "%s lacks bli_sgemm", path ? path : "libblis.so.4");
-    return;
-  }
-  init();
-  snprintf(p->blis_arch, sizeof p->blis_arch, "%s",
-           arch_id != NULL && arch_string != NULL ? arch_string(arch_id()) : "?");
-  snprintf(p->blis_version, sizeof p->blis_version, "%s", version != NULL ? version() : "?");
-  if (getenv(BLIS_OWN) != NULL && strcmp(getenv(BLIS_OWN), p->blis_arch) != 0)
-    snprintf(p->blis_own, sizeof p->blis_own, "%s", getenv(BLIS_OWN));
-  p->have[BENCH_PEER_BLIS] = 1;
+  return 0;
 }
 
-void bench_peers_open(bench_peers *p) {
+void bench_peers_open(bench_peers *p, const int *selected) {
   memset(p, 0, sizeof(*p));
-  p->have[BENCH_PEER_OPENBLAS] = 1;
-  snprintf(p->openblas_core, sizeof p->openblas_core, "%s", openblas_get_corename());
-  snprintf(p->openblas_config, sizeof p->openblas_config, "%s", openblas_get_config());
   p->env_fair = getenv("OPENBLAS_CORETYPE") == NULL && getenv("OPENBLAS_L2_SIZE") == NULL;
-  load_blis(p);
+  for (int i = 0; i < BENCH_PEER_COUNT; i++) {
+    const peer_row *r = &peer_rows[i];
+    p->selected[i] = selected == NULL || selected[i];
+    if (!p->selected[i])
+      continue;
+    if (r->ad == NULL) {
+      snprintf(p->why[i], sizeof p->why[i], "%s", r->missing);
+      continue;
+    }
+    if (r->ad->open(p->info[i], sizeof p->info[i], p->why[i], sizeof p->why[i]) == 0)
+      p->have[i] = 1;
+  }
+  if (p->have[BENCH_PEER_OPENBLAS] && !p->env_fair) {
+    size_t used = strlen(p->info[BENCH_PEER_OPENBLAS]);
+    snprintf(p->info[BENCH_PEER_OPENBLAS] + used, sizeof p->info[0] - used,
+             " (OPENBLAS_CORETYPE inherited)");
+  }
 }
 
 void bench_peers_close(bench_peers *p) {
-  /* BLIS keeps threads and TLS: never dlclose it (as the host does with
-   * plugins). */
-  p->blis_dl = NULL;
+  /* The libraries keep threads and TLS: none is unloaded (as the host
+   * does with plugins). */
+  memset(p->have, 0, sizeof p->have);
 }
 
-void bench_peers_threads(bench_peers *p, int threads) {
-  openblas_set_num_threads(threads);
-  if (p->have[BENCH_PEER_BLIS])
-    p->bli_set_threads(threads);
+int bench_peer_plan_make(bench_peer_plan *out, const bench_peers *p, int which,
+                         const bench_peer_args *args, char *why, size_t cap) {
+  out->ad = NULL, out->plan = NULL;
+  if (which < 0 || which >= BENCH_PEER_COUNT || !p->have[which]) {
+    snprintf(why, cap, "not loaded");
+    return -1;
+  }
+  if (peer_rows[which].ad->plan(&out->plan, args, why, cap) != 0)
+    return -1;
+  out->ad = peer_rows[which].ad;
+  return 0;
 }
 
-/* BLIS's trans_t and conj_t values (blis.h). */
-#define BLI_NO_TRANSPOSE 0
-#define BLI_TRANSPOSE 8
-#define BLI_NO_CONJUGATE 0
-
-static void blis_product(const bench_peers *p, int64_t m, int64_t n, int64_t k, float alpha,
-                         const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
-                         float *c, int64_t ldc) {
-  if (n == 1) /* c (m) = A (m x k) b (k, stride ldb) */
-    p->bli_sgemv(BLI_NO_TRANSPOSE, BLI_NO_CONJUGATE, m, k, &alpha, a, lda, 1, b, ldb, &beta, c,
-                 ldc);
-  else if (m == 1) /* c (n) = B^T (n x k) a (k) */
-    p->bli_sgemv(BLI_TRANSPOSE, BLI_NO_CONJUGATE, k, n, &alpha, b, ldb, 1, a, 1, &beta, c, 1);
-  else /* row-major: row stride ld, column stride 1 */
-    p->bli_sgemm(BLI_NO_TRANSPOSE, BLI_NO_TRANSPOSE, m, n, k, &alpha, a, lda, 1, b, ldb, 1, &beta,
-                 c, ldc, 1);
+void bench_peer_plan_free(bench_peer_plan *pp) {
+  if (pp->ad != NULL)
+    pp->ad->free(pp->plan);
+  pp->ad = NULL, pp->plan = NULL;
 }
-
-void bench_peer_sgemm(const bench_peers *p, int which, int64_t m, int64_t n, int64_t k, float alpha,
-                      const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
-                      float *c, int64_t ldc) {
-  if (which == BENCH_PEER_BLIS)
-    blis_product(p, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  else if (n == 1)
-    cblas_sgemv(CblasRowMajor, CblasNoTrans, (int)m, (int)k, alpha, a, (int)lda, b, (int)ldb, beta,
-                c, (int)ldc);
-  else if (m == 1)
-    cblas_sgemv(CblasRowMajor, CblasTrans, (int)k, (int)n, alpha, b, (int)ldb, a, 1, beta, c, 1);
-  else
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, alpha, a,
-                (int)lda, b, (int)ldb, beta, c, (int)ldc);
-}
-
-const char *bench_peer_name(int which) { return which == BENCH_PEER_BLIS ? "BLIS" : "OpenBLAS"; }
 
 void bench_peers_describe(const bench_peers *p, char *out, size_t cap) {
-  if (p->have[BENCH_PEER_BLIS])
-    snprintf(out, cap, "peers: OpenBLAS core %s%s (%s); BLIS %s, config %s%s%s%s", p->openblas_core,
-             p->env_fair ? " (own detection)" : " (OPENBLAS_CORETYPE inherited)",
-             p->openblas_config, p->blis_version, p->blis_arch,
-             p->blis_own[0] ? " (its own detection: " : "", p->blis_own,
-             p->blis_own[0] ? ", which runs portable kernels)" : "");
-  else
-    snprintf(out, cap, "peers: OpenBLAS core %s%s (%s); %s: BLIS skipped", p->openblas_core,
-             p->env_fair ? " (own detection)" : " (OPENBLAS_CORETYPE inherited)",
-             p->openblas_config, p->blis_why);
+  size_t used = 0;
+  out[0] = '\0';
+  for (int i = 0; i < BENCH_PEER_COUNT && used < cap; i++) {
+    if (!p->selected[i])
+      continue;
+    if (p->have[i])
+      snprintf(out + used, cap - used, "%speer %s: %s", used ? "\n" : "", peer_rows[i].name,
+               p->info[i]);
+    else
+      snprintf(out + used, cap - used, "%speer %s: skipped: %s", used ? "\n" : "",
+               peer_rows[i].name, p->why[i]);
+    used = strlen(out);
+  }
+}
+
+double bench_peer_check(const bench_peer_args *args, const float *c) {
+  const int64_t m = args->m, n = args->n, k = args->k;
+  /* Every row up to 2^28 multiply-adds, then a spread of about 64 rows. */
+  const int64_t step = (double)m * (double)n * (double)k <= (double)(1 << 28) ? 1 : (m + 63) / 64;
+  double *ref = calloc((size_t)n, sizeof(double)), *mag = calloc((size_t)n, sizeof(double));
+  double worst = 0;
+  const double eps = 1.0 / (1 << 23);
+  if (ref == NULL || mag == NULL) {
+    free(ref), free(mag);
+    return NAN;
+  }
+  for (int64_t i = 0; i < m; i += step) {
+    memset(ref, 0, (size_t)n * sizeof(double));
+    memset(mag, 0, (size_t)n * sizeof(double));
+    for (int64_t l = 0; l < k; l++) {
+      const double av = args->a[i * k + l];
+      const float *brow = args->b + l * n;
+      for (int64_t j = 0; j < n; j++) {
+        ref[j] += av * brow[j];
+        mag[j] += fabs(av * brow[j]);
+      }
+    }
+    for (int64_t j = 0; j < n; j++) {
+      const double e = fabs((double)c[i * n + j] - ref[j]);
+      const double bound = (double)k * eps * mag[j] + 1e-30;
+      if (isnan(e)) {
+        worst = NAN;
+        goto done;
+      }
+      worst = e / bound > worst ? e / bound : worst;
+    }
+  }
+done:
+  free(ref), free(mag);
+  return worst;
 }

@@ -272,7 +272,7 @@ static void remove_dir(const char *dir) {
 }
 
 static int parse(int argc, char **argv, const char **plugin, br_shape *shapes, int *nshapes,
-                 int *rounds, int *calls) {
+                 int *rounds, int *calls, const char **peers) {
   int i;
   for (i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--quick") == 0) {
@@ -282,6 +282,8 @@ static int parse(int argc, char **argv, const char **plugin, br_shape *shapes, i
       *rounds = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--plugin") == 0 && i + 1 < argc) {
       *plugin = argv[++i];
+    } else if (strcmp(argv[i], "--peers") == 0 && i + 1 < argc) {
+      *peers = argv[++i];
     } else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc && *nshapes < MAX_SHAPES) {
       br_shape *s = &shapes[(*nshapes)++];
       if (sscanf(argv[++i], "%ldx%ldx%ld", &s->m, &s->n, &s->k) != 3 || s->m < 1 || s->n < 1 ||
@@ -296,17 +298,17 @@ static int parse(int argc, char **argv, const char **plugin, br_shape *shapes, i
 
 int main(int argc, char **argv) {
   static br_shape shapes[MAX_SHAPES];
-  const char *plugin = BR_PLUGIN;
+  const char *plugin = BR_PLUGIN, *peers = "all";
   char dir[] = "/tmp/bench_runtime.XXXXXX", store_path[64], plugin_dir[1024], why[1024];
   int nshapes = 0, rounds = 21, calls = 20000, i;
   olc_config *config = NULL;
   olc_store *store = NULL;
   olc_host *host;
   br_direct d;
-  if (parse(argc, argv, &plugin, shapes, &nshapes, &rounds, &calls) != 0) {
+  if (parse(argc, argv, &plugin, shapes, &nshapes, &rounds, &calls, &peers) != 0) {
     fprintf(stderr,
             "usage: bench_runtime [--quick] [--rounds N (1-%d)] [--plugin PATH] "
-            "[--shape MxNxK]...\n",
+            "[--shape MxNxK]... [--peers all|LIST]\n",
             MAX_ROUNDS);
     return 2;
   }
@@ -342,8 +344,9 @@ int main(int argc, char **argv) {
   br_direct_close(&d);
 #ifdef BR_HAVE_PEERS
   if (olc_selection_can_execute(shapes[0].sel))
-    br_mlp_bench(host, dir, rounds);
+    br_mlp_bench(host, dir, rounds, peers);
 #else
+  (void)peers;
   printf("mlp: skipped: built without bench/gemm's BLAS peers (OpenBLAS)\n");
 #endif
   for (i = 0; i < nshapes; i++)

@@ -38,9 +38,10 @@ void br_direct_release(br_direct *d, void *policy);
 /* C = A * B through the table's execute; 0 or -1. */
 int br_direct_matmul(br_direct *d, const br_shape *s, const void *policy);
 
-/* The example's MLP through olc against the BLAS peers (mlp_bench.c, built
- * when bench/gemm's peers are: BR_HAVE_PEERS); the model is written in
- * dir. */
-void br_mlp_bench(olc_host *host, const char *dir, int rounds);
+/* The example's MLP through olc against bench/gemm's peers (mlp_bench.c,
+ * built when bench/gemm's peers are: BR_HAVE_PEERS), those of the --peers
+ * list peers ("all", or names as bench_gemm takes them); the model is
+ * written in dir. */
+void br_mlp_bench(olc_host *host, const char *dir, int rounds, const char *peers);
 
 #endif

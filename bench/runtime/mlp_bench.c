@@ -2,8 +2,10 @@
  * mlp_bench.c - the example's inference latency (examples/runtime_integration:
  * the 3-layer MLP 256 -> 512 -> 512 -> 128, ReLU between layers) with the
  * olc-selected cpu_gemm policies, executed through the host, against the
- * same layers through the BLAS peers of bench/gemm (OpenBLAS with its own
- * CPU detection, BLIS), one thread each.
+ * same layers through the peers of bench/gemm (peers.h: OpenBLAS with its
+ * own CPU detection, BLIS, oneDNN, libxsmm, XNNPACK, Eigen, ONNX Runtime;
+ * --peers picks some), one thread each, each layer a plan of its own made
+ * once (weights packed, a session) as a runtime prepares a model.
  *
  * Per batch size: the three layers are bound with the model's bytes as
  * their identity and selected (calibrated on a miss), the outputs of every
@@ -11,8 +13,8 @@
  * alternate the order of olc and the peers; a round times enough forward
  * passes of each for about 2 ms of thread CPU time.  The figure for olc is
  * the median of its rounds; the ratio is the median over rounds of olc's
- * time over the faster peer's time in the same round (the faster peer is
- * the one with the lower median).
+ * time over the fastest peer's time in the same round (the fastest peer is
+ * the one with the lowest median).
  */
 #include <math.h>
 #include <stdio.h>
@@ -35,7 +37,18 @@ typedef struct mlp_run {
   olc_property props[MLP_MAX_LAYERS][4];
   float *x, *buf[2], *out, *ref;
   const bench_peers *peers;
+  int ran[BENCH_PEER_COUNT];                              /* every layer has a plan */
+  bench_peer_plan plan[BENCH_PEER_COUNT][MLP_MAX_LAYERS]; /* in -> out of each layer */
 } mlp_run;
+
+/* Layer l's input and output buffers (the same for every contender). */
+static const float *layer_in(const mlp_run *r, uint32_t l) {
+  return l == 0 ? r->x : r->buf[(l - 1) % 2];
+}
+
+static float *layer_out(const mlp_run *r, uint32_t l) {
+  return l + 1 == r->m->layers ? r->out : r->buf[l % 2];
+}
 
 static void relu(float *c, size_t count) {
   size_t i;
@@ -46,23 +59,20 @@ static void relu(float *c, size_t count) {
 /* One forward pass through contender who; the output in r->out. */
 static void forward(mlp_run *r, int who) {
   const mlp *m = r->m;
-  const float *in = r->x;
   uint32_t l;
   olc_error err;
   for (l = 0; l < m->layers; l++) {
     int64_t k = m->width[l], n = m->width[l + 1];
-    float *c = l + 1 == m->layers ? r->out : r->buf[l % 2];
+    float *c = layer_out(r, l);
     if (who == 0) {
-      if (olc_selection_matmul_f32(r->sel[l], r->batch, n, k, 1.0f, in, k, r->m->weights[l], n,
-                                   0.0f, c, n, &err) != OLC_OK)
+      if (olc_selection_matmul_f32(r->sel[l], r->batch, n, k, 1.0f, layer_in(r, l), k,
+                                   r->m->weights[l], n, 0.0f, c, n, &err) != OLC_OK)
         br_die("mlp layer %u: %s", (unsigned)l, err.message);
     } else {
-      bench_peer_sgemm(r->peers, who - 1, r->batch, n, k, 1.0f, in, k, m->weights[l], n, 0.0f, c,
-                       n);
+      bench_peer_plan_run(&r->plan[who - 1][l]);
     }
     if (l + 1 < m->layers)
       relu(c, (size_t)(r->batch * n));
-    in = c;
   }
 }
 
@@ -94,6 +104,40 @@ static void bind_layers(mlp_run *r, olc_host *host) {
   }
 }
 
+/* Each loaded peer's plans, one a layer; a peer that cannot plan a layer
+ * is left out, with the reason printed. */
+static void make_plans(mlp_run *r) {
+  char why[256];
+  for (int p = 0; p < BENCH_PEER_COUNT; p++) {
+    uint32_t l;
+    if (!r->peers->have[p])
+      continue;
+    for (l = 0; l < r->m->layers; l++) {
+      const bench_peer_args args = {r->batch,
+                                    r->m->width[l + 1],
+                                    r->m->width[l],
+                                    layer_in(r, l),
+                                    r->m->weights[l],
+                                    layer_out(r, l),
+                                    1};
+      if (bench_peer_plan_make(&r->plan[p][l], r->peers, p, &args, why, sizeof why) != 0)
+        break;
+    }
+    r->ran[p] = l == r->m->layers;
+    if (!r->ran[p]) {
+      printf("mlp batch %ld: %s skipped: %s\n", r->batch, bench_peer_name(p), why);
+      while (l-- > 0)
+        bench_peer_plan_free(&r->plan[p][l]);
+    }
+  }
+}
+
+static void free_plans(mlp_run *r) {
+  for (int p = 0; p < BENCH_PEER_COUNT; p++)
+    for (uint32_t l = 0; r->ran[p] && l < r->m->layers; l++)
+      bench_peer_plan_free(&r->plan[p][l]);
+}
+
 static float *alloc_floats(size_t count) {
   float *p = calloc(count, sizeof *p);
   if (p == NULL)
@@ -120,22 +164,22 @@ static void measure(mlp_run *r, int rounds) {
     for (who = 0; who < CONTENDERS; who++) {
       /* odd rounds run the contenders in the reverse order */
       int c = i % 2 ? CONTENDERS - 1 - who : who;
-      t[c][i] = c == 0 || r->peers->have[c - 1] ? time_passes(r, c, reps) : 0;
+      t[c][i] = c == 0 || r->ran[c - 1] ? time_passes(r, c, reps) : 0;
     }
   for (who = 1; who < CONTENDERS; who++)
     for (i = 0; i < rounds; i++)
       ratio[who - 1][i] = t[who][i] > 0 ? t[0][i] / t[who][i] : 0;
   for (who = 0; who < CONTENDERS; who++) {
     med[who] = bench_median(t[who], (size_t)rounds);
-    if (who > 0 && r->peers->have[who - 1] && (best < 0 || med[who] < med[best]))
+    if (who > 0 && r->ran[who - 1] && (best < 0 || med[who] < med[best]))
       best = who;
   }
   printf("mlp batch %-3ld olc %9.1f us", r->batch, med[0] / 1e3);
   for (who = 1; who < CONTENDERS; who++)
-    if (r->peers->have[who - 1])
+    if (r->ran[who - 1])
       printf("  %s %9.1f us", bench_peer_name(who - 1), med[who] / 1e3);
   if (best > 0)
-    printf("  olc/faster peer (%s) %.3fx", bench_peer_name(best - 1),
+    printf("  olc/fastest peer (%s) %.3fx", bench_peer_name(best - 1),
            bench_median(ratio[best - 1], (size_t)rounds));
   printf("  (%d passes a round)\n", reps);
 }
@@ -162,9 +206,10 @@ static void run_batch(const mlp *m, olc_host *host, const bench_peers *peers, lo
   if (mlp_reference(m, batch, r.x, r.ref) != 0)
     br_die("out of memory");
   bind_layers(&r, host);
+  make_plans(&r);
   for (who = 0; who < CONTENDERS; who++) {
     double e;
-    if (who > 0 && !peers->have[who - 1])
+    if (who > 0 && !r.ran[who - 1])
       continue;
     forward(&r, who);
     e = mlp_max_error(r.out, r.ref, outs);
@@ -173,6 +218,7 @@ static void run_batch(const mlp *m, olc_host *host, const bench_peers *peers, lo
              who == 0 ? "olc" : bench_peer_name(who - 1), e);
   }
   measure(&r, rounds);
+  free_plans(&r);
   for (l = 0; l < m->layers; l++)
     olc_binding_free(r.binding[l]);
   free(r.x);
@@ -182,22 +228,24 @@ static void run_batch(const mlp *m, olc_host *host, const bench_peers *peers, lo
   free(r.ref);
 }
 
-void br_mlp_bench(olc_host *host, const char *dir, int rounds) {
+void br_mlp_bench(olc_host *host, const char *dir, int rounds, const char *peers_list) {
   static const long batches[] = {1, 8, 64};
-  char path[1200], why[256], peers_line[1024];
+  char path[1200], why[512], peers_line[4096];
+  int selected[BENCH_PEER_COUNT];
   bench_peers peers;
   mlp m;
   size_t i;
   snprintf(path, sizeof path, "%s/mlp.bin", dir);
   if (mlp_write(path, why, sizeof why) != 0 || mlp_read(&m, path, why, sizeof why) != 0)
     br_die("mlp: %s", why);
-  bench_peers_open(&peers);
-  bench_peers_threads(&peers, 1);
+  if (bench_peers_select(selected, peers_list, why, sizeof why) != 0)
+    br_die("%s", why);
+  bench_peers_open(&peers, selected);
   bench_peers_describe(&peers, peers_line, sizeof peers_line);
   printf("mlp: the example's model %u", (unsigned)m.width[0]);
   for (i = 1; i <= m.layers; i++)
     printf(" -> %u", (unsigned)m.width[i]);
-  printf(", one thread; %s\n", peers_line);
+  printf(", one thread\n%s\n", peers_line);
   for (i = 0; i < sizeof batches / sizeof batches[0]; i++)
     run_batch(&m, host, &peers, batches[i], rounds);
   bench_peers_close(&peers);
