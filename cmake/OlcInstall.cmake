@@ -47,3 +47,21 @@ if(EXISTS ${OLC_TEMPLATE_DIR}/CMakeLists.txt)
   install(FILES ${PROJECT_SOURCE_DIR}/plugin-api/README.md
     DESTINATION ${CMAKE_INSTALL_DATADIR}/onnx-light/plugin_template RENAME PLUGIN-API.md)
 endif()
+
+# The guides: README.md and docs/ (README's links into docs/ keep working),
+# in share/doc/onnx-light beside the man page's share/man.
+set(OLC_DOC_INSTALL_DIR ${CMAKE_INSTALL_DATAROOTDIR}/doc/onnx-light)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${OLC_DOC_INSTALL_DIR})
+file(GLOB OLC_DOC_FILES ${PROJECT_SOURCE_DIR}/docs/*.md ${PROJECT_SOURCE_DIR}/docs/*.png)
+install(FILES ${OLC_DOC_FILES} DESTINATION ${OLC_DOC_INSTALL_DIR}/docs)
+
+# The runtime example, a standalone project (its CMakeLists.txt finds the
+# installed package when it is not built inside the olc tree).
+set(OLC_RUNTIME_EXAMPLE_DIR ${PROJECT_SOURCE_DIR}/examples/runtime_integration)
+if(EXISTS ${OLC_RUNTIME_EXAMPLE_DIR}/CMakeLists.txt)
+  file(GLOB OLC_RUNTIME_EXAMPLE_FILES ${OLC_RUNTIME_EXAMPLE_DIR}/*.c
+    ${OLC_RUNTIME_EXAMPLE_DIR}/*.h ${OLC_RUNTIME_EXAMPLE_DIR}/*.md
+    ${OLC_RUNTIME_EXAMPLE_DIR}/CMakeLists.txt)
+  install(FILES ${OLC_RUNTIME_EXAMPLE_FILES}
+    DESTINATION ${CMAKE_INSTALL_DATADIR}/onnx-light/runtime_integration)
+endif()

@@ -34,7 +34,11 @@ if(STEP STREQUAL "install")
             include/olc/store.hpp include/olc/host.hpp include/olc/error.hpp
             share/onnx-light/plugin_template/CMakeLists.txt
             share/onnx-light/plugin_template/template_matmul.c
-            share/onnx-light/plugin_template/PLUGIN-API.md bin/olc share/man/man1/olc.1)
+            share/onnx-light/plugin_template/PLUGIN-API.md bin/olc share/man/man1/olc.1
+            share/doc/onnx-light/README.md share/doc/onnx-light/docs/store.md
+            share/doc/onnx-light/docs/file-format.md share/doc/onnx-light/docs/durability.md
+            share/onnx-light/runtime_integration/CMakeLists.txt
+            share/onnx-light/runtime_integration/runtime_integration.c)
     if(NOT EXISTS ${PREFIX}/${f})
       message(FATAL_ERROR "the install lacks ${f}")
     endif()

@@ -1,5 +1,5 @@
 /*
- * calibration_profile_backend - the .rst's example backend, in C, using only
+ * calibration_profile_backend - the store's example backend (docs/store.md), in C, using only
  * the public store API (olc/store.h).
  *
  * The backend owns the meaning of its policy (ExamplePolicy: serialize and
@@ -139,7 +139,7 @@ int main(int argc, char **argv) {
     return fail("open", st, &err);
   printf("store: %s\n", opts.persistence_enabled ? olc_store_path(store) : "(in memory)");
 
-  /* The .rst's key: exact identity, plus the structure a portable record needs. */
+  /* The example's key: exact identity, plus the structure a portable record needs. */
   memset(&key, 0, sizeof key);
   key.backend = "example_gpu";
   key.operator_name = "MatMul";

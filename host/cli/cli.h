@@ -15,7 +15,7 @@
 
 #include "olc/olc.h"
 
-/* Exit codes (documented in olc.1 and README.md). */
+/* Exit codes (documented in olc.1, README.md and docs/cli.md). */
 enum {
   CLI_EXIT_OK = 0,          /* success */
   CLI_EXIT_FAILURE = 1,     /* the operation failed; message on stderr */

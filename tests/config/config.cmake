@@ -8,7 +8,7 @@ if(NOT WIN32)
   olc_add_test(NAME test_config_keys
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config_keys.c
     LABELS unit HOOKS TIMEOUT 60)
-  # full.ini, olc.1 and README.md against the key table, both ways.
+  # full.ini, olc.1 and docs/configuration.md against the key table, both ways.
   olc_add_test(NAME test_config_docs
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config_docs.c
     LABELS unit HOOKS TIMEOUT 60 DEFINES OLC_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

@@ -26,7 +26,8 @@ if(NOT WIN32)
   endforeach()
 endif()
 
-# examples/runtime_integration built as a separate project against the
+# examples/runtime_integration, as the package installs it
+# (share/onnx-light/runtime_integration), built as a separate project against the
 # installed package (the olc_package fixture's prefix, moved after the
 # install) and started twice from outside the prefix without OLC_WORKER:
 # calibrating needs olc-worker, which only the lookup next to the installed
@@ -38,7 +39,7 @@ if(TARGET runtime_integration AND OLC_PACKAGE_PREFIX AND NOT OLC_TSAN)
     set(rt_cflags "-fsanitize=address,undefined")
   endif()
   add_test(NAME example_runtime_integration_installed COMMAND ${CMAKE_COMMAND}
-    -DSOURCE_DIR=${PROJECT_SOURCE_DIR}/examples/runtime_integration
+    -DSOURCE_DIR=${OLC_PACKAGE_PREFIX}/share/onnx-light/runtime_integration
     -DPREFIX=${OLC_PACKAGE_PREFIX} -DC_COMPILER=${CMAKE_C_COMPILER} -DGENERATOR=${CMAKE_GENERATOR}
     -DCFLAGS=${rt_cflags} -DWORK=${PROJECT_BINARY_DIR}/tests/runtime/installed
     -P ${PROJECT_SOURCE_DIR}/examples/runtime_integration/run_twice.cmake)

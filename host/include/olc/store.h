@@ -1,7 +1,8 @@
 /*
  * olc/store.h - the calibration profile store.
  *
- * A C rendering of CalibrationProfileStore (calibration-profile-store.rst).
+ * A C rendering of CalibrationProfileStore (docs/store.md; the file:
+ * docs/file-format.md; its write protocol: docs/durability.md).
  * Backends describe a workload by a key, hand in their measurements and a
  * serializer for their opaque policy, and the store keeps the records in
  * memory and, unless persistence is disabled, in one version-1 text file
@@ -165,7 +166,7 @@ OLC_API const char *olc_origin_str(olc_origin origin);
  *   with "workload:", the part after that prefix; else none.  A record
  *   without one is a legacy record: a bare model digest, as hosts wrote
  *   before records were per workload, or any other digest a caller chose
- *   (the .rst's example keys are such).
+ *   (the keys of examples/calibration_profile_backend are such).
  * - portable: its structure in canonical text.
  */
 
@@ -448,7 +449,7 @@ typedef struct olc_save_request {
   { OLC_SAVE_REQUEST_VERSION, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL, NULL, OLC_LEVELS_DEFAULT }
 
 /*
- * Saves a calibrated profile (the .rst's Store): the exact record, and the
+ * Saves a calibrated profile (CalibrationProfileStore::Store): the exact record, and the
  * portable record when the key carries structural properties.  Replaces any
  * calibrated record with the same identity.  With persistence enabled the
  * change is merged into the file under the inter-process lock.

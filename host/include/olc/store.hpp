@@ -1,9 +1,9 @@
 /*
  * olc/store.hpp - CalibrationProfileStore, the C++ API of the calibration
- * profile store (calibration-profile-store.rst).
+ * profile store (docs/store.md, docs/api.md).
  *
- * Header-only C++17 over olc/store.h, in namespace onnx_light, with the
- * .rst's names: a backend fills a CalibrationProfileKey, hands Store its
+ * Header-only C++17 over olc/store.h, in namespace onnx_light, with
+ * onnx-light's names: a backend fills a CalibrationProfileKey, hands Store its
  * measurements, a serializer and an optional validator, and looks profiles
  * up with CalibrationProfileLookupOptions:
  *
@@ -36,7 +36,7 @@
  *
  * [[nodiscard]] marks only calls made for their result (Lookup, List);
  * Store, InstallOverride and RemoveOverride are called for their effect, as
- * the .rst's example does.
+ * the example in docs/api.md does.
  *
  * Ownership: CalibrationProfileStore owns its olc_store handle (freed by
  * the destructor; move-only).  Everything a lookup returns is a copy owned
@@ -110,7 +110,7 @@ enum class CalibrationProfileOrigin {
   Calibrated = OLC_ORIGIN_CALIBRATED,
   Override = OLC_ORIGIN_OVERRIDE
 };
-/* Lookup precedence, 1 = highest (the .rst's order). */
+/* Lookup precedence, 1 = highest (docs/store.md). */
 enum class CalibrationProfilePrecedence {
   ExactOverride = OLC_PRECEDENCE_EXACT_OVERRIDE,
   PortableOverride = OLC_PRECEDENCE_PORTABLE_OVERRIDE,

@@ -4,7 +4,7 @@
  *
  * A new key is one row here, in the order the documentation lists it,
  * plus the code that reads the value.  tests/config/test_config_docs
- * then says which lines full.ini, olc.1 and README.md lack.
+ * then says which lines full.ini, olc.1 and docs/configuration.md lack.
  */
 #include "config/parse_int.h"
 

@@ -9,7 +9,8 @@
  * adding a key is one row in keys.c plus the code that uses the value.
  *
  * The documentation lists the same rows: config/examples/full.ini, the
- * CONFIGURATION section of host/cli/olc.1 and the key table of README.md.
+ * CONFIGURATION section of host/cli/olc.1 and the key table of
+ * docs/configuration.md.
  * tests/config/test_config_docs.c compares each of them with this table,
  * both ways, and prints the lines a new row needs (--print).
  *

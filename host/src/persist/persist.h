@@ -336,7 +336,7 @@ void olc_persist__fork_prepare(void);
 void olc_persist__fork_done(void);
 
 /*
- * The measurement lock: one measurer per user and machine (README.md,
+ * The measurement lock: one measurer per user and machine (docs/runtime.md,
  * "One measurer per machine").  A process holds it while it measures one
  * key, so that the timings of two processes never overlap.
  *
