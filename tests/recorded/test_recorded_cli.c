@@ -94,6 +94,42 @@ static void test_recorded(void) {
   free(rec);
 }
 
+/* Issue 37 item 2: a winner kept in memory only (--read-only, persistence
+ * off) is no reason to forget the workload: it stays in the file. */
+static void test_recorded_not_durable(void) {
+  /* A shape no other test stores. */
+  static const char text[] = "# onnx-light recorded workloads v1\n" REC("mock-cpu", "24");
+  static const char *const off[] = {"OLC_PERSISTENCE=off", NULL};
+  char *rec = olc_test_path(dir, "keep.txt"), *after;
+  write_config("olc.ini", "");
+  write_in("keep.txt", text);
+  CU_ASSERT_EQUAL(
+      olc("calibrate", "--read-only", "--config", "olc.ini", "--recorded", "keep.txt", NULL), 0);
+  HAS(r.out, "calibrated  exact");
+  HAS(r.out, "keep.txt: 0 tuned workloads removed");
+  after = (char *)olc_test_read_file(rec, NULL);
+  CU_ASSERT_TRUE(after != NULL && strcmp(after, text) == 0);
+  free(after);
+  write_in("keep.txt", text);
+  CU_ASSERT_EQUAL(cli_test_olc(&r, dir, off, "calibrate", "--config", "olc.ini", "--recorded",
+                               "keep.txt", NULL),
+                  0);
+  HAS(r.out, "calibrated  exact");
+  HAS(r.out, "keep.txt: 0 tuned workloads removed");
+  after = (char *)olc_test_read_file(rec, NULL);
+  CU_ASSERT_TRUE(after != NULL && strcmp(after, text) == 0);
+  free(after);
+  /* Once the store's file holds it, even a read-only run may let it go. */
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", "olc.ini", "--recorded", "keep.txt", NULL), 0);
+  HAS(r.out, "keep.txt: 1 tuned workload removed");
+  write_in("keep.txt", text);
+  CU_ASSERT_EQUAL(
+      olc("calibrate", "--read-only", "--config", "olc.ini", "--recorded", "keep.txt", NULL), 0);
+  HAS(r.out, "selected");
+  HAS(r.out, "keep.txt: 1 tuned workload removed");
+  free(rec);
+}
+
 static void test_recorded_malformed(void) {
   static const char text[] = "# onnx-light recorded workloads v1\nworkload backend=mock_det\n";
   char *rec = olc_test_path(dir, "bad.txt"), *after;
@@ -129,6 +165,7 @@ int main(int argc, char **argv) {
   if (s == NULL)
     return 1;
   CU_add_test(s, "calibrate --recorded", test_recorded);
+  CU_add_test(s, "calibrate --recorded keeps what no store holds", test_recorded_not_durable);
   CU_add_test(s, "calibrate --recorded with a malformed file", test_recorded_malformed);
   CU_add_test(s, "calibrate --refine", test_refine);
   return olc_test_run(argc, argv);

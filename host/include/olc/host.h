@@ -431,9 +431,10 @@ typedef struct olc_calibrate_options {
    * workloads instead of the configured ones.  Those recorded on another
    * processor or thread count are skipped (OLC_E_UNAVAILABLE, the message
    * says why); the others go through the loop as configured workloads do,
-   * and each one that ends with a stored selection is removed from the
-   * file, under its lock (olc_calibration_recorded_removed).  workloads
-   * must be NULL. */
+   * and each one that ends with a selection a file holds (the store's or
+   * a layer's record: not one kept in memory with persistence off or by a
+   * read-only handle) is removed from the file, under its lock
+   * (olc_calibration_recorded_removed).  workloads must be NULL. */
   const char *recorded;
   /* Measure again the stored records that a budget cut short (they carry
    * OLC_MEASUREMENT_BUDGET); without it they are selected as stored. */

@@ -126,8 +126,9 @@ typedef struct olc_record {
    * struct): the file the record was read from, the store's own file (its
    * resolved path, olc_store_path) or one of its read-only layer files
    * (olc_store_options.layers), as the path the layer was found under;
-   * NULL for a record that no file holds (persistence off, and records
-   * olc_store_save or a merge has not published yet).  Owned like the
+   * NULL for a record that no file holds (persistence off, a read-only
+   * handle's saves, and records olc_store_save or a merge has not
+   * published yet).  Owned like the
    * other pointers.  from_layer is 1 for a layer's record, else 0. */
   const char *source;
   int from_layer;

@@ -106,6 +106,15 @@ olc_status olc_host__recorded_open(olc_host_recorded *r, olc_host *host, const c
   return OLC_OK;
 }
 
+/* 1 when result i's selection is a record a file holds (the store's own
+ * or a layer), so that the workload may leave the recorded file: with
+ * persistence off or on a read-only handle a fresh winner lives in this
+ * process only (its source is NULL), and forgetting the workload would
+ * lose it. */
+static int recorded_durable(const olc_workload_result *res) {
+  return res->status == OLC_OK && res->selected != NULL && res->selected->source != NULL;
+}
+
 olc_status olc_host__recorded_finish(olc_calibration *cal, const olc_host_recorded *r,
                                      const char *path, olc_error *err) {
   olc_recorded_set done = OLC_RECORDED_SET_INIT;
@@ -113,7 +122,7 @@ olc_status olc_host__recorded_finish(olc_calibration *cal, const olc_host_record
   size_t i;
   int added;
   for (i = 0; i < r->count && st == OLC_OK; i++)
-    if (r->skip[i] == NULL && cal->results[i].status == OLC_OK && cal->results[i].selected != NULL)
+    if (r->skip[i] == NULL && recorded_durable(&cal->results[i]))
       st = olc_recorded__add(&done, &r->set.v[i], &added);
   if (st != OLC_OK)
     st = olc_error__set(err, st, "calibrate", "out of memory");

@@ -25,7 +25,7 @@ olc_snapshot *olc_store__acquire(olc_store *store) {
 void olc_store__publish(olc_store *store, olc_snapshot *snap) {
   olc_snapshot *old;
   /* Out of memory leaves the records without a source, nothing worse. */
-  (void)olc_store__stamp(snap, store->path, 0);
+  (void)olc_store__stamp(snap, store->path, 0, store->read_only ? &store->overlay : NULL);
   olc_mutex__lock(&store->state);
   old = store->snap;
   store->snap = snap;
@@ -152,7 +152,8 @@ static olc_status reload_locked(olc_store *store, olc_error *err) {
   }
   olc_recset__normalize(&set);
   snap = olc_snapshot__new(&set, &id);
-  if (snap == NULL || olc_store__stamp(snap, store->path, 0) != OLC_OK) {
+  if (snap == NULL ||
+      olc_store__stamp(snap, store->path, 0, store->read_only ? &store->overlay : NULL) != OLC_OK) {
     olc_snapshot__unref(snap);
     return load_failed(store, OLC_E_NOMEM, NULL, NULL, err);
   }
