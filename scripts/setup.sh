@@ -54,10 +54,11 @@ say() { printf '==> [%ds] %s\n' "$SECONDS" "$*"; }
 REQUIRED=(build-essential cmake pkg-config libcunit1-dev libinih-dev libssl-dev
   ocl-icd-opencl-dev opencl-headers)
 OPTIONAL=(pocl-opencl-icd)
-# What only the test suite and the benchmarks need (--test adds these).
+# What only the test suite and the benchmarks need (--test adds these;
+# slurm-wlm and munge: test_fleet_slurm starts a Slurm of its own).
 TEST_REQUIRED=(locales)
 TEST_OPTIONAL=(ninja-build libsqlite3-dev libopenblas-dev libblis-dev libclblast-dev clinfo
-  strace fiu-utils libfiu-dev clang mingw-w64 wine valgrind python3 chromium)
+  strace fiu-utils libfiu-dev clang mingw-w64 wine valgrind python3 chromium slurm-wlm munge)
 
 installed() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'

@@ -645,6 +645,21 @@ OLC_API olc_status olc_store_import_file(olc_store *store, const char *path, siz
                                          olc_error *err);
 
 /*
+ * olc_store_import_file for count files at once: every file is read and
+ * checked first, then all their records are merged in ONE locked write
+ * (of one identity, the record of the file given last wins; the store's
+ * own record is replaced).  One file that fails (missing, malformed,
+ * forbidden, over the limits) changes nothing, and err names it.  Merging
+ * the stores of a sharded tuning (olc_calibrate_options.shard_count) this
+ * way takes the store's lock once, however many shards there are.
+ * *imported (may be NULL) receives the number of records read from all
+ * files.  Returns as olc_store_import_file, and OLC_E_INVALID for paths
+ * NULL or count 0.
+ */
+OLC_API olc_status olc_store_import_files(olc_store *store, const char *const *paths, size_t count,
+                                          size_t *imported, olc_error *err);
+
+/*
  * Writes the store's own records (all, or only portable ones; never a
  * layer's, see olc_store_export_source) to path as a valid version-1
  * file, atomically (temporary sibling, fsync, rename, under

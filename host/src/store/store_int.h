@@ -222,6 +222,10 @@ olc_snapshot *olc_store__acquire_view(olc_store *s);
 olc_status olc_store__stamp(olc_snapshot *snap, const char *source, int from_layer,
                             const olc_recset *memory_only);
 
+/* Puts "PATH: " before e's message (cut to fit), for a parse error that
+ * names only its line and column. */
+void olc_store__prefix_path(olc_error *e, const char *path);
+
 /* The current snapshot with a reference the caller drops with
  * olc_snapshot__unref. */
 olc_snapshot *olc_store__acquire(olc_store *store);
