@@ -2,8 +2,9 @@
  * host/calibrate_recorded.c - olc_host_calibrate with the recorded option:
  * the workloads of a recorded-workloads file (recorded.h) as configured
  * workloads, those recorded on another processor or thread count skipped,
- * and, after the loop, each one that ended with a stored selection
- * removed from the file under its lock.
+ * and, after the loop, each one whose selection a file holds removed from
+ * the file under its lock (none for a shard: olc_recorded_remove_stored
+ * after the merge does that).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -156,8 +157,8 @@ olc_status olc_host__recorded_open(olc_host_recorded *r, olc_host *host, const c
   return OLC_OK;
 }
 
-/* 1 when result i's selection is a record a file holds (the store's own
- * or a layer), so that the workload may leave the recorded file: with
+/* 1 when res's selection is a record a file holds (the store's own or a
+ * layer's), so that the workload may leave the recorded file: with
  * persistence off or on a read-only handle a fresh winner lives in this
  * process only (its source is NULL), and forgetting the workload would
  * lose it. */

@@ -291,7 +291,8 @@ olc_status olc_host__recorded_open(olc_host_recorded *r, olc_host *host, const c
  * the same way only while it does not change. */
 uint32_t olc_host__recorded_shard(const olc_recorded_entry *e, uint32_t shard_count);
 /* Removes from path the records whose results in cal have a selection
- * (cal->recorded_removed counts them).  OLC_OK or olc_recorded__remove's
+ * that a file holds (its source is not NULL; cal->recorded_removed counts
+ * them).  OLC_OK or olc_recorded__remove's
  * failures. */
 olc_status olc_host__recorded_finish(olc_calibration *cal, const olc_host_recorded *r,
                                      const char *path, olc_error *err);
