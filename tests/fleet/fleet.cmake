@@ -11,6 +11,6 @@ if(TARGET olc_cli AND NOT WIN32 AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
   add_test(NAME test_fleet_slurm
     COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_fleet_slurm.sh $<TARGET_FILE:olc_cli>
       ${OLC_MOCK_PLUGIN_ROOT} 4)
-  set_tests_properties(test_fleet_slurm PROPERTIES LABELS integration TIMEOUT 180
+  set_tests_properties(test_fleet_slurm PROPERTIES LABELS integration TIMEOUT 240
     SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
 endif()

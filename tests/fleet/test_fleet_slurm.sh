@@ -29,6 +29,8 @@ PIDS=()
 
 cleanup() {
   local p i
+  # A job still running would leave its slurmstepd behind the daemons.
+  [ -n "${job:-}" ] && scancel "$job" 2>/dev/null && sleep 1
   for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
     p=${PIDS[i]}
     kill "$p" 2>/dev/null
@@ -215,14 +217,14 @@ job=$(sbatch --parsable --chdir="$W" "$W/tune.sh") || fail "sbatch refused the a
 job=${job%%;*}
 echo "submitted array job $job: $N tasks"
 done_all=0
-for i in $(seq 600); do
+for i in $(seq 450); do
   if [ -z "$(squeue -h -j "$job" 2>/dev/null)" ]; then
     done_all=1
     break
   fi
   sleep 0.2
 done
-[ $done_all = 1 ] || fail "the array job did not finish in 120 s: $(squeue -j "$job" 2>&1)"
+[ $done_all = 1 ] || fail "the array job did not finish in 90 s: $(squeue -j "$job" 2>&1)"
 echo "array job finished in $(($(date +%s) - t0)) s"
 
 # --- what each task did
