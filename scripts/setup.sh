@@ -58,12 +58,13 @@ say() { printf '==> [%ds] %s\n' "$SECONDS" "$*"; }
 REQUIRED=(build-essential cmake pkg-config libcunit1-dev libinih-dev libssl-dev
   ocl-icd-opencl-dev opencl-headers)
 OPTIONAL=(pocl-opencl-icd)
-# What only the test suite and the benchmarks need (--test adds these).
+# What only the test suite and the benchmarks need (--test adds these;
+# slurm-wlm and munge: test_fleet_slurm starts a Slurm of its own).
 TEST_REQUIRED=(locales)
 # The GEMM benchmarks' peers (bench/gemm/README.md): oneDNN, libxsmm,
 # XNNPACK, Eigen; each one missing is skipped by the benchmarks.
 TEST_OPTIONAL=(ninja-build libsqlite3-dev libopenblas-dev libblis-dev libclblast-dev clinfo
-  strace fiu-utils libfiu-dev clang mingw-w64 wine valgrind python3 chromium
+  strace fiu-utils libfiu-dev clang mingw-w64 wine valgrind python3 chromium slurm-wlm munge
   libdnnl-dev libxsmm-dev libxnnpack-dev libpthreadpool-dev libeigen3-dev)
 # Where the benchmarks look for ONNX Runtime's npm package (peer_ort.c).
 ORT_NPM_DIR="${HOME:-/root}/.cache/olc-bench/onnxruntime-node"

@@ -25,12 +25,14 @@ enum {
   OPT_IN_PROCESS,
   OPT_REPORT,
   OPT_RECORDED,
-  OPT_REFINE
+  OPT_REFINE,
+  OPT_SHARD
 };
 
 static const char calibrate_help[] =
     "usage: olc calibrate [--config FILE] [--workload NAME]... [--recalibrate]\n"
-    "                     [--recorded FILE] [--refine] [--force-portable]\n"
+    "                     [--recorded FILE [--shard I/N]] [--refine]\n"
+    "                     [--force-portable]\n"
     "                     [--in-process] [-v | -q] [--json] [--store PATH]\n"
     "                     [--report FILE.html]\n\n"
     "For each workload of the configuration: asks its plugin for the key, looks\n"
@@ -57,8 +59,11 @@ static const char calibrate_help[] =
     "                         ([calibration] record_misses) instead of the\n"
     "                         configured ones: those recorded on this processor\n"
     "                         and thread count (the others are skipped, saying\n"
-    "                         why); each one that then has a selection is removed\n"
-    "                         from the file\n"
+    "                         why); each one a store's file then holds is removed\n"
+    "                         from the file (none with --read-only)\n"
+    "  --shard I/N            only the I-th (0..N-1) of N disjoint parts of the\n"
+    "                         --recorded FILE, into this --store; FILE is kept\n"
+    "                         (merge: olc import --recorded FILE STORE...)\n"
     "  --refine               measure again the stored records that a budget\n"
     "                         ([calibration] max_seconds_total, max_runs_per_\n"
     "                         candidate, max_seconds_per_workload) cut short\n"
@@ -126,6 +131,33 @@ static void progress_clear(progress_line *p) {
   }
 }
 
+/* --shard I/N: two decimal numbers, 0 <= I < N (0-based, as Slurm's array
+ * task ids from --array=0-(N-1) and an Indexed Job's completion index). */
+static int parse_shard(cli_ctx *ctx, olc_calibrate_options *opt, const char *v) {
+  unsigned long n[2] = {0, 0};
+  const char *p = v;
+  int k;
+  for (k = 0; k < 2; k++) {
+    const char *start = p;
+    for (; *p >= '0' && *p <= '9'; p++) {
+      n[k] = n[k] * 10 + (unsigned long)(*p - '0');
+      if (n[k] > 1000000)
+        return cli_usage_error(ctx, "--shard '%.32s': at most 1000000 shards", v);
+    }
+    if (p == start || *p != (k == 0 ? '/' : '\0'))
+      return cli_usage_error(ctx, "--shard '%.32s': expected I/N, two whole numbers", v);
+    p++;
+  }
+  if (n[1] == 0)
+    return cli_usage_error(ctx, "--shard '%.32s': N must be at least 1", v);
+  if (n[0] >= n[1])
+    return cli_usage_error(ctx, "--shard '%.32s': I must be below N (I counts from 0: 0..%lu)", v,
+                           n[1] - 1);
+  opt->shard_index = (uint32_t)n[0];
+  opt->shard_count = (uint32_t)n[1];
+  return CLI_EXIT_OK;
+}
+
 /* What calibrate and select take from their command line. */
 typedef struct loop_args {
   cli_host_args host;
@@ -144,6 +176,7 @@ static int loop_parse(cli_ctx *ctx, loop_args *la, int argc, char **argv, int se
                                               {"recalibrate", NULL, OPT_RECALIBRATE, 0},
                                               {"recorded", "FILE", OPT_RECORDED, 0},
                                               {"refine", NULL, OPT_REFINE, 0},
+                                              {"shard", "I/N", OPT_SHARD, 0},
                                               {"force-portable", NULL, OPT_FORCE_PORTABLE, 0},
                                               {"in-process", NULL, OPT_IN_PROCESS, 0},
                                               {"report", "FILE", OPT_REPORT, 0}};
@@ -184,6 +217,8 @@ static int loop_parse(cli_ctx *ctx, loop_args *la, int argc, char **argv, int se
       la->opt.recorded = v;
     else if (id == OPT_REFINE)
       la->opt.refine = 1;
+    else if (id == OPT_SHARD && parse_shard(ctx, &la->opt, v) != CLI_EXIT_OK)
+      return CLI_EXIT_USAGE;
   }
   if (r < 0)
     return cli_parser_usage(ctx, &p);
@@ -191,6 +226,8 @@ static int loop_parse(cli_ctx *ctx, loop_args *la, int argc, char **argv, int se
     return cli_usage_error(ctx, "--verbose and --quiet exclude each other");
   if (la->opt.recorded != NULL && la->count > 0)
     return cli_usage_error(ctx, "--recorded and --workload exclude each other");
+  if (la->opt.shard_count > 0 && la->opt.recorded == NULL)
+    return cli_usage_error(ctx, "--shard needs --recorded");
   return CLI_EXIT_OK;
 }
 
@@ -264,10 +301,16 @@ static int run_loop(cli_ctx *ctx, int argc, char **argv, int select_only) {
   st = olc_host_calibrate(&cal, h.host, &la.opt, &err);
   progress_clear(&progress);
   rc = st != OLC_OK ? cli_fail(ctx, st, &err) : loop_report(ctx, &h, cal, &la, select_only);
-  if (st == OLC_OK && la.opt.recorded != NULL && !la.host.json && !la.host.quiet)
-    fprintf(ctx->out, "%s: %zu tuned workload%s removed\n", la.opt.recorded,
-            olc_calibration_recorded_removed(cal),
-            olc_calibration_recorded_removed(cal) == 1 ? "" : "s");
+  if (st == OLC_OK && la.opt.recorded != NULL && !la.host.json && !la.host.quiet) {
+    if (la.opt.shard_count > 0)
+      fprintf(ctx->out, "%s: shard %u/%u, %zu workload%s; the file is left as it is\n",
+              la.opt.recorded, (unsigned)la.opt.shard_index, (unsigned)la.opt.shard_count,
+              olc_calibration_count(cal), olc_calibration_count(cal) == 1 ? "" : "s");
+    else
+      fprintf(ctx->out, "%s: %zu tuned workload%s removed\n", la.opt.recorded,
+              olc_calibration_recorded_removed(cal),
+              olc_calibration_recorded_removed(cal) == 1 ? "" : "s");
+  }
   if (st == OLC_OK && la.report != NULL &&
       cli_report_commit(ctx, &la.written, &h, cal, select_only) != CLI_EXIT_OK)
     rc = CLI_EXIT_FAILURE;

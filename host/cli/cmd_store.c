@@ -182,37 +182,83 @@ int cli_cmd_check(cli_ctx *ctx, int argc, char **argv) {
 }
 
 static const char import_help[] =
-    "usage: olc import FILE\n\n"
-    "Merges every record of the version-1 FILE into the store under the store\n"
-    "lock; records with the same identity are replaced.  A malformed FILE\n"
-    "changes nothing; a store's lock file or temporary is refused.\n";
+    "usage: olc import [--recorded RECORDED] FILE...\n\n"
+    "Merges every record of the version-1 FILEs into the store in one write\n"
+    "under the store lock; records with the same identity are replaced (of one\n"
+    "identity in several FILEs, the last FILE's wins).  A FILE that is missing\n"
+    "or malformed changes nothing; a store's lock file or temporary is refused.\n\n"
+    "  --recorded RECORDED  then remove from the recorded-workloads file\n"
+    "                       RECORDED, under its lock, every workload whose exact\n"
+    "                       record the store's file now holds (the merge step of\n"
+    "                       olc calibrate --recorded RECORDED --shard I/N)\n";
+
+enum { OPT_IMPORT_RECORDED = 1 };
 
 int cli_cmd_import(cli_ctx *ctx, int argc, char **argv) {
-  int flags = 0, rc;
-  const char *file = NULL;
+  static const cli_option opts[] = {{"recorded", "RECORDED", OPT_IMPORT_RECORDED, 0}};
+  const char **files;
+  const char *recorded = NULL, *v;
   olc_store *store = NULL;
+  cli_parser p;
   olc_error err;
   olc_status st;
-  size_t n = 0;
+  size_t n = 0, count = 0, removed = 0;
+  int rc = CLI_EXIT_OK, id, r;
 
-  rc = parse_simple(ctx, import_help, NULL, 0, argc, argv, &flags, &file, 1, NULL);
-  if (rc >= 0)
-    return rc;
-  if (file == NULL)
-    return cli_usage_error(ctx, "missing FILE argument");
-  rc = cli_open_store(ctx, &store);
+  files = calloc((size_t)(argc > 0 ? argc : 1), sizeof *files);
+  if (files == NULL)
+    return cli_failf(ctx, "out of memory");
+  cli_parser_init(&p, ctx, opts, sizeof opts / sizeof opts[0], argc, argv);
+  while ((r = cli_parser_next(&p, &id, &v)) > 0) {
+    if (id == CLI_ID_HELP) {
+      free(files);
+      return cli_help(ctx, import_help);
+    }
+    if (id == CLI_ID_POSITIONAL)
+      files[count++] = v;
+    else if (id == OPT_IMPORT_RECORDED)
+      recorded = v;
+  }
+  if (r < 0)
+    rc = cli_parser_usage(ctx, &p);
+  else if (count == 0)
+    rc = cli_usage_error(ctx, "missing FILE argument");
+  if (rc == CLI_EXIT_OK)
+    rc = cli_open_store(ctx, &store);
   if (rc != CLI_EXIT_OK)
-    return rc;
+    goto done;
   olc_error_clear(&err);
-  st = olc_store_import_file(store, file, &n, &err);
+  st = olc_store_import_files(store, files, count, &n, &err);
   if (st < 0) {
     rc = cli_fail(ctx, st, &err);
-  } else {
-    warn_unsynced(ctx, st, &err);
-    fprintf(ctx->out, "imported %zu record%s from %s into %s\n", n, n == 1 ? "" : "s", file,
-            olc_store_path(store));
+    goto done;
   }
+  warn_unsynced(ctx, st, &err);
+  if (count == 1)
+    fprintf(ctx->out, "imported %zu record%s from %s into %s\n", n, n == 1 ? "" : "s", files[0],
+            olc_store_path(store));
+  else
+    fprintf(ctx->out, "imported %zu record%s from %zu files into %s\n", n, n == 1 ? "" : "s", count,
+            olc_store_path(store));
+  if (recorded == NULL)
+    goto done;
+  if (st == OLC_COMMITTED_UNSYNCED) {
+    rc = cli_failf(ctx, "%s left as it is: the merge is written but not confirmed durable",
+                   recorded);
+    goto done;
+  }
+  /* Only after the merge is durable: a workload leaves the file only when
+   * the store's file holds it. */
+  olc_error_clear(&err);
+  st = olc_recorded_remove_stored(&removed, recorded, store, &err);
+  if (st != OLC_OK)
+    rc = cli_fail(ctx, st, &err);
+  else
+    fprintf(ctx->out, "%s: %zu recorded workload%s removed\n", recorded, removed,
+            removed == 1 ? "" : "s");
+done:
   olc_store_free(store);
+  free(files);
   return rc;
 }
 

@@ -13,7 +13,7 @@ const cli_command cli_commands[] = {
     {"override", "set", "install a user override", cli_cmd_override_set, 0},
     {"override", "remove", "remove user overrides of a key", cli_cmd_override_remove, 0},
     {"check", NULL, "validate a store file", cli_cmd_check, 0},
-    {"import", NULL, "merge the records of a file into the store", cli_cmd_import, 0},
+    {"import", NULL, "merge the records of files into the store", cli_cmd_import, 0},
     {"export", NULL, "write the store (or its portable records) to a file", cli_cmd_export,
      CLI_CMD_LAYERS},
     {"repair", NULL, "move an unreadable store file aside", cli_cmd_repair, 0},

@@ -9,6 +9,10 @@ if(NOT WIN32)
   olc_add_test(NAME test_recorded_format
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_recorded_format.c LABELS unit HOOKS TIMEOUT 60)
 endif()
+# The shard of a recorded workload (--shard I/N, issue 43): fixed values,
+# the key's fields, the spread (unit).
+olc_add_test(NAME test_recorded_shard
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_recorded_shard.c LABELS unit HOOKS TIMEOUT 60)
 
 include(${CMAKE_CURRENT_LIST_DIR}/../plugins/mock_plugins.cmake)
 if(NOT WIN32)

@@ -94,6 +94,169 @@ static void test_recorded(void) {
   free(rec);
 }
 
+/* Issue 37 item 2: a winner kept in memory only (--read-only, persistence
+ * off) is no reason to forget the workload: it stays in the file. */
+static void test_recorded_not_durable(void) {
+  /* A shape no other test stores. */
+  static const char text[] = "# onnx-light recorded workloads v1\n" REC("mock-cpu", "24");
+  static const char *const off[] = {"OLC_PERSISTENCE=off", NULL};
+  char *rec = olc_test_path(dir, "keep.txt"), *after;
+  write_config("olc.ini", "");
+  write_in("keep.txt", text);
+  CU_ASSERT_EQUAL(
+      olc("calibrate", "--read-only", "--config", "olc.ini", "--recorded", "keep.txt", NULL), 0);
+  HAS(r.out, "calibrated  exact");
+  HAS(r.out, "keep.txt: 0 tuned workloads removed");
+  after = (char *)olc_test_read_file(rec, NULL);
+  CU_ASSERT_TRUE(after != NULL && strcmp(after, text) == 0);
+  free(after);
+  write_in("keep.txt", text);
+  CU_ASSERT_EQUAL(cli_test_olc(&r, dir, off, "calibrate", "--config", "olc.ini", "--recorded",
+                               "keep.txt", NULL),
+                  0);
+  HAS(r.out, "calibrated  exact");
+  HAS(r.out, "keep.txt: 0 tuned workloads removed");
+  after = (char *)olc_test_read_file(rec, NULL);
+  CU_ASSERT_TRUE(after != NULL && strcmp(after, text) == 0);
+  free(after);
+  /* Once the store's file holds it, even a read-only run may let it go. */
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", "olc.ini", "--recorded", "keep.txt", NULL), 0);
+  HAS(r.out, "keep.txt: 1 tuned workload removed");
+  write_in("keep.txt", text);
+  CU_ASSERT_EQUAL(
+      olc("calibrate", "--read-only", "--config", "olc.ini", "--recorded", "keep.txt", NULL), 0);
+  HAS(r.out, "selected");
+  HAS(r.out, "keep.txt: 1 tuned workload removed");
+  free(rec);
+}
+
+/* A recorded file of workloads m = 8, 16, ... (count of them, from first). */
+static void write_shapes(const char *name, int first, int count) {
+  char text[8192];
+  size_t n = (size_t)snprintf(text, sizeof text, "# onnx-light recorded workloads v1\n");
+  int i;
+  for (i = first; i < first + count; i++)
+    n += (size_t)snprintf(text + n, sizeof text - n,
+                          "workload backend=mock_det operator=MatMul processor=mock-cpu threads=2 "
+                          "identity=workload:dtype=float32;k=2;m=%d;n=4 model=- prop.dtype=float32 "
+                          "prop.k=2 prop.m=%d prop.n=4\n",
+                          8 * i, 8 * i);
+  CU_ASSERT_FATAL(n < sizeof text);
+  write_in(name, text);
+}
+
+/* Whether the last run's output names workload m = 8 * i. */
+static int names_shape(const char *out, int i) {
+  char needle[48];
+  snprintf(needle, sizeof needle, ",m=%d,n=4}\"", 8 * i);
+  return strstr(out, needle) != NULL;
+}
+
+static void test_shard_usage(void) {
+  static const char *const bad[][2] = {{"4/4", "I must be below N (I counts from 0: 0..3)"},
+                                       {"0/0", "N must be at least 1"},
+                                       {"1", "expected I/N, two whole numbers"},
+                                       {"-1/2", "expected I/N, two whole numbers"},
+                                       {"1/2/3", "expected I/N, two whole numbers"},
+                                       {"0/2000000", "at most 1000000 shards"}};
+  size_t i;
+  write_config("olc.ini", "");
+  write_shapes("usage.txt", 1, 1);
+  for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    CU_ASSERT_EQUAL(olc("calibrate", "--config", "olc.ini", "--recorded", "usage.txt", "--shard",
+                        bad[i][0], NULL),
+                    2);
+    HAS(r.err, bad[i][1]);
+  }
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", "olc.ini", "--shard", "0/2", NULL), 2);
+  HAS(r.err, "--shard needs --recorded");
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", "olc.ini", "--recorded", "usage.txt", "--shard",
+                      "0/1", "--store", "usage-store.txt", NULL),
+                  0);
+  HAS(r.out, "calibrated  exact");
+  HAS(r.out, "usage.txt: shard 0/1, 1 workload; the file is left as it is");
+}
+
+/* Issue 43: N shards tune every workload exactly once, leave the file as
+ * it is, and keep each workload in its shard when others are appended;
+ * one import merges them and empties the file of exactly what it holds. */
+static void test_shard_merge(void) {
+  enum { SHARDS = 3, FIRST = 20, COUNT = 10, MORE = 5 };
+  static const char *const stores[SHARDS] = {"shard-0.txt", "shard-1.txt", "shard-2.txt"};
+  static const char *const ids[SHARDS] = {"0/3", "1/3", "2/3"};
+  char *outs[SHARDS];
+  char *rec = olc_test_path(dir, "fleet.txt"), *before, *after;
+  int i, k, owner[FIRST + COUNT + MORE];
+  write_config("olc.ini", "");
+  write_shapes("fleet.txt", FIRST, COUNT);
+  before = (char *)olc_test_read_file(rec, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(before);
+  for (k = 0; k < SHARDS; k++) {
+    CU_ASSERT_EQUAL(olc("calibrate", "--config", "olc.ini", "--recorded", "fleet.txt", "--shard",
+                        ids[k], "--store", stores[k], "--json", NULL),
+                    0);
+    outs[k] = strdup(r.out);
+  }
+  after = (char *)olc_test_read_file(rec, NULL);
+  CU_ASSERT_TRUE(after != NULL && strcmp(after, before) == 0);
+  free(after);
+  for (i = FIRST; i < FIRST + COUNT; i++) {
+    int n = 0;
+    owner[i] = -1;
+    for (k = 0; k < SHARDS; k++)
+      if (names_shape(outs[k], i)) {
+        n++;
+        owner[i] = k;
+      }
+    CU_ASSERT_EQUAL(n, 1); /* exactly one shard tuned it */
+  }
+  for (k = 0; k < SHARDS; k++) {
+    int mine = 0;
+    for (i = FIRST; i < FIRST + COUNT; i++)
+      mine += owner[i] == k;
+    CU_ASSERT(mine > 0); /* the hash is fixed: these ten spread 1, 4, 5 */
+    free(outs[k]);
+  }
+  /* Appended workloads move no earlier one to another shard: each shard
+   * sees its old workloads again (selected from its store now). */
+  write_shapes("fleet.txt", FIRST, COUNT + MORE);
+  for (k = 0; k < SHARDS; k++) {
+    CU_ASSERT_EQUAL(olc("calibrate", "--config", "olc.ini", "--recorded", "fleet.txt", "--shard",
+                        ids[k], "--store", stores[k], "--json", NULL),
+                    0);
+    for (i = FIRST; i < FIRST + COUNT; i++)
+      CU_ASSERT_EQUAL(names_shape(r.out, i), owner[i] == k);
+  }
+  /* One more workload that no shard tuned stays in the file. */
+  write_shapes("fleet.txt", FIRST, COUNT + MORE + 1);
+  /* A malformed input changes nothing: not the store, not the file. */
+  write_in("broken.txt", "onnx_light_calibration_profiles 1\nprofile\n");
+  CU_ASSERT_EQUAL(olc("import", "--store", "merged.txt", "--recorded", "fleet.txt", stores[0],
+                      "broken.txt", NULL),
+                  1);
+  HAS(r.err, "broken.txt");
+  CU_ASSERT_EQUAL(access("merged.txt", F_OK), -1);
+  CU_ASSERT_EQUAL(olc("import", "--store", "merged.txt", "--recorded", "fleet.txt", stores[0],
+                      stores[1], stores[2], NULL),
+                  0);
+  HAS(r.out, "from 3 files into");
+  HAS(r.out, "fleet.txt: 15 recorded workloads removed");
+  after = (char *)olc_test_read_file(rec, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(after);
+  CU_ASSERT_PTR_NOT_NULL(strstr(after, "prop.m=280 "));
+  CU_ASSERT_PTR_NULL(strstr(after, "prop.m=272 "));
+  CU_ASSERT_PTR_NULL(strstr(after, "prop.m=160 "));
+  free(after);
+  /* Nothing of the shards is measured again from the merged store. */
+  write_shapes("fleet.txt", FIRST, COUNT + MORE);
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", "olc.ini", "--recorded", "fleet.txt", "--store",
+                      "merged.txt", "--json", NULL),
+                  0);
+  CU_ASSERT_PTR_NULL(strstr(r.out, "\"outcome\":\"calibrated\""));
+  free(before);
+  free(rec);
+}
+
 static void test_recorded_malformed(void) {
   static const char text[] = "# onnx-light recorded workloads v1\nworkload backend=mock_det\n";
   char *rec = olc_test_path(dir, "bad.txt"), *after;
@@ -131,6 +294,9 @@ int main(int argc, char **argv) {
   if (s == NULL)
     return 1;
   CU_add_test(s, "calibrate --recorded", test_recorded);
+  CU_add_test(s, "calibrate --recorded keeps what no store holds", test_recorded_not_durable);
+  CU_add_test(s, "calibrate --shard usage", test_shard_usage);
+  CU_add_test(s, "calibrate --shard, import --recorded", test_shard_merge);
   CU_add_test(s, "calibrate --recorded with a malformed file", test_recorded_malformed);
   CU_add_test(s, "calibrate --refine", test_refine);
   return olc_test_run(argc, argv);

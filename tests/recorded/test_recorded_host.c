@@ -335,6 +335,81 @@ static void test_calibrate_recorded_bad_file(void) {
   free(d);
 }
 
+/* Issue 43: misses a runtime recorded, tuned in two shards (each key in
+ * one, the file untouched), merged by one import, then removed from the
+ * file because the merged store holds them: the identities the runtime
+ * records are the model digests the store keeps. */
+static void test_calibrate_recorded_shards(void) {
+  char *d = subdir("shards"), *rec = in_dir(d, "rec.txt"), *paths[2], *before, *after;
+  olc_calibrate_options o = OLC_CALIBRATE_OPTIONS_INIT;
+  olc_calibration *cal = NULL;
+  const olc_selection *s;
+  rt_host h;
+  rt_workload w[5];
+  olc_error err;
+  size_t i, tuned = 0, removed = 0, imported = 0;
+  uint32_t k;
+  rt_open(&h, d, NULL, "store.txt", "record_misses = rec.txt\n");
+  for (i = 0; i < 5; i++) {
+    rt_matmul(&w[i], NULL, 8 * (long)(i + 1), 4, 2);
+    OLC_ASSERT_STATUS(OLC_FIRST_CANDIDATE, olc_host_select(&s, h.s.host, &w[i].w, NULL, &err),
+                      &err);
+  }
+  rt_close(&h);
+  before = (char *)olc_test_read_file(rec, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(before);
+
+  /* What a shard may not be. */
+  rt_open(&h, d, NULL, "shard-x.txt", NULL);
+  o.in_process = 1;
+  o.shard_count = 2;
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_calibrate(&cal, h.s.host, &o, &err), &err);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "a shard needs a recorded file"));
+  o.recorded = rec;
+  o.shard_index = 2;
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_calibrate(&cal, h.s.host, &o, &err), &err);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "the index must be below the count"));
+  rt_close(&h);
+
+  for (k = 0; k < 2; k++) {
+    char name[32];
+    snprintf(name, sizeof name, "shard-%u.txt", (unsigned)k);
+    paths[k] = in_dir(d, name);
+    rt_open(&h, d, NULL, name, NULL);
+    o.shard_index = k;
+    OLC_ASSERT_OK(olc_host_calibrate(&cal, h.s.host, &o, &err), &err);
+    for (i = 0; i < olc_calibration_count(cal); i++)
+      tuned += olc_calibration_get(cal, i)->calibrated_now == 1;
+    CU_ASSERT_EQUAL(olc_calibration_recorded_removed(cal), 0);
+    olc_calibration_free(cal);
+    rt_close(&h);
+  }
+  CU_ASSERT_EQUAL(tuned, 5); /* every miss, once */
+  after = (char *)olc_test_read_file(rec, NULL);
+  CU_ASSERT_TRUE(after != NULL && strcmp(after, before) == 0);
+  free(after);
+
+  rt_open(&h, d, NULL, "merged.txt", NULL);
+  OLC_ASSERT_OK(olc_store_import_files(h.s.store, (const char *const *)paths, 2, &imported, &err),
+                &err);
+  CU_ASSERT_EQUAL(imported, 10); /* an exact and a portable record each */
+  OLC_ASSERT_OK(olc_recorded_remove_stored(&removed, rec, h.s.store, &err), &err);
+  CU_ASSERT_EQUAL(removed, 5);
+  after = (char *)olc_test_read_file(rec, NULL);
+  CU_ASSERT_TRUE(after != NULL && strstr(after, "workload ") == NULL);
+  free(after);
+  OLC_ASSERT_OK(olc_recorded_remove_stored(&removed, rec, h.s.store, &err), &err);
+  CU_ASSERT_EQUAL(removed, 0);
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_recorded_remove_stored(&removed, NULL, h.s.store, &err),
+                    &err);
+  rt_close(&h);
+  free(paths[0]);
+  free(paths[1]);
+  free(before);
+  free(rec);
+  free(d);
+}
+
 /* ---------------------------------------------------------------- budgets */
 
 #define WORKLOAD(name, m)                                                                          \
@@ -572,6 +647,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "the record_misses host option", test_record_option);
   CU_add_test(s, "calibrate recorded: tuned, skipped, removed", test_calibrate_recorded);
   CU_add_test(s, "calibrate recorded: a bad file", test_calibrate_recorded_bad_file);
+  CU_add_test(s, "calibrate recorded: shards, one import", test_calibrate_recorded_shards);
   CU_add_test(s, "budget: runs per candidate", test_budget_runs);
   CU_add_test(s, "budget: per workload", test_budget_workload);
   CU_add_test(s, "budget: total of one calibrate", test_budget_total);

@@ -436,18 +436,32 @@ typedef struct olc_calibrate_options {
    * workloads instead of the configured ones.  Those recorded on another
    * processor or thread count are skipped (OLC_E_UNAVAILABLE, the message
    * says why); the others go through the loop as configured workloads do,
-   * and each one that ends with a stored selection is removed from the
-   * file, under its lock (olc_calibration_recorded_removed).  workloads
-   * must be NULL. */
+   * and each one that ends with a selection a file holds (the store's or
+   * a layer's record: not one kept in memory with persistence off or by a
+   * read-only handle) is removed from the file, under its lock
+   * (olc_calibration_recorded_removed).  workloads must be NULL. */
   const char *recorded;
   /* Measure again the stored records that a budget cut short (they carry
    * OLC_MEASUREMENT_BUDGET); without it they are selected as stored. */
   int refine;
+  /* Version 5 added shard_index and shard_count. */
+  /* With recorded and shard_count > 0: tune only shard shard_index
+   * (0-based, below shard_count) of shard_count disjoint parts of the
+   * file's workloads, and leave the file as it is (merge the shards' stores
+   * with olc_store_import_files, then olc_recorded_remove_stored).  A
+   * workload's shard is a hash of its key (backend, operator, processor,
+   * thread count, identity) modulo shard_count, so it does not depend on
+   * its line, on the other workloads, or on workloads appended meanwhile;
+   * a key falls in the same shard on every machine.  Results are those of
+   * the shard's workloads only.  With recorded NULL, or shard_index not
+   * below a shard_count > 0: OLC_E_INVALID.  0: no sharding. */
+  uint32_t shard_index;
+  uint32_t shard_count;
 } olc_calibrate_options;
 
-#define OLC_CALIBRATE_OPTIONS_VERSION 4u
+#define OLC_CALIBRATE_OPTIONS_VERSION 5u
 #define OLC_CALIBRATE_OPTIONS_INIT                                                                 \
-  { OLC_CALIBRATE_OPTIONS_VERSION, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0.0, 0, NULL, 0 }
+  { OLC_CALIBRATE_OPTIONS_VERSION, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0.0, 0, NULL, 0, 0, 0 }
 
 /*
  * Runs the calibrate-and-select loop.  A failing workload does not stop the
@@ -508,6 +522,25 @@ OLC_API size_t olc_calibration_winner(const olc_calibration *calibration, size_t
 /* How many workloads a calibration made with the recorded option removed
  * from its file (tuned, or found stored); 0 otherwise or for NULL. */
 OLC_API size_t olc_calibration_recorded_removed(const olc_calibration *calibration);
+
+/*
+ * Removes from the recorded-workloads file at path, under its lock (the
+ * file's reload-merge-replace, so workloads recorded meanwhile are kept
+ * unless the store holds them too), every workload whose exact record the
+ * store's own file holds: an exact record (calibrated or override, of any
+ * implementation) of the workload's backend, operator, processor and
+ * thread count whose model digest is the workload's identity.  Records in
+ * memory only (persistence off, a read-only handle's saves) and a layer's
+ * records do not count.  *removed (may be NULL) counts the workloads
+ * removed.  A missing file removes nothing.  Returns OLC_OK, OLC_E_INVALID
+ * (path or store NULL), OLC_E_MALFORMED (the file is not a
+ * recorded-workloads file, or a line of it does not parse:
+ * "FILE:LINE:COLUMN: ..."; nothing written), OLC_E_VERSION,
+ * OLC_E_LOCK_TIMEOUT, OLC_E_LOCK, OLC_E_IO, OLC_E_NOSPC, OLC_E_NOMEM.
+ * Thread safety: as the store's other calls.
+ */
+OLC_API olc_status olc_recorded_remove_stored(size_t *removed, const char *path, olc_store *store,
+                                              olc_error *err);
 
 /*
  * Explains a configured workload: the lookup calibrate and select make,

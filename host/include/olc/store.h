@@ -127,8 +127,9 @@ typedef struct olc_record {
    * struct): the file the record was read from, the store's own file (its
    * resolved path, olc_store_path) or one of its read-only layer files
    * (olc_store_options.layers), as the path the layer was found under;
-   * NULL for a record that no file holds (persistence off, and records
-   * olc_store_save or a merge has not published yet).  Owned like the
+   * NULL for a record that no file holds (persistence off, a read-only
+   * handle's saves, and records olc_store_save or a merge has not
+   * published yet).  Owned like the
    * other pointers.  from_layer is 1 for a layer's record, else 0. */
   const char *source;
   int from_layer;
@@ -643,6 +644,21 @@ OLC_API olc_status olc_store_remove_if(olc_store *store, olc_record_predicate_fn
  */
 OLC_API olc_status olc_store_import_file(olc_store *store, const char *path, size_t *imported,
                                          olc_error *err);
+
+/*
+ * olc_store_import_file for count files at once: every file is read and
+ * checked first, then all their records are merged in ONE locked write
+ * (of one identity, the record of the file given last wins; the store's
+ * own record is replaced).  One file that fails (missing, malformed,
+ * forbidden, over the limits) changes nothing, and err names it.  Merging
+ * the stores of a sharded tuning (olc_calibrate_options.shard_count) this
+ * way takes the store's lock once, however many shards there are.
+ * *imported (may be NULL) receives the number of records read from all
+ * files.  Returns as olc_store_import_file, and OLC_E_INVALID for paths
+ * NULL or count 0.
+ */
+OLC_API olc_status olc_store_import_files(olc_store *store, const char *const *paths, size_t count,
+                                          size_t *imported, olc_error *err);
 
 /*
  * Writes the store's own records (all, or only portable ones; never a

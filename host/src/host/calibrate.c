@@ -8,6 +8,7 @@
  * budget stopped the workload) and the winner's median.  Workloads
  * selected from the store measure nothing and report no progress.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include "host/host_int.h"
@@ -113,6 +114,8 @@ static olc_status loop_workloads(olc_host_recorded **rec, olc_host_recorded *sto
   olc_status st;
   *rec = NULL;
   if (opt->recorded == NULL) {
+    if (opt->shard_count > 0 || opt->shard_index > 0)
+      return olc_error__set(err, OLC_E_INVALID, "calibrate", "a shard needs a recorded file");
     if (opt->workloads != NULL && (st = check_names(host->config, opt, err)) != OLC_OK)
       return st;
     it->count =
@@ -122,8 +125,13 @@ static olc_status loop_workloads(olc_host_recorded **rec, olc_host_recorded *sto
   if (opt->workloads != NULL)
     return olc_error__set(err, OLC_E_INVALID, "calibrate",
                           "recorded and workloads cannot be given together");
+  if ((opt->shard_count > 0 || opt->shard_index > 0) && opt->shard_index >= opt->shard_count)
+    return olc_error__set(err, OLC_E_INVALID, "calibrate",
+                          "shard %" PRIu32 " of %" PRIu32 ": the index must be below the count",
+                          opt->shard_index, opt->shard_count);
   *rec = storage;
-  st = olc_host__recorded_open(storage, host, opt->recorded, err);
+  st = olc_host__recorded_open(storage, host, opt->recorded, opt->shard_index, opt->shard_count,
+                               err);
   it->count = storage->count;
   return st;
 }
@@ -160,7 +168,9 @@ olc_status olc_host_calibrate(olc_calibration **out, olc_host *host,
     sp.budget = &budget;
     st = run_loop(cal, host, opt, rec, &sp, &it, err);
   }
-  if (st == OLC_OK && rec != NULL)
+  /* A shard leaves the file to the merge (olc_recorded_remove_stored):
+   * its store is not the one the fleet ships. */
+  if (st == OLC_OK && rec != NULL && opt->shard_count == 0)
     st = olc_host__recorded_finish(cal, rec, opt->recorded, err);
   olc_host__recorded_free(&storage);
   if (st != OLC_OK) {

@@ -2,8 +2,9 @@
  * host/calibrate_recorded.c - olc_host_calibrate with the recorded option:
  * the workloads of a recorded-workloads file (recorded.h) as configured
  * workloads, those recorded on another processor or thread count skipped,
- * and, after the loop, each one that ended with a stored selection
- * removed from the file under its lock.
+ * and, after the loop, each one whose selection a file holds removed from
+ * the file under its lock (none for a shard: olc_recorded_remove_stored
+ * after the merge does that).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -73,12 +74,62 @@ static const char *skip_reason(olc_arena *a, olc_host *host, const olc_workload_
   return msg[0] != '\0' ? olc_arena__strdup(a, msg) : NULL;
 }
 
+/* FNV-1a, 64 bits, over s and its terminating zero byte. */
+static uint64_t shard_hash(uint64_t h, const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  do {
+    h ^= *p;
+    h *= 0x100000001b3u;
+  } while (*p++ != '\0');
+  return h;
+}
+
+uint32_t olc_host__recorded_shard(const olc_recorded_entry *e, uint32_t shard_count) {
+  char threads[24];
+  uint64_t h = 0xcbf29ce484222325u;
+  if (shard_count == 0)
+    return 0;
+  snprintf(threads, sizeof threads, "%" PRId64, e->threads);
+  h = shard_hash(h, e->backend != NULL ? e->backend : "");
+  h = shard_hash(h, e->operator_name != NULL ? e->operator_name : "");
+  h = shard_hash(h, e->processor != NULL ? e->processor : "");
+  h = shard_hash(h, threads);
+  h = shard_hash(h, e->identity != NULL ? e->identity : "");
+  /* FNV's low bits follow the last bytes closely: keys that differ in one
+   * digit of a shape would fill the shards unevenly.  A finalizer
+   * (MurmurHash3's fmix64) spreads every bit over the result. */
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdu;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53u;
+  h ^= h >> 33;
+  return (uint32_t)(h % shard_count);
+}
+
+/* Reads path into r->set: every record, or only those of the shard. */
+static olc_status recorded_load(olc_host_recorded *r, const char *path, uint32_t shard_index,
+                                uint32_t shard_count, olc_error *err) {
+  olc_recorded_set all = OLC_RECORDED_SET_INIT;
+  olc_status st;
+  size_t i;
+  int added;
+  if (shard_count == 0)
+    return olc_recorded__load(&r->set, path, err);
+  st = olc_recorded__load(&all, path, err);
+  for (i = 0; i < all.count && st == OLC_OK; i++)
+    if (olc_host__recorded_shard(&all.v[i], shard_count) == shard_index &&
+        olc_recorded__add(&r->set, &all.v[i], &added) != OLC_OK)
+      st = olc_error__set(err, OLC_E_NOMEM, "calibrate", "out of memory");
+  olc_recorded__free(&all);
+  return st;
+}
+
 olc_status olc_host__recorded_open(olc_host_recorded *r, olc_host *host, const char *path,
-                                   olc_error *err) {
+                                   uint32_t shard_index, uint32_t shard_count, olc_error *err) {
   size_t i;
   olc_status st;
   memset(r, 0, sizeof *r);
-  st = olc_recorded__load(&r->set, path, err);
+  st = recorded_load(r, path, shard_index, shard_count, err);
   if (st != OLC_OK)
     return st;
   for (i = 0; i < r->set.bad_count; i++)
@@ -109,6 +160,15 @@ olc_status olc_host__recorded_open(olc_host_recorded *r, olc_host *host, const c
   return OLC_OK;
 }
 
+/* 1 when res's selection is a record a file holds (the store's own or a
+ * layer's), so that the workload may leave the recorded file: with
+ * persistence off or on a read-only handle a fresh winner lives in this
+ * process only (its source is NULL), and forgetting the workload would
+ * lose it. */
+static int recorded_durable(const olc_workload_result *res) {
+  return res->status == OLC_OK && res->selected != NULL && res->selected->source != NULL;
+}
+
 olc_status olc_host__recorded_finish(olc_calibration *cal, const olc_host_recorded *r,
                                      const char *path, olc_error *err) {
   olc_recorded_set done = OLC_RECORDED_SET_INIT;
@@ -116,7 +176,7 @@ olc_status olc_host__recorded_finish(olc_calibration *cal, const olc_host_record
   size_t i;
   int added;
   for (i = 0; i < r->count && st == OLC_OK; i++)
-    if (r->skip[i] == NULL && cal->results[i].status == OLC_OK && cal->results[i].selected != NULL)
+    if (r->skip[i] == NULL && recorded_durable(&cal->results[i]))
       st = olc_recorded__add(&done, &r->set.v[i], &added);
   if (st != OLC_OK)
     st = olc_error__set(err, st, "calibrate", "out of memory");
@@ -124,6 +184,87 @@ olc_status olc_host__recorded_finish(olc_calibration *cal, const olc_host_record
     st = olc_recorded__remove(&cal->recorded_removed, path, &done, OLC_RECORDED_LOCK_TIMEOUT_MS,
                               err);
   olc_recorded__free(&done);
+  return st;
+}
+
+/* The exact records of the store's own file, sorted by their key as a
+ * recorded workload has it, for olc_recorded_remove_stored. */
+typedef struct stored_keys {
+  const olc_record **v;
+  size_t count;
+} stored_keys;
+
+static int stored_cmp_parts(const char *backend, const char *op, const char *processor,
+                            int64_t threads, const char *identity, const olc_record *r) {
+  int c = strcmp(backend, r->backend);
+  if (c == 0)
+    c = strcmp(op, r->operator_name);
+  if (c == 0)
+    c = strcmp(processor, r->processor);
+  if (c == 0)
+    c = threads < r->thread_count ? -1 : threads > r->thread_count;
+  if (c == 0)
+    c = strcmp(identity, r->model_digest);
+  return c;
+}
+
+static int stored_order(const void *a, const void *b) {
+  const olc_record *x = *(const olc_record *const *)a, *y = *(const olc_record *const *)b;
+  return stored_cmp_parts(x->backend, x->operator_name, x->processor, x->thread_count,
+                          x->model_digest, y);
+}
+
+static int stored_holds(void *payload, const olc_recorded_entry *e) {
+  const stored_keys *k = payload;
+  size_t lo = 0, hi = k->count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = stored_cmp_parts(e->backend, e->operator_name, e->processor, e->threads, e->identity,
+                             k->v[mid]);
+    if (c == 0)
+      return 1;
+    if (c < 0)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return 0;
+}
+
+/* A record that proves its workload durably stored: exact, in the store's
+ * own file (a layer is shipped by someone else; memory is lost). */
+static int stored_counts(const olc_record *r) {
+  return r->level == OLC_LEVEL_EXACT && r->source != NULL && !r->from_layer && r->backend != NULL &&
+         r->operator_name != NULL && r->processor != NULL && r->model_digest != NULL;
+}
+
+olc_status olc_recorded_remove_stored(size_t *removed, const char *path, olc_store *store,
+                                      olc_error *err) {
+  olc_record_list *list = NULL;
+  stored_keys k = {NULL, 0};
+  olc_status st;
+  size_t i, n;
+  if (removed != NULL)
+    *removed = 0;
+  if (path == NULL || store == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "recorded", "no recorded-workloads file or store");
+  st = olc_store_list(&list, store, err);
+  if (st != OLC_OK)
+    return st;
+  n = olc_record_list_count(list);
+  k.v = n > 0 ? malloc(n * sizeof *k.v) : NULL;
+  if (n > 0 && k.v == NULL) {
+    olc_record_list_free(list);
+    return olc_error__set(err, OLC_E_NOMEM, "recorded", "out of memory");
+  }
+  for (i = 0; i < n; i++)
+    if (stored_counts(olc_record_list_get(list, i)))
+      k.v[k.count++] = olc_record_list_get(list, i);
+  if (k.count > 1)
+    qsort(k.v, k.count, sizeof *k.v, stored_order);
+  st = olc_recorded__remove_if(removed, path, stored_holds, &k, OLC_RECORDED_LOCK_TIMEOUT_MS, err);
+  free(k.v);
+  olc_record_list_free(list);
   return st;
 }
 

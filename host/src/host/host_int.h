@@ -285,14 +285,23 @@ typedef struct olc_host_recorded {
   size_t count;
 } olc_host_recorded;
 
-/* Reads path into r (a missing file: no records) and checks each record's
+/* Reads path into r (a missing file: no records; with shard_count > 0
+ * only the records of shard shard_index) and checks each record's
  * processor and thread count against this host.  OLC_OK, the file's
  * failures (olc_recorded__load), OLC_E_NOMEM.  r is freed with
  * olc_host__recorded_free in any case. */
 olc_status olc_host__recorded_open(olc_host_recorded *r, olc_host *host, const char *path,
-                                   olc_error *err);
+                                   uint32_t shard_index, uint32_t shard_count, olc_error *err);
+/* The shard (below shard_count; 0 when shard_count is 0) of e's key:
+ * 64-bit FNV-1a over backend, operator, processor, the thread count in
+ * decimal and identity, each with its terminating zero byte, finalized
+ * with MurmurHash3's fmix64, modulo shard_count.  Part of the sharding
+ * contract (the docs describe it): fleets of mixed releases split a file
+ * the same way only while it does not change. */
+uint32_t olc_host__recorded_shard(const olc_recorded_entry *e, uint32_t shard_count);
 /* Removes from path the records whose results in cal have a selection
- * (cal->recorded_removed counts them).  OLC_OK or olc_recorded__remove's
+ * that a file holds (its source is not NULL; cal->recorded_removed counts
+ * them).  OLC_OK or olc_recorded__remove's
  * failures. */
 olc_status olc_host__recorded_finish(olc_calibration *cal, const olc_host_recorded *r,
                                      const char *path, olc_error *err);

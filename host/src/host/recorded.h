@@ -138,4 +138,11 @@ olc_status olc_recorded__append(int *added, const char *path, const olc_recorded
 olc_status olc_recorded__remove(size_t *removed, const char *path, const olc_recorded_set *done,
                                 int64_t lock_timeout_ms, olc_error *err);
 
+/* Removes from the file at path, under its lock, every record for which
+ * drop(payload, record) returns nonzero; it sees the file as read under
+ * the lock.  Returns like olc_recorded__remove. */
+typedef int (*olc_recorded_drop_fn)(void *payload, const olc_recorded_entry *e);
+olc_status olc_recorded__remove_if(size_t *removed, const char *path, olc_recorded_drop_fn drop,
+                                   void *payload, int64_t lock_timeout_ms, olc_error *err);
+
 #endif

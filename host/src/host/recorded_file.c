@@ -54,7 +54,9 @@ olc_status olc_recorded__load(olc_recorded_set *set, const char *path, olc_error
 typedef struct change {
   const char *path;
   const olc_recorded_entry *add; /* append this, or */
-  const olc_recorded_set *drop;  /* remove these */
+  const olc_recorded_set *drop;  /* remove these, or */
+  olc_recorded_drop_fn drop_if;  /* those it says */
+  void *drop_payload;
   int added;
   size_t removed;
 } change;
@@ -71,7 +73,8 @@ static olc_status keep_unless_dropped(olc_recorded_set *out, const olc_recorded_
   for (i = 0; i < in->count; i++) {
     int added;
     olc_status st;
-    if (olc_recorded__find(c->drop, &in->v[i]) < c->drop->count) {
+    if (c->drop != NULL ? olc_recorded__find(c->drop, &in->v[i]) < c->drop->count
+                        : c->drop_if(c->drop_payload, &in->v[i]) != 0) {
       c->removed++;
       continue;
     }
@@ -143,17 +146,32 @@ olc_status olc_recorded__append(int *added, const char *path, const olc_recorded
   return st == OLC_COMMITTED_UNSYNCED ? OLC_OK : st;
 }
 
+static olc_status remove_change(size_t *removed, change *c, int64_t lock_timeout_ms,
+                                olc_error *err) {
+  olc_persist_options o;
+  olc_status st;
+  file_options(&o, lock_timeout_ms);
+  st = olc_persist__update(NULL, NULL, c->path, &o, transform, c, err);
+  if (removed != NULL)
+    *removed = st == OLC_OK || st == OLC_COMMITTED_UNSYNCED ? c->removed : 0;
+  return st == OLC_COMMITTED_UNSYNCED ? OLC_OK : st;
+}
+
+olc_status olc_recorded__remove_if(size_t *removed, const char *path, olc_recorded_drop_fn drop,
+                                   void *payload, int64_t lock_timeout_ms, olc_error *err) {
+  change c;
+  memset(&c, 0, sizeof c);
+  c.path = path;
+  c.drop_if = drop;
+  c.drop_payload = payload;
+  return remove_change(removed, &c, lock_timeout_ms, err);
+}
+
 olc_status olc_recorded__remove(size_t *removed, const char *path, const olc_recorded_set *done,
                                 int64_t lock_timeout_ms, olc_error *err) {
-  olc_persist_options o;
   change c;
-  olc_status st;
   memset(&c, 0, sizeof c);
   c.path = path;
   c.drop = done;
-  file_options(&o, lock_timeout_ms);
-  st = olc_persist__update(NULL, NULL, path, &o, transform, &c, err);
-  if (removed != NULL)
-    *removed = st == OLC_OK || st == OLC_COMMITTED_UNSYNCED ? c.removed : 0;
-  return st == OLC_COMMITTED_UNSYNCED ? OLC_OK : st;
+  return remove_change(removed, &c, lock_timeout_ms, err);
 }

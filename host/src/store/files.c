@@ -68,31 +68,62 @@ static olc_status need_persistence(const olc_store *store, const char *what, olc
   return OLC_OK;
 }
 
-olc_status olc_store_import_file(olc_store *store, const char *path, size_t *imported,
-                                 olc_error *err) {
-  olc_recset set = OLC_RECSET_INIT;
+/* Reads one file to import into set (appended after what is there). */
+static olc_status import_read(olc_recset *set, olc_store *store, const char *path, olc_error *err) {
+  olc_recset one = OLC_RECSET_INIT;
   char *resolved = NULL;
   olc_status st;
-  if (imported != NULL)
-    *imported = 0;
-  st = need_persistence(store, "import", err);
-  if (st != OLC_OK)
-    return st;
+  size_t i;
   if (path == NULL || path[0] == 0)
     return olc_error__set(err, OLC_E_INVALID, "import", "no file given");
   st = olc_persist__resolve(&resolved, path, err);
   if (st == OLC_OK)
     st = olc_store__check_role(resolved, store->path, "import", 0, err);
   free(resolved);
+  if (st == OLC_OK) {
+    olc_error e;
+    olc_error_clear(&e);
+    st = read_and_parse(&one, path, store->limits.max_file_size, &e);
+    /* Of several files, the message must say which one did not parse. */
+    if (st == OLC_E_MALFORMED || st == OLC_E_VERSION)
+      olc_store__prefix_path(&e, path);
+    if (st != OLC_OK && err != NULL)
+      *err = e;
+  }
+  for (i = 0; i < one.count && st == OLC_OK; i++)
+    if (olc_recset__append_copy(set, &one.recs[i]) != OLC_OK)
+      st = olc_error__set(err, OLC_E_NOMEM, "import", "out of memory reading '%s'", path);
+  olc_recset__free(&one);
+  return st;
+}
+
+olc_status olc_store_import_files(olc_store *store, const char *const *paths, size_t count,
+                                  size_t *imported, olc_error *err) {
+  olc_recset set = OLC_RECSET_INIT;
+  olc_status st;
+  size_t i;
+  if (imported != NULL)
+    *imported = 0;
+  st = need_persistence(store, "import", err);
   if (st != OLC_OK)
     return st;
-  st = read_and_parse(&set, path, store->limits.max_file_size, err);
+  if (paths == NULL || count == 0)
+    return olc_error__set(err, OLC_E_INVALID, "import", "no file given");
+  for (i = 0; i < count && st == OLC_OK; i++)
+    st = import_read(&set, store, paths[i], err);
+  /* The files in order, the last of one identity winning, as the merge
+   * itself would have it one file after another. */
   if (st == OLC_OK)
     st = olc_store__import_set(store, &set, err);
   if (imported != NULL && (st == OLC_OK || st == OLC_COMMITTED_UNSYNCED))
     *imported = set.count;
   olc_recset__free(&set);
   return st;
+}
+
+olc_status olc_store_import_file(olc_store *store, const char *path, size_t *imported,
+                                 olc_error *err) {
+  return olc_store_import_files(store, &path, 1, imported, err);
 }
 
 typedef struct export_ctx {

@@ -46,7 +46,24 @@ static void notes_emit(olc_store *s, layer_notes *n) {
   n->count = n->cap = 0;
 }
 
-olc_status olc_store__stamp(olc_snapshot *snap, const char *source, int from_layer) {
+/* 1 when a record with r's identity is in set (sorted, unique). */
+static int layers_holds(const olc_recset *set, const olc_record *r) {
+  size_t lo = 0, hi = set != NULL ? set->count : 0;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = olc_record__identity_cmp(&set->recs[mid], r);
+    if (c == 0)
+      return 1;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return 0;
+}
+
+olc_status olc_store__stamp(olc_snapshot *snap, const char *source, int from_layer,
+                            const olc_recset *memory_only) {
   const char *src;
   size_t i;
   if (snap == NULL || source == NULL || snap->set.count == 0)
@@ -55,7 +72,9 @@ olc_status olc_store__stamp(olc_snapshot *snap, const char *source, int from_lay
   if (src == NULL)
     return OLC_E_NOMEM;
   for (i = 0; i < snap->set.count; i++) {
-    snap->set.recs[i].source = src;
+    /* A read-only handle's saves are in no file: saying they were would
+     * let a caller take them for durable (olc calibrate --recorded). */
+    snap->set.recs[i].source = layers_holds(memory_only, &snap->set.recs[i]) ? NULL : src;
     snap->set.recs[i].from_layer = from_layer;
   }
   return OLC_OK;
@@ -92,7 +111,7 @@ static void layer_load(olc_store *s, olc_layer_file *f, const olc_file_id *now, 
   f->seen = id;
   olc_recset__normalize(&set);
   snap = olc_snapshot__new(&set, &id);
-  if (snap == NULL || olc_store__stamp(snap, f->path, 1) != OLC_OK) {
+  if (snap == NULL || olc_store__stamp(snap, f->path, 1, NULL) != OLC_OK) {
     olc_snapshot__unref(snap);
     f->seen.exists = 0; /* try again at the next look */
     note(n, "out of memory reading a layer; skipped");

@@ -25,7 +25,7 @@ olc_snapshot *olc_store__acquire(olc_store *store) {
 void olc_store__publish(olc_store *store, olc_snapshot *snap) {
   olc_snapshot *old;
   /* Out of memory leaves the records without a source, nothing worse. */
-  (void)olc_store__stamp(snap, store->path, 0);
+  (void)olc_store__stamp(snap, store->path, 0, store->read_only ? &store->overlay : NULL);
   olc_mutex__lock(&store->state);
   old = store->snap;
   store->snap = snap;
@@ -40,7 +40,7 @@ void olc_store__publish(olc_store *store, olc_snapshot *snap) {
 
 /* Parse errors name a line and column but not the file; a load error names
  * the store file too. */
-static void prefix_path(olc_error *e, const char *path) {
+void olc_store__prefix_path(olc_error *e, const char *path) {
   char msg[OLC_ERROR_MESSAGE_SIZE];
   size_t pl = strlen(path), ml, cap = sizeof e->message - 1;
   memcpy(msg, e->message, sizeof msg);
@@ -145,14 +145,15 @@ static olc_status reload_locked(olc_store *store, olc_error *err) {
   if (st != OLC_OK) {
     olc_recset__free(&set);
     if (st == OLC_E_MALFORMED || st == OLC_E_VERSION)
-      prefix_path(&e, store->path);
+      olc_store__prefix_path(&e, store->path);
     /* A file that could not be read at all gives no identity to remember:
      * the next look tries again. */
     return load_failed(store, st, &e, id.exists ? &id : NULL, err);
   }
   olc_recset__normalize(&set);
   snap = olc_snapshot__new(&set, &id);
-  if (snap == NULL || olc_store__stamp(snap, store->path, 0) != OLC_OK) {
+  if (snap == NULL ||
+      olc_store__stamp(snap, store->path, 0, store->read_only ? &store->overlay : NULL) != OLC_OK) {
     olc_snapshot__unref(snap);
     return load_failed(store, OLC_E_NOMEM, NULL, NULL, err);
   }

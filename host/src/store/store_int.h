@@ -216,8 +216,15 @@ void olc_store__layers_free(olc_store *s);
  * a record). */
 olc_snapshot *olc_store__acquire_view(olc_store *s);
 /* Sets every record's source (a copy in the snapshot's arena) before the
- * snapshot is shared. */
-olc_status olc_store__stamp(olc_snapshot *snap, const char *source, int from_layer);
+ * snapshot is shared, but for the records whose identity is in
+ * memory_only (a read-only handle's overlay; may be NULL): no file holds
+ * those, so their source stays NULL. */
+olc_status olc_store__stamp(olc_snapshot *snap, const char *source, int from_layer,
+                            const olc_recset *memory_only);
+
+/* Puts "PATH: " before e's message (cut to fit), for a parse error that
+ * names only its line and column. */
+void olc_store__prefix_path(olc_error *e, const char *path);
 
 /* The current snapshot with a reference the caller drops with
  * olc_snapshot__unref. */

@@ -74,6 +74,7 @@ static const size_t calibrate_ends[] = {
     OPT_END(olc_calibrate_options, run_timeout_seconds), /* 2 */
     OPT_END(olc_calibrate_options, keep_samples),        /* 3: keep_samples */
     OPT_END(olc_calibrate_options, refine),              /* 4: recorded, refine */
+    OPT_END(olc_calibrate_options, shard_count),         /* 5: shard_index, shard_count */
 };
 OPT_ROWS(calibrate_ends, OLC_CALIBRATE_OPTIONS_VERSION);
 const olc_options_layout olc_options__calibrate = OPT_LAYOUT(
