@@ -102,16 +102,25 @@ static int describe(int status, char *buf, size_t size) {
 
 /* ------------------------------------------------------------- full */
 
+/* Why the child could not mount its tmpfs (said when the test skips). */
+static char no_mount_why[256];
+
 /* A private mount namespace (root, else an unprivileged user namespace
- * mapping this user to root); -1 when neither is allowed. */
+ * mapping this user to root); -1 when neither is allowed, with the
+ * reason in no_mount_why. */
 static int private_mounts(void) {
   uid_t uid = getuid();
   gid_t gid = getgid();
   char map[64];
-  int fd;
+  int fd, e;
   if (unshare(CLONE_NEWNS) != 0) {
-    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+    e = errno;
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
+      snprintf(no_mount_why, sizeof no_mount_why,
+               "unshare(CLONE_NEWNS) as uid %lu: %s; unshare(CLONE_NEWUSER|CLONE_NEWNS): %s",
+               (unsigned long)uid, strerror(e), strerror(errno));
       return -1;
+    }
     fd = open("/proc/self/setgroups", O_WRONLY);
     if (fd >= 0) {
       (void)!write(fd, "deny", 4);
@@ -208,16 +217,24 @@ static void test_full_fs(void) {
   fflush(NULL);
   pid = fork();
   if (pid == 0) {
-    if (private_mounts() != 0 || mount("tmpfs", dir, "tmpfs", 0, "size=64k,mode=0700") != 0)
+    if (private_mounts() != 0) {
+      if (no_mount_why[0] == 0)
+        snprintf(no_mount_why, sizeof no_mount_why, "a private mount namespace: %s",
+                 strerror(errno));
+      fprintf(stderr, "\n  no mount namespace here (%s): skipped\n", no_mount_why);
       _exit(77);
+    }
+    if (mount("tmpfs", dir, "tmpfs", 0, "size=64k,mode=0700") != 0) {
+      fprintf(stderr, "\n  cannot mount a tmpfs in a private mount namespace (%s): skipped\n",
+              strerror(errno));
+      _exit(77);
+    }
     _exit(full_checks(dir));
   }
   CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
   free(dir);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
-    fprintf(stderr, "\n  no mount namespace here (not root, no user namespaces): skipped\n");
-    exit(77); /* never a pass */
-  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+    exit(77); /* never a pass; the child said why */
   describe(status, what, sizeof what);
   printf("\n  full tmpfs child: %s", what);
   CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
