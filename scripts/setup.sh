@@ -154,6 +154,20 @@ build_preset() {
   cmake --build --preset "$preset" -j "$JOBS"
 }
 
+# require_tests NAME: the preset's build holds the project's own tests (a
+# known test registered and built).  A build directory configured before
+# without tests keeps OLC_BUILD_TESTS=OFF in its cache, whatever
+# BUILD_TESTING says later: that must fail here, not pass checking nothing.
+require_tests() {
+  local dir="$ROOT/build/$1" n
+  n=$(cd "$dir" && ctest -N -R '^test_persist$' 2>/dev/null | sed -n 's/^Total Tests: //p')
+  if [ "${n:-0}" -lt 1 ] || [ ! -x "$dir/tests/test_persist" ]; then
+    echo "setup.sh: preset $1 built no tests ($(grep -s '^OLC_BUILD_TESTS' "$dir/CMakeCache.txt" ||
+      echo 'no CMakeCache.txt')); remove $dir and run again" >&2
+    exit 1
+  fi
+}
+
 # test_preset NAME [ctest options...]
 test_preset() {
   local preset=$1
@@ -175,7 +189,9 @@ fi
 
 if [ "$MODE" = build ]; then
   # The main job needs the tool, the library and the plugins, not the tests.
-  build_preset release -DBUILD_TESTING=OFF
+  # Both switches explicitly: OLC_BUILD_TESTS is cached, and a later
+  # configure of this directory must say again what it wants.
+  build_preset release -DBUILD_TESTING=OFF -DOLC_BUILD_TESTS=OFF
   say "built $ROOT/build/release/bin/olc"
   exit 0
 fi
@@ -183,12 +199,17 @@ fi
 # The output ends with the summary of the last ctest run.
 # The dev pass also registers the ThreadSanitizer run of the threaded tests
 # (a second build) and `olc calibrate` under valgrind memcheck.
-build_preset dev -DOLC_TEST_TSAN=ON -DOLC_TEST_VALGRIND=ON
+TESTS_ON=(-DBUILD_TESTING=ON -DOLC_BUILD_TESTS=ON)
+build_preset dev "${TESTS_ON[@]}" -DOLC_TEST_TSAN=ON -DOLC_TEST_VALGRIND=ON
+require_tests dev
 test_preset dev
 # Optimizers warn about what -O0 does not see (format truncation, ...):
-# the release presets, tests included, must build with -Werror at -O3 and -O2.
-build_preset release -DBUILD_TESTING=ON
-build_preset release-o2 -DBUILD_TESTING=ON
+# the release presets, tests included, must build with -Werror at -O3 and -O2
+# (build/release was configured without tests by the plain setup first).
+build_preset release "${TESTS_ON[@]}"
+require_tests release
+build_preset release-o2 "${TESTS_ON[@]}"
+require_tests release-o2
 if [ "$FUZZ" -eq 1 ]; then
   # libFuzzer targets (clang, fixed seed, about 3 minutes in all); 77 = no clang.
   say "fuzz (bounded runs, fixed seed)"
@@ -198,7 +219,8 @@ if [ "$FUZZ" -eq 1 ]; then
   }
 fi
 if [ "$ASAN" -eq 1 ]; then
-  build_preset asan
+  build_preset asan "${TESTS_ON[@]}"
+  require_tests asan
   # Benchmarks and the mingw-w64 cross-compile test run no sanitized code:
   # the dev pass covers them.
   test_preset asan -LE bench -E mingw_cross

@@ -81,17 +81,26 @@ set_tests_properties(test_hostile_getenv PROPERTIES LABELS unit TIMEOUT 60)
 # namespace and exits 77 without it).
 olc_add_test(NAME test_hostile_lockfile SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hostile_lockfile.c
   LABELS integration ARGS sabotage TIMEOUT 180)
-foreach(suite IN ITEMS full replace)
+foreach(suite IN ITEMS full replace replace_tmpfs)
   add_test(NAME test_hostile_lockfile_${suite} COMMAND test_hostile_lockfile ${suite})
   set_tests_properties(test_hostile_lockfile_${suite} PROPERTIES LABELS integration
     SKIP_RETURN_CODE 77 TIMEOUT 180)
 endforeach()
-# Negative control: without the check that the locked P.lock still has its
-# name, writers on a replaced P.lock overlap and the replace suite must see
-# updates lost.
-add_test(NAME test_hostile_lockfile_neg_relock COMMAND test_hostile_lockfile replace)
-set_tests_properties(test_hostile_lockfile_neg_relock PROPERTIES LABELS "integration;negative"
-  ENVIRONMENT OLC_TEST_DISABLE=relock TIMEOUT 180)
+# Without the check that the locked P.lock still has its name, writers on a
+# replaced P.lock overlap often: the commit's exchange alone must keep every
+# save (issue 37 item 13).
+# Negative control: a plain rename that does not check what it replaced, and
+# no relock check either: the replace suite must see saves lost.  Both on
+# the build's disk (TMPDIR) and on a tmpfs.
+foreach(suite IN ITEMS replace replace_tmpfs)
+  add_test(NAME test_hostile_lockfile_${suite}_norelock COMMAND test_hostile_lockfile ${suite})
+  set_tests_properties(test_hostile_lockfile_${suite}_norelock PROPERTIES LABELS integration
+    ENVIRONMENT OLC_TEST_DISABLE=relock SKIP_RETURN_CODE 77 TIMEOUT 180)
+  add_test(NAME test_hostile_lockfile_${suite}_neg_exchange COMMAND test_hostile_lockfile ${suite})
+  set_tests_properties(test_hostile_lockfile_${suite}_neg_exchange PROPERTIES
+    LABELS "integration;negative" ENVIRONMENT OLC_TEST_DISABLE=exchange,relock
+    SKIP_RETURN_CODE 77 TIMEOUT 180)
+endforeach()
 
 # Leftover temporaries (issue 12 item 7): a dead writer's goes at once; an
 # append-only directory names it (needs root and chattr +a: exit 77).

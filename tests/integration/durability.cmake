@@ -57,6 +57,8 @@ _olc_durability_case(test_durability_neg_nofsync_audit audit DISABLE fsync)
 _olc_durability_case(test_durability_neg_inplace_audit audit DISABLE rename)
 _olc_durability_case(test_durability_neg_nodirsync_audit audit DISABLE dirsync)
 _olc_durability_case(test_durability_neg_order_audit audit DISABLE order)
+# Without the exchange the commit cannot check what it replaced.
+_olc_durability_case(test_durability_neg_exchange_audit audit DISABLE exchange)
 _olc_durability_case(test_durability_neg_inplace_k1 k1 DISABLE rename)
 _olc_durability_case(test_durability_neg_inplace_c2 c2 DISABLE rename)
 _olc_durability_case(test_durability_neg_classic_c4 c4 DISABLE ofd)

@@ -145,7 +145,7 @@ static olc_status fill(olc_buf *out, int *unchanged, const unsigned char *base, 
 
 static int enospc_check(void) {
   char dir[] = "/tmp/olc-enospc-XXXXXX", path[64];
-  olc_persist_options o = {1000, 0, 0600, 0, NULL, NULL};
+  olc_persist_options o = {1000, 0, 0600, 0, NULL, NULL, NULL};
   olc_buf b = OLC_BUF_INIT;
   olc_error err;
   size_t n = 40000;
@@ -195,6 +195,7 @@ static int update(const char *path, job *j, int64_t timeout_ms, olc_status *out)
   o.max_file_size = 1 << 20;
   o.probe = NULL;
   o.probe_payload = NULL;
+  o.absorb = NULL;
   olc_error_clear(&err);
   *out = olc_persist__update(NULL, NULL, path, &o, merge, j, &err);
   if (*out != OLC_OK && *out != OLC_E_LOCK_TIMEOUT)
@@ -237,6 +238,7 @@ int main(int argc, char **argv) {
     o.max_file_size = 1 << 20;
     o.probe = NULL;
     o.probe_payload = NULL;
+    o.absorb = NULL;
     olc_error_clear(&err);
     char line[128];
     size_t off = 0, n;

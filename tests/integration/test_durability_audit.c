@@ -3,16 +3,22 @@
  * audit: strace one update and reduce the system calls on the store's
  * files to events.  Required: exactly
  *   LOCK GEN_ALLOC [GEN_INIT] READ_OPEN TMP_CREATE TMP_WRITE+ TMP_FSYNC
- *   TMP_CLOSE GEN_ODD RENAME GEN_EVEN DIR_FSYNC UNLOCK
- * (GEN_ALLOC, the fallocate of P.lock's 4096 bytes, before anything is
+ *   TMP_CLOSE GEN_ODD NOREPLACE GEN_EVEN DIR_FSYNC UNLOCK       (absent P)
+ *   ... TMP_CLOSE GEN_ODD EXCHANGE GEN_EVEN DIR_FSYNC OLD_CLOSE UNLOCK
+ *                                                              (existing P)
+ * (NOREPLACE, renameat2 RENAME_NOREPLACE: a P created meanwhile is not
+ * replaced; RENAME, a plain rename, is a violation; EXCHANGE, renameat2
+ * RENAME_EXCHANGE, so that the commit can check the file it took out of P
+ * is the one it merged, held open since READ_OPEN and closed at OLD_CLOSE;
+ * GEN_ALLOC, the fallocate of P.lock's 4096 bytes, before anything is
  * written to it; GEN_INIT, the pwrite of its header, only when P.lock did
  * not exist; GEN_ODD/GEN_EVEN, the pwrite of the generation around the
  * rename) with one fsync of the temporary, the temporary created
  * O_CREAT|O_EXCL|O_NOFOLLOW, every descriptor O_CLOEXEC, no open of P for
  * writing, P.lock never mapped nor truncated (a mapping of a file another
  * process can truncate faults), and its generation counter moved by
- * exactly 2 and even.  With OLC_TEST_DISABLE=fsync, rename or dirsync
- * (negative controls) the audit must report a violation.
+ * exactly 2 and even.  With OLC_TEST_DISABLE=fsync, rename, dirsync, order
+ * or exchange (negative controls) the audit must report a violation.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -48,7 +54,8 @@ typedef struct audit {
   char events[1024];
   char violations[1024];
   int tmp_fsyncs;
-  int gen_odd; /* the counter was made odd and not yet even again */
+  int gen_odd;   /* the counter was made odd and not yet even again */
+  int committed; /* P was replaced: the temporary's name now holds the old P */
 } audit;
 
 static void add_event(audit *a, const char *ev) {
@@ -168,24 +175,28 @@ static void classify(audit *a, const char *line, const char *base) {
       add_event(a, "OTHER_FSYNC");
     }
   } else if (strncmp(line, "close(", 6) == 0) {
-    if (ends_with(p, ".tmp"))
-      add_event(a, "TMP_CLOSE");
+    if (ends_with(p, ".tmp") || ends_with(p, ".tmp (deleted)"))
+      add_event(a, a->committed ? "OLD_CLOSE" : "TMP_CLOSE");
     else if (ends_with(p, ".lock"))
       add_event(a, "UNLOCK");
   } else if (strncmp(line, "rename", 6) == 0) {
     if (str_arg(line, name, sizeof name, 0) == 0 && ends_with(name, ".tmp") &&
-        str_arg(line, p, sizeof p, 1) == 0 && strcmp(p, base) == 0)
-      add_event(a, "RENAME");
-    else
+        str_arg(line, p, sizeof p, 1) == 0 && strcmp(p, base) == 0) {
+      add_event(a, strstr(line, "RENAME_EXCHANGE") != NULL    ? "EXCHANGE"
+                   : strstr(line, "RENAME_NOREPLACE") != NULL ? "NOREPLACE"
+                                                              : "RENAME");
+      a->committed = 1;
+    } else
       add_violation(a, "unexpected rename", line);
   }
 }
 
 static const char expected_new_lock[] = "LOCK GEN_ALLOC GEN_INIT READ_OPEN TMP_CREATE TMP_WRITE+ "
-                                        "TMP_FSYNC TMP_CLOSE GEN_ODD RENAME GEN_EVEN DIR_FSYNC "
+                                        "TMP_FSYNC TMP_CLOSE GEN_ODD NOREPLACE GEN_EVEN DIR_FSYNC "
                                         "UNLOCK";
 static const char expected_events[] = "LOCK GEN_ALLOC READ_OPEN TMP_CREATE TMP_WRITE+ TMP_FSYNC "
-                                      "TMP_CLOSE GEN_ODD RENAME GEN_EVEN DIR_FSYNC UNLOCK";
+                                      "TMP_CLOSE GEN_ODD EXCHANGE GEN_EVEN DIR_FSYNC OLD_CLOSE "
+                                      "UNLOCK";
 
 /* The generation counter of P.lock (bytes 8..15 after the magic
  * "olcgen01"); 0 when P.lock is absent or has no magic yet. */
@@ -270,7 +281,7 @@ static void test_k5_audit(void) {
     if (a.violations[0] != 0)
       fprintf(stderr, "  violations:\n%s", a.violations);
     if (dur_negative("fsync") || dur_negative("rename") || dur_negative("dirsync") ||
-        dur_negative("order")) {
+        dur_negative("order") || dur_negative("exchange")) {
       CU_ASSERT(a.violations[0] != 0); /* negative control: must be caught */
     } else {
       CU_ASSERT_STRING_EQUAL(a.violations, "");

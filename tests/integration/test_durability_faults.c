@@ -233,7 +233,10 @@ static void test_fault_every_syscall(void) {
       ok = state == 1 || state == 2; /* the status line itself was lost */
     else
       ok = committed(status) ? state == 2 : state == 1;
-    ok = ok && olc_test_count_tmp(fdir) == 0 && next_writer_ok();
+    /* After the commit the old P is removed from the temporary's name it
+     * was exchanged to: a failure there leaves it, and the next writer's
+     * garbage collection removes it (invariants I3 and I5). */
+    ok = ok && olc_test_count_tmp(fdir) <= (committed(status) ? 1 : 0) && next_writer_ok();
     if (!ok) {
       violations++;
       fprintf(stderr, "\n  EIO at %s #%d: status '%s', file state %d\n", calls[i].name, calls[i].k,
@@ -277,8 +280,8 @@ static const named_fault named[] = {
      2},
     {"F4 EIO on close(tmp)", "trace=close", {NULL, NULL, NULL}, "OLC_E_IO close", 1},
     {"F5 EXDEV on rename",
-     "trace=renameat",
-     {"inject=renameat:error=EXDEV", NULL, NULL},
+     "trace=renameat,renameat2",
+     {"inject=renameat,renameat2:error=EXDEV", NULL, NULL},
      "OLC_E_IO rename",
      1},
     {"F7 ENOLCK on the lock",

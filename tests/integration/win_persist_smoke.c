@@ -63,6 +63,7 @@ static olc_persist_options opts(int64_t timeout) {
   o.max_file_size = 1 << 20;
   o.probe = NULL;
   o.probe_payload = NULL;
+  o.absorb = NULL;
   return o;
 }
 

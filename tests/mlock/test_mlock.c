@@ -13,7 +13,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -325,6 +327,59 @@ static void test_disabled_control(void) {
   free(path);
 }
 
+/* starttime, field 22 of /proc/self/stat, found here independently of the
+ * library: the fields after the last ')' begin with field 3. */
+static int64_t start_from_proc(void) {
+  char buf[1024], *p, *tok, *save = NULL;
+  unsigned long long ticks = 0;
+  struct timespec real, boot;
+  long hz = sysconf(_SC_CLK_TCK);
+  int field = 3;
+  FILE *f = fopen("/proc/self/stat", "r");
+  size_t n;
+  if (f == NULL)
+    return -1;
+  n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  p = strrchr(buf, ')');
+  if (p == NULL || hz <= 0)
+    return -1;
+  for (tok = strtok_r(p + 1, " ", &save); tok != NULL; tok = strtok_r(NULL, " ", &save), field++)
+    if (field == 22) {
+      ticks = strtoull(tok, NULL, 10);
+      break;
+    }
+  if (field != 22 || clock_gettime(CLOCK_REALTIME, &real) != 0 ||
+      clock_gettime(CLOCK_BOOTTIME, &boot) != 0)
+    return -1;
+  return (int64_t)(real.tv_sec - boot.tv_sec) + (int64_t)(ticks / (unsigned long long)hz);
+}
+
+/* 0 when the library's start time is this process's (within the second
+ * the two clock reads may straddle). */
+static int start_matches(void) {
+  int64_t got = olc_persist__process_start_s(), want = start_from_proc();
+  printf("\n  process start: %lld, field 22 says %lld", (long long)got, (long long)want);
+  return want > 0 && got >= want - 1 && got <= want + 1 ? 0 : 1;
+}
+
+/* The holder line's start is the process's start (field 22, starttime),
+ * also when the command name holds spaces and parentheses. */
+static void test_process_start(void) {
+  int status = -1;
+  pid_t pid;
+  CU_ASSERT_EQUAL(start_matches(), 0);
+  fflush(NULL);
+  pid = fork();
+  if (pid == 0) {
+    (void)prctl(PR_SET_NAME, "a) b (c d) 9", 0, 0, 0);
+    _exit(start_matches());
+  }
+  CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+  CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int test_mlock_path_register(void);
 
 int main(int argc, char **argv) {
@@ -344,6 +399,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "hostile files in its place", test_hostile_files);
   CU_add_test(s, "another user's file, read-only directory", test_other_user_and_read_only);
   CU_add_test(s, "negative control: disabled", test_disabled_control);
+  CU_add_test(s, "the holder's process start (starttime)", test_process_start);
   if (test_mlock_path_register() != 0)
     return 1;
   return olc_test_run(argc, argv);

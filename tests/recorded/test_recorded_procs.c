@@ -6,8 +6,8 @@
  * of their own.  The file then holds every workload exactly once: nothing
  * lost (each process's own ones are there), nothing duplicated (one line
  * per key, raw, before any parse could merge them).  The negative control
- * runs the same with the file's lock disabled (persist's test hook): then
- * records are lost.
+ * runs the same with the file's lock and the commit's check of what it
+ * replaced disabled (persist's test hooks): then records are lost.
  */
 #include <CUnit/CUnit.h>
 #include <stdio.h>
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "host/recorded.h"
+#include "persist/persist_int.h"
 #include "persist/persist.h"
 #include "runtime_util.h"
 
@@ -53,7 +54,9 @@ static int child(int id, int gate, const char *rec, int unlocked) {
   if (unlocked) {
     olc_persist_hooks hooks;
     memset(&hooks, 0, sizeof hooks);
-    hooks.disabled_safety = OLC_SAFETY_LOCK;
+    /* Without the lock, the exchange would still merge a displaced file's
+     * records in: both off. */
+    hooks.disabled_safety = OLC_SAFETY_LOCK | OLC_PERSIST__SAFETY_EXCHANGE;
     olc_persist__set_hooks(&hooks);
   }
   rt_open(&h, dir, NULL, "store.txt", extra);

@@ -86,6 +86,7 @@ static olc_persist_options opts(void) {
   o.max_file_size = 1 << 20;
   o.probe = NULL;
   o.probe_payload = NULL;
+  o.absorb = NULL;
   return o;
 }
 
@@ -197,6 +198,7 @@ static void test_base_too_large(void) {
   o.max_file_size = 4;
   o.probe = NULL;
   o.probe_payload = NULL;
+  o.absorb = NULL;
   OLC_ASSERT_STATUS(OLC_E_LIMIT,
                     olc_persist__update(NULL, NULL, path, &o, counter_transform, &op, &err), &err);
   CU_ASSERT_EQUAL(counter_value(), 123456789);

@@ -91,6 +91,7 @@ static olc_status grow(int64_t timeout_ms, olc_error *err) {
   o.max_file_size = 0;
   o.probe = NULL;
   o.probe_payload = NULL;
+  o.absorb = NULL;
   return olc_persist__update(NULL, NULL, fpath, &o, grow_transform, NULL, err);
 }
 

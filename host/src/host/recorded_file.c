@@ -29,6 +29,43 @@ static olc_status probe(const unsigned char *head, size_t len, uint64_t size, co
                         path, magic);
 }
 
+/* What one change does to the file read under the lock. */
+typedef struct change {
+  const char *path;
+  const olc_recorded_entry *add; /* append this, or */
+  const olc_recorded_set *drop;  /* remove these, or */
+  olc_recorded_drop_fn drop_if;  /* those it says */
+  void *drop_payload;
+  int added;
+  size_t removed;
+} change;
+
+/* persist's absorb (persist.h): the entries of a file another writer
+ * committed meanwhile (P.lock replaced while held) join the current one. */
+static olc_status absorb(olc_buf *out, const unsigned char *base, size_t base_len, int base_exists,
+                         const unsigned char *displaced, size_t displaced_len, void *payload,
+                         olc_error *err) {
+  const char *path = ((const change *)payload)->path;
+  olc_recorded_set cur = OLC_RECORDED_SET_INIT, other = OLC_RECORDED_SET_INIT;
+  olc_status st = OLC_OK;
+  size_t i;
+  if (base_exists && base_len > 0)
+    st = olc_recorded__parse(&cur, base, base_len, path, err);
+  if (st == OLC_OK)
+    st = olc_recorded__parse(&other, displaced, displaced_len, path, err);
+  for (i = 0; st == OLC_OK && i < other.count; i++) {
+    int added;
+    st = olc_recorded__add(&cur, &other.v[i], &added);
+  }
+  if (st == OLC_OK)
+    st = olc_recorded__write(out, &cur);
+  if (st == OLC_E_NOMEM)
+    olc_error__set(err, st, "recorded", "%s: out of memory", path);
+  olc_recorded__free(&cur);
+  olc_recorded__free(&other);
+  return st;
+}
+
 static void file_options(olc_persist_options *o, int64_t lock_timeout_ms) {
   memset(o, 0, sizeof *o);
   o->lock_timeout_ms = lock_timeout_ms;
@@ -36,6 +73,7 @@ static void file_options(olc_persist_options *o, int64_t lock_timeout_ms) {
   o->file_mode = 0600u;
   o->max_file_size = MAX_FILE_SIZE;
   o->probe = probe;
+  o->absorb = absorb;
 }
 
 olc_status olc_recorded__load(olc_recorded_set *set, const char *path, olc_error *err) {
@@ -49,17 +87,6 @@ olc_status olc_recorded__load(olc_recorded_set *set, const char *path, olc_error
   olc_buf__free(&b);
   return st;
 }
-
-/* What one change does to the file read under the lock. */
-typedef struct change {
-  const char *path;
-  const olc_recorded_entry *add; /* append this, or */
-  const olc_recorded_set *drop;  /* remove these, or */
-  olc_recorded_drop_fn drop_if;  /* those it says */
-  void *drop_payload;
-  int added;
-  size_t removed;
-} change;
 
 static olc_status keep_unless_dropped(olc_recorded_set *out, const olc_recorded_set *in,
                                       change *c) {

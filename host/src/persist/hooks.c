@@ -44,6 +44,8 @@ static unsigned parse_safety(const char *s) {
       bits |= OLC_PERSIST__SAFETY_MLOCK;
     else if (n == 8 && strncmp(s, "gencheck", n) == 0)
       bits |= OLC_PERSIST__SAFETY_GENCHECK;
+    else if (n == 8 && strncmp(s, "exchange", n) == 0)
+      bits |= OLC_PERSIST__SAFETY_EXCHANGE;
     s = end ? end + 1 : NULL;
   }
   return bits;

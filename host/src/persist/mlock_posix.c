@@ -52,7 +52,10 @@ int64_t olc_persist__process_start_s(void) {
     return 0;
   buf[n] = 0;
   p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
-  for (field = 2; p != NULL && field < 21; field++)
+  /* From the ')' ending field 2, each step lands on the space before the
+   * next field: 20 steps reach the one before field 22, starttime (field 21
+   * is itrealvalue, always 0: every holder would have started at boot). */
+  for (field = 2; p != NULL && field < 22; field++)
     p = strchr(p + 1, ' ');
   if (p == NULL || sscanf(p + 1, "%llu", &ticks) != 1)
     return 0;

@@ -69,6 +69,23 @@ olc_step olc_step__from_name(const char *name);
 typedef olc_status (*olc_persist_probe_fn)(const unsigned char *head, size_t len, uint64_t size,
                                            const char *path, void *payload, olc_error *err);
 
+/*
+ * The caller's union, used only when the commit took out of P a file other
+ * than the one the update merged into: P.lock was deleted or replaced
+ * while it was held, so another writer, locking the new P.lock, committed
+ * in between (olc_persist__update).  base/base_len are P as it is now
+ * (base_exists = 0 when there is none), displaced/displaced_len the file
+ * the commit took out.  It appends to out base with every record of
+ * displaced that base lacks (a record of one identity in both: base's);
+ * the transform then runs on out.  payload is the update's (the
+ * transform's).  A failure ends the update with the displaced file kept
+ * beside P (named in the error).
+ */
+typedef olc_status (*olc_persist_absorb_fn)(olc_buf *out, const unsigned char *base,
+                                            size_t base_len, int base_exists,
+                                            const unsigned char *displaced, size_t displaced_len,
+                                            void *payload, olc_error *err);
+
 typedef struct olc_persist_options {
   int64_t lock_timeout_ms;    /* < 0: forever */
   uint32_t tmp_grace_seconds; /* age before leftover temporaries are deleted */
@@ -78,6 +95,9 @@ typedef struct olc_persist_options {
    * exist yet: an existing lock file is not created again. */
   olc_persist_probe_fn probe;
   void *probe_payload;
+  /* Optional (NULL: the file is replaced whole, as an export is: a
+   * displaced file is dropped, the last commit wins). */
+  olc_persist_absorb_fn absorb;
 } olc_persist_options;
 
 /* What is at a path, without following a symlink there. */
@@ -509,7 +529,9 @@ uint64_t olc_persist__call_count(void);
  *                                      measurement lock granted without
  *                                      locking anything), "gencheck"
  *                                      (olc_persist__update_known trusts
- *                                      the identity alone)
+ *                                      the identity alone), "exchange"
+ *                                      (commit with a plain rename: no
+ *                                      check of the file it replaced)
  *   OLC_TEST_WATCH_RECHECK_MS=<ms>     recheck interval of new watches
  *   OLC_TEST_FSTYPE=<type>             the file-system type olc_persist__fs_probe
  *                                      reports ("nfs4", "fuse.sshfs"), read at

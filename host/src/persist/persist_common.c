@@ -80,6 +80,7 @@ void olc_persist__options(olc_persist_options *out, const olc_persist_options *i
   out->max_file_size = 0;
   out->probe = NULL;
   out->probe_payload = NULL;
+  out->absorb = NULL;
   if (in == NULL)
     return;
   *out = *in;

@@ -129,6 +129,7 @@ char *olc_persist__runtime_dir(void);
 #define OLC_PERSIST__SAFETY_RELOCK 64u    /* trust a lock on a replaced P.lock */
 #define OLC_PERSIST__SAFETY_MLOCK 128u    /* grant the measurement lock without locking */
 #define OLC_PERSIST__SAFETY_GENCHECK 256u /* skip the reload on the identity alone */
+#define OLC_PERSIST__SAFETY_EXCHANGE 512u /* commit by rename: what it replaces unchecked */
 
 #ifdef OLC_TEST_HOOKS
 /* Loads OLC_TEST_* from the environment once (unless set_hooks was called). */

@@ -10,8 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
 
 #include "util/error.h"
+
+/* renameat2's flags (linux/fs.h), for C libraries without them. */
+#define PERSIST_RENAME_NOREPLACE 1u
+#define PERSIST_RENAME_EXCHANGE 2u
+/* Commits of one update that each displaced another writer's file. */
+#define PERSIST_MERGE_ROUNDS 64
 
 /* State of one update, so that the abort path can undo exactly what was
  * done. */
@@ -23,14 +32,20 @@ typedef struct writer {
   int lfd;
   int tfd;
   int tmp_created;
-  int gen_odd;    /* the generation counter made odd, not yet even again */
-  int lost_lock;  /* P.lock was replaced while held: the attempt is redone */
-  int base_known; /* P is the caller's known file: not read (W3 shortcut) */
+  int gen_odd;     /* the generation counter made odd, not yet even again */
+  int lost_lock;   /* P.lock was replaced while held: the attempt is redone */
+  int base_known;  /* P is the caller's known file: not read (W3 shortcut) */
+  int bfd;         /* P as merged, held open until the commit: its inode number stays its own */
+  int no_exchange; /* the file system has no renameat2: a plain rename */
+  int have_orphan; /* orphan names a displaced file not yet merged into a published one */
   const olc_persist_known *known;
   char tmp[4096];
+  char orphan[4096];
   olc_persist_options opt;
   olc_buf old;
   olc_buf next;
+  olc_buf displaced; /* the orphan's bytes */
+  olc_buf both;      /* P now with the orphan's records (the absorb) */
   struct stat old_st;
   int old_exists;
 } writer;
@@ -52,18 +67,29 @@ static int still_known(writer *w) {
   uint64_t gen, instance;
   olc_file_id now;
   struct stat st;
+  int fd;
   if (k == NULL || !k->id.exists || k->gen == OLC_PERSIST_GEN_NONE || (k->gen & 1u) != 0)
     return 0;
   if (!olc_persist__hook_disabled(OLC_PERSIST__SAFETY_GENCHECK) &&
       (olc_posix__gen_get(w->lfd, &gen, &instance) != 0 || gen != k->gen ||
        instance != k->instance))
     return 0;
-  if (OLC_FS(fstatat(w->dfd, w->base, &st, AT_SYMLINK_NOFOLLOW)) != 0 || !S_ISREG(st.st_mode))
+  /* Opened, not stat'ed by name: the commit compares what it replaces with
+   * this inode, whose number no other file can take while it is open. */
+  fd = OLC_FS(openat(w->dfd, w->base, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  if (fd < 0)
     return 0;
+  if (OLC_FS(fstat(fd, &st)) != 0 || !S_ISREG(st.st_mode)) {
+    OLC_FS(close(fd));
+    return 0;
+  }
   olc_posix__id_from_stat(&now, &st);
-  if (!olc_file_id__equal(&now, &k->id))
+  if (!olc_file_id__equal(&now, &k->id)) {
+    OLC_FS(close(fd));
     return 0;
+  }
   w->old_st = st;
+  w->bfd = fd;
   return 1;
 }
 
@@ -93,9 +119,11 @@ static olc_status reload(writer *w, olc_error *err) {
   if (e != 0)
     return step_error(err, OLC_STEP_RELOAD, e, "cannot open", w->path);
   st = olc_posix__read_fd(&w->old, &w->old_st, fd, w->opt.max_file_size, w->path, "reload", err);
-  OLC_FS(close(fd));
-  if (st != OLC_OK)
+  if (st != OLC_OK) {
+    OLC_FS(close(fd));
     return st;
+  }
+  w->bfd = fd; /* kept open until the commit (still_known) */
   w->old_exists = 1;
   olc_persist__hook_crash(OLC_STEP_RELOAD);
   return OLC_OK;
@@ -278,31 +306,222 @@ static olc_status clean_up(writer *w, olc_error *err) {
   return OLC_OK;
 }
 
-/* W10, the commit point: the temporary replaces P. */
-static olc_status commit_rename(writer *w, olc_error *err) {
+/* renameat2 in dfd, through the system call (older C libraries have no
+ * wrapper); -1 with ENOSYS where there is none. */
+static int rename2(int dfd, const char *from, const char *to, unsigned flags) {
+#if defined(__linux__) && defined(SYS_renameat2)
+  return (int)OLC_FS(syscall(SYS_renameat2, dfd, from, dfd, to, flags));
+#else
+  (void)dfd;
+  (void)from;
+  (void)to;
+  (void)flags;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+/* The file system (or kernel) has no renameat2 or not this flag. */
+static int no_rename2(int e) {
+  return e == EINVAL || e == ENOSYS || e == ENOTSUP || e == EOPNOTSUPP;
+}
+
+/* The rename of W10 where renameat2 cannot check what it replaces: the
+ * window of DURABILITY.md that remains there (README, "Durability"). */
+static int plain_rename(writer *w) {
+  if (OLC_FS(renameat(w->dfd, w->tmp, w->dfd, w->base)) != 0)
+    return errno;
+  w->tmp_created = 0;
+  return 0;
+}
+
+/* The temporary becomes P.  A P.lock deleted or replaced while held lets
+ * another writer commit between this one's reload and here; a rename would
+ * then silently drop that writer's saves.  So the temporary is exchanged
+ * with P, and what comes out must be the file merged (same inode, kept open
+ * since the reload so that its number cannot be reused); anything else is
+ * another writer's file, kept under the temporary's name as the orphan,
+ * *again = 1.  Where P was absent, nothing is replaced: a P created since
+ * (EEXIST) also asks for another merge.  0 or an errno. */
+static int replace_p(writer *w, int *again) {
+  struct stat d;
+  int e;
+  *again = 0;
+  if (w->no_exchange || olc_persist__hook_disabled(OLC_PERSIST__SAFETY_EXCHANGE))
+    return plain_rename(w);
+  if (w->old_exists && w->bfd >= 0) {
+    if (rename2(w->dfd, w->tmp, w->base, PERSIST_RENAME_EXCHANGE) == 0) {
+      w->tmp_created = 0;
+      e = OLC_FS(fstatat(w->dfd, w->tmp, &d, AT_SYMLINK_NOFOLLOW)) != 0 ? errno : 0;
+      if (e == ENOENT)
+        return 0; /* removed already: nothing left to merge */
+      if (e == 0 && d.st_dev == w->old_st.st_dev && d.st_ino == w->old_st.st_ino) {
+        /* The old P; a leftover (a failed unlink) is a dead writer's
+         * temporary to the next writer's garbage collection. */
+        OLC_FS(unlinkat(w->dfd, w->tmp, 0));
+        return 0;
+      }
+      /* Another writer's file, or one that cannot be told: merged again
+       * (absorbing the merged file itself changes nothing).  A file
+       * replaced whole keeps the last commit, as a rename would. */
+      if (w->opt.absorb == NULL) {
+        OLC_FS(unlinkat(w->dfd, w->tmp, 0));
+        return 0;
+      }
+      memcpy(w->orphan, w->tmp, sizeof w->orphan);
+      *again = 1;
+      return 0;
+    }
+    e = errno;
+    if (no_rename2(e)) {
+      w->no_exchange = 1;
+      return plain_rename(w);
+    }
+    if (e != ENOENT)
+      return e;
+    /* P was removed since the reload: put ours there, replacing nothing. */
+  }
+  if (rename2(w->dfd, w->tmp, w->base, PERSIST_RENAME_NOREPLACE) == 0) {
+    w->tmp_created = 0;
+    return 0;
+  }
+  e = errno;
+  if (no_rename2(e)) {
+    w->no_exchange = 1;
+    return plain_rename(w);
+  }
+  if (e == EEXIST)
+    *again = 1;
+  return e == EEXIST ? 0 : e;
+}
+
+/* W10, the commit point: the temporary replaces P.  *again: merge again
+ * (replace_p). */
+static olc_status commit_rename(writer *w, int first, int *again, olc_error *err) {
   /* Odd first: a reader that saw the old even value must not trust it
    * once the new P can be seen.  A counter that cannot be moved would
    * hide this write from readers: nothing is renamed then. */
-  int e = olc_posix__gen_bump(w->lfd, 1);
+  int e = w->gen_odd ? 0 : olc_posix__gen_bump(w->lfd, 1);
+  *again = 0;
   if (e != 0)
     return step_error(err, OLC_STEP_RENAME, e, "cannot update the lock file of", w->path);
   w->gen_odd = 1;
   /* Someone replaced P.lock since it was locked: a writer that opened the
    * new one may be past its reload now.  Start again under that lock
-   * rather than rename over its work (checked last, right before the
-   * rename, to leave the least time in between). */
-  if (!olc_posix__lock_current(w->lfd, w->dfd, w->base)) {
+   * rather than race it (checked last, right before the rename, to leave
+   * the least time in between).  Not once a displaced file was taken out
+   * of P: its records are in this writer's hands only. */
+  if (first && !olc_posix__lock_current(w->lfd, w->dfd, w->base)) {
     w->lost_lock = 1;
     return olc_error__set(err, OLC_E_LOCK, "rename",
                           "the lock file '%s.lock' was replaced during the write", w->path);
   }
   e = olc_persist__hook_fail(OLC_STEP_RENAME);
-  if (e == 0 && OLC_FS(renameat(w->dfd, w->tmp, w->dfd, w->base)) != 0)
-    e = errno;
+  if (e == 0)
+    e = replace_p(w, again);
   if (e != 0)
     return step_error(err, OLC_STEP_RENAME, e, "cannot replace", w->path);
-  w->tmp_created = 0;
   return OLC_OK;
+}
+
+/* The orphan's bytes, then P as it is now (held open again), with the
+ * orphan's records absorbed: the next temporary's content. */
+static olc_status merge_again(writer *w, int orphan, olc_persist_transform_fn transform,
+                              void *payload, olc_error *err) {
+  const unsigned char *base;
+  size_t len;
+  int unchanged = 0, fd;
+  olc_status st = OLC_OK;
+  if (w->bfd >= 0)
+    OLC_FS(close(w->bfd));
+  w->bfd = -1;
+  if (w->tmp_created && OLC_FS(unlinkat(w->dfd, w->tmp, 0)) == 0)
+    w->tmp_created = 0; /* not committed (EEXIST) */
+  olc_buf__reset(&w->old);
+  olc_buf__reset(&w->both);
+  olc_buf__reset(&w->next);
+  if (orphan) {
+    struct stat ost;
+    olc_buf__reset(&w->displaced);
+    fd = OLC_FS(openat(w->dfd, w->orphan, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+    if (fd < 0)
+      return step_error(err, OLC_STEP_RELOAD, errno, "cannot open the file displaced from",
+                        w->path);
+    st = olc_posix__read_fd(&w->displaced, &ost, fd, w->opt.max_file_size, w->path, "reload", err);
+    OLC_FS(close(fd));
+  }
+  w->known = NULL; /* P is read */
+  w->base_known = 0;
+  if (st == OLC_OK)
+    st = reload(w, err);
+  if (st != OLC_OK)
+    return st;
+  base = w->old.data;
+  len = w->old.len;
+  if (orphan && w->opt.absorb != NULL) {
+    st = w->opt.absorb(&w->both, w->old.data, w->old.len, w->old_exists, w->displaced.data,
+                       w->displaced.len, payload, err);
+    if (st != OLC_OK) {
+      if (err != NULL && err->code == OLC_OK)
+        olc_error__set(err, st, "merge", "cannot merge the file displaced from '%s'", w->path);
+      return st;
+    }
+    base = w->both.data;
+    len = w->both.len;
+  }
+  st = transform(&w->next, &unchanged, base, len, base != w->old.data ? 1 : w->old_exists, payload,
+                 err);
+  if (st == OLC_OK && unchanged) { /* P must still be written: the orphan's records */
+    olc_buf__reset(&w->next);
+    st = olc_buf__append(&w->next, base, len);
+  }
+  if (st != OLC_OK && err != NULL && err->code == OLC_OK)
+    olc_error__set(err, st, "merge", "merge failed for '%s'", w->path);
+  return st;
+}
+
+/* W10 and, when the commit displaced another writer's file or found a P
+ * created since, the merge of what is there now and another commit, until
+ * a commit replaced exactly the file it merged (PERSIST_MERGE_ROUNDS rounds
+ * at most: then the displaced file is kept beside P). */
+static olc_status commit(writer *w, struct stat *new_st, olc_persist_transform_fn transform,
+                         void *payload, olc_error *err) {
+  int round, again = 0;
+  olc_status st = OLC_OK;
+  unsigned char r;
+  char merged[sizeof w->orphan];
+  for (round = 0; st == OLC_OK; round++) {
+    int had = w->have_orphan, orphan;
+    if (had)
+      memcpy(merged, w->orphan, sizeof merged);
+    st = commit_rename(w, round == 0, &again, err);
+    if (st != OLC_OK)
+      break;
+    orphan = again && !w->tmp_created; /* something was displaced */
+    if (had && !w->tmp_created) {
+      /* The earlier orphan's records are in the file just committed. */
+      OLC_FS(unlinkat(w->dfd, merged, 0));
+      w->have_orphan = orphan;
+    } else if (orphan) {
+      w->have_orphan = 1;
+    }
+    if (!again)
+      break;
+    if (round + 1 >= PERSIST_MERGE_ROUNDS)
+      return olc_error__set(err, OLC_E_LOCK, "rename",
+                            "the lock file '%s.lock' keeps being replaced during the write",
+                            w->path);
+    /* Writers merging each other's files again at once would keep
+     * displacing each other: a random pause, growing, breaks the tie. */
+    olc_persist__random(&r, 1);
+    olc_persist__sleep_ms((int64_t)(r % (1u << (round < 5 ? round + 1 : 6))));
+    st = merge_again(w, w->have_orphan, transform, payload, err);
+    if (st == OLC_OK)
+      st = create_tmp(w, err);
+    if (st == OLC_OK)
+      st = write_tmp(w, new_st, err);
+  }
+  return st;
 }
 
 static olc_status run_update(writer *w, olc_persist_known *after, int *written,
@@ -326,7 +545,7 @@ static olc_status run_update(writer *w, olc_persist_known *after, int *written,
   if (st == OLC_OK)
     st = write_tmp(w, &new_st, err);
   if (st == OLC_OK && w->tmp_created)
-    st = commit_rename(w, err);
+    st = commit(w, &new_st, transform, payload, err);
   if (st != OLC_OK)
     return st;
   olc_persist__hook_crash(OLC_STEP_RENAME);
@@ -373,12 +592,39 @@ static void name_leftover(const writer *w, int e, olc_error *err) {
     memcpy(m, was, cap);
 }
 
+/* A displaced file whose records could not be merged into P leaves the
+ * temporaries' names (which the garbage collection removes) for
+ * "<base>.displaced-<pid>.<hex>", named in the error, so that its saves can
+ * still be recovered (olc import). */
+static void keep_orphan(writer *w, olc_error *err) {
+  char kept[sizeof w->orphan + 16];
+  size_t bl = strlen(w->base), n = strlen(w->orphan);
+  size_t len;
+  if (n < bl + 5)
+    return;
+  snprintf(kept, sizeof kept, "%s.displaced-%.*s", w->base, (int)(n - bl - 5), w->orphan + bl + 1);
+  if (OLC_FS(renameat(w->dfd, w->orphan, w->dfd, kept)) != 0)
+    memcpy(kept, w->orphan, sizeof w->orphan); /* still under its first name */
+  if (err == NULL)
+    return;
+  len = strlen(err->message);
+  snprintf(err->message + len, sizeof err->message - len,
+           "; another writer's file taken out of '%s' was kept as '%s'", w->base, kept);
+}
+
 /* Undoes what an attempt left: the temporary (before the commit point),
- * the counter's odd value, the lock, the directory. */
+ * a displaced file not merged, the counter's odd value, the lock, the
+ * directory. */
 static void finish_attempt(writer *w, olc_status st, olc_error *err) {
   if (w->tfd >= 0)
     OLC_FS(close(w->tfd));
   w->tfd = -1;
+  if (w->bfd >= 0)
+    OLC_FS(close(w->bfd));
+  w->bfd = -1;
+  if (w->have_orphan)
+    keep_orphan(w, err);
+  w->have_orphan = 0;
   /* Abort before the commit point: the temporary goes. */
   if (w->tmp_created && OLC_FS(unlinkat(w->dfd, w->tmp, 0)) != 0 && errno != ENOENT)
     name_leftover(w, errno, err);
@@ -435,7 +681,7 @@ olc_status olc_persist__update_known(olc_persist_known *after, int *written, con
   w.next = spare;
   w.path = path;
   w.known = known;
-  w.dfd = w.lfd = w.tfd = -1;
+  w.dfd = w.lfd = w.tfd = w.bfd = -1;
   olc_persist__options(&w.opt, options);
   olc_persist__hooks_init();
   st = olc_persist__split(&w.dir, &w.base, path, err);
@@ -462,6 +708,8 @@ olc_status olc_persist__update_known(olc_persist_known *after, int *written, con
   }
   olc_buf__free(&w.old);
   olc_buf__free(&w.next);
+  olc_buf__free(&w.displaced);
+  olc_buf__free(&w.both);
   free(w.dir);
   return st;
 }

@@ -28,7 +28,10 @@ typedef struct writer {
   olc_persist_options opt;
   olc_buf old;
   olc_buf next;
+  olc_buf displaced; /* the orphan's bytes */
+  olc_buf both;      /* P now with the orphan's records (the absorb) */
   olc_file_id old_id;
+  wchar_t *orphan; /* a displaced file not yet merged into a published one */
 } writer;
 
 static olc_status hooked_error(olc_error *err, olc_step step, int e, const char *what,
@@ -49,6 +52,8 @@ static olc_status reload(writer *w, olc_error *err) {
   olc_status st;
   if (hooked != 0)
     return hooked_error(err, OLC_STEP_RELOAD, hooked, "cannot open", w->path);
+  memset(&w->old_id, 0, sizeof w->old_id);
+  olc_buf__reset(&w->old);
   h = olc_win__open_read(w->wpath, &e);
   if (h == INVALID_HANDLE_VALUE) {
     if (e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND) {
@@ -68,6 +73,7 @@ static olc_status create_tmp(writer *w, olc_error *err) {
   size_t cap = strlen(w->path) + 40;
   int tries;
   DWORD e = 0;
+  free(w->tmp);
   w->tmp = malloc(cap);
   if (w->tmp == NULL)
     return olc_error__set(err, OLC_E_NOMEM, "tmp-create", "out of memory for '%s'", w->path);
@@ -171,6 +177,220 @@ static olc_status replace(writer *w, olc_error *err) {
   return win_fail(err, OLC_STEP_RENAME, e, "cannot replace", w->path);
 }
 
+/* "<P>.<pid>.<16 hex>.tmp": where ReplaceFileW puts the file it replaces
+ * (a temporary's name: the garbage collection takes what a crash leaves). */
+static wchar_t *backup_name(const writer *w) {
+  char *name = malloc(strlen(w->path) + 40);
+  unsigned char r[8];
+  wchar_t *wide;
+  if (name == NULL)
+    return NULL;
+  olc_persist__random(r, sizeof r);
+  sprintf(name, "%s.%lu.%02x%02x%02x%02x%02x%02x%02x%02x.tmp", w->path,
+          (unsigned long)GetCurrentProcessId(), r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
+  wide = olc_win__wide(name);
+  free(name);
+  return wide;
+}
+
+/* The commit of POSIX's replace_p (persist_posix.c) on Windows: ReplaceFileW
+ * moves P to a backup name as the temporary takes its place, and the
+ * backup must be the file merged (its volume and file index: NTFS file
+ * indexes carry a sequence number, so a reused record gets another);
+ * else it is another writer's, the orphan, *again = 1.  Where P was
+ * absent, MoveFileExW without MOVEFILE_REPLACE_EXISTING (a P created
+ * since: *again = 1, nothing displaced).  A file system without
+ * ReplaceFileW falls back to the plain replace.  0 or a Windows error. */
+static DWORD replace_checked(writer *w, int *again) {
+  wchar_t *bak;
+  HANDLE h;
+  BY_HANDLE_FILE_INFORMATION info;
+  olc_file_id did;
+  DWORD e = 0;
+  int tries;
+  *again = 0;
+  if (!w->old_id.exists) {
+    if (OLC_FS(MoveFileExW(w->wtmp, w->wpath, MOVEFILE_WRITE_THROUGH))) {
+      w->tmp_created = 0;
+      return 0;
+    }
+    e = GetLastError();
+    if (e == ERROR_ALREADY_EXISTS || e == ERROR_FILE_EXISTS) {
+      *again = 1;
+      return 0;
+    }
+    return e;
+  }
+  bak = backup_name(w);
+  if (bak == NULL)
+    return ERROR_NOT_ENOUGH_MEMORY;
+  for (tries = 0; tries < 10; tries++) {
+    if (OLC_FS(ReplaceFileW(w->wpath, w->wtmp, bak, REPLACEFILE_IGNORE_MERGE_ERRORS, NULL, NULL)))
+      break;
+    e = GetLastError();
+    if (e != ERROR_SHARING_VIOLATION && e != ERROR_ACCESS_DENIED && e != ERROR_LOCK_VIOLATION) {
+      free(bak);
+      return e; /* ERROR_UNABLE_TO_REMOVE_REPLACED and the like: P unchanged */
+    }
+    Sleep(25 * (DWORD)(tries + 1));
+  }
+  if (tries == 10) {
+    free(bak);
+    return e;
+  }
+  w->tmp_created = 0;
+  h = olc_win__open_read(bak, &e);
+  memset(&did, 0, sizeof did);
+  if (h != INVALID_HANDLE_VALUE) {
+    if (OLC_FS(GetFileInformationByHandle(h, &info)))
+      olc_win__id_from_info(&did, &info);
+    OLC_FS(CloseHandle(h));
+  }
+  if ((did.exists && did.dev == w->old_id.dev && did.ino == w->old_id.ino) ||
+      w->opt.absorb == NULL) {
+    OLC_FS(DeleteFileW(bak)); /* the old P (a file replaced whole: the last commit wins) */
+    free(bak);
+    return 0;
+  }
+  free(w->orphan);
+  w->orphan = bak;
+  *again = 1;
+  return 0;
+}
+
+/* W10 (with the retries of replace()) and the check of what it replaced. */
+static olc_status commit_once(writer *w, int *again, olc_error *err) {
+  DWORD e;
+  int hooked = olc_persist__hook_fail(OLC_STEP_RENAME);
+  *again = 0;
+  if (hooked != 0)
+    return hooked_error(err, OLC_STEP_RENAME, hooked, "cannot replace", w->path);
+  if (olc_persist__hook_disabled(OLC_PERSIST__SAFETY_EXCHANGE))
+    e = ERROR_NOT_SUPPORTED; /* negative control: the plain replace */
+  else
+    e = replace_checked(w, again);
+  if (e == ERROR_INVALID_PARAMETER || e == ERROR_NOT_SUPPORTED || e == ERROR_INVALID_FUNCTION) {
+    olc_status st = replace(w, err); /* no ReplaceFileW here: the window README names */
+    if (st == OLC_OK)
+      w->tmp_created = 0;
+    return st;
+  }
+  if (e != 0)
+    return win_fail(err, OLC_STEP_RENAME, e, "cannot replace", w->path);
+  return OLC_OK;
+}
+
+/* The orphan's bytes and P now, absorbed and merged: the next content. */
+static olc_status merge_again(writer *w, olc_persist_transform_fn transform, void *payload,
+                              olc_error *err) {
+  const unsigned char *base;
+  size_t len;
+  int unchanged = 0;
+  olc_status st = OLC_OK;
+  if (w->tmp_created && OLC_FS(DeleteFileW(w->wtmp)))
+    w->tmp_created = 0; /* not committed (a P created meanwhile) */
+  olc_buf__reset(&w->both);
+  olc_buf__reset(&w->next);
+  if (w->orphan != NULL) {
+    DWORD e = 0;
+    HANDLE h = olc_win__open_read(w->orphan, &e);
+    olc_file_id oid;
+    if (h == INVALID_HANDLE_VALUE)
+      return win_fail(err, OLC_STEP_RELOAD, e, "cannot open the file displaced from", w->path);
+    olc_buf__reset(&w->displaced);
+    st = olc_win__read_handle(&w->displaced, &oid, h, w->opt.max_file_size, w->path, "reload", err);
+    OLC_FS(CloseHandle(h));
+  }
+  if (st == OLC_OK)
+    st = reload(w, err);
+  if (st != OLC_OK)
+    return st;
+  base = w->old.data;
+  len = w->old.len;
+  if (w->orphan != NULL) {
+    st = w->opt.absorb(&w->both, w->old.data, w->old.len, w->old_id.exists, w->displaced.data,
+                       w->displaced.len, payload, err);
+    if (st != OLC_OK)
+      return st;
+    base = w->both.data;
+    len = w->both.len;
+  }
+  st = transform(&w->next, &unchanged, base, len, base != w->old.data ? 1 : w->old_id.exists,
+                 payload, err);
+  if (st == OLC_OK && unchanged) { /* P must still be written: the orphan's records */
+    olc_buf__reset(&w->next);
+    st = olc_buf__append(&w->next, base, len);
+  }
+  if (st != OLC_OK && err != NULL && err->code == OLC_OK)
+    olc_error__set(err, st, "merge", "merge failed for '%s'", w->path);
+  return st;
+}
+
+/* Commits until one replaced exactly the file it merged (POSIX's commit). */
+static olc_status commit(writer *w, olc_file_id *nid, olc_persist_transform_fn transform,
+                         void *payload, olc_error *err) {
+  int round, again = 0;
+  olc_status st = OLC_OK;
+  for (round = 0; st == OLC_OK; round++) {
+    wchar_t *had = w->orphan;
+    unsigned char r;
+    if (had != NULL)
+      w->orphan = NULL; /* replace_checked may name a new one */
+    st = commit_once(w, &again, err);
+    if (had != NULL) {
+      if (st == OLC_OK && !w->tmp_created) {
+        OLC_FS(DeleteFileW(had)); /* its records are in the file just committed */
+        free(had);
+      } else {
+        free(w->orphan); /* cannot be set: nothing was replaced */
+        w->orphan = had;
+      }
+    }
+    if (st != OLC_OK || !again)
+      break;
+    if (round + 1 >= 64)
+      return olc_error__set(err, OLC_E_LOCK, "rename",
+                            "the lock file '%s.lock' keeps being replaced during the write",
+                            w->path);
+    olc_persist__random(&r, 1);
+    Sleep((DWORD)(r % (1u << (round < 5 ? round + 1 : 6))));
+    st = merge_again(w, transform, payload, err);
+    if (st == OLC_OK)
+      st = create_tmp(w, err);
+    if (st == OLC_OK)
+      st = write_tmp(w, nid, err);
+  }
+  return st;
+}
+
+/* A displaced file whose records could not be merged: kept as
+ * "<P>.displaced-<pid>.<hex>" (not a name the garbage collection takes)
+ * and named in the error. */
+static void keep_orphan(writer *w, olc_error *err) {
+  char *name = olc_win__utf8(w->orphan), *kept;
+  size_t n, len;
+  wchar_t *wk;
+  if (name == NULL)
+    return;
+  n = strlen(name);
+  kept = malloc(n + 16);
+  if (kept != NULL && n > strlen(w->path) + 5) {
+    sprintf(kept, "%s.displaced-%.*s", w->path, (int)(n - strlen(w->path) - 5),
+            name + strlen(w->path) + 1);
+    wk = olc_win__wide(kept);
+    if (wk == NULL || !OLC_FS(MoveFileExW(w->orphan, wk, MOVEFILE_WRITE_THROUGH)))
+      strcpy(kept, name);
+    free(wk);
+    if (err != NULL) {
+      len = strlen(err->message);
+      snprintf(err->message + len, sizeof err->message - len,
+               "; another writer's file taken out of '%s' was kept as '%s'", w->path, kept);
+    }
+  }
+  free(kept);
+  free(name);
+}
+
 static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
                              olc_persist_transform_fn transform, void *payload, olc_error *err) {
   olc_status st;
@@ -211,7 +431,7 @@ static olc_status run_update(writer *w, olc_file_id *new_id, int *written,
     /* Odd before the new P can be seen, even after (persist.h). */
     olc_win__gen_odd(w->gen);
     w->gen_odd = 1;
-    st = replace(w, err);
+    st = commit(w, &nid, transform, payload, err);
   }
   if (st != OLC_OK)
     return st;
@@ -287,6 +507,9 @@ olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *pa
     for (tries = 0; tries < 5 && !OLC_FS(DeleteFileW(w.wtmp)); tries++)
       Sleep(10); /* a scanner may hold it; GC catches what remains */
   }
+  if (w.orphan != NULL)
+    keep_orphan(&w, err);
+  free(w.orphan);
   if (w.gen_odd)
     olc_win__gen_even(w.gen); /* failed replace: even again (a new value) */
   olc_win__gen_close(w.gen, w.gen_map);
@@ -295,6 +518,8 @@ olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *pa
   olc_win__mutex_unlock();
   olc_buf__free(&w.old);
   olc_buf__free(&w.next);
+  olc_buf__free(&w.displaced);
+  olc_buf__free(&w.both);
   free(w.dir);
   free(w.wpath);
   free(w.tmp);

@@ -258,6 +258,50 @@ static olc_status merge_transform(olc_buf *out, int *unchanged, const unsigned c
   return OLC_OK;
 }
 
+/* persist's absorb (persist.h): the records of a file another writer
+ * committed while this one was committing (P.lock replaced while held)
+ * that the file now in place lacks join it, so that a save reported done
+ * is never lost.  A record of one identity in both keeps the current
+ * file's, as a later save would; a record removed meanwhile comes back,
+ * which only costs a measurement or a removal again. */
+static olc_status absorb_records(olc_buf *out, const unsigned char *base, size_t base_len,
+                                 int base_exists, const unsigned char *displaced,
+                                 size_t displaced_len, void *payload, olc_error *err) {
+  write_ctx *w = payload;
+  olc_recset cur = OLC_RECSET_INIT, other = OLC_RECSET_INIT;
+  olc_status st = OLC_OK;
+  size_t i, n0;
+  if (base_exists)
+    st = olc_format__parse(&cur, base, base_len, &w->store->limits, err);
+  if (st == OLC_OK)
+    st = olc_format__parse(&other, displaced, displaced_len, &w->store->limits, err);
+  if (st == OLC_OK) {
+    olc_recset__normalize(&cur);
+    n0 = cur.count;
+    for (i = 0; i < other.count && st == OLC_OK; i++) {
+      size_t lo = 0, hi = n0;
+      while (lo < hi) { /* cur's first n0 records are sorted */
+        size_t mid = lo + (hi - lo) / 2;
+        if (olc_record__identity_cmp(&cur.recs[mid], &other.recs[i]) < 0)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      if (lo == n0 || olc_record__identity_cmp(&cur.recs[lo], &other.recs[i]) != 0)
+        st = olc_recset__append_copy(&cur, &other.recs[i]);
+    }
+    if (st == OLC_OK) {
+      olc_recset__normalize(&cur);
+      st = olc_format__write(out, &cur);
+    }
+    if (st != OLC_OK)
+      olc_error__set(err, st, "merge", "out of memory merging a displaced file");
+  }
+  olc_recset__free(&cur);
+  olc_recset__free(&other);
+  return st;
+}
+
 olc_status olc_store__check_write_size(const olc_store *store, size_t len, const char *where,
                                        olc_error *err) {
   static const olc_format_limits defaults = OLC_FORMAT_LIMITS_DEFAULT;
@@ -337,6 +381,7 @@ static olc_status commit_file(olc_store *store, store_ops *ops, olc_error *err) 
   w.base = olc_store__acquire(store);
   olc_recset__init(&w.merged);
   olc_store__persist_options(&po, store);
+  po.absorb = absorb_records;
   text = store->spare; /* its memory, if any, is reused for the output */
   memset(&store->spare, 0, sizeof store->spare);
   st = olc_persist__update_known(&after, NULL, store->path, &po,
