@@ -82,11 +82,21 @@ static int32_t shape_property(const olc_plugin_host *host, const char *wname,
   for (int d = 0; d < 3; d++) {
     if (strcmp(kv->key, names[d]) != 0)
       continue;
-    if (parse_dim(kv->value, dims[d]) != 0 &&
-        (!buckets || exact[d] == 0 || parse_bucket(kv->value, exact[d], dims[d]) != 0)) {
-      cg_report(host, OLC_PLUGIN_E_INVALID,
-                "workload %s: property %s=%s is not an integer in 1..%d", wname, kv->key, kv->value,
-                CG_DIM_MAX);
+    if (parse_dim(kv->value, dims[d]) != 0) {
+      int bucket = exact[d] != 0 && parse_bucket(kv->value, exact[d], dims[d]) == 0;
+      if (bucket && buckets) {
+        seen[d] = 1;
+        continue;
+      }
+      if (bucket)
+        cg_report(host, OLC_PLUGIN_E_INVALID,
+                  "workload %s: property %s=%s is a bucket of the key, not a size: measuring "
+                  "needs one size in it",
+                  wname, kv->key, kv->value);
+      else
+        cg_report(host, OLC_PLUGIN_E_INVALID,
+                  "workload %s: property %s=%s is not an integer in 1..%d", wname, kv->key,
+                  kv->value, CG_DIM_MAX);
       return OLC_PLUGIN_E_INVALID;
     }
     seen[d] = 1;
