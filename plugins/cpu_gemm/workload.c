@@ -45,10 +45,31 @@ static int parse_dim(const char *s, int64_t *out) {
   return 0;
 }
 
-/* One property: dtype, or one of m, n, k; others are ignored. */
+/* "<lo>-<hi>", exactly one of the buckets above `exact` (bucket.h): its
+ * smallest size in *out, which the key puts in that same bucket. */
+static int parse_bucket(const char *s, int64_t exact, int64_t *out) {
+  const char *dash = strchr(s, '-');
+  char lo_text[16];
+  int64_t lo, hi, want_lo, want_hi;
+  if (dash == NULL || (size_t)(dash - s) >= sizeof lo_text)
+    return -1;
+  memcpy(lo_text, s, (size_t)(dash - s));
+  lo_text[dash - s] = '\0';
+  if (parse_dim(lo_text, &lo) != 0 || parse_dim(dash + 1, &hi) != 0 || lo <= exact)
+    return -1;
+  cg_bucket_range(lo, exact, &want_lo, &want_hi);
+  if (lo != want_lo || hi != want_hi)
+    return -1;
+  *out = lo;
+  return 0;
+}
+
+/* One property: dtype, or one of m, n, k; others are ignored.  With
+ * buckets, m and n may also be given as the key writes them ("129-256"). */
 static int32_t shape_property(const olc_plugin_host *host, const char *wname,
-                              const olc_plugin_kv *kv, cg_shape *s, int seen[3]) {
+                              const olc_plugin_kv *kv, int buckets, cg_shape *s, int seen[3]) {
   static const char *const names[3] = {"m", "n", "k"};
+  static const int64_t exact[3] = {CG_BUCKET_EXACT_M, CG_BUCKET_EXACT_N, 0};
   int64_t *dims[3] = {&s->m, &s->n, &s->k};
   if (strcmp(kv->key, "dtype") == 0) {
     if (strcmp(kv->value, "float32") != 0) {
@@ -62,9 +83,20 @@ static int32_t shape_property(const olc_plugin_host *host, const char *wname,
     if (strcmp(kv->key, names[d]) != 0)
       continue;
     if (parse_dim(kv->value, dims[d]) != 0) {
-      cg_report(host, OLC_PLUGIN_E_INVALID,
-                "workload %s: property %s=%s is not an integer in 1..%d", wname, kv->key, kv->value,
-                CG_DIM_MAX);
+      int bucket = exact[d] != 0 && parse_bucket(kv->value, exact[d], dims[d]) == 0;
+      if (bucket && buckets) {
+        seen[d] = 1;
+        continue;
+      }
+      if (bucket)
+        cg_report(host, OLC_PLUGIN_E_INVALID,
+                  "workload %s: property %s=%s is a bucket of the key, not a size: measuring "
+                  "needs one size in it",
+                  wname, kv->key, kv->value);
+      else
+        cg_report(host, OLC_PLUGIN_E_INVALID,
+                  "workload %s: property %s=%s is not an integer in 1..%d", wname, kv->key,
+                  kv->value, CG_DIM_MAX);
       return OLC_PLUGIN_E_INVALID;
     }
     seen[d] = 1;
@@ -72,7 +104,8 @@ static int32_t shape_property(const olc_plugin_host *host, const char *wname,
   return OLC_PLUGIN_OK;
 }
 
-int32_t cg_workload_shape(const olc_plugin_host *host, const olc_plugin_workload *w, cg_shape *s) {
+static int32_t workload_shape(const olc_plugin_host *host, const olc_plugin_workload *w,
+                              int buckets, cg_shape *s) {
   static const char *const names[3] = {"m", "n", "k"};
   const char *wname;
   int seen[3] = {0, 0, 0};
@@ -91,7 +124,7 @@ int32_t cg_workload_shape(const olc_plugin_host *host, const olc_plugin_workload
     int32_t rc;
     if (kv->key == NULL || kv->value == NULL)
       continue;
-    if ((rc = shape_property(host, wname, kv, s, seen)) != OLC_PLUGIN_OK)
+    if ((rc = shape_property(host, wname, kv, buckets, s, seen)) != OLC_PLUGIN_OK)
       return rc;
   }
   for (int d = 0; d < 3; d++) {
@@ -107,6 +140,10 @@ int32_t cg_workload_shape(const olc_plugin_host *host, const olc_plugin_workload
   return OLC_PLUGIN_OK;
 }
 
+int32_t cg_workload_shape(const olc_plugin_host *host, const olc_plugin_workload *w, cg_shape *s) {
+  return workload_shape(host, w, 0, s);
+}
+
 void cg_bucket_shape(cg_shape *out, const cg_shape *raw) {
   int64_t lo;
   cg_bucket_range(raw->m, CG_BUCKET_EXACT_M, &lo, &out->m);
@@ -119,7 +156,9 @@ int32_t cg_plugin_key(void *instance, const olc_plugin_workload *workload,
   cg_instance *in = instance;
   cg_shape s;
   char v[48];
-  int32_t rc = cg_workload_shape(in->host, workload, &s);
+  /* Its own buckets too: a stored record's structure names the workload
+   * of the record (the host's prune --foreign asks for its key). */
+  int32_t rc = workload_shape(in->host, workload, 1, &s);
   if (rc != OLC_PLUGIN_OK)
     return rc;
   if (sink == NULL || !OLC_PLUGIN_HAS_FIELD(sink, olc_plugin_key_sink, add_structure)) {

@@ -25,9 +25,13 @@ if(TARGET olc_cli AND NOT WIN32)
     DEFINES OLC_MOCK_PLUGIN_DIR_GOOD="${OLC_MOCK_PLUGIN_DIR_GOOD}" DEPENDS olc_mock_plugins)
 endif()
 # Read-only stores and prune --foreign through the CLI (Linux: the
-# immutable directory).
+# immutable directory), with cpu_gemm for its bucketed keys.
 if(TARGET olc_cli AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
   olc_add_test(NAME test_cli_readonly LABELS integration TIMEOUT 120
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cli_readonly.c CLI WORKER
     DEFINES OLC_MOCK_PLUGIN_DIR_GOOD="${OLC_MOCK_PLUGIN_DIR_GOOD}" DEPENDS olc_mock_plugins)
+  if(TARGET cpu_gemm) # prune --foreign on its bucketed records
+    add_dependencies(test_cli_readonly cpu_gemm)
+    target_compile_definitions(test_cli_readonly PRIVATE CPU_GEMM_PLUGIN="$<TARGET_FILE:cpu_gemm>")
+  endif()
 endif()

@@ -7,7 +7,8 @@
  * persistence = read_only or OLC_PERSISTENCE=read_only, saying once that
  * nothing was saved and leaving the file as it was; an unknown persistence
  * value is an ini error with file and line; olc prune --foreign removes the
- * records of another processor or thread count, and only with --foreign.
+ * records of another processor or thread count, and only with --foreign,
+ * also cpu_gemm's records of bucketed shapes (m > 16, n > 64).
  */
 #include <CUnit/CUnit.h>
 #include <stdarg.h>
@@ -210,6 +211,45 @@ static void test_prune_foreign(void) {
   HAS(g_r.out, "\"removed\":0");
 }
 
+#ifdef CPU_GEMM_PLUGIN
+/* cpu_gemm buckets m above 16 and n above 64 in its key ("m=17-32"): the
+ * foreign check asks the key of a record's workload as its structure gives
+ * it, buckets included, so those records are as prunable as the others. */
+static void test_prune_foreign_buckets(void) {
+  static const char *const shapes[] = {"m = 8\nn = 8\nk = 8\n", "m = 17\nn = 8\nk = 8\n",
+                                       "m = 8\nn = 65\nk = 8\n", "m = 200\nn = 300\nk = 8\n"};
+  char text[2048];
+  size_t i, used = 0;
+  cli_test_copy_file(g_dir, CPU_GEMM_PLUGIN, "gemm", 0755);
+  for (unsigned threads = 1; threads <= 2; threads++) {
+    int n = snprintf(text, sizeof text,
+                     "[host]\nplugin_dirs = gemm\nthreads = %u\n[store]\npath = ro/gemm.txt\n"
+                     "[calibration]\nwarmup = 1\nmin_repetitions = 3\nmin_seconds = 0.001\n",
+                     threads);
+    CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
+    used = (size_t)n;
+    for (i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+      n = snprintf(text + used, sizeof text - used,
+                   "[workload.g%zu]\nbackend = cpu_gemm\noperator = MatMul\ndtype = float32\n%s", i,
+                   shapes[i]);
+      CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text - used);
+      used += (size_t)n;
+    }
+    CU_ASSERT_EQUAL_FATAL(olc_test_write_file(g_ini, text, used), 0);
+    if (threads == 1)
+      CU_ASSERT_EQUAL_FATAL(OLC("calibrate", CFG), 0);
+  }
+  /* Here: 2 threads; the four exact records of 1 thread are foreign. */
+  CU_ASSERT_EQUAL(OLC("prune", CFG, "--foreign", "--dry-run"), 0);
+  CU_ASSERT_EQUAL(count(g_r.out, "foreign thread count 1"), 4);
+  HAS(g_r.out, "would remove 4 records");
+  CU_ASSERT_EQUAL(OLC("prune", CFG, "--foreign"), 0);
+  HAS(g_r.out, "removed 4 records");
+  CU_ASSERT_EQUAL(OLC("prune", CFG, "--foreign", "--dry-run"), 0);
+  HAS(g_r.out, "would remove 0 records");
+}
+#endif
+
 int main(int argc, char **argv) {
   CU_pSuite s;
   if (CU_initialize_registry() != CUE_SUCCESS)
@@ -220,5 +260,8 @@ int main(int argc, char **argv) {
   CU_add_test(s, "read-only mode creates nothing beside the store", test_read_only_creates_nothing);
   CU_add_test(s, "[store] persistence values and OLC_PERSISTENCE", test_persistence_values);
   CU_add_test(s, "prune --foreign: another processor or thread count", test_prune_foreign);
+#ifdef CPU_GEMM_PLUGIN
+  CU_add_test(s, "prune --foreign: cpu_gemm's bucketed records", test_prune_foreign_buckets);
+#endif
   return olc_test_run(argc, argv);
 }

@@ -244,6 +244,11 @@ static void test_bad_values(void) {
   expect_error("[plugin.x]\ncritical = 7\n", 2, "[plugin.x] critical: bad value");
   expect_error("[workload.w]\nbackend = b\noperator = o\nmodel_digest = sha256:abc\n", 4,
                "model_digest: bad value");
+  /* "workload:" is the identity of a workload without a model: as a model
+   * digest it would be dropped, and such workloads would share the record
+   * of the one without a model. */
+  expect_error("[workload.w]\nbackend = b\noperator = o\nmodel_digest = workload:aa\n", 4,
+               "[workload.w] model_digest: 'workload:aa' is not a model digest");
   expect_error("[workload.w]\nbackend = b\noperator = o\nm =\n", 4, "[workload.w] m: empty value");
   expect_error("[workload.w]\nbackend = CPU-Gemm\noperator = o\n", 2,
                "backend: bad value 'CPU-Gemm' (expected a plugin name, [a-z0-9_]+)");

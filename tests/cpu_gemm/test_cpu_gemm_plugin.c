@@ -173,6 +173,46 @@ static void test_key_buckets(void) {
   pl->destroy(inst);
 }
 
+/* The key accepts its own bucket text as a value and gives the same key
+ * (prune --foreign keys a stored record's workload from its structure);
+ * text that is not one of its buckets stays invalid, and so does a bucket
+ * everywhere a real size is needed (candidates). */
+static void test_key_own_buckets(void) {
+  static const char *const bad[] = {"100-256", "129-255", "129-512", "33-16",  "17-17", "1-1",
+                                    "0-16",    "17-",     "-32",     "17-32-", "17--32"};
+  void *inst = NULL;
+  cg_test_workload w;
+  cg_test_key k1, k2;
+  cg_test_cands c;
+  memset(&c, 0, sizeof c);
+  CU_ASSERT_EQUAL_FATAL(pl->create(&olc_stub_host, NULL, 0, 1, &inst), OLC_PLUGIN_OK);
+  cg_test_workload_set(&w, "MatMul", "200", "1000", "512");
+  CU_ASSERT_EQUAL_FATAL(cg_test_get_key(inst, &w.wl, &k1), OLC_PLUGIN_OK);
+  cg_test_workload_set(&w, "MatMul", "129-256", "513-1024", "512");
+  CU_ASSERT_EQUAL(cg_test_get_key(inst, &w.wl, &k2), OLC_PLUGIN_OK);
+  CU_ASSERT_STRING_EQUAL(k1.structure, k2.structure);
+  CU_ASSERT_STRING_EQUAL(k1.processor, k2.processor);
+  CU_ASSERT_EQUAL(k1.threads, k2.threads);
+  /* The largest bucket of m with the largest k its smallest m allows. */
+  cg_test_workload_set(&w, "MatMul", "524289-1048576", "1", "2047");
+  CU_ASSERT_EQUAL(cg_test_get_key(inst, &w.wl, &k2), OLC_PLUGIN_OK);
+  CU_ASSERT_STRING_EQUAL(k2.structure, "dtype=float32;m=524289-1048576;n=1;k=2047;");
+  cg_test_workload_set(&w, "MatMul", "129-256", "8", "8");
+  CU_ASSERT_EQUAL(cg_test_candidates(inst, &w.wl, &c), OLC_PLUGIN_E_INVALID);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err_msg, "m=129-256 is a bucket of the key, not a size"));
+  cg_test_release_all(inst, &c);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    cg_test_workload_set(&w, "MatMul", bad[i], "8", "8");
+    CU_ASSERT_EQUAL(cg_test_get_key(inst, &w.wl, &k2), OLC_PLUGIN_E_INVALID);
+    cg_test_workload_set(&w, "MatMul", "8", "8", bad[i]); /* k is never bucketed */
+    CU_ASSERT_EQUAL(cg_test_get_key(inst, &w.wl, &k2), OLC_PLUGIN_E_INVALID);
+  }
+  cg_test_workload_set(&w, "MatMul", "8", "65-128", "33-64");
+  CU_ASSERT_EQUAL(cg_test_get_key(inst, &w.wl, &k2), OLC_PLUGIN_E_INVALID);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err_msg, "k=33-64"));
+  pl->destroy(inst);
+}
+
 static void test_isa_config(void) {
   void *inst = NULL;
   cg_test_workload w;
@@ -313,6 +353,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "table", test_table);
   CU_add_test(s, "key", test_key);
   CU_add_test(s, "key_buckets", test_key_buckets);
+  CU_add_test(s, "key_own_buckets", test_key_own_buckets);
   CU_add_test(s, "isa_config", test_isa_config);
   CU_add_test(s, "candidates_roundtrip_run", test_candidates_roundtrip_run);
   CU_add_test(s, "first_guess", test_first_guess);

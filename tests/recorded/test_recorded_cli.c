@@ -257,6 +257,25 @@ static void test_shard_merge(void) {
   free(rec);
 }
 
+/* A recorded model "workload:..." (a hand edit: bind refuses it) is no
+ * model: tuned, it would be measured as the workload without a model and
+ * take that one's record.  Skipped, with the reason, and kept. */
+static void test_recorded_workload_model(void) {
+  char *after;
+  write_config("olc.ini", "");
+  write_in("wm.txt", "# onnx-light recorded workloads v1\n"
+                     "workload backend=mock_det operator=MatMul processor=mock-cpu threads=2 "
+                     "identity=workload:aa#dtype=float32;k=2;m=5;n=4 model=workload:aa "
+                     "prop.dtype=float32 prop.k=2 prop.m=5 prop.n=4\n");
+  CU_ASSERT_EQUAL(olc("calibrate", "--config", "olc.ini", "--recorded", "wm.txt", NULL), 0);
+  HAS(r.out, "skipped: model 'workload:aa' is not a model digest");
+  CU_ASSERT_PTR_NULL(strstr(r.out, "calibrated  exact"));
+  HAS(r.out, "wm.txt: 0 tuned workloads removed");
+  after = (char *)olc_test_read_file("wm.txt", NULL);
+  CU_ASSERT_TRUE(after != NULL && strstr(after, "model=workload:aa") != NULL);
+  free(after);
+}
+
 static void test_recorded_malformed(void) {
   static const char text[] = "# onnx-light recorded workloads v1\nworkload backend=mock_det\n";
   char *rec = olc_test_path(dir, "bad.txt"), *after;
@@ -298,6 +317,8 @@ int main(int argc, char **argv) {
   CU_add_test(s, "calibrate --shard usage", test_shard_usage);
   CU_add_test(s, "calibrate --shard, import --recorded", test_shard_merge);
   CU_add_test(s, "calibrate --recorded with a malformed file", test_recorded_malformed);
+  CU_add_test(s, "calibrate --recorded: a model that is a workload identity",
+              test_recorded_workload_model);
   CU_add_test(s, "calibrate --refine", test_refine);
   return olc_test_run(argc, argv);
 }

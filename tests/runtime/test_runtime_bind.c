@@ -95,6 +95,9 @@ static void test_bad_input(void) {
   rw.w.model_len = 0;
   rw.w.model_digest = "";
   expect(&h, &rw.w, OLC_E_INVALID, "model_digest is empty");
+  /* The identity of a workload without a model is no model's digest. */
+  rw.w.model_digest = "workload:aa";
+  expect(&h, &rw.w, OLC_E_INVALID, "model_digest 'workload:aa' is not a model digest");
   /* Nothing was written: the store file was never created. */
   CU_ASSERT_NOT_EQUAL(access(olc_store_path(h.s.store), F_OK), 0);
   rt_close(&h);

@@ -393,6 +393,143 @@ static void test_malformed_later_keeps_last_good(void) {
   free(d);
 }
 
+/* A relative layer path (a file, a glob, one through "..") is made
+ * absolute at open: after a chdir the store still reads the files it
+ * opened, never the same relative names elsewhere. */
+static void test_relative_layers_keep_their_files(void) {
+  char *d = subdir("rel"), *here = subdir("rel/here"), *there = subdir("rel/there");
+  char *hg = subdir("rel/here/g"), *tg = subdir("rel/there/g");
+  char *user = olc_test_path(d, "user.txt"), *hp = olc_test_path(here, "p.txt"),
+       *tp = olc_test_path(there, "p.txt"), *hq = olc_test_path(hg, "q.txt"),
+       *tq = olc_test_path(tg, "q.txt");
+  const char *layers[3] = {"p.txt", "g/*.txt", "../here/p.txt"};
+  olc_key k1 = tsu_key("1.0", "m1", "cpu-x", 4), k2 = tsu_key("1.0", "m2", "cpu-x", 4);
+  char cwd[4096], want[4096], *real = NULL;
+  olc_lookup_result *res;
+  diags dg = {{0}, 0};
+  olc_store *s;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(cwd, sizeof cwd));
+  make_layer(hp, &k1, "here-p", OLC_LEVEL_BIT_EXACT, 0);
+  make_layer(tp, &k1, "there-p", OLC_LEVEL_BIT_EXACT, 0);
+  make_layer(hq, &k2, "here-q", OLC_LEVEL_BIT_EXACT, 0);
+  make_layer(tq, &k2, "there-q", OLC_LEVEL_BIT_EXACT, 0);
+  CU_ASSERT_EQUAL_FATAL(chdir(here), 0);
+  s = open_layered(user, layers, 3, &dg, 1);
+  CU_ASSERT_EQUAL(dg.count, 0);
+  real = realpath(here, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(real);
+  snprintf(want, sizeof want, "%s/p.txt", real);
+  res = lookup(s, &k1);
+  CU_ASSERT_STRING_EQUAL(tsu_selected_policy(res), "here-p");
+  CU_ASSERT_STRING_EQUAL(selected_source(res), want);
+  olc_lookup_result_free(res);
+  /* Elsewhere, with files of the same relative names: the same records. */
+  CU_ASSERT_EQUAL_FATAL(chdir(there), 0);
+  res = lookup(s, &k1);
+  CU_ASSERT_STRING_EQUAL(tsu_selected_policy(res), "here-p");
+  CU_ASSERT_STRING_EQUAL(selected_source(res), want);
+  olc_lookup_result_free(res);
+  res = lookup(s, &k2);
+  CU_ASSERT_STRING_EQUAL(tsu_selected_policy(res), "here-q");
+  olc_lookup_result_free(res);
+  /* A change to the layer it opened is still seen. */
+  make_layer(hq, &k2, "here-q2", OLC_LEVEL_BIT_EXACT, 0);
+  res = lookup(s, &k2);
+  CU_ASSERT_STRING_EQUAL(tsu_selected_policy(res), "here-q2");
+  olc_lookup_result_free(res);
+  CU_ASSERT_EQUAL(dg.count, 0);
+  olc_store_free(s);
+  /* No working directory to make it absolute against: open fails and
+   * says which layer and why. */
+  {
+    char *gone = subdir("rel/gone");
+    olc_store_options o = OLC_STORE_OPTIONS_INIT;
+    olc_error e;
+    s = NULL;
+    CU_ASSERT_EQUAL_FATAL(chdir(gone), 0);
+    CU_ASSERT_EQUAL_FATAL(rmdir(gone), 0);
+    o.path = user;
+    o.layers = layers;
+    o.layer_count = 1;
+    o.diag = on_diag;
+    o.diag_payload = &dg;
+    CU_ASSERT_EQUAL(olc_store_open(&s, &o, &e), OLC_E_IO);
+    CU_ASSERT_PTR_NULL(s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.message, "layer 'p.txt': cannot make the path absolute"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.message, "current directory"));
+    olc_store_free(s);
+    free(gone);
+  }
+  CU_ASSERT_EQUAL(chdir(cwd), 0);
+  free(real);
+  free(user);
+  free(hp);
+  free(tp);
+  free(hq);
+  free(tq);
+  free(hg);
+  free(tg);
+  free(here);
+  free(there);
+  free(d);
+}
+
+/* Made absolute, not resolved: a relative layer that is a symlink is
+ * still read through the link when it is swapped later, and ".." after a
+ * chdir through a symlinked directory means what the kernel made of it at
+ * open (the real directory's parent, not the link's). */
+static void test_relative_layers_links(void) {
+  char *d = subdir("links"), *real = subdir("links/real"), *far = subdir("links/far");
+  char *user = olc_test_path(d, "user.txt"), *v1 = olc_test_path(real, "v1.txt"),
+       *v2 = olc_test_path(real, "v2.txt"), *cur = olc_test_path(real, "cur.txt"),
+       *up = olc_test_path(d, "up.txt"), *farup = olc_test_path(far, "up.txt"),
+       *via = olc_test_path(far, "via");
+  const char *layers[2] = {"cur.txt", "../up.txt"};
+  olc_key k1 = tsu_key("1.0", "m1", "cpu-x", 4), k2 = tsu_key("1.0", "m2", "cpu-x", 4);
+  char cwd[4096];
+  olc_lookup_result *res;
+  diags dg = {{0}, 0};
+  olc_store *s;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(cwd, sizeof cwd));
+  make_layer(v1, &k1, "v1", OLC_LEVEL_BIT_EXACT, 0);
+  make_layer(v2, &k1, "v2", OLC_LEVEL_BIT_EXACT, 0);
+  make_layer(up, &k2, "real-parent", OLC_LEVEL_BIT_EXACT, 0);
+  make_layer(farup, &k2, "link-parent", OLC_LEVEL_BIT_EXACT, 0);
+  CU_ASSERT_EQUAL_FATAL(symlink("v1.txt", cur), 0);
+  CU_ASSERT_EQUAL_FATAL(symlink(real, via), 0); /* far/via -> real */
+  CU_ASSERT_EQUAL_FATAL(chdir(via), 0);
+  s = open_layered(user, layers, 2, &dg, 1);
+  CU_ASSERT_EQUAL(dg.count, 0);
+  CU_ASSERT_EQUAL_FATAL(chdir(cwd), 0);
+  res = lookup(s, &k1);
+  CU_ASSERT_STRING_EQUAL(tsu_selected_policy(res), "v1");
+  olc_lookup_result_free(res);
+  res = lookup(s, &k2);
+  CU_ASSERT_STRING_EQUAL(tsu_selected_policy(res), "real-parent");
+  olc_lookup_result_free(res);
+  /* The link swapped (a new file renamed over it). */
+  {
+    char *tmp = olc_test_path(real, "cur.tmp");
+    CU_ASSERT_EQUAL(symlink("v2.txt", tmp), 0);
+    CU_ASSERT_EQUAL(rename(tmp, cur), 0);
+    free(tmp);
+  }
+  res = lookup(s, &k1);
+  CU_ASSERT_STRING_EQUAL(tsu_selected_policy(res), "v2");
+  olc_lookup_result_free(res);
+  olc_store_free(s);
+  free(user);
+  free(v1);
+  free(v2);
+  free(cur);
+  free(up);
+  free(farup);
+  free(via);
+  free(far);
+  free(real);
+  free(d);
+}
+
 static void test_persistence_off_reads_no_layer(void) {
   char *d = subdir("off");
   char *a = olc_test_path(d, "a.txt");
@@ -439,5 +576,7 @@ int main(int argc, char **argv) {
   CU_add_test(suite, "malformed_later_keeps_last_good", test_malformed_later_keeps_last_good);
   CU_add_test(suite, "persistence_off_reads_no_layer", test_persistence_off_reads_no_layer);
   CU_add_test(suite, "glob_match", test_glob_match);
+  CU_add_test(suite, "relative_layers_keep_their_files", test_relative_layers_keep_their_files);
+  CU_add_test(suite, "relative_layers_links", test_relative_layers_links);
   return olc_test_run(argc, argv);
 }

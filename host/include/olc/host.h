@@ -666,10 +666,12 @@ typedef struct olc_workload {
   const char *operator_name;      /* required: an operator it serves ("MatMul") */
   const olc_property *properties; /* structural properties (dtype, m, n, k ...) */
   size_t property_count;          /* names unique, non-empty; UTF-8 */
-  const char *model_digest;       /* "sha256:<hex>" or any "<algorithm>:<hex>"; NULL: none */
-  const void *model_bytes;        /* hashed with SHA-256 when model_digest is NULL */
-  size_t model_len;               /* bytes at model_bytes (0 with model_bytes NULL: none) */
-  const char *name;               /* for messages; NULL: "backend/operator" */
+  /* "sha256:<hex>" or any "<algorithm>:<hex>" but "workload:" (the
+   * identity of a workload without a model); NULL: none */
+  const char *model_digest;
+  const void *model_bytes; /* hashed with SHA-256 when model_digest is NULL */
+  size_t model_len;        /* bytes at model_bytes (0 with model_bytes NULL: none) */
+  const char *name;        /* for messages; NULL: "backend/operator" */
 } olc_workload;
 
 #define OLC_WORKLOAD_VERSION 1u
@@ -716,7 +718,8 @@ typedef struct olc_selection olc_selection;
  * OLC_E_INVALID (w, out or host NULL; a version 0 or newer than the
  * library's; no backend or operator; a property with a NULL or empty name,
  * a NULL value, a name twice, text that is not UTF-8; model_bytes NULL with
- * model_len > 0; an empty model_digest; or a workload the plugin's key
+ * model_len > 0; an empty model_digest, or one beginning "workload:";
+ * or a workload the plugin's key
  * rejects as invalid), OLC_E_NOT_FOUND (no plugin of that backend is
  * loaded), OLC_E_UNAVAILABLE (the plugin is not usable on this machine:
  * its create said so), OLC_E_UNSUPPORTED (the plugin does not serve the

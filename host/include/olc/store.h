@@ -126,10 +126,10 @@ typedef struct olc_record {
   /* Appended after policy_len (a view the library fills, never a caller's
    * struct): the file the record was read from, the store's own file (its
    * resolved path, olc_store_path) or one of its read-only layer files
-   * (olc_store_options.layers), as the path the layer was found under;
-   * NULL for a record that no file holds (persistence off, a read-only
-   * handle's saves, and records olc_store_save or a merge has not
-   * published yet).  Owned like the
+   * (olc_store_options.layers), as the path the layer was found under,
+   * made absolute at open; NULL for a record that no file holds
+   * (persistence off, a read-only handle's saves, and records
+   * olc_store_save or a merge has not published yet).  Owned like the
    * other pointers.  from_layer is 1 for a layer's record, else 0. */
   const char *source;
   int from_layer;
@@ -280,7 +280,11 @@ typedef struct olc_store_options {
    * matching names of that directory, in byte (strcmp) order.  Layers are
    * read only with persistence on, at open, and re-checked for changes like
    * the store's file (one stat per layer file per lookup, with
-   * check_for_changes); a glob is expanded at open only.  A layer that does
+   * check_for_changes); a glob is expanded at open only.  A relative path
+   * or pattern is taken against the working directory at open and kept
+   * absolute (symlinks not resolved), so a later chdir changes nothing;
+   * open fails with OLC_E_IO naming the layer when the working directory
+   * cannot be read then.  A layer that does
    * not exist, a glob that matches nothing, a directory, a FIFO or device,
    * a file over max_file_size or a malformed file (file:line:column) is a
    * diagnostic ("layers") and is skipped; a layer file that becomes

@@ -292,8 +292,9 @@ static const olc_config_key keys[] = {
      .check = olc_config__is_digest,
      .expected = "sha256:<64 hex>",
      .excludes = "model",
+     .set = olc_config__set_model_digest,
      .description = "The model's digest instead of the file: sha256: and 64 hex digits, or "
-                    "another algorithm:hex, kept as written."},
+                    "another algorithm:hex (not workload:), kept as written."},
 
     /* [plugin.NAME] */
     {.section = OLC_CONFIG_PLUGIN,

@@ -89,6 +89,8 @@ int olc_config__set_model(parser *p, const olc_config_key *k, char *base, const 
 int olc_config__is_plugin_name(const char *value);
 /* [workload.*] model_digest: "sha256:<64 hex>" or "<algorithm>:<hex>". */
 int olc_config__is_digest(const char *value);
+/* model_digest = VALUE: a digest, never "workload:..." (a key's .set). */
+int olc_config__set_model_digest(parser *p, const olc_config_key *k, char *base, const char *value);
 /* Sets w->model_digest to "workload:<sorted properties>". */
 int olc_config__structural_digest(parser *p, olc_workload_config *w, const olc_config_kvs *props);
 

@@ -49,6 +49,20 @@ int olc_config__is_digest(const char *v) {
   return 1;
 }
 
+int olc_config__set_model_digest(parser *p, const olc_config_key *k, char *base,
+                                 const char *value) {
+  /* "workload:..." is what this config writes for a workload without a
+   * model; taken as a digest, the host would drop it as no model. */
+  if (strncmp(value, "workload:", 9) == 0)
+    return olc_config__key_fail(p, k, OLC_E_CONFIG,
+                                "'%.60s' is not a model digest (workload: names a workload "
+                                "without a model; leave model_digest out for that)",
+                                value);
+  if (!olc_config__is_digest(value))
+    return olc_config__bad_value(p, k, value);
+  return olc_config__store_string(p, k, base, value);
+}
+
 static int cmp_property(const void *a, const void *b) {
   return strcmp(((const olc_property *)a)->name, ((const olc_property *)b)->name);
 }

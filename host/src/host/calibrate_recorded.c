@@ -57,6 +57,13 @@ static const char *skip_reason(olc_arena *a, olc_host *host, const olc_workload_
   w.property_count = wc->property_count;
   w.model_digest = wc->model_digest;
   w.name = wc->name;
+  /* The loop would take it for no model (olc_host__config_model) and
+   * measure the workload without one under its identity. */
+  if (olc_host__workload_identity(wc->model_digest)) {
+    snprintf(msg, sizeof msg, "skipped: model '%.80s' is not a model digest (a hand edit?)",
+             wc->model_digest);
+    return olc_arena__strdup(a, msg);
+  }
   if (olc_host__check_workload(&w, wc->name, &err) != OLC_OK ||
       olc_host__bind(&b, host, &w, w.model_digest, &err) != OLC_OK)
     return NULL;

@@ -74,6 +74,10 @@ void olc_host__workload_from_config(olc_host_workload *out, olc_plugin_kv *kv, s
  * model_digest's; NULL for one without a model (whose config digest is
  * "workload:...": the host composes that identity itself). */
 const char *olc_host__config_model(const olc_workload_config *wc);
+/* 1 when a model digest begins with "workload:", the identity of a
+ * workload without a model: bind and the config refuse it as a model
+ * (it would be taken for none, and share that workload's record). */
+int olc_host__workload_identity(const char *model_digest);
 
 /*
  * The store key of workload w as plugin p reported it in k, with digest as

@@ -12,12 +12,17 @@
 
 #define WORKLOAD_PREFIX "workload:"
 
+int olc_host__workload_identity(const char *model_digest) {
+  return model_digest != NULL &&
+         strncmp(model_digest, WORKLOAD_PREFIX, sizeof WORKLOAD_PREFIX - 1) == 0;
+}
+
 const char *olc_host__config_model(const olc_workload_config *wc) {
   /* The config names a workload without a model "workload:<properties>";
    * the host composes that identity itself from the plugin's structure, so
-   * such a workload has no model. */
-  if (wc->model_digest == NULL ||
-      strncmp(wc->model_digest, WORKLOAD_PREFIX, sizeof WORKLOAD_PREFIX - 1) == 0)
+   * such a workload has no model (the config refuses model_digest =
+   * workload:..., so no model is taken for none here). */
+  if (wc->model_digest == NULL || olc_host__workload_identity(wc->model_digest))
     return NULL;
   return wc->model_digest;
 }

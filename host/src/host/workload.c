@@ -60,6 +60,11 @@ olc_status olc_host__check_workload(const olc_workload *w, const char *name, olc
   if (w->model_digest != NULL && (w->model_digest[0] == 0 || !text_ok(w->model_digest)))
     return olc_error__set(err, OLC_E_INVALID, "bind", "%s: model_digest is %s", name,
                           w->model_digest[0] == 0 ? "empty" : "not valid utf-8");
+  if (olc_host__workload_identity(w->model_digest))
+    return olc_error__set(err, OLC_E_INVALID, "bind",
+                          "%s: model_digest '%.80s' is not a model digest (workload: is the "
+                          "identity of a workload without a model: leave model_digest NULL)",
+                          name, w->model_digest);
   if (w->model_bytes == NULL && w->model_len > 0)
     return olc_error__set(err, OLC_E_INVALID, "bind", "%s: %lu model bytes at a null pointer", name,
                           (unsigned long)w->model_len);

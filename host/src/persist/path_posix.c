@@ -116,6 +116,28 @@ done:
   return st;
 }
 
+olc_status olc_persist__absolute(char **out, const char *path, olc_error *err) {
+  char cwd[PATH_MAX];
+  size_t n;
+  if (out == NULL || path == NULL || path[0] == 0)
+    return olc_error__set(err, OLC_E_INVALID, "absolute", "empty path");
+  *out = NULL;
+  if (path[0] == '/') {
+    *out = strdup(path);
+  } else {
+    if (OLC_FS(getcwd(cwd, sizeof cwd)) == NULL)
+      return olc_error__sys(err, OLC_E_IO, errno, "absolute",
+                            "cannot make the path absolute: cannot get the current directory");
+    n = strlen(cwd) + strlen(path) + 2;
+    *out = malloc(n);
+    if (*out != NULL)
+      snprintf(*out, n, "%s%s%s", cwd, strcmp(cwd, "/") == 0 ? "" : "/", path);
+  }
+  if (*out == NULL)
+    return olc_error__set(err, OLC_E_NOMEM, "absolute", "out of memory for path '%s'", path);
+  return OLC_OK;
+}
+
 olc_status olc_persist__resolve(char **out, const char *path, olc_error *err) {
   char *cur = NULL;
   olc_status st;

@@ -120,6 +120,31 @@ olc_status olc_persist__resolve(char **out, const char *path, olc_error *err) {
   return OLC_OK;
 }
 
+olc_status olc_persist__absolute(char **out, const char *path, olc_error *err) {
+  wchar_t *w, full[32768];
+  DWORD n;
+  if (out == NULL || path == NULL || path[0] == 0)
+    return olc_error__set(err, OLC_E_INVALID, "absolute", "empty path");
+  *out = NULL;
+  w = olc_win__wide(path);
+  if (w == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "absolute", "invalid UTF-8 in path '%s'", path);
+  n = OLC_FS(GetFullPathNameW(w, 32768, full, NULL));
+  free(w);
+  if (n == 0 || n >= 32768) {
+    DWORD e = GetLastError();
+    olc_error__set(err, OLC_E_IO, "absolute", "cannot make the path absolute (win32 error %lu)",
+                   (unsigned long)e);
+    if (err != NULL)
+      err->sys_errno = (int)e;
+    return OLC_E_IO;
+  }
+  *out = olc_win__utf8(full);
+  if (*out == NULL)
+    return olc_error__set(err, OLC_E_NOMEM, "absolute", "out of memory for path '%s'", path);
+  return OLC_OK;
+}
+
 /* Windows has no runtime directory of the XDG kind: the measurement lock
  * lives beside the store, in the user's profile. */
 char *olc_persist__runtime_dir(void) { return NULL; }

@@ -232,6 +232,19 @@ olc_status olc_persist__repair(char *moved_to, size_t moved_to_size, const char 
  */
 olc_status olc_persist__resolve(char **out, const char *path, olc_error *err);
 
+/*
+ * path made absolute against the working directory of this moment, and
+ * otherwise as written: no symlink is followed, so a link swapped later is
+ * still read through.  On POSIX a relative path gets the working
+ * directory's physical path (getcwd) in front, which the kernel resolves
+ * ("..", links) exactly as it resolved the relative path then; on Windows
+ * GetFullPathNameW does what Windows does with a relative path.  *out is
+ * malloc'ed.  Returns OLC_OK, OLC_E_INVALID (path empty), OLC_E_IO (the
+ * working directory cannot be read: removed, or a path too long; the
+ * message does not repeat path), OLC_E_NOMEM.
+ */
+olc_status olc_persist__absolute(char **out, const char *path, olc_error *err);
+
 /* The default store path (see olc_store_default_path). */
 olc_status olc_persist__default_path(char *buf, size_t size, olc_error *err);
 

@@ -143,12 +143,23 @@ static olc_status layer_add(olc_store *s, const char *path) {
   return OLC_OK;
 }
 
-/* One path (not a glob): a regular file or a symlink to one is added. */
-static olc_status layer_probe_add(olc_store *s, const char *path, layer_notes *n) {
+/* One path (not a glob): a regular file or a symlink to one is added,
+ * made absolute here, once: every later look at it reads the same file
+ * whatever the working directory has become (a relative path would be
+ * read again against each new one). */
+static olc_status layer_probe_add(olc_store *s, const char *given, layer_notes *n, olc_error *err) {
   char msg[OLC_DIAG_MESSAGE_SIZE];
   olc_persist_probe pr;
   olc_error e;
   olc_file_id id;
+  char *path = NULL;
+  olc_status st = olc_persist__absolute(&path, given, &e);
+  if (st != OLC_OK) {
+    olc_error__set(err, st, "layers", "layer '%s': %s", given, e.message);
+    if (err != NULL)
+      err->sys_errno = e.sys_errno;
+    return st;
+  }
   olc_error_clear(&e);
   if (olc_persist__stat(&id, path, &e) != OLC_OK) {
     snprintf(msg, sizeof msg, "layer '%s': %s; skipped", path, e.message);
@@ -159,13 +170,20 @@ static olc_status layer_probe_add(olc_store *s, const char *path, layer_notes *n
     snprintf(msg, sizeof msg, "layer '%s' is %s, not a profile file; skipped", path,
              olc_persist__kind_str(pr.kind));
   } else {
-    return layer_add(s, path);
+    st = layer_add(s, path);
+    free(path);
+    return st;
   }
+  free(path);
   note(n, msg);
   return OLC_OK;
 }
 
-static olc_status layer_glob_add(olc_store *s, const char *pattern, layer_notes *n) {
+/* Expanded against the working directory of now, each match then made
+ * absolute (only the last component may hold '*', the working directory's
+ * own path may too). */
+static olc_status layer_glob_add(olc_store *s, const char *pattern, layer_notes *n,
+                                 olc_error *err) {
   char msg[OLC_DIAG_MESSAGE_SIZE];
   char **names = NULL;
   size_t count = 0, i;
@@ -186,15 +204,15 @@ static olc_status layer_glob_add(olc_store *s, const char *pattern, layer_notes 
     return OLC_OK;
   }
   for (i = 0; i < count && st == OLC_OK; i++)
-    st = layer_probe_add(s, names[i], n);
+    st = layer_probe_add(s, names[i], n, err);
   olc_persist__glob_free(names, count);
   return st;
 }
 
-static olc_status layer_add_any(olc_store *s, const char *p, layer_notes *n) {
+static olc_status layer_add_any(olc_store *s, const char *p, layer_notes *n, olc_error *err) {
   if (p == NULL || p[0] == 0)
     return OLC_OK;
-  return strchr(p, '*') != NULL ? layer_glob_add(s, p, n) : layer_probe_add(s, p, n);
+  return strchr(p, '*') != NULL ? layer_glob_add(s, p, n, err) : layer_probe_add(s, p, n, err);
 }
 
 #if defined(_WIN32)
@@ -204,7 +222,7 @@ static olc_status layer_add_any(olc_store *s, const char *p, layer_notes *n) {
 #endif
 
 /* layers_list: its items, blank space trimmed, empty ones skipped. */
-static olc_status layers_from_list(olc_store *s, const char *list, layer_notes *n) {
+static olc_status layers_from_list(olc_store *s, const char *list, layer_notes *n, olc_error *err) {
   olc_status st = OLC_OK;
   while (*list != 0 && st == OLC_OK) {
     size_t len = strcspn(list, LIST_SEPARATORS), skip = len;
@@ -217,7 +235,7 @@ static olc_status layers_from_list(olc_store *s, const char *list, layer_notes *
       return OLC_E_NOMEM;
     memcpy(copy, item, len);
     copy[len] = 0;
-    st = layer_add_any(s, copy, n);
+    st = layer_add_any(s, copy, n, err);
     free(copy);
   }
   return st;
@@ -232,10 +250,10 @@ olc_status olc_store__layers_open(olc_store *s, const olc_store_options *o, olc_
   if (!s->persist)
     return OLC_OK; /* persistence off: no disk reads, no layers */
   if (o->layers_list != NULL && o->layers_list[0] != 0)
-    st = layers_from_list(s, o->layers_list, &n);
+    st = layers_from_list(s, o->layers_list, &n, err);
   else
     for (i = 0; o->layers != NULL && i < o->layer_count && st == OLC_OK; i++)
-      st = layer_add_any(s, o->layers[i], &n);
+      st = layer_add_any(s, o->layers[i], &n, err);
   for (i = 0; i < s->layers.count && st == OLC_OK; i++) {
     olc_file_id now;
     olc_error e;
@@ -244,9 +262,9 @@ olc_status olc_store__layers_open(olc_store *s, const olc_store_options *o, olc_
     layer_load(s, &s->layers.files[i], &now, &n);
   }
   notes_emit(s, &n);
-  if (st != OLC_OK)
+  if (st == OLC_E_NOMEM)
     return olc_error__set(err, st, "open", "out of memory reading the store's layers");
-  return OLC_OK;
+  return st; /* a layer path that cannot be made absolute: err says which */
 }
 
 void olc_store__layers_refresh(olc_store *s, int force) {

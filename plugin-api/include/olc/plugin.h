@@ -306,7 +306,10 @@ typedef struct olc_plugin {
    * measurements show that the best policy does not change within the
    * bucket: a runtime that meets many sizes of one dimension then gets one
    * record and one measurement per bucket, and executes the bucket's policy
-   * on each actual size.
+   * on each actual size.  key also accepts the structure it reports (a
+   * bucket's text as the property's value) and gives the same key for it:
+   * the host asks for the key of a stored record's workload from the
+   * record's structure (olc prune --foreign); other calls may refuse it.
    */
   int32_t (*key)(void *instance, const olc_plugin_workload *workload,
                  const olc_plugin_key_sink *sink);
