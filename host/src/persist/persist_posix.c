@@ -600,10 +600,13 @@ static void keep_orphan(writer *w, olc_error *err) {
   char kept[sizeof w->orphan + 16];
   size_t bl = strlen(w->base), n = strlen(w->orphan);
   size_t len;
+  int k;
   if (n < bl + 5)
     return;
-  snprintf(kept, sizeof kept, "%s.displaced-%.*s", w->base, (int)(n - bl - 5), w->orphan + bl + 1);
-  if (OLC_FS(renameat(w->dfd, w->orphan, w->dfd, kept)) != 0)
+  k = snprintf(kept, sizeof kept, "%s.displaced-%.*s", w->base, (int)(n - bl - 5),
+               w->orphan + bl + 1);
+  if (k < 0 || (size_t)k >= sizeof kept || /* (never: orphan is base plus a suffix) */
+      OLC_FS(renameat(w->dfd, w->orphan, w->dfd, kept)) != 0)
     memcpy(kept, w->orphan, sizeof w->orphan); /* still under its first name */
   if (err == NULL)
     return;
