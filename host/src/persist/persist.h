@@ -562,6 +562,10 @@ typedef struct olc_persist_hooks {
   int crash_half_write;
   unsigned disabled_safety; /* OLC_SAFETY_* */
   int64_t watch_recheck_ms; /* > 0: recheck interval of new watches */
+  /* Called where a step's fault would be injected, before it (NULL: none):
+   * a test acts there as another process would, deterministically. */
+  void (*at_step)(olc_step step, void *payload);
+  void *at_step_payload;
 } olc_persist_hooks;
 /* Replaces the hooks (NULL: none). Not thread-safe; set before use. */
 void olc_persist__set_hooks(const olc_persist_hooks *hooks);
