@@ -46,8 +46,10 @@ typedef struct writer {
   olc_buf next;
   olc_buf displaced; /* the orphan's bytes */
   olc_buf both;      /* P now with the orphan's records (the absorb) */
+  olc_buf ancestor;  /* the file merged in the round that displaced the orphan */
   struct stat old_st;
   int old_exists;
+  int ancestor_exists;
 } writer;
 
 static olc_status step_error(olc_error *err, olc_step step, int e, const char *what,
@@ -459,8 +461,9 @@ static olc_status merge_again(writer *w, int orphan, olc_persist_transform_fn tr
   base = w->old.data;
   len = w->old.len;
   if (orphan && w->opt.absorb != NULL) {
-    st = w->opt.absorb(&w->both, w->old.data, w->old.len, w->old_exists, w->displaced.data,
-                       w->displaced.len, payload, err);
+    st = w->opt.absorb(&w->both, w->old.data, w->old.len, w->old_exists, w->ancestor.data,
+                       w->ancestor.len, w->ancestor_exists, w->displaced.data, w->displaced.len,
+                       payload, err);
     if (st != OLC_OK) {
       if (err != NULL && err->code == OLC_OK)
         olc_error__set(err, st, "merge", "cannot merge the file displaced from '%s'", w->path);
@@ -478,6 +481,27 @@ static olc_status merge_again(writer *w, int orphan, olc_persist_transform_fn tr
   if (st != OLC_OK && err != NULL && err->code == OLC_OK)
     olc_error__set(err, st, "merge", "merge failed for '%s'", w->path);
   return st;
+}
+
+/* The file merged in the round whose commit just displaced another
+ * writer's: the ancestor of the three-way merge (persist.h, absorb), since
+ * that writer's file descends from it.  Not read under the W3 shortcut:
+ * read then through the descriptor held since the reload. */
+static olc_status keep_ancestor(writer *w, olc_error *err) {
+  olc_buf t;
+  struct stat st;
+  olc_buf__reset(&w->ancestor);
+  w->ancestor_exists = w->old_exists;
+  if (!w->base_known) {
+    t = w->ancestor;
+    w->ancestor = w->old;
+    w->old = t;
+    return OLC_OK;
+  }
+  if (OLC_FS(lseek(w->bfd, 0, SEEK_SET)) < 0)
+    return step_error(err, OLC_STEP_RELOAD, errno, "cannot read again", w->path);
+  return olc_posix__read_fd(&w->ancestor, &st, w->bfd, w->opt.max_file_size, w->path, "reload",
+                            err);
 }
 
 /* W10 and, when the commit displaced another writer's file or found a P
@@ -505,6 +529,8 @@ static olc_status commit(writer *w, struct stat *new_st, olc_persist_transform_f
     } else if (orphan) {
       w->have_orphan = 1;
     }
+    if (orphan && (st = keep_ancestor(w, err)) != OLC_OK)
+      break;
     if (!again)
       break;
     if (round + 1 >= PERSIST_MERGE_ROUNDS)
@@ -710,6 +736,7 @@ olc_status olc_persist__update_known(olc_persist_known *after, int *written, con
   olc_buf__free(&w.next);
   olc_buf__free(&w.displaced);
   olc_buf__free(&w.both);
+  olc_buf__free(&w.ancestor);
   free(w.dir);
   return st;
 }

@@ -30,6 +30,8 @@ typedef struct writer {
   olc_buf next;
   olc_buf displaced; /* the orphan's bytes */
   olc_buf both;      /* P now with the orphan's records (the absorb) */
+  olc_buf ancestor;  /* the file merged in the round that displaced the orphan */
+  int ancestor_exists;
   olc_file_id old_id;
   wchar_t *orphan; /* a displaced file not yet merged into a published one */
 } writer;
@@ -308,8 +310,9 @@ static olc_status merge_again(writer *w, olc_persist_transform_fn transform, voi
   base = w->old.data;
   len = w->old.len;
   if (w->orphan != NULL) {
-    st = w->opt.absorb(&w->both, w->old.data, w->old.len, w->old_id.exists, w->displaced.data,
-                       w->displaced.len, payload, err);
+    st = w->opt.absorb(&w->both, w->old.data, w->old.len, w->old_id.exists, w->ancestor.data,
+                       w->ancestor.len, w->ancestor_exists, w->displaced.data, w->displaced.len,
+                       payload, err);
     if (st != OLC_OK)
       return st;
     base = w->both.data;
@@ -337,6 +340,16 @@ static olc_status commit(writer *w, olc_file_id *nid, olc_persist_transform_fn t
     if (had != NULL)
       w->orphan = NULL; /* replace_checked may name a new one */
     st = commit_once(w, &again, err);
+    if (st == OLC_OK && w->orphan != NULL) {
+      /* Another writer's file was displaced: it descends from the file
+       * merged in this round, the ancestor of the three-way merge
+       * (persist.h, absorb). */
+      olc_buf t = w->ancestor;
+      w->ancestor = w->old;
+      w->old = t;
+      olc_buf__reset(&w->old);
+      w->ancestor_exists = w->old_id.exists;
+    }
     if (had != NULL) {
       if (st == OLC_OK && !w->tmp_created) {
         OLC_FS(DeleteFileW(had)); /* its records are in the file just committed */
@@ -520,6 +533,7 @@ olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *pa
   olc_buf__free(&w.next);
   olc_buf__free(&w.displaced);
   olc_buf__free(&w.both);
+  olc_buf__free(&w.ancestor);
   free(w.dir);
   free(w.wpath);
   free(w.tmp);
