@@ -43,11 +43,10 @@
  *    than TIE_MARGIN and TIE_Z standard errors below 1.  Calibration never
  *    trades the plugin's guess for a lead that is as likely noise, on a
  *    quiet machine (the margin decides) or a busy one (the spread does),
- *    and a ratio compares runs milliseconds apart: on a virtual machine
- *    whose core's other thread comes and goes, candidates slow down
- *    unequally (a 32x32x32 product's AVX2 kernel by 25%, its AVX-512 one
- *    by 10%, in phases of tens of milliseconds), and the medians of all
- *    runs can mix those phases differently for each candidate.
+ *    and a ratio compares runs milliseconds apart: where a core's speed
+ *    comes and goes in phases (a sibling thread, another guest), it slows
+ *    candidates unequally, and the medians of all runs could mix those
+ *    phases differently for each candidate; a turn's runs share a phase.
  *
  * Budgets.  max_seconds_per_workload ends the screening (the first
  * candidate is always screened) or the final (the leader so far wins);
@@ -58,8 +57,8 @@
  * met.
  *
  * The others are reported as abandoned with their screening figures, so
- * explain shows why each lost.  With the default settings the race costs
- * about a fifth of timing every candidate in full (bench/gemm --quality).
+ * explain shows why each lost.  bench_gemm --quality compares the race's
+ * pick and time with timing every candidate in full.
  */
 #include <stdint.h>
 #include <stdlib.h>
