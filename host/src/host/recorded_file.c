@@ -69,8 +69,10 @@ static int same_version(const olc_recorded_entry *a, const olc_recorded_entry *b
  * (P.lock replaced while held) descends from ancestor, the file this one
  * merged into, so what it changed from there (an entry recorded, or
  * removed once tuned) joins the current file, unless the current file
- * changed the same key itself since (the later change).  Lines that do
- * not parse stay as the current file has them. */
+ * changed the same key itself since (the later change).  With no
+ * ancestor (persist cannot tell what the other file descends from) the
+ * entries the current file lacks join it.  Lines that do not parse stay
+ * as the current file has them. */
 static olc_status absorb(olc_buf *out, const unsigned char *base, size_t base_len, int base_exists,
                          const unsigned char *ancestor, size_t ancestor_len, int ancestor_exists,
                          const unsigned char *displaced, size_t displaced_len, void *payload,

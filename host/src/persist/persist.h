@@ -76,13 +76,15 @@ typedef olc_status (*olc_persist_probe_fn)(const unsigned char *head, size_t len
  * committed in between (olc_persist__update).  base/base_len are P as it
  * is now (base_exists = 0 when there is none), displaced/displaced_len the
  * file the commit took out, ancestor/ancestor_len the file this update
- * merged into in the round whose commit took it out (ancestor_exists = 0:
- * there was none).  P's history is linear, so what displaced has that
+ * merged into in the round whose commit took it out, when displaced
+ * descends from it (ancestor_exists = 0: not known to, e.g. several writers
+ * overlapping, one of them from an older P).  Then what displaced has that
  * ancestor has not (a record added, changed or removed) is exactly the
  * other writers' change.  It appends to out base with that change: per
  * identity whose record differs between ancestor and displaced (absent
  * counts as a version), displaced's (or none: a removal) unless base's
- * differs from ancestor's too (base is later: it stays).  The transform
+ * differs from ancestor's too (base is later: it stays).  With no ancestor
+ * that is the union: base with every record of displaced it lacks.  The transform
  * then runs on out.  payload is the update's (the transform's).  A failure
  * ends the update with the displaced file kept beside P (named in the
  * error).

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <dirent.h>
 #if defined(__linux__)
 #include <sys/syscall.h>
 #endif
@@ -50,6 +52,7 @@ typedef struct writer {
   struct stat old_st;
   int old_exists;
   int ancestor_exists;
+  int linear; /* the orphan descends from the file merged (lineage_linear) */
 } writer;
 
 static olc_status step_error(olc_error *err, olc_step step, int e, const char *what,
@@ -337,6 +340,44 @@ static int plain_rename(writer *w) {
   return 0;
 }
 
+/* 1 when, right after the exchange, nothing beside P may hold a file
+ * displaced from P that no file in P descends from yet (another writer's
+ * orphan or temporary, a kept displaced file; the orphan just taken out,
+ * under the name own, aside).  Writers on a replaced P.lock may each have
+ * merged an older P: one whose commit took out a file it did not merge
+ * keeps that file under its temporary's name until a commit of its own
+ * merged it in.  Only with none such does the displaced file descend from
+ * the one this writer merged (P's history is then linear), so that a
+ * record the ancestor has and it lacks was removed, not never seen.  A
+ * directory that cannot be read proves nothing. */
+static int lineage_linear(writer *w, const char *own) {
+  struct dirent *e;
+  DIR *d;
+  int fd = OLC_FS(openat(w->dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)), linear = 1;
+  if (fd < 0)
+    return 0;
+  d = fdopendir(fd);
+  if (d == NULL) {
+    OLC_FS(close(fd));
+    return 0;
+  }
+  for (;;) {
+    errno = 0;
+    e = OLC_FS(readdir(d));
+    if (e == NULL) {
+      if (errno != 0)
+        linear = 0;
+      break;
+    }
+    if (olc_persist__maybe_orphan(e->d_name, w->base, own)) {
+      linear = 0;
+      break;
+    }
+  }
+  OLC_FS(closedir(d));
+  return linear;
+}
+
 /* The temporary becomes P.  A P.lock deleted or replaced while held lets
  * another writer commit between this one's reload and here; a rename would
  * then silently drop that writer's saves.  So the temporary is exchanged
@@ -371,6 +412,7 @@ static int replace_p(writer *w, int *again) {
         return 0;
       }
       memcpy(w->orphan, w->tmp, sizeof w->orphan);
+      w->linear = lineage_linear(w, w->orphan);
       *again = 1;
       return 0;
     }
@@ -484,14 +526,18 @@ static olc_status merge_again(writer *w, int orphan, olc_persist_transform_fn tr
 }
 
 /* The file merged in the round whose commit just displaced another
- * writer's: the ancestor of the three-way merge (persist.h, absorb), since
- * that writer's file descends from it.  Not read under the W3 shortcut:
- * read then through the descriptor held since the reload. */
-static olc_status keep_ancestor(writer *w, olc_error *err) {
+ * writer's: the ancestor of the three-way merge (persist.h, absorb), when
+ * that writer's file descends from it (linear: lineage_linear's answer
+ * right after the exchange); else none, and absorb's union keeps every
+ * record.  Not read under the W3 shortcut: read then through the
+ * descriptor held since the reload. */
+static olc_status keep_ancestor(writer *w, int linear, olc_error *err) {
   olc_buf t;
   struct stat st;
   olc_buf__reset(&w->ancestor);
-  w->ancestor_exists = w->old_exists;
+  w->ancestor_exists = linear && w->old_exists;
+  if (!w->ancestor_exists)
+    return OLC_OK;
   if (!w->base_known) {
     t = w->ancestor;
     w->ancestor = w->old;
@@ -529,7 +575,7 @@ static olc_status commit(writer *w, struct stat *new_st, olc_persist_transform_f
     } else if (orphan) {
       w->have_orphan = 1;
     }
-    if (orphan && (st = keep_ancestor(w, err)) != OLC_OK)
+    if (orphan && (st = keep_ancestor(w, w->linear, err)) != OLC_OK)
       break;
     if (!again)
       break;

@@ -275,7 +275,9 @@ static int same_version(const olc_record *a, const olc_record *b) {
  * ancestor, the file this one merged into, so what it changed from there
  * (a save, an override removal, a prune) joins the file now in place,
  * unless that file changed the same identity itself since (the later
- * change).  A save or a removal reported done is never undone. */
+ * change): a removal reported done stays done.  With no ancestor (persist
+ * cannot tell what the other file descends from) the records the current
+ * file lacks join it: a save is never lost, a removal may be undone. */
 static olc_status absorb_records(olc_buf *out, const unsigned char *base, size_t base_len,
                                  int base_exists, const unsigned char *ancestor,
                                  size_t ancestor_len, int ancestor_exists,
