@@ -17,6 +17,7 @@
 #include "format/format.h"
 #include "host/recorded.h"
 #include "olc/store.h"
+#include "persist/persist.h"
 #include "test_support.h"
 
 static char *tmp;
@@ -254,6 +255,78 @@ static void test_file_append_remove(void) {
   free(path);
 }
 
+/* Another writer, as another process would act while this one commits:
+ * the lock file replaced (one it holds), then its file renamed over the
+ * recorded file, right before this writer's commit. */
+typedef struct other_writer {
+  char *lock, *fresh, *file, *path;
+  int fired;
+} other_writer;
+
+static void other_commits(olc_step step, void *payload) {
+  other_writer *b = payload;
+  if (step != OLC_STEP_RENAME || b->fired)
+    return;
+  b->fired = 1;
+  CU_ASSERT_EQUAL(olc_test_write_file(b->fresh, "", 0), 0);
+  CU_ASSERT_EQUAL(rename(b->fresh, b->lock), 0);
+  CU_ASSERT_EQUAL(rename(b->file, b->path), 0);
+}
+
+/* Issue 37 item 13: the commit takes the other writer's file out (the
+ * lock file replaced while held) and merges it back.  That writer removed
+ * id1 (tuned) and recorded id3; this one records id4.  The file holds id2,
+ * id3 and id4: a union would bring the removed id1 back. */
+static void test_file_displaced_removal(void) {
+  olc_recorded_entry e1 = entry("id1", 2), e2 = entry("id2", 2), e3 = entry("id3", 2);
+  olc_recorded_entry e4 = entry("id4", 2);
+  olc_recorded_set got = OLC_RECORDED_SET_INIT, done = OLC_RECORDED_SET_INIT;
+  olc_persist_hooks h;
+  other_writer b;
+  unsigned char *text;
+  size_t len = 0, removed, i;
+  olc_error err;
+  int added, seen[5] = {0};
+  memset(&b, 0, sizeof b);
+  b.path = path_of("displaced.txt");
+  b.lock = path_of("displaced.txt.lock");
+  b.fresh = path_of("fresh.lock");
+  b.file = path_of("other.txt");
+  OLC_ASSERT_OK(olc_recorded__append(&added, b.path, &e1, 1000, &err), &err);
+  OLC_ASSERT_OK(olc_recorded__append(&added, b.path, &e2, 1000, &err), &err);
+  text = olc_test_read_file(b.path, &len);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(b.file, text, len), 0);
+  free(text);
+  OLC_ASSERT_OK(olc_recorded__add(&done, &e1, &added), NULL);
+  OLC_ASSERT_OK(olc_recorded__remove(&removed, b.file, &done, 1000, &err), &err);
+  CU_ASSERT_EQUAL(removed, 1);
+  OLC_ASSERT_OK(olc_recorded__append(&added, b.file, &e3, 1000, &err), &err);
+  memset(&h, 0, sizeof h);
+  h.at_step = other_commits;
+  h.at_step_payload = &b;
+  olc_persist__set_hooks(&h);
+  OLC_ASSERT_OK(olc_recorded__append(&added, b.path, &e4, 1000, &err), &err);
+  olc_persist__set_hooks(NULL);
+  CU_ASSERT(b.fired);
+  OLC_ASSERT_OK(olc_recorded__load(&got, b.path, &err), &err);
+  for (i = 0; i < got.count; i++)
+    if (strlen(got.v[i].identity) == 3 && got.v[i].identity[2] >= '1' &&
+        got.v[i].identity[2] <= '4')
+      seen[got.v[i].identity[2] - '0']++;
+  CU_ASSERT_EQUAL(got.count, 3);
+  CU_ASSERT_EQUAL(seen[1], 0);
+  CU_ASSERT_EQUAL(seen[2], 1);
+  CU_ASSERT_EQUAL(seen[3], 1);
+  CU_ASSERT_EQUAL(seen[4], 1);
+  olc_recorded__free(&got);
+  olc_recorded__free(&done);
+  free(b.path);
+  free(b.lock);
+  free(b.fresh);
+  free(b.file);
+}
+
 /* A file that is malformed, newer, or a store: refused, byte for byte
  * unchanged. */
 static void expect_untouched(const char *name, const char *text, olc_status want) {
@@ -381,6 +454,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "empty files, blank lines, a key twice", test_accepted);
   CU_add_test(s, "the store's parser refuses a recorded file", test_store_refuses);
   CU_add_test(s, "append and remove on disk", test_file_append_remove);
+  CU_add_test(s, "a removal in a displaced file stays removed", test_file_displaced_removal);
   CU_add_test(s, "a bad file is never rewritten", test_file_never_rewritten);
   CU_add_test(s, "malformed record lines are skipped", test_bad_lines);
   CU_add_test(s, "a bad line is kept, recording goes on", test_file_bad_line_kept);

@@ -40,29 +40,81 @@ typedef struct change {
   size_t removed;
 } change;
 
-/* persist's absorb (persist.h): the entries of a file another writer
- * committed meanwhile (P.lock replaced while held) join the current one. */
+static int str_same(const char *a, const char *b) {
+  return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/* The entry of e's key in set, or NULL. */
+static const olc_recorded_entry *find_entry(const olc_recorded_set *set,
+                                            const olc_recorded_entry *e) {
+  size_t i = olc_recorded__find(set, e);
+  return i < set->count ? &set->v[i] : NULL;
+}
+
+/* Two versions of one key (NULL: absent) are the same. */
+static int same_version(const olc_recorded_entry *a, const olc_recorded_entry *b) {
+  size_t i;
+  if (a == NULL || b == NULL)
+    return a == b;
+  if (!str_same(a->model, b->model) || a->prop_count != b->prop_count)
+    return 0;
+  for (i = 0; i < a->prop_count; i++)
+    if (!str_same(a->props[i].name, b->props[i].name) ||
+        !str_same(a->props[i].value, b->props[i].value))
+      return 0;
+  return 1;
+}
+
+/* persist's absorb (persist.h): a file another writer committed meanwhile
+ * (P.lock replaced while held) descends from ancestor, the file this one
+ * merged into, so what it changed from there (an entry recorded, or
+ * removed once tuned) joins the current file, unless the current file
+ * changed the same key itself since (the later change).  With no
+ * ancestor (persist cannot tell what the other file descends from) the
+ * entries the current file lacks join it.  Lines that do not parse stay
+ * as the current file has them. */
 static olc_status absorb(olc_buf *out, const unsigned char *base, size_t base_len, int base_exists,
+                         const unsigned char *ancestor, size_t ancestor_len, int ancestor_exists,
                          const unsigned char *displaced, size_t displaced_len, void *payload,
                          olc_error *err) {
   const char *path = ((const change *)payload)->path;
-  olc_recorded_set cur = OLC_RECORDED_SET_INIT, other = OLC_RECORDED_SET_INIT;
+  olc_recorded_set cur = OLC_RECORDED_SET_INIT, anc = OLC_RECORDED_SET_INIT;
+  olc_recorded_set other = OLC_RECORDED_SET_INIT, res = OLC_RECORDED_SET_INIT;
   olc_status st = OLC_OK;
   size_t i;
+  int added;
   if (base_exists && base_len > 0)
     st = olc_recorded__parse(&cur, base, base_len, path, err);
+  if (st == OLC_OK && ancestor_exists && ancestor_len > 0)
+    st = olc_recorded__parse(&anc, ancestor, ancestor_len, path, err);
   if (st == OLC_OK)
     st = olc_recorded__parse(&other, displaced, displaced_len, path, err);
-  for (i = 0; st == OLC_OK && i < other.count; i++) {
-    int added;
-    st = olc_recorded__add(&cur, &other.v[i], &added);
+  for (i = 0; st == OLC_OK && i < cur.bad_count; i++)
+    st = olc_recorded__add_bad(&res, cur.bad[i].text, cur.bad[i].len, cur.bad[i].line,
+                               cur.bad[i].message);
+  /* Every key of the current file: the other writer's version where it
+   * changed it (none: it removed it) and the current file did not. */
+  for (i = 0; st == OLC_OK && i < cur.count; i++) {
+    const olc_recorded_entry *c = &cur.v[i], *a = find_entry(&anc, c), *d = find_entry(&other, c);
+    const olc_recorded_entry *keep = c;
+    if (!same_version(a, d) && same_version(c, a))
+      keep = d;
+    if (keep != NULL)
+      st = olc_recorded__add(&res, keep, &added);
   }
+  /* Keys the current file lacks: the other writer's additions (one the
+   * ancestor had was removed here since, later). */
+  for (i = 0; st == OLC_OK && i < other.count; i++)
+    if (find_entry(&cur, &other.v[i]) == NULL && find_entry(&anc, &other.v[i]) == NULL)
+      st = olc_recorded__add(&res, &other.v[i], &added);
   if (st == OLC_OK)
-    st = olc_recorded__write(out, &cur);
+    st = olc_recorded__write(out, &res);
   if (st == OLC_E_NOMEM)
     olc_error__set(err, st, "recorded", "%s: out of memory", path);
   olc_recorded__free(&cur);
+  olc_recorded__free(&anc);
   olc_recorded__free(&other);
+  olc_recorded__free(&res);
   return st;
 }
 

@@ -115,6 +115,8 @@ void olc_persist__set_hooks(const olc_persist_hooks *h) {
 }
 
 int olc_persist__hook_fail(olc_step step) {
+  if (hooks.at_step != NULL)
+    hooks.at_step(step, hooks.at_step_payload);
   if (step != OLC_STEP_NONE && hooks.fail_step == step)
     return hooks.fail_errno ? hooks.fail_errno : EIO;
   return 0;

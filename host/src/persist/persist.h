@@ -70,21 +70,30 @@ typedef olc_status (*olc_persist_probe_fn)(const unsigned char *head, size_t len
                                            const char *path, void *payload, olc_error *err);
 
 /*
- * The caller's union, used only when the commit took out of P a file other
- * than the one the update merged into: P.lock was deleted or replaced
- * while it was held, so another writer, locking the new P.lock, committed
- * in between (olc_persist__update).  base/base_len are P as it is now
- * (base_exists = 0 when there is none), displaced/displaced_len the file
- * the commit took out.  It appends to out base with every record of
- * displaced that base lacks (a record of one identity in both: base's);
- * the transform then runs on out.  payload is the update's (the
- * transform's).  A failure ends the update with the displaced file kept
- * beside P (named in the error).
+ * The caller's three-way merge, used only when the commit took out of P a
+ * file other than the one the update merged into: P.lock was deleted or
+ * replaced while it was held, so another writer, locking the new P.lock,
+ * committed in between (olc_persist__update).  base/base_len are P as it
+ * is now (base_exists = 0 when there is none), displaced/displaced_len the
+ * file the commit took out, ancestor/ancestor_len the file this update
+ * merged into in the round whose commit took it out, when displaced
+ * descends from it (ancestor_exists = 0: not known to, e.g. several writers
+ * overlapping, one of them from an older P).  Then what displaced has that
+ * ancestor has not (a record added, changed or removed) is exactly the
+ * other writers' change.  It appends to out base with that change: per
+ * identity whose record differs between ancestor and displaced (absent
+ * counts as a version), displaced's (or none: a removal) unless base's
+ * differs from ancestor's too (base is later: it stays).  With no ancestor
+ * that is the union: base with every record of displaced it lacks.  The transform
+ * then runs on out.  payload is the update's (the transform's).  A failure
+ * ends the update with the displaced file kept beside P (named in the
+ * error).
  */
 typedef olc_status (*olc_persist_absorb_fn)(olc_buf *out, const unsigned char *base,
                                             size_t base_len, int base_exists,
-                                            const unsigned char *displaced, size_t displaced_len,
-                                            void *payload, olc_error *err);
+                                            const unsigned char *ancestor, size_t ancestor_len,
+                                            int ancestor_exists, const unsigned char *displaced,
+                                            size_t displaced_len, void *payload, olc_error *err);
 
 typedef struct olc_persist_options {
   int64_t lock_timeout_ms;    /* < 0: forever */
@@ -562,6 +571,10 @@ typedef struct olc_persist_hooks {
   int crash_half_write;
   unsigned disabled_safety; /* OLC_SAFETY_* */
   int64_t watch_recheck_ms; /* > 0: recheck interval of new watches */
+  /* Called where a step's fault would be injected, before it (NULL: none):
+   * a test acts there as another process would, deterministically. */
+  void (*at_step)(olc_step step, void *payload);
+  void *at_step_payload;
 } olc_persist_hooks;
 /* Replaces the hooks (NULL: none). Not thread-safe; set before use. */
 void olc_persist__set_hooks(const olc_persist_hooks *hooks);

@@ -238,6 +238,13 @@ int olc_persist__is_tmp_name(const char *name, const char *base) {
   return n == 16 && strcmp(p, ".tmp") == 0;
 }
 
+int olc_persist__maybe_orphan(const char *name, const char *base, const char *own) {
+  size_t bl = strlen(base);
+  if (olc_persist__is_tmp_name(name, base))
+    return own == NULL || strcmp(name, own) != 0;
+  return strncmp(name, base, bl) == 0 && strncmp(name + bl, ".displaced-", 11) == 0;
+}
+
 olc_status olc_persist__split(char **dir, const char **base, const char *path, olc_error *err) {
   size_t n = strlen(path);
   size_t cut = n;

@@ -52,6 +52,11 @@ void olc_persist__sleep_ms(int64_t ms);
 /* 1 when name is exactly "<base>.<decimal pid>.<16 lower hex>.tmp". */
 int olc_persist__is_tmp_name(const char *name, const char *base);
 
+/* 1 when name, beside P (base), may hold a file displaced from P whose
+ * changes no file in P has yet: a temporary's name other than own (a
+ * writer's orphan, or its temporary) or a kept "<base>.displaced-*". */
+int olc_persist__maybe_orphan(const char *name, const char *base, const char *own);
+
 /* Splits path into a directory (malloc'ed; "." when there is none) and a
  * pointer to the base name inside path.  OLC_E_INVALID for an empty base. */
 olc_status olc_persist__split(char **dir, const char **base, const char *path, olc_error *err);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <dirent.h>
 #if defined(__linux__)
 #include <sys/syscall.h>
 #endif
@@ -46,8 +48,11 @@ typedef struct writer {
   olc_buf next;
   olc_buf displaced; /* the orphan's bytes */
   olc_buf both;      /* P now with the orphan's records (the absorb) */
+  olc_buf ancestor;  /* the file merged in the round that displaced the orphan */
   struct stat old_st;
   int old_exists;
+  int ancestor_exists;
+  int linear; /* the orphan descends from the file merged (lineage_linear) */
 } writer;
 
 static olc_status step_error(olc_error *err, olc_step step, int e, const char *what,
@@ -335,6 +340,44 @@ static int plain_rename(writer *w) {
   return 0;
 }
 
+/* 1 when, right after the exchange, nothing beside P may hold a file
+ * displaced from P that no file in P descends from yet (another writer's
+ * orphan or temporary, a kept displaced file; the orphan just taken out,
+ * under the name own, aside).  Writers on a replaced P.lock may each have
+ * merged an older P: one whose commit took out a file it did not merge
+ * keeps that file under its temporary's name until a commit of its own
+ * merged it in.  Only with none such does the displaced file descend from
+ * the one this writer merged (P's history is then linear), so that a
+ * record the ancestor has and it lacks was removed, not never seen.  A
+ * directory that cannot be read proves nothing. */
+static int lineage_linear(writer *w, const char *own) {
+  struct dirent *e;
+  DIR *d;
+  int fd = OLC_FS(openat(w->dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)), linear = 1;
+  if (fd < 0)
+    return 0;
+  d = fdopendir(fd);
+  if (d == NULL) {
+    OLC_FS(close(fd));
+    return 0;
+  }
+  for (;;) {
+    errno = 0;
+    e = OLC_FS(readdir(d));
+    if (e == NULL) {
+      if (errno != 0)
+        linear = 0;
+      break;
+    }
+    if (olc_persist__maybe_orphan(e->d_name, w->base, own)) {
+      linear = 0;
+      break;
+    }
+  }
+  OLC_FS(closedir(d));
+  return linear;
+}
+
 /* The temporary becomes P.  A P.lock deleted or replaced while held lets
  * another writer commit between this one's reload and here; a rename would
  * then silently drop that writer's saves.  So the temporary is exchanged
@@ -369,6 +412,7 @@ static int replace_p(writer *w, int *again) {
         return 0;
       }
       memcpy(w->orphan, w->tmp, sizeof w->orphan);
+      w->linear = lineage_linear(w, w->orphan);
       *again = 1;
       return 0;
     }
@@ -459,8 +503,9 @@ static olc_status merge_again(writer *w, int orphan, olc_persist_transform_fn tr
   base = w->old.data;
   len = w->old.len;
   if (orphan && w->opt.absorb != NULL) {
-    st = w->opt.absorb(&w->both, w->old.data, w->old.len, w->old_exists, w->displaced.data,
-                       w->displaced.len, payload, err);
+    st = w->opt.absorb(&w->both, w->old.data, w->old.len, w->old_exists, w->ancestor.data,
+                       w->ancestor.len, w->ancestor_exists, w->displaced.data, w->displaced.len,
+                       payload, err);
     if (st != OLC_OK) {
       if (err != NULL && err->code == OLC_OK)
         olc_error__set(err, st, "merge", "cannot merge the file displaced from '%s'", w->path);
@@ -478,6 +523,31 @@ static olc_status merge_again(writer *w, int orphan, olc_persist_transform_fn tr
   if (st != OLC_OK && err != NULL && err->code == OLC_OK)
     olc_error__set(err, st, "merge", "merge failed for '%s'", w->path);
   return st;
+}
+
+/* The file merged in the round whose commit just displaced another
+ * writer's: the ancestor of the three-way merge (persist.h, absorb), when
+ * that writer's file descends from it (linear: lineage_linear's answer
+ * right after the exchange); else none, and absorb's union keeps every
+ * record.  Not read under the W3 shortcut: read then through the
+ * descriptor held since the reload. */
+static olc_status keep_ancestor(writer *w, int linear, olc_error *err) {
+  olc_buf t;
+  struct stat st;
+  olc_buf__reset(&w->ancestor);
+  w->ancestor_exists = linear && w->old_exists;
+  if (!w->ancestor_exists)
+    return OLC_OK;
+  if (!w->base_known) {
+    t = w->ancestor;
+    w->ancestor = w->old;
+    w->old = t;
+    return OLC_OK;
+  }
+  if (OLC_FS(lseek(w->bfd, 0, SEEK_SET)) < 0)
+    return step_error(err, OLC_STEP_RELOAD, errno, "cannot read again", w->path);
+  return olc_posix__read_fd(&w->ancestor, &st, w->bfd, w->opt.max_file_size, w->path, "reload",
+                            err);
 }
 
 /* W10 and, when the commit displaced another writer's file or found a P
@@ -505,6 +575,8 @@ static olc_status commit(writer *w, struct stat *new_st, olc_persist_transform_f
     } else if (orphan) {
       w->have_orphan = 1;
     }
+    if (orphan && (st = keep_ancestor(w, w->linear, err)) != OLC_OK)
+      break;
     if (!again)
       break;
     if (round + 1 >= PERSIST_MERGE_ROUNDS)
@@ -713,6 +785,7 @@ olc_status olc_persist__update_known(olc_persist_known *after, int *written, con
   olc_buf__free(&w.next);
   olc_buf__free(&w.displaced);
   olc_buf__free(&w.both);
+  olc_buf__free(&w.ancestor);
   free(w.dir);
   return st;
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "util/error.h"
+#include "util/text.h"
 
 typedef struct writer {
   const char *path;
@@ -30,6 +31,9 @@ typedef struct writer {
   olc_buf next;
   olc_buf displaced; /* the orphan's bytes */
   olc_buf both;      /* P now with the orphan's records (the absorb) */
+  olc_buf ancestor;  /* the file merged in the round that displaced the orphan */
+  int ancestor_exists;
+  int linear; /* the orphan descends from the file merged (lineage_linear) */
   olc_file_id old_id;
   wchar_t *orphan; /* a displaced file not yet merged into a published one */
 } writer;
@@ -193,6 +197,53 @@ static wchar_t *backup_name(const writer *w) {
   return wide;
 }
 
+/* POSIX's lineage_linear (persist_posix.c): 1 when, right after the
+ * replace, nothing beside P may hold a file displaced from P that no file
+ * in P descends from yet (own, the orphan just taken out, aside). */
+static int lineage_linear(const writer *w, const wchar_t *own) {
+  char *ownu = olc_win__utf8(own), *name, *pattern;
+  const char *ownb;
+  size_t i, n = strlen(w->base) + 3;
+  wchar_t *wp;
+  WIN32_FIND_DATAW fd;
+  HANDLE find;
+  int linear = 1;
+  if (ownu == NULL)
+    return 0;
+  ownb = ownu;
+  for (i = 0; ownu[i] != 0; i++)
+    if (olc_util__is_sep(ownu[i]))
+      ownb = ownu + i + 1;
+  name = malloc(n);
+  if (name != NULL)
+    snprintf(name, n, "%s.*", w->base);
+  pattern = name != NULL ? olc_util__join_path(w->dir, name) : NULL;
+  free(name);
+  wp = pattern != NULL ? olc_win__wide(pattern) : NULL;
+  free(pattern);
+  if (wp == NULL) {
+    free(ownu);
+    return 0;
+  }
+  find = OLC_FS(FindFirstFileW(wp, &fd));
+  free(wp);
+  if (find == INVALID_HANDLE_VALUE) {
+    free(ownu);
+    return 0; /* at least the orphan is there: nothing proves linear */
+  }
+  do {
+    char *entry = olc_win__utf8(fd.cFileName);
+    if (entry == NULL || olc_persist__maybe_orphan(entry, w->base, ownb))
+      linear = 0;
+    free(entry);
+  } while (linear && OLC_FS(FindNextFileW(find, &fd)));
+  if (linear && GetLastError() != ERROR_NO_MORE_FILES)
+    linear = 0;
+  OLC_FS(FindClose(find));
+  free(ownu);
+  return linear;
+}
+
 /* The commit of POSIX's replace_p (persist_posix.c) on Windows: ReplaceFileW
  * moves P to a backup name as the temporary takes its place, and the
  * backup must be the file merged (its volume and file index: NTFS file
@@ -254,6 +305,7 @@ static DWORD replace_checked(writer *w, int *again) {
   }
   free(w->orphan);
   w->orphan = bak;
+  w->linear = lineage_linear(w, bak);
   *again = 1;
   return 0;
 }
@@ -308,8 +360,9 @@ static olc_status merge_again(writer *w, olc_persist_transform_fn transform, voi
   base = w->old.data;
   len = w->old.len;
   if (w->orphan != NULL) {
-    st = w->opt.absorb(&w->both, w->old.data, w->old.len, w->old_id.exists, w->displaced.data,
-                       w->displaced.len, payload, err);
+    st = w->opt.absorb(&w->both, w->old.data, w->old.len, w->old_id.exists, w->ancestor.data,
+                       w->ancestor.len, w->ancestor_exists, w->displaced.data, w->displaced.len,
+                       payload, err);
     if (st != OLC_OK)
       return st;
     base = w->both.data;
@@ -337,6 +390,16 @@ static olc_status commit(writer *w, olc_file_id *nid, olc_persist_transform_fn t
     if (had != NULL)
       w->orphan = NULL; /* replace_checked may name a new one */
     st = commit_once(w, &again, err);
+    if (st == OLC_OK && w->orphan != NULL) {
+      /* Another writer's file was displaced: where it descends from the
+       * file merged in this round (linear), that file is the ancestor of
+       * the three-way merge (persist.h, absorb); else none (a union). */
+      olc_buf t = w->ancestor;
+      w->ancestor = w->old;
+      w->old = t;
+      olc_buf__reset(&w->old);
+      w->ancestor_exists = w->linear && w->old_id.exists;
+    }
     if (had != NULL) {
       if (st == OLC_OK && !w->tmp_created) {
         OLC_FS(DeleteFileW(had)); /* its records are in the file just committed */
@@ -520,6 +583,7 @@ olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *pa
   olc_buf__free(&w.next);
   olc_buf__free(&w.displaced);
   olc_buf__free(&w.both);
+  olc_buf__free(&w.ancestor);
   free(w.dir);
   free(w.wpath);
   free(w.tmp);

@@ -258,47 +258,72 @@ static olc_status merge_transform(olc_buf *out, int *unchanged, const unsigned c
   return OLC_OK;
 }
 
-/* persist's absorb (persist.h): the records of a file another writer
- * committed while this one was committing (P.lock replaced while held)
- * that the file now in place lacks join it, so that a save reported done
- * is never lost.  A record of one identity in both keeps the current
- * file's, as a later save would; a record removed meanwhile comes back,
- * which only costs a measurement or a removal again. */
+/* The record of r's identity in set (normalized), or NULL. */
+static const olc_record *find_record(const olc_recset *set, const olc_record *r) {
+  int found;
+  size_t pos = lower_bound(set, r, &found);
+  return found ? &set->recs[pos] : NULL;
+}
+
+/* Two versions of one identity (NULL: absent) are the same. */
+static int same_version(const olc_record *a, const olc_record *b) {
+  return a == NULL || b == NULL ? a == b : record_eq(a, b);
+}
+
+/* persist's absorb (persist.h): a file another writer committed while
+ * this one was committing (P.lock replaced while held) descends from
+ * ancestor, the file this one merged into, so what it changed from there
+ * (a save, an override removal, a prune) joins the file now in place,
+ * unless that file changed the same identity itself since (the later
+ * change): a removal reported done stays done.  With no ancestor (persist
+ * cannot tell what the other file descends from) the records the current
+ * file lacks join it: a save is never lost, a removal may be undone. */
 static olc_status absorb_records(olc_buf *out, const unsigned char *base, size_t base_len,
-                                 int base_exists, const unsigned char *displaced,
-                                 size_t displaced_len, void *payload, olc_error *err) {
+                                 int base_exists, const unsigned char *ancestor,
+                                 size_t ancestor_len, int ancestor_exists,
+                                 const unsigned char *displaced, size_t displaced_len,
+                                 void *payload, olc_error *err) {
   write_ctx *w = payload;
-  olc_recset cur = OLC_RECSET_INIT, other = OLC_RECSET_INIT;
+  olc_recset cur = OLC_RECSET_INIT, anc = OLC_RECSET_INIT, other = OLC_RECSET_INIT;
+  olc_recset res = OLC_RECSET_INIT;
   olc_status st = OLC_OK;
-  size_t i, n0;
+  size_t i;
   if (base_exists)
     st = olc_format__parse(&cur, base, base_len, &w->store->limits, err);
+  if (st == OLC_OK && ancestor_exists)
+    st = olc_format__parse(&anc, ancestor, ancestor_len, &w->store->limits, err);
   if (st == OLC_OK)
     st = olc_format__parse(&other, displaced, displaced_len, &w->store->limits, err);
   if (st == OLC_OK) {
     olc_recset__normalize(&cur);
-    n0 = cur.count;
-    for (i = 0; i < other.count && st == OLC_OK; i++) {
-      size_t lo = 0, hi = n0;
-      while (lo < hi) { /* cur's first n0 records are sorted */
-        size_t mid = lo + (hi - lo) / 2;
-        if (olc_record__identity_cmp(&cur.recs[mid], &other.recs[i]) < 0)
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      if (lo == n0 || olc_record__identity_cmp(&cur.recs[lo], &other.recs[i]) != 0)
-        st = olc_recset__append_copy(&cur, &other.recs[i]);
+    olc_recset__normalize(&anc);
+    olc_recset__normalize(&other);
+    /* Every identity of base: the other writer's version where it changed
+     * it (none: it removed it) and base did not. */
+    for (i = 0; i < cur.count && st == OLC_OK; i++) {
+      const olc_record *c = &cur.recs[i], *a = find_record(&anc, c), *d = find_record(&other, c);
+      const olc_record *keep = c;
+      if (!same_version(a, d) && same_version(c, a))
+        keep = d;
+      if (keep != NULL)
+        st = olc_recset__append_copy(&res, keep);
     }
+    /* Identities base lacks: the other writer's additions (one the
+     * ancestor had was removed here since, later). */
+    for (i = 0; i < other.count && st == OLC_OK; i++)
+      if (find_record(&cur, &other.recs[i]) == NULL && find_record(&anc, &other.recs[i]) == NULL)
+        st = olc_recset__append_copy(&res, &other.recs[i]);
     if (st == OLC_OK) {
-      olc_recset__normalize(&cur);
-      st = olc_format__write(out, &cur);
+      olc_recset__normalize(&res);
+      st = olc_format__write(out, &res);
     }
     if (st != OLC_OK)
       olc_error__set(err, st, "merge", "out of memory merging a displaced file");
   }
   olc_recset__free(&cur);
+  olc_recset__free(&anc);
   olc_recset__free(&other);
+  olc_recset__free(&res);
   return st;
 }
 
