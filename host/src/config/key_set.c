@@ -207,7 +207,10 @@ static char *real_place(const char *path) {
 #ifndef _WIN32
   return realpath(dir, NULL);
 #else
-  return _fullpath(NULL, dir, 0);
+  {
+    struct stat st;
+    return stat(dir, &st) == 0 ? _fullpath(NULL, dir, 0) : NULL;
+  }
 #endif
 }
 
