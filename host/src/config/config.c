@@ -127,11 +127,13 @@ done:
 
 const char *olc_config__env(const char *name) {
   const char *v;
-#if defined(_WIN32) || !defined(__GLIBC__)
+#if defined(_WIN32)
   v = getenv(name);
-#else
+#elif defined(__GLIBC__)
   /* Not honoured in a set-uid or otherwise privileged process. */
   v = secure_getenv(name);
+#else
+  v = getuid() == geteuid() && getgid() == getegid() ? getenv(name) : NULL;
 #endif
   return v != NULL && v[0] != 0 ? v : NULL;
 }
