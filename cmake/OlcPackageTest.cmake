@@ -76,6 +76,21 @@ if(NOT run_output MATCHES "consumer: olc [0-9]+\\.[0-9]+\\.[0-9]+ ok")
 endif()
 run("run consumer (find_package, static)" ${WORK}/build/consumer_static)
 
+# 1b. An embedding program installed elsewhere than the prefix's bin finds
+# the installed plugins and the system profile layer through
+# olc_config_load_default alone (relative to libolc), none of the
+# variables set.  The profile layer's directory is not installed empty:
+# made here as a package shipping profiles would.
+file(MAKE_DIRECTORY ${PREFIX}/share/onnx-light/profiles.d)
+file(MAKE_DIRECTORY ${WORK}/elsewhere/bin)
+file(COPY ${WORK}/build/embedder DESTINATION ${WORK}/elsewhere/bin)
+run("run embedder (outside the prefix)" ${CMAKE_COMMAND} -E env --unset=OLC_PLUGIN_PATH
+    --unset=OLC_CONFIG --unset=OLC_STORE --unset=OLC_STORE_LAYERS --unset=OLC_SELECT_MODE
+    ${WORK}/elsewhere/bin/embedder)
+if(NOT run_output MATCHES "embedder: [1-9][0-9]* plugins, 1 layers")
+  message(FATAL_ERROR "the embedder did not find the installed plugins and layer: ${run_output}")
+endif()
+
 # 2. pkg-config, with the .pc found through PKG_CONFIG_PATH only.
 find_program(PKG_CONFIG NAMES pkg-config pkgconf)
 if(NOT PKG_CONFIG)
@@ -88,6 +103,15 @@ separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
 if(NOT pc_flags MATCHES "-I[^;]*/include" OR NOT pc_flags MATCHES "-lolc")
   message(FATAL_ERROR "pkg-config gave unexpected flags: ${pc_flags}")
 endif()
+# The install's plugin and profile directories, relocatable like the rest.
+foreach(var IN ITEMS plugindir profiledir)
+  run("pkg-config --variable=${var} olc" ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir}
+      ${PKG_CONFIG} --variable=${var} olc)
+  string(STRIP "${run_output}" dir)
+  if(NOT IS_DIRECTORY "${dir}")
+    message(FATAL_ERROR "pkg-config's ${var} '${dir}' is not a directory")
+  endif()
+endforeach()
 run("pkg-config --static --libs olc" ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir}
     ${PKG_CONFIG} --static --libs olc)
 separate_arguments(san UNIX_COMMAND "${cflags}")

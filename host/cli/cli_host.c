@@ -38,6 +38,14 @@ static const char *env_config(void) {
   return v != NULL && v[0] != 0 ? v : NULL;
 }
 
+/* The host's diagnostics but its "plugins" warning (no plugin loaded): the
+ * commands say that themselves, naming the workloads left without one,
+ * and stay quiet about it with the embedded default. */
+static void host_diag(void *payload, olc_diag_level level, const char *where, const char *message) {
+  if (strcmp(where, "plugins") != 0)
+    cli_print_diag(payload, level, where, message);
+}
+
 int cli_host_open(const cli_ctx *ctx, const cli_host_args *a, cli_host *h) {
   olc_store_options so = OLC_STORE_OPTIONS_INIT;
   olc_host_options ho = OLC_HOST_OPTIONS_INIT;
@@ -73,7 +81,7 @@ int cli_host_open(const cli_ctx *ctx, const cli_host_args *a, cli_host *h) {
     goto fail;
   /* Load failures, missing plugin directories and the plugins' warnings
    * are printed as they arise. */
-  ho.diag = cli_print_diag;
+  ho.diag = host_diag;
   ho.diag_payload = payload;
   olc_error_clear(&err);
   st = olc_host_open(&h->host, h->config, h->store, &ho, &err);

@@ -599,6 +599,98 @@ static void test_store_layers(void) {
   free(exe);
 }
 
+/* OLC_CONFIG names the file olc_config_load_default reads instead of the
+ * built-in text (a bad one's error names the variable);
+ * OLC_CONFIG_LOAD_IGNORE_ENV keeps the built-in text and marks the
+ * config; an unknown flag is refused. */
+static void test_env_config(void) {
+  static const char text[] = "[calibration]\nselect_mode = on_miss\n";
+  char *dir = olc_test_tmpdir("config-env"), *ini, *bad;
+  olc_config *c = NULL;
+  olc_error err;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+  ini = olc_test_path(dir, "runtime.ini");
+  bad = olc_test_path(dir, "bad.ini");
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(ini, text, sizeof text - 1), 0);
+  CU_ASSERT_EQUAL_FATAL(olc_test_write_file(bad, "[host]\nbogus = 1\n", 17), 0);
+  CU_ASSERT_EQUAL(setenv("OLC_CONFIG", ini, 1), 0);
+  OLC_ASSERT_OK(olc_config_load_default(&c, &err), &err);
+  CU_ASSERT_STRING_EQUAL(olc_config_source(c), ini);
+  CU_ASSERT_EQUAL(olc_config_calibration(c)->select_mode, OLC_SELECT_ON_MISS);
+  CU_ASSERT_FALSE(olc_config_ignore_env(c));
+  olc_config_free(c);
+  c = NULL;
+  OLC_ASSERT_OK(olc_config_load_default_ext(&c, OLC_CONFIG_LOAD_IGNORE_ENV, &err), &err);
+  CU_ASSERT_STRING_EQUAL(olc_config_source(c), "<embedded default>");
+  CU_ASSERT_TRUE(olc_config_ignore_env(c));
+  olc_config_free(c);
+  c = NULL;
+  CU_ASSERT_EQUAL(olc_config_load_default_ext(&c, 2u, &err), OLC_E_INVALID);
+  CU_ASSERT_EQUAL(setenv("OLC_CONFIG", bad, 1), 0);
+  CU_ASSERT_EQUAL(olc_config_load_default(&c, &err), OLC_E_CONFIG);
+  CU_ASSERT_PTR_NULL(c);
+  CU_ASSERT_EQUAL(strncmp(err.message, "OLC_CONFIG: ", 12), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "bad.ini:2:"));
+  CU_ASSERT_EQUAL(err.line, 2u);
+  CU_ASSERT_EQUAL(setenv("OLC_CONFIG", "/nonexistent-olc/x.ini", 1), 0);
+  CU_ASSERT_EQUAL(olc_config_load_default(&c, &err), OLC_E_IO);
+  CU_ASSERT_EQUAL(strncmp(err.message, "OLC_CONFIG", 10), 0);
+  CU_ASSERT_EQUAL(setenv("OLC_CONFIG", "", 1), 0); /* empty: unset */
+  OLC_ASSERT_OK(olc_config_load_default(&c, &err), &err);
+  CU_ASSERT_STRING_EQUAL(olc_config_source(c), "<embedded default>");
+  olc_config_free(c);
+  CU_ASSERT_EQUAL(unsetenv("OLC_CONFIG"), 0);
+  free(ini);
+  free(bad);
+  olc_test_rmtree(dir);
+  free(dir);
+}
+
+/* OLC_STORE and OLC_STORE_LAYERS beat the ini's [store] path and layers
+ * in olc_config_store_options; a field set afterwards beats both; a
+ * config marked to ignore the environment reads neither. */
+static void test_env_store(void) {
+  olc_store_options so = OLC_STORE_OPTIONS_INIT;
+  olc_config *c = load_ok("[store]\npath = /ini/p.txt\nlayers = /ini/l.txt\n", NULL);
+  CU_ASSERT_EQUAL(unsetenv("OLC_STORE"), 0);
+  CU_ASSERT_EQUAL(unsetenv("OLC_STORE_LAYERS"), 0);
+  olc_config_store_options(c, &so);
+  CU_ASSERT_STRING_EQUAL(so.path, "/ini/p.txt");
+  CU_ASSERT_PTR_NULL(so.layers_list);
+  CU_ASSERT_EQUAL(setenv("OLC_STORE", "/env/p.txt", 1), 0);
+  CU_ASSERT_EQUAL(setenv("OLC_STORE_LAYERS", "/env/a.txt,/env/b/*.txt", 1), 0);
+  olc_config_store_options(c, &so);
+  CU_ASSERT_STRING_EQUAL(so.path, "/env/p.txt");
+  CU_ASSERT_STRING_EQUAL(so.layers_list, "/env/a.txt,/env/b/*.txt");
+  CU_ASSERT_EQUAL(so.layer_count, 1u); /* replaced by layers_list at the open */
+  so.path = "/field/p.txt";            /* the caller's own field, afterwards */
+  CU_ASSERT_STRING_EQUAL(so.path, "/field/p.txt");
+  olc_config_set_ignore_env(c, 1);
+  olc_config_store_options(c, &so);
+  CU_ASSERT_STRING_EQUAL(so.path, "/ini/p.txt");
+  CU_ASSERT_PTR_NULL(so.layers_list);
+  olc_config_set_ignore_env(c, 0);
+  /* An older struct has no layers_list: the variable is not written. */
+  memset(&so, 0, sizeof so);
+  so.version = 4;
+  olc_config_store_options(c, &so);
+  CU_ASSERT_STRING_EQUAL(so.path, "/env/p.txt");
+  CU_ASSERT_PTR_NULL(so.layers_list);
+  CU_ASSERT_EQUAL(unsetenv("OLC_STORE"), 0);
+  CU_ASSERT_EQUAL(unsetenv("OLC_STORE_LAYERS"), 0);
+  olc_config_free(c);
+  olc_config_set_ignore_env(NULL, 1);
+  CU_ASSERT_FALSE(olc_config_ignore_env(NULL));
+}
+
+/* Statically linked (as this test is), the library's directory is the
+ * executable's: no second, library-relative install location. */
+static void test_library_dir_static(void) {
+  CU_ASSERT_PTR_NULL(olc_config__library_dir());
+  CU_ASSERT_PTR_NULL(olc_config__resolve_library_path("@install_plugin_dir@"));
+  CU_ASSERT_PTR_NULL(olc_config__resolve_library_path("/x"));
+}
+
 static void test_exe_dir_token(void) {
   olc_config *c = load_ok("[host]\nplugin_dirs = @exe_dir@/x\n", "/base");
   char *exe = olc_config__exe_dir();
@@ -671,6 +763,9 @@ int main(int argc, char **argv) {
   CU_add_test(s, "value parsers", test_values);
   CU_add_test(s, "embedded default", test_embedded_default);
   CU_add_test(s, "exe_dir token", test_exe_dir_token);
+  CU_add_test(s, "OLC_CONFIG", test_env_config);
+  CU_add_test(s, "OLC_STORE and OLC_STORE_LAYERS", test_env_store);
+  CU_add_test(s, "library dir of a static link", test_library_dir_static);
   CU_add_test(s, "config/examples", test_examples);
   return olc_test_run(argc, argv);
 }

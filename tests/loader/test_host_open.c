@@ -176,6 +176,8 @@ static void test_diagnostics_kept(void) {
   OLC_ASSERT_OK(olc_host_next_diagnostic(&d, h), NULL);
   CU_ASSERT_STRING_EQUAL(d.where, "load");
   CU_ASSERT_PTR_NOT_NULL(strstr(d.message, "mock_no_entry.so skipped (symbol): "));
+  OLC_ASSERT_OK(olc_host_next_diagnostic(&d, h), NULL); /* none loaded: said last */
+  CU_ASSERT_STRING_EQUAL(d.where, "plugins");
   CU_ASSERT_EQUAL(olc_host_next_diagnostic(&d, h), OLC_E_NOT_FOUND);
   CU_ASSERT_EQUAL(olc_host_diagnostics_dropped(h), 0);
   CU_ASSERT_EQUAL(olc_host_next_diagnostic(NULL, h), OLC_E_INVALID);
@@ -200,14 +202,14 @@ static void test_diagnostics_callback(void) {
   o.diag = on_diag;
   o.diag_payload = &seen;
   OLC_ASSERT_OK(olc_host_open(&h, c, NULL, &o, &err), &err);
-  CU_ASSERT_EQUAL(seen.calls, 2);
-  CU_ASSERT_STRING_EQUAL(seen.where, "load");
+  CU_ASSERT_EQUAL(seen.calls, 3);
+  CU_ASSERT_STRING_EQUAL(seen.where, "plugins");
   CU_ASSERT_EQUAL(olc_host_next_diagnostic(&d, h), OLC_E_NOT_FOUND);
   olc_host_free(h);
   /* Version 1 ends before diag: kept, the callback never called. */
   o.version = 1;
   OLC_ASSERT_OK(olc_host_open(&h, c, NULL, &o, &err), &err);
-  CU_ASSERT_EQUAL(seen.calls, 2);
+  CU_ASSERT_EQUAL(seen.calls, 3);
   OLC_ASSERT_OK(olc_host_next_diagnostic(&d, h), NULL);
   CU_ASSERT_STRING_EQUAL(d.where, "plugin_dirs");
   olc_host_free(h);
@@ -237,9 +239,93 @@ static void test_diagnostics_env(void) {
   OLC_ASSERT_OK(olc_host_next_diagnostic(&d, h), NULL);
   CU_ASSERT_STRING_EQUAL(d.message,
                          "plugin directory /nonexistent-olc-env does not exist: skipped");
+  OLC_ASSERT_OK(olc_host_next_diagnostic(&d, h), NULL);
+  CU_ASSERT_STRING_EQUAL(d.where, "plugins");
   CU_ASSERT_EQUAL(olc_host_next_diagnostic(&d, h), OLC_E_NOT_FOUND);
   olc_host_free(h);
   olc_config_free(c);
+}
+
+/* A host that loads no plugin at all says so once ("plugins", naming the
+ * places searched); one that loads a plugin says nothing of the kind. */
+static void test_no_plugin_warning(void) {
+  olc_config *c = load("[host]\nplugin_dirs = @exe_dir@/olc-no-such-dir\n");
+  olc_host *h = NULL;
+  olc_host_options o = OLC_HOST_OPTIONS_INIT;
+  olc_diagnostic d;
+  olc_error err;
+  o.ignore_env = 1;
+  OLC_ASSERT_OK(olc_host_open(&h, c, NULL, &o, &err), &err);
+  OLC_ASSERT_OK(olc_host_next_diagnostic(&d, h), NULL);
+  CU_ASSERT_EQUAL(d.level, OLC_DIAG_WARNING);
+  CU_ASSERT_STRING_EQUAL(d.where, "plugins");
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.message, "no plugin loaded (searched: "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(d.message, "/olc-no-such-dir"));
+  CU_ASSERT_EQUAL(olc_host_next_diagnostic(&d, h), OLC_E_NOT_FOUND);
+  olc_host_free(h);
+  olc_config_free(c);
+  c = load("[host]\nplugin_dirs =\n");
+  OLC_ASSERT_OK(olc_host_open(&h, c, NULL, &o, &err), &err);
+  OLC_ASSERT_OK(olc_host_next_diagnostic(&d, h), NULL);
+  CU_ASSERT_STRING_EQUAL(d.message, "no plugin loaded (searched: no directory); every select "
+                                    "gives no tuned policy");
+  olc_host_free(h);
+  olc_config_free(c);
+  c = load("[host]\nplugin_dirs = " ROOT "/good\n");
+  OLC_ASSERT_OK(olc_host_open(&h, c, NULL, &o, &err), &err);
+  CU_ASSERT_EQUAL(olc_host_next_diagnostic(&d, h), OLC_E_NOT_FOUND);
+  olc_host_free(h);
+  olc_config_free(c);
+}
+
+/* The mode a select gets: options field > OLC_SELECT_MODE > the ini's
+ * [calibration] select_mode > never; ignore_env (the options' or the
+ * config's mark) skips the variable; a bad value is a one-line error
+ * naming the variable and the value. */
+static int mode_of(olc_config *c, int field, int ignore_env) {
+  olc_host *h = NULL;
+  olc_host_options o = OLC_HOST_OPTIONS_INIT;
+  olc_error err;
+  int mode;
+  o.select_mode = field;
+  o.ignore_env = ignore_env;
+  OLC_ASSERT_OK(olc_host_open(&h, c, NULL, &o, &err), &err);
+  mode = olc_host__select_mode(h);
+  olc_host_free(h);
+  return mode;
+}
+
+static void test_select_mode_env(void) {
+  olc_config *plain = load("[host]\nplugin_dirs = " ROOT "/good\n");
+  olc_config *ini = load("[host]\nplugin_dirs = " ROOT "/good\n"
+                         "[calibration]\nselect_mode = on_miss\n");
+  olc_host *h = NULL;
+  olc_error err;
+  CU_ASSERT_EQUAL(unsetenv("OLC_SELECT_MODE"), 0);
+  CU_ASSERT_EQUAL(mode_of(plain, OLC_SELECT_HOST_DEFAULT, 0), OLC_SELECT_NEVER); /* built in */
+  CU_ASSERT_EQUAL(mode_of(ini, OLC_SELECT_HOST_DEFAULT, 0), OLC_SELECT_ON_MISS); /* ini */
+  CU_ASSERT_EQUAL(setenv("OLC_SELECT_MODE", "on_miss", 1), 0);
+  CU_ASSERT_EQUAL(mode_of(plain, OLC_SELECT_HOST_DEFAULT, 0), OLC_SELECT_ON_MISS); /* env */
+  CU_ASSERT_EQUAL(mode_of(plain, OLC_SELECT_NEVER, 0), OLC_SELECT_NEVER);          /* field */
+  CU_ASSERT_EQUAL(mode_of(plain, OLC_SELECT_HOST_DEFAULT, 1), OLC_SELECT_NEVER);   /* ignored */
+  CU_ASSERT_EQUAL(setenv("OLC_SELECT_MODE", "never", 1), 0);
+  CU_ASSERT_EQUAL(mode_of(ini, OLC_SELECT_HOST_DEFAULT, 0), OLC_SELECT_NEVER); /* env > ini */
+  CU_ASSERT_EQUAL(mode_of(ini, OLC_SELECT_ON_MISS, 0), OLC_SELECT_ON_MISS);    /* field > env */
+  CU_ASSERT_EQUAL(mode_of(ini, OLC_SELECT_HOST_DEFAULT, 1), OLC_SELECT_ON_MISS);
+  olc_config_set_ignore_env(ini, 1); /* the config's mark turns it off too */
+  CU_ASSERT_EQUAL(mode_of(ini, OLC_SELECT_HOST_DEFAULT, 0), OLC_SELECT_ON_MISS);
+  olc_config_set_ignore_env(ini, 0);
+  CU_ASSERT_EQUAL(setenv("OLC_SELECT_MODE", "sometimes", 1), 0);
+  OLC_ASSERT_STATUS(OLC_E_CONFIG, olc_host_open(&h, ini, NULL, NULL, &err), &err);
+  CU_ASSERT_PTR_NULL(h);
+  CU_ASSERT_STRING_EQUAL(err.message, "OLC_SELECT_MODE=\"sometimes\": expected never or on_miss");
+  /* An explicit mode never reads it, so a bad value does not matter. */
+  CU_ASSERT_EQUAL(mode_of(ini, OLC_SELECT_NEVER, 0), OLC_SELECT_NEVER);
+  CU_ASSERT_EQUAL(setenv("OLC_SELECT_MODE", "", 1), 0); /* empty: unset */
+  CU_ASSERT_EQUAL(mode_of(ini, OLC_SELECT_HOST_DEFAULT, 0), OLC_SELECT_ON_MISS);
+  CU_ASSERT_EQUAL(unsetenv("OLC_SELECT_MODE"), 0);
+  olc_config_free(plain);
+  olc_config_free(ini);
 }
 
 static const char *w1_digest = "";
@@ -341,5 +427,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "diagnostics kept", test_diagnostics_kept);
   CU_add_test(s, "diagnostics to a callback", test_diagnostics_callback);
   CU_add_test(s, "diagnostics of OLC_PLUGIN_PATH", test_diagnostics_env);
+  CU_add_test(s, "no plugin loaded: a warning", test_no_plugin_warning);
+  CU_add_test(s, "OLC_SELECT_MODE and its precedence", test_select_mode_env);
   return olc_test_run(argc, argv);
 }

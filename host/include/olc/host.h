@@ -142,13 +142,57 @@ OLC_API olc_status olc_config_load_string(olc_config **out, const char *text, si
                                           const char *name, const char *base_dir, olc_error *err);
 
 /*
- * The embedded default configuration (config/default.ini, built in).  Its
- * plugin directories are searched relative to the running executable's
- * build or install tree.  *out is the caller's, freed with olc_config_free.
- * Returns OLC_OK, OLC_E_INVALID (out NULL), OLC_E_NOMEM; OLC_E_CONFIG only
- * if the built-in text were broken (a test keeps it valid).
+ * The default configuration: the file $OLC_CONFIG names when it is set
+ * (read with secure_getenv; as olc_config_load_file, an error's message
+ * beginning "OLC_CONFIG"), else the embedded one (config/default.ini,
+ * built in).  The embedded one's install locations (@install_plugin_dir@,
+ * @install_profile_dir@: the installed plugins and the system profile
+ * layer, share/onnx-light/profiles.d) are searched relative to the
+ * running executable (a build tree, or the install's bin) and relative to
+ * the olc library's own file (dladdr; GetModuleHandleExW on Windows), so a
+ * program installed anywhere that links the installed shared library
+ * finds them; statically linked, the executable's directory is the only
+ * anchor.  Locations that do not exist are skipped quietly; when no
+ * plugin loads, olc_host_open warns ("plugins").  *out is the caller's,
+ * freed with olc_config_free.  Returns OLC_OK, OLC_E_INVALID (out NULL),
+ * OLC_E_NOMEM, OLC_E_IO or OLC_E_CONFIG for $OLC_CONFIG's file;
+ * OLC_E_CONFIG for the embedded text only if it were broken (a test keeps
+ * it valid).
+ *
+ * Precedence, for every setting an embedding program may give in more
+ * than one place: an explicit olc_host_options / olc_store_options field
+ * or per-call argument (olc_select_options.mode) > the environment
+ * (OLC_SELECT_MODE, OLC_STORE, OLC_STORE_LAYERS, OLC_PLUGIN_PATH added to
+ * the plugin directories, OLC_WORKER) > the ini file (OLC_CONFIG's, or the
+ * caller's) > the built-in default.  olc_host_options.ignore_env turns
+ * off the variables the host reads (OLC_SELECT_MODE, OLC_PLUGIN_PATH,
+ * OLC_WORKER); a config marked with olc_config_set_ignore_env (or loaded
+ * with OLC_CONFIG_LOAD_IGNORE_ENV) turns off every one: OLC_STORE and
+ * OLC_STORE_LAYERS in olc_config_store_options, and the host's in an
+ * olc_host_open given that config.
  */
 OLC_API olc_status olc_config_load_default(olc_config **out, olc_error *err);
+
+/* flags of olc_config_load_default_ext. */
+#define OLC_CONFIG_LOAD_IGNORE_ENV 1u /* no OLC_CONFIG; the result ignores the env */
+
+/*
+ * olc_config_load_default with flags: OLC_CONFIG_LOAD_IGNORE_ENV loads the
+ * embedded configuration whatever $OLC_CONFIG says and marks it as
+ * olc_config_set_ignore_env(config, 1) does.  An unknown flag is
+ * OLC_E_INVALID.
+ */
+OLC_API olc_status olc_config_load_default_ext(olc_config **out, unsigned flags, olc_error *err);
+
+/*
+ * Marks a configuration to read no environment variable: its
+ * olc_config_store_options applies neither OLC_STORE nor
+ * OLC_STORE_LAYERS, and a host opened with it reads none of its variables
+ * (as olc_host_options.ignore_env).  0 unmarks it.  NULL is ignored.
+ */
+OLC_API void olc_config_set_ignore_env(olc_config *config, int ignore_env);
+/* Whether config is so marked (0 for NULL). */
+OLC_API int olc_config_ignore_env(const olc_config *config);
 
 OLC_API void olc_config_free(olc_config *config);
 
@@ -160,7 +204,12 @@ OLC_API const char *olc_config_plugin_dir(const olc_config *config, size_t i);
  * (affinity and cgroup quota). */
 OLC_API uint32_t olc_config_threads(const olc_config *config);
 /* Store options from [store] (path, persistence, lock_timeout_ms) and the
- * defaults for the rest; the strings stay owned by config.  Initialize
+ * defaults for the rest; the strings stay owned by config.  The
+ * environment beats the file (unless olc_config_ignore_env): a non-empty
+ * $OLC_STORE replaces path, a non-empty $OLC_STORE_LAYERS is put in
+ * layers_list (version 5 and later; it replaces the layers); both are read
+ * with secure_getenv and borrowed from the environment.  A field the
+ * caller sets afterwards beats both.  Initialize
  * *out with OLC_STORE_OPTIONS_INIT first: only the fields of out->version
  * are written (a struct whose version is 0 or unknown gets version 1's,
  * which every caller's struct has). */
@@ -213,13 +262,14 @@ typedef struct olc_load_entry {
 typedef struct olc_host_options {
   uint32_t version;           /* OLC_HOST_OPTIONS_VERSION */
   int allow_insecure_plugins; /* load files/dirs writable by other users */
-  int ignore_env;             /* do not read OLC_PLUGIN_PATH nor OLC_WORKER */
+  int ignore_env;             /* read no OLC_PLUGIN_PATH, OLC_WORKER, OLC_SELECT_MODE */
   /* Version 2: where the host's diagnostics go (olc/diag.h; NULL: kept,
    * read with olc_host_next_diagnostic). */
   olc_diag_fn diag;
   void *diag_payload;
   /* Version 3: what olc_binding_select does on a miss when the call does
-   * not say (olc_select_mode); OLC_SELECT_HOST_DEFAULT: the config's
+   * not say (olc_select_mode); OLC_SELECT_HOST_DEFAULT: $OLC_SELECT_MODE
+   * ("never" or "on_miss"; unless ignore_env), else the config's
    * [calibration] select_mode. */
   int select_mode;
   /* Version 4: the measurement lock, a file that the processes measuring
@@ -272,7 +322,9 @@ typedef struct olc_host_options {
  * plugin marked critical fails (OLC_E_PLUGIN), or with OLC_E_INVALID (out
  * or config NULL, an options version 0 or newer than the library's, a
  * select_mode that is not an olc_select_mode, a max_seconds_total that is
- * negative or not finite), OLC_E_NOMEM.
+ * negative or not finite), OLC_E_CONFIG (OLC_SELECT_MODE set to neither
+ * "never" nor "on_miss": err->message names the variable and its value),
+ * OLC_E_NOMEM.
  * store is borrowed and must outlive the host; config too.  options may be
  * NULL.  *out is freed with olc_host_free.
  *
@@ -281,7 +333,9 @@ typedef struct olc_host_options {
  * disabled, not unavailable here), "plugin_dirs" for a configured plugin
  * directory that does not exist (the @exe_dir@ and @install_plugin_dir@
  * locations excepted: they name where plugins may be), "OLC_PLUGIN_PATH"
- * for an entry of it that is missing or not absolute, and "plugin NAME"
+ * for an entry of it that is missing or not absolute, "plugins" when no
+ * plugin loaded at all (the message lists the directories searched: a
+ * runtime that would otherwise run untuned says why), and "plugin NAME"
  * for each line a plugin logs at warning or error level (here or in a
  * measuring worker).
  */

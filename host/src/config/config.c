@@ -125,20 +125,64 @@ done:
   return st;
 }
 
-olc_status olc_config_load_default(olc_config **out, olc_error *err) {
-  char *exe = olc_config__exe_dir();
+const char *olc_config__env(const char *name) {
+  const char *v;
+#if defined(_WIN32)
+  v = getenv(name);
+#elif defined(__GLIBC__)
+  /* Not honoured in a set-uid or otherwise privileged process. */
+  v = secure_getenv(name);
+#else
+  v = getuid() == geteuid() && getgid() == getegid() ? getenv(name) : NULL;
+#endif
+  return v != NULL && v[0] != 0 ? v : NULL;
+}
+
+olc_status olc_config_load_default_ext(olc_config **out, unsigned flags, olc_error *err) {
+  const char *env =
+      (flags & OLC_CONFIG_LOAD_IGNORE_ENV) != 0 ? NULL : olc_config__env("OLC_CONFIG");
+  char *exe;
   olc_status st;
-  if (out == NULL) {
-    free(exe);
+  if (out == NULL)
     return olc_error__set(err, OLC_E_INVALID, "config", "no output pointer");
+  if ((flags & ~(unsigned)OLC_CONFIG_LOAD_IGNORE_ENV) != 0)
+    return olc_error__set(err, OLC_E_INVALID, "config", "unknown flags 0x%x", flags);
+  if (env != NULL) {
+    olc_error inner;
+    olc_error_clear(&inner);
+    st = olc_config_load_file(out, env, &inner);
+    if (st == OLC_OK)
+      return st;
+    /* The variable named, for a runtime's user who never passed a path. */
+    if (strstr(inner.message, env) != NULL)
+      olc_error__set(err, st, "OLC_CONFIG", "OLC_CONFIG: %s", inner.message);
+    else
+      olc_error__set(err, st, "OLC_CONFIG", "OLC_CONFIG=%.200s: %s", env, inner.message);
+    if (err != NULL)
+      err->line = inner.line;
+    return st;
   }
+  exe = olc_config__exe_dir();
   st = olc_config__parse(out, (const char *)olc_default_config, (size_t)olc_default_config_len,
                          DEFAULT_SOURCE, exe, err);
-  if (st == OLC_OK)
+  if (st == OLC_OK) {
     (*out)->is_default = 1;
+    (*out)->ignore_env = (flags & OLC_CONFIG_LOAD_IGNORE_ENV) != 0;
+  }
   free(exe);
   return st;
 }
+
+olc_status olc_config_load_default(olc_config **out, olc_error *err) {
+  return olc_config_load_default_ext(out, 0, err);
+}
+
+void olc_config_set_ignore_env(olc_config *config, int ignore_env) {
+  if (config != NULL)
+    config->ignore_env = ignore_env != 0;
+}
+
+int olc_config_ignore_env(const olc_config *config) { return config != NULL && config->ignore_env; }
 
 void olc_config_free(olc_config *config) {
   size_t i;
@@ -205,6 +249,15 @@ void olc_config_store_options(const olc_config *config, olc_store_options *out) 
     full.lock_timeout_ms = config->lock_timeout_ms;
     full.layers = config->store_layers;
     full.layer_count = config->store_layer_count;
+    /* The environment over the file (the precedence of host.h). */
+    if (!config->ignore_env) {
+      const char *path = olc_config__env("OLC_STORE");
+      const char *layers = olc_config__env("OLC_STORE_LAYERS");
+      if (path != NULL)
+        full.path = path;
+      if (layers != NULL)
+        full.layers_list = layers;
+    }
   }
   full.version = version;
   memcpy(out, &full, l->ends[version - 1]);

@@ -39,6 +39,7 @@ struct olc_config {
   const char *source;
   const char *base_dir;
   int is_default; /* the embedded default, not a user's file */
+  int ignore_env; /* read no OLC_* variable (olc_config_set_ignore_env) */
 
   /* [host] */
   const char **plugin_dirs;

@@ -192,8 +192,55 @@ static int place_exists(const char *path) {
   return stat(dir, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR;
 }
 
+/* The directory part of a path or glob, resolved (malloc'ed; NULL when it
+ * does not exist). */
+static char *real_place(const char *path) {
+  char dir[4096];
+  const char *slash = strrchr(path, '/');
+  size_t n = strlen(path);
+  if (strchr(path, '*') != NULL && slash != NULL)
+    n = (size_t)(slash - path);
+  if (n == 0 || n >= sizeof dir)
+    return NULL;
+  memcpy(dir, path, n);
+  dir[n] = 0;
+#ifndef _WIN32
+  return realpath(dir, NULL);
+#else
+  {
+    struct stat st;
+    return stat(dir, &st) == 0 ? _fullpath(NULL, dir, 0) : NULL;
+  }
+#endif
+}
+
+/* An install location (@install_plugin_dir@, @install_profile_dir@) also
+ * relative to the library: a program installed outside the prefix's bin
+ * that links the installed library finds the install's plugins and
+ * layers.  The library-relative path, when it exists and is not the
+ * executable-relative one already listed (the olc program, a static
+ * link), into *out; 1, or 0 after a failure. */
+static int library_item(parser *p, const char *item, const char *exe_relative, const char **out) {
+  char *lib = olc_config__resolve_library_path(item);
+  char *a = NULL, *b = NULL;
+  int wanted;
+  *out = NULL;
+  if (lib == NULL)
+    return 1;
+  a = real_place(lib);
+  b = exe_relative != NULL ? real_place(exe_relative) : NULL;
+  wanted = a != NULL && (b == NULL || strcmp(a, b) != 0);
+  if (wanted)
+    *out = olc_arena__strdup(&p->cfg->arena, lib);
+  free(a);
+  free(b);
+  free(lib);
+  return !wanted || *out != NULL ? 1 : olc_config__nomem(p);
+}
+
 /* "a:b,c" -> resolved paths (an array and its count); empty items are
- * skipped, so an empty value is an empty list. */
+ * skipped, so an empty value is an empty list.  An install location may
+ * give two paths (library_item). */
 static int store_path_list(parser *p, const olc_config_key *k, char *base, const char *value) {
   size_t count = 1, i, n = 0;
   const char *s;
@@ -201,18 +248,34 @@ static int store_path_list(parser *p, const olc_config_key *k, char *base, const
   unsigned char *located;
   for (s = value; *s != 0; s++)
     count += *s == ':' || *s == ',';
+  count *= 2;
   list = olc_arena__alloc(&p->cfg->arena, count * sizeof *list);
   located = olc_arena__alloc(&p->cfg->arena, count);
   if (list == NULL || located == NULL)
     return olc_config__nomem(p);
-  for (s = value, i = 0; i < count; i++) {
+  for (s = value, i = 0; i < count / 2; i++) {
     size_t len = strcspn(s, ":,");
-    if (!path_list_item(p, k, s, len, &list[n], &located[n]))
+    const char *item = olc_util__trim(s, &len);
+    const char *exe_relative;
+    if (!path_list_item(p, k, s, strcspn(s, ":,"), &list[n], &located[n]))
       return 0;
+    exe_relative = list[n];
     if (list[n] != NULL && located[n] && (k->flags & OLC_CONFIG_SKIP_MISSING_LOCATED) != 0 &&
         !place_exists(list[n]))
       list[n] = NULL;
     n += list[n] != NULL;
+    if (exe_relative != NULL && item[0] == '@') {
+      char one[4096];
+      if (len < sizeof one) {
+        memcpy(one, item, len);
+        one[len] = 0;
+        if (!library_item(p, one, exe_relative, &list[n]))
+          return 0;
+        located[n] = 1;
+        n += list[n] != NULL;
+      }
+    }
+    len = strcspn(s, ":,");
     s = s[len] != 0 ? s + len + 1 : s + len;
   }
   memcpy(base + k->offset, &list, sizeof list);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #ifndef _WIN32
+#include <dlfcn.h>
 #include <unistd.h>
 #else
 #include <windows.h>
@@ -23,6 +24,14 @@
 /* The same to the installed system profile layer's directory. */
 #ifndef OLC_BIN_TO_PROFILE_DIR
 #define OLC_BIN_TO_PROFILE_DIR "../share/onnx-light/profiles.d"
+#endif
+/* The same two from the directory that holds the installed library (its
+ * libdir; bin on Windows, where a DLL lives next to the programs). */
+#ifndef OLC_LIB_TO_PLUGIN_DIR
+#define OLC_LIB_TO_PLUGIN_DIR "olc/plugins"
+#endif
+#ifndef OLC_LIB_TO_PROFILE_DIR
+#define OLC_LIB_TO_PROFILE_DIR "../share/onnx-light/profiles.d"
 #endif
 
 static int lower_eq(const char *a, const char *b) {
@@ -147,6 +156,67 @@ char *olc_config__exe_dir(void) {
 }
 #endif
 
+/* Any address inside the library: the loader names the file holding it. */
+static const char library_anchor = 0;
+
+#ifndef _WIN32
+char *olc_config__library_dir(void) {
+  Dl_info info;
+  char real[PATH_MAX], exe[PATH_MAX];
+  char *slash;
+  ssize_t n;
+  if (dladdr(&library_anchor, &info) == 0 || info.dli_fname == NULL ||
+      realpath(info.dli_fname, real) == NULL)
+    return NULL;
+  /* Linked statically, the "library" is the program itself: its
+   * directory is the executable's, which the exe-relative search covers. */
+  n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0 && (size_t)n < sizeof exe - 1) {
+    exe[n] = 0;
+    if (strcmp(exe, real) == 0)
+      return NULL;
+  }
+  slash = strrchr(real, '/');
+  if (slash == NULL)
+    return NULL;
+  if (slash == real)
+    slash[1] = 0;
+  else
+    *slash = 0;
+  return strdup(real);
+}
+#else
+char *olc_config__library_dir(void) {
+  HMODULE self = NULL, exe = GetModuleHandleW(NULL);
+  wchar_t wide[MAX_PATH * 4];
+  char buf[MAX_PATH * 4];
+  char *slash, *back;
+  DWORD n;
+  int len;
+  if (!GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
+                              GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+                          (LPCWSTR)(const void *)&library_anchor, &self) ||
+      self == NULL || self == exe)
+    return NULL; /* statically linked: the executable's directory applies */
+  n = GetModuleFileNameW(self, wide, (DWORD)(sizeof wide / sizeof wide[0]));
+  if (n == 0 || n >= sizeof wide / sizeof wide[0])
+    return NULL;
+  /* The ANSI code page, as olc_config__exe_dir's GetModuleFileNameA. */
+  len = WideCharToMultiByte(CP_ACP, 0, wide, (int)n, buf, (int)sizeof buf - 1, NULL, NULL);
+  if (len <= 0)
+    return NULL;
+  buf[len] = 0;
+  slash = strrchr(buf, '/');
+  back = strrchr(buf, '\\');
+  if (back != NULL && (slash == NULL || back > slash))
+    slash = back;
+  if (slash == NULL)
+    return NULL;
+  *slash = 0;
+  return _strdup(buf);
+}
+#endif
+
 static char *join3(const char *a, const char *b, const char *c) {
   size_t n = strlen(a) + strlen(b) + strlen(c) + 1;
   char *p = malloc(n);
@@ -202,4 +272,21 @@ char *olc_config__resolve_path(const char *value, const char *base_dir, const ch
 #endif
   }
   return join3(base_dir, "/", value);
+}
+
+char *olc_config__resolve_library_path(const char *value) {
+  static const char install_token[] = "@install_plugin_dir@";
+  static const char profile_token[] = "@install_profile_dir@";
+  int install = strncmp(value, install_token, sizeof install_token - 1) == 0;
+  int profile = strncmp(value, profile_token, sizeof profile_token - 1) == 0;
+  char *lib, *result;
+  if (!install && !profile)
+    return NULL;
+  lib = olc_config__library_dir();
+  if (lib == NULL)
+    return NULL;
+  result = install ? join3(lib, "/" OLC_LIB_TO_PLUGIN_DIR, value + sizeof install_token - 1)
+                   : join3(lib, "/" OLC_LIB_TO_PROFILE_DIR, value + sizeof profile_token - 1);
+  free(lib);
+  return result;
 }

@@ -57,6 +57,8 @@ olc_status olc_host__open(olc_host **out, const olc_host_params *params, olc_err
 olc_plugin_set *olc_host__plugins(const olc_host *host);
 olc_store *olc_host__store(const olc_host *host);
 const olc_config *olc_host__config(const olc_host *host);
+/* The select mode a select that does not say gets (olc_select_mode). */
+int olc_host__select_mode(const olc_host *host);
 
 /* A workload as the select path takes it (borrowed strings). */
 typedef struct olc_host_workload {

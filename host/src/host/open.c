@@ -145,6 +145,8 @@ olc_plugin_set *olc_host__plugins(const olc_host *host) {
   return host != NULL ? host->plugins : NULL;
 }
 
+int olc_host__select_mode(const olc_host *host) { return host != NULL ? host->rt.select_mode : 0; }
+
 olc_store *olc_host__store(const olc_host *host) { return host != NULL ? host->store : NULL; }
 
 const olc_config *olc_host__config(const olc_host *host) {

@@ -4,6 +4,7 @@
  * policy), through olc_host__open (open.c).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,42 @@ static olc_status config_dirs(const char ***dirs, unsigned char **optional,
   return OLC_OK;
 }
 
+/* OLC_SELECT_MODE over the config's select_mode, under an explicit
+ * options field (host.h's precedence): the mode, or -1 after an error. */
+static int env_select_mode(olc_error *err) {
+  const char *v = olc_config__env("OLC_SELECT_MODE");
+  if (v == NULL)
+    return OLC_SELECT_HOST_DEFAULT;
+  if (strcmp(v, "never") == 0)
+    return OLC_SELECT_NEVER;
+  if (strcmp(v, "on_miss") == 0)
+    return OLC_SELECT_ON_MISS;
+  olc_error__set(err, OLC_E_CONFIG, "OLC_SELECT_MODE",
+                 "OLC_SELECT_MODE=\"%.60s\": expected never or on_miss", v);
+  return -1;
+}
+
+/* A host with no plugin serves every select untuned: said once, with the
+ * places searched, since a runtime otherwise sees nothing wrong. */
+static void warn_no_plugin(olc_host *h) {
+  olc_plugin_set *set = h->plugins;
+  char dirs[1024];
+  size_t i, n = olc_plugins__searched_count(set), used = 0;
+  if (olc_plugins__count(set) > 0)
+    return;
+  dirs[0] = 0;
+  for (i = 0; i < n && used < sizeof dirs; i++) {
+    int w = snprintf(dirs + used, sizeof dirs - used, "%s%s", i > 0 ? ", " : "",
+                     olc_plugins__searched(set, i));
+    if (w < 0)
+      break;
+    used += (size_t)w;
+  }
+  olc_diag__emit(&h->diag, OLC_DIAG_WARNING, "plugins",
+                 "no plugin loaded (searched: %s); every select gives no tuned policy",
+                 n > 0 ? dirs : "no directory");
+}
+
 olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *store,
                          const olc_host_options *options, olc_error *err) {
   olc_host_options o;
@@ -49,6 +86,13 @@ olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *st
   st = olc_options__load(&o, &olc_options__host, options, "olc_host_open", err);
   if (st != OLC_OK)
     return st;
+  /* A config marked to ignore the environment ignores it here too. */
+  o.ignore_env = o.ignore_env || olc_config_ignore_env(config);
+  if (o.select_mode == OLC_SELECT_HOST_DEFAULT && !o.ignore_env) {
+    o.select_mode = env_select_mode(err);
+    if (o.select_mode < 0)
+      return OLC_E_CONFIG;
+  }
   if (config_dirs(&dirs, &optional, config) != OLC_OK) {
     st = olc_error__set(err, OLC_E_NOMEM, "olc_host_open", "out of memory");
     goto done;
@@ -75,6 +119,8 @@ olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *st
   params.max_seconds_total = o.max_seconds_total;
   params.max_runs_per_candidate = o.max_runs_per_candidate;
   st = olc_host__open(out, &params, err);
+  if (st == OLC_OK)
+    warn_no_plugin(*out);
 done:
   free(dirs);
   free(optional);
