@@ -438,13 +438,14 @@ static olc_status read_header(parser *p) {
 }
 
 /* One record line: read, or kept as a bad line when it does not parse (one
- * bad line never stops the others, nor a process recording). */
-static olc_status read_line(parser *p, int has_newline) {
+ * bad line never stops the others, nor a process recording).  A last line
+ * without its newline (a hand edit) is read like any other: kept as a bad
+ * line, it would be written back with a newline and read as a record the
+ * next time, so a rewrite would change what the file holds. */
+static olc_status read_line(parser *p) {
   olc_status st;
   if (p->line_len > MAX_LINE)
     st = fail(p, p->line + MAX_LINE, OLC_E_MALFORMED, "line longer than %u bytes", MAX_LINE);
-  else if (!has_newline)
-    st = fail(p, p->line + p->line_len, OLC_E_MALFORMED, "the last line has no newline");
   else
     st = read_record(p);
   if (st != OLC_E_MALFORMED)
@@ -473,7 +474,7 @@ olc_status olc_recorded__parse(olc_recorded_set *set, const unsigned char *bytes
     else if (p.lineno == 1)
       st = read_header(&p);
     else if (p.line_len > 0)
-      st = read_line(&p, nl != NULL);
+      st = read_line(&p);
     pos += p.line_len + 1;
   }
   olc_arena__free(&p.scratch);
