@@ -138,21 +138,25 @@ char *olc_config__exe_dir(void) {
   return strdup(buf);
 }
 #else
-char *olc_config__exe_dir(void) {
-  char buf[MAX_PATH * 4];
-  char *slash, *back;
-  DWORD n = GetModuleFileNameA(NULL, buf, (DWORD)sizeof buf);
-  if (n == 0 || n >= sizeof buf)
-    return NULL;
-  buf[n] = 0;
-  slash = strrchr(buf, '/');
-  back = strrchr(buf, '\\');
+/* A copy of path's directory (the part before its last separator, either
+ * kind), or NULL. */
+static char *win_dir_of(char *path) {
+  char *slash = strrchr(path, '/'), *back = strrchr(path, '\\');
   if (back != NULL && (slash == NULL || back > slash))
     slash = back;
   if (slash == NULL)
     return NULL;
   *slash = 0;
-  return _strdup(buf);
+  return _strdup(path);
+}
+
+char *olc_config__exe_dir(void) {
+  char buf[MAX_PATH * 4];
+  DWORD n = GetModuleFileNameA(NULL, buf, (DWORD)sizeof buf);
+  if (n == 0 || n >= sizeof buf)
+    return NULL;
+  buf[n] = 0;
+  return win_dir_of(buf);
 }
 #endif
 
@@ -190,7 +194,6 @@ char *olc_config__library_dir(void) {
   HMODULE self = NULL, exe = GetModuleHandleW(NULL);
   wchar_t wide[MAX_PATH * 4];
   char buf[MAX_PATH * 4];
-  char *slash, *back;
   DWORD n;
   int len;
   if (!GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
@@ -206,14 +209,7 @@ char *olc_config__library_dir(void) {
   if (len <= 0)
     return NULL;
   buf[len] = 0;
-  slash = strrchr(buf, '/');
-  back = strrchr(buf, '\\');
-  if (back != NULL && (slash == NULL || back > slash))
-    slash = back;
-  if (slash == NULL)
-    return NULL;
-  *slash = 0;
-  return _strdup(buf);
+  return win_dir_of(buf);
 }
 #endif
 
