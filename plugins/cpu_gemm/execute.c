@@ -176,7 +176,7 @@ int32_t cg_plugin_execute(void *instance, const olc_plugin_workload *workload, c
                           const olc_plugin_exec_args *args) {
   cg_instance *in = instance;
   const cg_policy *p = policy;
-  cg_gemm_args g;
+  cg_gemm_args g = {0};
   char why[200];
   int32_t rc;
   if (workload != NULL && OLC_PLUGIN_HAS_FIELD(workload, olc_plugin_workload, operator_name) &&

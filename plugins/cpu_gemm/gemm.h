@@ -29,8 +29,34 @@ typedef struct cg_workspace {
   int bj_cur, bj_ready;
 } cg_workspace;
 
+/* Element types of an operand (plugin.h's codes). */
+#define CG_F32 1u
+#define CG_F16 2u
+#define CG_BF16 5u
+
+/* An operand read where it lies: element (i, j) at data + i * rs + j * cs,
+ * counted in elements of dtype; a stride of 0 repeats one row or column
+ * (a broadcast bias).  A transposed matrix is rs 1, cs its leading
+ * dimension. */
+typedef struct cg_view {
+  const void *data;
+  int64_t rs, cs;
+  uint32_t dtype; /* CG_F32, CG_F16, CG_BF16 */
+} cg_view;
+
+/* A constant operand packed once for one policy (cg_pack_constant). */
+typedef struct cg_packed cg_packed;
+
 /* C = alpha * A x B + beta * C; with beta == 0 C is not read, with
- * alpha == 0 (or k == 0) A and B are not read. */
+ * alpha == 0 (or k == 0) A and B are not read.
+ *
+ * The plain case, every hot path's, is fp32 row-major A and B at a / lda
+ * and b / ldb, with general == 0.  Otherwise general says which operands
+ * av and bv describe instead (transposed, float16, bfloat16: read while
+ * packing, never copied whole); pb, when set, is B already packed for this
+ * policy; and with bias.data set the product is
+ * C = alpha * A x B + beta * bias (bias broadcast through its strides,
+ * added where each tile of C is first stored; C is not read). */
 typedef struct cg_gemm_args {
   int64_t m, n, k;
   const float *a;
@@ -40,7 +66,24 @@ typedef struct cg_gemm_args {
   float *c;
   int64_t ldc;
   float alpha, beta;
+  uint32_t general; /* CG_GENERAL_A | CG_GENERAL_B: av / bv replace a / b */
+  cg_view av, bv;
+  const cg_packed *pb;
+  cg_view bias;
 } cg_gemm_args;
+
+#define CG_GENERAL_A 1u
+#define CG_GENERAL_B 2u
+
+/*
+ * Packs a constant operand (which: 0 for A, m x k; 1 for B, k x n) for a
+ * policy, in the layout cg_gemm reads through args.pb, on up to `threads`
+ * of pool.  *bytes: its size.  0, or -1 (out of memory, or a policy whose
+ * kernel does not read packed operands: the caller then reads in place).
+ */
+int cg_pack_constant(cg_packed **out, const cg_policy *p, int which, const cg_view *v, int64_t rows,
+                     int64_t cols, uint64_t *bytes);
+void cg_packed_free(cg_packed *pk);
 
 /*
  * Runs the GEMM on all the threads of pool (the caller alone when pool is

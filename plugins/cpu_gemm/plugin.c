@@ -222,7 +222,7 @@ static int32_t cg_run(void *instance, const olc_plugin_workload *workload, void 
   cg_instance *in = instance;
   cg_state *st = state;
   const cg_policy *p = policy;
-  cg_gemm_args g;
+  cg_gemm_args g = {0};
   cg_shape s;
   char why[200];
   int32_t rc = cg_workload_shape(in->host, workload, &s);

@@ -118,7 +118,17 @@ static double residual(const problem *p, float alpha, float beta) {
 /* One product with alpha and beta: C starts as C0 (beta != 0) or NaN
  * (beta == 0: C must not be read), the padding between rows as NaN. */
 static void check_ab(problem *p, const cg_policy *pol, uint32_t threads, float alpha, float beta) {
-  cg_gemm_args g = {p->m, p->n, p->k, p->a, p->lda, p->b, p->ldb, p->c, p->ldc, alpha, beta};
+  cg_gemm_args g = {.m = p->m,
+                    .n = p->n,
+                    .k = p->k,
+                    .a = p->a,
+                    .lda = p->lda,
+                    .b = p->b,
+                    .ldb = p->ldb,
+                    .c = p->c,
+                    .ldc = p->ldc,
+                    .alpha = alpha,
+                    .beta = beta};
   char text[CG_POLICY_TEXT_MAX];
   double r;
   for (int64_t i = 0; i < p->m; i++)
@@ -264,7 +274,17 @@ static void test_thin_relocated(void) {
         for (uint32_t ki = 0; ki < cg_kernel_count; ki++) {
           const cg_kernel_info *kinfo = &cg_kernel_table[ki];
           cg_policy pol;
-          cg_gemm_args g = {m, n, k, p.a, p.lda, p.b, p.ldb, p.c, p.ldc, 1.0f, 0.0f};
+          cg_gemm_args g = {.m = m,
+                            .n = n,
+                            .k = k,
+                            .a = p.a,
+                            .lda = p.lda,
+                            .b = p.b,
+                            .ldb = p.ldb,
+                            .c = p.c,
+                            .ldc = p.ldc,
+                            .alpha = 1.0f,
+                            .beta = 0.0f};
           if (kinfo->kind != CG_KIND_VM || kinfo->isa > cpu.isa)
             continue;
           memset(&pol, 0, sizeof(pol));
@@ -286,7 +306,17 @@ static void test_k_zero(void) {
   float c[6] = {1, 2, 3, 4, 5, 6};
   cg_policy pol;
   cg_shape sh = {2, 3, 1};
-  cg_gemm_args g = {2, 3, 0, NULL, 1, NULL, 3, c, 3, 1.0f, 0.0f};
+  cg_gemm_args g = {.m = 2,
+                    .n = 3,
+                    .k = 0,
+                    .a = NULL,
+                    .lda = 1,
+                    .b = NULL,
+                    .ldb = 3,
+                    .c = c,
+                    .ldc = 3,
+                    .alpha = 1.0f,
+                    .beta = 0.0f};
   cg_policy_default(&pol, &cpu, cpu.isa, 1, &sh);
   CU_ASSERT_EQUAL(cg_gemm(&g, &pol, pool, 1, ws), 0);
   for (int i = 0; i < 6; i++)

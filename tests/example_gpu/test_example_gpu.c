@@ -116,7 +116,7 @@ static void test_key(void) {
   harness_workload hw;
   harness_key k1, k2;
   olc_plugin_key_sink sink = {sizeof sink,  OLC_PLUGIN_ABI_MINOR, &k1,
-                              hk_processor, hk_threads,           hk_structure};
+                              hk_processor, hk_threads,           hk_structure, NULL};
   harness_matmul(&hw, "float32", 128, 64, 32);
   memset(&k1, 0, sizeof k1);
   memset(&k2, 0, sizeof k2);
@@ -148,7 +148,7 @@ static void test_key_unsupported(void) {
   harness_workload hw;
   harness_key k;
   olc_plugin_key_sink sink = {sizeof sink,  OLC_PLUGIN_ABI_MINOR, &k,
-                              hk_processor, hk_threads,           hk_structure};
+                              hk_processor, hk_threads,           hk_structure, NULL};
   double flops = 0.0;
   memset(&k, 0, sizeof k);
   harness_matmul(&hw, "float16", 8, 8, 8);

@@ -138,7 +138,7 @@ static inline int32_t mock_hand_table(uint32_t host_abi_major, const olc_plugin 
                         prepare, unprepare, flops, execute, tolerances, tolerance_count)           \
   size, minor, major, 0, name, version, description, operators, operator_count, 0, create,         \
       destroy, key, candidates, validate, serialize, release, run, prepare, unprepare, flops,      \
-      execute, tolerances, tolerance_count, 0, NULL
+      execute, tolerances, tolerance_count, 0, NULL, 0, 0, NULL, NULL
 
 /* Declares and opens the definition of an exported entry point named fn
  * (olc_plugin_entry, or another name where a test wants none found). */

@@ -726,11 +726,18 @@ typedef struct olc_workload {
   const void *model_bytes; /* hashed with SHA-256 when model_digest is NULL */
   size_t model_len;        /* bytes at model_bytes (0 with model_bytes NULL: none) */
   const char *name;        /* for messages; NULL: "backend/operator" */
+  /* Version 2: the operator's constant inputs (weights, ONNX initializers),
+   * borrowed for the binding's life and never changed meanwhile; the
+   * binding packs each once for its selected policy (olc_binding_execute).
+   * A binding with constants is the caller's own: olc_host_select refuses
+   * such a workload. */
+  const struct olc_constant *constants;
+  size_t constant_count; /* at most OLC_EXECUTE_MAX_OPERANDS, inputs distinct */
 } olc_workload;
 
-#define OLC_WORKLOAD_VERSION 1u
+#define OLC_WORKLOAD_VERSION 2u
 #define OLC_WORKLOAD_INIT                                                                          \
-  { OLC_WORKLOAD_VERSION, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL }
+  { OLC_WORKLOAD_VERSION, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, 0 }
 
 /* Polled while a select waits; non-zero stops the wait. */
 typedef int (*olc_cancel_fn)(void *payload);
@@ -857,6 +864,7 @@ OLC_API int olc_selection_can_execute(const olc_selection *s);
 #define OLC_DTYPE_FLOAT16 2u
 #define OLC_DTYPE_FLOAT64 3u
 #define OLC_DTYPE_INT8 4u
+#define OLC_DTYPE_BFLOAT16 5u
 #define OLC_TENSOR_MAX_RANK 8u
 
 /*
@@ -872,6 +880,12 @@ typedef struct olc_tensor {
   int64_t strides[OLC_TENSOR_MAX_RANK];
   void *data;
 } olc_tensor;
+
+/* A constant input of a bound workload (olc_workload.constants). */
+typedef struct olc_constant {
+  uint32_t input;    /* its position among the operator's inputs (MatMul/Gemm B: 1) */
+  olc_tensor tensor; /* as execute would describe it; data borrowed for the binding's life */
+} olc_constant;
 
 /* The operands of one execute.  Initialize with OLC_EXECUTE_ARGS_INIT;
  * versioned as olc/store.h says.  MatMul: inputs A, B; output C;
@@ -922,6 +936,26 @@ OLC_API olc_status olc_selection_matmul_f32(const olc_selection *s, int64_t m, i
                                             float alpha, const float *a, int64_t lda,
                                             const float *b, int64_t ldb, float beta, float *c,
                                             int64_t ldc, olc_error *err);
+
+/*
+ * Executes a bound workload with the selection s (from olc_binding_select
+ * on b; NULL: b selects now with the default options) on the caller's
+ * tensors and the binding's constants.  args lists every input in order;
+ * a constant input may be given as a zeroed olc_tensor (data NULL: the
+ * binding's is used) or as the bound description itself.  The binding
+ * packs each constant once for the selection's policy (the plugin's pack,
+ * ABI 1.3) and reuses the packed copy on every call; a new selection
+ * (after a calibration or a store change) packs again, while calls still
+ * running with the old copy finish with it; the old copy is freed when
+ * the last of them returns.  Reentrant on one binding.  Returns like
+ * olc_selection_execute, and OLC_E_INVALID for a selection of another
+ * binding's key or a constant input given with other data.
+ */
+OLC_API olc_status olc_binding_execute(olc_binding *b, const olc_selection *s,
+                                       const olc_execute_args *args, olc_error *err);
+
+/* The bytes of b's packed constants (0: none packed yet, or none). */
+OLC_API uint64_t olc_binding_packed_bytes(const olc_binding *b);
 
 /*
  * Explains a bound workload: its lookup (scoped to the workload, or with

@@ -82,7 +82,8 @@ const olc_options_layout olc_options__calibrate = OPT_LAYOUT(
 
 static const olc_workload workload_defaults = OLC_WORKLOAD_INIT;
 static const size_t workload_ends[] = {
-    OPT_END(olc_workload, name), /* 1 */
+    OPT_END(olc_workload, name),           /* 1 */
+    OPT_END(olc_workload, constant_count), /* 2: constants, constant_count */
 };
 OPT_ROWS(workload_ends, OLC_WORKLOAD_VERSION);
 const olc_options_layout olc_options__workload =

@@ -1,5 +1,5 @@
 /*
- * olc/plugin.h - the onnx-light calibration host plugin ABI, version 1.2.
+ * olc/plugin.h - the onnx-light calibration host plugin ABI, version 1.3.
  *
  * Self-contained C99 (also valid C++); no host header is needed, and a
  * plugin never links the host library: everything it gets from the host
@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 #define OLC_PLUGIN_ABI_MAJOR 1u
-#define OLC_PLUGIN_ABI_MINOR 2u
+#define OLC_PLUGIN_ABI_MINOR 3u
 
 /* Name of the one exported symbol. */
 #define OLC_PLUGIN_ENTRY_SYMBOL "olc_plugin_entry"
@@ -111,6 +111,13 @@ typedef struct olc_plugin_workload {
   uint32_t property_count;
   uint32_t reserved0;
   const char *model_digest; /* "sha256:<hex>" or NULL when none is configured */
+  /* ---- ABI 1.3 ---- */
+  /* Bit i set: input i is a constant of the binding (a weight, an ONNX
+   * initializer), handed over once and packed once (olc_plugin.pack); the
+   * measurement packs it outside the timed run.  0 for ini workloads.  A
+   * plugin may key on it (cpu_gemm reports "constant" in the structure). */
+  uint32_t constant_inputs;
+  uint32_t reserved1;
 } olc_plugin_workload;
 
 /*
@@ -128,6 +135,17 @@ typedef struct olc_plugin_key_sink {
   int32_t (*set_thread_count)(void *ctx, uint32_t thread_count);
   /* A structural property of the workload (portable identity). */
   int32_t (*add_structure)(void *ctx, const char *name, const char *value);
+  /* ---- ABI 1.3 ---- */
+  /*
+   * The workload property `name` was read and decides the key although the
+   * structure does not carry it (a property at its default value, left out
+   * so that an explicit default and an absent one share one identity).
+   * Every workload property must be reported through add_structure under
+   * its own name or through use_property: the host refuses a workload with
+   * a property the key did neither for (OLC_E_INVALID at bind, naming the
+   * property and the plugin), so no property is ever dropped silently.
+   */
+  int32_t (*use_property)(void *ctx, const char *name);
 } olc_plugin_key_sink;
 
 /* Where `serialize` writes bytes.  Copies.  OLC_PLUGIN_OK or an error. */
@@ -186,6 +204,7 @@ typedef struct olc_plugin_host {
 #define OLC_PLUGIN_DTYPE_FLOAT16 2u
 #define OLC_PLUGIN_DTYPE_FLOAT64 3u
 #define OLC_PLUGIN_DTYPE_INT8 4u
+#define OLC_PLUGIN_DTYPE_BFLOAT16 5u /* ABI 1.3 */
 
 /* The most dimensions a tensor description carries. */
 #define OLC_PLUGIN_MAX_RANK 8u
@@ -200,12 +219,22 @@ typedef struct olc_plugin_host {
  * data not NULL, and the extent (sum of (dims[i] - 1) * strides[i], plus 1)
  * times the element size representable in int64_t.  Entries past rank are
  * zero.
+ *
+ * Views (ABI 1.3, only for a plugin whose table sets
+ * OLC_PLUGIN_FEATURE_VIEWS): strides may also be 0 (the tensor is broadcast
+ * along that axis: one element repeated) and in any order (a transposed
+ * m x k matrix stored k x m row-major is dims {m, k}, strides {1, m}, as
+ * DLPack and numpy describe it), and rank may be 0 (a scalar, one element).
+ * A plugin without the feature is never handed such a tensor: the host
+ * refuses the call (OLC_E_UNSUPPORTED) before execute, so the promise above
+ * stands for it.  For every plugin the host refuses an output whose bytes
+ * overlap an input's.
  */
 typedef struct olc_plugin_tensor {
   uint32_t struct_size;
   uint32_t abi_minor;
   uint32_t dtype; /* OLC_PLUGIN_DTYPE_* */
-  uint32_t rank;  /* 1 .. OLC_PLUGIN_MAX_RANK */
+  uint32_t rank;  /* 1 .. OLC_PLUGIN_MAX_RANK (0: a scalar, with views) */
   int64_t dims[OLC_PLUGIN_MAX_RANK];
   int64_t strides[OLC_PLUGIN_MAX_RANK];
   void *data;
@@ -227,6 +256,24 @@ typedef struct olc_plugin_tensor {
  * that overlap C) is OLC_PLUGIN_E_UNSUPPORTED with a message through
  * host->set_error, never a wrong result; a description that contradicts
  * itself (k of A != k of B, C not m x n) is OLC_PLUGIN_E_INVALID.
+ *
+ * With views (ABI 1.3), the operators as ONNX defines them:
+ *   MatMul: inputs A, B of rank >= 1, output Y, numpy's matmul: the last
+ *     two dimensions multiply ([..., m, k] x [..., k, n]), the leading
+ *     (batch) dimensions broadcast, a rank-1 A is a row (1 x k) and a
+ *     rank-1 B a column (k x 1), the promoted dimension absent from Y.
+ *     Y = alpha * A * B + beta * Y as above (ONNX: alpha 1, beta 0).
+ *   Gemm: inputs A' (m x k), B' (k x n) and optionally C, output Y (m x n):
+ *     Y = alpha * A' * B' + beta * C, C of rank 0, 1 or 2 broadcast to
+ *     m x n as ONNX's unidirectional broadcast does (a scalar, a row of n,
+ *     a column m x 1, the matrix); no C, or beta 0: no bias.  A transposed
+ *     operand (ONNX's transA, transB) is handed as the view of A' or B'
+ *     (dims {m, k}, strides {1, lda}); the workload's trans_a and trans_b
+ *     say which layout it was calibrated for, and every policy computes
+ *     the right result on every layout.
+ *   One dtype T for every operand and Y (float32, float16, bfloat16),
+ *   accumulated in float32; or, as an extension, float32 A, C and Y with a
+ *   float16 or bfloat16 B (the workload's dtype_b).
  */
 typedef struct olc_plugin_exec_args {
   uint32_t struct_size;
@@ -237,6 +284,11 @@ typedef struct olc_plugin_exec_args {
   uint32_t output_count;
   double alpha; /* scalar attributes; MatMul: 1 and 0 for a plain product */
   double beta;
+  /* ---- ABI 1.3 ---- */
+  /* input_count entries, or NULL: packed[i], when not NULL, is what pack
+   * made of input i for this very policy; execute reads it instead of
+   * inputs[i].data (inputs[i] still describes the operand's shape). */
+  void *const *packed;
 } olc_plugin_exec_args;
 
 /* ------------------------------------------------------------ ABI 1.2 */
@@ -380,7 +432,32 @@ typedef struct olc_plugin {
    * OLC_PLUGIN_OK with *bytes > 0, or OLC_PLUGIN_E_UNSUPPORTED.
    */
   int32_t (*operand_bytes)(void *instance, const olc_plugin_workload *workload, uint64_t *bytes);
+
+  /* ---- ABI 1.3 (read only when struct_size covers it) ---- */
+
+  uint32_t features; /* OLC_PLUGIN_FEATURE_* */
+  uint32_t reserved3;
+  /*
+   * Optional (with execute): packs constant input `input` of the workload
+   * (operand: its description and data, which stay valid and unchanged
+   * until release_packed) for one policy, into memory the plugin owns:
+   * *packed for exec_args.packed, *bytes its size.  Called once per
+   * binding and selected policy, not concurrently with itself on one
+   * operand; execute calls reading an earlier packed copy may run
+   * meanwhile.  OLC_PLUGIN_OK, OLC_PLUGIN_E_UNSUPPORTED (this input or
+   * policy is not packed: execute reads the operand in place),
+   * OLC_PLUGIN_E_NOMEM, or a failure.
+   */
+  int32_t (*pack)(void *instance, const olc_plugin_workload *workload, const void *policy,
+                  uint32_t input, const olc_plugin_tensor *operand, void **packed, uint64_t *bytes);
+  /* Frees what pack made (no execute reads it any more). NULL is fine. */
+  void (*release_packed)(void *instance, void *packed);
 } olc_plugin;
+
+/* olc_plugin.features (ABI 1.3). */
+/* execute takes views: strides 0 and in any order, rank 0 (see
+ * olc_plugin_tensor); without it the host hands only what ABI 1.1 promised. */
+#define OLC_PLUGIN_FEATURE_VIEWS 1u
 
 /*
  * The entry point every plugin exports:
@@ -421,6 +498,16 @@ OLC_PLUGIN__ASSERT(plugin_operand_bytes,
                    offsetof(olc_plugin, operand_bytes) == 16 + 17 * sizeof(void *) + 16);
 OLC_PLUGIN__ASSERT(tolerance_atol, offsetof(olc_plugin_tolerance, atol) == 16 + sizeof(void *));
 OLC_PLUGIN__ASSERT(exec_alpha, offsetof(olc_plugin_exec_args, alpha) == 8 + 2 * sizeof(void *) + 8);
+/* ABI 1.3 */
+OLC_PLUGIN__ASSERT(plugin_features,
+                   offsetof(olc_plugin, features) == 16 + 18 * sizeof(void *) + 16);
+OLC_PLUGIN__ASSERT(plugin_pack, offsetof(olc_plugin, pack) == 16 + 18 * sizeof(void *) + 24);
+OLC_PLUGIN__ASSERT(exec_packed,
+                   offsetof(olc_plugin_exec_args, packed) == 8 + 2 * sizeof(void *) + 24);
+OLC_PLUGIN__ASSERT(workload_constants,
+                   offsetof(olc_plugin_workload, constant_inputs) == 16 + 4 * sizeof(void *));
+OLC_PLUGIN__ASSERT(key_sink_use,
+                   offsetof(olc_plugin_key_sink, use_property) == 8 + 4 * sizeof(void *));
 
 #ifdef __cplusplus
 }
