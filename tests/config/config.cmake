@@ -28,3 +28,12 @@ if(NOT WIN32)
     olc_target_warnings(fuzz_config)
   endif()
 endif()
+
+# Every [host], [calibration] and [store] key as a typed field of the
+# host's (or the store's) options; a host without a config.
+include(${CMAKE_CURRENT_LIST_DIR}/../plugins/mock_plugins.cmake)
+if(NOT WIN32)
+  olc_add_test(NAME test_host_options
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_host_options.c
+    LABELS unit HOOKS MOCK_PLUGINS TIMEOUT 60)
+endif()

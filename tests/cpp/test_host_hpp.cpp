@@ -4,6 +4,7 @@
  * mock_det: candidates spin_us=400, 100, 200, 800), through the C++ surface
  * only.
  */
+#include <algorithm>
 #include <olc/host.hpp>
 
 #include <stdexcept>
@@ -174,6 +175,46 @@ void test_progress_throws() {
   CU_ASSERT_EQUAL(store.List().size(), 4u);
 }
 
+/* HostOptions carries what olc_host_options does: a host without ini
+ * text, its plugin directories, threads, select mode, calibration settings
+ * and a diagnostics callback. */
+void test_options_without_ini() {
+  CalibrationProfileStoreOptions so;
+  so.persistence_enabled = false; /* in memory: no file of the user's touched */
+  CalibrationProfileStore store(so);
+  HostOptions ho;
+  ho.ignore_env = true;
+  ho.plugin_dirs = {OLC_MOCK_PLUGIN_DIR_GOOD, "/nonexistent/olc-test-plugins"};
+  ho.threads = 2;
+  ho.select_mode = OLC_SELECT_ON_MISS;
+  std::vector<std::string> seen;
+  ho.diagnostics = [&](const Diagnostic &d) { seen.push_back(std::string(d.where)); };
+  olc_calibration_settings cs{};
+  {
+    HostConfig defaults = HostConfig::FromString("", "defaults.ini");
+    cs = defaults.Calibration();
+  }
+  cs.min_repetitions = 2;
+  cs.isolation = 0;
+  ho.calibration = cs;
+  Host host(store, ho);
+  std::size_t loaded = 0;
+  for (const PluginLoadEntry &e : host.LoadReport())
+    loaded += e.loaded() ? 1u : 0u;
+  CU_ASSERT(loaded >= 1);
+  /* The missing directory was said, through the callback. */
+  CU_ASSERT(std::find(seen.begin(), seen.end(), "plugin_dirs") != seen.end());
+  RuntimeWorkload w{
+      "mock_det", "MatMul", {{"dtype", "float32"}, {"m", "2"}, {"n", "3"}, {"k", "4"}},
+      "",         {},       "w"};
+  Binding b = host.Bind(w);
+  SelectOptions in_process;
+  in_process.in_process = true;
+  Selection s = b.Select(in_process); /* the host's mode: on_miss, measured */
+  CU_ASSERT_EQUAL(s.Status(), OLC_OK);
+  CU_ASSERT(s.CalibratedNow());
+}
+
 /* The runtime path: Bind, Select (never, on_miss, by description), the
  * selection's views, MatMulF32 through mock_det's execute, and errors. */
 void test_runtime() {
@@ -247,5 +288,6 @@ int main(int argc, char **argv) {
   CU_add_test(s, "calibrate", test_calibrate);
   CU_add_test(s, "progress_throws", test_progress_throws);
   CU_add_test(s, "runtime", test_runtime);
+  CU_add_test(s, "options without ini text", test_options_without_ini);
   return olc_test_run(argc, argv);
 }

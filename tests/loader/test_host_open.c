@@ -65,7 +65,11 @@ static void test_open(void) {
   o.version = 99;
   OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_open(&h, c, s, &o, &err), &err);
   CU_ASSERT_PTR_NULL(h);
-  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_open(&h, NULL, s, NULL, &err), &err);
+  /* No config: the built-in defaults (olc_host_options version 6). */
+  OLC_ASSERT_OK(olc_host_open(&h, NULL, s, NULL, &err), &err);
+  CU_ASSERT_PTR_NOT_NULL(h);
+  olc_host_free(h);
+  h = NULL;
   OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_open(NULL, c, s, NULL, &err), &err);
   olc_config_free(c);
   olc_store_free(s);

@@ -291,11 +291,30 @@ typedef struct olc_host_options {
   const char *record_misses;
   double max_seconds_total;
   uint32_t max_runs_per_candidate;
+  /* Version 6: the rest of the [host], [calibration] and [store] keys a
+   * host reads, typed, so that a runtime configures it without ini text
+   * (precedence: a field set here > the environment > the ini file > the
+   * built-in default; docs/configuration.md).  plugin_dirs: NULL keeps the
+   * config's [host] plugin_dirs, else these plugin_dir_count directories
+   * (absolute paths, searched in order; OLC_PLUGIN_PATH still adds to
+   * them).  threads: 0 keeps [host] threads.  force_portable: 1 selects
+   * portable records only (as does [store] force_portable).
+   * calibration: NULL keeps the config's [calibration]; else every field
+   * of it, for the runtime path and for olc_host_calibrate (start from a
+   * copy of olc_config_calibration(config) and change what you need); the
+   * fields above (select_mode, measure_lock, record_misses, the budgets)
+   * still override it when set.  The [store] keys are
+   * olc_store_options (olc/store.h), given where the store is opened. */
+  const char *const *plugin_dirs;
+  size_t plugin_dir_count;
+  uint32_t threads;
+  int force_portable;
+  const olc_calibration_settings *calibration;
 } olc_host_options;
 
-#define OLC_HOST_OPTIONS_VERSION 5u
+#define OLC_HOST_OPTIONS_VERSION 6u
 #define OLC_HOST_OPTIONS_INIT                                                                      \
-  { OLC_HOST_OPTIONS_VERSION, 0, 0, NULL, NULL, 0, NULL, NULL, 0.0, 0 }
+  { OLC_HOST_OPTIONS_VERSION, 0, 0, NULL, NULL, 0, NULL, NULL, 0.0, 0, NULL, 0, 0, 0, NULL }
 
 /*
  * fork() (POSIX): plugin instances may run threads (cpu_gemm's pool), which
@@ -315,12 +334,16 @@ typedef struct olc_host_options {
  */
 
 /*
+ * config may be NULL: a host of the built-in defaults (the key table's,
+ * no ini text read), configured by options alone.
+ *
  * Loads every plugin of the configured directories (and OLC_PLUGIN_PATH,
  * read with secure_getenv) in sorted order and creates one instance of
  * each with its [plugin.NAME] entries and the effective thread count.
  * Files that fail are skipped and reported; the call fails only when a
  * plugin marked critical fails (OLC_E_PLUGIN), or with OLC_E_INVALID (out
- * or config NULL, an options version 0 or newer than the library's, a
+ * NULL, an options version 0 or newer than the library's, plugin_dirs
+ * NULL with a count, or a directory NULL or empty, a
  * select_mode that is not an olc_select_mode, a max_seconds_total that is
  * negative or not finite), OLC_E_CONFIG (OLC_SELECT_MODE set to neither
  * "never" nor "on_miss": err->message names the variable and its value),

@@ -206,10 +206,32 @@ private:
   std::unique_ptr<olc_config, detail::ConfigFree> config_;
 };
 
-/* Options of Host (olc_host_options). */
+/* A host diagnostic (olc/diag.h), as HostOptions::diagnostics sees it. */
+struct Diagnostic {
+  olc_diag_level level = OLC_DIAG_WARNING;
+  std::string_view where;   /* "load", "plugins", "measure_lock", ... */
+  std::string_view message; /* one line */
+};
+
+/* Options of Host: every field of olc_host_options (0 / empty: the
+ * config's, as there). */
 struct HostOptions {
   bool allow_insecure_plugins = false; /* load files/dirs writable by other users */
-  bool ignore_env = false;             /* do not read OLC_PLUGIN_PATH nor OLC_WORKER */
+  bool ignore_env = false;             /* read no OLC_PLUGIN_PATH, OLC_WORKER, OLC_SELECT_MODE */
+  /* Called from any thread for each diagnostic; empty: kept (the C API's
+   * olc_host_next_diagnostic on NativeHandle()). */
+  std::function<void(const Diagnostic &)> diagnostics;
+  olc_select_mode select_mode = OLC_SELECT_HOST_DEFAULT; /* what a miss does */
+  std::string measure_lock;                              /* empty: the default */
+  std::string record_misses;                             /* empty: the config's, else none */
+  double max_seconds_total = 0;                          /* 0: the config's */
+  std::uint32_t max_runs_per_candidate = 0;              /* 0: the config's */
+  std::vector<std::string> plugin_dirs;                  /* empty: the config's */
+  std::uint32_t threads = 0;                             /* 0: the config's */
+  bool force_portable = false;
+  /* Every [calibration] key; unset: the config's.  Its strings
+   * (measure_lock, record_misses) must outlive the Host. */
+  std::optional<olc_calibration_settings> calibration;
 };
 
 /* One line of the load report (a copy of olc_load_entry). */
@@ -372,16 +394,16 @@ class Host {
 public:
   Host(const HostConfig &config, CalibrationProfileStore &store,
        const HostOptions &options = HostOptions()) {
-    olc_host_options o = OLC_HOST_OPTIONS_INIT;
-    o.allow_insecure_plugins = options.allow_insecure_plugins ? 1 : 0;
-    o.ignore_env = options.ignore_env ? 1 : 0;
     if (config.NativeHandle() == nullptr || store.NativeHandle() == nullptr)
       throw Error(OLC_E_INVALID, "host: config or store was moved from");
-    olc_host *raw = nullptr;
-    olc_error err = detail::NewError();
-    olc_status st = olc_host_open(&raw, config.NativeHandle(), store.NativeHandle(), &o, &err);
-    host_.reset(raw);
-    detail::Check(st, err);
+    Open(config.NativeHandle(), store.NativeHandle(), options);
+  }
+  /* A host of the built-in defaults, configured by options alone (no
+   * ini text): olc_host_open with a NULL config. */
+  explicit Host(CalibrationProfileStore &store, const HostOptions &options = HostOptions()) {
+    if (store.NativeHandle() == nullptr)
+      throw Error(OLC_E_INVALID, "host: store was moved from");
+    Open(nullptr, store.NativeHandle(), options);
   }
 
   /* Every plugin file, loaded or skipped, in load order. */
@@ -506,11 +528,68 @@ public:
   olc_host *NativeHandle() const noexcept { return host_.get(); }
 
 private:
+  /* What the C host borrows for its life: kept here, before host_, so that
+   * it outlives it. */
+  struct Kept {
+    std::function<void(const Diagnostic &)> diagnostics;
+    std::string measure_lock, record_misses;
+    std::vector<std::string> dirs;
+    std::vector<const char *> dir_ptrs;
+    olc_calibration_settings calibration{};
+  };
+  static void OnDiagnostic(void *payload, olc_diag_level level, const char *where,
+                           const char *message) {
+    const Kept *k = static_cast<const Kept *>(payload);
+    try {
+      k->diagnostics(
+          Diagnostic{level, where != nullptr ? where : "", message != nullptr ? message : ""});
+    } catch (...) {
+      /* A callback's exception never crosses the C library. */
+    }
+  }
+  void Open(const olc_config *config, olc_store *store, const HostOptions &options) {
+    kept_ = std::make_unique<Kept>();
+    Kept &k = *kept_;
+    olc_host_options o = OLC_HOST_OPTIONS_INIT;
+    o.allow_insecure_plugins = options.allow_insecure_plugins ? 1 : 0;
+    o.ignore_env = options.ignore_env ? 1 : 0;
+    if (options.diagnostics) {
+      k.diagnostics = options.diagnostics;
+      o.diag = &Host::OnDiagnostic;
+      o.diag_payload = &k;
+    }
+    o.select_mode = options.select_mode;
+    k.measure_lock = options.measure_lock;
+    k.record_misses = options.record_misses;
+    o.measure_lock = k.measure_lock.empty() ? nullptr : k.measure_lock.c_str();
+    o.record_misses = k.record_misses.empty() ? nullptr : k.record_misses.c_str();
+    o.max_seconds_total = options.max_seconds_total;
+    o.max_runs_per_candidate = options.max_runs_per_candidate;
+    k.dirs = options.plugin_dirs;
+    for (const std::string &d : k.dirs)
+      k.dir_ptrs.push_back(d.c_str());
+    if (!k.dirs.empty()) {
+      o.plugin_dirs = k.dir_ptrs.data();
+      o.plugin_dir_count = k.dir_ptrs.size();
+    }
+    o.threads = options.threads;
+    o.force_portable = options.force_portable ? 1 : 0;
+    if (options.calibration) {
+      k.calibration = *options.calibration;
+      o.calibration = &k.calibration;
+    }
+    olc_host *raw = nullptr;
+    olc_error err = detail::NewError();
+    olc_status st = olc_host_open(&raw, config, store, &o, &err);
+    host_.reset(raw);
+    detail::Check(st, err);
+  }
   olc_host *Get() const {
     if (!host_)
       throw Error(OLC_E_INVALID, "host: used after it was moved from");
     return host_.get();
   }
+  std::unique_ptr<Kept> kept_;
   std::unique_ptr<olc_host, detail::HostFree> host_;
 };
 

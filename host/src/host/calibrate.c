@@ -56,11 +56,12 @@ static olc_status run_configured(olc_calibration *cal, size_t i, olc_host *host,
 }
 
 /* The select parameters of the loop: options over the config. */
-static void loop_params(olc_host_select_params *sp, loop_item *it, const olc_config *cfg,
+static void loop_params(olc_host_select_params *sp, loop_item *it, const olc_host *host,
                         const olc_calibrate_options *opt) {
+  const olc_config *cfg = host->config;
   memset(sp, 0, sizeof *sp);
-  sp->settings = olc_config_calibration(cfg);
-  sp->force_portable = opt->force_portable || olc_config_force_portable(cfg);
+  sp->settings = host->loop_settings != NULL ? host->loop_settings : olc_config_calibration(cfg);
+  sp->force_portable = opt->force_portable || host->force_portable;
   sp->recalibrate = opt->recalibrate;
   sp->select_only = opt->select_only;
   sp->in_process = opt->in_process;
@@ -161,7 +162,7 @@ olc_status olc_host_calibrate(olc_calibration **out, olc_host *host,
   if (st == OLC_OK && olc_calibration__new(&cal, it.count) != OLC_OK)
     st = olc_error__set(err, OLC_E_NOMEM, "calibrate", "out of memory");
   if (st == OLC_OK) {
-    loop_params(&sp, &it, host->config, opt);
+    loop_params(&sp, &it, host, opt);
     /* [calibration] max_seconds_total: this call's workloads together. */
     budget.total_seconds = sp.settings->max_seconds_total;
     budget.spent_ns = 0;

@@ -138,6 +138,9 @@ void olc_host_free(olc_host *host) {
   olc_host__mlock_free(host);
   free(host->record_misses);
   olc_diag__destroy(&host->diag);
+#ifndef OLC_WITHOUT_CONFIG
+  olc_config_free(host->own_config);
+#endif
   free(host);
 }
 

@@ -17,12 +17,15 @@ static const olc_plugin_config *config_plugin(void *payload, const char *name) {
   return olc_config_plugin((const olc_config *)payload, name);
 }
 
-/* The config's directories, and which of them may be missing quietly. */
-static olc_status config_dirs(const char ***dirs, unsigned char **optional,
-                              const olc_config *config) {
-  size_t n = olc_config_plugin_dir_count(config), i;
+/* The plugin directories, the caller's (options) or the config's, and
+ * which of them may be missing quietly (only the config's built-in
+ * places: a directory the caller names must exist). */
+static olc_status plugin_dirs(const char ***dirs, size_t *count, unsigned char **optional,
+                              const olc_host_options *o, const olc_config *config) {
+  size_t n = o->plugin_dirs != NULL ? o->plugin_dir_count : olc_config_plugin_dir_count(config), i;
   *dirs = NULL;
   *optional = NULL;
+  *count = n;
   if (n == 0)
     return OLC_OK;
   *dirs = calloc(n, sizeof **dirs);
@@ -30,9 +33,30 @@ static olc_status config_dirs(const char ***dirs, unsigned char **optional,
   if (*dirs == NULL || *optional == NULL)
     return OLC_E_NOMEM;
   for (i = 0; i < n; i++) {
+    if (o->plugin_dirs != NULL) {
+      (*dirs)[i] = o->plugin_dirs[i];
+      continue;
+    }
     (*dirs)[i] = olc_config_plugin_dir(config, i);
     (*optional)[i] = (unsigned char)olc_config__plugin_dir_optional(config, i);
   }
+  return OLC_OK;
+}
+
+/* The typed fields of version 6 that can be wrong on their own. */
+static olc_status check_typed(const olc_host_options *o, olc_error *err) {
+  size_t i;
+  if (o->plugin_dirs == NULL && o->plugin_dir_count > 0)
+    return olc_error__set(err, OLC_E_INVALID, "olc_host_open",
+                          "plugin_dirs is NULL with plugin_dir_count %lu",
+                          (unsigned long)o->plugin_dir_count);
+  for (i = 0; o->plugin_dirs != NULL && i < o->plugin_dir_count; i++)
+    if (o->plugin_dirs[i] == NULL || o->plugin_dirs[i][0] == '\0')
+      return olc_error__set(err, OLC_E_INVALID, "olc_host_open", "plugin_dirs[%lu] is %s",
+                            (unsigned long)i, o->plugin_dirs[i] == NULL ? "NULL" : "empty");
+  if (o->force_portable != 0 && o->force_portable != 1)
+    return olc_error__set(err, OLC_E_INVALID, "olc_host_open", "force_portable %d is not 0 or 1",
+                          o->force_portable);
   return OLC_OK;
 }
 
@@ -78,30 +102,43 @@ olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *st
   olc_host_params params;
   const char **dirs = NULL;
   unsigned char *optional = NULL;
+  olc_config *own = NULL;
+  size_t dir_count = 0;
   olc_status st;
   if (out != NULL)
     *out = NULL;
-  if (out == NULL || config == NULL)
-    return olc_error__set(err, OLC_E_INVALID, "olc_host_open", "out and config are required");
+  if (out == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "olc_host_open", "out is required");
   st = olc_options__load(&o, &olc_options__host, options, "olc_host_open", err);
+  if (st == OLC_OK)
+    st = check_typed(&o, err);
   if (st != OLC_OK)
     return st;
+  if (config == NULL) {
+    /* No ini text at all: the key table's defaults, as an empty file. */
+    st = olc_config_load_string(&own, "", 0, "<built-in defaults>", NULL, err);
+    if (st != OLC_OK)
+      return st;
+    config = own;
+  }
   /* A config marked to ignore the environment ignores it here too. */
   o.ignore_env = o.ignore_env || olc_config_ignore_env(config);
   if (o.select_mode == OLC_SELECT_HOST_DEFAULT && !o.ignore_env) {
     o.select_mode = env_select_mode(err);
-    if (o.select_mode < 0)
-      return OLC_E_CONFIG;
+    if (o.select_mode < 0) {
+      st = OLC_E_CONFIG;
+      goto done;
+    }
   }
-  if (config_dirs(&dirs, &optional, config) != OLC_OK) {
+  if (plugin_dirs(&dirs, &dir_count, &optional, &o, config) != OLC_OK) {
     st = olc_error__set(err, OLC_E_NOMEM, "olc_host_open", "out of memory");
     goto done;
   }
   memset(&params, 0, sizeof params);
   params.load.dirs = dirs;
-  params.load.dir_count = olc_config_plugin_dir_count(config);
+  params.load.dir_count = dir_count;
   params.load.dir_optional = optional;
-  params.load.threads = olc_config_threads(config);
+  params.load.threads = o.threads > 0 ? o.threads : olc_config_threads(config);
   params.load.plugin_config = config_plugin;
   params.load.plugin_config_payload = (void *)(uintptr_t)config;
   /* Either the caller or [host] allow_insecure_plugins may allow it. */
@@ -110,7 +147,8 @@ olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *st
   params.load.ignore_env = o.ignore_env;
   params.config = config;
   params.store = store;
-  params.force_portable = olc_config_force_portable(config);
+  params.force_portable = o.force_portable || olc_config_force_portable(config);
+  params.settings = o.calibration; /* NULL: the config's */
   params.diag = o.diag;
   params.diag_payload = o.diag_payload;
   params.select_mode = o.select_mode;
@@ -119,9 +157,14 @@ olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *st
   params.max_seconds_total = o.max_seconds_total;
   params.max_runs_per_candidate = o.max_runs_per_candidate;
   st = olc_host__open(out, &params, err);
-  if (st == OLC_OK)
+  if (st == OLC_OK) {
+    (*out)->own_config = own;
+    (*out)->loop_settings = o.calibration;
+    own = NULL;
     warn_no_plugin(*out);
+  }
 done:
+  olc_config_free(own);
   free(dirs);
   free(optional);
   return st;

@@ -63,6 +63,7 @@ static const size_t host_ends[] = {
     OPT_END(olc_host_options, select_mode),            /* 3: select_mode */
     OPT_END(olc_host_options, measure_lock),           /* 4: measure_lock */
     OPT_END(olc_host_options, max_runs_per_candidate), /* 5: record_misses, budgets */
+    OPT_END(olc_host_options, calibration),            /* 6: the typed keys */
 };
 OPT_ROWS(host_ends, OLC_HOST_OPTIONS_VERSION);
 const olc_options_layout olc_options__host =
