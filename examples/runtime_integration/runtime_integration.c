@@ -80,31 +80,31 @@ static int parse_args(args *a, int argc, char **argv) {
   return 0;
 }
 
-/* The runtime's configuration: where its plugins and its store are, and
- * that a miss is calibrated (within a small budget) rather than served by
- * the plugin's first guess. */
+/* The runtime's configuration, in code (no ini text): where its plugins
+ * and its store are, and that a miss is calibrated (within a small
+ * budget) rather than served by the plugin's first guess. */
 static olc_status open_host(olc_config **config, olc_store **store, olc_host **host, const args *a,
                             olc_error *err) {
-  char text[4096];
+  const char *dirs[1];
   olc_store_options so = OLC_STORE_OPTIONS_INIT;
-  olc_status st;
-  int n = snprintf(text, sizeof text,
-                   "[host]\nplugin_dirs = %s\n[store]\npath = %s\n"
-                   "[calibration]\nselect_mode = on_miss\nmin_seconds = 0.01\n"
-                   "max_seconds_per_workload = %g\n",
-                   a->plugin_dir, a->store, a->budget);
-  if (n < 0 || (size_t)n >= sizeof text) {
-    fprintf(stderr, "runtime_integration: paths too long\n");
-    return OLC_E_INVALID;
-  }
-  st = olc_config_load_string(config, text, (size_t)n, "runtime_integration", NULL, err);
-  if (st == OLC_OK) {
-    olc_config_store_options(*config, &so);
-    st = olc_store_open(store, &so, err);
-  }
-  if (st == OLC_OK)
-    st = olc_host_open(host, *config, *store, NULL, err);
-  return st;
+  olc_host_options ho = OLC_HOST_OPTIONS_INIT;
+  olc_calibration_settings cal;
+  olc_status st = olc_calibration_defaults(&cal);
+  *config = NULL; /* none: the built-in defaults and the fields below */
+  if (st != OLC_OK)
+    return st;
+  cal.min_seconds = 0.01;
+  cal.max_seconds_per_workload = a->budget;
+  so.path = a->store;
+  st = olc_store_open(store, &so, err);
+  if (st != OLC_OK)
+    return st;
+  dirs[0] = a->plugin_dir;
+  ho.plugin_dirs = dirs;
+  ho.plugin_dir_count = 1;
+  ho.select_mode = OLC_SELECT_ON_MISS;
+  ho.calibration = &cal; /* copied by the open */
+  return olc_host_open(host, NULL, *store, &ho, err);
 }
 
 /* Describes layer l to olc and selects its policy (measuring on a miss). */

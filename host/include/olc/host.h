@@ -216,6 +216,10 @@ OLC_API uint32_t olc_config_threads(const olc_config *config);
 OLC_API void olc_config_store_options(const olc_config *config, olc_store_options *out);
 OLC_API int olc_config_force_portable(const olc_config *config);
 OLC_API const olc_calibration_settings *olc_config_calibration(const olc_config *config);
+/* The built-in [calibration] defaults (the key table's), for
+ * olc_host_options.calibration without a config.  OLC_OK, OLC_E_INVALID
+ * (out NULL), OLC_E_NOMEM. */
+OLC_API olc_status olc_calibration_defaults(olc_calibration_settings *out);
 OLC_API size_t olc_config_workload_count(const olc_config *config);
 OLC_API const olc_workload_config *olc_config_workload(const olc_config *config, size_t i);
 /* NULL when there is no such workload. */
@@ -301,7 +305,9 @@ typedef struct olc_host_options {
    * portable records only (as does [store] force_portable).
    * calibration: NULL keeps the config's [calibration]; else every field
    * of it, for the runtime path and for olc_host_calibrate (start from a
-   * copy of olc_config_calibration(config) and change what you need); the
+   * copy of olc_config_calibration(config) or olc_calibration_defaults()
+   * and change what you need; copied at open, its strings borrowed until
+   * olc_host_free); the
    * fields above (select_mode, measure_lock, record_misses, the budgets)
    * still override it when set.  The [store] keys are
    * olc_store_options (olc/store.h), given where the store is opened. */

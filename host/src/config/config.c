@@ -271,6 +271,18 @@ const olc_calibration_settings *olc_config_calibration(const olc_config *config)
   return config != NULL ? &config->calibration : NULL;
 }
 
+olc_status olc_calibration_defaults(olc_calibration_settings *out) {
+  olc_config *empty = NULL;
+  olc_status st;
+  if (out == NULL)
+    return OLC_E_INVALID;
+  st = olc_config_load_string(&empty, "", 0, "<built-in defaults>", NULL, NULL);
+  if (st == OLC_OK)
+    *out = empty->calibration; /* no string of it points into the config */
+  olc_config_free(empty);
+  return st;
+}
+
 size_t olc_config_workload_count(const olc_config *config) {
   return config != NULL ? config->workload_count : 0;
 }

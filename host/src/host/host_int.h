@@ -40,8 +40,10 @@ typedef struct olc_host_budget {
 struct olc_host {
   const olc_config *config; /* NULL when opened by olc_host__open without one */
   olc_config *own_config;   /* olc_host_open without a config: the defaults' */
-  /* olc_host_options.calibration, for olc_host_calibrate; NULL: the config's */
+  /* olc_host_options.calibration (a copy, loop_copy), for
+   * olc_host_calibrate; NULL: the config's */
   const olc_calibration_settings *loop_settings;
+  olc_calibration_settings loop_copy;
   olc_store *store; /* borrowed, may be NULL */
   olc_plugin_set *plugins;
   uint32_t threads;           /* effective, handed to create */

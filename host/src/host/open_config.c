@@ -159,7 +159,10 @@ olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *st
   st = olc_host__open(out, &params, err);
   if (st == OLC_OK) {
     (*out)->own_config = own;
-    (*out)->loop_settings = o.calibration;
+    if (o.calibration != NULL) {
+      (*out)->loop_copy = *o.calibration;
+      (*out)->loop_settings = &(*out)->loop_copy;
+    }
     own = NULL;
     warn_no_plugin(*out);
   }
