@@ -21,6 +21,13 @@ if(TARGET olc_cpu_gemm_core)
     target_compile_definitions(${_t} PRIVATE CG_TEST_PLUGIN="$<TARGET_FILE:cpu_gemm>")
     add_dependencies(${_t} cpu_gemm)
   endforeach()
+  if(NOT WIN32)
+    olc_add_test(NAME test_cpu_gemm_records
+      SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cpu_gemm_records.c
+      LABELS integration TIMEOUT 300
+      DEFINES OLC_PLUGIN_DIR="$<TARGET_FILE_DIR:cpu_gemm>"
+      DEPENDS cpu_gemm)
+  endif()
   if(CMAKE_NM AND NOT WIN32 AND NOT APPLE)
     add_test(NAME test_cpu_gemm_symbols
       COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/check_symbols.sh ${CMAKE_NM} $<TARGET_FILE:cpu_gemm>)
