@@ -23,7 +23,8 @@
 
 #define EGPU_NAME "example_gpu"
 #define EGPU_IMPLEMENTATION "3"
-#define EGPU_OPERATOR "MatMul"
+#define EGPU_MATMUL "MatMul"
+#define EGPU_GEMM "Gemm"
 #define EGPU_DTYPE "float32"
 
 /* Largest m, n or k served: keeps every index of the kernel in a cl_int. */
@@ -72,6 +73,7 @@ typedef struct egpu_program {
   cl_kernel kernel;
   cl_kernel transpose; /* B -> Bt, for the local=0, vec>1 form */
   cl_kernel axpby;     /* execute's epilogue: T = alpha * T + beta * C0 */
+  cl_kernel gather;    /* any strided view -> a compact row-major matrix */
   struct egpu_program *next;
 } egpu_program;
 
@@ -102,18 +104,65 @@ typedef struct egpu_instance {
   uint32_t program_count;
 } egpu_instance;
 
-/* The shape of a MatMul workload. */
+/* The shape of one 2-D product: m x k times k x n. */
 typedef struct egpu_shape {
   uint32_t m, n, k;
 } egpu_shape;
 
-/* What prepare makes: device buffers holding random A and B. */
+/* Batch (leading) dimensions of a MatMul operand, outermost first. */
+#define EGPU_MAX_BATCH_RANK (OLC_PLUGIN_MAX_RANK - 2u)
+/* The most 2-D products one workload or execute call loops over. */
+#define EGPU_MAX_BATCH 65536u
+typedef struct egpu_batch {
+  uint32_t rank;
+  uint32_t dims[EGPU_MAX_BATCH_RANK];
+} egpu_batch;
+
+/* Gemm's bias C, as broadcast to m x n (workload property bias). */
+#define EGPU_BIAS_NONE 0u
+#define EGPU_BIAS_SCALAR 1u /* rank 0 (or one element) */
+#define EGPU_BIAS_ROW 2u    /* n values, repeated down the rows */
+#define EGPU_BIAS_COL 3u    /* m x 1, repeated along the columns */
+#define EGPU_BIAS_MATRIX 4u /* m x n */
+
+/*
+ * A workload: the operator, the shape of each product and the layout the
+ * runtime describes its operands in (what prepare makes and run times).
+ * Every field past shape is at its default for a plain row-major MatMul.
+ */
+typedef struct egpu_layout {
+  egpu_shape shape;
+  uint32_t gemm;             /* operator Gemm (else MatMul) */
+  uint32_t trans_a, trans_b; /* A stored k x m, B stored n x k (0/1) */
+  uint32_t bias;             /* EGPU_BIAS_*, Gemm only */
+  egpu_batch batch_a, batch_b;
+  egpu_batch batch_y; /* the broadcast of batch_a and batch_b */
+  uint32_t count_a;   /* matrices in A: the product of batch_a (1 without) */
+  uint32_t count_b;   /* likewise for B */
+  uint32_t count_y;   /* products: the product of batch_y */
+} egpu_layout;
+
+/*
+ * What prepare makes: device buffers holding random operands in the
+ * workload's layout.  For a plain MatMul a, b, c are the compact m x k,
+ * k x n and m x n operands; host_a and host_b are A's and B's values (the
+ * first matrix of each, row-major m x k and k x n whatever the layout, so
+ * a test can compute the reference).  With batches, transposes or a bias
+ * the other fields hold the rest (see egpu_prepare).
+ */
 typedef struct egpu_state {
   egpu_shape shape;
   cl_mem a, b, c;
   cl_mem bt;     /* B transposed, made on first use by the local=0, vec>1 form */
   float *host_a; /* m x k, row-major, the values uploaded to a */
   float *host_b; /* k x n */
+  /* ---- layouts ---- */
+  egpu_layout layout;
+  cl_mem *as, *bs; /* count_a (count_b) matrices as stored: k x m when transposed */
+  cl_mem ga, gb;   /* compact A' and B' gathered from a transposed as/bs */
+  cl_mem bias;     /* Gemm's C as stored: 1, n, m or m x n values */
+  cl_mem c0;       /* the bias broadcast to a compact m x n, for the epilogue */
+  cl_mem *ys;      /* count_y outputs */
 } egpu_state;
 
 /* egpu_plugin.c */
@@ -125,9 +174,22 @@ typedef struct egpu_state {
 int32_t egpu_fail(const olc_plugin_host *host, int32_t code, const char *fmt, ...)
     EGPU_PRINTF(3, 4);
 void egpu_log(const olc_plugin_host *host, int32_t level, const char *fmt, ...) EGPU_PRINTF(3, 4);
-/* Reads dtype, m, n, k of a MatMul workload; UNSUPPORTED or INVALID with a message. */
+/*
+ * Reads a MatMul or Gemm workload (dtype, m, n, k, trans_a, trans_b,
+ * batch_a, batch_b, bias); UNSUPPORTED (another operator or dtype, a
+ * property it does not know) or INVALID with a message.
+ */
 int32_t egpu_parse_workload(const egpu_instance *inst, const olc_plugin_workload *workload,
-                            egpu_shape *shape);
+                            egpu_layout *layout);
+/* Broadcasts batch dims (numpy: right-aligned, 1 stretches); -1 when they do not. */
+int egpu_batch_broadcast(const egpu_batch *a, const egpu_batch *b, egpu_batch *out);
+/*
+ * Where product `index` (row-major over the broadcast dims y) finds its
+ * matrix in an operand with batch dims x (right-aligned to y) and strides
+ * st (one per dim of x, in elements): a dim of 1 is broadcast (stays 0).
+ */
+uint64_t egpu_batch_offset(const egpu_batch *y, const egpu_batch *x, const int64_t *st,
+                           uint64_t index);
 
 /* egpu_policy.c */
 /* Writes the text form ("v1 tm=64 ... wg=16x16") into buf; returns its length. */
@@ -147,7 +209,7 @@ int32_t egpu_serialize(void *instance, const void *policy, const olc_plugin_byte
 void egpu_release_policy(void *instance, void *policy);
 
 /* egpu_source.c: the OpenCL C source of every program, in pieces. */
-#define EGPU_SOURCE_PARTS 6u
+#define EGPU_SOURCE_PARTS 7u
 extern const char *const egpu_kernel_source[EGPU_SOURCE_PARTS];
 
 /* egpu_kernel.c */
@@ -161,6 +223,18 @@ int32_t egpu_find_program(egpu_instance *inst, const egpu_policy *pol, egpu_prog
  */
 int32_t egpu_enqueue_product(egpu_instance *inst, const egpu_program *prog, const egpu_shape *shape,
                              cl_mem a, cl_mem b, cl_mem c, cl_mem bt);
+/*
+ * Enqueues dst[i * cols + j] = src[offset + i * rs + j * cs] for i < rows,
+ * j < cols: a view (transposed, broadcast, strided) made compact on the
+ * device.  Does not wait; the caller holds inst->lock.
+ */
+int32_t egpu_enqueue_gather(egpu_instance *inst, const egpu_program *prog, uint32_t rows,
+                            uint32_t cols, cl_mem src, uint64_t offset, uint64_t rs, uint64_t cs,
+                            cl_mem dst);
+/* T = alpha * T + beta * C0 over count compact elements (C0 not read with
+ * beta 0).  Does not wait; the caller holds inst->lock. */
+int32_t egpu_enqueue_axpby(egpu_instance *inst, const egpu_program *prog, size_t count, float alpha,
+                           float beta, cl_mem t, cl_mem c0);
 int32_t egpu_prepare(void *instance, const olc_plugin_workload *workload, void **state);
 void egpu_unprepare(void *instance, void *state);
 int32_t egpu_run(void *instance, const olc_plugin_workload *workload, void *state,

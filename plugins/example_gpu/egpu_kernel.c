@@ -22,6 +22,8 @@ static void program_free(egpu_program *p) {
     clReleaseKernel(p->transpose);
   if (p->axpby != NULL)
     clReleaseKernel(p->axpby);
+  if (p->gather != NULL)
+    clReleaseKernel(p->gather);
   if (p->program != NULL)
     clReleaseProgram(p->program);
   free(p);
@@ -69,9 +71,11 @@ static int32_t program_kernels(egpu_instance *inst, const egpu_policy *pol, egpu
   p->kernel = clCreateKernel(p->program, "egpu_sgemm", &err);
   if (p->kernel != NULL)
     p->axpby = clCreateKernel(p->program, "egpu_axpby", &err);
-  if (p->axpby != NULL && !pol->local && pol->vec > 1)
+  if (p->axpby != NULL)
+    p->gather = clCreateKernel(p->program, "egpu_gather", &err);
+  if (p->gather != NULL && !pol->local && pol->vec > 1)
     p->transpose = clCreateKernel(p->program, "egpu_transpose", &err);
-  if (p->axpby == NULL || (!pol->local && pol->vec > 1 && p->transpose == NULL))
+  if (p->gather == NULL || (!pol->local && pol->vec > 1 && p->transpose == NULL))
     return egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "clCreateKernel failed (%d)", (int)err);
   /* A kernel can allow less than the device maximum (registers, local memory). */
   if (clGetKernelWorkGroupInfo(p->kernel, inst->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg,
@@ -150,65 +154,147 @@ static void fill_random(float *x, size_t n, uint32_t seed) {
   }
 }
 
+static void release_all(cl_mem *mems, uint32_t count) {
+  uint32_t i;
+  for (i = 0; mems != NULL && i < count; i++)
+    if (mems[i] != NULL)
+      clReleaseMemObject(mems[i]);
+  free(mems);
+}
+
 void egpu_unprepare(void *instance, void *state) {
   egpu_state *s = state;
+  cl_mem *one[5];
+  size_t i;
   (void)instance;
   if (s == NULL)
     return;
-  if (s->a != NULL)
-    clReleaseMemObject(s->a);
-  if (s->b != NULL)
-    clReleaseMemObject(s->b);
-  if (s->c != NULL)
-    clReleaseMemObject(s->c);
-  if (s->bt != NULL)
-    clReleaseMemObject(s->bt);
+  /* a, b and c are as[0], bs[0] and ys[0]. */
+  release_all(s->as, s->layout.count_a);
+  release_all(s->bs, s->layout.count_b);
+  release_all(s->ys, s->layout.count_y);
+  one[0] = &s->bt, one[1] = &s->ga, one[2] = &s->gb, one[3] = &s->bias, one[4] = &s->c0;
+  for (i = 0; i < 5; i++)
+    if (*one[i] != NULL)
+      clReleaseMemObject(*one[i]);
   free(s->host_a);
   free(s->host_b);
   free(s);
 }
 
+/* A device buffer of n floats, filled from values when not NULL. */
+static cl_mem prepare_buffer(const egpu_instance *inst, size_t n, const float *values,
+                             cl_int *err) {
+  cl_mem_flags flags =
+      values != NULL ? CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR : CL_MEM_READ_WRITE;
+  return clCreateBuffer(inst->context, flags, n * sizeof(float), (void *)(uintptr_t)values, err);
+}
+
+/*
+ * count matrices rows x cols of random values, each stored transposed
+ * (cols x rows) when trans; the first one's values row-major into *first.
+ */
+static int prepare_operand(const egpu_instance *inst, uint32_t rows, uint32_t cols, uint32_t trans,
+                           uint32_t count, uint32_t seed, cl_mem **out, float **first,
+                           cl_int *err) {
+  size_t n = (size_t)rows * cols, i, j;
+  float *values = malloc(n * sizeof(float)), *stored = trans ? malloc(n * sizeof(float)) : NULL;
+  uint32_t c;
+  int ok = values != NULL && (!trans || stored != NULL);
+  *out = ok ? calloc(count, sizeof(cl_mem)) : NULL;
+  ok = *out != NULL;
+  for (c = 0; ok && c < count; c++) {
+    fill_random(values, n, seed + c * 7919u);
+    if (trans)
+      for (i = 0; i < rows; i++)
+        for (j = 0; j < cols; j++)
+          stored[j * rows + i] = values[i * cols + j];
+    (*out)[c] = prepare_buffer(inst, n, trans ? stored : values, err);
+    ok = (*out)[c] != NULL;
+    if (c == 0 && ok) {
+      *first = values;
+      values = malloc(n * sizeof(float));
+      ok = values != NULL;
+    }
+  }
+  free(values);
+  free(stored);
+  return ok ? 0 : -1;
+}
+
+/* The bias as stored: a scalar, a row of n, a column of m, or m x n. */
+static size_t bias_elements(const egpu_layout *l) {
+  switch (l->bias) {
+  case EGPU_BIAS_SCALAR:
+    return 1;
+  case EGPU_BIAS_ROW:
+    return l->shape.n;
+  case EGPU_BIAS_COL:
+    return l->shape.m;
+  case EGPU_BIAS_MATRIX:
+    return (size_t)l->shape.m * l->shape.n;
+  default:
+    return 0;
+  }
+}
+
+static int prepare_layout(const egpu_instance *inst, egpu_state *s, cl_int *err) {
+  const egpu_layout *l = &s->layout;
+  const egpu_shape *sh = &l->shape;
+  size_t nc = (size_t)sh->m * sh->n, nbias = bias_elements(l);
+  uint32_t c;
+  if (prepare_operand(inst, sh->m, sh->k, l->trans_a, l->count_a, 12345u, &s->as, &s->host_a,
+                      err) != 0 ||
+      prepare_operand(inst, sh->k, sh->n, l->trans_b, l->count_b, 67890u, &s->bs, &s->host_b,
+                      err) != 0)
+    return -1;
+  s->ys = calloc(l->count_y, sizeof(cl_mem));
+  if (s->ys == NULL)
+    return -1;
+  for (c = 0; c < l->count_y; c++)
+    if ((s->ys[c] = prepare_buffer(inst, nc, NULL, err)) == NULL)
+      return -1;
+  if (l->trans_a && (s->ga = prepare_buffer(inst, (size_t)sh->m * sh->k, NULL, err)) == NULL)
+    return -1;
+  if (l->trans_b && (s->gb = prepare_buffer(inst, (size_t)sh->k * sh->n, NULL, err)) == NULL)
+    return -1;
+  if (nbias > 0) {
+    float *values = malloc(nbias * sizeof(float));
+    if (values == NULL)
+      return -1;
+    fill_random(values, nbias, 424242u);
+    s->bias = prepare_buffer(inst, nbias, values, err);
+    free(values);
+    if (s->bias == NULL || (s->c0 = prepare_buffer(inst, nc, NULL, err)) == NULL)
+      return -1;
+  }
+  s->a = s->as[0];
+  s->b = s->bs[0];
+  s->c = s->ys[0];
+  return 0;
+}
+
 int32_t egpu_prepare(void *instance, const olc_plugin_workload *workload, void **state) {
   egpu_instance *inst = instance;
   egpu_state *s = NULL;
-  egpu_shape shape;
-  size_t na, nb, nc;
+  egpu_layout layout;
   cl_int err = CL_SUCCESS;
   int32_t rc;
   if (state == NULL)
     return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "prepare: no state pointer");
   *state = NULL;
-  rc = egpu_parse_workload(inst, workload, &shape);
+  rc = egpu_parse_workload(inst, workload, &layout);
   if (rc != OLC_PLUGIN_OK)
     return rc;
-  na = (size_t)shape.m * shape.k;
-  nb = (size_t)shape.k * shape.n;
-  nc = (size_t)shape.m * shape.n;
   s = calloc(1, sizeof *s);
   if (s == NULL)
     return egpu_fail(inst->host, OLC_PLUGIN_E_NOMEM, "out of memory");
-  s->shape = shape;
-  s->host_a = malloc(na * sizeof(float));
-  s->host_b = malloc(nb * sizeof(float));
-  if (s->host_a == NULL || s->host_b == NULL) {
-    rc = egpu_fail(inst->host, OLC_PLUGIN_E_NOMEM, "out of memory");
-    goto done;
-  }
-  fill_random(s->host_a, na, 12345u);
-  fill_random(s->host_b, nb, 67890u);
-  s->a = clCreateBuffer(inst->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, na * sizeof(float),
-                        s->host_a, &err);
-  if (s->a != NULL)
-    s->b = clCreateBuffer(inst->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                          nb * sizeof(float), s->host_b, &err);
-  if (s->b != NULL)
-    s->c = clCreateBuffer(inst->context, CL_MEM_READ_WRITE, nc * sizeof(float), NULL, &err);
-  if (s->c == NULL)
+  s->shape = layout.shape;
+  s->layout = layout;
+  if (prepare_layout(inst, s, &err) != 0) {
     rc = egpu_fail(inst->host, OLC_PLUGIN_E_NOMEM,
-                   "cannot allocate device buffers for %ux%ux%u (%d)", shape.m, shape.n, shape.k,
-                   (int)err);
-done:
-  if (rc != OLC_PLUGIN_OK) {
+                   "cannot allocate operands for %ux%ux%u (%u products) (%d)", layout.shape.m,
+                   layout.shape.n, layout.shape.k, layout.count_y, (int)err);
     egpu_unprepare(inst, s);
     return rc;
   }
@@ -264,8 +350,89 @@ int32_t egpu_enqueue_product(egpu_instance *inst, const egpu_program *prog, cons
   return OLC_PLUGIN_OK;
 }
 
+int32_t egpu_enqueue_gather(egpu_instance *inst, const egpu_program *prog, uint32_t rows,
+                            uint32_t cols, cl_mem src, uint64_t offset, uint64_t rs, uint64_t cs,
+                            cl_mem dst) {
+  cl_int r = (cl_int)rows, c = (cl_int)cols, off = (cl_int)offset, irs = (cl_int)rs,
+         ics = (cl_int)cs, err;
+  size_t global[2];
+  /* Callers keep every index of the view below 2^31 (checked extents). */
+  global[0] = cols;
+  global[1] = rows;
+  err = clSetKernelArg(prog->gather, 0, sizeof r, &r);
+  err |= clSetKernelArg(prog->gather, 1, sizeof c, &c);
+  err |= clSetKernelArg(prog->gather, 2, sizeof off, &off);
+  err |= clSetKernelArg(prog->gather, 3, sizeof irs, &irs);
+  err |= clSetKernelArg(prog->gather, 4, sizeof ics, &ics);
+  err |= clSetKernelArg(prog->gather, 5, sizeof(cl_mem), &src);
+  err |= clSetKernelArg(prog->gather, 6, sizeof(cl_mem), &dst);
+  if (err == CL_SUCCESS)
+    err = clEnqueueNDRangeKernel(inst->queue, prog->gather, 2, NULL, global, NULL, 0, NULL, NULL);
+  if (err != CL_SUCCESS)
+    return egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "gather failed (%d)", (int)err);
+  return OLC_PLUGIN_OK;
+}
+
+int32_t egpu_enqueue_axpby(egpu_instance *inst, const egpu_program *prog, size_t count, float alpha,
+                           float beta, cl_mem t, cl_mem c0) {
+  cl_int n = (cl_int)count, err;
+  /* A multiple of 64 items: drivers then pick a sensible work-group size. */
+  size_t global = (count + 63u) / 64u * 64u;
+  err = clSetKernelArg(prog->axpby, 0, sizeof n, &n);
+  err |= clSetKernelArg(prog->axpby, 1, sizeof alpha, &alpha);
+  err |= clSetKernelArg(prog->axpby, 2, sizeof beta, &beta);
+  err |= clSetKernelArg(prog->axpby, 3, sizeof(cl_mem), &t);
+  err |= clSetKernelArg(prog->axpby, 4, sizeof(cl_mem), beta != 0.0f ? &c0 : &t);
+  if (err == CL_SUCCESS)
+    err = clEnqueueNDRangeKernel(inst->queue, prog->axpby, 1, NULL, &global, NULL, 0, NULL, NULL);
+  if (err != CL_SUCCESS)
+    return egpu_fail(inst->host, OLC_PLUGIN_E_FAILED, "epilogue failed (%d)", (int)err);
+  return OLC_PLUGIN_OK;
+}
+
+/*
+ * The work of one run in the workload's layout, as execute does it on the
+ * device: each product gathers a transposed A or B into compact scratch
+ * (only when its matrix changes), multiplies, and a Gemm with a bias
+ * broadcasts it (gather) and adds it (epilogue).  The caller holds the lock.
+ */
+static int32_t run_layout(egpu_instance *inst, egpu_state *s, const egpu_program *prog) {
+  const egpu_layout *l = &s->layout;
+  const egpu_shape *sh = &l->shape;
+  int64_t sta[EGPU_MAX_BATCH_RANK], stb[EGPU_MAX_BATCH_RANK];
+  uint64_t last_a = UINT64_MAX, last_b = UINT64_MAX;
+  uint32_t y, i;
+  int32_t rc = OLC_PLUGIN_OK;
+  /* Matrix strides of the stored batches: the matrices are numbered row-major. */
+  for (i = l->batch_a.rank, sta[0] = 1; i-- > 0;)
+    sta[i] = i + 1 < l->batch_a.rank ? sta[i + 1] * l->batch_a.dims[i + 1] : 1;
+  for (i = l->batch_b.rank, stb[0] = 1; i-- > 0;)
+    stb[i] = i + 1 < l->batch_b.rank ? stb[i + 1] * l->batch_b.dims[i + 1] : 1;
+  for (y = 0; y < l->count_y && rc == OLC_PLUGIN_OK; y++) {
+    uint64_t ia = egpu_batch_offset(&l->batch_y, &l->batch_a, sta, y);
+    uint64_t ib = egpu_batch_offset(&l->batch_y, &l->batch_b, stb, y);
+    if (l->trans_a && ia != last_a)
+      rc = egpu_enqueue_gather(inst, prog, sh->m, sh->k, s->as[ia], 0, 1, sh->m, s->ga);
+    if (rc == OLC_PLUGIN_OK && l->trans_b && ib != last_b)
+      rc = egpu_enqueue_gather(inst, prog, sh->k, sh->n, s->bs[ib], 0, 1, sh->k, s->gb);
+    last_a = ia, last_b = ib;
+    if (rc == OLC_PLUGIN_OK)
+      rc = egpu_enqueue_product(inst, prog, sh, l->trans_a ? s->ga : s->as[ia],
+                                l->trans_b ? s->gb : s->bs[ib], s->ys[y], s->bt);
+  }
+  if (rc == OLC_PLUGIN_OK && l->bias != EGPU_BIAS_NONE) {
+    /* Strides of the stored bias as broadcast to m x n. */
+    uint64_t rs = l->bias == EGPU_BIAS_COL ? 1u : l->bias == EGPU_BIAS_MATRIX ? sh->n : 0u;
+    uint64_t cs = l->bias == EGPU_BIAS_ROW || l->bias == EGPU_BIAS_MATRIX ? 1u : 0u;
+    rc = egpu_enqueue_gather(inst, prog, sh->m, sh->n, s->bias, 0, rs, cs, s->c0);
+    if (rc == OLC_PLUGIN_OK)
+      rc = egpu_enqueue_axpby(inst, prog, (size_t)sh->m * sh->n, 1.0f, 1.0f, s->ys[0], s->c0);
+  }
+  return rc;
+}
+
 /* Under the lock: the program, B's transpose scratch (made on first use),
- * the product, and the wait for it. */
+ * the products, and the wait for them. */
 static int32_t run_prepared(egpu_instance *inst, egpu_state *s, const egpu_policy *pol) {
   egpu_program *prog;
   cl_int err = CL_SUCCESS;
@@ -280,7 +447,7 @@ static int32_t run_prepared(egpu_instance *inst, egpu_state *s, const egpu_polic
                      (int)err);
   }
   if (rc == OLC_PLUGIN_OK)
-    rc = egpu_enqueue_product(inst, prog, &s->shape, s->a, s->b, s->c, s->bt);
+    rc = run_layout(inst, s, prog);
   /* Also after a failed enqueue: nothing of this run stays in flight. */
   err = clFinish(inst->queue);
   if (rc == OLC_PLUGIN_OK && err != CL_SUCCESS)
@@ -294,7 +461,7 @@ int32_t egpu_run(void *instance, const olc_plugin_workload *workload, void *stat
   egpu_instance *inst = instance;
   egpu_state *s = state;
   const egpu_policy *pol = policy;
-  egpu_shape shape;
+  egpu_layout layout;
   char msg[EGPU_MESSAGE_SIZE - 16];
   int32_t rc;
   if (pol == NULL)
@@ -302,7 +469,7 @@ int32_t egpu_run(void *instance, const olc_plugin_workload *workload, void *stat
   /* Policies come from candidates or validate, but a host may hand in any. */
   if (egpu_policy_check(pol, &inst->limits, msg, sizeof msg) != 0)
     return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID, "%s", msg);
-  rc = egpu_parse_workload(inst, workload, &shape);
+  rc = egpu_parse_workload(inst, workload, &layout);
   if (rc != OLC_PLUGIN_OK)
     return rc;
   if (s == NULL) {
@@ -314,9 +481,11 @@ int32_t egpu_run(void *instance, const olc_plugin_workload *workload, void *stat
     egpu_unprepare(inst, tmp);
     return rc;
   }
-  if (memcmp(&s->shape, &shape, sizeof shape) != 0)
+  if (memcmp(&s->layout, &layout, sizeof layout) != 0)
     return egpu_fail(inst->host, OLC_PLUGIN_E_INVALID,
-                     "run: state was prepared for %ux%ux%u, workload is %ux%ux%u", s->shape.m,
-                     s->shape.n, s->shape.k, shape.m, shape.n, shape.k);
+                     "run: state was prepared for %ux%ux%u, workload is %ux%ux%u (or another "
+                     "layout)",
+                     s->shape.m, s->shape.n, s->shape.k, layout.shape.m, layout.shape.n,
+                     layout.shape.k);
   return run_prepared(inst, s, pol);
 }

@@ -224,10 +224,10 @@ int32_t egpu_candidates(void *instance, const olc_plugin_workload *workload,
   egpu_instance *inst = instance;
   const seed *seeds;
   size_t count, i;
-  egpu_shape shape;
+  egpu_layout layout;
   egpu_policy p;
   char msg[EGPU_MESSAGE_SIZE];
-  int32_t rc = egpu_parse_workload(inst, workload, &shape);
+  int32_t rc = egpu_parse_workload(inst, workload, &layout);
   int gpu =
       (inst->limits.type & CL_DEVICE_TYPE_GPU) != 0 && inst->limits.local_mem_type == CL_LOCAL;
   if (rc != OLC_PLUGIN_OK)

@@ -6,7 +6,8 @@
  * Edges (sizes that are not multiples of the tiles) are handled in the
  * kernel: zero-filled tile loads or clamped direct loads, and guarded
  * stores.  Operands are compact row-major buffers (leading dimension = width):
- * execute copies a caller's strided operands into such buffers.
+ * execute copies a caller's row-major operands into such buffers, and
+ * egpu_gather makes any other view (transposed, broadcast) compact first.
  */
 #include "egpu.h"
 
@@ -221,7 +222,21 @@ static const char egpu_src_axpby[] =
     "    T[i] = beta == 0.0f ? alpha * T[i] : alpha * T[i] + beta * C0[i];\n"
     "}\n";
 
+static const char egpu_src_gather[] =
+    "\n"
+    "/* A view made compact: D[i * C + j] = S[off + i * rs + j * cs].  What\n"
+    " * execute and run do with a transposed operand (rs 1, cs the leading\n"
+    " * dimension), a broadcast bias (stride 0) or any other strides, so the\n"
+    " * product itself always reads compact row-major buffers. */\n"
+    "__kernel void egpu_gather(const int R, const int C, const int off, const int rs,\n"
+    "                          const int cs, __global const float *restrict S,\n"
+    "                          __global float *restrict D) {\n"
+    "  const int j = get_global_id(0), i = get_global_id(1);\n"
+    "  if (i < R && j < C)\n"
+    "    D[i * C + j] = S[off + i * rs + j * cs];\n"
+    "}\n";
+
 /* Split into pieces: ISO C compilers need not take longer string literals. */
-const char *const egpu_kernel_source[EGPU_SOURCE_PARTS] = {egpu_src_common,    egpu_src_dot,
-                                                           egpu_src_head,      egpu_src_classic,
-                                                           egpu_src_transpose, egpu_src_axpby};
+const char *const egpu_kernel_source[EGPU_SOURCE_PARTS] = {
+    egpu_src_common,    egpu_src_dot,   egpu_src_head,  egpu_src_classic,
+    egpu_src_transpose, egpu_src_axpby, egpu_src_gather};

@@ -27,6 +27,17 @@ if(TARGET example_gpu)
     EGPU_PLUGIN_PATH="$<TARGET_FILE:example_gpu>")
   add_dependencies(test_example_gpu_execute example_gpu)
 
+  # ONNX MatMul and Gemm as runtimes describe them (ABI 1.3 views): Gemm's
+  # transposes and bias, batched MatMul, the key of each layout, prepare/run.
+  olc_add_test(NAME test_example_gpu_onnx
+    SOURCES ${EGPU_TEST_DIR}/test_example_gpu_onnx.c
+    LIBS olc_stub_host OpenCL::OpenCL ${CMAKE_DL_LIBS} m
+    LABELS unit TIMEOUT 300)
+  target_include_directories(test_example_gpu_onnx PRIVATE ${EGPU_DIR} ${EGPU_TEST_DIR})
+  target_compile_definitions(test_example_gpu_onnx PRIVATE CL_TARGET_OPENCL_VERSION=120
+    EGPU_PLUGIN_PATH="$<TARGET_FILE:example_gpu>")
+  add_dependencies(test_example_gpu_onnx example_gpu)
+
   # The policy codec, its rules and device limits, with made-up limits: no device needed.
   olc_add_test(NAME test_example_gpu_policy
     SOURCES ${EGPU_TEST_DIR}/test_example_gpu_policy.c ${EGPU_DIR}/egpu_policy.c

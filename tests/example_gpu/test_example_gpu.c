@@ -105,8 +105,13 @@ static void test_table(void) {
   CU_ASSERT_STRING_EQUAL(g_table->implementation_version, "3");
   CU_ASSERT_EQUAL(g_table->abi_major, OLC_PLUGIN_ABI_MAJOR);
   CU_ASSERT_EQUAL(g_table->struct_size, sizeof(olc_plugin));
-  CU_ASSERT_EQUAL_FATAL(g_table->operator_count, 1);
+  CU_ASSERT_EQUAL_FATAL(g_table->operator_count, 2);
   CU_ASSERT_STRING_EQUAL(g_table->operators[0], "MatMul");
+  CU_ASSERT_STRING_EQUAL(g_table->operators[1], "Gemm");
+  /* Views (ABI 1.3): transposed and broadcast operands are its to read. */
+  CU_ASSERT_EQUAL(g_table->features & OLC_PLUGIN_FEATURE_VIEWS, OLC_PLUGIN_FEATURE_VIEWS);
+  CU_ASSERT_EQUAL(g_table->tolerance_count, 2);
+  CU_ASSERT_STRING_EQUAL(g_table->tolerances[1].operator_name, "Gemm");
   CU_ASSERT_PTR_NOT_NULL(g_table->prepare);
   CU_ASSERT_PTR_NOT_NULL(g_table->unprepare);
   CU_ASSERT_PTR_NOT_NULL(g_table->flops);
@@ -115,8 +120,8 @@ static void test_table(void) {
 static void test_key(void) {
   harness_workload hw;
   harness_key k1, k2;
-  olc_plugin_key_sink sink = {sizeof sink,  OLC_PLUGIN_ABI_MINOR, &k1,
-                              hk_processor, hk_threads,           hk_structure, NULL};
+  olc_plugin_key_sink sink = {sizeof sink, OLC_PLUGIN_ABI_MINOR, &k1, hk_processor,
+                              hk_threads,  hk_structure,         NULL};
   harness_matmul(&hw, "float32", 128, 64, 32);
   memset(&k1, 0, sizeof k1);
   memset(&k2, 0, sizeof k2);
@@ -147,8 +152,8 @@ static void test_key(void) {
 static void test_key_unsupported(void) {
   harness_workload hw;
   harness_key k;
-  olc_plugin_key_sink sink = {sizeof sink,  OLC_PLUGIN_ABI_MINOR, &k,
-                              hk_processor, hk_threads,           hk_structure, NULL};
+  olc_plugin_key_sink sink = {sizeof sink, OLC_PLUGIN_ABI_MINOR, &k,  hk_processor,
+                              hk_threads,  hk_structure,         NULL};
   double flops = 0.0;
   memset(&k, 0, sizeof k);
   harness_matmul(&hw, "float16", 8, 8, 8);

@@ -348,12 +348,17 @@ static void test_refused(void) {
   const int32_t no = OLC_PLUGIN_E_UNSUPPORTED;
   NEED_POLICIES();
   fixture_open(&f);
-  f.in[0].rank = 3, f.in[0].dims[2] = 1, f.in[0].strides[2] = 1;
-  expect(&f, g_policies[0], &f.args, &g_workload.w, no, "rank 3");
-  f.in[0] = tensor_of(&f.a);
-  f.in[1].strides[1] = 2, f.in[1].strides[0] = 12;
-  expect(&f, g_policies[0], &f.args, &g_workload.w, no, "column stride 2");
-  f.in[1] = tensor_of(&f.b);
+  /* Y transposed: the output must be row-major. */
+  f.out.strides[0] = 1, f.out.strides[1] = 8;
+  expect(&f, g_policies[0], &f.args, &g_workload.w, no, "only a row-major output");
+  f.out = tensor_of(&f.c);
+  /* Packed operands: example_gpu has no pack, a host must not hand one. */
+  {
+    void *packed[2] = {NULL, f.b.buf};
+    f.args.packed = packed;
+    expect(&f, g_policies[0], &f.args, &g_workload.w, no, "packed input 1");
+    f.args.packed = NULL;
+  }
   f.out.dtype = OLC_PLUGIN_DTYPE_FLOAT16;
   expect(&f, g_policies[0], &f.args, &g_workload.w, no, "dtype 2");
   f.out = tensor_of(&f.c);
@@ -410,14 +415,14 @@ static void test_invalid(void) {
   f.in[0].data = NULL;
   expect(&f, g_policies[0], &f.args, w, no, "operand A is missing");
   f.in[0] = tensor_of(&f.a);
-  f.in[1].strides[0] = 5; /* narrower than its 6 columns */
-  expect(&f, g_policies[0], &f.args, w, no, "leading dimension 5");
+  f.in[1].strides[0] = -6;
+  expect(&f, g_policies[0], &f.args, w, no, "stride -6");
   f.in[1] = tensor_of(&f.b);
   f.out.strides[0] = INT64_MAX / 2;
   expect(&f, g_policies[0], &f.args, w, no, "overflows");
   f.out = tensor_of(&f.c);
   f.in[0].dims[0] = 0;
-  expect(&f, g_policies[0], &f.args, w, no, "operand A is 0 x 5");
+  expect(&f, g_policies[0], &f.args, w, no, "operand A: dimension 0 is 0");
   f.in[0] = tensor_of(&f.a);
   f.in[1].rank = 0;
   expect(&f, g_policies[0], &f.args, w, no, "rank 0");

@@ -1,8 +1,10 @@
 /*
  * test_example_gpu_host.c - example_gpu under the real host (public API):
  * loaded from the build's plugin directory, calibrated by the host's loop,
- * saved to a store file, selected from it on the second pass; and, with no
- * OpenCL platform, reported unavailable and skipped cleanly.
+ * saved to a store file, selected from it on the second pass; layouts
+ * (transposed B, Gemm with transposed A and a bias, a batched MatMul) each
+ * calibrated into a record of their own; and, with no OpenCL platform,
+ * reported unavailable and skipped cleanly.
  *
  * Suites: "host" (exits 77 when no OpenCL platform exists) and
  * "unavailable" (run with OCL_ICD_VENDORS pointing at an empty directory).
@@ -40,7 +42,15 @@ static void open_fixture(fixture *f) {
            "max_seconds_per_workload = 30\n"
            "[plugin.example_gpu]\ndevice = 0\n"
            "[workload.egpu_small]\nbackend = example_gpu\noperator = MatMul\ndtype = float32\n"
-           "m = 96\nn = 80\nk = 72\n",
+           "m = 96\nn = 80\nk = 72\n"
+           /* Layouts: B transposed, a Gemm with transposed A and a row
+            * bias, a batched MatMul. */
+           "[workload.egpu_small_tb]\nbackend = example_gpu\noperator = MatMul\n"
+           "dtype = float32\nm = 96\nn = 80\nk = 72\ntrans_b = 1\n"
+           "[workload.egpu_gemm]\nbackend = example_gpu\noperator = Gemm\n"
+           "dtype = float32\nm = 96\nn = 80\nk = 72\ntrans_a = 1\nbias = row\n"
+           "[workload.egpu_batched]\nbackend = example_gpu\noperator = MatMul\n"
+           "dtype = float32\nm = 24\nn = 16\nk = 8\nbatch_a = 2x1\nbatch_b = 3\n",
            EGPU_PLUGIN_DIR, store_path);
   free(store_path);
   OLC_ASSERT_OK(olc_config_load_string(&f->config, text, strlen(text), "egpu.ini", g_dir, &err),
@@ -113,6 +123,45 @@ static void test_calibrate_then_select(void) {
   close_fixture(&f);
 }
 
+/* A layout and its plain twin: two records, two measurements.  (An
+ * explicit default keying like its absence is test_example_gpu_onnx's: it
+ * needs a host whose key sink implements use_property.) */
+static void test_layouts_own_records(void) {
+  static const char *const names[4] = {"egpu_small", "egpu_small_tb", "egpu_gemm", "egpu_batched"};
+  /* The identity the host composes from the key's structure (sorted). */
+  static const char *const want[4] = {"workload:dtype=float32;k=72;m=96;n=80",
+                                      "workload:dtype=float32;k=72;m=96;n=80;trans_b=1",
+                                      "workload:bias=row;dtype=float32;k=72;m=96;n=80;trans_a=1",
+                                      "workload:batch_a=2x1;batch_b=3;dtype=float32;k=8;m=24;n=16"};
+  olc_calibrate_options opts = OLC_CALIBRATE_OPTIONS_INIT;
+  olc_calibration *cal = NULL;
+  olc_error err;
+  fixture f;
+  size_t i;
+  open_fixture(&f);
+  opts.workloads = names;
+  opts.workload_count = 4;
+  OLC_ASSERT_OK(olc_host_calibrate(&cal, f.host, &opts, &err), &err);
+  CU_ASSERT_EQUAL_FATAL(olc_calibration_count(cal), 4);
+  for (i = 0; i < 4; i++) {
+    const olc_workload_result *r = olc_calibration_get(cal, i);
+    if (r->status != OLC_OK)
+      fprintf(stderr, "\n  %s: %s\n", names[i], r->message != NULL ? r->message : "");
+    CU_ASSERT_EQUAL(r->status, OLC_OK);
+    if (r->selected == NULL)
+      continue;
+    if (strcmp(r->selected->model_digest, want[i]) != 0)
+      fprintf(stderr, "\n  %s: %s, want %s\n", names[i], r->selected->model_digest, want[i]);
+    CU_ASSERT_STRING_EQUAL(r->selected->model_digest, want[i]);
+    /* The plain one may come from the store already; each layout is its own
+     * record, so it is measured (on_miss never measured it with a shared key). */
+    if (i > 0)
+      CU_ASSERT_TRUE(r->calibrated_now);
+  }
+  olc_calibration_free(cal);
+  close_fixture(&f);
+}
+
 static void test_unavailable(void) {
   fixture f;
   olc_calibration *cal = NULL;
@@ -148,6 +197,7 @@ int main(int argc, char **argv) {
     return 1;
   s = CU_add_suite("host", NULL, NULL);
   CU_add_test(s, "calibrate_then_select", test_calibrate_then_select);
+  CU_add_test(s, "layouts_own_records", test_layouts_own_records);
   s = CU_add_suite("unavailable", NULL, NULL);
   CU_add_test(s, "unavailable", test_unavailable);
   if (argc < 2) {
