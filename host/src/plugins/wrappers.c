@@ -472,3 +472,41 @@ olc_status olc_plugins__execute(olc_loaded_plugin *p, const olc_plugin_workload 
   rc = p->table->execute(p->instance, w, policy, args);
   return rc == OLC_PLUGIN_OK ? OLC_OK : plugin_fail(err, p, "execute", rc, OLC_E_INVALID);
 }
+
+/* ------------------------------------------------------ ABI 1.3: pack */
+
+uint32_t olc_plugins__features(const olc_loaded_plugin *p) {
+  return OLC_PLUGIN_HAS_FIELD(p->table, olc_plugin, features) ? p->table->features : 0u;
+}
+
+int olc_plugins__can_pack(const olc_loaded_plugin *p) {
+  return olc_plugins__can_execute(p) &&
+         OLC_PLUGIN_HAS_FIELD(p->table, olc_plugin, release_packed) && p->table->pack != NULL;
+}
+
+olc_status olc_plugins__pack(void **packed, uint64_t *bytes, olc_loaded_plugin *p,
+                             const olc_plugin_workload *w, const void *policy, uint32_t input,
+                             const olc_plugin_tensor *operand, olc_error *err) {
+  int32_t rc;
+  *packed = NULL;
+  *bytes = 0;
+  if (!olc_plugins__can_pack(p))
+    return olc_error__set(err, OLC_E_UNSUPPORTED, "pack", "plugin %s: pack not implemented",
+                          p->name);
+  olc_plugins__error_clear();
+  rc = p->table->pack(p->instance, w, policy, input, operand, packed, bytes);
+  if (rc != OLC_PLUGIN_OK) {
+    *packed = NULL;
+    return plugin_fail(err, p, "pack", rc, OLC_E_INVALID);
+  }
+  if (*packed == NULL)
+    return olc_error__set(err, OLC_E_PLUGIN, "pack", "plugin %s: pack returned no packed data",
+                          p->name);
+  return OLC_OK;
+}
+
+void olc_plugins__release_packed(olc_loaded_plugin *p, void *packed) {
+  if (packed != NULL && OLC_PLUGIN_HAS_FIELD(p->table, olc_plugin, release_packed) &&
+      p->table->release_packed != NULL)
+    p->table->release_packed(p->instance, packed);
+}
