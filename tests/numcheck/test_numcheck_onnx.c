@@ -22,12 +22,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibrate/calibrate.h"
 #include "calibrate/check.h"
 #include "host/host.h"
 #include "olc/host.h"
 #include "olc/store.h"
 #include "plugins/plugins.h"
 #include "test_support.h"
+#include "util/arena.h"
 
 #ifndef OLC_MOCK_PLUGIN_ROOT
 #error "OLC_MOCK_PLUGIN_ROOT must be defined"
@@ -303,6 +305,73 @@ static void test_constant_not_marked(void) {
   olc_test_session_close(&s);
 }
 
+/* Measured by the calibrate module (in the worker, or in-process) with
+ * constant_inputs = 2: the check packs B for each candidate there too, and
+ * the candidate whose packed copy is wrong is rejected. */
+static void expect_constant_measured(int in_process) {
+  static const olc_property entries[] = {
+      {"candidates", "2000,100,200,4000"}, {"wrong", "100"}, {"wrong_kind", "packed"}};
+  static const olc_plugin_kv props[] = {
+      {"dtype", "bfloat16"}, {"m", "8"}, {"n", "24"}, {"k", "37"}, {"bias", "col"}};
+  olc_test_session s;
+  olc_calibrate_request req;
+  olc_calibrate_outcome out;
+  olc_plugin_workload w;
+  olc_arena arena = OLC_ARENA_INIT;
+  char text[1024];
+  size_t i;
+  int n = snprintf(text, sizeof text,
+                   "[host]\nplugin_dirs = %s/onnx\nthreads = 1\n[store]\npath = profiles.txt\n"
+                   "[calibration]\nwarmup = 1\nmin_repetitions = 3\nmin_seconds = 0.002\n"
+                   "[plugin.mock_onnx]\ncandidates = 2000,100,200,4000\nwrong = 100\n"
+                   "wrong_kind = packed\n",
+                   OLC_MOCK_PLUGIN_ROOT);
+  olc_test_rmtree(tmp);
+  free(tmp);
+  tmp = olc_test_tmpdir("numcheck_onnx");
+  olc_test_session_open(&s, tmp, text, (size_t)n);
+  memset(&w, 0, sizeof w);
+  w.struct_size = (uint32_t)sizeof w;
+  w.abi_minor = OLC_PLUGIN_ABI_MINOR;
+  w.name = "w";
+  w.operator_name = "Gemm";
+  w.properties = props;
+  w.property_count = (uint32_t)(sizeof props / sizeof props[0]);
+  w.constant_inputs = 2u;
+  memset(&req, 0, sizeof req);
+  req.target.plugin = olc_plugins__find(olc_host__plugins(s.host), "mock_onnx");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(req.target.plugin);
+  req.target.threads = 1;
+  req.target.ignore_env = 1;
+  req.target.entries = entries;
+  req.target.entry_count = sizeof entries / sizeof entries[0];
+  req.workload = &w;
+  req.settings = olc_config_calibration(s.config);
+  req.in_process = in_process;
+  req.arena = &arena;
+  CU_ASSERT_EQUAL_FATAL(olc_calibrate__workload(&out, &req), OLC_OK);
+  if (out.note != NULL)
+    printf("\n  note: %s", out.note);
+  CU_ASSERT_PTR_NULL(out.note); /* measured where it was asked to be */
+  CU_ASSERT_EQUAL(out.status, OLC_OK);
+  for (i = 0; i < out.reached; i++) {
+    const olc_candidate_result *c = &out.candidates[i];
+    int wrong = policy_is(c->policy, c->policy_len, "spin_us=100");
+    if (c->message != NULL)
+      printf("\n  %s: %s", wrong ? "wrong" : "right", c->message);
+    CU_ASSERT_EQUAL(c->status, wrong ? OLC_E_MISMATCH : OLC_OK);
+    CU_ASSERT(wrong || c->samples == 0 || c->checked);
+  }
+  CU_ASSERT(out.status == OLC_OK &&
+            policy_is(out.candidates[out.winner].policy, out.candidates[out.winner].policy_len,
+                      "spin_us=200"));
+  olc_arena__free(&arena);
+  olc_test_session_close(&s);
+}
+
+static void test_constant_worker(void) { expect_constant_measured(0); }
+static void test_constant_in_process(void) { expect_constant_measured(1); }
+
 static int teardown(void) {
   if (tmp != NULL)
     olc_test_rmtree(tmp);
@@ -323,5 +392,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "a plugin without views", test_no_views);
   CU_add_test(s, "a constant input packed for each candidate", test_constant_packed);
   CU_add_test(s, "no constant input: nothing packed", test_constant_not_marked);
+  CU_add_test(s, "a constant input packed in the worker", test_constant_worker);
+  CU_add_test(s, "a constant input packed in-process", test_constant_in_process);
   return olc_test_run(argc, argv);
 }
