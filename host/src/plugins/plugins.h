@@ -222,25 +222,6 @@ void olc_plugins__release_packed(olc_loaded_plugin *p, void *packed);
  * execute compare it). */
 unsigned olc_plugins__forks(void);
 
-/* ABI 1.3: the plugin's OLC_PLUGIN_FEATURE_* (0 for an older table). */
-uint32_t olc_plugins__features(const olc_loaded_plugin *p);
-/* 1 when p implements pack (with execute; ABI 1.3). */
-int olc_plugins__can_pack(const olc_loaded_plugin *p);
-/*
- * pack (ABI 1.3): constant input `input` of w (operand: its description
- * and data, unchanged until the release) packed for policy into plugin
- * memory, *packed for exec_args.packed, *bytes its size.  OLC_OK with
- * *packed not NULL; OLC_E_UNSUPPORTED (no pack, or the plugin reads this
- * input or policy in place); OLC_E_INVALID; OLC_E_PLUGIN; with *packed
- * NULL on failure.
- */
-olc_status olc_plugins__pack(void **packed, uint64_t *bytes, olc_loaded_plugin *p,
-                             const olc_plugin_workload *w, const void *policy, uint32_t input,
-                             const olc_plugin_tensor *operand, olc_error *err);
-/* release_packed: frees what pack made (no execute reads it any more).
- * NULL is fine. */
-void olc_plugins__release_packed(olc_loaded_plugin *p, void *packed);
-
 /* The numerical check's tolerances for an operator and dtype (ABI 1.2):
  * the plugin's row, or the host's defaults (declared 0). */
 typedef struct olc_plugins_tolerance {
