@@ -158,6 +158,7 @@ static olc_status parse_setup_workload(worker *k, olc_wire_reader *r, olc_error 
   }
   k->w.properties = n > 0 ? k->props : NULL;
   k->w.property_count = n;
+  k->w.constant_inputs = olc_wire__get_u32(r);
   k->check_spec.enabled = olc_wire__get_u32(r) != 0;
   k->check_spec.atol = olc_wire__get_f64(r);
   k->check_spec.rtol = olc_wire__get_f64(r);

@@ -17,3 +17,25 @@ foreach(plugin IN ITEMS cpu_gemm example_gpu)
       DEPENDS ${plugin})
   endif()
 endforeach()
+
+# mock_onnx (tests/plugins/mock_onnx.c): MatMul and Gemm as plugin.h 1.3
+# describes them, every dtype, pack; mock_onnx_plain without views.
+foreach(variant IN ITEMS onnx onnx_plain)
+  set(t olc_mock_${variant})
+  add_library(${t} MODULE ${CMAKE_CURRENT_LIST_DIR}/../plugins/mock_onnx.c)
+  set_target_properties(${t} PROPERTIES PREFIX "" OUTPUT_NAME mock_${variant}
+    LIBRARY_OUTPUT_DIRECTORY $<1:${OLC_MOCK_PLUGIN_ROOT}/${variant}>
+    C_VISIBILITY_PRESET hidden)
+  target_link_libraries(${t} PRIVATE olc::plugin_api)
+  if(NOT WIN32)
+    target_link_libraries(${t} PRIVATE m)
+  endif()
+  target_compile_definitions(${t} PRIVATE MOCK_NAME="mock_${variant}")
+  olc_target_warnings(${t})
+  add_dependencies(olc_mock_plugins ${t})
+endforeach()
+target_compile_definitions(olc_mock_onnx_plain PRIVATE MOCK_ONNX_NO_VIEWS)
+if(NOT WIN32 AND TARGET olc_cli)
+  olc_add_test(NAME test_numcheck_onnx SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_numcheck_onnx.c
+    LABELS integration HOOKS MOCK_PLUGINS WORKER TIMEOUT 180)
+endif()

@@ -101,6 +101,9 @@ static void build_setup(olc_wire_writer *w, const olc_measure_session *s) {
     olc_wire__put_str(w, wl->properties[i].key);
     olc_wire__put_str(w, wl->properties[i].value);
   }
+  /* Which inputs are constant: the plugin packs them outside the timed
+   * runs, and the check packs them for each candidate. */
+  olc_wire__put_u32(w, wl->constant_inputs);
   olc_wire__put_u32(w, s->check_spec.enabled ? 1u : 0u);
   olc_wire__put_f64(w, s->check_spec.atol);
   olc_wire__put_f64(w, s->check_spec.rtol);

@@ -13,7 +13,8 @@
  *
  *   host -> worker  SETUP    version, plugin file and name, threads,
  *                            allow_insecure_plugins, [plugin.NAME]
- *                            entries, the workload, the numerical
+ *                            entries, the workload (its constant
+ *                            inputs' bits after its properties), the numerical
  *                            check (enabled, atol, rtol, seed, the
  *                            reference policy; check.h)
  *   worker -> host  READY    status, message (plugin loaded, prepared)
@@ -46,7 +47,7 @@
 #include "olc/error.h"
 #include "util/buf.h"
 
-#define OLC_WIRE_VERSION 7u
+#define OLC_WIRE_VERSION 8u
 #define OLC_WIRE_HEADER_SIZE 8u
 /* Larger than any legal SETUP or MEASURE (a policy is at most 1 MiB). */
 #define OLC_WIRE_MAX_FRAME ((uint32_t)16 << 20)

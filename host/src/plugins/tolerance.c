@@ -55,13 +55,46 @@ int olc_plugins__tolerances_ok(const olc_plugin *t, char *msg, size_t size) {
   return 1;
 }
 
+/*
+ * The host's tolerance for a dtype without a plugin row (atol = rtol).
+ * The check's inputs lie in [-1, 1] and are exact in the dtype, so the
+ * reference and a right candidate differ only by how each rounds:
+ * - float32: the order of k float32 additions (unit roundoff u = 2^-24);
+ *   1e-3 leaves that headroom up to the k of large products.
+ * - float16 and bfloat16 (plugin.h: float32 accumulation): the float32
+ *   sums differ as above, then each output is rounded to 16 bits once, so
+ *   two right answers may lie one unit in the last place apart wherever a
+ *   sum falls near a rounding boundary: 2^-10 |y| for float16 (11
+ *   significant bits), 2^-7 |y| for bfloat16 (8 bits).  A plugin may round
+ *   once more on the way (alpha * A'B' before beta * C is added), and the
+ *   absolute part covers sums that cancel towards 0, where a float32
+ *   difference is not scaled down.  1e-2 is about ten float16 units in the
+ *   last place, 5e-2 about six of bfloat16: wide enough for every right
+ *   order of rounding, while a wrong kernel (a product of two inputs
+ *   dropped or doubled, an operand read transposed) is off by about |a b|,
+ *   1/4 on average and near 1 at the worst element of any real shape.
+ * - float64: 1e-9 for the same reason as float32 with u = 2^-53.
+ */
+static double default_tolerance(uint32_t dtype) {
+  switch (dtype) {
+  case OLC_PLUGIN_DTYPE_FLOAT64:
+    return 1e-9;
+  case OLC_PLUGIN_DTYPE_FLOAT16:
+    return 1e-2;
+  case OLC_PLUGIN_DTYPE_BFLOAT16:
+    return 5e-2;
+  default:
+    return 1e-3;
+  }
+}
+
 void olc_plugins__tolerance(olc_plugins_tolerance *out, const olc_loaded_plugin *p,
                             const char *operator_name, uint32_t dtype) {
   uint32_t n, i;
   const olc_plugin_tolerance *r = rows(p->table, &n);
   out->declared = 0;
   out->reference = NULL;
-  out->atol = dtype == OLC_PLUGIN_DTYPE_FLOAT64 ? 1e-9 : 1e-3;
+  out->atol = default_tolerance(dtype);
   out->rtol = out->atol;
   for (i = 0; i < n && operator_name != NULL; i++)
     if (r[i].dtype == dtype && strcmp(r[i].operator_name, operator_name) == 0) {

@@ -305,7 +305,12 @@ typedef struct olc_plugin_exec_args {
  * validate must accept: a plain, trusted policy), or, when NULL, of the
  * plugin's first candidate.  atol and rtol must be finite and >= 0, or the
  * plugin fails to load.  An operator and dtype without a row gets the host's
- * defaults (float32: 1e-3 and 1e-3, float64: 1e-9 and 1e-9).
+ * defaults (float32: 1e-3 and 1e-3, float64: 1e-9 and 1e-9; ABI 1.3:
+ * float16 1e-2 and 1e-2, bfloat16 5e-2 and 5e-2, the dtype being the
+ * output's).  The inputs follow the workload's properties (ABI 1.3: Gemm
+ * with its bias, transposed views for a plugin with
+ * OLC_PLUGIN_FEATURE_VIEWS, batch dimensions, float16 and bfloat16,
+ * dtype_b), and a constant input is packed for each candidate (pack).
  */
 typedef struct olc_plugin_tolerance {
   uint32_t struct_size; /* sizeof(olc_plugin_tolerance) as the plugin was compiled */
