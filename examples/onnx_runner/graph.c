@@ -23,6 +23,7 @@ enum { VAL_INPUT, VAL_INIT, VAL_NODE };
 typedef struct rn_value {
   const char *name;
   int kind;
+  uint32_t declared; /* a graph input's elem_type as an OLC_DTYPE (0: not said) */
   rn_tensor t;
   int ready;
 } rn_value;
@@ -115,7 +116,15 @@ static int load_inputs(rn_graph *g, const Onnx__GraphProto *gp, rn_error *e) {
                      "%s: graph.input[%zu] '%s': elem_type %d is not supported (float 1, "
                      "float16 10, bfloat16 16)",
                      g->path, i, in->name, (int)in->type->tensor_type->elem_type);
-    g->inputs[g->input_count++] = (size_t)add_value(g, in->name, VAL_INPUT);
+    v = add_value(g, in->name, VAL_INPUT);
+    if (in->type != NULL && in->type->tensor_type != NULL && in->type->tensor_type->has_elem_type)
+      g->values[v].declared =
+          in->type->tensor_type->elem_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT
+              ? OLC_DTYPE_FLOAT32
+          : in->type->tensor_type->elem_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16
+              ? OLC_DTYPE_FLOAT16
+              : OLC_DTYPE_BFLOAT16;
+    g->inputs[g->input_count++] = (size_t)v;
   }
   return RN_OK;
 }
@@ -611,6 +620,9 @@ int rn_graph_run(rn_graph *g, olc_host *host, const rn_run_options *opt, const r
   }
   for (size_t i = 0; i < g->input_count; i++) {
     rn_value *v = &g->values[g->inputs[i]];
+    if (v->declared != 0 && inputs[i].dtype != v->declared)
+      return rn_fail(e, RN_BAD_INPUT, "%s: graph input '%s' is %s, the test data %s", g->path,
+                     v->name, rn_dtype_name(v->declared), rn_dtype_name(inputs[i].dtype));
     v->t = inputs[i];
     v->t.owned = NULL; /* the caller's */
     v->t.constant = 0;
