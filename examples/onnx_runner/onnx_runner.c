@@ -171,7 +171,7 @@ static void close_session(session *s) {
 typedef struct tensor_set {
   rn_tensor t[64];
   Onnx__TensorProto *p[64];
-  char path[64][1100];
+  char path[64][2200];
   size_t count;
 } tensor_set;
 
@@ -187,7 +187,9 @@ static int read_set(tensor_set *ts, const char *dir, const char *kind, rn_error 
   ts->count = 0;
   for (size_t i = 0; i < 64; i++) {
     int rc;
-    snprintf(ts->path[i], sizeof ts->path[i], "%s/%s_%zu.pb", dir, kind, i);
+    int n = snprintf(ts->path[i], sizeof ts->path[i], "%s/%s_%zu.pb", dir, kind, i);
+    if (n < 0 || (size_t)n >= sizeof ts->path[i])
+      return rn_fail(e, RN_BAD_INPUT, "%.200s...: path too long", dir);
     rc = rn_tensor_read(&ts->t[i], &ts->p[i], ts->path[i], e);
     if (rc < 0)
       return RN_OK;
@@ -285,7 +287,7 @@ int main(int argc, char **argv) {
   rn_graph *g = NULL;
   session s = {NULL, NULL, NULL};
   rn_error e = {0, ""};
-  char model_dir[1024], dir[1100];
+  char model_dir[2048], dir[2100];
   size_t sets = 0, mismatched = 0;
   int rc;
   if (parse_args(&a, argc, argv) != 0)
@@ -299,17 +301,22 @@ int main(int argc, char **argv) {
   print_diagnostics(s.host, a.run.verbose);
   dir_of(model_dir, sizeof model_dir, a.model);
   for (size_t i = 0; rc == RN_OK || rc == RN_MISMATCH; i++) {
-    if (a.dir_count > 0) {
-      if (i == a.dir_count)
-        break;
-      snprintf(dir, sizeof dir, "%s", a.dirs[i]);
-    } else {
-      char probe[1200];
-      snprintf(dir, sizeof dir, "%s/test_data_set_%zu", model_dir, i);
-      snprintf(probe, sizeof probe, "%s/output_0.pb", dir);
-      if (i == MAX_SETS || !file_exists(probe))
-        break;
+    char probe[sizeof dir + 16];
+    int n;
+    if (a.dir_count > 0 && i == a.dir_count)
+      break;
+    if (a.dir_count > 0)
+      n = snprintf(dir, sizeof dir, "%s", a.dirs[i]);
+    else
+      n = snprintf(dir, sizeof dir, "%s/test_data_set_%zu", model_dir, i);
+    if (n < 0 || (size_t)n >= sizeof dir) {
+      rc = rn_fail(&e, RN_BAD_INPUT, "%.200s...: path too long",
+                   a.dir_count > 0 ? a.dirs[i] : a.model);
+      break;
     }
+    n = snprintf(probe, sizeof probe, "%s/output_0.pb", dir);
+    if (a.dir_count == 0 && (n < 0 || i == MAX_SETS || !file_exists(probe)))
+      break;
     rc = run_set(g, &s, &a, dir, &e);
     sets++;
     mismatched += rc == RN_MISMATCH;
