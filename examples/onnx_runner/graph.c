@@ -25,7 +25,6 @@ typedef struct rn_value {
   int kind;
   uint32_t declared; /* a graph input's elem_type as an OLC_DTYPE (0: not said) */
   rn_tensor t;
-  int ready;
 } rn_value;
 
 #define RN_MAX_PROPS 10
@@ -97,7 +96,6 @@ static int load_inputs(rn_graph *g, const Onnx__GraphProto *gp, rn_error *e) {
     if (rn_tensor_decode(&g->values[v].t, p, where, e) != RN_OK)
       return e->code;
     g->values[v].t.constant = 1;
-    g->values[v].ready = 1;
   }
   for (size_t i = 0; i < gp->n_input; i++) {
     const Onnx__ValueInfoProto *in = gp->input[i];
@@ -345,8 +343,13 @@ static int bind_and_select(const olc_selection **sel, rn_graph *g, rn_node *n, o
     if (k > 0 && (size_t)k < sizeof key - used)
       used += (size_t)k;
   }
-  if (opt->verbose)
-    printf("%s: %s %s%s\n", n->label, opt->backend, op_names[n->op], key);
+  if (opt->verbose) {
+    printf("%s: %s %s%s", n->label, opt->backend, op_names[n->op], key);
+    for (size_t i = 0; i < operand_count; i++)
+      if (operands[i] != NULL && operands[i]->constant)
+        printf(" (input %zu constant)", i);
+    printf("\n");
+  }
   w.constant_count = 0;
   for (size_t i = 0; i < operand_count; i++)
     if (operands[i] != NULL && operands[i]->constant) {
@@ -613,10 +616,8 @@ int rn_graph_run(rn_graph *g, olc_host *host, const rn_run_options *opt, const r
                  rn_error *e) {
   for (size_t i = 0; i < g->value_count; i++) {
     rn_value *v = &g->values[i];
-    if (v->kind == VAL_NODE) {
+    if (v->kind == VAL_NODE)
       rn_tensor_free(&v->t);
-      v->ready = 0;
-    }
   }
   for (size_t i = 0; i < g->input_count; i++) {
     rn_value *v = &g->values[g->inputs[i]];
@@ -626,7 +627,6 @@ int rn_graph_run(rn_graph *g, olc_host *host, const rn_run_options *opt, const r
     v->t = inputs[i];
     v->t.owned = NULL; /* the caller's */
     v->t.constant = 0;
-    v->ready = 1;
   }
   for (size_t i = 0; i < g->node_count; i++) {
     rn_node *n = &g->nodes[i];
@@ -647,7 +647,6 @@ int rn_graph_run(rn_graph *g, olc_host *host, const rn_run_options *opt, const r
     }
     if (rc != RN_OK)
       return rc;
-    g->values[n->out].ready = 1;
   }
   return RN_OK;
 }
