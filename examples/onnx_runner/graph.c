@@ -30,7 +30,8 @@ typedef struct rn_value {
 #define RN_MAX_PROPS 10
 
 typedef struct rn_node {
-  char label[200]; /* "node 'name' (Gemm)" */
+  char label[200]; /* "graph.node[3] 'name' (Gemm)" in the runner's messages */
+  char wname[200]; /* "node[3] name (Gemm)": the workload's name in olc's */
   int op;
   int in[3]; /* value indices; -1: absent */
   size_t n_in;
@@ -176,6 +177,9 @@ static int load_node(rn_graph *g, size_t index, const Onnx__NodeProto *np, rn_er
     snprintf(n->label, sizeof n->label, "graph.node[%zu] '%s' (%s)", index, np->name, op_type);
   else
     snprintf(n->label, sizeof n->label, "graph.node[%zu] (%s)", index, op_type);
+  snprintf(n->wname, sizeof n->wname, "node[%zu]%s%.100s (%.60s)", index,
+           np->name != NULL && np->name[0] != '\0' ? " " : "", np->name != NULL ? np->name : "",
+           op_type);
   n->op = op_of(op_type);
   if (n->op < 0 ||
       (np->domain != NULL && np->domain[0] != '\0' && strcmp(np->domain, "ai.onnx") != 0))
@@ -369,7 +373,7 @@ static int bind_and_select(const olc_selection **sel, rn_graph *g, rn_node *n, o
     w.property_count = pl->count;
     w.model_bytes = g->bytes; /* the model's content is the identity of its records */
     w.model_len = g->len;
-    w.name = n->label;
+    w.name = n->wname;
     w.constants = w.constant_count > 0 ? constants : NULL;
     st = olc_host_bind(&n->binding, host, &w, &err);
     if (st != OLC_OK)
