@@ -47,3 +47,8 @@ add_test(NAME onnx_runner_errors COMMAND ${CMAKE_COMMAND}
   -DSTORE=${onnx_work}/onnx_runner_errors.txt -P ${onnx_example}/run_errors.cmake)
 set_tests_properties(onnx_runner_errors PROPERTIES LABELS integration TIMEOUT 120
   ENVIRONMENT "OLC_CONFIG=;OLC_PLUGIN_PATH=;OLC_SELECT_MODE=")
+
+# The runner's tensors: float16/bfloat16 conversions, decoding, comparison.
+olc_add_test(NAME test_onnx_runner_tensor LABELS unit
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_onnx_runner_tensor.c ${onnx_example}/tensor.c
+  INCLUDES ${onnx_example} LIBS onnx_runner_proto m)
