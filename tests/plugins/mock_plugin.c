@@ -11,6 +11,8 @@
  * Like every plugin it uses no file-system call and links only the ABI
  * header.
  */
+#include <stdatomic.h>
+
 #include "mock_scaffold.h"
 
 #ifndef MOCK_NAME
@@ -51,7 +53,8 @@ typedef struct mock_instance {
   uint32_t fail_seen;
   uint32_t jitter_spin; /* jitter = N: the runs of spin_us=N take N/2, N, 2N us in turn, */
   uint32_t jitter_seen; /* a median of N with a wide spread */
-  int trace; /* trace = 1: every run and execute logs "run N" / "execute N" (N: spin_us) */
+  int trace;          /* trace = 1: every run and execute logs "run N" / "execute N" (N: spin_us) */
+  char pack_mode[16]; /* pack = unsupported | fail */
   const void *last_state;
 } mock_instance;
 
@@ -120,6 +123,8 @@ static int32_t mock_create(const olc_plugin_host *host, const olc_plugin_kv *con
       copy_text(m->validate_mode, sizeof m->validate_mode, v);
     else if (strcmp(k, "execute") == 0)
       copy_text(m->execute_mode, sizeof m->execute_mode, v);
+    else if (strcmp(k, "pack") == 0)
+      copy_text(m->pack_mode, sizeof m->pack_mode, v);
     else if (strcmp(k, "bucket") == 0)
       copy_text(m->bucket, sizeof m->bucket, v);
     else if (strcmp(k, "cold") == 0)
@@ -448,14 +453,121 @@ static int32_t exec_fail(int32_t code, const char *message) {
   return code;
 }
 
-/* What the mock executes: a row-major fp32 matrix of rank 2. */
+/* What the mock executes: an fp32 matrix of rank 2, row-major (MOCK_VIEWS:
+ * any strides, as the host hands a plugin that takes views). */
 static int32_t exec_check(const olc_plugin_tensor *t) {
   if (t->dtype != OLC_PLUGIN_DTYPE_FLOAT32)
     return exec_fail(OLC_PLUGIN_E_UNSUPPORTED, "execute: only float32 operands");
+#if defined(MOCK_VIEWS)
+  if (t->rank != 2) {
+    char line[80];
+    snprintf(line, sizeof line, "execute: only rank-2 operands (rank %u reached the plugin)",
+             (unsigned)t->rank);
+    return exec_fail(OLC_PLUGIN_E_UNSUPPORTED, line);
+  }
+#else
   if (t->rank != 2)
     return exec_fail(OLC_PLUGIN_E_UNSUPPORTED, "execute: only rank-2 operands (no batches)");
   if (t->strides[1] != 1)
     return exec_fail(OLC_PLUGIN_E_UNSUPPORTED, "execute: only row-major operands");
+#endif
+  return OLC_PLUGIN_OK;
+}
+
+/* ---- packed constants (ABI 1.3): a dense row-major copy of the operand,
+ * tagged with the policy it was packed for; counted for the tests
+ * (mock_pack_counters). */
+
+#define MOCK_PACKED_LIVE 0x70616b64u
+#define MOCK_PACKED_DEAD 0x64656164u
+
+typedef struct mock_packed {
+  uint32_t magic;
+  uint32_t spin_us; /* the policy's */
+  int64_t rows, cols;
+  float data[];
+} mock_packed;
+
+static _Atomic uint64_t mock_packs, mock_releases, mock_bad_releases, mock_packed_reads;
+
+/* For the tests: pack calls that packed, release_packed calls, releases of
+ * a copy that was not live (released twice), executes that read a packed
+ * copy. */
+OLC_PLUGIN_EXPORT void mock_pack_counters(uint64_t out[4]);
+OLC_PLUGIN_EXPORT void mock_pack_counters(uint64_t out[4]) {
+  out[0] = atomic_load(&mock_packs);
+  out[1] = atomic_load(&mock_releases);
+  out[2] = atomic_load(&mock_bad_releases);
+  out[3] = atomic_load(&mock_packed_reads);
+}
+
+static int32_t mock_pack(void *instance, const olc_plugin_workload *w, const void *policy,
+                         uint32_t input, const olc_plugin_tensor *t, void **packed,
+                         uint64_t *bytes) {
+  const mock_instance *m = instance;
+  mock_packed *p;
+  int64_t i, j;
+  (void)w;
+  if (strcmp(m->pack_mode, "unsupported") == 0 || input != 1)
+    return exec_fail(OLC_PLUGIN_E_UNSUPPORTED, "pack: not packed");
+  if (strcmp(m->pack_mode, "fail") == 0)
+    return exec_fail(OLC_PLUGIN_E_FAILED, "pack failed on purpose");
+  if (policy == NULL || t->rank != 2 || t->dtype != OLC_PLUGIN_DTYPE_FLOAT32)
+    return exec_fail(OLC_PLUGIN_E_UNSUPPORTED, "pack: only a float32 matrix");
+  p = malloc(sizeof *p + (size_t)(t->dims[0] * t->dims[1]) * sizeof(float));
+  if (p == NULL)
+    return OLC_PLUGIN_E_NOMEM;
+  p->magic = MOCK_PACKED_LIVE;
+  p->spin_us = ((const mock_policy *)policy)->spin_us;
+  p->rows = t->dims[0];
+  p->cols = t->dims[1];
+  for (i = 0; i < p->rows; i++)
+    for (j = 0; j < p->cols; j++)
+      p->data[i * p->cols + j] = ((const float *)t->data)[i * t->strides[0] + j * t->strides[1]];
+  *packed = p;
+  *bytes = sizeof *p + (uint64_t)(p->rows * p->cols) * sizeof(float);
+  atomic_fetch_add(&mock_packs, 1);
+  return OLC_PLUGIN_OK;
+}
+
+static void mock_release_packed(void *instance, void *packed) {
+  mock_packed *p = packed;
+  (void)instance;
+  if (p == NULL)
+    return;
+  atomic_fetch_add(&mock_releases, 1);
+  if (p->magic != MOCK_PACKED_LIVE) {
+    atomic_fetch_add(&mock_bad_releases, 1);
+    return;
+  }
+  p->magic = MOCK_PACKED_DEAD;
+  free(p);
+}
+
+/* B as execute reads it: the packed copy when the host hands one (made for
+ * this very policy), else the operand. */
+static int32_t operand_b(const float **data, int64_t *s0, int64_t *s1,
+                         const olc_plugin_exec_args *a, const mock_policy *policy) {
+  const olc_plugin_tensor *B = &a->inputs[1];
+  const mock_packed *p = NULL;
+  if (OLC_PLUGIN_HAS_FIELD(a, olc_plugin_exec_args, packed) && a->packed != NULL)
+    p = a->packed[1];
+  if (p == NULL) {
+    *data = B->data;
+    *s0 = B->strides[0];
+    *s1 = B->strides[1];
+    return OLC_PLUGIN_OK;
+  }
+  if (p->magic != MOCK_PACKED_LIVE)
+    return exec_fail(OLC_PLUGIN_E_FAILED, "execute: B's packed copy was released");
+  if (p->spin_us != policy->spin_us)
+    return exec_fail(OLC_PLUGIN_E_FAILED, "execute: B was packed for another policy");
+  if (p->rows != B->dims[0] || p->cols != B->dims[1])
+    return exec_fail(OLC_PLUGIN_E_FAILED, "execute: B's packed copy has another shape");
+  atomic_fetch_add_explicit(&mock_packed_reads, 1, memory_order_relaxed);
+  *data = p->data;
+  *s0 = p->cols;
+  *s1 = 1;
   return OLC_PLUGIN_OK;
 }
 
@@ -464,7 +576,8 @@ static int32_t mock_execute(void *instance, const olc_plugin_workload *w, const 
                             const olc_plugin_exec_args *a) {
   const mock_instance *m = instance;
   const olc_plugin_tensor *A, *B, *C;
-  int64_t i, j, k;
+  const float *bd;
+  int64_t i, j, k, bs0, bs1;
   int32_t rc = OLC_PLUGIN_OK;
   uint32_t t;
   if (strcmp(m->execute_mode, "fail") == 0)
@@ -482,20 +595,23 @@ static int32_t mock_execute(void *instance, const olc_plugin_workload *w, const 
     return rc;
   if (B->dims[0] != A->dims[1] || C->dims[0] != A->dims[0] || C->dims[1] != B->dims[1])
     return exec_fail(OLC_PLUGIN_E_INVALID, "execute: A, B and C do not fit together");
+  rc = operand_b(&bd, &bs0, &bs1, a, policy);
+  if (rc != OLC_PLUGIN_OK)
+    return rc;
   trace_call(m, "execute", ((const mock_policy *)policy)->spin_us);
   for (i = 0; i < C->dims[0]; i++)
     for (j = 0; j < C->dims[1]; j++) {
       const float *ar = (const float *)A->data + i * A->strides[0];
-      float *c = (float *)C->data + i * C->strides[0] + j;
+      float *c = (float *)C->data + i * C->strides[0] + j * C->strides[1];
       double acc = 0;
       for (k = 0; k < A->dims[1]; k++)
-        acc += (double)ar[k] * (double)((const float *)B->data)[k * B->strides[0] + j];
+        acc += (double)ar[k * A->strides[1]] * (double)bd[k * bs0 + j * bs1];
       *c = (float)(a->alpha * acc + (a->beta != 0 ? a->beta * (double)*c : 0.0));
     }
   /* A policy with a bug that one element shows (the numerical check's test). */
   if (m->wrong_spin != 0 && ((const mock_policy *)policy)->spin_us == m->wrong_spin &&
       C->dims[0] > 3 && C->dims[1] > 17)
-    ((float *)C->data)[3 * C->strides[0] + 17] += 1e-2f;
+    ((float *)C->data)[3 * C->strides[0] + 17 * C->strides[1]] += 1e-2f;
   return OLC_PLUGIN_OK;
 }
 
@@ -534,12 +650,18 @@ static const olc_plugin_tolerance mock_tolerances[] = {
 #define MOCK_ABI_MAJOR OLC_PLUGIN_ABI_MAJOR
 #endif
 
+#if defined(MOCK_VIEWS)
+#define MOCK_FEATURES OLC_PLUGIN_FEATURE_VIEWS
+#else
+#define MOCK_FEATURES 0u
+#endif
+
 #define MOCK_TABLE_BODY(size, minor)                                                               \
-  MOCK_TABLE_INIT(size, minor, MOCK_ABI_MAJOR, MOCK_NAME, MOCK_VERSION,                            \
-                  "mock plugin for the host tests", mock_operators, MOCK_OPERATOR_COUNT,           \
-                  mock_create, mock_destroy, mock_key, mock_candidates, mock_validate,             \
-                  mock_serialize, mock_release, MOCK_RUN, mock_prepare, mock_unprepare,            \
-                  mock_flops, MOCK_EXECUTE, mock_tolerances, 1)
+  MOCK_TABLE_INIT_V13(                                                                             \
+      size, minor, MOCK_ABI_MAJOR, MOCK_NAME, MOCK_VERSION, "mock plugin for the host tests",      \
+      mock_operators, MOCK_OPERATOR_COUNT, mock_create, mock_destroy, mock_key, mock_candidates,   \
+      mock_validate, mock_serialize, mock_release, MOCK_RUN, mock_prepare, mock_unprepare,         \
+      mock_flops, MOCK_EXECUTE, mock_tolerances, 1, MOCK_FEATURES, mock_pack, mock_release_packed)
 
 #if defined(MOCK_NEWER_MINOR)
 /* A plugin built against a future 1.3 header: the table grew by appending. */
@@ -551,6 +673,12 @@ typedef struct mock_plugin_v1_3 {
 static const mock_plugin_v1_3 mock_table_ext = {
     {MOCK_TABLE_BODY((uint32_t)sizeof(mock_plugin_v1_3), OLC_PLUGIN_ABI_MINOR + 3u)}, NULL, 42};
 #define MOCK_TABLE (&mock_table_ext.base)
+#elif defined(MOCK_ABI_1_2)
+/* A plugin built against the 1.2 header: its table ends before features.
+ * What lies beyond (MOCK_VIEWS sets the feature there) must never be read. */
+static const olc_plugin mock_table = {
+    MOCK_TABLE_BODY((uint32_t)offsetof(olc_plugin, features), 2u)};
+#define MOCK_TABLE (&mock_table)
 #elif defined(MOCK_ABI_1_0)
 /* A plugin built against the 1.0 header: its table ends at flops.  The
  * execute beyond it must never be read. */

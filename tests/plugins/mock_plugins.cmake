@@ -58,3 +58,7 @@ olc_mock_plugin(prints mock_prints mock_prints MOCK_PRINTS)
 olc_mock_plugin(sorted mock_c mock_c)
 olc_mock_plugin(sorted mock_a mock_a)
 olc_mock_plugin(sorted mock_b mock_b)
+# ABI 1.3: a mock_det that takes views (OLC_PLUGIN_FEATURE_VIEWS), and one
+# built against the 1.2 header whose table ends before the feature it sets.
+olc_mock_plugin(views mock_views mock_views MOCK_VIEWS)
+olc_mock_plugin(abi_1_2 mock_v12 mock_v12 MOCK_ABI_1_2 MOCK_VIEWS)

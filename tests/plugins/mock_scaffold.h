@@ -132,13 +132,22 @@ static inline int32_t mock_hand_table(uint32_t host_abi_major, const olc_plugin 
 }
 
 /* An olc_plugin in the header's field order, reserved fields and
- * operand_bytes zero. */
+ * operand_bytes zero; MOCK_TABLE_INIT_V13 with the ABI 1.3 fields (features,
+ * pack, release_packed), MOCK_TABLE_INIT without them. */
+#define MOCK_TABLE_INIT_V13(size, minor, major, name, version, description, operators,             \
+                            operator_count, create, destroy, key, candidates, validate, serialize, \
+                            release, run, prepare, unprepare, flops, execute, tolerances,          \
+                            tolerance_count, features, pack, release_packed)                       \
+  size, minor, major, 0, name, version, description, operators, operator_count, 0, create,         \
+      destroy, key, candidates, validate, serialize, release, run, prepare, unprepare, flops,      \
+      execute, tolerances, tolerance_count, 0, NULL, features, 0, pack, release_packed
 #define MOCK_TABLE_INIT(size, minor, major, name, version, description, operators, operator_count, \
                         create, destroy, key, candidates, validate, serialize, release, run,       \
                         prepare, unprepare, flops, execute, tolerances, tolerance_count)           \
-  size, minor, major, 0, name, version, description, operators, operator_count, 0, create,         \
-      destroy, key, candidates, validate, serialize, release, run, prepare, unprepare, flops,      \
-      execute, tolerances, tolerance_count, 0, NULL, 0, 0, NULL, NULL
+  MOCK_TABLE_INIT_V13(size, minor, major, name, version, description, operators, operator_count,   \
+                      create, destroy, key, candidates, validate, serialize, release, run,         \
+                      prepare, unprepare, flops, execute, tolerances, tolerance_count, 0, NULL,    \
+                      NULL)
 
 /* Declares and opens the definition of an exported entry point named fn
  * (olc_plugin_entry, or another name where a test wants none found). */

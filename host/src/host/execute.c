@@ -1,12 +1,15 @@
 /*
- * host/execute.c - olc_selection_execute and olc_selection_matmul_f32: the
- * tensor descriptions are checked here, before the plugin sees anything
- * (plugin.h lists what the host guarantees), then copied into the ABI's
- * layout on the stack and handed to the plugin's execute.  Nothing is
- * allocated and nothing is written to the store.
+ * host/execute.c - olc_selection_execute, olc_selection_matmul_f32 and the
+ * execute part of olc_binding_execute: the tensor descriptions are checked
+ * here, before the plugin sees anything (plugin.h lists what the host
+ * guarantees), and copied into the ABI's layout on the stack in the same
+ * pass, then handed to the plugin's execute.
+ *
+ * Lean on success: no allocation, no system call and no formatting; the
+ * checks name a tensor ("input 1") only when they report it, so the cost
+ * of a small product is the plugin's.  Nothing is written to the store.
  */
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "host/host_int.h"
@@ -16,15 +19,17 @@
 _Static_assert(OLC_DTYPE_FLOAT32 == OLC_PLUGIN_DTYPE_FLOAT32 &&
                    OLC_DTYPE_FLOAT16 == OLC_PLUGIN_DTYPE_FLOAT16 &&
                    OLC_DTYPE_FLOAT64 == OLC_PLUGIN_DTYPE_FLOAT64 &&
-                   OLC_DTYPE_INT8 == OLC_PLUGIN_DTYPE_INT8,
+                   OLC_DTYPE_INT8 == OLC_PLUGIN_DTYPE_INT8 &&
+                   OLC_DTYPE_BFLOAT16 == OLC_PLUGIN_DTYPE_BFLOAT16,
                "host and plugin dtypes agree");
 _Static_assert(OLC_TENSOR_MAX_RANK == OLC_PLUGIN_MAX_RANK, "host and plugin ranks agree");
 
-static int64_t element_size(uint32_t dtype) {
+int64_t olc_host__element_size(uint32_t dtype) {
   switch (dtype) {
   case OLC_DTYPE_FLOAT32:
     return 4;
   case OLC_DTYPE_FLOAT16:
+  case OLC_DTYPE_BFLOAT16:
     return 2;
   case OLC_DTYPE_FLOAT64:
     return 8;
@@ -34,94 +39,256 @@ static int64_t element_size(uint32_t dtype) {
   return 0;
 }
 
-/* The sizes: each dimension and stride at least 1, and the bytes of the
- * extent (sum of (dims[i] - 1) * strides[i], plus one) within int64. */
-static olc_status check_extent(const olc_tensor *t, const char *what, olc_error *err) {
-  int64_t span = 1, size = element_size(t->dtype);
+/* What a tensor is, for a message: "input 1", "output 0". */
+typedef struct tensor_name {
+  const char *kind;
+  unsigned index;
+} tensor_name;
+
+/* The axes of t that hold more than one element at distinct places (dims
+ * above 1, strides above 0), innermost (smallest stride) first; on a tie
+ * the later axis counts as the inner one, as row-major order has it. */
+static uint32_t sorted_axes(uint32_t *axes, const olc_tensor *t) {
+  uint32_t i, n = 0;
+  for (i = t->rank; i-- > 0;) {
+    uint32_t j = n;
+    if (t->dims[i] < 2 || t->strides[i] < 1)
+      continue;
+    while (j > 0 && t->strides[axes[j - 1]] > t->strides[i]) {
+      axes[j] = axes[j - 1];
+      j--;
+    }
+    axes[j] = i;
+    n++;
+  }
+  return n;
+}
+
+/* No two index tuples of t share an element, apart from the axes a view
+ * broadcasts (stride 0; an output has none): each stride spans everything
+ * inside it.  The usual failure, a row-major matrix whose leading dimension
+ * is below its width, is named so. */
+static olc_status check_distinct(const olc_tensor *t, tensor_name n, olc_error *err) {
+  uint32_t axes[OLC_TENSOR_MAX_RANK], count = sorted_axes(axes, t), j;
+  for (j = 1; j < count; j++) {
+    uint32_t in = axes[j - 1], out = axes[j];
+    int64_t inner = t->strides[in] * t->dims[in]; /* within the extent: no overflow */
+    if (t->strides[out] >= inner)
+      continue;
+    if (out + 1 == in)
+      return olc_error__set(err, OLC_E_INVALID, "execute",
+                            "%s %u: leading dimension %lld is smaller than the width %lld", n.kind,
+                            n.index, (long long)t->strides[out], (long long)inner);
+    return olc_error__set(err, OLC_E_INVALID, "execute",
+                          "%s %u: its elements overlap (stride %u is %lld, below the %lld that "
+                          "stride %u spans)",
+                          n.kind, n.index, (unsigned)out, (long long)t->strides[out],
+                          (long long)inner, (unsigned)in);
+  }
+  return OLC_OK;
+}
+
+/* What plugin.h promised before views: rank 1 to 8, strides of 1 and
+ * above, row-major (innermost stride 1, each outer stride at least what it
+ * spans).  Only the distinct check ran before, so rows do not overlap. */
+static const char *not_row_major(const olc_tensor *t) {
   uint32_t i;
+  if (t->rank == 0)
+    return "rank 0";
+  for (i = 0; i < t->rank; i++)
+    if (t->strides[i] == 0)
+      return NULL; /* named by the caller with its axis */
+  if (t->strides[t->rank - 1] != 1)
+    return "strides not row-major";
+  for (i = t->rank - 1; i > 0; i--)
+    if (t->strides[i - 1] < t->strides[i] * t->dims[i])
+      return "strides not row-major";
+  return "";
+}
+
+static olc_status refuse_view(const olc_tensor *t, tensor_name n, const char *plugin,
+                              olc_error *err) {
+  const char *why = not_row_major(t);
+  uint32_t i;
+  if (why == NULL)
+    for (i = 0; i < t->rank; i++)
+      if (t->strides[i] == 0)
+        return olc_error__set(err, OLC_E_UNSUPPORTED, "execute",
+                              "%s %u is a view (stride %u is 0): plugin %s does not take views",
+                              n.kind, n.index, (unsigned)i, plugin);
+  return olc_error__set(err, OLC_E_UNSUPPORTED, "execute",
+                        "%s %u is a view (%s): plugin %s does not take views", n.kind, n.index,
+                        why != NULL ? why : "", plugin);
+}
+
+/* The full check of one tensor, after the cheap path found something: the
+ * first problem, reported. */
+static olc_status explain_tensor(const olc_tensor *t, tensor_name n, int output, int views,
+                                 const char *plugin, olc_error *err) {
+  int64_t span = 1, size = olc_host__element_size(t->dtype), bytes;
+  uint32_t i;
+  olc_status st;
+  if (t->data == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "execute", "%s %u: data is a null pointer", n.kind,
+                          n.index);
+  if (t->rank > OLC_TENSOR_MAX_RANK)
+    return olc_error__set(err, OLC_E_INVALID, "execute", "%s %u: rank %u is not 0 to %u", n.kind,
+                          n.index, (unsigned)t->rank, OLC_TENSOR_MAX_RANK);
+  if (size == 0)
+    return olc_error__set(err, OLC_E_INVALID, "execute", "%s %u: unknown dtype %u", n.kind, n.index,
+                          (unsigned)t->dtype);
   for (i = 0; i < t->rank; i++) {
     int64_t d = t->dims[i], s = t->strides[i];
     if (d < 1)
-      return olc_error__set(err, OLC_E_INVALID, "execute", "%s: dimension %u is %lld (below 1)",
-                            what, (unsigned)i, (long long)d);
-    if (s < 1)
-      return olc_error__set(err, OLC_E_INVALID, "execute", "%s: stride %u is %lld (below 1)", what,
-                            (unsigned)i, (long long)s);
-    if (d - 1 > (INT64_MAX - span) / s)
-      return olc_error__set(err, OLC_E_INVALID, "execute", "%s: its extent overflows int64", what);
+      return olc_error__set(err, OLC_E_INVALID, "execute", "%s %u: dimension %u is %lld (below 1)",
+                            n.kind, n.index, (unsigned)i, (long long)d);
+    if (s < 0)
+      return olc_error__set(err, OLC_E_INVALID, "execute", "%s %u: stride %u is %lld (below 0)",
+                            n.kind, n.index, (unsigned)i, (long long)s);
+    if (s > 0 && d - 1 > (INT64_MAX - span) / s)
+      return olc_error__set(err, OLC_E_INVALID, "execute", "%s %u: its extent overflows int64",
+                            n.kind, n.index);
     span += (d - 1) * s;
   }
   if (span > INT64_MAX / size)
-    return olc_error__set(err, OLC_E_INVALID, "execute", "%s: its size in bytes overflows int64",
-                          what);
-  return OLC_OK;
-}
-
-/* A row-major tensor (innermost stride 1): each outer stride spans the
- * dimensions inside it, so rows never overlap (the leading dimension of a
- * matrix is at least its width).  Other layouts are the plugin's to
- * accept or refuse. */
-static olc_status check_layout(const olc_tensor *t, const char *what, olc_error *err) {
-  uint32_t i;
-  if (t->rank < 2 || t->strides[t->rank - 1] != 1)
-    return OLC_OK;
-  for (i = t->rank - 1; i > 0; i--) {
-    int64_t inner = t->strides[i] * t->dims[i];
-    if (t->strides[i - 1] < inner)
-      return olc_error__set(err, OLC_E_INVALID, "execute",
-                            "%s: leading dimension %lld is smaller than the width %lld", what,
-                            (long long)t->strides[i - 1], (long long)inner);
+    return olc_error__set(err, OLC_E_INVALID, "execute", "%s %u: its size in bytes overflows int64",
+                          n.kind, n.index);
+  bytes = span * size;
+  if ((uint64_t)bytes - 1u > (uint64_t)(UINTPTR_MAX - (uintptr_t)t->data))
+    return olc_error__set(err, OLC_E_INVALID, "execute",
+                          "%s %u: its bytes run past the end of the address space", n.kind,
+                          n.index);
+  if (output)
+    for (i = 0; i < t->rank; i++)
+      if (t->strides[i] == 0 && t->dims[i] > 1)
+        return olc_error__set(err, OLC_E_INVALID, "execute",
+                              "%s %u: stride %u is 0 on a dimension of %lld (an output's elements "
+                              "would repeat)",
+                              n.kind, n.index, (unsigned)i, (long long)t->dims[i]);
+  st = check_distinct(t, n, err);
+  if (st != OLC_OK)
+    return st;
+  if (!views) {
+    const char *why = not_row_major(t);
+    if (why == NULL || why[0] != 0)
+      return refuse_view(t, n, plugin, err);
   }
   return OLC_OK;
 }
 
-static olc_status check_tensor(const olc_tensor *t, const char *what, olc_error *err) {
-  olc_status st;
-  if (t->data == NULL)
-    return olc_error__set(err, OLC_E_INVALID, "execute", "%s: data is a null pointer", what);
-  if (t->rank < 1 || t->rank > OLC_TENSOR_MAX_RANK)
-    return olc_error__set(err, OLC_E_INVALID, "execute", "%s: rank %u is not 1 to %u", what,
-                          (unsigned)t->rank, OLC_TENSOR_MAX_RANK);
-  if (element_size(t->dtype) == 0)
-    return olc_error__set(err, OLC_E_INVALID, "execute", "%s: unknown dtype %u", what,
-                          (unsigned)t->dtype);
-  st = check_extent(t, what, err);
-  return st == OLC_OK ? check_layout(t, what, err) : st;
-}
-
-/* Checks n tensors and copies them into the ABI's layout. */
-static olc_status take_tensors(olc_plugin_tensor *dst, const olc_tensor *src, size_t n,
-                               const char *kind, olc_error *err) {
-  char what[32];
-  size_t i;
-  if (n > OLC_EXECUTE_MAX_OPERANDS)
-    return olc_error__set(err, OLC_E_INVALID, "execute", "more than %u %ss",
-                          OLC_EXECUTE_MAX_OPERANDS, kind);
-  if (n > 0 && src == NULL)
-    return olc_error__set(err, OLC_E_INVALID, "execute", "%lu %ss at a null pointer",
-                          (unsigned long)n, kind);
-  for (i = 0; i < n; i++) {
-    olc_status st;
-    snprintf(what, sizeof what, "%s %lu", kind, (unsigned long)i);
-    st = check_tensor(&src[i], what, err);
+/*
+ * Checks t and copies it into dst (the entries past rank zeroed, as
+ * plugin.h promises), with its byte span in *lo, *hi.  The common case
+ * costs a loop over rank; anything unusual goes to explain_tensor, which
+ * either accepts it or says why not.
+ */
+static olc_status take_tensor(olc_plugin_tensor *dst, uintptr_t *lo, uintptr_t *hi,
+                              const olc_tensor *t, tensor_name n, int output, int views,
+                              olc_loaded_plugin *plugin, olc_error *err) {
+  int64_t span = 1, size = olc_host__element_size(t->dtype), inner = 1;
+  uint32_t i, r = t->rank;
+  int plain = t->data != NULL && r >= 1 && r <= OLC_TENSOR_MAX_RANK && size != 0;
+  /* Row-major with every stride at least 1 and the extent far from any
+   * limit (below 2^62 bytes): the description every runtime hands. */
+  for (i = r; plain && i-- > 0;) {
+    int64_t d = t->dims[i], s = t->strides[i];
+    if (d < 1 || s < inner || d > (INT64_C(1) << 31) || s > (INT64_C(1) << 31)) {
+      plain = 0;
+      break;
+    }
+    span += (d - 1) * s;
+    inner = s * d;
+    if (span > (INT64_C(1) << 58))
+      plain = 0;
+  }
+  if (plain && t->strides[r - 1] != 1)
+    plain = 0;
+  if (!plain) {
+    olc_status st = explain_tensor(t, n, output, views, olc_plugins__name(plugin), err);
     if (st != OLC_OK)
       return st;
-    memset(&dst[i], 0, sizeof dst[i]);
-    dst[i].struct_size = (uint32_t)sizeof dst[i];
-    dst[i].abi_minor = OLC_PLUGIN_ABI_MINOR;
-    dst[i].dtype = src[i].dtype;
-    dst[i].rank = src[i].rank;
-    memcpy(dst[i].dims, src[i].dims, src[i].rank * sizeof dst[i].dims[0]);
-    memcpy(dst[i].strides, src[i].strides, src[i].rank * sizeof dst[i].strides[0]);
-    dst[i].data = src[i].data;
+    span = 1;
+    for (i = 0; i < r; i++)
+      span += (t->dims[i] - 1) * t->strides[i];
+  } else if ((uint64_t)(span * size) - 1u > (uint64_t)(UINTPTR_MAX - (uintptr_t)t->data)) {
+    return explain_tensor(t, n, output, views, olc_plugins__name(plugin), err);
   }
+  dst->struct_size = (uint32_t)sizeof *dst;
+  dst->abi_minor = OLC_PLUGIN_ABI_MINOR;
+  dst->dtype = t->dtype;
+  dst->rank = r;
+  for (i = 0; i < OLC_TENSOR_MAX_RANK; i++) {
+    dst->dims[i] = i < r ? t->dims[i] : 0;
+    dst->strides[i] = i < r ? t->strides[i] : 0;
+  }
+  dst->data = t->data;
+  *lo = (uintptr_t)t->data;
+  *hi = *lo + (uintptr_t)(span * size);
   return OLC_OK;
+}
+
+olc_status olc_host__take_constant(olc_plugin_tensor *dst, const olc_tensor *t, uint32_t input,
+                                   olc_loaded_plugin *p, olc_error *err) {
+  tensor_name n = {"input", (unsigned)input};
+  uintptr_t lo, hi;
+  int views = (olc_plugins__features(p) & OLC_PLUGIN_FEATURE_VIEWS) != 0;
+  return take_tensor(dst, &lo, &hi, t, n, 0, views, p, err);
+}
+
+olc_status olc_host__execute(const olc_selection *s, const olc_plugin_workload *w,
+                             const olc_execute_args *a, const olc_tensor *constants,
+                             uint32_t constant_mask, void *const *packed, olc_error *err) {
+  olc_plugin_tensor in[OLC_EXECUTE_MAX_OPERANDS], out[OLC_EXECUTE_MAX_OPERANDS];
+  uintptr_t in_lo[OLC_EXECUTE_MAX_OPERANDS], in_hi[OLC_EXECUTE_MAX_OPERANDS];
+  olc_plugin_exec_args pa;
+  const olc_host_slot *slot = s->slot;
+  size_t i, j;
+  olc_status st;
+  if (!olc_plugins__can_execute(slot->plugin))
+    return olc_plugins__execute(slot->plugin, w, s->handle, NULL, err);
+  if (a->input_count > OLC_EXECUTE_MAX_OPERANDS || a->output_count > OLC_EXECUTE_MAX_OPERANDS)
+    return olc_error__set(err, OLC_E_INVALID, "execute", "more than %u %ss",
+                          OLC_EXECUTE_MAX_OPERANDS,
+                          a->input_count > OLC_EXECUTE_MAX_OPERANDS ? "input" : "output");
+  if ((a->input_count > 0 && a->inputs == NULL) || (a->output_count > 0 && a->outputs == NULL))
+    return olc_error__set(err, OLC_E_INVALID, "execute", "%lu %ss at a null pointer",
+                          (unsigned long)(a->inputs == NULL ? a->input_count : a->output_count),
+                          a->inputs == NULL && a->input_count > 0 ? "input" : "output");
+  for (i = 0; i < a->input_count; i++) {
+    tensor_name n = {"input", (unsigned)i};
+    const olc_tensor *t = &a->inputs[i];
+    if (constant_mask & (UINT32_C(1) << i))
+      t = &constants[i]; /* the caller's was checked against it */
+    st = take_tensor(&in[i], &in_lo[i], &in_hi[i], t, n, 0, slot->views, slot->plugin, err);
+    if (st != OLC_OK)
+      return st;
+  }
+  for (i = 0; i < a->output_count; i++) {
+    tensor_name n = {"output", (unsigned)i};
+    uintptr_t lo, hi;
+    st = take_tensor(&out[i], &lo, &hi, &a->outputs[i], n, 1, slot->views, slot->plugin, err);
+    if (st != OLC_OK)
+      return st;
+    for (j = 0; j < a->input_count; j++)
+      if (lo < in_hi[j] && in_lo[j] < hi)
+        return olc_error__set(err, OLC_E_UNSUPPORTED, "execute",
+                              "output %lu overlaps input %lu (their bytes share memory)",
+                              (unsigned long)i, (unsigned long)j);
+  }
+  pa.struct_size = (uint32_t)sizeof pa;
+  pa.abi_minor = OLC_PLUGIN_ABI_MINOR;
+  pa.inputs = in;
+  pa.outputs = out;
+  pa.input_count = (uint32_t)a->input_count;
+  pa.output_count = (uint32_t)a->output_count;
+  pa.alpha = a->alpha;
+  pa.beta = a->beta;
+  pa.packed = packed;
+  return olc_plugins__execute(slot->plugin, w, s->handle, &pa, err);
 }
 
 olc_status olc_selection_execute(const olc_selection *s, const olc_execute_args *args,
                                  olc_error *err) {
-  olc_plugin_tensor in[OLC_EXECUTE_MAX_OPERANDS], out[OLC_EXECUTE_MAX_OPERANDS];
-  olc_plugin_exec_args pa;
   olc_execute_args a;
   olc_status st;
   if (s == NULL || args == NULL)
@@ -133,35 +300,15 @@ olc_status olc_selection_execute(const olc_selection *s, const olc_execute_args 
   st = olc_options__load(&a, &olc_options__execute, args, "execute", err);
   if (st != OLC_OK)
     return st;
-  if (!olc_plugins__can_execute(s->slot->plugin))
-    return olc_plugins__execute(s->slot->plugin, &s->slot->workload, s->handle, NULL, err);
-  st = take_tensors(in, a.inputs, a.input_count, "input", err);
-  if (st == OLC_OK)
-    st = take_tensors(out, a.outputs, a.output_count, "output", err);
-  if (st != OLC_OK)
-    return st;
-  memset(&pa, 0, sizeof pa);
-  pa.struct_size = (uint32_t)sizeof pa;
-  pa.abi_minor = OLC_PLUGIN_ABI_MINOR;
-  pa.inputs = in;
-  pa.outputs = out;
-  pa.input_count = (uint32_t)a.input_count;
-  pa.output_count = (uint32_t)a.output_count;
-  pa.alpha = a.alpha;
-  pa.beta = a.beta;
-  return olc_plugins__execute(s->slot->plugin, &s->slot->workload, s->handle, &pa, err);
+  return olc_host__execute(s, &s->slot->workload, &a, NULL, 0, NULL, err);
 }
 
 static olc_tensor matrix(const float *data, int64_t rows, int64_t cols, int64_t ld) {
-  olc_tensor t;
-  memset(&t, 0, sizeof t);
-  t.dtype = OLC_DTYPE_FLOAT32;
-  t.rank = 2;
-  t.dims[0] = rows;
-  t.dims[1] = cols;
-  t.strides[0] = ld;
-  t.strides[1] = 1;
-  t.data = (void *)(uintptr_t)data;
+  olc_tensor t = {.dtype = OLC_DTYPE_FLOAT32,
+                  .rank = 2,
+                  .dims = {rows, cols},
+                  .strides = {ld, 1},
+                  .data = (void *)(uintptr_t)data};
   return t;
 }
 
@@ -182,7 +329,7 @@ olc_status olc_selection_matmul_f32(const olc_selection *s, int64_t m, int64_t n
                                     int64_t ldb, float beta, float *c, int64_t ldc,
                                     olc_error *err) {
   olc_tensor in[2], out[1];
-  olc_execute_args args = OLC_EXECUTE_ARGS_INIT;
+  olc_execute_args args;
   olc_status st;
   if (m < 1 || n < 1 || k < 1)
     return olc_error__set(err, OLC_E_INVALID, "matmul", "%s is %lld (below 1)",
@@ -199,14 +346,20 @@ olc_status olc_selection_matmul_f32(const olc_selection *s, int64_t m, int64_t n
     st = check_matrix(c, "c", ldc, n, "n", err);
   if (st != OLC_OK)
     return st;
+  if (s == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "execute", "no selection or arguments");
+  st = olc_host__check_fork(s->slot->host, "execute", err);
+  if (st != OLC_OK)
+    return st;
   in[0] = matrix(a, m, k, lda);
   in[1] = matrix(b, k, n, ldb);
   out[0] = matrix(c, m, n, ldc);
+  args.version = OLC_EXECUTE_ARGS_VERSION;
   args.inputs = in;
   args.input_count = 2;
   args.outputs = out;
   args.output_count = 1;
   args.alpha = alpha;
   args.beta = beta;
-  return olc_selection_execute(s, &args, err);
+  return olc_host__execute(s, &s->slot->workload, &args, NULL, 0, NULL, err);
 }

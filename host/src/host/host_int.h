@@ -194,6 +194,32 @@ void olc_host__free_selections(olc_host_slot *slot);
 /* 1 when a and b are the same record (identity, policy, measurements). */
 int olc_host__same_record(const olc_record *a, const olc_record *b);
 
+/* execute.c.  The bytes of one element of dtype (0: unknown). */
+int64_t olc_host__element_size(uint32_t dtype);
+/* Checks constant input `input` of a workload bound to plugin p as execute
+ * checks an input, into dst ("input N: ..." on failure). */
+olc_status olc_host__take_constant(olc_plugin_tensor *dst, const olc_tensor *t, uint32_t input,
+                                   olc_loaded_plugin *p, olc_error *err);
+/* Checks and hands a's tensors (a loaded) to the plugin's execute with s's
+ * policy; an input whose bit is set in constant_mask is constants[i]
+ * instead of a's; packed: exec_args.packed (NULL: none).  No allocation,
+ * system call or formatting unless it fails. */
+olc_status olc_host__execute(const olc_selection *s, const olc_plugin_workload *w,
+                             const olc_execute_args *a, const olc_tensor *constants,
+                             uint32_t constant_mask, void *const *packed, olc_error *err);
+
+/* runtime.c: olc_binding_select without composing the first candidate's
+ * message into err (it returns OLC_FIRST_CANDIDATE all the same). */
+olc_status olc_host__select_binding(const olc_selection **out, olc_binding *b,
+                                    const olc_select_options *opt, olc_error *err);
+
+/* constants.c: w's constants checked and kept by b (b->constants, and
+ * their bits in b->workload.constant_inputs); freed by
+ * olc_host__free_constants with what was packed. */
+olc_status olc_host__bind_constants(olc_binding *b, const olc_workload *w, olc_loaded_plugin *p,
+                                    olc_error *err);
+void olc_host__free_constants(olc_binding *b);
+
 /* measure.c: the one place one key is measured. */
 typedef struct olc_host_measure {
   olc_host *host;

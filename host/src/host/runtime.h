@@ -3,7 +3,8 @@
  * it: keys (key.c), workloads in code (workload.c), bindings and their
  * cache (bind.c), the per-key slots (slots.c), selections (selection.c),
  * select (runtime.c), measuring one key and the waits a select makes
- * (measure.c) and execute (execute.c).
+ * (measure.c), execute (execute.c) and a binding's constants with their
+ * packed copies (constants.c).
  *
  * A binding is one workload as a caller described it.  Bindings whose
  * workloads have one key (a plugin that buckets m gives m = 200 and
@@ -80,6 +81,7 @@ struct olc_host_slot {
   const char *name;
   olc_arena arena; /* the workload's and the name's copies */
   olc_host_view view[2];
+  int views; /* the plugin takes views (ABI 1.3 OLC_PLUGIN_FEATURE_VIEWS) */
   /* The plugin's first candidate (made once, under the global lock). */
   void *first_handle;
   olc_buf first_bytes;
@@ -95,6 +97,38 @@ struct olc_host_slot {
   olc_selection *selections; /* every selection of this slot */
 };
 
+/*
+ * The packed copies of a binding's constants for one selection
+ * (constants.c).  refs counts the binding's publication (1 while it is
+ * the binding's current set) and every call executing with it; the call
+ * that drops it to 0 releases the copies.  A set is never freed before its
+ * binding: a call that loaded the binding's pointer just before the set
+ * was replaced may still try to take a reference, and finds 0 (it can
+ * never raise 0), so a released set is only reused, under the binding's
+ * lock, with its fields written before refs is.
+ */
+typedef struct olc_host_packed {
+  struct olc_host_packed *next;  /* the binding's sets */
+  const olc_selection *sel;      /* packed for its policy */
+  const olc_selection *replaced; /* the selection of the set this one replaced */
+  _Atomic uint64_t refs;
+  atomic_int released; /* its copies were freed: the set may be reused */
+  int any;             /* some input has a packed copy */
+  uint64_t bytes;
+  void *packed[OLC_EXECUTE_MAX_OPERANDS]; /* by input; NULL: read in place */
+} olc_host_packed;
+
+/* A binding's constant inputs (olc_workload version 2). */
+typedef struct olc_host_constants {
+  uint32_t mask;                                       /* bit i: input i is constant */
+  olc_tensor tensor[OLC_EXECUTE_MAX_OPERANDS];         /* by input; data borrowed */
+  olc_plugin_tensor operand[OLC_EXECUTE_MAX_OPERANDS]; /* the same, as pack takes them */
+  _Atomic(olc_host_packed *) current;                  /* NULL until the first execute */
+  olc_host_packed *sets;                               /* every set made (under lock) */
+  olc_host_rwlock lock;                                /* packing, taken exclusively */
+  _Atomic uint64_t bytes;                              /* of the copies not yet released */
+} olc_host_constants;
+
 struct olc_binding {
   olc_binding *next; /* the host's cache chain (olc_host_select) */
   uint64_t hash;     /* of the description (workload.c) */
@@ -109,6 +143,7 @@ struct olc_binding {
   size_t prop_count;
   olc_plugin_kv *kv; /* props as the plugin sees them */
   olc_plugin_workload workload;
+  olc_host_constants *constants; /* NULL: none (constants.c) */
 };
 
 /* A chained hash table of slots or bindings (their next and hash). */

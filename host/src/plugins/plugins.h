@@ -193,6 +193,26 @@ olc_status olc_plugins__execute(olc_loaded_plugin *p, const olc_plugin_workload 
 /* 1 when p implements execute (struct_size covers it and it is set). */
 int olc_plugins__can_execute(const olc_loaded_plugin *p);
 
+/* ABI 1.3 (packing.c).  The table's OLC_PLUGIN_FEATURE_* bits: 0 for a
+ * table that ends before features (built against an older header). */
+uint32_t olc_plugins__features(const olc_loaded_plugin *p);
+/* 1 when p packs constant inputs (pack and release_packed set, with
+ * execute). */
+int olc_plugins__can_pack(const olc_loaded_plugin *p);
+/*
+ * Packs constant input `input` (operand, checked as execute's are) of w
+ * for policy: OLC_OK with *packed (the plugin's, freed with
+ * olc_plugins__release_packed) and *bytes; OLC_E_UNSUPPORTED when the
+ * plugin reads it in place (no pack, or it says so: *packed NULL, no
+ * message is composed); OLC_E_NOMEM, OLC_E_PLUGIN with its message.  Not
+ * concurrent with itself on one operand (the caller's lock).
+ */
+olc_status olc_plugins__pack(void **packed, uint64_t *bytes, olc_loaded_plugin *p,
+                             const olc_plugin_workload *w, const void *policy, uint32_t input,
+                             const olc_plugin_tensor *operand, olc_error *err);
+/* Frees what pack made; NULL is fine. */
+void olc_plugins__release_packed(olc_loaded_plugin *p, void *packed);
+
 /* How many fork()s led to this process since the library was loaded (a
  * pthread_atfork child handler counts them; 0 on Windows).  A plugin
  * instance created before a fork is not called in the child: its threads

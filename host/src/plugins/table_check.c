@@ -74,6 +74,12 @@ static int table_ok(const olc_plugin *t, char *msg, size_t size) {
       snprintf(msg, size, "required function %s is NULL", req_names[i]);
       return 0;
     }
+  /* ABI 1.3: what pack makes, release_packed frees. */
+  if (OLC_PLUGIN_HAS_FIELD(t, olc_plugin, release_packed) && t->pack != NULL &&
+      t->release_packed == NULL) {
+    snprintf(msg, size, "pack is set without release_packed");
+    return 0;
+  }
   return olc_plugins__tolerances_ok(t, msg, size);
 }
 
