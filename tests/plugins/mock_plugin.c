@@ -516,17 +516,20 @@ typedef struct mock_packed {
   float data[];
 } mock_packed;
 
-static _Atomic uint64_t mock_packs, mock_releases, mock_bad_releases, mock_packed_reads;
+static _Atomic uint64_t mock_packs, mock_releases, mock_bad_releases, mock_packed_reads,
+    mock_pack_calls;
 
-/* For the tests: pack calls that packed, release_packed calls, releases of
- * a copy that was not live (released twice), executes that read a packed
- * copy. */
-OLC_PLUGIN_EXPORT void mock_pack_counters(uint64_t out[4]);
-OLC_PLUGIN_EXPORT void mock_pack_counters(uint64_t out[4]) {
+/* For the tests (found with dlsym; counted over the process's hosts):
+ * pack calls that packed, release_packed calls, releases of a copy that
+ * was not live (released twice), executes that read a packed copy, and
+ * every pack call. */
+OLC_PLUGIN_EXPORT void mock_pack_counters(uint64_t out[5]);
+OLC_PLUGIN_EXPORT void mock_pack_counters(uint64_t out[5]) {
   out[0] = atomic_load(&mock_packs);
   out[1] = atomic_load(&mock_releases);
   out[2] = atomic_load(&mock_bad_releases);
   out[3] = atomic_load(&mock_packed_reads);
+  out[4] = atomic_load(&mock_pack_calls);
 }
 
 static int32_t mock_pack(void *instance, const olc_plugin_workload *w, const void *policy,
@@ -536,6 +539,7 @@ static int32_t mock_pack(void *instance, const olc_plugin_workload *w, const voi
   mock_packed *p;
   int64_t i, j;
   (void)w;
+  atomic_fetch_add(&mock_pack_calls, 1);
   if (strcmp(m->pack_mode, "unsupported") == 0 || input != 1)
     return exec_fail(OLC_PLUGIN_E_UNSUPPORTED, "pack: not packed");
   if (strcmp(m->pack_mode, "fail") == 0)

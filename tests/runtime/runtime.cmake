@@ -15,17 +15,20 @@
 #   test_runtime_buckets   200 sizes of m through a bucketing plugin
 #   test_runtime_identity  no property dropped from the identity: refusals,
 #                          a layout and its plain twin, stored records kept
+#   test_runtime_constants constant inputs packed once per selection,
+#                          olc_binding_execute, a new selection while 8
+#                          threads execute (tests/sanitize/tsan.sh)
 include(${CMAKE_CURRENT_LIST_DIR}/../plugins/mock_plugins.cmake)
 if(NOT WIN32)
   foreach(t IN ITEMS test_runtime_bind test_runtime_select test_runtime_execute
       test_runtime_threads test_runtime_buckets test_runtime_warm test_runtime_wait
-      test_runtime_identity)
+      test_runtime_identity test_runtime_constants)
     if(NOT EXISTS ${CMAKE_CURRENT_LIST_DIR}/${t}.c)
       continue()
     endif()
     olc_add_test(NAME ${t} LABELS integration HOOKS TIMEOUT 300 MOCK_PLUGINS WORKER
       SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}.c ${CMAKE_CURRENT_LIST_DIR}/runtime_util.c
-      INCLUDES ${CMAKE_CURRENT_LIST_DIR} LIBS Threads::Threads)
+      INCLUDES ${CMAKE_CURRENT_LIST_DIR} LIBS Threads::Threads ${CMAKE_DL_LIBS})
   endforeach()
 endif()
 

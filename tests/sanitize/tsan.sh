@@ -18,7 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=${1:-$(cd "$here/../.." && pwd)}
 bld=${2:-$src/build/tsan}
 jobs=${JOBS:-2}
-regex=${OLC_TSAN_TESTS:-^(test_store|test_store_threads|test_store_file|test_store_faults|test_lookup|test_persist|test_persist_faults|test_persist_path|test_loader|test_plugin_wrappers|test_host_open|test_hostile_plugins|test_diag|test_cpu_gemm_execute|test_runtime_threads|test_runtime_wait)\$}
+regex=${OLC_TSAN_TESTS:-^(test_store|test_store_threads|test_store_file|test_store_faults|test_lookup|test_persist|test_persist_faults|test_persist_path|test_loader|test_plugin_wrappers|test_host_open|test_hostile_plugins|test_diag|test_cpu_gemm_execute|test_runtime_threads|test_runtime_wait|test_runtime_constants)\$}
 cc=${CC:-cc}
 
 command -v cmake >/dev/null 2>&1 || { echo "tsan: cmake not found: skipped"; exit 77; }

@@ -86,6 +86,12 @@ olc_status olc_host__bind(olc_binding **out, olc_host *host, const olc_workload 
     olc_binding_free(b);
     return olc_error__set(err, OLC_E_NOMEM, "bind", "out of memory");
   }
+  /* Before the key: the plugin keys on which inputs are constant. */
+  st = olc_host__bind_constants(b, w, p, err);
+  if (st != OLC_OK) {
+    olc_binding_free(b);
+    return st;
+  }
   st = olc_host__key(&key, p, &b->workload, err);
   if (st == OLC_OK)
     st = olc_host__slot_get(&b->slot, host, p, &key, &b->workload, b->name, err);
@@ -102,6 +108,7 @@ olc_status olc_host__bind(olc_binding **out, olc_host *host, const olc_workload 
 void olc_binding_free(olc_binding *b) {
   if (b == NULL)
     return;
+  olc_host__free_constants(b);
   olc_arena__free(&b->arena);
   free(b);
 }
@@ -208,6 +215,13 @@ olc_status olc_host_select(const olc_selection **out, olc_host *host, const olc_
   st = olc_options__load(&full, &olc_options__workload, w, "select", err);
   if (st != OLC_OK)
     return st;
+  if (full.constant_count > 0) {
+    label_of(label, &full);
+    return olc_error__set(err, OLC_E_INVALID, "select",
+                          "%s: a workload with constants is bound with olc_host_bind and executed "
+                          "with olc_binding_execute (olc_host_select shares its bindings)",
+                          label);
+  }
   /* A warm call: only what the comparison needs is checked (a cached
    * description was checked in full when it was bound). */
   if (olc_host__describable(&full) &&

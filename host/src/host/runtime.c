@@ -36,12 +36,12 @@ static uint64_t retry_now(const olc_host *h) {
   return h->retry_clock != NULL ? h->retry_clock(h->retry_clock_payload) : olc_plugins__now_ns();
 }
 
+/* The message of a first candidate is composed by olc_binding_select, not
+ * here: olc_binding_execute selects without composing it. */
 static olc_status answer(const olc_selection **out, const olc_selection *s, olc_error *err) {
+  (void)err;
   *out = s;
-  if (s->record != NULL)
-    return OLC_OK;
-  olc_error__set(err, OLC_FIRST_CANDIDATE, "select", "%s", s->message);
-  return OLC_FIRST_CANDIDATE;
+  return s->record != NULL ? OLC_OK : OLC_FIRST_CANDIDATE;
 }
 
 /* The view's selection when it may answer without looking again. */
@@ -264,6 +264,14 @@ static olc_status slow(const olc_selection **out, olc_host_slot *s, int fp, int 
 
 olc_status olc_binding_select(const olc_selection **out, olc_binding *b,
                               const olc_select_options *opt, olc_error *err) {
+  olc_status st = olc_host__select_binding(out, b, opt, err);
+  if (st == OLC_FIRST_CANDIDATE)
+    olc_error__set(err, OLC_FIRST_CANDIDATE, "select", "%s", (*out)->message);
+  return st;
+}
+
+olc_status olc_host__select_binding(const olc_selection **out, olc_binding *b,
+                                    const olc_select_options *opt, olc_error *err) {
   olc_select_options o;
   const olc_selection *sel;
   olc_host_slot *s;
