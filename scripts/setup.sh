@@ -63,9 +63,13 @@ OPTIONAL=(pocl-opencl-icd)
 TEST_REQUIRED=(locales)
 # The GEMM benchmarks' peers (bench/gemm/README.md): oneDNN, libxsmm,
 # XNNPACK, Eigen; each one missing is skipped by the benchmarks.
+# examples/onnx_runner: ONNX's backend test data (its MatMul/Gemm cases,
+# skipped when missing), onnx.proto and protobuf-c to read models (the
+# example is not built without them), python3-onnx for make_mlp.py.
 TEST_OPTIONAL=(ninja-build libsqlite3-dev libopenblas-dev libblis-dev libclblast-dev clinfo
   strace fiu-utils libfiu-dev clang mingw-w64 wine valgrind python3 chromium slurm-wlm munge
-  libdnnl-dev libxsmm-dev libxnnpack-dev libpthreadpool-dev libeigen3-dev)
+  libdnnl-dev libxsmm-dev libxnnpack-dev libpthreadpool-dev libeigen3-dev
+  libonnx-testdata libonnx-dev protobuf-c-compiler libprotobuf-c-dev python3-onnx)
 # Where the benchmarks look for ONNX Runtime's npm package (peer_ort.c).
 ORT_NPM_DIR="${HOME:-/root}/.cache/olc-bench/onnxruntime-node"
 ORT_NPM_PACKAGE=onnxruntime-node@1.30.0
