@@ -576,7 +576,6 @@ static int32_t egpu_create(const olc_plugin_host *host, const olc_plugin_kv *con
 static int32_t key_structure(const egpu_instance *inst, const olc_plugin_workload *workload,
                              const egpu_layout *l, const olc_plugin_key_sink *sink) {
   workload_values pv;
-  const char *name[P_N_];
   const char *value[P_N_];
   int p, use = OLC_PLUGIN_HAS_FIELD(sink, olc_plugin_key_sink, use_property) &&
                sink->use_property != NULL;
@@ -585,8 +584,6 @@ static int32_t key_structure(const egpu_instance *inst, const olc_plugin_workloa
   if (rc != OLC_PLUGIN_OK)
     return rc;
   memset(value, 0, sizeof value);
-  for (p = 0; p < P_N_; p++)
-    name[p] = egpu_property_names[p];
   snprintf(dims[0], sizeof dims[0], "%u", l->shape.m);
   snprintf(dims[1], sizeof dims[1], "%u", l->shape.n);
   snprintf(dims[2], sizeof dims[2], "%u", l->shape.k);
@@ -609,9 +606,9 @@ static int32_t key_structure(const egpu_instance *inst, const olc_plugin_workloa
     for (i = 0; i < P_N_ && rc == OLC_PLUGIN_OK; i++) {
       p = order[i];
       if (value[p] != NULL)
-        rc = sink->add_structure(sink->ctx, name[p], value[p]);
-      else if (pv.v[p] != NULL && use)
-        rc = sink->use_property(sink->ctx, name[p]);
+        rc = sink->add_structure(sink->ctx, egpu_property_names[p], value[p]);
+      else if (pv.v[p] != NULL && use) /* given at its default: read, not keyed */
+        rc = sink->use_property(sink->ctx, egpu_property_names[p]);
     }
   }
   if (rc != OLC_PLUGIN_OK)
