@@ -1,12 +1,16 @@
-# cpu_gemm plugin tests: the core linked directly (residuals; policy codec
-# and candidates), the probe against sysfs, the plugin through dlopen (its
-# table, keys and buckets; execute, with 8 threads at once; ONNX MatMul and
-# Gemm: layouts in the key, views, 16-bit types, bias, pack) and its
-# imported/exported symbols.
+# cpu_gemm plugin tests: the core linked directly (residuals; general
+# operands, bias and packed constants; policy codec and candidates), the
+# probe against sysfs, the plugin through dlopen (its table, keys and
+# buckets; execute, with 8 threads at once; ONNX MatMul and Gemm: layouts in
+# the key, views, 16-bit types, bias, pack), a layout and its plain twin
+# through the host library, and its imported/exported symbols.
 if(TARGET olc_cpu_gemm_core)
   find_package(Threads REQUIRED)
   olc_add_test(NAME test_cpu_gemm_core
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cpu_gemm_core.c
+    LIBS olc_cpu_gemm_core LABELS unit)
+  olc_add_test(NAME test_cpu_gemm_general
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cpu_gemm_general.c
     LIBS olc_cpu_gemm_core LABELS unit)
   olc_add_test(NAME test_cpu_gemm_policy
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cpu_gemm_policy.c
