@@ -538,14 +538,3 @@ OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_pl
   *plugin = &cg_plugin;
   return OLC_PLUGIN_OK;
 }
-
-/* TEMPORARY until the engine (branch onnx-gemm) lands: weak stand-ins so
- * that the front links; packing is refused, B is read in place. */
-__attribute__((weak)) int cg_pack_constant(cg_packed **out, const cg_policy *p, int which,
-                                           const cg_view *v, int64_t rows, int64_t cols,
-                                           uint64_t *bytes) {
-  (void)p, (void)which, (void)v, (void)rows, (void)cols;
-  *out = NULL, *bytes = 0;
-  return -1;
-}
-__attribute__((weak)) void cg_packed_free(cg_packed *pk) { (void)pk; }

@@ -1,9 +1,9 @@
 # cpu_gemm plugin tests: the core linked directly (residuals; general
 # operands, bias and packed constants; policy codec and candidates), the
 # probe against sysfs, the plugin through dlopen (its table, keys and
-# buckets; execute, with 8 threads at once; ONNX MatMul and Gemm: layouts
-# in the key, views, 16-bit types, bias, pack) and its imported/exported
-# symbols.
+# buckets; execute, with 8 threads at once; ONNX MatMul and Gemm: layouts in
+# the key, views, 16-bit types, bias, pack), a layout and its plain twin
+# through the host library, and its imported/exported symbols.
 if(TARGET olc_cpu_gemm_core)
   find_package(Threads REQUIRED)
   olc_add_test(NAME test_cpu_gemm_core
