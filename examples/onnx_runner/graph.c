@@ -396,7 +396,8 @@ static int bind_and_select(const olc_selection **sel, rn_graph *g, rn_node *n, o
 }
 
 static int execute(rn_graph *g, rn_node *n, const olc_selection *sel, const rn_tensor *const *in,
-                   size_t in_count, rn_tensor *out, double alpha, double beta, rn_error *e) {
+                   size_t in_count, rn_tensor *out, double alpha, double beta, int verbose,
+                   rn_error *e) {
   olc_tensor ins[3], outs[1];
   olc_execute_args args = OLC_EXECUTE_ARGS_INIT;
   olc_error err;
@@ -414,6 +415,9 @@ static int execute(rn_graph *g, rn_node *n, const olc_selection *sel, const rn_t
   if (st != OLC_OK)
     return rn_fail(e, RN_OLC_FAILED, "%s: %s: execute (%s): %s", g->path, n->label,
                    olc_status_str(st), err.message);
+  if (verbose)
+    printf("%s: executed; constants packed: %llu bytes\n", n->label,
+           (unsigned long long)olc_binding_packed_bytes(n->binding));
   return RN_OK;
 }
 
@@ -479,7 +483,7 @@ static int run_matmul(rn_graph *g, rn_node *n, olc_host *host, const rn_run_opti
     prop_add_text(&pl, "trans_b", "1");
   if ((rc = bind_and_select(&sel, g, n, host, opt, &pl, operands, 2, e)) != RN_OK)
     return rc;
-  return execute(g, n, sel, operands, 2, y, 1.0, 0.0, e);
+  return execute(g, n, sel, operands, 2, y, 1.0, 0.0, opt->verbose, e);
 }
 
 /* Gemm: Y = alpha * A' * B' + beta * C, A' and B' views, C broadcast by
@@ -540,7 +544,8 @@ static int run_gemm(rn_graph *g, rn_node *n, olc_host *host, const rn_run_option
     return rn_prefix(e, "%s: %s: output: ", g->path, n->label);
   if ((rc = bind_and_select(&sel, g, n, host, opt, &pl, operands, c != NULL ? 3 : 2, e)) != RN_OK)
     return rc;
-  return execute(g, n, sel, operands, c != NULL ? 3 : 2, y, n->alpha, c != NULL ? n->beta : 0.0, e);
+  return execute(g, n, sel, operands, c != NULL ? 3 : 2, y, n->alpha, c != NULL ? n->beta : 0.0,
+                 opt->verbose, e);
 }
 
 /* Transpose: a view with the axes permuted. */
