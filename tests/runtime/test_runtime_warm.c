@@ -6,8 +6,13 @@
  *   aligned allocators (the library and the plugins call them through the
  *   PLT) with counting wrappers around glibc's own; 1000 warm selects of a
  *   binding, of a described workload (olc_host_select), of a never-mode
- *   first candidate, and executes, count 0.  The control: with the store
- *   check due on every call (recheck 0) a select allocates.
+ *   first candidate, and executes (olc_selection_matmul_f32,
+ *   olc_selection_execute, olc_binding_execute with a constant packed),
+ *   count 0.  The control: with the store check due on every call
+ *   (recheck 0) a select allocates.
+ * - formatting: snprintf and vsnprintf (and their _chk forms) are counted
+ *   the same way around the executes: 0, the host composes a message only
+ *   for a failure; the control, a refused execute, formats.
  * - system calls: a thread makes the calls once, installs a seccomp filter
  *   on itself (read, write, exit, exit_group and rt_sigreturn only;
  *   anything else ends the thread) and makes them again; it gets to the
@@ -19,8 +24,12 @@
  * Sanitizer builds own malloc: the program exits 77 there, and 77 when the
  * kernel has no seccomp (after the allocation checks passed).
  */
+/* snprintf is replaced below: not the fortified inline one. */
+#undef _FORTIFY_SOURCE
 #include <CUnit/CUnit.h>
+#include <dlfcn.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +99,53 @@ int posix_memalign(void **out, size_t align, size_t n) {
   return *out != NULL ? 0 : 12; /* ENOMEM */
 }
 
+/* ------------------------------------------------- counting formatter */
+
+static atomic_int counting_formats;
+static atomic_long formats;
+typedef int (*vsnprintf_fn)(char *, size_t, const char *, va_list);
+static vsnprintf_fn real_vsnprintf;
+
+static int format_counted(char *s, size_t n, const char *fmt, va_list ap) {
+  if (atomic_load_explicit(&counting_formats, memory_order_relaxed))
+    atomic_fetch_add_explicit(&formats, 1, memory_order_relaxed);
+  if (real_vsnprintf == NULL)
+    *(void **)&real_vsnprintf = dlsym(RTLD_NEXT, "vsnprintf");
+  return real_vsnprintf(s, n, fmt, ap);
+}
+
+int vsnprintf(char *s, size_t n, const char *fmt, va_list ap) {
+  return format_counted(s, n, fmt, ap);
+}
+
+int snprintf(char *s, size_t n, const char *fmt, ...) {
+  va_list ap;
+  int r;
+  va_start(ap, fmt);
+  r = format_counted(s, n, fmt, ap);
+  va_end(ap);
+  return r;
+}
+
+int __vsnprintf_chk(char *s, size_t n, int flag, size_t len, const char *fmt, va_list ap);
+int __vsnprintf_chk(char *s, size_t n, int flag, size_t len, const char *fmt, va_list ap) {
+  (void)flag;
+  (void)len;
+  return format_counted(s, n, fmt, ap);
+}
+
+int __snprintf_chk(char *s, size_t n, int flag, size_t len, const char *fmt, ...);
+int __snprintf_chk(char *s, size_t n, int flag, size_t len, const char *fmt, ...) {
+  va_list ap;
+  int r;
+  (void)flag;
+  (void)len;
+  va_start(ap, fmt);
+  r = format_counted(s, n, fmt, ap);
+  va_end(ap);
+  return r;
+}
+
 /* ------------------------------------------------------------ the calls */
 
 static char *tmp;
@@ -107,10 +163,24 @@ static int teardown(void) {
 
 typedef struct warm {
   rt_host h;
-  rt_workload tuned, untuned;
-  olc_binding *b, *first;
+  rt_workload tuned, untuned, weighted;
+  olc_binding *b, *first, *constant;
+  olc_constant k;
   float a[4], bm[4], c[4];
+  olc_tensor in[2], out[1];
+  olc_execute_args args;
 } warm;
+
+static olc_tensor square(float *data) {
+  olc_tensor t;
+  memset(&t, 0, sizeof t);
+  t.dtype = OLC_DTYPE_FLOAT32;
+  t.rank = 2;
+  t.dims[0] = t.dims[1] = t.strides[0] = 2;
+  t.strides[1] = 1;
+  t.data = data;
+  return t;
+}
 
 /* A host with one measured binding and one never-mode first candidate,
  * both selected once. */
@@ -129,12 +199,47 @@ static void warm_up(warm *w) {
   CU_ASSERT_EQUAL(olc_binding_select(&s, w->first, NULL, &err), OLC_FIRST_CANDIDATE);
   rt_fill(w->a, 4, 1);
   rt_fill(w->bm, 4, 2);
+  /* The tuned workload again, B constant: packed by its first execute. */
+  w->weighted = w->tuned;
+  w->weighted.w.properties = w->weighted.props;
+  w->k.input = 1;
+  w->k.tensor = square(w->bm);
+  w->weighted.w.constants = &w->k;
+  w->weighted.w.constant_count = 1;
+  w->constant = rt_bind(&w->h, &w->weighted);
+  w->in[0] = square(w->a);
+  memset(&w->in[1], 0, sizeof w->in[1]);
+  w->out[0] = square(w->c);
+  w->args = (olc_execute_args)OLC_EXECUTE_ARGS_INIT;
+  w->args.inputs = w->in;
+  w->args.input_count = 2;
+  w->args.outputs = w->out;
+  w->args.output_count = 1;
+  OLC_ASSERT_OK(olc_binding_execute(w->constant, NULL, &w->args, &err), &err);
+  CU_ASSERT(olc_binding_packed_bytes(w->constant) > 0);
 }
 
 static void warm_down(warm *w) {
   olc_binding_free(w->b);
   olc_binding_free(w->first);
+  olc_binding_free(w->constant);
   rt_close(&w->h);
+}
+
+/* The warm executes; the number that did not answer as expected. */
+static int executes(warm *w, const olc_selection *s) {
+  olc_tensor in[2];
+  olc_execute_args args = w->args;
+  olc_error err;
+  int bad = 0;
+  bad += olc_selection_matmul_f32(s, 2, 2, 2, 1, w->a, 2, w->bm, 2, 0, w->c, 2, &err) != OLC_OK;
+  in[0] = w->in[0];
+  in[1] = square(w->bm);
+  args.inputs = in;
+  bad += olc_selection_execute(s, &args, &err) != OLC_OK;
+  bad += olc_binding_execute(w->constant, NULL, &w->args, &err) != OLC_OK;
+  bad += olc_binding_execute(w->constant, s, &w->args, &err) != OLC_OK;
+  return bad;
 }
 
 /* The warm calls; the number that did not answer as expected. */
@@ -145,7 +250,7 @@ static int calls(warm *w) {
   for (i = 0; i < CALLS; i++) {
     bad += olc_binding_select(&s, w->b, NULL, &err) != OLC_OK;
     bad += olc_host_select(&s, w->h.s.host, &w->tuned.w, NULL, &err) != OLC_OK;
-    bad += olc_selection_matmul_f32(s, 2, 2, 2, 1, w->a, 2, w->bm, 2, 0, w->c, 2, &err) != OLC_OK;
+    bad += executes(w, s);
     bad += olc_binding_select(&s, w->first, NULL, &err) != OLC_FIRST_CANDIDATE;
   }
   return bad;
@@ -166,6 +271,29 @@ static void test_no_allocation(void) {
   CU_ASSERT_EQUAL(olc_binding_select(&s, w.b, NULL, NULL), OLC_OK);
   atomic_store(&counting, 0);
   CU_ASSERT(atomic_load(&allocations) > 0);
+  warm_down(&w);
+}
+
+/* An execute composes no message unless it fails (the control). */
+static void test_no_formatting(void) {
+  warm w;
+  const olc_selection *s;
+  olc_error err;
+  int i, bad = 0;
+  warm_up(&w);
+  OLC_ASSERT_OK(olc_binding_select(&s, w.b, NULL, &err), &err);
+  atomic_store(&formats, 0);
+  atomic_store(&counting_formats, 1);
+  for (i = 0; i < CALLS; i++)
+    bad += executes(&w, s);
+  atomic_store(&counting_formats, 0);
+  CU_ASSERT_EQUAL(bad, 0);
+  CU_ASSERT_EQUAL(atomic_load(&formats), 0);
+  atomic_store(&counting_formats, 1);
+  CU_ASSERT_EQUAL(olc_selection_matmul_f32(s, 2, 2, 2, 1, w.a, 2, w.bm, 2, 0, w.a, 2, &err),
+                  OLC_E_UNSUPPORTED); /* C over A */
+  atomic_store(&counting_formats, 0);
+  CU_ASSERT(atomic_load(&formats) > 0);
   warm_down(&w);
 }
 
@@ -264,6 +392,7 @@ int main(int argc, char **argv) {
     return 2;
   s = CU_add_suite("runtime_warm", setup, teardown);
   CU_add_test(s, "no allocation", test_no_allocation);
+  CU_add_test(s, "no formatting", test_no_formatting);
   CU_add_test(s, "no system call", test_no_system_call);
   rc = olc_test_run(argc, argv);
   return rc == 0 && seccomp_missing ? 77 : rc;

@@ -786,7 +786,11 @@ typedef struct olc_selection olc_selection;
  * its create said so), OLC_E_UNSUPPORTED (the plugin does not serve the
  * operator, or its key does not serve this workload; in a child of
  * fork()), OLC_E_PLUGIN (its key failed otherwise), OLC_E_INTERNAL (hashing model_bytes failed),
- * OLC_E_NOMEM.
+ * OLC_E_NOMEM.  Constants (version 2) are checked as olc_selection_execute
+ * checks an input: OLC_E_INVALID (more than OLC_EXECUTE_MAX_OPERANDS, at a
+ * NULL pointer, an input not below OLC_EXECUTE_MAX_OPERANDS or given twice,
+ * a bad description), OLC_E_UNSUPPORTED (a view for a plugin that does
+ * not take views).
  */
 OLC_API olc_status olc_host_bind(olc_binding **out, olc_host *host, const olc_workload *w,
                                  olc_error *err);
@@ -837,7 +841,9 @@ OLC_API olc_status olc_binding_select(const olc_selection **out, olc_binding *b,
  * model digest; the name is not part of it) and kept by the host until
  * olc_host_free.  A described workload that was bound before answers
  * without allocating (model_bytes are hashed on every call: give
- * model_digest on a hot path).  Returns like both.  Thread-safe.
+ * model_digest on a hot path).  Returns like both, and OLC_E_INVALID for a
+ * workload with constants (its binding would be shared: bind it with
+ * olc_host_bind and execute with olc_binding_execute).  Thread-safe.
  */
 OLC_API olc_status olc_host_select(const olc_selection **out, olc_host *host, const olc_workload *w,
                                    const olc_select_options *opt, olc_error *err);
@@ -869,13 +875,19 @@ OLC_API int olc_selection_can_execute(const olc_selection *s);
 
 /*
  * A tensor in caller memory (mirrors plugin.h's olc_plugin_tensor):
- * dims[0..rank) outermost first, strides[i] in elements between neighbours
- * along dims[i]; a row-major m x k matrix with leading dimension lda has
- * rank 2, dims {m, k}, strides {lda, 1}.
+ * dims[0..rank) outermost first (each at least 1), strides[i] in elements
+ * between neighbours along dims[i]; a row-major m x k matrix with leading
+ * dimension lda has rank 2, dims {m, k}, strides {lda, 1}.  Entries past
+ * rank are not read.  Views, as numpy and DLPack describe them: strides in
+ * any order (a transposed m x k matrix stored k x m row-major is dims
+ * {m, k}, strides {1, m}), a stride 0 on a broadcast axis of an input (one
+ * element repeated), rank 0 for a scalar; only a plugin that takes views
+ * (plugin ABI 1.3, OLC_PLUGIN_FEATURE_VIEWS) executes them.  Apart from
+ * broadcast axes no two indices may name one element.
  */
 typedef struct olc_tensor {
   uint32_t dtype; /* OLC_DTYPE_* */
-  uint32_t rank;  /* 1 .. OLC_TENSOR_MAX_RANK */
+  uint32_t rank;  /* 0 .. OLC_TENSOR_MAX_RANK (0: a scalar, a view) */
   int64_t dims[OLC_TENSOR_MAX_RANK];
   int64_t strides[OLC_TENSOR_MAX_RANK];
   void *data;
@@ -909,19 +921,26 @@ typedef struct olc_execute_args {
  * Runs the selection's policy through its plugin's execute on the caller's
  * tensors, synchronously; the plugin keeps no pointer past the return.
  * Reentrant: any number of threads may execute at once, on one selection
- * or many.  The host checks every description before the plugin sees it.
- * Nothing is written to the store.
+ * or many.  The host checks every description before the plugin sees it;
+ * on success it allocates nothing, makes no system call and composes no
+ * message (err is written only on failure).  Nothing is written to the
+ * store.
  *
  * Returns OLC_OK; OLC_E_INVALID (s or args NULL, a bad args version, more
- * than OLC_EXECUTE_MAX_OPERANDS, and per tensor: data NULL, rank 0 or above
- * 8, an unknown dtype, a dimension or stride below 1, a leading dimension
- * (the stride of a row-major tensor's outer dimension) smaller than the
- * width below it, an extent whose bytes overflow int64; or what the plugin
- * finds contradictory); OLC_E_UNSUPPORTED (the plugin cannot execute:
- * "plugin 'x' was built for plugin ABI 1.0 and cannot execute", or it
- * refuses the variant: transposed or batched operands, another dtype; or
- * the call is made in a child of fork(), "fork()" above);
- * OLC_E_PLUGIN (its other failures, with its message).
+ * than OLC_EXECUTE_MAX_OPERANDS, and per tensor: data NULL, rank above 8,
+ * an unknown dtype, a dimension below 1, a stride below 0, elements that
+ * overlap apart from broadcast axes (a leading dimension smaller than the
+ * width below it), a stride 0 on an output's axis of more than one
+ * element, an extent whose bytes overflow int64 or run past the end of the
+ * address space; or what the plugin finds contradictory);
+ * OLC_E_UNSUPPORTED (an output whose bytes overlap an input's, for every
+ * plugin; a view (rank 0, a stride 0, strides not row-major) for a plugin
+ * that does not take views: "input 1 is a view (strides not row-major):
+ * plugin x does not take views"; the plugin cannot execute: "plugin 'x'
+ * was built for plugin ABI 1.0 and cannot execute", or it refuses the
+ * variant: batched operands, another dtype; or the call is made in a child
+ * of fork(), "fork()" above); OLC_E_PLUGIN (its other failures, with its
+ * message).
  */
 OLC_API olc_status olc_selection_execute(const olc_selection *s, const olc_execute_args *args,
                                          olc_error *err);
@@ -947,14 +966,23 @@ OLC_API olc_status olc_selection_matmul_f32(const olc_selection *s, int64_t m, i
  * ABI 1.3) and reuses the packed copy on every call; a new selection
  * (after a calibration or a store change) packs again, while calls still
  * running with the old copy finish with it; the old copy is freed when
- * the last of them returns.  Reentrant on one binding.  Returns like
- * olc_selection_execute, and OLC_E_INVALID for a selection of another
- * binding's key or a constant input given with other data.
+ * the last of them returns.  With s NULL, a call whose select still gave
+ * the selection the binding's newest one replaced runs with the newer
+ * one.  A constant the plugin does not pack (its pack says unsupported)
+ * is read in place on every call, and pack is not asked again for that
+ * selection.  Reentrant on one binding; warm (packed, selected), it
+ * allocates nothing, makes no system call and composes no message.
+ * Returns like olc_selection_execute (a first candidate executes:
+ * OLC_OK), the failures of olc_binding_select when s is NULL, those of
+ * the plugin's pack (OLC_E_PLUGIN, OLC_E_NOMEM), and OLC_E_INVALID for b
+ * or args NULL, a selection of another binding's key, or a constant input
+ * missing or given with other data.
  */
 OLC_API olc_status olc_binding_execute(olc_binding *b, const olc_selection *s,
                                        const olc_execute_args *args, olc_error *err);
 
-/* The bytes of b's packed constants (0: none packed yet, or none). */
+/* The bytes of b's packed constants, counting an old selection's copy
+ * until its last call returns (0: none packed yet, or none).  Thread-safe. */
 OLC_API uint64_t olc_binding_packed_bytes(const olc_binding *b);
 
 /*
