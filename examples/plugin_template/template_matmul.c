@@ -205,7 +205,12 @@ static void tm_destroy(void *instance) { free(instance); }
 /* ------------------------------------------------------------ queries */
 
 /* Everything the best policy depends on: the processor, one thread, and
- * the shape (every property that can change which candidate wins). */
+ * the shape.  Every property a workload carries must be added here or
+ * declared with sink->use_property (ABI 1.3; for one left out at its
+ * default value): the host refuses a workload with a property the key did
+ * neither for, so no property drops out of a record's identity.  This
+ * template reads dtype, m, n and k and adds all four, so a workload with
+ * any other property is refused by the host. */
 static int32_t tm_key(void *instance, const olc_plugin_workload *workload,
                       const olc_plugin_key_sink *sink) {
   tm_instance *in = instance;

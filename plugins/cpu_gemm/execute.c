@@ -1,7 +1,14 @@
 /*
- * execute.c - ABI 1.1 execute: MatMul on caller-owned fp32 operands,
- * C = alpha * A x B + beta * C, row-major with leading dimensions, with a
- * policy of this instance, on whatever shape the operands have.
+ * execute.c - execute: ONNX MatMul and Gemm on caller-owned operands, with
+ * a policy of this instance, on whatever shape the operands have.
+ *
+ * The plain case, a runtime's hot path, is MatMul on fp32 row-major
+ * matrices, C = alpha * A x B + beta * C: one quick test of the three
+ * descriptions (tensor_odd) and the product.  Everything else goes through
+ * the general decoding (general_execute): views (transposed, strided,
+ * broadcast by stride 0), float16 and bfloat16, MatMul's rank-1 operands
+ * and broadcast batch (one engine call per 2-D product), Gemm's bias C,
+ * and B packed once by pack.
  *
  * Reentrant.  A call whose policy splits and which finds the thread pool
  * free runs on the pool (pool_mu held, the pool's workspaces); any other
@@ -12,6 +19,7 @@
  * pointer to the operands after it returns.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "instance.h"
@@ -28,64 +36,15 @@ static int is_matmul(const char *name) {
   return 1;
 }
 
-/* Decodes one operand: fp32, rank 2, rows contiguous (strides[1] == 1),
- * a leading dimension covering the row, an extent that fits int64.  Says
- * what is wrong; calls see tensor_odd first, the same test in fewer
- * instructions for operands below 2^30. */
-static int32_t check_tensor(const cg_instance *in, const olc_plugin_tensor *t, const char *name) {
-  int64_t extent;
-  if (t == NULL || !OLC_PLUGIN_HAS_FIELD(t, olc_plugin_tensor, data)) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID, "execute: %s missing or too old", name);
-    return OLC_PLUGIN_E_INVALID;
-  }
-  if (t->dtype != OLC_PLUGIN_DTYPE_FLOAT32) {
-    cg_report(in->host, OLC_PLUGIN_E_UNSUPPORTED,
-              "execute: %s has dtype %u, only float32 (1) is served", name, t->dtype);
-    return OLC_PLUGIN_E_UNSUPPORTED;
-  }
-  if (t->rank != 2) {
-    cg_report(in->host, OLC_PLUGIN_E_UNSUPPORTED,
-              "execute: %s has rank %u, only matrices (rank 2, not batched) are served", name,
-              t->rank);
-    return OLC_PLUGIN_E_UNSUPPORTED;
-  }
-  if (t->data == NULL || t->dims[0] < 1 || t->dims[1] < 1 || t->strides[0] < 1 ||
-      t->strides[1] < 1) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID,
-              "execute: %s has no data, a dimension or a stride below 1", name);
-    return OLC_PLUGIN_E_INVALID;
-  }
-  if (t->strides[1] != 1) {
-    cg_report(in->host, OLC_PLUGIN_E_UNSUPPORTED,
-              "execute: %s has column stride %lld, only row-major (1) is served", name,
-              (long long)t->strides[1]);
-    return OLC_PLUGIN_E_UNSUPPORTED;
-  }
-  if (t->dims[0] > 1 && t->strides[0] < t->dims[1]) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID,
-              "execute: %s has leading dimension %lld below its width %lld", name,
-              (long long)t->strides[0], (long long)t->dims[1]);
-    return OLC_PLUGIN_E_INVALID;
-  }
-  if (__builtin_mul_overflow(t->dims[0] - 1, t->strides[0], &extent) ||
-      __builtin_add_overflow(extent, t->dims[1], &extent) ||
-      __builtin_mul_overflow(extent, (int64_t)sizeof(float), &extent)) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID, "execute: %s's extent overflows", name);
-    return OLC_PLUGIN_E_INVALID;
-  }
-  return OLC_PLUGIN_OK;
-}
-
-/* Nonzero unless the operand is one check_tensor accepts, in few
+/* Nonzero unless the operand is a plain fp32 row-major matrix, in few
  * instructions and no branch: every call checks three, and with
  * cg_policy_usable this keeps the checks a small share of the smallest
  * products' fixed cost, where check_tensor and cg_policy_check were a
  * large one (larger products' FMAs hide either).  Dimensions and leading
- * dimension below 2^30 keep the
- * extent's arithmetic far from overflow without testing it; anything
- * else (a bad operand, a larger one, a single row's narrow leading
- * dimension) goes through check_tensor.  struct_size must have been
- * checked. */
+ * dimension below 2^30 keep the extent's arithmetic far from overflow
+ * without testing it; anything else (a view, another dtype or rank, a bad
+ * operand, a larger one, a single row's narrow leading dimension) goes
+ * through the general decoding.  struct_size must have been checked. */
 #define CG_PLAIN_BITS 30
 static inline uint64_t tensor_odd(const olc_plugin_tensor *t) {
   /* dtype and rank as one word: little-endian order (on a big-endian
@@ -116,25 +75,22 @@ static int overlaps(const olc_plugin_tensor *x, const olc_plugin_tensor *y) {
   return xl < yh && yl < xh;
 }
 
-/* The arguments as a product: shapes that agree, C apart from A and B. */
-static int32_t decode_args(const cg_instance *in, const olc_plugin_exec_args *args,
-                           cg_gemm_args *g) {
+/* decode_plain's answer when the operands are not the plain case. */
+#define CG_NOT_PLAIN 1
+
+/* The plain case as a product: shapes that agree, C apart from A and B;
+ * CG_NOT_PLAIN for anything else (general_execute decodes it). */
+static int32_t decode_plain(const cg_instance *in, const olc_plugin_exec_args *args,
+                            cg_gemm_args *g) {
   const olc_plugin_tensor *a, *b, *c;
-  int32_t rc;
   if (args == NULL || !OLC_PLUGIN_HAS_FIELD(args, olc_plugin_exec_args, beta) ||
       args->input_count != 2 || args->output_count != 1 || args->inputs == NULL ||
-      args->outputs == NULL) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID,
-              "execute: MatMul takes 2 inputs (A, B) and 1 output (C)");
-    return OLC_PLUGIN_E_INVALID;
-  }
+      args->outputs == NULL)
+    return CG_NOT_PLAIN;
   a = &args->inputs[0], b = &args->inputs[1], c = &args->outputs[0];
   if (!(tensor_sized(a) && tensor_sized(b) && tensor_sized(c) &&
-        (tensor_odd(a) | tensor_odd(b) | tensor_odd(c)) == 0) &&
-      ((rc = check_tensor(in, a, "A")) != OLC_PLUGIN_OK ||
-       (rc = check_tensor(in, b, "B")) != OLC_PLUGIN_OK ||
-       (rc = check_tensor(in, c, "C")) != OLC_PLUGIN_OK))
-    return rc;
+        (tensor_odd(a) | tensor_odd(b) | tensor_odd(c)) == 0))
+    return CG_NOT_PLAIN;
   if (a->dims[1] != b->dims[0] || c->dims[0] != a->dims[0] || c->dims[1] != b->dims[1]) {
     cg_report(in->host, OLC_PLUGIN_E_INVALID,
               "execute: shapes disagree: A %lldx%lld, B %lldx%lld, C %lldx%lld",
@@ -172,18 +128,579 @@ static int run_product(cg_instance *in, const cg_gemm_args *g, const cg_policy *
   return rc;
 }
 
+/* ---- 16-bit types: fp32 results stored, fp32 operands of beta loaded ---- */
+
+static uint16_t f32_to_f16(float f) {
+  uint32_t x, sign, ax;
+  memcpy(&x, &f, sizeof x);
+  sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) /* NaN: stays a (quiet) NaN */
+    return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));
+  if (ax >= 0x477ff000u) /* 65520 and above round to infinity */
+    return (uint16_t)(sign | 0x7c00u);
+  if (ax < 0x38800000u) { /* below 2^-14: a half subnormal (or zero) */
+    /* 0.5's ulp is 2^-24, a half subnormal's: the float addition rounds
+     * to nearest even at exactly that position. */
+    float v, half = 0.5f;
+    uint32_t r;
+    memcpy(&v, &ax, sizeof v);
+    v += half;
+    memcpy(&r, &v, sizeof r);
+    return (uint16_t)(sign | (r - 0x3f000000u));
+  }
+  /* Rebias the exponent (127 - 15) and round the 13 dropped bits to
+   * nearest even; a carry into the exponent is the right result. */
+  ax += 0xc8000fffu + ((ax >> 13) & 1u);
+  return (uint16_t)(sign | (ax >> 13));
+}
+
+static float f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
+  float f;
+  if (e == 0x1f)
+    x = sign | 0x7f800000u | (m << 13);
+  else if (e != 0)
+    x = sign | ((e + 112u) << 23) | (m << 13);
+  else {
+    f = (float)m * 0x1p-24f;
+    memcpy(&x, &f, sizeof x);
+    x |= sign;
+  }
+  memcpy(&f, &x, sizeof f);
+  return f;
+}
+
+static uint16_t f32_to_bf16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, sizeof x);
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    return (uint16_t)((x >> 16) | 0x40u);
+  return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+static float bf16_to_f32(uint16_t h) {
+  uint32_t x = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &x, sizeof f);
+  return f;
+}
+
+void cg_store_f32(void *dst, uint32_t dtype, const float *src, int64_t n) {
+  uint16_t *d = dst;
+  if (dtype == CG_F32)
+    memcpy(dst, src, (size_t)n * sizeof(float));
+  else if (dtype == CG_F16)
+    for (int64_t i = 0; i < n; i++)
+      d[i] = f32_to_f16(src[i]);
+  else
+    for (int64_t i = 0; i < n; i++)
+      d[i] = f32_to_bf16(src[i]);
+}
+
+void cg_load_f32(float *dst, const void *src, uint32_t dtype, int64_t n) {
+  const uint16_t *s = src;
+  if (dtype == CG_F32)
+    memcpy(dst, src, (size_t)n * sizeof(float));
+  else if (dtype == CG_F16)
+    for (int64_t i = 0; i < n; i++)
+      dst[i] = f16_to_f32(s[i]);
+  else
+    for (int64_t i = 0; i < n; i++)
+      dst[i] = bf16_to_f32(s[i]);
+}
+
+/* ---- the general decoding ---- */
+
+static size_t dtype_size(uint32_t dtype) { return dtype == CG_F32 ? 4u : 2u; }
+
+/* One operand as a matrix (rows x cols, element (i, j) at data + i * rs +
+ * j * cs elements) with its leading batch dimensions. */
+typedef struct cg_opnd {
+  const char *data;
+  uint32_t dtype;
+  int64_t rows, cols, rs, cs;
+  int brank;
+  int64_t bdims[OLC_PLUGIN_MAX_RANK], bstrides[OLC_PLUGIN_MAX_RANK];
+  uintptr_t lo, hi; /* the bytes it spans */
+} cg_opnd;
+
+/* A tensor's own description: sizes, strides, dtype, extent. */
+static int32_t check_view(const cg_instance *in, const olc_plugin_tensor *t, const char *name,
+                          uint32_t min_rank, uint32_t max_rank) {
+  int64_t extent = 0;
+  if (t == NULL || !OLC_PLUGIN_HAS_FIELD(t, olc_plugin_tensor, data)) {
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "execute: %s missing or too old", name);
+    return OLC_PLUGIN_E_INVALID;
+  }
+  if (t->dtype != CG_F32 && t->dtype != CG_F16 && t->dtype != CG_BF16) {
+    cg_report(in->host, OLC_PLUGIN_E_UNSUPPORTED,
+              "execute: %s has dtype %u, float32 (1), float16 (2) and bfloat16 (5) are served",
+              name, t->dtype);
+    return OLC_PLUGIN_E_UNSUPPORTED;
+  }
+  if (t->rank < min_rank || t->rank > max_rank) {
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "execute: %s has rank %u, want %u..%u", name, t->rank,
+              min_rank, max_rank);
+    return OLC_PLUGIN_E_INVALID;
+  }
+  if (t->data == NULL) {
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "execute: %s has no data", name);
+    return OLC_PLUGIN_E_INVALID;
+  }
+  for (uint32_t i = 0; i < t->rank; i++) {
+    int64_t step;
+    if (t->dims[i] < 1 || t->strides[i] < 0) {
+      cg_report(in->host, OLC_PLUGIN_E_INVALID,
+                "execute: %s has a dimension below 1 or a negative stride", name);
+      return OLC_PLUGIN_E_INVALID;
+    }
+    if (__builtin_mul_overflow(t->dims[i] - 1, t->strides[i], &step) ||
+        __builtin_add_overflow(extent, step, &extent)) {
+      cg_report(in->host, OLC_PLUGIN_E_INVALID, "execute: %s's extent overflows", name);
+      return OLC_PLUGIN_E_INVALID;
+    }
+  }
+  if (__builtin_add_overflow(extent, 1, &extent) ||
+      __builtin_mul_overflow(extent, (int64_t)dtype_size(t->dtype), &extent)) {
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "execute: %s's extent overflows", name);
+    return OLC_PLUGIN_E_INVALID;
+  }
+  return OLC_PLUGIN_OK;
+}
+
+static void opnd_span(cg_opnd *o, const olc_plugin_tensor *t) {
+  int64_t extent = 0;
+  for (uint32_t i = 0; i < t->rank; i++)
+    extent += (t->dims[i] - 1) * t->strides[i];
+  o->lo = (uintptr_t)t->data;
+  o->hi = o->lo + (uintptr_t)((extent + 1) * (int64_t)dtype_size(t->dtype));
+}
+
+/* A MatMul operand (rank >= 1): its last two dimensions, a rank-1 A a row
+ * and a rank-1 B a column (numpy's promotion). */
+static void opnd_matmul(cg_opnd *o, const olc_plugin_tensor *t, int is_b) {
+  uint32_t r = t->rank;
+  memset(o, 0, sizeof *o);
+  o->data = t->data, o->dtype = t->dtype;
+  if (r == 1) {
+    o->rows = is_b ? t->dims[0] : 1, o->cols = is_b ? 1 : t->dims[0];
+    o->rs = is_b ? t->strides[0] : 0, o->cs = is_b ? 0 : t->strides[0];
+  } else {
+    o->rows = t->dims[r - 2], o->cols = t->dims[r - 1];
+    o->rs = t->strides[r - 2], o->cs = t->strides[r - 1];
+    o->brank = (int)r - 2;
+    for (int i = 0; i < o->brank; i++)
+      o->bdims[i] = t->dims[i], o->bstrides[i] = t->strides[i];
+  }
+  opnd_span(o, t);
+}
+
+int cg_b_view(const olc_plugin_tensor *t, cg_view *v, int64_t *k, int64_t *n) {
+  cg_opnd o;
+  if (t == NULL || !OLC_PLUGIN_HAS_FIELD(t, olc_plugin_tensor, data) || t->data == NULL ||
+      t->rank < 1 || t->rank > OLC_PLUGIN_MAX_RANK ||
+      (t->dtype != CG_F32 && t->dtype != CG_F16 && t->dtype != CG_BF16))
+    return -1;
+  for (uint32_t i = 0; i < t->rank; i++)
+    if (t->dims[i] < 1 || t->strides[i] < 0 || (i + 2 < t->rank && t->dims[i] != 1))
+      return -1;
+  opnd_matmul(&o, t, 1);
+  v->data = o.data, v->rs = o.rs, v->cs = o.cs, v->dtype = o.dtype;
+  *k = o.rows, *n = o.cols;
+  return 0;
+}
+
+/* Whether a matrix is plain fp32 row-major (the engine's a / lda). */
+static int opnd_plain(const cg_opnd *o) {
+  return o->dtype == CG_F32 && (o->cs == 1 || o->cols == 1) && (o->rows == 1 || o->rs >= o->cols);
+}
+
+static void opnd_set(const cg_opnd *o, const char *at, int is_b, cg_gemm_args *g) {
+  const float **ptr = is_b ? &g->b : &g->a;
+  int64_t *ld = is_b ? &g->ldb : &g->lda;
+  cg_view *v = is_b ? &g->bv : &g->av;
+  if (opnd_plain(o)) {
+    *ptr = (const float *)(const void *)at;
+    *ld = o->rows == 1 ? o->cols : o->rs;
+    return;
+  }
+  g->general |= is_b ? CG_GENERAL_B : CG_GENERAL_A;
+  v->data = at, v->rs = o->rs, v->cs = o->cs, v->dtype = o->dtype;
+}
+
+/* The output's rows and columns per product, with the batch offsets. */
+typedef struct cg_plan {
+  cg_opnd a, b, y, c; /* c: Gemm's bias (c.data NULL: none) */
+  int brank;          /* the broadcast batch */
+  int64_t bdims[OLC_PLUGIN_MAX_RANK];
+  int64_t sa[OLC_PLUGIN_MAX_RANK], sb[OLC_PLUGIN_MAX_RANK], sy[OLC_PLUGIN_MAX_RANK];
+  int64_t m, n, k;
+  float alpha, beta;
+  const cg_packed *pb;
+  int wait_pool; /* run: waits for the pool as the plain run does */
+} cg_plan;
+
+static int32_t disagree(const cg_instance *in, const char *what) {
+  cg_report(in->host, OLC_PLUGIN_E_INVALID, "execute: shapes disagree: %s", what);
+  return OLC_PLUGIN_E_INVALID;
+}
+
+static int32_t plan_matmul(const cg_instance *in, const olc_plugin_exec_args *args, cg_plan *pl) {
+  const olc_plugin_tensor *ta = &args->inputs[0], *tb = &args->inputs[1], *ty = &args->outputs[0];
+  int32_t rc;
+  uint32_t want_rank;
+  int yi;
+  if ((rc = check_view(in, ta, "A", 1, OLC_PLUGIN_MAX_RANK)) != OLC_PLUGIN_OK ||
+      (rc = check_view(in, tb, "B", 1, OLC_PLUGIN_MAX_RANK)) != OLC_PLUGIN_OK ||
+      (rc = check_view(in, ty, "Y", 0, OLC_PLUGIN_MAX_RANK)) != OLC_PLUGIN_OK)
+    return rc;
+  opnd_matmul(&pl->a, ta, 0);
+  opnd_matmul(&pl->b, tb, 1);
+  if (pl->a.cols != pl->b.rows)
+    return disagree(in, "A's last dimension is not B's rows");
+  pl->m = pl->a.rows, pl->k = pl->a.cols, pl->n = pl->b.cols;
+  pl->brank = pl->a.brank > pl->b.brank ? pl->a.brank : pl->b.brank;
+  for (int i = 0; i < pl->brank; i++) {
+    int ia = i - (pl->brank - pl->a.brank), ib = i - (pl->brank - pl->b.brank);
+    int64_t da = ia >= 0 ? pl->a.bdims[ia] : 1, db = ib >= 0 ? pl->b.bdims[ib] : 1;
+    if (da != db && da != 1 && db != 1)
+      return disagree(in, "the batch dimensions of A and B do not broadcast");
+    pl->bdims[i] = da > db ? da : db;
+    /* A broadcast dimension is read with stride 0: the same matrix. */
+    pl->sa[i] = da == 1 ? 0 : pl->a.bstrides[ia];
+    pl->sb[i] = db == 1 ? 0 : pl->b.bstrides[ib];
+  }
+  want_rank = (uint32_t)pl->brank + (ta->rank > 1) + (tb->rank > 1);
+  if (ty->rank != want_rank)
+    return disagree(in, "Y's rank is not the product's");
+  for (int i = 0; i < pl->brank; i++) {
+    if (ty->dims[i] != pl->bdims[i])
+      return disagree(in, "Y's batch dimensions are not the broadcast of A's and B's");
+    pl->sy[i] = ty->strides[i];
+  }
+  memset(&pl->y, 0, sizeof pl->y);
+  pl->y.data = ty->data, pl->y.dtype = ty->dtype;
+  pl->y.rows = pl->m, pl->y.cols = pl->n;
+  pl->y.rs = pl->n, pl->y.cs = 1; /* a promoted dimension: never stepped */
+  yi = pl->brank;
+  if (ta->rank > 1) {
+    if (ty->dims[yi] != pl->m)
+      return disagree(in, "Y's rows are not A's");
+    pl->y.rs = ty->strides[yi++];
+  }
+  if (tb->rank > 1) {
+    if (ty->dims[yi] != pl->n)
+      return disagree(in, "Y's columns are not B's");
+    pl->y.cs = ty->strides[yi];
+  }
+  opnd_span(&pl->y, ty);
+  pl->c.data = NULL;
+  pl->alpha = (float)args->alpha, pl->beta = (float)args->beta;
+  return OLC_PLUGIN_OK;
+}
+
+static int32_t plan_gemm(const cg_instance *in, const olc_plugin_exec_args *args, cg_plan *pl) {
+  const olc_plugin_tensor *ta = &args->inputs[0], *tb = &args->inputs[1], *ty = &args->outputs[0];
+  const olc_plugin_tensor *tc = args->input_count > 2 ? &args->inputs[2] : NULL;
+  int32_t rc;
+  if ((rc = check_view(in, ta, "A", 2, 2)) != OLC_PLUGIN_OK ||
+      (rc = check_view(in, tb, "B", 2, 2)) != OLC_PLUGIN_OK ||
+      (rc = check_view(in, ty, "Y", 2, 2)) != OLC_PLUGIN_OK ||
+      (tc != NULL && (rc = check_view(in, tc, "C", 0, 2)) != OLC_PLUGIN_OK))
+    return rc;
+  opnd_matmul(&pl->a, ta, 0);
+  opnd_matmul(&pl->b, tb, 1);
+  opnd_matmul(&pl->y, ty, 0);
+  pl->m = pl->a.rows, pl->k = pl->a.cols, pl->n = pl->b.cols;
+  if (pl->b.rows != pl->k || pl->y.rows != pl->m || pl->y.cols != pl->n)
+    return disagree(in, "A' is not m x k, B' k x n and Y m x n");
+  pl->brank = 0;
+  pl->alpha = (float)args->alpha;
+  pl->beta = 0.0f; /* no C: Y = alpha * A' x B', Y not read */
+  memset(&pl->c, 0, sizeof pl->c);
+  if (tc != NULL && args->beta != 0.0) {
+    /* ONNX's unidirectional broadcast of C to m x n: a dimension of 1
+     * repeats (stride 0). */
+    int64_t rows = tc->rank == 2 ? tc->dims[0] : 1,
+            cols = tc->rank >= 1 ? tc->dims[tc->rank - 1] : 1;
+    int64_t rs = tc->rank == 2 ? tc->strides[0] : 0,
+            cs = tc->rank >= 1 ? tc->strides[tc->rank - 1] : 0;
+    if ((rows != 1 && rows != pl->m) || (cols != 1 && cols != pl->n))
+      return disagree(in, "C does not broadcast to m x n");
+    pl->c.data = tc->data, pl->c.dtype = tc->dtype;
+    pl->c.rows = pl->m, pl->c.cols = pl->n;
+    pl->c.rs = rows == 1 ? 0 : rs, pl->c.cs = cols == 1 ? 0 : cs;
+    opnd_span(&pl->c, tc);
+    pl->beta = (float)args->beta;
+  }
+  return OLC_PLUGIN_OK;
+}
+
+static int spans_overlap(const cg_opnd *x, const cg_opnd *y) {
+  return x->lo < y->hi && y->lo < x->hi;
+}
+
+/* The operands' types: one T, or the extension's fp32 with a 16-bit B. */
+static int32_t check_dtypes(const cg_instance *in, const cg_plan *pl) {
+  uint32_t t = pl->a.dtype;
+  if (pl->y.dtype != t || (pl->c.data != NULL && pl->c.dtype != t) ||
+      (pl->b.dtype != t && !(t == CG_F32 && pl->b.dtype != CG_F32))) {
+    cg_report(in->host, OLC_PLUGIN_E_UNSUPPORTED,
+              "execute: dtypes A %u, B %u, Y %u: one type for all, or float32 with a float16 or "
+              "bfloat16 B, is served",
+              pl->a.dtype, pl->b.dtype, pl->y.dtype);
+    return OLC_PLUGIN_E_UNSUPPORTED;
+  }
+  return OLC_PLUGIN_OK;
+}
+
+/* The engine's arguments of one 2-D product of the plan. */
+static void product_args(const cg_plan *pl, const char *a, const char *b, cg_gemm_args *g) {
+  memset(g, 0, sizeof *g);
+  g->m = pl->m, g->n = pl->n, g->k = pl->k;
+  g->alpha = pl->alpha, g->beta = pl->beta;
+  opnd_set(&pl->a, a, 0, g);
+  opnd_set(&pl->b, b, 1, g);
+  g->pb = pl->pb;
+  if (pl->c.data != NULL) {
+    g->bias.data = pl->c.data, g->bias.rs = pl->c.rs, g->bias.cs = pl->c.cs;
+    g->bias.dtype = pl->c.dtype;
+  }
+}
+
+/* Whether the engine writes Y itself: fp32, rows contiguous. */
+static int y_direct(const cg_opnd *y) {
+  return y->dtype == CG_F32 && (y->cs == 1 || y->cols == 1) && (y->rows == 1 || y->rs >= y->cols);
+}
+
+/* Rows of fp32 results a call stages for an output the engine cannot
+ * write itself (a 16-bit or strided Y): a block of rows, so the staging
+ * buffer stays bounded (a product with more rows runs block by block). */
+#define CG_STAGE_FLOATS ((int64_t)1 << 20)
+
+static int run_general(cg_instance *in, const cg_gemm_args *g, const cg_policy *p, int wait) {
+  cg_workspace *ws;
+  int rc;
+  if (wait) {
+    cg_mutex_lock(&in->pool_mu);
+    rc = cg_gemm(g, p, in->pool, in->threads, in->ws);
+    cg_mutex_unlock(&in->pool_mu);
+    return rc;
+  }
+  if (p->split != CG_SPLIT_NONE && in->threads > 1 && cg_mutex_trylock(&in->pool_mu)) {
+    rc = cg_gemm(g, p, in->pool, in->threads, in->ws);
+    cg_mutex_unlock(&in->pool_mu);
+    return rc;
+  }
+  /* Converted or transposed operands may need a workspace whatever the
+   * policy packs: always one here (this is not the hot path). */
+  if ((ws = cg_ws_cache_take(&in->cache)) == NULL)
+    return -1;
+  rc = cg_gemm(g, p, NULL, 1, ws);
+  cg_ws_cache_give(&in->cache, ws);
+  return rc;
+}
+
+/* One 2-D product into Y at y; staged through fp32 rows when Y is not a
+ * plain fp32 matrix. */
+static int product(cg_instance *in, const cg_policy *p, const cg_plan *pl, const char *a,
+                   const char *b, char *y, cg_workspace *stage) {
+  cg_gemm_args g;
+  const cg_opnd *yo = &pl->y;
+  size_t ysz = dtype_size(yo->dtype), asz = dtype_size(pl->a.dtype);
+  int64_t block;
+  product_args(pl, a, b, &g);
+  if (y_direct(yo)) {
+    g.c = (float *)(void *)y;
+    g.ldc = yo->rows == 1 ? yo->cols : yo->rs;
+    return run_general(in, &g, p, pl->wait_pool);
+  }
+  block = CG_STAGE_FLOATS / pl->n;
+  block = block < 1 ? 1 : block > pl->m ? pl->m : block;
+  if (cg_ws_reserve(&stage->c_buf, &stage->c_cap, (size_t)(block * pl->n)) != 0)
+    return -1;
+  for (int64_t r0 = 0; r0 < pl->m; r0 += block) {
+    int64_t rows = pl->m - r0 < block ? pl->m - r0 : block;
+    cg_gemm_args gb = g;
+    gb.m = rows;
+    if (gb.general & CG_GENERAL_A)
+      gb.av.data = (const char *)g.av.data + r0 * pl->a.rs * (int64_t)asz;
+    else
+      gb.a = g.a + r0 * g.lda;
+    if (gb.bias.data != NULL)
+      gb.bias.data = (const char *)g.bias.data + r0 * g.bias.rs * (int64_t)ysz;
+    gb.c = stage->c_buf, gb.ldc = pl->n;
+    /* MatMul's beta reads Y: staged in fp32 too. */
+    if (gb.bias.data == NULL && gb.beta != 0.0f)
+      for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < pl->n; j++)
+          cg_load_f32(stage->c_buf + i * pl->n + j,
+                      y + ((r0 + i) * yo->rs + j * yo->cs) * (int64_t)ysz, yo->dtype, 1);
+    if (run_general(in, &gb, p, pl->wait_pool) != 0)
+      return -1;
+    for (int64_t i = 0; i < rows; i++) {
+      char *row = y + (r0 + i) * yo->rs * (int64_t)ysz;
+      if (yo->cs == 1 || pl->n == 1)
+        cg_store_f32(row, yo->dtype, stage->c_buf + i * pl->n, pl->n);
+      else
+        for (int64_t j = 0; j < pl->n; j++)
+          cg_store_f32(row + j * yo->cs * (int64_t)ysz, yo->dtype, stage->c_buf + i * pl->n + j, 1);
+    }
+  }
+  return 0;
+}
+
+/* B packed by pack for this policy and B's shape, or NULL (read in place):
+ * only for one B matrix shared by every product. */
+static const cg_packed *packed_b(const olc_plugin_exec_args *args, const cg_policy *p,
+                                 const cg_plan *pl) {
+  const cg_const_b *cb;
+  if (!OLC_PLUGIN_HAS_FIELD(args, olc_plugin_exec_args, packed) || args->packed == NULL ||
+      (cb = args->packed[1]) == NULL)
+    return NULL;
+  for (int i = 0; i < pl->b.brank; i++)
+    if (pl->b.bdims[i] != 1)
+      return NULL;
+  if (cb->k != pl->k || cb->n != pl->n || memcmp(&cb->policy, p, sizeof *p) != 0)
+    return NULL;
+  return cb->pk;
+}
+
+int32_t cg_plugin_pack(void *instance, const olc_plugin_workload *workload, const void *policy,
+                       uint32_t input, const olc_plugin_tensor *operand, void **packed,
+                       uint64_t *bytes) {
+  cg_instance *in = instance;
+  const cg_policy *p = policy;
+  cg_const_b *cb;
+  cg_view v;
+  char why[200];
+  uint64_t size = 0;
+  (void)workload;
+  if (packed == NULL || bytes == NULL || p == NULL) {
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "pack without a policy or an answer");
+    return OLC_PLUGIN_E_INVALID;
+  }
+  *packed = NULL, *bytes = 0;
+  if (!cg_policy_usable(p, in->isa) && cg_policy_check(p, in->isa, why, sizeof(why)) != 0) {
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "%s", why);
+    return OLC_PLUGIN_E_INVALID;
+  }
+  /* B alone is packed (the weights of MatMul and Gemm); one matrix. */
+  if (input != 1 || (cb = calloc(1, sizeof *cb)) == NULL) {
+    if (input != 1) {
+      cg_report(in->host, OLC_PLUGIN_E_UNSUPPORTED, "pack: input %u is read in place", input);
+      return OLC_PLUGIN_E_UNSUPPORTED;
+    }
+    cg_report(in->host, OLC_PLUGIN_E_NOMEM, "pack: out of memory");
+    return OLC_PLUGIN_E_NOMEM;
+  }
+  if (cg_b_view(operand, &v, &cb->k, &cb->n) != 0) {
+    free(cb);
+    cg_report(in->host, OLC_PLUGIN_E_UNSUPPORTED,
+              "pack: B is not one matrix of float32, float16 or bfloat16: read in place");
+    return OLC_PLUGIN_E_UNSUPPORTED;
+  }
+  if (cg_pack_constant(&cb->pk, p, 1, &v, cb->k, cb->n, &size) != 0 || cb->pk == NULL) {
+    free(cb);
+    cg_report(in->host, OLC_PLUGIN_E_UNSUPPORTED,
+              "pack: this policy reads B in place (or packing ran out of memory)");
+    return OLC_PLUGIN_E_UNSUPPORTED;
+  }
+  cb->policy = *p;
+  *packed = cb;
+  *bytes = size + sizeof *cb;
+  return OLC_PLUGIN_OK;
+}
+
+void cg_plugin_release_packed(void *instance, void *packed) {
+  cg_const_b *cb = packed;
+  (void)instance;
+  if (cb == NULL)
+    return;
+  cg_packed_free(cb->pk);
+  free(cb);
+}
+
+int32_t cg_general_execute(cg_instance *in, int gemm, const olc_plugin_exec_args *args,
+                           const cg_policy *p, int wait_pool) {
+  cg_plan pl;
+  cg_workspace *stage = NULL;
+  int64_t idx[OLC_PLUGIN_MAX_RANK] = {0}, esa, esb, esy;
+  int32_t rc;
+  int bad = 0;
+  if (args == NULL || !OLC_PLUGIN_HAS_FIELD(args, olc_plugin_exec_args, beta) ||
+      args->inputs == NULL || args->outputs == NULL || args->output_count != 1 ||
+      args->input_count < 2 || args->input_count > (gemm ? 3u : 2u)) {
+    cg_report(in->host, OLC_PLUGIN_E_INVALID,
+              gemm ? "execute: Gemm takes 2 or 3 inputs (A, B, C) and 1 output (Y)"
+                   : "execute: MatMul takes 2 inputs (A, B) and 1 output (C)");
+    return OLC_PLUGIN_E_INVALID;
+  }
+  rc = gemm ? plan_gemm(in, args, &pl) : plan_matmul(in, args, &pl);
+  if (rc != OLC_PLUGIN_OK || (rc = check_dtypes(in, &pl)) != OLC_PLUGIN_OK)
+    return rc;
+  if (spans_overlap(&pl.a, &pl.y) || spans_overlap(&pl.b, &pl.y) ||
+      (pl.c.data != NULL && spans_overlap(&pl.c, &pl.y))) {
+    cg_report(in->host, OLC_PLUGIN_E_UNSUPPORTED,
+              "execute: C overlaps an input (in-place products are not served)");
+    return OLC_PLUGIN_E_UNSUPPORTED;
+  }
+  for (int i = 0; i < pl.brank; i++)
+    if (pl.bdims[i] > 1 && pl.sy[i] == 0) {
+      cg_report(in->host, OLC_PLUGIN_E_INVALID, "execute: Y has stride 0 on a batch dimension");
+      return OLC_PLUGIN_E_INVALID;
+    }
+  if ((pl.m > 1 && pl.y.rs == 0) || (pl.n > 1 && pl.y.cs == 0)) {
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "execute: Y has stride 0 on a row or column");
+    return OLC_PLUGIN_E_INVALID;
+  }
+  pl.pb = packed_b(args, p, &pl);
+  pl.wait_pool = wait_pool;
+  if (!y_direct(&pl.y) && (stage = cg_ws_cache_take(&in->cache)) == NULL)
+    bad = 1;
+  esa = (int64_t)dtype_size(pl.a.dtype), esb = (int64_t)dtype_size(pl.b.dtype);
+  esy = (int64_t)dtype_size(pl.y.dtype);
+  /* Every index of the broadcast batch, the last dimension fastest. */
+  while (!bad) {
+    int64_t oa = 0, ob = 0, oy = 0;
+    int d;
+    for (int i = 0; i < pl.brank; i++)
+      oa += idx[i] * pl.sa[i], ob += idx[i] * pl.sb[i], oy += idx[i] * pl.sy[i];
+    bad = product(in, p, &pl, pl.a.data + oa * esa, pl.b.data + ob * esb,
+                  (char *)(uintptr_t)pl.y.data + oy * esy, stage) != 0;
+    for (d = pl.brank - 1; d >= 0; d--) {
+      if (++idx[d] < pl.bdims[d])
+        break;
+      idx[d] = 0;
+    }
+    if (d < 0)
+      break;
+  }
+  if (stage != NULL)
+    cg_ws_cache_give(&in->cache, stage);
+  if (bad) {
+    cg_report(in->host, OLC_PLUGIN_E_NOMEM, "execute: out of memory for workspaces");
+    return OLC_PLUGIN_E_NOMEM;
+  }
+  return OLC_PLUGIN_OK;
+}
+
 int32_t cg_plugin_execute(void *instance, const olc_plugin_workload *workload, const void *policy,
                           const olc_plugin_exec_args *args) {
   cg_instance *in = instance;
   const cg_policy *p = policy;
   cg_gemm_args g = {0};
   char why[200];
+  int gemm = 0;
   int32_t rc;
   if (workload != NULL && OLC_PLUGIN_HAS_FIELD(workload, olc_plugin_workload, operator_name) &&
       (workload->operator_name == NULL || !is_matmul(workload->operator_name))) {
-    cg_report(in->host, OLC_PLUGIN_E_UNSUPPORTED, "execute: operator %s is not MatMul",
-              workload->operator_name != NULL ? workload->operator_name : "(none)");
-    return OLC_PLUGIN_E_UNSUPPORTED;
+    if (workload->operator_name == NULL || strcmp(workload->operator_name, "Gemm") != 0) {
+      cg_report(in->host, OLC_PLUGIN_E_UNSUPPORTED, "execute: operator %s is not MatMul or Gemm",
+                workload->operator_name != NULL ? workload->operator_name : "(none)");
+      return OLC_PLUGIN_E_UNSUPPORTED;
+    }
+    gemm = 1;
   }
   if (p == NULL) {
     cg_report(in->host, OLC_PLUGIN_E_INVALID, "execute without a policy");
@@ -193,7 +710,13 @@ int32_t cg_plugin_execute(void *instance, const olc_plugin_workload *workload, c
     cg_report(in->host, OLC_PLUGIN_E_INVALID, "%s", why);
     return OLC_PLUGIN_E_INVALID;
   }
-  if ((rc = decode_args(in, args, &g)) != OLC_PLUGIN_OK)
+  /* The plain MatMul first: the quick test of its three operands; a
+   * constant B handed packed takes the general path, which reads it. */
+  if (gemm || (rc = decode_plain(in, args, &g)) == CG_NOT_PLAIN ||
+      (rc == OLC_PLUGIN_OK && OLC_PLUGIN_HAS_FIELD(args, olc_plugin_exec_args, packed) &&
+       args->packed != NULL && args->packed[1] != NULL))
+    return cg_general_execute(in, gemm, args, p, 0);
+  if (rc != OLC_PLUGIN_OK)
     return rc;
   if (cg_gemm_one_block(&g, p))
     return OLC_PLUGIN_OK;

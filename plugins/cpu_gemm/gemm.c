@@ -21,8 +21,10 @@
 #include "gemm.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "convert.h"
 #include "kernels/kernels.h"
 #include "pack.h"
 #include "sys.h"
@@ -166,6 +168,14 @@ typedef struct blk {
   /* Whole-panel B packed by the kernels while the first A block runs:
    * only its first micro-panel (and a ragged last one) is packed before. */
   int b_by_kernels;
+  /* The packed B block the kernels read (pack = b): the workspace's, or
+   * the block's panels in a constant packed once (args.pb). */
+  const float *bpack;
+  /* The first KC slice's beta: the caller's, or 1 over a bias already
+   * stored in C (bias: set in general mode only, see gemm_general). */
+  float beta0;
+  const cg_view *bias;
+  int gen; /* general mode: operands through views, packed B, bias */
 } blk;
 
 /* The next group grouped pack_bj packs ahead: kc x width at src. */
@@ -322,7 +332,7 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
   const int pack_bj = (x->p->pack & CG_PACK_BJ) != 0;
   const int64_t n_ir = (mcur + mr - 1) / mr;
   const int64_t kc = x->kcur;
-  const float beta = x->pc > 0 ? 1.0f : g->beta;
+  const float beta = x->pc > 0 ? 1.0f : x->beta0;
   if (pack_a && pack_bj && x->ki->packed_copy != NULL) {
     macro_block_bjg(x, ic, mcur, jc, ncur);
     return;
@@ -335,9 +345,17 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
     int64_t cols = min64(nr, ncur - jr);
     const float *b;
     int64_t rs_b;
-    const float *next = NULL; /* source of the next panel, for pack_bj */
+    const float *next = NULL;          /* source of the next panel, for pack_bj */
+    if (x->bias != NULL && x->pc == 0) /* this strip's first store: beta * bias */
+      cg_bias_fill(g->c + ic * g->ldc + jc + jr, g->ldc, x->bias, ic, jc + jr, mcur, cols, g->beta);
     if (pack_b) {
-      b = x->ws->b_buf + jr * kc, rs_b = nr;
+      b = x->bpack + jr * kc, rs_b = nr;
+    } else if (pack_bj && x->gen) {
+      if (g->general & CG_GENERAL_B)
+        cg_pack_b_view(x->ws->edge_b, &g->bv, x->pc, jc + jr, kc, cols, nr);
+      else
+        cg_pack_b(x->ws->edge_b, g->b + x->pc * g->ldb + jc + jr, g->ldb, kc, cols, nr);
+      b = x->ws->edge_b, rs_b = nr;
     } else if (pack_bj) {
       /* Without a copying kernel: pack each panel right before use. */
       const float *src = g->b + x->pc * g->ldb + jc + jr;
@@ -387,6 +405,7 @@ static void stage_b(blk *x, pf_stream *pf, int64_t jc, int64_t ncur, int64_t row
   const uint32_t mr = x->ki->mr, nr = x->ki->nr;
   x->pf = NULL;
   x->b_by_kernels = 0;
+  x->bpack = x->ws != NULL ? x->ws->b_buf : NULL;
   if (p->pack & CG_PACK_B) {
     int64_t calls = (rows_c + mr - 1) / mr * ((ncur + nr - 1) / nr);
     const float *src = g->b + x->pc * g->ldb + jc;
@@ -409,13 +428,56 @@ static void stage_b(blk *x, pf_stream *pf, int64_t jc, int64_t ncur, int64_t row
   }
 }
 
+/*
+ * stage_b in general mode: B packed through its view (or fp32 in place
+ * when only A or the bias is general), or the block's panels of a
+ * constant packed once; no kernel copies B and nothing is prefetched
+ * from a source the kernels never read.
+ */
+static void stage_b_general(blk *x, int64_t jc, int64_t ncur) {
+  const cg_gemm_args *g = x->g;
+  const uint32_t nr = x->ki->nr;
+  x->pf = NULL;
+  x->b_by_kernels = 0;
+  x->bpack = x->ws != NULL ? x->ws->b_buf : NULL;
+  if (g->pb != NULL) {
+    const int64_t panels = (g->n + nr - 1) / nr;
+    x->bpack = cg_packed_data(g->pb) + x->pc * panels * nr + jc / nr * x->kcur * nr;
+  } else if (x->p->pack & CG_PACK_B) {
+    if (g->general & CG_GENERAL_B)
+      cg_pack_b_view(x->ws->b_buf, &g->bv, x->pc, jc, x->kcur, ncur, nr);
+    else
+      cg_pack_b(x->ws->b_buf, g->b + x->pc * g->ldb + jc, g->ldb, x->kcur, ncur, nr);
+  }
+}
+
+/* A's block at (i0, pc), packed from its view in general mode. */
+static void pack_a_block(const blk *x, int64_t i0, int64_t mcur) {
+  const cg_gemm_args *g = x->g;
+  if (g->general & CG_GENERAL_A)
+    cg_pack_a_view(x->ws->a_buf, &g->av, i0, x->pc, mcur, x->kcur, x->ki->mr);
+  else
+    cg_pack_a(x->ws->a_buf, g->a + i0 * g->lda + x->pc, g->lda, mcur, x->kcur, x->ki->mr);
+}
+
+typedef struct task {
+  const cg_gemm_args *g;
+  const cg_policy *p;
+  cg_workspace *ws;
+  /* The kernel: the table's, or in general mode a copy without
+   * packed_copy (kernels that copy B read it as row-major fp32). */
+  const cg_kernel_info *ki;
+  int gen;
+} task;
+
 /* One thread's share: rows [m0, m1) and columns [n0, n1) of C. */
-static void gemm_range(const cg_gemm_args *g, const cg_policy *p, cg_workspace *ws, int64_t m0,
-                       int64_t m1, int64_t n0, int64_t n1) {
+static void gemm_range(const task *t, cg_workspace *ws, int64_t m0, int64_t m1, int64_t n0,
+                       int64_t n1) {
   blk x;
   pf_stream pf;
-  const uint32_t mr = cg_kernel_table[p->kernel].mr;
-  x.ki = &cg_kernel_table[p->kernel];
+  const cg_gemm_args *g = t->g;
+  const cg_policy *p = t->p;
+  x.ki = t->ki;
   x.g = g;
   x.p = p;
   x.ws = ws;
@@ -423,6 +485,10 @@ static void gemm_range(const cg_gemm_args *g, const cg_policy *p, cg_workspace *
   x.b_by_kernels = 0;
   x.nx_src = NULL;
   x.nx_rows = x.nx_cols = 0;
+  x.bpack = NULL;
+  x.gen = t->gen;
+  x.bias = t->gen && g->bias.data != NULL ? &g->bias : NULL;
+  x.beta0 = x.bias != NULL ? 1.0f : g->beta;
   if (ws != NULL)
     ws->bj_ready = 0; /* B may have changed since the last run */
   if (m1 - m0 <= (int64_t)p->mc) {
@@ -433,12 +499,17 @@ static void gemm_range(const cg_gemm_args *g, const cg_policy *p, cg_workspace *
       x.pc = pc;
       x.kcur = min64(p->kc, g->k - pc);
       if (p->pack & CG_PACK_A)
-        cg_pack_a(ws->a_buf, g->a + m0 * g->lda + pc, g->lda, m1 - m0, x.kcur, mr);
+        pack_a_block(&x, m0, m1 - m0);
       for (int64_t jc = n0; jc < n1; jc += p->nc) {
         int64_t ncur = min64(p->nc, n1 - jc);
         int64_t npc = pc, njc = jc + p->nc;
         if (njc >= n1)
           npc = pc + p->kc < g->k ? pc + p->kc : -1, njc = n0;
+        if (x.gen) {
+          stage_b_general(&x, jc, ncur);
+          macro_block(&x, m0, m1 - m0, jc, ncur);
+          continue;
+        }
         stage_b(&x, &pf, jc, ncur, m1 - m0, npc, njc, min64(p->nc, n1 - njc));
         x.nx_src = npc >= 0 ? g->b + npc * g->ldb + njc : NULL;
         x.nx_rows = npc >= 0 ? min64(p->kc, g->k - npc) : 0;
@@ -457,23 +528,20 @@ static void gemm_range(const cg_gemm_args *g, const cg_policy *p, cg_workspace *
       x.kcur = min64(p->kc, g->k - pc);
       if (npc >= g->k)
         npc = jc + p->nc < n1 ? 0 : -1, njc = jc + p->nc;
-      stage_b(&x, &pf, jc, ncur, m1 - m0, npc, njc, min64(p->nc, n1 - njc));
+      if (x.gen)
+        stage_b_general(&x, jc, ncur);
+      else
+        stage_b(&x, &pf, jc, ncur, m1 - m0, npc, njc, min64(p->nc, n1 - njc));
       for (int64_t ic = m0; ic < m1; ic += p->mc) {
         int64_t mcur = min64(p->mc, m1 - ic);
         if (p->pack & CG_PACK_A)
-          cg_pack_a(ws->a_buf, g->a + ic * g->lda + pc, g->lda, mcur, x.kcur, mr);
+          pack_a_block(&x, ic, mcur);
         macro_block(&x, ic, mcur, jc, ncur);
         x.b_by_kernels = 0;
       }
     }
   }
 }
-
-typedef struct task {
-  const cg_gemm_args *g;
-  const cg_policy *p;
-  cg_workspace *ws;
-} task;
 
 void cg_split_range(int64_t extent, uint32_t q, uint32_t tid, uint32_t n, int64_t *lo,
                     int64_t *hi) {
@@ -486,17 +554,17 @@ void cg_split_range(int64_t extent, uint32_t q, uint32_t tid, uint32_t n, int64_
 static void gemm_task(void *arg, uint32_t tid, uint32_t n) {
   const task *t = arg;
   const cg_gemm_args *g = t->g;
-  const cg_kernel_info *ki = &cg_kernel_table[t->p->kernel];
+  const cg_kernel_info *ki = t->ki;
   cg_workspace *ws = t->ws != NULL ? &t->ws[tid] : NULL;
   int64_t lo, hi;
   if (t->p->split == CG_SPLIT_JC) {
     cg_split_range(g->n, ki->nr, tid, n, &lo, &hi);
     if (lo < hi)
-      gemm_range(g, t->p, ws, 0, g->m, lo, hi);
+      gemm_range(t, ws, 0, g->m, lo, hi);
   } else {
     cg_split_range(g->m, ki->mr, tid, n, &lo, &hi);
     if (lo < hi)
-      gemm_range(g, t->p, ws, lo, hi, 0, g->n);
+      gemm_range(t, ws, lo, hi, 0, g->n);
   }
   if (ws != NULL)
     ws->bj_src = NULL;
@@ -535,10 +603,184 @@ static void gemm_direct(const cg_gemm_args *g, const cg_policy *p) {
   }
 }
 
+/*
+ * General mode: operands through views, a bias, a constant B packed once.
+ */
+struct cg_packed {
+  uint32_t kind; /* CG_KIND_TILE: panels (see cg_pack_constant); else row-major */
+  uint32_t nr;
+  int64_t kc, k, n;
+  float *data;
+  uint64_t bytes;
+};
+
+const float *cg_packed_data(const cg_packed *pk) { return pk->data; }
+
+void cg_bias_fill(float *c, int64_t ldc, const cg_view *bias, int64_t i0, int64_t j0, int64_t rows,
+                  int64_t cols, float beta) {
+  cg_convert_block(c, ldc, bias, i0, j0, rows, cols);
+  if (beta == 1.0f)
+    return;
+  for (int64_t i = 0; i < rows; i++) {
+    float *row = c + i * ldc;
+    for (int64_t j = 0; j < cols; j++)
+      row[j] *= beta;
+  }
+}
+
+/* A view that is plain fp32 row-major (rows x cols): its a / ld. */
+static int view_plain(const cg_view *v, int64_t rows, int64_t cols, const float **out,
+                      int64_t *ld) {
+  if (v->dtype != CG_F32 || v->cs != 1 || (v->rs < cols && rows > 1))
+    return 0;
+  *out = v->data;
+  *ld = v->rs >= cols ? v->rs : cols;
+  return 1;
+}
+
+/* Whether a constant packed B fits this product and policy. */
+static int packed_fits(const cg_packed *pk, const cg_gemm_args *g, const cg_policy *p) {
+  const cg_kernel_info *ki = &cg_kernel_table[p->kernel];
+  if (pk->k != g->k || pk->n != g->n)
+    return 0;
+  if (pk->kind != CG_KIND_TILE)
+    return 1; /* row-major fp32 serves any policy */
+  return ki->kind == CG_KIND_TILE && pk->nr == ki->nr && pk->kc == (int64_t)p->kc;
+}
+
+/*
+ * The product in general mode.  Operands that turn out plain fp32
+ * row-major are read as such, a constant in row-major form is plain B;
+ * a tile policy packs every general operand (an unpacked one is packed
+ * anyway: the kernels read fp32 only) and reads a constant's panels; the
+ * thin kernels have their own general drivers (thin.c).
+ */
+static int gemm_general(const cg_gemm_args *g0, const cg_policy *p0, cg_pool *pool,
+                        uint32_t threads, cg_workspace *ws) {
+  cg_gemm_args g = *g0;
+  cg_policy p = *p0, pr;
+  const cg_kernel_info *ki0 = &cg_kernel_table[p0->kernel];
+  cg_kernel_info ki;
+  task t;
+  if ((g.general & CG_GENERAL_A) && view_plain(&g.av, g.m, g.k, &g.a, &g.lda))
+    g.general &= ~CG_GENERAL_A;
+  if ((g.general & CG_GENERAL_B) && view_plain(&g.bv, g.k, g.n, &g.b, &g.ldb))
+    g.general &= ~CG_GENERAL_B;
+  if (g.pb != NULL) {
+    if (!packed_fits(g.pb, &g, &p))
+      return -1;
+    g.general &= ~CG_GENERAL_B;
+    if (g.pb->kind != CG_KIND_TILE)
+      g.b = g.pb->data, g.ldb = g.n, g.pb = NULL;
+  }
+  if (g.general == 0 && g.pb == NULL && g.bias.data == NULL)
+    return cg_gemm(&g, p0, pool, threads, ws);
+  if (g.m <= 0 || g.n <= 0)
+    return 0;
+  if (g.k <= 0 || g.alpha == 0.0f) {
+    if (g.bias.data != NULL)
+      cg_bias_fill(g.c, g.ldc, &g.bias, 0, 0, g.m, g.n, g.beta);
+    else
+      cg_scale_c(g.c, g.ldc, g.m, g.n, g.beta);
+    return 0;
+  }
+  if (p.split == CG_SPLIT_NONE || pool == NULL || threads < cg_pool_size(pool))
+    threads = 1;
+  else
+    threads = cg_pool_size(pool);
+  if (ws == NULL)
+    return -1;
+  if (ki0->kind != CG_KIND_TILE)
+    return cg_thin_general(&g, &p, pool, threads, ws);
+  if (g.general & CG_GENERAL_A)
+    p.pack |= CG_PACK_A;
+  if ((g.general & CG_GENERAL_B) && !(p.pack & (CG_PACK_B | CG_PACK_BJ)))
+    p.pack |= CG_PACK_B;
+  if (g.pb != NULL)
+    p.pack = (p.pack & CG_PACK_A) | CG_PACK_B, p.bj_group = 0;
+  pr = p;
+  if (g.pb != NULL)
+    pr.pack &= ~CG_PACK_B; /* the constant's panels: nothing to pack */
+  for (uint32_t i = 0; i < threads; i++) {
+    if (ws_prepare(&ws[i], &g, &pr) != 0)
+      return -1;
+  }
+  ki = *ki0;
+  ki.packed_copy = NULL;
+  t.g = &g;
+  t.p = &p;
+  t.ws = ws;
+  t.ki = &ki;
+  t.gen = 1;
+  if (threads == 1)
+    gemm_task(&t, 0, 1);
+  else
+    cg_pool_run(pool, gemm_task, &t);
+  return 0;
+}
+
+int cg_pack_constant(cg_packed **out, const cg_policy *p, int which, const cg_view *v, int64_t rows,
+                     int64_t cols, uint64_t *bytes) {
+  const cg_kernel_info *ki;
+  cg_packed *pk;
+  int64_t count;
+  *out = NULL;
+  if (bytes != NULL)
+    *bytes = 0;
+  if (which != 1 || p == NULL || v == NULL || v->data == NULL || p->kernel >= cg_kernel_count ||
+      rows < 1 || cols < 1 || cg_dtype_size(v->dtype) == 0)
+    return -1;
+  ki = &cg_kernel_table[p->kernel];
+  pk = calloc(1, sizeof(*pk));
+  if (pk == NULL)
+    return -1;
+  pk->kind = ki->kind == CG_KIND_TILE ? CG_KIND_TILE : CG_KIND_VM;
+  pk->nr = ki->nr;
+  pk->kc = p->kc;
+  pk->k = rows, pk->n = cols;
+  if (pk->kind == CG_KIND_TILE) {
+    /* Slice pc (rows pc .. pc + kcur) at pc * panels * nr, its panels
+     * kcur x nr each, zero-padded past n: the layout of the workspace's
+     * packed block, for every block at once. */
+    const int64_t panels = (cols + ki->nr - 1) / ki->nr;
+    if (__builtin_mul_overflow(panels * (int64_t)ki->nr, rows, &count) ||
+        (pk->data = cg_alloc_floats((size_t)count)) == NULL) {
+      free(pk);
+      return -1;
+    }
+    for (int64_t pc = 0; pc < rows; pc += p->kc) {
+      const int64_t kcur = min64(p->kc, rows - pc);
+      cg_pack_b_view(pk->data + pc * panels * ki->nr, v, pc, 0, kcur, cols, ki->nr);
+    }
+  } else {
+    /* The thin kernels stream B in place: a float32 row-major copy. */
+    if (__builtin_mul_overflow(rows, cols, &count) ||
+        (pk->data = cg_alloc_floats((size_t)count)) == NULL) {
+      free(pk);
+      return -1;
+    }
+    cg_convert_block(pk->data, cols, v, 0, 0, rows, cols);
+  }
+  pk->bytes = (uint64_t)count * sizeof(float);
+  if (bytes != NULL)
+    *bytes = pk->bytes;
+  *out = pk;
+  return 0;
+}
+
+void cg_packed_free(cg_packed *pk) {
+  if (pk == NULL)
+    return;
+  cg_free_floats(pk->data);
+  free(pk);
+}
+
 int cg_gemm(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t threads,
             cg_workspace *ws) {
   const uint32_t kind = cg_kernel_table[p->kernel].kind;
   task t;
+  if (g->general != 0 || g->pb != NULL || g->bias.data != NULL)
+    return gemm_general(g, p, pool, threads, ws);
   if (cg_gemm_one_block(g, p))
     return 0;
   if (g->m <= 0 || g->n <= 0)
@@ -572,6 +814,8 @@ int cg_gemm(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t t
   t.g = g;
   t.p = p;
   t.ws = ws;
+  t.ki = &cg_kernel_table[p->kernel];
+  t.gen = 0;
   if (threads == 1)
     gemm_task(&t, 0, 1);
   else

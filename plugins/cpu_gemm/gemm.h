@@ -48,7 +48,11 @@ typedef struct cg_view {
 typedef struct cg_packed cg_packed;
 
 /* C = alpha * A x B + beta * C; with beta == 0 C is not read, with
- * alpha == 0 (or k == 0) A and B are not read.
+ * alpha == 0 (or k == 0) A and B are not read.  general, pb and bias
+ * select general mode (cg_gemm_needs_ws then always says a workspace is
+ * needed, and cg_gemm_one_block declines): a tile policy packs every
+ * general operand whatever its pack says; the thin kernels convert it in
+ * pieces into the workspace (thin.c).
  *
  * The plain case, every hot path's, is fp32 row-major A and B at a / lda
  * and b / ldb, with general == 0.  Otherwise general says which operands
@@ -77,9 +81,18 @@ typedef struct cg_gemm_args {
 
 /*
  * Packs a constant operand (which: 0 for A, m x k; 1 for B, k x n) for a
- * policy, in the layout cg_gemm reads through args.pb, on up to `threads`
- * of pool.  *bytes: its size.  0, or -1 (out of memory, or a policy whose
- * kernel does not read packed operands: the caller then reads in place).
+ * policy, in the layout cg_gemm reads through args.pb, on the calling
+ * thread, converting its dtype and layout on the way.  A tile policy gets
+ * B's KC slices of micro-panels (kc x nr, zero-padded past n: every block
+ * the blocked driver reads, whatever its nc, split or pack); a thin one a
+ * float32 row-major copy (which also serves any other policy).  *bytes:
+ * its size.  0, or -1: out of memory, a bad view, or which = 0 (A is not
+ * packed ahead; the caller then reads it in place).
+ *
+ * cg_gemm with args.pb set reads B from it alone (args.b / bv and the B
+ * bit of general are ignored), from every thread at once; it returns -1
+ * when the pack does not fit the product (k, n) or the policy (a tile
+ * kernel of another nr, or another kc).
  */
 int cg_pack_constant(cg_packed **out, const cg_policy *p, int which, const cg_view *v, int64_t rows,
                      int64_t cols, uint64_t *bytes);
@@ -135,6 +148,8 @@ static inline int cg_vm_relocates_c(const cg_gemm_args *g, const cg_policy *p) {
  * smallest products. */
 static inline int cg_gemm_needs_ws(const cg_gemm_args *g, const cg_policy *p) {
   const cg_kernel_info *ki = &cg_kernel_table[p->kernel];
+  if (g->general != 0 || g->pb != NULL || g->bias.data != NULL)
+    return 1; /* general mode: always one (a thread's, or the pool's) */
   if (ki->kind == CG_KIND_TILE)
     return p->pack != 0;
   if (ki->kind == CG_KIND_MV)
@@ -154,7 +169,8 @@ static inline int cg_gemm_needs_ws(const cg_gemm_args *g, const cg_policy *p) {
 static inline int cg_gemm_one_block(const cg_gemm_args *g, const cg_policy *p) {
   const cg_kernel_info *ki = &cg_kernel_table[p->kernel];
   if (p->split != CG_SPLIT_NONE || p->pack != 0 || ki->kind != CG_KIND_TILE || g->m < 1 ||
-      g->n < 1 || g->k < 1 || g->m > p->mc || g->n > p->nc || g->k > p->kc || g->alpha == 0.0f)
+      g->n < 1 || g->k < 1 || g->m > p->mc || g->n > p->nc || g->k > p->kc || g->alpha == 0.0f ||
+      g->general != 0 || g->pb != NULL || g->bias.data != NULL)
     return 0;
   ki->block(g->m, g->n, g->k, g->alpha, g->a, g->lda, g->b, g->ldb, g->beta, g->c, g->ldc);
   return 1;
@@ -184,6 +200,19 @@ int cg_thin_vm(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_
                cg_workspace *ws);
 int cg_thin_mv(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t threads,
                cg_workspace *ws);
+
+/* The thin drivers in general mode (operands through views, a bias):
+ * threads workspaces (one each), never C relocated.  0 or -1. */
+int cg_thin_general(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t threads,
+                    cg_workspace *ws);
+
+/* C[0..rows)[0..cols) = beta * bias(i0 + i, j0 + j): where a block of C
+ * is first stored in general mode. */
+void cg_bias_fill(float *c, int64_t ldc, const cg_view *bias, int64_t i0, int64_t j0, int64_t rows,
+                  int64_t cols, float beta);
+
+/* The floats of a packed constant. */
+const float *cg_packed_data(const cg_packed *pk);
 
 /* Aligned allocation helpers shared with the plugin's prepared buffers:
  * 64-byte aligned, and transparent huge pages asked for when large. */

@@ -47,11 +47,67 @@ void cg_report(const olc_plugin_host *host, int32_t code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void cg_note(const olc_plugin_host *host, int32_t level, const char *msg);
 
-/* m, n and k (and dtype) of a workload's structural properties, raw. */
+/* The operators served. */
+#define CG_OP_MATMUL 0u
+#define CG_OP_GEMM 1u
+
+/* Gemm's bias C, as the workload's bias property names it. */
+#define CG_BIAS_NONE 0u
+#define CG_BIAS_SCALAR 1u /* rank 0 (or one element): broadcast to m x n */
+#define CG_BIAS_ROW 2u    /* n values, one per column */
+#define CG_BIAS_COL 3u    /* m x 1, one per row */
+#define CG_BIAS_MATRIX 4u /* m x n */
+
+/* Leading (batch) dimensions a MatMul operand may have. */
+#define CG_BATCH_MAX ((int)OLC_PLUGIN_MAX_RANK - 2)
+
+/* A workload as the plugin reads it: the product's shape and the layout of
+ * its operands (README.md, Key).  Defaults: dtype_b == dtype, no
+ * transposes, no batch, no bias, no constant. */
+typedef struct cg_work {
+  cg_shape shape;
+  uint32_t op;      /* CG_OP_* */
+  uint32_t dtype;   /* CG_F32, CG_F16, CG_BF16: A, C and Y */
+  uint32_t dtype_b; /* B's: dtype, or F16/BF16 with an F32 dtype */
+  uint32_t trans_a, trans_b;
+  uint32_t bias;       /* CG_BIAS_* (Gemm) */
+  uint32_t constant_b; /* B is a constant of the binding: packed once */
+  int batch_a_rank, batch_b_rank;
+  int64_t batch_a[CG_BATCH_MAX], batch_b[CG_BATCH_MAX];
+  /* Which properties were given at their default value (bit per
+   * CG_PROP_*): the key declares them with use_property. */
+  uint32_t explicit_defaults;
+} cg_work;
+
+/* Products a batched MatMul workload runs (the broadcast batch), and the
+ * matrices A and B hold (their own batch); 1 without batch. */
+int64_t cg_work_batches(const cg_work *w);
+int64_t cg_work_count(const int64_t *dims, int rank);
+
+/* The workload as the plugin reads it (sizes raw); refuses an unknown
+ * property, a bad value, a layout the operator does not have. */
+int32_t cg_workload_parse(const olc_plugin_host *host, const olc_plugin_workload *w, cg_work *out);
+/* m, n and k of a workload's structural properties, raw. */
 int32_t cg_workload_shape(const olc_plugin_host *host, const olc_plugin_workload *w, cg_shape *s);
+/* The dtype's name in properties ("float32"), or NULL. */
+const char *cg_dtype_name(uint32_t dtype);
 /* The shape candidates are generated for: m and n at their buckets' upper
  * ends (bucket.h), k as it is. */
 void cg_bucket_shape(cg_shape *out, const cg_shape *raw);
+
+/* What pack hands the host for a constant B (exec_args.packed[1]): the
+ * engine's packed copy with what it was packed for, so that execute uses it
+ * only for that policy and shape (and reads B in place otherwise). */
+typedef struct cg_const_b {
+  cg_packed *pk;
+  cg_policy policy;
+  int64_t k, n;
+} cg_const_b;
+
+/* B of an execute or pack call as a k x n view (MatMul: the last two
+ * dimensions, a rank-1 B a column; Gemm: B'); 0, or -1 when it is not one
+ * matrix (a batch of several, rank 0, another dtype). */
+int cg_b_view(const olc_plugin_tensor *t, cg_view *v, int64_t *k, int64_t *n);
 
 int32_t cg_plugin_key(void *instance, const olc_plugin_workload *workload,
                       const olc_plugin_key_sink *sink);
@@ -59,5 +115,19 @@ int32_t cg_plugin_candidates(void *instance, const olc_plugin_workload *workload
                              const olc_plugin_policy_sink *sink);
 int32_t cg_plugin_execute(void *instance, const olc_plugin_workload *workload, const void *policy,
                           const olc_plugin_exec_args *args);
+/* execute past its quick test (views, 16-bit types, batch, Gemm, a packed
+ * B); run calls it with wait_pool set, to time what execute runs the way
+ * the plain run does (on the pool, waiting for it). */
+int32_t cg_general_execute(cg_instance *in, int gemm, const olc_plugin_exec_args *args,
+                           const cg_policy *p, int wait_pool);
+int32_t cg_plugin_pack(void *instance, const olc_plugin_workload *workload, const void *policy,
+                       uint32_t input, const olc_plugin_tensor *operand, void **packed,
+                       uint64_t *bytes);
+void cg_plugin_release_packed(void *instance, void *packed);
+
+/* fp32 to and from the 16-bit types, rounding to nearest even (execute.c):
+ * n values, x and y may not overlap. */
+void cg_store_f32(void *dst, uint32_t dtype, const float *src, int64_t n);
+void cg_load_f32(float *dst, const void *src, uint32_t dtype, int64_t n);
 
 #endif

@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "convert.h"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -137,5 +139,31 @@ void cg_pack_b(float *dst, const float *b, int64_t ldb, int64_t kc, int64_t nc, 
   default:
     pack_b_nr(dst, b, ldb, kc, nc, nr);
     break;
+  }
+}
+
+void cg_pack_a_view(float *dst, const cg_view *a, int64_t i0, int64_t p0, int64_t mc, int64_t kc,
+                    uint32_t mr) {
+  /* A panel is a kc x mr block of A's transpose (dst[p * mr + r]). */
+  const cg_view at = cg_view_t(a);
+  for (int64_t i = 0; i < mc; i += mr, dst += kc * mr) {
+    const int64_t rows = mc - i < (int64_t)mr ? mc - i : (int64_t)mr;
+    cg_convert_block(dst, mr, &at, p0, i0 + i, kc, rows);
+    if (rows < (int64_t)mr) {
+      for (int64_t p = 0; p < kc; p++)
+        memset(dst + p * mr + rows, 0, (size_t)((int64_t)mr - rows) * sizeof(float));
+    }
+  }
+}
+
+void cg_pack_b_view(float *dst, const cg_view *b, int64_t p0, int64_t j0, int64_t kc, int64_t nc,
+                    uint32_t nr) {
+  for (int64_t j = 0; j < nc; j += nr, dst += kc * nr) {
+    const int64_t cols = nc - j < (int64_t)nr ? nc - j : (int64_t)nr;
+    cg_convert_block(dst, nr, b, p0, j0 + j, kc, cols);
+    if (cols < (int64_t)nr) {
+      for (int64_t p = 0; p < kc; p++)
+        memset(dst + p * nr + cols, 0, (size_t)((int64_t)nr - cols) * sizeof(float));
+    }
   }
 }

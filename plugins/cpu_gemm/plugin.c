@@ -2,8 +2,8 @@
  * plugin.c - the cpu_gemm plugin: the olc_plugin table and its entry point,
  * the instance's life cycle, the policy codec entries, prepare/run/flops.
  * Policies are cg_policy values on the heap; prepared state is the
- * workload's three matrices.  key and candidates live in workload.c,
- * execute in execute.c; instance.h describes the instance and its locking.
+ * workload's operands in its layout (README.md, Calibrating a layout).  key and candidates live in
+ * workload.c, execute in execute.c; instance.h describes the instance and its locking.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,13 +16,37 @@
 #include "policy.h"
 #include "probe.h"
 
+/* Packed copies of a constant B a state keeps, one per policy run on it
+ * (the race alternates candidates, so one entry would pack again on
+ * every turn); beyond the count or the bytes, the least recently used goes. */
+#define CG_STATE_PACKS CG_CANDIDATES_MAX
+#define CG_STATE_PACK_BYTES ((uint64_t)256 << 20)
+
+typedef struct cg_state_pack {
+  cg_policy policy;
+  void *packed; /* cg_const_b, or NULL: this policy reads B in place */
+  uint64_t bytes, used;
+} cg_state_pack;
+
 typedef struct cg_state {
+  cg_work work;
   cg_shape shape;
-  float *a, *b, *c;
+  float *a, *b, *c; /* the plain layout's */
+  /* Any other layout: operand i's storage and its description as
+   * execute gets it (A, B, C when Gemm has a bias; Y last). */
+  int general;
+  void *data[4];
+  olc_plugin_tensor t[4];
+  uint32_t inputs;
+  cg_state_pack packs[CG_STATE_PACKS];
+  uint32_t pack_count;
+  uint64_t pack_clock;
 } cg_state;
 
 /* Changes whenever policies or keys change meaning: "2" added the thin
- * kernels and the bucketed m and n of the key (README.md, Key). */
+ * kernels and the bucketed m and n of the key (README.md, Key).  The
+ * layout properties left it: a plain workload keeps its key and its
+ * policies their meaning. */
 #define CG_IMPLEMENTATION_VERSION "2"
 
 static const olc_plugin_host *g_host; /* for errors before an instance exists */
@@ -153,12 +177,15 @@ static void cg_release_policy(void *instance, void *policy) {
 
 static void cg_unprepare(void *instance, void *state) {
   cg_state *st = state;
-  (void)instance;
   if (st == NULL)
     return;
   cg_free_floats(st->a);
   cg_free_floats(st->b);
   cg_free_floats(st->c);
+  for (int i = 0; i < 4; i++)
+    cg_free_floats(st->data[i]);
+  for (uint32_t i = 0; i < st->pack_count; i++)
+    cg_plugin_release_packed(instance, st->packs[i].packed);
   free(st);
 }
 
@@ -173,21 +200,124 @@ static void fill_matrix(float *x, int64_t count, uint64_t seed) {
   }
 }
 
+/* Whether a workload is the plain fp32 row-major MatMul the plain run
+ * times (run's own path, as before layouts existed). */
+static int work_plain(const cg_work *w) {
+  return w->op == CG_OP_MATMUL && w->dtype == CG_F32 && w->dtype_b == CG_F32 && !w->trans_a &&
+         !w->trans_b && w->batch_a_rank == 0 && w->batch_b_rank == 0 && !w->constant_b;
+}
+
+static size_t elem_size(uint32_t dtype) { return dtype == CG_F32 ? 4u : 2u; }
+
+/* One operand of a layout: rows x cols matrices after the batch dimensions
+ * (each matrix stored transposed when trans), filled with the values of
+ * seed converted to dtype (seed 0: zeros). */
+static int make_operand(cg_state *st, int i, uint32_t dtype, const int64_t *batch, int brank,
+                        int64_t rows, int64_t cols, int trans, uint64_t seed) {
+  olc_plugin_tensor *t = &st->t[i];
+  int64_t count = rows * cols, step;
+  float *tmp;
+  memset(t, 0, sizeof *t);
+  t->struct_size = sizeof *t, t->abi_minor = OLC_PLUGIN_ABI_MINOR;
+  t->dtype = dtype;
+  t->rank = (uint32_t)brank + 2;
+  for (int d = 0; d < brank; d++)
+    count *= batch[d];
+  step = rows * cols;
+  for (int d = brank - 1; d >= 0; d--) {
+    t->dims[d] = batch[d], t->strides[d] = step;
+    step *= batch[d];
+  }
+  t->dims[brank] = rows, t->dims[brank + 1] = cols;
+  t->strides[brank] = trans ? 1 : cols;
+  t->strides[brank + 1] = trans ? rows : 1;
+  st->data[i] = cg_alloc_floats((size_t)((count * (int64_t)elem_size(dtype) + 3) / 4));
+  if (st->data[i] == NULL)
+    return -1;
+  t->data = st->data[i];
+  if (seed == 0) {
+    memset(t->data, 0, (size_t)count * elem_size(dtype));
+    return 0;
+  }
+  if (dtype == CG_F32) {
+    fill_matrix(t->data, count, seed);
+    return 0;
+  }
+  if ((tmp = malloc((size_t)count * sizeof(float))) == NULL)
+    return -1;
+  fill_matrix(tmp, count, seed);
+  cg_store_f32(t->data, dtype, tmp, count);
+  free(tmp);
+  return 0;
+}
+
+/* Gemm's C as the bias kind describes it (ONNX's broadcastable shapes). */
+static int make_bias(cg_state *st, int i, const cg_work *w) {
+  static const int64_t none[1] = {1};
+  olc_plugin_tensor *t = &st->t[i];
+  int64_t m = w->shape.m, n = w->shape.n;
+  int rc;
+  switch (w->bias) {
+  case CG_BIAS_SCALAR:
+    rc = make_operand(st, i, w->dtype, none, 0, 1, 1, 0, 3);
+    t->rank = 0, t->dims[0] = t->dims[1] = 0, t->strides[0] = t->strides[1] = 0;
+    return rc;
+  case CG_BIAS_ROW:
+    rc = make_operand(st, i, w->dtype, none, 0, 1, n, 0, 3);
+    t->rank = 1, t->dims[0] = n, t->strides[0] = 1, t->dims[1] = t->strides[1] = 0;
+    return rc;
+  case CG_BIAS_COL:
+    return make_operand(st, i, w->dtype, none, 0, m, 1, 0, 3);
+  default:
+    return make_operand(st, i, w->dtype, none, 0, m, n, 0, 3);
+  }
+}
+
+static int prepare_general(cg_state *st) {
+  const cg_work *w = &st->work;
+  int64_t ybatch[CG_BATCH_MAX];
+  int yrank = w->batch_a_rank > w->batch_b_rank ? w->batch_a_rank : w->batch_b_rank;
+  for (int i = 0; i < yrank; i++) {
+    int ia = i - (yrank - w->batch_a_rank), ib = i - (yrank - w->batch_b_rank);
+    int64_t da = ia >= 0 ? w->batch_a[ia] : 1, db = ib >= 0 ? w->batch_b[ib] : 1;
+    ybatch[i] = da > db ? da : db;
+  }
+  st->general = 1;
+  st->inputs = w->op == CG_OP_GEMM && w->bias != CG_BIAS_NONE ? 3 : 2;
+  if (make_operand(st, 0, w->dtype, w->batch_a, w->batch_a_rank, w->shape.m, w->shape.k,
+                   (int)w->trans_a, 1) != 0 ||
+      make_operand(st, 1, w->dtype_b, w->batch_b, w->batch_b_rank, w->shape.k, w->shape.n,
+                   (int)w->trans_b, 2) != 0 ||
+      (st->inputs == 3 && make_bias(st, 2, w) != 0) ||
+      make_operand(st, 3, w->dtype, ybatch, yrank, w->shape.m, w->shape.n, 0, 0) != 0)
+    return -1;
+  return 0;
+}
+
 static int32_t cg_prepare(void *instance, const olc_plugin_workload *workload, void **state) {
   cg_instance *in = instance;
   cg_state *st;
+  cg_work w;
   cg_shape s;
-  int32_t rc = cg_workload_shape(in->host, workload, &s);
+  int32_t rc = cg_workload_parse(in->host, workload, &w);
   if (rc != OLC_PLUGIN_OK)
     return rc;
+  s = w.shape;
   st = calloc(1, sizeof(*st));
   if (st == NULL)
     goto nomem;
+  st->work = w;
   st->shape = s;
-  st->a = cg_alloc_floats((size_t)(s.m * s.k));
-  st->b = cg_alloc_floats((size_t)(s.k * s.n));
-  st->c = cg_alloc_floats((size_t)(s.m * s.n));
-  if (st->a == NULL || st->b == NULL || st->c == NULL)
+  if (work_plain(&w)) {
+    st->a = cg_alloc_floats((size_t)(s.m * s.k));
+    st->b = cg_alloc_floats((size_t)(s.k * s.n));
+    st->c = cg_alloc_floats((size_t)(s.m * s.n));
+    if (st->a == NULL || st->b == NULL || st->c == NULL)
+      goto nomem;
+    fill_matrix(st->a, s.m * s.k, 1);
+    fill_matrix(st->b, s.k * s.n, 2);
+    memset(st->c, 0, (size_t)(s.m * s.n) * sizeof(float));
+  } else if (prepare_general(st) != 0)
     goto nomem;
   {
     /* Packing buffers sized for every candidate now, not in a timed run
@@ -205,9 +335,6 @@ static int32_t cg_prepare(void *instance, const olc_plugin_workload *workload, v
     if (bad)
       goto nomem;
   }
-  fill_matrix(st->a, s.m * s.k, 1);
-  fill_matrix(st->b, s.k * s.n, 2);
-  memset(st->c, 0, (size_t)(s.m * s.n) * sizeof(float));
   *state = st;
   return OLC_PLUGIN_OK;
 nomem:
@@ -217,18 +344,71 @@ nomem:
   return OLC_PLUGIN_E_NOMEM;
 }
 
+/* The constant B packed for policy p, from the state's copies or packed
+ * now (on the first run of p on this state: a warm-up run, which the host
+ * does not time, when it makes them); NULL when p reads B in place. */
+static void *state_packed(cg_instance *in, const olc_plugin_workload *workload, cg_state *st,
+                          const cg_policy *p) {
+  uint32_t slot = st->pack_count, lru = 0;
+  uint64_t bytes = 0, total = 0;
+  void *packed = NULL;
+  for (uint32_t i = 0; i < st->pack_count; i++) {
+    if (memcmp(&st->packs[i].policy, p, sizeof *p) == 0) {
+      st->packs[i].used = ++st->pack_clock;
+      return st->packs[i].packed;
+    }
+    total += st->packs[i].bytes;
+    if (st->packs[i].used < st->packs[lru].used)
+      lru = i;
+  }
+  if (cg_plugin_pack(in, workload, p, 1, &st->t[1], &packed, &bytes) != OLC_PLUGIN_OK)
+    packed = NULL, bytes = 0;
+  if (st->pack_count == CG_STATE_PACKS ||
+      (st->pack_count > 0 && total + bytes > CG_STATE_PACK_BYTES)) {
+    slot = lru;
+    cg_plugin_release_packed(in, st->packs[slot].packed);
+  } else
+    st->pack_count++;
+  st->packs[slot].policy = *p;
+  st->packs[slot].packed = packed;
+  st->packs[slot].bytes = bytes;
+  st->packs[slot].used = ++st->pack_clock;
+  return packed;
+}
+
+/* A layout other than the plain one: through execute's own decoding, so
+ * that the measurement times what a runtime's execute runs. */
+static int32_t run_general(cg_instance *in, const olc_plugin_workload *workload, cg_state *st,
+                           const cg_policy *p) {
+  olc_plugin_exec_args args;
+  void *packed[3] = {NULL, NULL, NULL};
+  memset(&args, 0, sizeof args);
+  args.struct_size = sizeof args, args.abi_minor = OLC_PLUGIN_ABI_MINOR;
+  args.inputs = st->t, args.input_count = st->inputs;
+  args.outputs = &st->t[3], args.output_count = 1;
+  args.alpha = 1.0, args.beta = st->inputs == 3 ? 1.0 : 0.0;
+  if (st->work.constant_b) {
+    packed[1] = state_packed(in, workload, st, p);
+    args.packed = packed;
+  }
+  return cg_general_execute(in, st->work.op == CG_OP_GEMM, &args, p, 1);
+}
+
 static int32_t cg_run(void *instance, const olc_plugin_workload *workload, void *state,
                       const void *policy) {
   cg_instance *in = instance;
   cg_state *st = state;
   const cg_policy *p = policy;
   cg_gemm_args g = {0};
+  cg_work w;
   cg_shape s;
   char why[200];
-  int32_t rc = cg_workload_shape(in->host, workload, &s);
+  int32_t rc = cg_workload_parse(in->host, workload, &w);
   if (rc != OLC_PLUGIN_OK)
     return rc;
-  if (st == NULL || p == NULL || memcmp(&s, &st->shape, sizeof(s)) != 0) {
+  s = w.shape;
+  if (st == NULL || p == NULL || memcmp(&s, &st->shape, sizeof(s)) != 0 ||
+      work_plain(&w) != !st->general) {
     cg_report(in->host, OLC_PLUGIN_E_INVALID,
               "run needs the prepared state of this "
               "workload and a policy");
@@ -238,6 +418,8 @@ static int32_t cg_run(void *instance, const olc_plugin_workload *workload, void 
     cg_report(in->host, OLC_PLUGIN_E_INVALID, "%s", why);
     return OLC_PLUGIN_E_INVALID;
   }
+  if (st->general)
+    return run_general(in, workload, st, p);
   g.m = s.m, g.n = s.n, g.k = s.k;
   g.a = st->a, g.lda = s.k;
   g.b = st->b, g.ldb = s.n;
@@ -256,40 +438,59 @@ static int32_t cg_run(void *instance, const olc_plugin_workload *workload, void 
 
 static int32_t cg_flops(void *instance, const olc_plugin_workload *workload, double *flops) {
   cg_instance *in = instance;
-  cg_shape s;
-  int32_t rc = cg_workload_shape(in->host, workload, &s);
+  cg_work w;
+  int32_t rc = cg_workload_parse(in->host, workload, &w);
   if (rc == OLC_PLUGIN_OK)
-    *flops = 2.0 * (double)s.m * (double)s.n * (double)s.k;
+    *flops = 2.0 * (double)w.shape.m * (double)w.shape.n * (double)w.shape.k *
+             (double)cg_work_batches(&w);
   return rc;
 }
 
-/* ABI 1.2: what one prepared state holds, A, B and C unpadded (the
- * packing workspaces belong to the instance, shared by every state). */
+/* ABI 1.2: what one prepared state holds, A, B, C (Gemm's bias) and Y
+ * unpadded, in their dtypes and batches (the packing workspaces belong to
+ * the instance, shared by every state). */
 static int32_t cg_operand_bytes(void *instance, const olc_plugin_workload *workload,
                                 uint64_t *bytes) {
   cg_instance *in = instance;
-  cg_shape s;
-  int32_t rc = cg_workload_shape(in->host, workload, &s);
-  if (rc == OLC_PLUGIN_OK)
-    *bytes =
-        (uint64_t)sizeof(float) * ((uint64_t)s.m * (uint64_t)s.k + (uint64_t)s.k * (uint64_t)s.n +
-                                   (uint64_t)s.m * (uint64_t)s.n);
+  cg_work w;
+  int32_t rc = cg_workload_parse(in->host, workload, &w);
+  if (rc == OLC_PLUGIN_OK) {
+    uint64_t m = (uint64_t)w.shape.m, n = (uint64_t)w.shape.n, k = (uint64_t)w.shape.k;
+    uint64_t bias = w.bias == CG_BIAS_SCALAR   ? 1
+                    : w.bias == CG_BIAS_ROW    ? n
+                    : w.bias == CG_BIAS_COL    ? m
+                    : w.bias == CG_BIAS_MATRIX ? m * n
+                                               : 0;
+    *bytes = elem_size(w.dtype) * (m * k * (uint64_t)cg_work_count(w.batch_a, w.batch_a_rank) +
+                                   m * n * (uint64_t)cg_work_batches(&w) + bias) +
+             elem_size(w.dtype_b) * k * n * (uint64_t)cg_work_count(w.batch_b, w.batch_b_rank);
+  }
   return rc;
 }
 
-static const char *const cg_operators[] = {"MatMul"};
+static const char *const cg_operators[] = {"MatMul", "Gemm"};
 
 /* The numerical check (ABI 1.2): the candidates differ in blocking, hence
  * in summation order (with or without FMA), so their results differ from
  * the first candidate's by rounding only (tests/numcheck: ragged shapes up
  * to k = 4097 of values in [-1, 1]). */
+#define CG_TOL(op, dt, a, r)                                                                       \
+  {                                                                                                \
+    .struct_size = sizeof(olc_plugin_tolerance), .abi_minor = OLC_PLUGIN_ABI_MINOR,                \
+    .operator_name = op, .dtype = dt, .atol = a, .rtol = r                                         \
+  }
+/* float16 and bfloat16 accumulate in fp32 like float32 and differ in the
+ * rounding of Y to 11 and 8 significant bits: a sum that lies near a
+ * rounding boundary may round either way, one unit in the last place
+ * (2^-10 and 2^-7 relative), two allowed.  dtype_b (float32 A with a
+ * 16-bit B) has a float32 Y: its rows are float32's, B converted exactly. */
 static const olc_plugin_tolerance cg_tolerances[] = {
-    {.struct_size = sizeof(olc_plugin_tolerance),
-     .abi_minor = OLC_PLUGIN_ABI_MINOR,
-     .operator_name = "MatMul",
-     .dtype = OLC_PLUGIN_DTYPE_FLOAT32,
-     .atol = 1e-3,
-     .rtol = 1e-4},
+    CG_TOL("MatMul", OLC_PLUGIN_DTYPE_FLOAT32, 1e-3, 1e-4),
+    CG_TOL("MatMul", OLC_PLUGIN_DTYPE_FLOAT16, 2e-3, 2e-3),
+    CG_TOL("MatMul", OLC_PLUGIN_DTYPE_BFLOAT16, 1.6e-2, 1.6e-2),
+    CG_TOL("Gemm", OLC_PLUGIN_DTYPE_FLOAT32, 1e-3, 1e-4),
+    CG_TOL("Gemm", OLC_PLUGIN_DTYPE_FLOAT16, 2e-3, 2e-3),
+    CG_TOL("Gemm", OLC_PLUGIN_DTYPE_BFLOAT16, 1.6e-2, 1.6e-2),
 };
 
 static const olc_plugin cg_plugin = {
@@ -301,7 +502,7 @@ static const olc_plugin cg_plugin = {
     .description =
         "single-precision GEMM with CPUID cache-topology blocking (AVX-512, AVX2+FMA, portable C)",
     .operators = cg_operators,
-    .operator_count = 1,
+    .operator_count = 2,
     .create = cg_create,
     .destroy = cg_destroy,
     .key = cg_plugin_key,
@@ -315,8 +516,11 @@ static const olc_plugin cg_plugin = {
     .flops = cg_flops,
     .execute = cg_plugin_execute,
     .tolerances = cg_tolerances,
-    .tolerance_count = 1,
+    .tolerance_count = sizeof cg_tolerances / sizeof cg_tolerances[0],
     .operand_bytes = cg_operand_bytes,
+    .features = OLC_PLUGIN_FEATURE_VIEWS,
+    .pack = cg_plugin_pack,
+    .release_packed = cg_plugin_release_packed,
 };
 
 OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,
@@ -334,3 +538,4 @@ OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_pl
   *plugin = &cg_plugin;
   return OLC_PLUGIN_OK;
 }
+

@@ -64,84 +64,285 @@ static int parse_bucket(const char *s, int64_t exact, int64_t *out) {
   return 0;
 }
 
-/* One property: dtype, or one of m, n, k; others are ignored.  With
- * buckets, m and n may also be given as the key writes them ("129-256"). */
-static int32_t shape_property(const olc_plugin_host *host, const char *wname,
-                              const olc_plugin_kv *kv, int buckets, cg_shape *s, int seen[3]) {
-  static const char *const names[3] = {"m", "n", "k"};
-  static const int64_t exact[3] = {CG_BUCKET_EXACT_M, CG_BUCKET_EXACT_N, 0};
-  int64_t *dims[3] = {&s->m, &s->n, &s->k};
-  if (strcmp(kv->key, "dtype") == 0) {
-    if (strcmp(kv->value, "float32") != 0) {
-      cg_report(host, OLC_PLUGIN_E_UNSUPPORTED, "workload %s: dtype %s is not float32", wname,
-                kv->value);
-      return OLC_PLUGIN_E_UNSUPPORTED;
-    }
-    return OLC_PLUGIN_OK;
-  }
-  for (int d = 0; d < 3; d++) {
-    if (strcmp(kv->key, names[d]) != 0)
-      continue;
-    if (parse_dim(kv->value, dims[d]) != 0) {
-      int bucket = exact[d] != 0 && parse_bucket(kv->value, exact[d], dims[d]) == 0;
-      if (bucket && buckets) {
-        seen[d] = 1;
-        continue;
-      }
-      if (bucket)
-        cg_report(host, OLC_PLUGIN_E_INVALID,
-                  "workload %s: property %s=%s is a bucket of the key, not a size: measuring "
-                  "needs one size in it",
-                  wname, kv->key, kv->value);
-      else
-        cg_report(host, OLC_PLUGIN_E_INVALID,
-                  "workload %s: property %s=%s is not an integer in 1..%d", wname, kv->key,
-                  kv->value, CG_DIM_MAX);
-      return OLC_PLUGIN_E_INVALID;
-    }
-    seen[d] = 1;
-  }
-  return OLC_PLUGIN_OK;
+/* The properties a workload may have; bits of cg_work.explicit_defaults. */
+enum {
+  CG_PROP_DTYPE,
+  CG_PROP_M,
+  CG_PROP_N,
+  CG_PROP_K,
+  CG_PROP_DTYPE_B,
+  CG_PROP_TRANS_A,
+  CG_PROP_TRANS_B,
+  CG_PROP_BATCH_A,
+  CG_PROP_BATCH_B,
+  CG_PROP_BIAS,
+  CG_PROP_CONSTANT,
+  CG_PROP_COUNT
+};
+static const char *const prop_names[CG_PROP_COUNT] = {"dtype",   "m",       "n",       "k",
+                                                      "dtype_b", "trans_a", "trans_b", "batch_a",
+                                                      "batch_b", "bias",    "constant"};
+static const char *const bias_names[] = {"none", "scalar", "row", "col", "matrix"};
+
+const char *cg_dtype_name(uint32_t dtype) {
+  return dtype == CG_F32    ? "float32"
+         : dtype == CG_F16  ? "float16"
+         : dtype == CG_BF16 ? "bfloat16"
+                            : NULL;
 }
 
-static int32_t workload_shape(const olc_plugin_host *host, const olc_plugin_workload *w,
-                              int buckets, cg_shape *s) {
-  static const char *const names[3] = {"m", "n", "k"};
+static int parse_dtype(const char *s, uint32_t *out) {
+  static const uint32_t codes[] = {CG_F32, CG_F16, CG_BF16};
+  for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+    if (strcmp(s, cg_dtype_name(codes[i])) == 0) {
+      *out = codes[i];
+      return 0;
+    }
+  return -1;
+}
+
+/* "2x1": batch dimensions, outermost first, each 1..CG_DIM_MAX. */
+static int parse_batch(const char *s, int64_t *dims, int *rank) {
+  char part[16];
+  int r = 0;
+  for (;;) {
+    const char *x = strchr(s, 'x');
+    size_t len = x != NULL ? (size_t)(x - s) : strlen(s);
+    if (len == 0 || len >= sizeof part || r >= CG_BATCH_MAX)
+      return -1;
+    memcpy(part, s, len);
+    part[len] = '\0';
+    if (parse_dim(part, &dims[r++]) != 0)
+      return -1;
+    if (x == NULL)
+      break;
+    s = x + 1;
+  }
+  *rank = r;
+  return 0;
+}
+
+static size_t batch_text(char *out, size_t cap, const int64_t *dims, int rank) {
+  size_t len = 0;
+  out[0] = '\0';
+  for (int i = 0; i < rank; i++) {
+    int w = snprintf(out + len, cap - len, i == 0 ? "%lld" : "x%lld", (long long)dims[i]);
+    if (w < 0 || (size_t)w >= cap - len)
+      return 0;
+    len += (size_t)w;
+  }
+  return len;
+}
+
+int64_t cg_work_count(const int64_t *dims, int rank) {
+  int64_t c = 1;
+  for (int i = 0; i < rank; i++)
+    c *= dims[i];
+  return c;
+}
+
+int64_t cg_work_batches(const cg_work *w) {
+  int rank = w->batch_a_rank > w->batch_b_rank ? w->batch_a_rank : w->batch_b_rank;
+  int64_t c = 1;
+  for (int i = 0; i < rank; i++) {
+    int ia = i - (rank - w->batch_a_rank), ib = i - (rank - w->batch_b_rank);
+    int64_t da = ia >= 0 ? w->batch_a[ia] : 1, db = ib >= 0 ? w->batch_b[ib] : 1;
+    c *= da > db ? da : db;
+  }
+  return c;
+}
+
+static int32_t bad_value(const olc_plugin_host *host, const char *wname, const olc_plugin_kv *kv,
+                         const char *want) {
+  cg_report(host, OLC_PLUGIN_E_INVALID, "workload %s: property %s=%s: want %s", wname, kv->key,
+            kv->value, want);
+  return OLC_PLUGIN_E_INVALID;
+}
+
+/* A dimension m, n or k.  With buckets, m and n may also be given as the
+ * key writes them ("129-256"). */
+static int32_t dim_property(const olc_plugin_host *host, const char *wname, const olc_plugin_kv *kv,
+                            int d, int buckets, cg_shape *s) {
+  static const int64_t exact[3] = {CG_BUCKET_EXACT_M, CG_BUCKET_EXACT_N, 0};
+  int64_t *dims[3] = {&s->m, &s->n, &s->k};
+  int bucket;
+  if (parse_dim(kv->value, dims[d]) == 0)
+    return OLC_PLUGIN_OK;
+  bucket = exact[d] != 0 && parse_bucket(kv->value, exact[d], dims[d]) == 0;
+  if (bucket && buckets)
+    return OLC_PLUGIN_OK;
+  if (bucket)
+    cg_report(host, OLC_PLUGIN_E_INVALID,
+              "workload %s: property %s=%s is a bucket of the key, not a size: measuring "
+              "needs one size in it",
+              wname, kv->key, kv->value);
+  else
+    cg_report(host, OLC_PLUGIN_E_INVALID, "workload %s: property %s=%s is not an integer in 1..%d",
+              wname, kv->key, kv->value, CG_DIM_MAX);
+  return OLC_PLUGIN_E_INVALID;
+}
+
+/* One property into w; *dflt set when it names its default value. */
+static int32_t one_property(const olc_plugin_host *host, const char *wname, const olc_plugin_kv *kv,
+                            int prop, int buckets, cg_work *w, int *dflt) {
+  *dflt = 0;
+  switch (prop) {
+  case CG_PROP_DTYPE:
+    if (parse_dtype(kv->value, &w->dtype) != 0)
+      return bad_value(host, wname, kv, "float32, float16 or bfloat16");
+    return OLC_PLUGIN_OK;
+  case CG_PROP_M:
+  case CG_PROP_N:
+  case CG_PROP_K:
+    return dim_property(host, wname, kv, prop - CG_PROP_M, buckets, &w->shape);
+  case CG_PROP_DTYPE_B:
+    if (parse_dtype(kv->value, &w->dtype_b) != 0)
+      return bad_value(host, wname, kv, "float32, float16 or bfloat16");
+    return OLC_PLUGIN_OK; /* its default depends on dtype: decided after */
+  case CG_PROP_TRANS_A:
+  case CG_PROP_TRANS_B: {
+    uint32_t *t = prop == CG_PROP_TRANS_A ? &w->trans_a : &w->trans_b;
+    if (strcmp(kv->value, "0") != 0 && strcmp(kv->value, "1") != 0)
+      return bad_value(host, wname, kv, "0 or 1");
+    *t = kv->value[0] == '1';
+    *dflt = !*t;
+    return OLC_PLUGIN_OK;
+  }
+  case CG_PROP_BATCH_A:
+  case CG_PROP_BATCH_B: {
+    int a = prop == CG_PROP_BATCH_A;
+    if (parse_batch(kv->value, a ? w->batch_a : w->batch_b,
+                    a ? &w->batch_a_rank : &w->batch_b_rank) != 0)
+      return bad_value(host, wname, kv, "leading dimensions such as 2x1 (at most 6, each >= 1)");
+    return OLC_PLUGIN_OK;
+  }
+  case CG_PROP_BIAS:
+    for (uint32_t i = 0; i < sizeof bias_names / sizeof bias_names[0]; i++)
+      if (strcmp(kv->value, bias_names[i]) == 0) {
+        w->bias = i;
+        *dflt = i == CG_BIAS_NONE;
+        return OLC_PLUGIN_OK;
+      }
+    return bad_value(host, wname, kv, "none, scalar, row, col or matrix");
+  case CG_PROP_CONSTANT:
+    /* The key's own text for constant input B (a stored record's
+     * structure); "none" is the default. */
+    if (strcmp(kv->value, "b") == 0)
+      w->constant_b = 1;
+    else if (strcmp(kv->value, "none") == 0)
+      *dflt = 1;
+    else
+      return bad_value(host, wname, kv, "b or none");
+    return OLC_PLUGIN_OK;
+  default:
+    return OLC_PLUGIN_E_INVALID;
+  }
+}
+
+static int32_t workload_parse(const olc_plugin_host *host, const olc_plugin_workload *w,
+                              int buckets, cg_work *out) {
   const char *wname;
-  int seen[3] = {0, 0, 0};
+  uint32_t seen = 0;
+  int64_t na, nb;
+  memset(out, 0, sizeof(*out));
   if (w == NULL || !OLC_PLUGIN_HAS_FIELD(w, olc_plugin_workload, property_count)) {
     cg_report(host, OLC_PLUGIN_E_INVALID, "workload missing or too old");
     return OLC_PLUGIN_E_INVALID;
   }
   wname = w->name != NULL ? w->name : "?";
-  if (w->operator_name == NULL || strcmp(w->operator_name, "MatMul") != 0) {
-    cg_report(host, OLC_PLUGIN_E_UNSUPPORTED, "workload %s: operator %s is not MatMul", wname,
-              w->operator_name != NULL ? w->operator_name : "(none)");
+  if (w->operator_name != NULL && strcmp(w->operator_name, "MatMul") == 0)
+    out->op = CG_OP_MATMUL;
+  else if (w->operator_name != NULL && strcmp(w->operator_name, "Gemm") == 0)
+    out->op = CG_OP_GEMM;
+  else {
+    cg_report(host, OLC_PLUGIN_E_UNSUPPORTED, "workload %s: operator %s is not MatMul or Gemm",
+              wname, w->operator_name != NULL ? w->operator_name : "(none)");
     return OLC_PLUGIN_E_UNSUPPORTED;
   }
+  out->dtype = CG_F32;
   for (uint32_t i = 0; i < w->property_count; i++) {
     const olc_plugin_kv *kv = &w->properties[i];
+    int prop = 0, dflt;
     int32_t rc;
     if (kv->key == NULL || kv->value == NULL)
       continue;
-    if ((rc = shape_property(host, wname, kv, buckets, s, seen)) != OLC_PLUGIN_OK)
+    while (prop < CG_PROP_COUNT && strcmp(kv->key, prop_names[prop]) != 0)
+      prop++;
+    if (prop == CG_PROP_COUNT) {
+      /* Never ignored: a property nobody reads would leave two layouts
+       * one identity. */
+      cg_report(host, OLC_PLUGIN_E_INVALID,
+                "workload %s: property %s is not one cpu_gemm knows (dtype, dtype_b, m, n, k, "
+                "trans_a, trans_b, batch_a, batch_b, bias)",
+                wname, kv->key);
+      return OLC_PLUGIN_E_INVALID;
+    }
+    if ((rc = one_property(host, wname, kv, prop, buckets, out, &dflt)) != OLC_PLUGIN_OK)
       return rc;
+    seen |= 1u << prop;
+    if (dflt)
+      out->explicit_defaults |= 1u << prop;
   }
-  for (int d = 0; d < 3; d++) {
-    if (!seen[d]) {
-      cg_report(host, OLC_PLUGIN_E_INVALID, "workload %s: property %s is missing", wname, names[d]);
+  for (int d = CG_PROP_M; d <= CG_PROP_K; d++) {
+    if (!(seen & (1u << d))) {
+      cg_report(host, OLC_PLUGIN_E_INVALID, "workload %s: property %s is missing", wname,
+                prop_names[d]);
       return OLC_PLUGIN_E_INVALID;
     }
   }
-  if (s->m * s->k > CG_MATRIX_MAX || s->k * s->n > CG_MATRIX_MAX || s->m * s->n > CG_MATRIX_MAX) {
+  if (!(seen & (1u << CG_PROP_DTYPE_B)) || out->dtype_b == out->dtype) {
+    if (seen & (1u << CG_PROP_DTYPE_B))
+      out->explicit_defaults |= 1u << CG_PROP_DTYPE_B;
+    out->dtype_b = out->dtype;
+  } else if (out->dtype != CG_F32 || out->dtype_b == CG_F32) {
+    cg_report(host, OLC_PLUGIN_E_INVALID,
+              "workload %s: dtype_b=%s with dtype=%s: a B of another type than A is float16 or "
+              "bfloat16 with a float32 dtype",
+              wname, cg_dtype_name(out->dtype_b), cg_dtype_name(out->dtype));
+    return OLC_PLUGIN_E_INVALID;
+  }
+  if (w->abi_minor >= 3 && OLC_PLUGIN_HAS_FIELD(w, olc_plugin_workload, constant_inputs) &&
+      (w->constant_inputs & 2u) != 0)
+    out->constant_b = 1;
+  if (out->op == CG_OP_MATMUL && (seen & (1u << CG_PROP_BIAS))) {
+    cg_report(host, OLC_PLUGIN_E_INVALID, "workload %s: bias is Gemm's, MatMul has none", wname);
+    return OLC_PLUGIN_E_INVALID;
+  }
+  if (out->op == CG_OP_GEMM && (out->batch_a_rank | out->batch_b_rank) != 0) {
+    cg_report(host, OLC_PLUGIN_E_INVALID,
+              "workload %s: batch_a and batch_b are MatMul's, Gemm's operands are matrices", wname);
+    return OLC_PLUGIN_E_INVALID;
+  }
+  for (int i = 1; i <= out->batch_a_rank && i <= out->batch_b_rank; i++) {
+    int64_t da = out->batch_a[out->batch_a_rank - i], db = out->batch_b[out->batch_b_rank - i];
+    if (da != db && da != 1 && db != 1) {
+      cg_report(host, OLC_PLUGIN_E_INVALID,
+                "workload %s: batch_a and batch_b do not broadcast (%lld against %lld)", wname,
+                (long long)da, (long long)db);
+      return OLC_PLUGIN_E_INVALID;
+    }
+  }
+  na = cg_work_count(out->batch_a, out->batch_a_rank);
+  nb = cg_work_count(out->batch_b, out->batch_b_rank);
+  if (out->shape.m * out->shape.k > CG_MATRIX_MAX / na ||
+      out->shape.k * out->shape.n > CG_MATRIX_MAX / nb ||
+      out->shape.m * out->shape.n > CG_MATRIX_MAX / cg_work_batches(out)) {
     cg_report(host, OLC_PLUGIN_E_INVALID, "workload %s: matrices over 2^30 elements", wname);
     return OLC_PLUGIN_E_INVALID;
   }
   return OLC_PLUGIN_OK;
 }
 
+int32_t cg_workload_parse(const olc_plugin_host *host, const olc_plugin_workload *w, cg_work *out) {
+  return workload_parse(host, w, 0, out);
+}
+
 int32_t cg_workload_shape(const olc_plugin_host *host, const olc_plugin_workload *w, cg_shape *s) {
-  return workload_shape(host, w, 0, s);
+  cg_work work;
+  int32_t rc = workload_parse(host, w, 0, &work);
+  if (rc == OLC_PLUGIN_OK)
+    *s = work.shape;
+  return rc;
 }
 
 void cg_bucket_shape(cg_shape *out, const cg_shape *raw) {
@@ -151,14 +352,60 @@ void cg_bucket_shape(cg_shape *out, const cg_shape *raw) {
   out->k = raw->k;
 }
 
+/* The layout part of the key: each property away from its default in the
+ * structure, in a fixed order after dtype, m, n, k; each at its default
+ * out of it (so a plain workload's structure is what it was before these
+ * properties existed) and, when the workload named it, declared used. */
+static int32_t key_layout(const olc_plugin_key_sink *sink, const cg_work *w) {
+  int use =
+      OLC_PLUGIN_HAS_FIELD(sink, olc_plugin_key_sink, use_property) && sink->use_property != NULL;
+  char v[64];
+  int32_t rc = OLC_PLUGIN_OK;
+  for (int prop = CG_PROP_DTYPE_B; prop < CG_PROP_COUNT && rc == OLC_PLUGIN_OK; prop++) {
+    const char *value = NULL;
+    switch (prop) {
+    case CG_PROP_DTYPE_B:
+      value = w->dtype_b != w->dtype ? cg_dtype_name(w->dtype_b) : NULL;
+      break;
+    case CG_PROP_TRANS_A:
+      value = w->trans_a ? "1" : NULL;
+      break;
+    case CG_PROP_TRANS_B:
+      value = w->trans_b ? "1" : NULL;
+      break;
+    case CG_PROP_BATCH_A:
+    case CG_PROP_BATCH_B: {
+      int a = prop == CG_PROP_BATCH_A;
+      int rank = a ? w->batch_a_rank : w->batch_b_rank;
+      if (rank > 0 && batch_text(v, sizeof v, a ? w->batch_a : w->batch_b, rank) > 0)
+        value = v;
+      break;
+    }
+    case CG_PROP_BIAS:
+      value = w->bias != CG_BIAS_NONE ? bias_names[w->bias] : NULL;
+      break;
+    case CG_PROP_CONSTANT:
+      value = w->constant_b ? "b" : NULL;
+      break;
+    default:
+      break;
+    }
+    if (value != NULL)
+      rc = sink->add_structure(sink->ctx, prop_names[prop], value);
+    else if (use && (w->explicit_defaults & (1u << prop)) != 0)
+      rc = sink->use_property(sink->ctx, prop_names[prop]);
+  }
+  return rc;
+}
+
 int32_t cg_plugin_key(void *instance, const olc_plugin_workload *workload,
                       const olc_plugin_key_sink *sink) {
   cg_instance *in = instance;
-  cg_shape s;
+  cg_work w;
   char v[48];
   /* Its own buckets too: a stored record's structure names the workload
    * of the record (the host's prune --foreign asks for its key). */
-  int32_t rc = workload_shape(in->host, workload, 1, &s);
+  int32_t rc = workload_parse(in->host, workload, 1, &w);
   if (rc != OLC_PLUGIN_OK)
     return rc;
   if (sink == NULL || !OLC_PLUGIN_HAS_FIELD(sink, olc_plugin_key_sink, add_structure)) {
@@ -167,40 +414,70 @@ int32_t cg_plugin_key(void *instance, const olc_plugin_workload *workload,
   }
   if ((rc = sink->set_processor(sink->ctx, in->identity)) != OLC_PLUGIN_OK ||
       (rc = sink->set_thread_count(sink->ctx, in->threads)) != OLC_PLUGIN_OK ||
-      (rc = sink->add_structure(sink->ctx, "dtype", "float32")) != OLC_PLUGIN_OK)
+      (rc = sink->add_structure(sink->ctx, "dtype", cg_dtype_name(w.dtype))) != OLC_PLUGIN_OK)
     return rc;
-  cg_bucket_text(v, sizeof(v), s.m, CG_BUCKET_EXACT_M);
+  cg_bucket_text(v, sizeof(v), w.shape.m, CG_BUCKET_EXACT_M);
   if ((rc = sink->add_structure(sink->ctx, "m", v)) != OLC_PLUGIN_OK)
     return rc;
-  cg_bucket_text(v, sizeof(v), s.n, CG_BUCKET_EXACT_N);
+  cg_bucket_text(v, sizeof(v), w.shape.n, CG_BUCKET_EXACT_N);
   if ((rc = sink->add_structure(sink->ctx, "n", v)) != OLC_PLUGIN_OK)
     return rc;
-  snprintf(v, sizeof(v), "%lld", (long long)s.k);
-  return sink->add_structure(sink->ctx, "k", v);
+  snprintf(v, sizeof(v), "%lld", (long long)w.shape.k);
+  if ((rc = sink->add_structure(sink->ctx, "k", v)) != OLC_PLUGIN_OK)
+    return rc;
+  return key_layout(sink, &w);
+}
+
+/* Whether a policy reads the operands this layout makes general
+ * (transposed, float16, bfloat16, a constant B) the way they are cheap:
+ * a tile kernel that packs them, converting once per panel (and, for a
+ * constant B, reading the copy packed once), or a thin kernel, which reads
+ * every element once anyway. */
+static int reads_layout_well(const cg_policy *p, const cg_work *w) {
+  const cg_kernel_info *ki = &cg_kernel_table[p->kernel];
+  int gen_a = w->trans_a || w->dtype != CG_F32;
+  int gen_b = w->trans_b || w->dtype_b != CG_F32 || w->constant_b;
+  if (ki->kind != CG_KIND_TILE)
+    return 1;
+  if (gen_a && !(p->pack & CG_PACK_A))
+    return 0;
+  if (gen_b && !(p->pack & (CG_PACK_B | CG_PACK_BJ)))
+    return 0;
+  return 1;
 }
 
 int32_t cg_plugin_candidates(void *instance, const olc_plugin_workload *workload,
                              const olc_plugin_policy_sink *sink) {
   cg_instance *in = instance;
-  cg_policy list[CG_CANDIDATES_MAX];
-  cg_shape raw, s;
-  uint32_t count;
-  int32_t rc = cg_workload_shape(in->host, workload, &raw);
+  cg_policy list[CG_CANDIDATES_MAX], order[CG_CANDIDATES_MAX];
+  cg_work w;
+  cg_shape s;
+  uint32_t count, n = 0;
+  int32_t rc = cg_workload_parse(in->host, workload, &w);
   if (rc != OLC_PLUGIN_OK)
     return rc;
   if (sink == NULL || !OLC_PLUGIN_HAS_FIELD(sink, olc_plugin_policy_sink, emit)) {
     cg_report(in->host, OLC_PLUGIN_E_INVALID, "policy sink missing or too old");
     return OLC_PLUGIN_E_INVALID;
   }
-  cg_bucket_shape(&s, &raw);
+  cg_bucket_shape(&s, &w.shape);
   count = cg_policy_candidates(list, CG_CANDIDATES_MAX, &in->cpu, in->isa, in->threads, &s);
+  /* Every candidate is correct on every layout; those that read this
+   * layout's operands while packing come first (a plain layout keeps the
+   * generator's order). */
+  for (uint32_t i = 0; i < count; i++)
+    if (reads_layout_well(&list[i], &w))
+      order[n++] = list[i];
+  for (uint32_t i = 0; i < count; i++)
+    if (!reads_layout_well(&list[i], &w))
+      order[n++] = list[i];
   for (uint32_t i = 0; i < count; i++) {
     cg_policy *p = malloc(sizeof(*p));
     if (p == NULL) {
       cg_report(in->host, OLC_PLUGIN_E_NOMEM, "out of memory");
       return OLC_PLUGIN_E_NOMEM;
     }
-    *p = list[i];
+    *p = order[i];
     /* A refusal means "stop", not failure: the host has what it wants. */
     if (sink->emit(sink->ctx, p) != OLC_PLUGIN_OK)
       break;

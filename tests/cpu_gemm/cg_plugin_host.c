@@ -76,7 +76,8 @@ static int32_t k_struct(void *ctx, const char *name, const char *value) {
 }
 
 int32_t cg_test_get_key(void *inst, const olc_plugin_workload *wl, cg_test_key *k) {
-  olc_plugin_key_sink sink = {sizeof(sink), OLC_PLUGIN_ABI_MINOR, k, k_proc, k_threads, k_struct, NULL};
+  olc_plugin_key_sink sink = {sizeof(sink), OLC_PLUGIN_ABI_MINOR, k, k_proc, k_threads, k_struct,
+                              NULL};
   memset(k, 0, sizeof(*k));
   return cg_test_plugin->key(inst, wl, &sink);
 }

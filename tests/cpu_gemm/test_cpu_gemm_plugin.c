@@ -30,12 +30,19 @@ static void test_table(void) {
   CU_ASSERT_STRING_EQUAL(pl->implementation_version, "2");
   CU_ASSERT_EQUAL(pl->abi_major, OLC_PLUGIN_ABI_MAJOR);
   CU_ASSERT_EQUAL(pl->abi_minor, OLC_PLUGIN_ABI_MINOR);
-  /* ABI 1.2: the numerical check's tolerance for its one operator. */
-  CU_ASSERT_EQUAL_FATAL(pl->tolerance_count, 1u);
-  CU_ASSERT_STRING_EQUAL(pl->tolerances[0].operator_name, "MatMul");
-  CU_ASSERT(pl->tolerances[0].atol > 0 && pl->tolerances[0].rtol > 0);
-  CU_ASSERT_EQUAL(pl->operator_count, 1u);
+  /* ABI 1.2: the numerical check's tolerances, one row per operator and
+   * dtype (float32, float16, bfloat16). */
+  CU_ASSERT_EQUAL_FATAL(pl->tolerance_count, 6u);
+  for (uint32_t i = 0; i < pl->tolerance_count; i++) {
+    CU_ASSERT_STRING_EQUAL(pl->tolerances[i].operator_name, i < 3 ? "MatMul" : "Gemm");
+    CU_ASSERT(pl->tolerances[i].atol > 0 && pl->tolerances[i].rtol > 0);
+  }
+  CU_ASSERT_EQUAL(pl->operator_count, 2u);
   CU_ASSERT_STRING_EQUAL(pl->operators[0], "MatMul");
+  CU_ASSERT_STRING_EQUAL(pl->operators[1], "Gemm");
+  /* ABI 1.3: views, and B packed once. */
+  CU_ASSERT_EQUAL(pl->features & OLC_PLUGIN_FEATURE_VIEWS, OLC_PLUGIN_FEATURE_VIEWS);
+  CU_ASSERT(pl->pack != NULL && pl->release_packed != NULL);
   CU_ASSERT(pl->create && pl->destroy && pl->key && pl->candidates && pl->validate &&
             pl->serialize && pl->release_policy && pl->run && pl->prepare && pl->unprepare &&
             pl->flops);

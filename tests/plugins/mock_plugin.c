@@ -43,6 +43,8 @@ typedef struct mock_instance {
   int lazy;                 /* lazy = 1: run() looks up / saves through the host */
   char execute_mode[16];    /* execute = fail */
   char bucket[32];          /* bucket = m[,n]: those properties bucketed in the key */
+  char keys_on[64];         /* keys_on = a,b: the key reports only those (others dropped) */
+  char defaults[64];        /* defaults = trans_b:0[,...]: left out of the key, declared used */
   uint32_t wrong_spin;      /* wrong = N: execute with spin_us=N is off by 1e-2 at C[3,17] */
   int cold;                 /* cold = 1: run fails on the state of the run before (no rotation) */
   uint32_t stall_spin;      /* stall = N:K: the K-th run of spin_us=N takes 20 x N us, */
@@ -127,6 +129,10 @@ static int32_t mock_create(const olc_plugin_host *host, const olc_plugin_kv *con
       copy_text(m->pack_mode, sizeof m->pack_mode, v);
     else if (strcmp(k, "bucket") == 0)
       copy_text(m->bucket, sizeof m->bucket, v);
+    else if (strcmp(k, "keys_on") == 0)
+      copy_text(m->keys_on, sizeof m->keys_on, v);
+    else if (strcmp(k, "defaults") == 0)
+      copy_text(m->defaults, sizeof m->defaults, v);
     else if (strcmp(k, "cold") == 0)
       m->cold = strcmp(v, "1") == 0;
     else if (strcmp(k, "trace") == 0)
@@ -200,6 +206,32 @@ static const char *bucketed(char *buf, size_t size, const mock_instance *m, cons
   return buf;
 }
 
+/* 1 when name=value is one of the "name:value" pairs of defaults = ...:
+ * a property at its default value, left out of the key. */
+static int at_default(const mock_instance *m, const char *name, const char *value) {
+  char pair[80];
+  snprintf(pair, sizeof pair, "%s:%s", name, value);
+  return m->defaults[0] != 0 && in_list(m->defaults, pair);
+}
+
+/* One workload property into the key: reported (bucketed when asked),
+ * declared used when at its default, or dropped when keys_on leaves it
+ * out (a plugin that ignores a property: the host refuses the workload). */
+static int32_t key_property(const mock_instance *m, const olc_plugin_kv *kv,
+                            const olc_plugin_key_sink *sink) {
+  char b[48];
+  if (m->keys_on[0] != 0 && !in_list(m->keys_on, kv->key))
+    return OLC_PLUGIN_OK;
+  if (at_default(m, kv->key, kv->value)) {
+    /* A sink of ABI < 1.3 cannot take it: the property is then dropped,
+     * and the host refuses it. */
+    if (OLC_PLUGIN_HAS_FIELD(sink, olc_plugin_key_sink, use_property))
+      return sink->use_property(sink->ctx, kv->key);
+    return OLC_PLUGIN_OK;
+  }
+  return sink->add_structure(sink->ctx, kv->key, bucketed(b, sizeof b, m, kv->key, kv->value));
+}
+
 static int32_t mock_key(void *instance, const olc_plugin_workload *w,
                         const olc_plugin_key_sink *sink) {
   static char huge[10 * 1024 + 1];
@@ -226,12 +258,8 @@ static int32_t mock_key(void *instance, const olc_plugin_workload *w,
     rc = sink->set_processor(sink->ctx, processor);
   if (rc == OLC_PLUGIN_OK)
     rc = sink->set_thread_count(sink->ctx, m->threads);
-  for (i = 0; rc == OLC_PLUGIN_OK && i < w->property_count; i++) {
-    char b[48];
-    rc =
-        sink->add_structure(sink->ctx, w->properties[i].key,
-                            bucketed(b, sizeof b, m, w->properties[i].key, w->properties[i].value));
-  }
+  for (i = 0; rc == OLC_PLUGIN_OK && i < w->property_count; i++)
+    rc = key_property(m, &w->properties[i], sink);
   if (rc == OLC_PLUGIN_OK && strcmp(m->key_mode, "bad_utf8_structure") == 0)
     rc = sink->add_structure(sink->ctx, "bad\xc3\x28name", "1");
   if (rc == OLC_PLUGIN_OK && strcmp(m->key_mode, "duplicate_structure") == 0) {

@@ -101,6 +101,9 @@ typedef struct key_ctx {
   olc_property *props; /* malloc'ed while collecting */
   size_t count;
   size_t cap;
+  const char **used; /* use_property's names, unique, in the arena */
+  size_t used_count;
+  size_t used_cap;
   int32_t fail; /* first sink refusal, returned again for later calls */
   olc_status fail_status;
   char fail_msg[SINK_MSG_SIZE];
@@ -199,6 +202,101 @@ static int32_t key_add_structure(void *ctx, const char *name, const char *value)
   return OLC_PLUGIN_OK;
 }
 
+static int32_t key_use_property(void *ctx, const char *name) {
+  key_ctx *k = ctx;
+  char msg[SINK_MSG_SIZE];
+  size_t i;
+  int32_t rc;
+  if (k->fail != 0)
+    return k->fail;
+  rc = check_str(k, name, OLC_PLUGINS_MAX_STRING, "used property name");
+  if (rc != 0)
+    return rc;
+  /* Declaring a name twice, or one the structure carries, says nothing
+   * new: accepted, kept once. */
+  for (i = 0; i < k->used_count; i++)
+    if (strcmp(k->used[i], name) == 0)
+      return OLC_PLUGIN_OK;
+  if (k->used_count >= OLC_PLUGINS_MAX_STRUCTURE) {
+    snprintf(msg, sizeof msg, "key: more than %u used properties", OLC_PLUGINS_MAX_STRUCTURE);
+    return sink_refuse(k, OLC_PLUGIN_E_LIMIT, OLC_E_LIMIT, msg);
+  }
+  if (k->used_count == k->used_cap) {
+    size_t ncap = k->used_cap ? k->used_cap * 2 : 8;
+    const char **n = realloc(k->used, ncap * sizeof *n);
+    if (n == NULL)
+      return sink_refuse(k, OLC_PLUGIN_E_NOMEM, OLC_E_NOMEM, "out of memory");
+    k->used = n;
+    k->used_cap = ncap;
+  }
+  k->used[k->used_count] = olc_arena__strdup(k->arena, name);
+  if (k->used[k->used_count] == NULL)
+    return sink_refuse(k, OLC_PLUGIN_E_NOMEM, OLC_E_NOMEM, "out of memory");
+  k->used_count++;
+  return OLC_PLUGIN_OK;
+}
+
+/* 1 when the key reported name in the structure or declared it used. */
+static int keys_on(const key_ctx *k, const char *name) {
+  size_t i;
+  for (i = 0; i < k->count; i++)
+    if (strcmp(k->props[i].name, name) == 0)
+      return 1;
+  for (i = 0; i < k->used_count; i++)
+    if (strcmp(k->used[i], name) == 0)
+      return 1;
+  return 0;
+}
+
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "dtype, k, m, n": what the key reported or declared, sorted, unique,
+ * cut with "..." where buf ends. */
+static void keyed_names(char *buf, size_t size, const key_ctx *k) {
+  const char *names[2 * OLC_PLUGINS_MAX_STRUCTURE];
+  size_t n = 0, i, len = 0;
+  for (i = 0; i < k->count; i++)
+    names[n++] = k->props[i].name;
+  for (i = 0; i < k->used_count; i++)
+    names[n++] = k->used[i];
+  qsort(names, n, sizeof *names, cmp_names);
+  buf[0] = '\0';
+  for (i = 0; i < n; i++) {
+    size_t need;
+    if (i > 0 && strcmp(names[i], names[i - 1]) == 0)
+      continue;
+    need = strlen(names[i]) + (len > 0 ? 2 : 0);
+    if (len + need + 4 >= size) {
+      snprintf(buf + len, size - len, "%s...", len > 0 ? ", " : "");
+      return;
+    }
+    len += (size_t)snprintf(buf + len, size - len, "%s%s", len > 0 ? ", " : "", names[i]);
+  }
+}
+
+/* Every property of w must be one the key reported or declared: a
+ * property the plugin ignores would otherwise drop out of the identity,
+ * and two workloads that differ in it would share one record. */
+static olc_status check_keyed(const key_ctx *k, const olc_loaded_plugin *p,
+                              const olc_plugin_workload *w, olc_error *err) {
+  char names[128];
+  uint32_t i;
+  if (!OLC_PLUGIN_HAS_FIELD(w, olc_plugin_workload, property_count) || w->properties == NULL)
+    return OLC_OK;
+  for (i = 0; i < w->property_count; i++) {
+    const char *name = w->properties[i].key;
+    if (name == NULL || keys_on(k, name))
+      continue;
+    keyed_names(names, sizeof names, k);
+    return olc_error__set(err, OLC_E_INVALID, "identity",
+                          "property '%.64s' is not one plugin '%s' keys on (it keys on%s%s)", name,
+                          p->name, names[0] != '\0' ? ": " : " nothing", names);
+  }
+  return OLC_OK;
+}
+
 static int cmp_props(const void *a, const void *b) {
   return strcmp(((const olc_property *)a)->name, ((const olc_property *)b)->name);
 }
@@ -224,6 +322,14 @@ olc_status olc_plugins__key(olc_plugin_key *out, olc_loaded_plugin *p, const olc
   sink.set_processor = key_set_processor;
   sink.set_thread_count = key_set_thread_count;
   sink.add_structure = key_add_structure;
+  sink.use_property = key_use_property;
+  if (p->table->abi_minor < 3) {
+    /* Built before use_property: its sink ends at add_structure, so every
+     * property it keys on must be in the structure. */
+    sink.struct_size = (uint32_t)offsetof(olc_plugin_key_sink, use_property);
+    sink.abi_minor = p->table->abi_minor;
+    sink.use_property = NULL;
+  }
   olc_plugins__error_clear();
   rc = p->table->key(p->instance, w, &sink);
   if (k.fail != 0)
@@ -236,6 +342,8 @@ olc_status olc_plugins__key(olc_plugin_key *out, olc_loaded_plugin *p, const olc
   else if (k.threads == 0)
     st = olc_error__set(err, OLC_E_PLUGIN, "key", "plugin %s: key did not set the thread count",
                         p->name);
+  if (st == OLC_OK)
+    st = check_keyed(&k, p, w, err);
   if (st == OLC_OK && k.count > 0) {
     out->structure = olc_arena__alloc(arena, k.count * sizeof *out->structure);
     if (out->structure == NULL)
@@ -247,6 +355,7 @@ olc_status olc_plugins__key(olc_plugin_key *out, olc_loaded_plugin *p, const olc
     }
   }
   free(k.props);
+  free(k.used);
   if (st != OLC_OK) {
     olc_arena__free(arena);
     free(arena);
