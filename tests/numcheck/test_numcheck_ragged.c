@@ -3,7 +3,10 @@
  * plugin (argv[1]: cpu_gemm or example_gpu, whose build directory is
  * OLC_PLUGIN_DIR) passes the numerical check on ragged shapes: the host
  * calibrates 37x53x29, 1x4097x131 and 129x1x65 and no candidate may be
- * rejected as numerical_mismatch, each one timed must say checked.  Exits
+ * rejected as numerical_mismatch, each one timed must say checked.  With
+ * argv[2] "layouts" also on the layouts of ONNX MatMul and Gemm
+ * (transposed operands, each bias, batch dimensions, float16, bfloat16 and
+ * dtype_b), whose operands the check makes as the workload says.  Exits
  * 77 when the plugin is unavailable here (example_gpu without an OpenCL
  * device).
  */
@@ -24,8 +27,30 @@ static char *tmp;
 static const char *plugin = "cpu_gemm";
 static char skipped[512]; /* why the plugin is unavailable here; "" */
 
+/* The ONNX layouts, each a workload section of odd sizes. */
+static const char layouts[] =
+    "[workload.gemm_tt_row]\nbackend = %s\noperator = Gemm\ndtype = float32\n"
+    "trans_a = 1\ntrans_b = 1\nbias = row\nm = 37\nn = 53\nk = 29\n"
+    "[workload.gemm_f16_col]\nbackend = %s\noperator = Gemm\ndtype = float16\n"
+    "bias = col\nm = 33\nn = 47\nk = 31\n"
+    "[workload.gemm_bf16_scalar]\nbackend = %s\noperator = Gemm\ndtype = bfloat16\n"
+    "trans_a = 1\nbias = scalar\nm = 5\nn = 67\nk = 19\n"
+    "[workload.mm_f16]\nbackend = %s\noperator = MatMul\ndtype = float16\n"
+    "m = 37\nn = 53\nk = 29\n"
+    "[workload.mm_bf16_tb]\nbackend = %s\noperator = MatMul\ndtype = bfloat16\n"
+    "trans_b = 1\nm = 17\nn = 131\nk = 65\n"
+    "[workload.mm_f32_bf16]\nbackend = %s\noperator = MatMul\ndtype = float32\n"
+    "dtype_b = bfloat16\nm = 4\nn = 257\nk = 129\n"
+    "[workload.mm_f32_f16]\nbackend = %s\noperator = MatMul\ndtype = float32\n"
+    "dtype_b = float16\nm = 9\nn = 33\nk = 70\n"
+    "[workload.mm_batched]\nbackend = %s\noperator = MatMul\ndtype = float32\n"
+    "batch_a = 2x1\nbatch_b = 3\nm = 9\nn = 21\nk = 13\n";
+#define LAYOUT_COUNT 8u
+
+static int with_layouts;
+
 static void open_session(olc_test_session *s) {
-  char text[2048];
+  char text[6144];
   int n = snprintf(text, sizeof text,
                    "[host]\nplugin_dirs = %s\nthreads = 2\n"
                    "[store]\npath = profiles.txt\n"
@@ -39,6 +64,12 @@ static void open_session(olc_test_session *s) {
                    "m = 129\nn = 1\nk = 65\n",
                    OLC_PLUGIN_DIR, plugin, plugin, plugin);
   CU_ASSERT_FATAL(n > 0 && (size_t)n < sizeof text);
+  if (with_layouts) {
+    int more = snprintf(text + n, sizeof text - (size_t)n, layouts, plugin, plugin, plugin, plugin,
+                        plugin, plugin, plugin, plugin);
+    CU_ASSERT_FATAL(more > 0 && (size_t)more < sizeof text - (size_t)n);
+    n += more;
+  }
   olc_test_session_open(s, tmp, text, (size_t)n);
 }
 
@@ -70,10 +101,13 @@ static void test_ragged(void) {
     return;
   }
   OLC_ASSERT_OK(olc_host_calibrate(&cal, s.host, &opt, &err), &err);
-  CU_ASSERT_EQUAL_FATAL(olc_calibration_count(cal), 3u);
+  CU_ASSERT_EQUAL_FATAL(olc_calibration_count(cal), 3u + (with_layouts ? LAYOUT_COUNT : 0u));
   for (w = 0; w < olc_calibration_count(cal); w++) {
     const olc_workload_result *r = olc_calibration_get(cal, w);
     size_t checked = 0;
+    if (r->status != OLC_OK)
+      printf("\n  %s: %s: %s", r->workload, olc_status_name(r->status),
+             r->message != NULL ? r->message : "");
     CU_ASSERT_EQUAL(r->status, OLC_OK);
     CU_ASSERT(r->candidate_count > 0);
     for (i = 0; i < r->candidate_count; i++) {
@@ -99,11 +133,12 @@ int main(int argc, char **argv) {
   int rc;
   if (argc > 1)
     plugin = argv[1];
+  with_layouts = argc > 2 && strcmp(argv[2], "layouts") == 0;
   tmp = olc_test_tmpdir("numcheck_ragged");
   if (tmp == NULL || CU_initialize_registry() != CUE_SUCCESS)
     return 1;
   s = CU_add_suite("ragged", NULL, NULL);
-  CU_add_test(s, "every candidate passes on ragged shapes", test_ragged);
+  CU_add_test(s, "every candidate passes on ragged shapes (and layouts)", test_ragged);
   rc = olc_test_run(1, argv);
   olc_test_rmtree(tmp);
   free(tmp);
