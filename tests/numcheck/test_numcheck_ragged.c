@@ -128,6 +128,61 @@ static void test_ragged(void) {
   olc_test_session_close(&s);
 }
 
+/* A Gemm whose B is a constant of the binding (olc_workload.constants),
+ * calibrated on a miss in olc-worker: the check packs B for each candidate
+ * (the plugin's pack) and executes it packed; the record says checked. */
+static void test_constant(void) {
+  static float b[61 * 43];
+  static const olc_property props[] = {{"dtype", "float32"}, {"m", "7"},       {"n", "43"},
+                                       {"k", "61"},          {"trans_b", "0"}, {"bias", "row"}};
+  olc_test_session s;
+  olc_workload w = OLC_WORKLOAD_INIT;
+  olc_select_options on_miss = OLC_SELECT_OPTIONS_INIT;
+  olc_constant constant;
+  olc_binding *binding = NULL;
+  const olc_selection *sel = NULL;
+  const olc_record *rec;
+  olc_error err;
+  size_t i;
+  if (!with_layouts)
+    return;
+  open_session(&s);
+  if (!available(&s, skipped, sizeof skipped)) {
+    olc_test_session_close(&s);
+    return;
+  }
+  for (i = 0; i < sizeof b / sizeof b[0]; i++)
+    b[i] = (float)(i % 13) / 6.0f - 1.0f;
+  memset(&constant, 0, sizeof constant);
+  constant.input = 1;
+  constant.tensor.dtype = OLC_DTYPE_FLOAT32;
+  constant.tensor.rank = 2;
+  constant.tensor.dims[0] = 61;
+  constant.tensor.dims[1] = 43;
+  constant.tensor.strides[0] = 43;
+  constant.tensor.strides[1] = 1;
+  constant.tensor.data = b;
+  w.backend = plugin;
+  w.operator_name = "Gemm";
+  w.properties = props;
+  w.property_count = sizeof props / sizeof props[0];
+  w.constants = &constant;
+  w.constant_count = 1;
+  on_miss.mode = OLC_SELECT_ON_MISS;
+  OLC_ASSERT_OK(olc_host_bind(&binding, s.host, &w, &err), &err);
+  OLC_ASSERT_OK(olc_binding_select(&sel, binding, &on_miss, &err), &err);
+  rec = olc_selection_record(sel);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rec);
+  for (i = 0; i < rec->measurement_count; i++)
+    if (strcmp(rec->measurements[i].name, OLC_MEASUREMENT_NUMERICAL_CHECK) == 0)
+      break;
+  CU_ASSERT_FATAL(i < rec->measurement_count);
+  CU_ASSERT_DOUBLE_EQUAL(rec->measurements[i].value, 1.0, 0);
+  printf("\n  constant B: %s, checked", olc_selection_message(sel));
+  olc_binding_free(binding);
+  olc_test_session_close(&s);
+}
+
 int main(int argc, char **argv) {
   CU_pSuite s;
   int rc;
@@ -139,6 +194,7 @@ int main(int argc, char **argv) {
     return 1;
   s = CU_add_suite("ragged", NULL, NULL);
   CU_add_test(s, "every candidate passes on ragged shapes (and layouts)", test_ragged);
+  CU_add_test(s, "a constant B packed for each candidate", test_constant);
   rc = olc_test_run(1, argv);
   olc_test_rmtree(tmp);
   free(tmp);
