@@ -21,6 +21,9 @@
 #else
 #define CG_CVT_X86 0
 #endif
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 float cg_f16_to_f32(uint16_t h) {
   const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
@@ -162,6 +165,46 @@ void cg_convert_run(float *dst, const void *src, int64_t stride, int64_t count, 
  * CVT_T contiguous elements each, converted as runs, then written across. */
 #define CVT_T 32
 
+#if defined(__SSE2__)
+/* Rows of the float32 transposing case, a band at a time: the band's
+ * lines of dst stay in cache while its columns are written across. */
+#define CVT_BAND 64
+
+/*
+ * dst[i * ldd + j] = src[i + j * cs] (a float32 matrix with contiguous
+ * columns, e.g. a transposed operand, read as row-major): 4 x 4 blocks
+ * transposed in registers, four column streams read at a time.
+ */
+static void transpose_f32(float *restrict dst, int64_t ldd, const float *restrict src, int64_t cs,
+                          int64_t rows, int64_t cols) {
+  for (int64_t ib = 0; ib < rows; ib += CVT_BAND) {
+    const int64_t ie = rows - ib < CVT_BAND ? rows : ib + CVT_BAND;
+    int64_t j = 0;
+    for (; j + 4 <= cols; j += 4) {
+      const float *s0 = src + j * cs, *s1 = s0 + cs, *s2 = s1 + cs, *s3 = s2 + cs;
+      int64_t i = ib;
+      for (; i + 4 <= ie; i += 4) {
+        __m128 r0 = _mm_loadu_ps(s0 + i), r1 = _mm_loadu_ps(s1 + i);
+        __m128 r2 = _mm_loadu_ps(s2 + i), r3 = _mm_loadu_ps(s3 + i);
+        float *d = dst + i * ldd + j;
+        _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+        _mm_storeu_ps(d, r0);
+        _mm_storeu_ps(d + ldd, r1);
+        _mm_storeu_ps(d + 2 * ldd, r2);
+        _mm_storeu_ps(d + 3 * ldd, r3);
+      }
+      for (; i < ie; i++) {
+        float *d = dst + i * ldd + j;
+        d[0] = s0[i], d[1] = s1[i], d[2] = s2[i], d[3] = s3[i];
+      }
+    }
+    for (; j < cols; j++)
+      for (int64_t i = ib; i < ie; i++)
+        dst[i * ldd + j] = src[i + j * cs];
+  }
+}
+#endif
+
 void cg_convert_block(float *dst, int64_t ldd, const cg_view *v, int64_t i0, int64_t j0,
                       int64_t rows, int64_t cols) {
   if (v->cs == 1 || v->rs != 1) {
@@ -170,6 +213,12 @@ void cg_convert_block(float *dst, int64_t ldd, const cg_view *v, int64_t i0, int
       cg_convert_run(dst + i * ldd, cg_view_at(v, i0 + i, j0), v->cs, cols, v->dtype);
     return;
   }
+#if defined(__SSE2__)
+  if (v->dtype == CG_F32) {
+    transpose_f32(dst, ldd, cg_view_at(v, i0, j0), v->cs, rows, cols);
+    return;
+  }
+#endif
   float tile[CVT_T][CVT_T];
   for (int64_t ib = 0; ib < rows; ib += CVT_T) {
     const int64_t ni = rows - ib < CVT_T ? rows - ib : CVT_T;

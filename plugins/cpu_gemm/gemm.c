@@ -17,6 +17,16 @@
  * When all rows fit one A block (skinny M) the NC and KC loops swap, and
  * with pack = abj[G] the kernels pack B themselves, G micro-panels ahead
  * (macro_block_bjg): B streams from DRAM once, under the arithmetic.
+ *
+ * General mode (args.general, pb or bias set; gemm_general): the same
+ * loops, entered only through that branch.  A general operand is packed
+ * through its view (pack.c reads any strides and converts float16 /
+ * bfloat16 on the way), so a tile policy packs it whatever its pack says;
+ * a constant B packed once (cg_pack_constant) is read in place of the
+ * packed block; the bias is stored into each strip of C (its rows of the
+ * block, one micro-panel wide) right before the first KC slice's kernels
+ * run there with beta 1, so it costs no pass of its own over C.  The
+ * kernels' own copying of B is off there (they read fp32 rows).
  */
 #include "gemm.h"
 

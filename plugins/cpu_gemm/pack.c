@@ -156,8 +156,39 @@ void cg_pack_a_view(float *dst, const cg_view *a, int64_t i0, int64_t p0, int64_
   }
 }
 
+/* Floats of one converted piece of a row of B (pack_b_rows). */
+#define CG_PACK_ROW_CHUNK 512
+
+/*
+ * cg_pack_b_view for B with contiguous float16 / bfloat16 rows: each row
+ * of the block converted in long runs (the vector conversion's pace, not
+ * a call per micro-panel row), its pieces then copied to their panels.
+ */
+static void pack_b_rows(float *dst, const cg_view *b, int64_t p0, int64_t j0, int64_t kc,
+                        int64_t nc, uint32_t nr) {
+  float tmp[CG_PACK_ROW_CHUNK];
+  const int64_t chunk = CG_PACK_ROW_CHUNK / nr * nr;
+  for (int64_t p = 0; p < kc; p++) {
+    for (int64_t jb = 0; jb < nc; jb += chunk) {
+      const int64_t w = nc - jb < chunk ? nc - jb : chunk;
+      cg_convert_run(tmp, cg_view_at(b, p0 + p, j0 + jb), 1, w, b->dtype);
+      for (int64_t x = 0; x < w; x += nr) {
+        const int64_t cols = w - x < (int64_t)nr ? w - x : (int64_t)nr;
+        float *d = dst + (jb + x) / nr * kc * nr + p * nr;
+        memcpy(d, tmp + x, (size_t)cols * sizeof(float));
+        if (cols < (int64_t)nr)
+          memset(d + cols, 0, (size_t)((int64_t)nr - cols) * sizeof(float));
+      }
+    }
+  }
+}
+
 void cg_pack_b_view(float *dst, const cg_view *b, int64_t p0, int64_t j0, int64_t kc, int64_t nc,
                     uint32_t nr) {
+  if (b->cs == 1 && b->dtype != CG_F32 && nr <= CG_PACK_ROW_CHUNK) {
+    pack_b_rows(dst, b, p0, j0, kc, nc, nr);
+    return;
+  }
   for (int64_t j = 0; j < nc; j += nr, dst += kc * nr) {
     const int64_t cols = nc - j < (int64_t)nr ? nc - j : (int64_t)nr;
     cg_convert_block(dst, nr, b, p0, j0 + j, kc, cols);

@@ -538,4 +538,3 @@ OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_pl
   *plugin = &cg_plugin;
   return OLC_PLUGIN_OK;
 }
-

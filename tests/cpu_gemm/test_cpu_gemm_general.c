@@ -419,6 +419,50 @@ static void test_pack_constant(void) {
   mat_free(&b);
 }
 
+/* Args in general mode never take the direct paths, always get a
+ * workspace; k = 0 stores beta * bias (or scales C), reading no operand;
+ * a pack that does not fit the policy is refused. */
+static void test_general_dispatch(void) {
+  static const float bias_row[5] = {1.0f, -2.0f, 0.5f, 4.0f, 8.0f};
+  static const uint16_t halves[40 * 5];
+  float c[3 * 6];
+  cg_policy direct;
+  cg_gemm_args g;
+  cg_packed *pk = NULL;
+  uint64_t bytes = 0;
+  const int ki = cg_kernel_best(CG_KIND_TILE, cpu.isa);
+  CU_ASSERT_FATAL(ki >= 0);
+  memset(&direct, 0, sizeof(direct));
+  direct.kernel = (uint32_t)ki, direct.mc = cg_kernel_table[ki].mr * 4, direct.kc = 64;
+  direct.nc = cg_kernel_table[ki].nr * 4;
+  memset(&g, 0, sizeof(g));
+  g.m = 3, g.n = 5, g.k = 0, g.c = c, g.ldc = 6, g.alpha = 1.0f, g.beta = 2.0f;
+  g.bias = (cg_view){bias_row, 0, 1, CG_F32};
+  CU_ASSERT_EQUAL(cg_gemm_one_block(&g, &direct), 0);
+  CU_ASSERT_EQUAL(cg_gemm_needs_ws(&g, &direct), 1);
+  for (int i = 0; i < 18; i++)
+    c[i] = NAN;
+  CU_ASSERT_EQUAL(cg_gemm(&g, &direct, NULL, 1, ws), 0);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 6; j++)
+      CU_ASSERT(j < 5 ? c[i * 6 + j] == 2.0f * bias_row[j] : isnan(c[i * 6 + j]));
+  g.bias.data = NULL, g.general = CG_GENERAL_A;
+  g.av = (cg_view){bias_row, 1, 1, CG_F16};
+  for (int i = 0; i < 18; i++)
+    c[i] = 1.5f;
+  CU_ASSERT_EQUAL(cg_gemm(&g, &direct, NULL, 1, ws), 0);
+  CU_ASSERT(c[0] == 3.0f && c[14] == 3.0f);
+  /* A pack for kc 64 read by a policy of kc 32: refused, not misread. */
+  g.k = 40, g.general = 0;
+  g.bv = (cg_view){halves, 5, 1, CG_BF16};
+  CU_ASSERT_EQUAL_FATAL(cg_pack_constant(&pk, &direct, 1, &g.bv, 40, 5, &bytes), 0);
+  g.pb = pk;
+  g.a = c, g.lda = 1; /* never read */
+  direct.kc = 32;
+  CU_ASSERT_EQUAL(cg_gemm(&g, &direct, NULL, 1, ws), -1);
+  cg_packed_free(pk);
+}
+
 int main(int argc, char **argv) {
   CU_pSuite s;
   if (CU_initialize_registry() != CUE_SUCCESS)
@@ -426,6 +470,7 @@ int main(int argc, char **argv) {
   s = CU_add_suite("cpu_gemm_general", init_suite, clean_suite);
   CU_add_test(s, "convert_all_values", test_convert_all_values);
   CU_add_test(s, "pack_constant", test_pack_constant);
+  CU_add_test(s, "general_dispatch", test_general_dispatch);
   CU_add_test(s, "every_policy_every_layout", test_every_policy_every_layout);
   return olc_test_run(argc, argv);
 }

@@ -124,6 +124,8 @@ static void test_key_caps(void) {
       {"bad_utf8_structure", OLC_E_PLUGIN, "not valid utf-8"},
       {"duplicate_structure", OLC_E_PLUGIN, "given twice"},
       {"unsupported", OLC_E_UNSUPPORTED, "not served"},
+      {"null_use_property", OLC_E_PLUGIN, "used property name is NULL"},
+      {"bad_utf8_use_property", OLC_E_PLUGIN, "used property name is not valid utf-8"},
   };
   size_t i;
   for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -168,6 +170,32 @@ static void test_key_structure_cap(void) {
   w.property_count = OLC_PLUGINS_MAX_STRUCTURE + 1;
   OLC_ASSERT_STATUS(OLC_E_LIMIT, olc_plugins__key(&k, p, &w, &err), &err);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "structural properties"));
+  olc_host_free(h);
+}
+
+/* Each workload property is reported or declared used, or the key fails
+ * naming it (the check every caller of the key gets, prune's included). */
+static void test_key_accounts_for_properties(void) {
+  olc_host *h;
+  olc_loaded_plugin *p = behave(&h, NULL, "keys_on", "m,k", "defaults", "n:32");
+  olc_plugin_workload w;
+  olc_plugin_key k;
+  olc_error err;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  workload(&w, "MatMul");
+  /* n=32 is declared used and left out; m and k are the structure. */
+  OLC_ASSERT_OK(olc_plugins__key(&k, p, &w, &err), &err);
+  CU_ASSERT_EQUAL(k.structure_count, 2);
+  CU_ASSERT_STRING_EQUAL(k.structure[0].name, "k");
+  CU_ASSERT_STRING_EQUAL(k.structure[1].name, "m");
+  olc_plugin_key__free(&k);
+  /* n=33 is neither: dropped by the plugin, refused by the host. */
+  props[0].value = "33";
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_plugins__key(&k, p, &w, &err), &err);
+  props[0].value = "32";
+  CU_ASSERT_STRING_EQUAL(err.message,
+                         "property 'n' is not one plugin 'mock_behave' keys on (it keys on: k, m)");
+  CU_ASSERT_PTR_NULL(k.storage);
   olc_host_free(h);
 }
 
@@ -609,6 +637,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "key_ok", test_key_ok);
   CU_add_test(s, "key_caps", test_key_caps);
   CU_add_test(s, "key_structure_cap", test_key_structure_cap);
+  CU_add_test(s, "key_accounts_for_properties", test_key_accounts_for_properties);
   CU_add_test(s, "candidates", test_candidates);
   CU_add_test(s, "candidate_caps", test_candidate_caps);
   CU_add_test(s, "validate_serialize", test_validate_serialize);

@@ -35,7 +35,8 @@ typedef struct mock_instance {
   uint32_t spins[MOCK_MAX_CANDIDATES];
   uint32_t spin_count;
   char key_mode[32];        /* key = huge_processor | empty_processor | bad_utf8_structure |
-                               duplicate_structure | unsupported | no_processor */
+                               duplicate_structure | unsupported | no_processor |
+                               null_use_property | bad_utf8_use_property */
   char candidates_mode[32]; /* candidates = none | million | million_ignore | null | LIST */
   char serialize_mode[16];  /* serialize = fail | huge */
   char run_mode[16];        /* run = fail | fail_multiline | fail_bad_utf8 | fail_markup */
@@ -223,8 +224,6 @@ static int at_default(const mock_instance *m, const char *name, const char *valu
 static int32_t key_property(const mock_instance *m, const olc_plugin_kv *kv,
                             const olc_plugin_key_sink *sink) {
   char b[48];
-  if (m->keys_on[0] != 0 && !in_list(m->keys_on, kv->key))
-    return OLC_PLUGIN_OK;
   if (at_default(m, kv->key, kv->value)) {
     /* A sink of ABI < 1.3 cannot take it: the property is then dropped,
      * and the host refuses it. */
@@ -232,6 +231,8 @@ static int32_t key_property(const mock_instance *m, const olc_plugin_kv *kv,
       return sink->use_property(sink->ctx, kv->key);
     return OLC_PLUGIN_OK;
   }
+  if (m->keys_on[0] != 0 && !in_list(m->keys_on, kv->key))
+    return OLC_PLUGIN_OK;
   return sink->add_structure(sink->ctx, kv->key, bucketed(b, sizeof b, m, kv->key, kv->value));
 }
 
@@ -265,6 +266,10 @@ static int32_t mock_key(void *instance, const olc_plugin_workload *w,
     rc = key_property(m, &w->properties[i], sink);
   if (rc == OLC_PLUGIN_OK && strcmp(m->key_mode, "bad_utf8_structure") == 0)
     rc = sink->add_structure(sink->ctx, "bad\xc3\x28name", "1");
+  if (rc == OLC_PLUGIN_OK && strcmp(m->key_mode, "null_use_property") == 0)
+    rc = sink->use_property(sink->ctx, NULL);
+  if (rc == OLC_PLUGIN_OK && strcmp(m->key_mode, "bad_utf8_use_property") == 0)
+    rc = sink->use_property(sink->ctx, "bad\xc3\x28name");
   if (rc == OLC_PLUGIN_OK && strcmp(m->key_mode, "duplicate_structure") == 0) {
     rc = sink->add_structure(sink->ctx, "twice", "1");
     if (rc == OLC_PLUGIN_OK)

@@ -213,11 +213,12 @@ static void test_stored_record_keeps_identity(void) {
 
 /* An ini section with a property the plugin ignores: calibrate fails that
  * workload, naming the file, the section and the property; the others
- * are calibrated. */
+ * are calibrated; explain refuses it. */
 static void test_ini_section_refused(void) {
   const olc_workload_config *wc;
   const olc_workload_result *r;
   olc_calibration *cal = NULL;
+  olc_lookup_result *lr = NULL;
   rt_host h;
   olc_error err;
   char where[64];
@@ -239,6 +240,10 @@ static void test_ini_section_refused(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(r);
   CU_ASSERT_EQUAL(r->status, OLC_OK);
   olc_calibration_free(cal);
+  /* olc explain refuses it the same way. */
+  CU_ASSERT_EQUAL(olc_host_explain(&lr, h.s.host, "tb", &err), OLC_E_INVALID);
+  CU_ASSERT_PTR_NULL(lr);
+  CU_ASSERT_TRUE(has(err.message, "workload tb: property 'trans_b' is not one plugin 'mock_det'"));
   rt_close(&h);
 }
 

@@ -53,11 +53,17 @@ static void as_workload(olc_workload *w, const olc_workload_config *wc) {
   w->name = wc->name;
 }
 
-/* 1 when the job's workload is a [workload.NAME] section of the host's
- * ini file (not a recorded one). */
-static int ini_section(const job *j) {
-  return j->host->config != NULL && olc_config_source(j->host->config) != NULL &&
-         olc_config_find_workload(j->host->config, j->wc->name) == j->wc;
+/* The host's ini file when the job's workload is one of its
+ * [workload.NAME] sections (not a recorded one), else NULL. */
+static const char *ini_file(const job *j) {
+#ifdef OLC_WITHOUT_CONFIG
+  (void)j;
+  return NULL;
+#else
+  if (j->host->config == NULL || olc_config_find_workload(j->host->config, j->wc->name) != j->wc)
+    return NULL;
+  return olc_config_source(j->host->config);
+#endif
 }
 
 /* Binds the workload; what fails lands in the result (*fatal: only
@@ -84,10 +90,10 @@ static olc_status bind(job *j, olc_status *fatal) {
     char why[OLC_ERROR_MESSAGE_SIZE];
     olc_status missing = olc_host__missing_plugin(why, sizeof why, j->host, w.backend);
     *fatal = set_status(j, missing, "%s", why);
-  } else if (st != OLC_OK && strcmp(e.where, "identity") == 0 && ini_section(j))
+  } else if (st != OLC_OK && strcmp(e.where, "identity") == 0 && ini_file(j) != NULL)
     /* A property the plugin does not key on: the fix is in the ini file. */
-    *fatal = set_status(j, st, "%s:%u: [workload.%s]: %s", olc_config_source(j->host->config),
-                        (unsigned)j->wc->line, j->wc->name, e.message);
+    *fatal = set_status(j, st, "%s:%u: [workload.%s]: %s", ini_file(j), (unsigned)j->wc->line,
+                        j->wc->name, e.message);
   else if (st != OLC_OK)
     *fatal = set_status(j, st, "%s%s", strcmp(e.where, "key") == 0 ? "key: " : "", e.message);
   return st;
