@@ -2,6 +2,7 @@
  * bench_runtime - what the runtime path costs on top of the plugin.
  *
  *   bench_runtime [--quick] [--rounds N] [--plugin PATH] [--shape MxNxK]...
+ *                 [--parts LIST] [--packed MxNxK]... [--peers LIST]
  *
  * One process, one host (threads = 1), the shapes calibrated on a miss
  * first.  Then, in rounds whose order alternates (A B, then B A):
@@ -12,6 +13,14 @@
  *   execute olc_selection_matmul_f32 through the host against the same
  *           policy run through the plugin's table directly (its own
  *           instance, validate + execute), on the same buffers
+ *   fixed   the cost of one call on 1x1x1 and 8x8x8 through
+ *           olc_selection_matmul_f32, olc_selection_execute and
+ *           olc_binding_execute beside OpenBLAS's cblas_sgemm (fixed.c)
+ *   mlp     the example's MLP against bench/gemm's peers (mlp_bench.c)
+ *   packed  4x4096x4096, 16x4096x4096, 64x1500x2816 (or --packed shapes)
+ *           with B a constant packed once, olc_binding_execute, against
+ *           the peers that prepare weights at creation (packed_bench.c)
+ * --parts picks some of select,execute,fixed,mlp,packed (all by default).
  * Times are the calling thread's CPU time (other processes on a shared
  * machine do not count); each figure is the median over rounds, ratios are
  * medians of the rounds' paired ratios.  A malloc counter (not in
@@ -223,7 +232,7 @@ static olc_host *open_host(olc_config **config, olc_store **store, const char *p
 }
 
 /* Binds the shape and selects (calibrating it on a miss); its operands. */
-static void prepare(br_shape *s, olc_host *host) {
+void br_prepare(br_shape *s, olc_host *host) {
   olc_workload init = OLC_WORKLOAD_INIT;
   olc_error err;
   size_t i;
@@ -256,7 +265,7 @@ static void prepare(br_shape *s, olc_host *host) {
     s->b[i] = (float)(i % 5) - 2.0f;
 }
 
-static void release(br_shape *s) {
+void br_release(br_shape *s) {
   olc_binding_free(s->binding);
   free(s->a);
   free(s->b);
@@ -271,86 +280,162 @@ static void remove_dir(const char *dir) {
       fprintf(stderr, "bench_runtime: could not remove %s\n", dir);
 }
 
-static int parse(int argc, char **argv, const char **plugin, br_shape *shapes, int *nshapes,
-                 int *rounds, int *calls, const char **peers) {
+#define MAX_PACKED 8
+
+/* What the command line asks for. */
+typedef struct br_options {
+  const char *plugin, *peers;
+  br_shape *shapes;
+  int nshapes, rounds, calls, quick;
+  unsigned parts; /* PART_* bits */
+  long packed[MAX_PACKED][3];
+  int npacked;
+} br_options;
+
+enum { PART_SELECT = 1, PART_EXECUTE = 2, PART_FIXED = 4, PART_MLP = 8, PART_PACKED = 16 };
+
+static int parse_parts(unsigned *parts, const char *list) {
+  static const char *const names[] = {"select", "execute", "fixed", "mlp", "packed"};
+  const char *s = list;
+  *parts = 0;
+  while (*s != 0) {
+    size_t len = strcspn(s, ","), i;
+    for (i = 0; i < 5; i++)
+      if (strlen(names[i]) == len && strncmp(s, names[i], len) == 0)
+        break;
+    if (i == 5)
+      return -1;
+    *parts |= 1u << i;
+    s += len + (s[len] == ',');
+  }
+  return *parts != 0 ? 0 : -1;
+}
+
+static int parse_shape(long *m, long *n, long *k, const char *text, long max) {
+  return sscanf(text, "%ldx%ldx%ld", m, n, k) == 3 && *m >= 1 && *n >= 1 && *k >= 1 && *m <= max &&
+                 *n <= max && *k <= max
+             ? 0
+             : -1;
+}
+
+static int parse(int argc, char **argv, br_options *o) {
   int i;
   for (i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--quick") == 0) {
-      *rounds = 5;
-      *calls = 2000;
+      o->rounds = 5;
+      o->calls = 2000;
+      o->quick = 1;
     } else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
-      *rounds = atoi(argv[++i]);
+      o->rounds = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--plugin") == 0 && i + 1 < argc) {
-      *plugin = argv[++i];
+      o->plugin = argv[++i];
     } else if (strcmp(argv[i], "--peers") == 0 && i + 1 < argc) {
-      *peers = argv[++i];
-    } else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc && *nshapes < MAX_SHAPES) {
-      br_shape *s = &shapes[(*nshapes)++];
-      if (sscanf(argv[++i], "%ldx%ldx%ld", &s->m, &s->n, &s->k) != 3 || s->m < 1 || s->n < 1 ||
-          s->k < 1 || s->m > 4096 || s->n > 4096 || s->k > 4096)
+      o->peers = argv[++i];
+    } else if (strcmp(argv[i], "--parts") == 0 && i + 1 < argc) {
+      if (parse_parts(&o->parts, argv[++i]) != 0)
+        return -1;
+    } else if (strcmp(argv[i], "--packed") == 0 && i + 1 < argc && o->npacked < MAX_PACKED) {
+      long *p = o->packed[o->npacked++];
+      if (parse_shape(&p[0], &p[1], &p[2], argv[++i], 65536) != 0)
+        return -1;
+    } else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc && o->nshapes < MAX_SHAPES) {
+      br_shape *s = &o->shapes[o->nshapes++];
+      if (parse_shape(&s->m, &s->n, &s->k, argv[++i], 4096) != 0)
         return -1;
     } else {
       return -1;
     }
   }
-  return *rounds >= 1 && *rounds <= MAX_ROUNDS ? 0 : -1;
+  return o->rounds >= 1 && o->rounds <= MAX_ROUNDS ? 0 : -1;
 }
 
 int main(int argc, char **argv) {
   static br_shape shapes[MAX_SHAPES];
-  const char *plugin = BR_PLUGIN, *peers = "all";
+  /* The issue's shapes: a decoder's projections at batch 4 and 16, and a
+   * 1500-token encoder layer (m x n x k, B k x n constant). */
+  static const long packed_default[3][3] = {{4, 4096, 4096}, {16, 4096, 4096}, {64, 1500, 2816}};
+  static const long packed_quick[1][3] = {{4, 256, 256}};
   char dir[] = "/tmp/bench_runtime.XXXXXX", store_path[64], plugin_dir[1024], why[1024];
-  int nshapes = 0, rounds = 21, calls = 20000, i;
+  br_options o;
+  int i;
   olc_config *config = NULL;
   olc_store *store = NULL;
   olc_host *host;
   br_direct d;
-  if (parse(argc, argv, &plugin, shapes, &nshapes, &rounds, &calls, &peers) != 0) {
+  memset(&o, 0, sizeof o);
+  o.plugin = BR_PLUGIN;
+  o.peers = "all";
+  o.shapes = shapes;
+  o.rounds = 21;
+  o.calls = 20000;
+  o.parts = PART_SELECT | PART_EXECUTE | PART_FIXED | PART_MLP | PART_PACKED;
+  if (parse(argc, argv, &o) != 0) {
     fprintf(stderr,
             "usage: bench_runtime [--quick] [--rounds N (1-%d)] [--plugin PATH] "
-            "[--shape MxNxK]... [--peers all|LIST]\n",
+            "[--shape MxNxK]... [--peers all|LIST] [--parts select,execute,fixed,mlp,packed] "
+            "[--packed MxNxK]...\n",
             MAX_ROUNDS);
     return 2;
   }
-  if (nshapes == 0) {
+  if (o.nshapes == 0) {
     static const long def[3][3] = {{8, 512, 512}, {64, 64, 64}, {256, 256, 256}};
-    for (nshapes = 0; nshapes < 3; nshapes++)
-      shapes[nshapes].m = def[nshapes][0], shapes[nshapes].n = def[nshapes][1],
-      shapes[nshapes].k = def[nshapes][2];
+    for (o.nshapes = 0; o.nshapes < 3; o.nshapes++)
+      shapes[o.nshapes].m = def[o.nshapes][0], shapes[o.nshapes].n = def[o.nshapes][1],
+      shapes[o.nshapes].k = def[o.nshapes][2];
   }
 #ifdef BR_HAVE_PEERS
   bench_peers_fair_env(argv, "bench_runtime"); /* OpenBLAS with its own CPU detection */
 #endif
-  snprintf(plugin_dir, sizeof plugin_dir, "%s", plugin);
+  snprintf(plugin_dir, sizeof plugin_dir, "%s", o.plugin);
   if (strrchr(plugin_dir, '/') != NULL)
     *strrchr(plugin_dir, '/') = 0;
   if (mkdtemp(dir) == NULL)
     br_die("mkdtemp failed");
   snprintf(store_path, sizeof store_path, "%s/profiles.txt", dir);
   print_machine();
-  printf("plugin: %s; %d rounds, order alternating; thread CPU time; medians\n", plugin, rounds);
+  printf("plugin: %s; %d rounds, order alternating; thread CPU time; medians\n", o.plugin,
+         o.rounds);
   host = open_host(&config, &store, plugin_dir, store_path);
-  for (i = 0; i < nshapes; i++)
-    prepare(&shapes[i], host);
-  for (i = 0; i < nshapes; i++)
-    bench_select(&shapes[i], rounds, calls);
-  if (br_direct_open(&d, plugin, why, sizeof why) != 0)
-    br_die("%s", why);
-  if (!br_direct_can_execute(&d) || !olc_selection_can_execute(shapes[0].sel))
-    printf("execute: skipped: %s has no execute (plugin ABI 1.0)\n", plugin);
-  else
-    for (i = 0; i < nshapes; i++)
-      bench_execute(&shapes[i], &d, rounds);
-  br_direct_close(&d);
+  if (o.parts & (PART_SELECT | PART_EXECUTE))
+    for (i = 0; i < o.nshapes; i++)
+      br_prepare(&shapes[i], host);
+  if (o.parts & PART_SELECT)
+    for (i = 0; i < o.nshapes; i++)
+      bench_select(&shapes[i], o.rounds, o.calls);
+  if (o.parts & PART_EXECUTE) {
+    if (br_direct_open(&d, o.plugin, why, sizeof why) != 0)
+      br_die("%s", why);
+    if (!br_direct_can_execute(&d) || !olc_selection_can_execute(shapes[0].sel))
+      printf("execute: skipped: %s has no execute (plugin ABI 1.0)\n", o.plugin);
+    else
+      for (i = 0; i < o.nshapes; i++)
+        bench_execute(&shapes[i], &d, o.rounds);
+    br_direct_close(&d);
+  }
+  if (o.parts & PART_FIXED)
+    br_fixed_bench(host, o.rounds, o.calls);
 #ifdef BR_HAVE_PEERS
-  if (olc_selection_can_execute(shapes[0].sel))
-    br_mlp_bench(host, dir, rounds, peers);
+  if (o.parts & PART_MLP)
+    br_mlp_bench(host, dir, o.rounds, o.peers);
+  if (o.parts & PART_PACKED) {
+    if (o.npacked > 0)
+      br_packed_bench(host, o.rounds, (const long(*)[3])o.packed, o.npacked);
+    else if (o.quick)
+      br_packed_bench(host, o.rounds, packed_quick, 1);
+    else
+      br_packed_bench(host, o.rounds, packed_default, 3);
+  }
 #else
-  (void)peers;
-  printf("mlp: skipped: built without bench/gemm's BLAS peers (OpenBLAS)\n");
+  (void)packed_default;
+  (void)packed_quick;
+  if (o.parts & PART_MLP)
+    printf("mlp: skipped: built without bench/gemm's BLAS peers (OpenBLAS)\n");
+  if (o.parts & PART_PACKED)
+    printf("packed: skipped: built without bench/gemm's peers (OpenBLAS)\n");
 #endif
-  for (i = 0; i < nshapes; i++)
-    release(&shapes[i]);
+  if (o.parts & (PART_SELECT | PART_EXECUTE))
+    for (i = 0; i < o.nshapes; i++)
+      br_release(&shapes[i]);
   olc_host_free(host);
   olc_store_free(store);
   olc_config_free(config);

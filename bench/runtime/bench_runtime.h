@@ -24,6 +24,10 @@ typedef struct br_direct {
 } br_direct;
 
 void br_die(const char *fmt, ...);
+/* Binds s (its m, n, k set) as a cpu_gemm MatMul and selects (calibrating
+ * on a miss); makes its operands.  br_release frees them and the binding. */
+void br_prepare(br_shape *s, olc_host *host);
+void br_release(br_shape *s);
 double br_cpu_ns(void);
 
 /* Loads the plugin at path (the host's copy: dlopen gives the same
@@ -43,5 +47,14 @@ int br_direct_matmul(br_direct *d, const br_shape *s, const void *policy);
  * list peers ("all", or names as bench_gemm takes them); the model is
  * written in dir. */
 void br_mlp_bench(olc_host *host, const char *dir, int rounds, const char *peers);
+
+/* The fixed cost of a call on 1x1x1 and 8x8x8 through the runtime path
+ * beside cblas_sgemm (fixed.c; without bench/gemm's peers, olc alone). */
+void br_fixed_bench(olc_host *host, int rounds, int calls);
+
+/* Products with B a constant of the binding (olc_binding_execute) against
+ * the peers that prepare weights at creation, shapes[i] = {m, n, k}
+ * (packed_bench.c, built with bench/gemm's peers). */
+void br_packed_bench(olc_host *host, int rounds, const long (*shapes)[3], int count);
 
 #endif

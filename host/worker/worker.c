@@ -158,13 +158,13 @@ static olc_status parse_setup_workload(worker *k, olc_wire_reader *r, olc_error 
   }
   k->w.properties = n > 0 ? k->props : NULL;
   k->w.property_count = n;
-  k->w.constant_inputs = olc_wire__get_u32(r);
   k->check_spec.enabled = olc_wire__get_u32(r) != 0;
   k->check_spec.atol = olc_wire__get_f64(r);
   k->check_spec.rtol = olc_wire__get_f64(r);
   k->check_spec.seed = olc_wire__get_u64(r);
   k->check_spec.reference = olc_wire__get_bytes(r, &k->check_spec.reference_len);
   k->rotate = olc_wire__get_u32(r);
+  k->w.constant_inputs = olc_wire__get_u32(r);
   if (k->rotate == 0 || k->rotate > OLC_ROTATE_MAX_INSTANCES)
     return olc_error__set(err, OLC_E_MALFORMED, "worker", "malformed setup: %u instances",
                           (unsigned)k->rotate);

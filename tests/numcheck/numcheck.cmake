@@ -7,11 +7,17 @@ if(NOT WIN32 AND TARGET olc_cli)
   olc_add_test(NAME test_numcheck SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_numcheck.c
     LABELS integration HOOKS MOCK_PLUGINS CLI TIMEOUT 120)
 endif()
+# cpu_gemm also on ONNX MatMul/Gemm layouts and 16-bit dtypes ("layouts").
 foreach(plugin IN ITEMS cpu_gemm example_gpu)
+  if(plugin STREQUAL "cpu_gemm")
+    set(_layouts layouts)
+  else()
+    set(_layouts "")
+  endif()
   if(NOT WIN32 AND TARGET ${plugin})
     olc_add_test(NAME test_numcheck_${plugin}
       SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_numcheck_ragged.c
-      ARGS ${plugin}
+      ARGS ${plugin} ${_layouts}
       LABELS integration TIMEOUT 300
       DEFINES OLC_PLUGIN_DIR="$<TARGET_FILE_DIR:${plugin}>"
       DEPENDS ${plugin})

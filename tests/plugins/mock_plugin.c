@@ -58,6 +58,7 @@ typedef struct mock_instance {
   uint32_t jitter_seen; /* a median of N with a wide spread */
   int trace;          /* trace = 1: every run and execute logs "run N" / "execute N" (N: spin_us) */
   char pack_mode[16]; /* pack = unsupported | fail */
+  int expect_constants; /* constants = N: run fails unless constant_inputs is N */
   const void *last_state;
 } mock_instance;
 
@@ -128,6 +129,8 @@ static int32_t mock_create(const olc_plugin_host *host, const olc_plugin_kv *con
       copy_text(m->execute_mode, sizeof m->execute_mode, v);
     else if (strcmp(k, "pack") == 0)
       copy_text(m->pack_mode, sizeof m->pack_mode, v);
+    else if (strcmp(k, "constants") == 0)
+      m->expect_constants = (int)strtol(v, NULL, 10);
     else if (strcmp(k, "bucket") == 0)
       copy_text(m->bucket, sizeof m->bucket, v);
     else if (strcmp(k, "keys_on") == 0)
@@ -426,6 +429,18 @@ static int32_t mock_run(void *instance, const olc_plugin_workload *w, void *stat
     mock_error(OLC_PLUGIN_E_INVALID, "run without a policy");
     return OLC_PLUGIN_E_INVALID;
   }
+  if (m->expect_constants != 0) {
+    uint32_t got =
+        OLC_PLUGIN_HAS_FIELD(w, olc_plugin_workload, constant_inputs) ? w->constant_inputs : 0u;
+    if (got != (uint32_t)m->expect_constants) {
+      char line[80];
+      snprintf(line, sizeof line, "run: constant_inputs %u, expected %d", (unsigned)got,
+               m->expect_constants);
+      mock_error(OLC_PLUGIN_E_FAILED, line);
+      return OLC_PLUGIN_E_FAILED;
+    }
+  }
+
   if (m->cold && state == m->last_state) {
     mock_error(OLC_PLUGIN_E_FAILED, "run on the state of the run before: operands still cached");
     return OLC_PLUGIN_E_FAILED;

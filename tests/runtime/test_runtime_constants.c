@@ -13,6 +13,8 @@
  *   with other data, missing, or a selection of another key is refused;
  * - a plugin that does not pack B (pack = unsupported) is asked once and B
  *   is read in place; a failing pack fails the execute;
+ * - the measurement of the binding's key sees constant_inputs, in this
+ *   process and in olc-worker;
  * - 8 threads execute while olc_host_calibrate measures the key: the new
  *   selection packs again, the threads go on with the old copy until they
  *   move, and the old copy is released exactly once.  ThreadSanitizer runs
@@ -198,8 +200,10 @@ static void test_pack_once(void) {
   rt_open(&h, tmp, NULL, "once.txt", NULL);
   describe(&x);
   b = rt_bind(&h, &x.rw);
-  counters(before);
   OLC_ASSERT_OK(olc_binding_select(&s, b, &on_miss, &err), &err);
+  /* Counted from here: the calibration's numerical check packs B for each
+   * candidate it executes (and releases it), which is not the binding's. */
+  counters(before);
   CU_ASSERT_EQUAL(olc_binding_packed_bytes(b), 0); /* packed on the first execute */
   memset(&zero, 0, sizeof zero);
   for (i = 0; i < 100; i++) {
@@ -290,6 +294,30 @@ static void test_pack_refused(void) {
   CU_ASSERT_EQUAL(olc_binding_packed_bytes(b), 0);
   olc_binding_free(b);
   rt_close(&h);
+}
+
+/* The measurement of a binding with constants sees which inputs are (the
+ * plugin packs them outside the timed run): in this process and in
+ * olc-worker.  mock_det's prepare fails unless constant_inputs is 2. */
+static void test_measured_as_constant(void) {
+  olc_select_options on_miss = rt_mode(OLC_SELECT_ON_MISS);
+  static const char *const extra[2] = {"[plugin.mock_det]\nconstants = 2\n",
+                                       "isolation = true\n[plugin.mock_det]\nconstants = 2\n"};
+  int i;
+  for (i = 0; i < 2; i++) {
+    const olc_selection *s = NULL;
+    olc_binding *b;
+    bound x;
+    rt_host h;
+    olc_error err;
+    rt_open(&h, tmp, NULL, i == 0 ? "measured.txt" : "measured_worker.txt", extra[i]);
+    describe(&x);
+    b = rt_bind(&h, &x.rw);
+    OLC_ASSERT_OK(olc_binding_select(&s, b, &on_miss, &err), &err);
+    CU_ASSERT_TRUE(olc_selection_calibrated_now(s));
+    olc_binding_free(b);
+    rt_close(&h);
+  }
 }
 
 /* ------------------------------------------------ a new selection, 8 threads */
@@ -394,6 +422,8 @@ int main(int argc, char **argv) {
   CU_add_test(s, "bind checks the constants; olc_host_select refuses them", test_bind_checks);
   CU_add_test(s, "packed once, reused, released with the binding", test_pack_once);
   CU_add_test(s, "a plugin that does not pack, or fails to", test_pack_refused);
+  CU_add_test(s, "measured with constant_inputs, in process and in olc-worker",
+              test_measured_as_constant);
   CU_add_test(s, "a new selection packs again while 8 threads execute",
               test_repack_while_executing);
   return olc_test_run(argc, argv);

@@ -101,15 +101,15 @@ static void build_setup(olc_wire_writer *w, const olc_measure_session *s) {
     olc_wire__put_str(w, wl->properties[i].key);
     olc_wire__put_str(w, wl->properties[i].value);
   }
-  /* Which inputs are constant: the plugin packs them outside the timed
-   * runs, and the check packs them for each candidate. */
-  olc_wire__put_u32(w, wl->constant_inputs);
   olc_wire__put_u32(w, s->check_spec.enabled ? 1u : 0u);
   olc_wire__put_f64(w, s->check_spec.atol);
   olc_wire__put_f64(w, s->check_spec.rtol);
   olc_wire__put_u64(w, s->check_spec.seed);
   olc_wire__put_bytes(w, s->check_spec.reference, s->check_spec.reference_len);
   olc_wire__put_u32(w, s->rotate);
+  /* The plugin packs constant inputs outside the timed run: the worker's
+   * workload says which they are. */
+  olc_wire__put_u32(w, wl->constant_inputs);
   olc_wire__finish(w);
 }
 

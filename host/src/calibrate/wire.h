@@ -13,10 +13,11 @@
  *
  *   host -> worker  SETUP    version, plugin file and name, threads,
  *                            allow_insecure_plugins, [plugin.NAME]
- *                            entries, the workload (its constant
- *                            inputs' bits after its properties), the numerical
+ *                            entries, the workload, the numerical
  *                            check (enabled, atol, rtol, seed, the
- *                            reference policy; check.h)
+ *                            reference policy; check.h), the instances
+ *                            to rotate through, the workload's
+ *                            constant_inputs
  *   worker -> host  READY    status, message (plugin loaded, prepared)
  *   host -> worker  MEASURE  candidate index, serialized policy, the
  *                            measure parameters (deadline as time left)
@@ -47,7 +48,7 @@
 #include "olc/error.h"
 #include "util/buf.h"
 
-#define OLC_WIRE_VERSION 8u
+#define OLC_WIRE_VERSION 8u /* 8: the workload's constant_inputs */
 #define OLC_WIRE_HEADER_SIZE 8u
 /* Larger than any legal SETUP or MEASURE (a policy is at most 1 MiB). */
 #define OLC_WIRE_MAX_FRAME ((uint32_t)16 << 20)
