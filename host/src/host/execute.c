@@ -64,6 +64,15 @@ static uint32_t sorted_axes(uint32_t *axes, const olc_tensor *t) {
   return n;
 }
 
+/* Whether an outer stride spans d elements of stride s (outer >= s * d),
+ * computed without overflow: s * (d - 1) lies within the checked extent. */
+static int spans(int64_t outer, int64_t s, int64_t d) { return outer - s * (d - 1) >= s; }
+
+/* s * d for a message (at most 2^64 - 1 within the checked extent). */
+static unsigned long long width(int64_t s, int64_t d) {
+  return (unsigned long long)s * (unsigned long long)d;
+}
+
 /* No two index tuples of t share an element, apart from the axes a view
  * broadcasts (stride 0; an output has none): each stride spans everything
  * inside it.  The usual failure, a row-major matrix whose leading dimension
@@ -72,25 +81,26 @@ static olc_status check_distinct(const olc_tensor *t, tensor_name n, olc_error *
   uint32_t axes[OLC_TENSOR_MAX_RANK], count = sorted_axes(axes, t), j;
   for (j = 1; j < count; j++) {
     uint32_t in = axes[j - 1], out = axes[j];
-    int64_t inner = t->strides[in] * t->dims[in]; /* within the extent: no overflow */
-    if (t->strides[out] >= inner)
+    if (spans(t->strides[out], t->strides[in], t->dims[in]))
       continue;
     if (out + 1 == in)
       return olc_error__set(err, OLC_E_INVALID, "execute",
-                            "%s %u: leading dimension %lld is smaller than the width %lld", n.kind,
-                            n.index, (long long)t->strides[out], (long long)inner);
+                            "%s %u: leading dimension %lld is smaller than the width %llu", n.kind,
+                            n.index, (long long)t->strides[out],
+                            width(t->strides[in], t->dims[in]));
     return olc_error__set(err, OLC_E_INVALID, "execute",
-                          "%s %u: its elements overlap (stride %u is %lld, below the %lld that "
+                          "%s %u: its elements overlap (stride %u is %lld, below the %llu that "
                           "stride %u spans)",
                           n.kind, n.index, (unsigned)out, (long long)t->strides[out],
-                          (long long)inner, (unsigned)in);
+                          width(t->strides[in], t->dims[in]), (unsigned)in);
   }
   return OLC_OK;
 }
 
 /* What plugin.h promised before views: rank 1 to 8, strides of 1 and
  * above, row-major (innermost stride 1, each outer stride at least what it
- * spans).  Only the distinct check ran before, so rows do not overlap. */
+ * spans).  "" when t is so, else what it is (NULL: a stride 0).  Called
+ * after the extent check. */
 static const char *not_row_major(const olc_tensor *t) {
   uint32_t i;
   if (t->rank == 0)
@@ -101,7 +111,7 @@ static const char *not_row_major(const olc_tensor *t) {
   if (t->strides[t->rank - 1] != 1)
     return "strides not row-major";
   for (i = t->rank - 1; i > 0; i--)
-    if (t->strides[i - 1] < t->strides[i] * t->dims[i])
+    if (!spans(t->strides[i - 1], t->strides[i], t->dims[i]))
       return "strides not row-major";
   return "";
 }
