@@ -240,7 +240,7 @@ static olc_status take_tensor(olc_plugin_tensor *dst, uintptr_t *lo, uintptr_t *
 olc_status olc_host__take_constant(olc_plugin_tensor *dst, const olc_tensor *t, uint32_t input,
                                    olc_loaded_plugin *p, olc_error *err) {
   tensor_name n = {"input", (unsigned)input};
-  uintptr_t lo, hi;
+  uintptr_t lo = 0, hi = 0;
   int views = (olc_plugins__features(p) & OLC_PLUGIN_FEATURE_VIEWS) != 0;
   return take_tensor(dst, &lo, &hi, t, n, 0, views, p, err);
 }
@@ -275,7 +275,7 @@ olc_status olc_host__execute(const olc_selection *s, const olc_plugin_workload *
   }
   for (i = 0; i < a->output_count; i++) {
     tensor_name n = {"output", (unsigned)i};
-    uintptr_t lo, hi;
+    uintptr_t lo = 0, hi = 0; /* set by take_tensor on success */
     st = take_tensor(&out[i], &lo, &hi, &a->outputs[i], n, 1, slot->views, slot->plugin, err);
     if (st != OLC_OK)
       return st;
