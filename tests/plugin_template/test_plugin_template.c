@@ -162,7 +162,8 @@ static void test_key(void) {
   void *inst = create(NULL, 0);
   wl x;
   key_rec k;
-  olc_plugin_key_sink sink = {sizeof sink, OLC_PLUGIN_ABI_MINOR, &k, k_proc, k_threads, k_struct, NULL};
+  olc_plugin_key_sink sink = {sizeof sink, OLC_PLUGIN_ABI_MINOR, &k, k_proc, k_threads, k_struct,
+                              NULL};
   memset(&k, 0, sizeof k);
   CU_ASSERT_EQUAL(pl->key(inst, workload(&x, 8, 512, 64), &sink), OLC_PLUGIN_OK);
   CU_ASSERT(k.processor[0] != 0);
