@@ -231,11 +231,7 @@ static olc_host *open_host(olc_config **config, olc_store **store, const char *p
   return host;
 }
 
-/* Binds the shape and selects (calibrating it on a miss); its operands. */
-void br_prepare(br_shape *s, olc_host *host) {
-  olc_workload init = OLC_WORKLOAD_INIT;
-  olc_error err;
-  size_t i;
+void br_describe(br_shape *s) {
   snprintf(s->label, sizeof s->label, "%ldx%ldx%ld", s->m, s->n, s->k);
   snprintf(s->ms, sizeof s->ms, "%ld", s->m);
   snprintf(s->ns, sizeof s->ns, "%ld", s->n);
@@ -244,6 +240,14 @@ void br_prepare(br_shape *s, olc_host *host) {
   s->props[1] = (olc_property){"m", s->ms};
   s->props[2] = (olc_property){"n", s->ns};
   s->props[3] = (olc_property){"k", s->ks};
+}
+
+/* Binds the shape and selects (calibrating it on a miss); its operands. */
+void br_prepare(br_shape *s, olc_host *host) {
+  olc_workload init = OLC_WORKLOAD_INIT;
+  olc_error err;
+  size_t i;
+  br_describe(s);
   s->w = init;
   s->w.backend = "cpu_gemm";
   s->w.operator_name = "MatMul";

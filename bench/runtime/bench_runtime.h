@@ -27,6 +27,8 @@ void br_die(const char *fmt, ...);
 /* Binds s (its m, n, k set) as a cpu_gemm MatMul and selects (calibrating
  * on a miss); makes its operands.  br_release frees them and the binding. */
 void br_prepare(br_shape *s, olc_host *host);
+/* Fills s's label and its dtype/m/n/k properties from its m, n, k. */
+void br_describe(br_shape *s);
 void br_release(br_shape *s);
 double br_cpu_ns(void);
 

@@ -17,6 +17,8 @@
 #ifdef BR_HAVE_PEERS
 #include <cblas.h>
 void openblas_set_num_threads(int num_threads);
+char *openblas_get_corename(void);
+char *openblas_get_config(void);
 #endif
 
 #define FORMS 4 /* matmul_f32, selection_execute, binding_execute, cblas_sgemm */
@@ -122,6 +124,9 @@ void br_fixed_bench(olc_host *host, int rounds, int calls) {
   int i;
 #ifdef BR_HAVE_PEERS
   openblas_set_num_threads(1);
+  /* Its own detection (the bench's process runs without
+   * OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE): which kernels the ratios are to. */
+  printf("cblas_sgemm: OpenBLAS core %s (%s)\n", openblas_get_corename(), openblas_get_config());
 #endif
   for (i = 0; i < 2; i++) {
     shapes[i].m = shapes[i].n = shapes[i].k = dims[i];

@@ -73,14 +73,7 @@ static void bind_constant(packed_run *r, olc_host *host) {
   olc_execute_args args_init = OLC_EXECUTE_ARGS_INIT;
   olc_status st;
   olc_error err;
-  snprintf(s->label, sizeof s->label, "%ldx%ldx%ld", s->m, s->n, s->k);
-  snprintf(s->ms, sizeof s->ms, "%ld", s->m);
-  snprintf(s->ns, sizeof s->ns, "%ld", s->n);
-  snprintf(s->ks, sizeof s->ks, "%ld", s->k);
-  s->props[0] = (olc_property){"dtype", "float32"};
-  s->props[1] = (olc_property){"m", s->ms};
-  s->props[2] = (olc_property){"n", s->ns};
-  s->props[3] = (olc_property){"k", s->ks};
+  br_describe(s);
   s->a = malloc((size_t)(s->m * s->k) * sizeof(float));
   s->b = malloc((size_t)(s->k * s->n) * sizeof(float));
   s->c = malloc((size_t)(s->m * s->n) * sizeof(float));

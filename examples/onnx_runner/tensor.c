@@ -269,7 +269,8 @@ int rn_tensor_decode(rn_tensor *t, const Onnx__TensorProto *p, const char *where
       return rn_fail(e, RN_BAD_INPUT, "%s: raw_data holds %zu bytes, dims need %zu", where,
                      p->raw_data.len, count * elem);
     }
-    /* raw_data is little-endian, as this machine is (the example assumes it). */
+    /* raw_data is little-endian (onnx.proto says so); the copy assumes a
+     * little-endian host. */
     memcpy(t->data, p->raw_data.data, count * elem);
   } else if (dtype == OLC_DTYPE_FLOAT32) {
     if (p->n_float_data != count) {
