@@ -24,6 +24,19 @@
 
 #include "instance.h"
 
+#if defined(__GNUC__)
+#define CG_NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define CG_NOINLINE __declspec(noinline)
+#else
+#define CG_NOINLINE
+#endif
+#if defined(__GNUC__)
+#define CG_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define CG_ALWAYS_INLINE inline
+#endif
+
 /* Whether an operator name is "MatMul": compared here, not with strcmp,
  * since this is on every call and the inlined loop over seven bytes
  * saves a library call.  Stops at the first difference, so it never
@@ -80,7 +93,7 @@ static int overlaps(const olc_plugin_tensor *x, const olc_plugin_tensor *y) {
 
 /* The plain case as a product: shapes that agree, C apart from A and B;
  * CG_NOT_PLAIN for anything else (general_execute decodes it). */
-static int32_t decode_plain(const cg_instance *in, const olc_plugin_exec_args *args,
+static CG_ALWAYS_INLINE int32_t decode_plain(const cg_instance *in, const olc_plugin_exec_args *args,
                             cg_gemm_args *g) {
   const olc_plugin_tensor *a, *b, *c;
   if (args == NULL || !OLC_PLUGIN_HAS_FIELD(args, olc_plugin_exec_args, beta) ||
@@ -109,6 +122,11 @@ static int32_t decode_plain(const cg_instance *in, const olc_plugin_exec_args *a
   g->c = c->data, g->ldc = c->strides[0];
   g->alpha = (float)args->alpha;
   g->beta = (float)args->beta;
+  /* Plain mode: the views are not read (zeroing the whole struct on every
+   * call cost a rep stos, a visible share of the smallest products). */
+  g->general = 0;
+  g->pb = NULL;
+  g->bias.data = NULL;
   return OLC_PLUGIN_OK;
 }
 
@@ -685,11 +703,33 @@ int32_t cg_general_execute(cg_instance *in, int gemm, const olc_plugin_exec_args
   return OLC_PLUGIN_OK;
 }
 
-int32_t cg_plugin_execute(void *instance, const olc_plugin_workload *workload, const void *policy,
-                          const olc_plugin_exec_args *args) {
-  cg_instance *in = instance;
-  const cg_policy *p = policy;
-  cg_gemm_args g = {0};
+/* MatMul: no workload or operator field (ABI 1.0 hosts), or the name. */
+static inline int names_matmul(const olc_plugin_workload *w) {
+  return w == NULL || !OLC_PLUGIN_HAS_FIELD(w, olc_plugin_workload, operator_name) ||
+         (w->operator_name != NULL && is_matmul(w->operator_name));
+}
+
+/* Whether the host hands B packed (a constant of the binding). */
+static inline int hands_packed_b(const olc_plugin_exec_args *args) {
+  return args != NULL && OLC_PLUGIN_HAS_FIELD(args, olc_plugin_exec_args, packed) &&
+         args->packed != NULL && args->packed[1] != NULL;
+}
+
+/* A plain product larger than one block: the driver, with workspaces. */
+static CG_NOINLINE int32_t run_plain(cg_instance *in, const cg_gemm_args *g, const cg_policy *p) {
+  if (run_product(in, g, p) != 0) {
+    cg_report(in->host, OLC_PLUGIN_E_NOMEM, "execute: out of memory for workspaces");
+    return OLC_PLUGIN_E_NOMEM;
+  }
+  return OLC_PLUGIN_OK;
+}
+
+/* Every case but the plain MatMul's: the operator, the policy and the
+ * operands decoded in full.  Out of line, so that the plain call's frame
+ * stays small. */
+static CG_NOINLINE int32_t execute_decoded(cg_instance *in, const olc_plugin_workload *workload,
+                                           const cg_policy *p, const olc_plugin_exec_args *args) {
+  cg_gemm_args g; /* decode_plain sets what plain mode reads */
   char why[200];
   int gemm = 0;
   int32_t rc;
@@ -710,19 +750,28 @@ int32_t cg_plugin_execute(void *instance, const olc_plugin_workload *workload, c
     cg_report(in->host, OLC_PLUGIN_E_INVALID, "%s", why);
     return OLC_PLUGIN_E_INVALID;
   }
-  /* The plain MatMul first: the quick test of its three operands; a
-   * constant B handed packed takes the general path, which reads it. */
+  /* A constant B handed packed takes the general path, which reads it. */
   if (gemm || (rc = decode_plain(in, args, &g)) == CG_NOT_PLAIN ||
-      (rc == OLC_PLUGIN_OK && OLC_PLUGIN_HAS_FIELD(args, olc_plugin_exec_args, packed) &&
-       args->packed != NULL && args->packed[1] != NULL))
+      (rc == OLC_PLUGIN_OK && hands_packed_b(args)))
     return cg_general_execute(in, gemm, args, p, 0);
   if (rc != OLC_PLUGIN_OK)
     return rc;
-  if (cg_gemm_one_block(&g, p))
-    return OLC_PLUGIN_OK;
-  if (run_product(in, &g, p) != 0) {
-    cg_report(in->host, OLC_PLUGIN_E_NOMEM, "execute: out of memory for workspaces");
-    return OLC_PLUGIN_E_NOMEM;
+  return run_plain(in, &g, p);
+}
+
+int32_t cg_plugin_execute(void *instance, const olc_plugin_workload *workload, const void *policy,
+                          const olc_plugin_exec_args *args) {
+  cg_instance *in = instance;
+  const cg_policy *p = policy;
+  cg_gemm_args g;
+  /* The plain MatMul, a usable policy, no packed B: the quick test of its
+   * three operands, then the product; anything else (and every failure)
+   * goes through execute_decoded. */
+  if (p != NULL && cg_policy_usable(p, in->isa) && names_matmul(workload) && !hands_packed_b(args) &&
+      decode_plain(in, args, &g) == OLC_PLUGIN_OK) {
+    if (cg_gemm_tiny(&g) || cg_gemm_one_block(&g, p))
+      return OLC_PLUGIN_OK;
+    return run_plain(in, &g, p);
   }
-  return OLC_PLUGIN_OK;
+  return execute_decoded(in, workload, p, args);
 }

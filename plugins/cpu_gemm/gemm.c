@@ -785,6 +785,26 @@ void cg_packed_free(cg_packed *pk) {
   free(pk);
 }
 
+/* Not vectorized: at most 64 multiply-adds, where a vectorized loop's
+ * set-up costs more than it saves. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-vectorize")))
+#endif
+void cg_gemm_tiny_run(const cg_gemm_args *g) {
+  /* Locals, so that the stores to C (which may alias anything a pointer
+   * reaches) do not reload the arguments. */
+  const int64_t m = g->m, n = g->n, k = g->k, lda = g->lda, ldb = g->ldb, ldc = g->ldc;
+  const float alpha = g->alpha, beta = g->beta, *a = g->a, *b = g->b;
+  float *c = g->c;
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      float acc = 0.0f;
+      for (int64_t q = 0; q < k; q++)
+        acc += a[i * lda + q] * b[q * ldb + j];
+      c[i * ldc + j] = beta == 0.0f ? alpha * acc : alpha * acc + beta * c[i * ldc + j];
+    }
+}
+
 int cg_gemm(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t threads,
             cg_workspace *ws) {
   const uint32_t kind = cg_kernel_table[p->kernel].kind;

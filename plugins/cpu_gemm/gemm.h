@@ -166,8 +166,28 @@ static inline int cg_gemm_needs_ws(const cg_gemm_args *g, const cg_policy *p) {
  * path): it skips the driver's dispatch and loops, part of the fixed cost
  * of a call, which is a visible share of a product this small.
  */
+/*
+ * The tiniest products (at most CG_TINY_FMAS multiply-adds, 4x4x4 and
+ * below), whatever the policy: below any kernel's tile, where a kernel's
+ * entry, masks and masked stores cost more than the arithmetic, a scalar
+ * loop (cg_gemm_tiny_run, gemm.c) is the whole product.  Returns 1 when it
+ * ran it.
+ */
+#define CG_TINY_FMAS 64
+void cg_gemm_tiny_run(const cg_gemm_args *g);
+static inline int cg_gemm_tiny(const cg_gemm_args *g) {
+  if (g->m > CG_TINY_FMAS || g->n > CG_TINY_FMAS || g->k > CG_TINY_FMAS ||
+      g->m * g->n * g->k > CG_TINY_FMAS || g->m < 1 || g->n < 1 || g->k < 1 ||
+      g->general != 0 || g->pb != NULL || g->bias.data != NULL)
+    return 0;
+  cg_gemm_tiny_run(g);
+  return 1;
+}
+
 static inline int cg_gemm_one_block(const cg_gemm_args *g, const cg_policy *p) {
   const cg_kernel_info *ki = &cg_kernel_table[p->kernel];
+  if (cg_gemm_tiny(g))
+    return 1;
   if (p->split != CG_SPLIT_NONE || p->pack != 0 || ki->kind != CG_KIND_TILE || g->m < 1 ||
       g->n < 1 || g->k < 1 || g->m > p->mc || g->n > p->nc || g->k > p->kc || g->alpha == 0.0f ||
       g->general != 0 || g->pb != NULL || g->bias.data != NULL)

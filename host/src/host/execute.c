@@ -23,6 +23,7 @@ _Static_assert(OLC_DTYPE_FLOAT32 == OLC_PLUGIN_DTYPE_FLOAT32 &&
                    OLC_DTYPE_BFLOAT16 == OLC_PLUGIN_DTYPE_BFLOAT16,
                "host and plugin dtypes agree");
 _Static_assert(OLC_TENSOR_MAX_RANK == OLC_PLUGIN_MAX_RANK, "host and plugin ranks agree");
+_Static_assert(OLC_TENSOR_MAX_RANK == 8, "copy_tensor zeroes axes 0 to 7");
 
 int64_t olc_host__element_size(uint32_t dtype) {
   switch (dtype) {
@@ -186,54 +187,89 @@ static olc_status explain_tensor(const olc_tensor *t, tensor_name n, int output,
   return OLC_OK;
 }
 
+#define ZERO_AXIS(t, i) ((t)->dims[i] = (t)->strides[i] = 0)
+
+/* The description, the entries past rank zeroed as plugin.h promises: a
+ * fixed-size copy, then the tail by a switch that falls through (a loop
+ * bounded by r became a rep stos, slow to start; a masked copy of every
+ * entry costs more than the stores). */
+static void copy_tensor(olc_plugin_tensor *dst, const olc_tensor *t, uint32_t r) {
+  dst->struct_size = (uint32_t)sizeof *dst;
+  dst->abi_minor = OLC_PLUGIN_ABI_MINOR;
+  dst->dtype = t->dtype;
+  dst->rank = r;
+  memcpy(dst->dims, t->dims, sizeof dst->dims);
+  memcpy(dst->strides, t->strides, sizeof dst->strides);
+  switch (r) {
+  case 0:
+    ZERO_AXIS(dst, 0);
+    /* fallthrough */
+  case 1:
+    ZERO_AXIS(dst, 1);
+    /* fallthrough */
+  case 2:
+    ZERO_AXIS(dst, 2);
+    /* fallthrough */
+  case 3:
+    ZERO_AXIS(dst, 3);
+    /* fallthrough */
+  case 4:
+    ZERO_AXIS(dst, 4);
+    /* fallthrough */
+  case 5:
+    ZERO_AXIS(dst, 5);
+    /* fallthrough */
+  case 6:
+    ZERO_AXIS(dst, 6);
+    /* fallthrough */
+  case 7:
+    ZERO_AXIS(dst, 7);
+    /* fallthrough */
+  default:
+    break;
+  }
+  dst->data = t->data;
+}
+
+/* Dimensions and strides up to 2^28 keep every sum below 2^62 bytes
+ * without a test per step: 8 axes of (2^28 - 1) * 2^28 elements of at
+ * most 8 bytes. */
+#define PLAIN_LIMIT (UINT64_C(1) << 28)
+
 /*
- * Checks t and copies it into dst (the entries past rank zeroed, as
- * plugin.h promises), with its byte span in *lo, *hi.  The common case
- * costs a loop over rank; anything unusual goes to explain_tensor, which
- * either accepts it or says why not.
+ * Checks t and copies it into dst, with its byte span in [*lo, *hi).  The
+ * common case (row-major, nothing near a limit: the description every
+ * runtime hands) costs one branch-free pass over rank; anything else goes
+ * to explain_tensor, which either accepts it or says why not.
  */
 static olc_status take_tensor(olc_plugin_tensor *dst, uintptr_t *lo, uintptr_t *hi,
                               const olc_tensor *t, tensor_name n, int output, int views,
                               olc_loaded_plugin *plugin, olc_error *err) {
-  int64_t span = 1, size = olc_host__element_size(t->dtype), inner = 1;
+  int64_t size = olc_host__element_size(t->dtype);
+  uint64_t span = 1, inner = 1; /* unsigned: a hostile description wraps, never overflows */
   uint32_t i, r = t->rank;
-  int plain = t->data != NULL && r >= 1 && r <= OLC_TENSOR_MAX_RANK && size != 0;
-  /* Row-major with every stride at least 1 and the extent far from any
-   * limit (below 2^62 bytes): the description every runtime hands. */
-  for (i = r; plain && i-- > 0;) {
-    int64_t d = t->dims[i], s = t->strides[i];
-    if (d < 1 || s < inner || d > (INT64_C(1) << 31) || s > (INT64_C(1) << 31)) {
-      plain = 0;
-      break;
+  int plain = t->data != NULL && r - 1u < OLC_TENSOR_MAX_RANK && size != 0;
+  if (plain) {
+    plain = t->strides[r - 1] == 1;
+    for (i = r; i-- > 0;) {
+      uint64_t d = (uint64_t)t->dims[i], s = (uint64_t)t->strides[i];
+      plain &= (d - 1u < PLAIN_LIMIT) & (s >= inner) & (s <= PLAIN_LIMIT);
+      span += (d - 1u) * s;
+      inner = s * d;
     }
-    span += (d - 1) * s;
-    inner = s * d;
-    if (span > (INT64_C(1) << 58))
-      plain = 0;
+    plain = plain && span * (uint64_t)size - 1u <= (uint64_t)(UINTPTR_MAX - (uintptr_t)t->data);
   }
-  if (plain && t->strides[r - 1] != 1)
-    plain = 0;
   if (!plain) {
     olc_status st = explain_tensor(t, n, output, views, olc_plugins__name(plugin), err);
     if (st != OLC_OK)
       return st;
     span = 1;
     for (i = 0; i < r; i++)
-      span += (t->dims[i] - 1) * t->strides[i];
-  } else if ((uint64_t)(span * size) - 1u > (uint64_t)(UINTPTR_MAX - (uintptr_t)t->data)) {
-    return explain_tensor(t, n, output, views, olc_plugins__name(plugin), err);
+      span += (uint64_t)((t->dims[i] - 1) * t->strides[i]);
   }
-  dst->struct_size = (uint32_t)sizeof *dst;
-  dst->abi_minor = OLC_PLUGIN_ABI_MINOR;
-  dst->dtype = t->dtype;
-  dst->rank = r;
-  for (i = 0; i < OLC_TENSOR_MAX_RANK; i++) {
-    dst->dims[i] = i < r ? t->dims[i] : 0;
-    dst->strides[i] = i < r ? t->strides[i] : 0;
-  }
-  dst->data = t->data;
+  copy_tensor(dst, t, r);
   *lo = (uintptr_t)t->data;
-  *hi = *lo + (uintptr_t)(span * size);
+  *hi = *lo + (uintptr_t)(span * (uint64_t)size);
   return OLC_OK;
 }
 
@@ -245,16 +281,33 @@ olc_status olc_host__take_constant(olc_plugin_tensor *dst, const olc_tensor *t, 
   return take_tensor(dst, &lo, &hi, t, n, 0, views, p, err);
 }
 
+/* The plugin's part, on tensors checked and copied. */
+static olc_status call_plugin(const olc_selection *s, const olc_plugin_workload *w,
+                              olc_plugin_tensor *in, uint32_t input_count, olc_plugin_tensor *out,
+                              uint32_t output_count, double alpha, double beta,
+                              void *const *packed, olc_error *err) {
+  olc_plugin_exec_args pa;
+  pa.struct_size = (uint32_t)sizeof pa;
+  pa.abi_minor = OLC_PLUGIN_ABI_MINOR;
+  pa.inputs = in;
+  pa.outputs = out;
+  pa.input_count = input_count;
+  pa.output_count = output_count;
+  pa.alpha = alpha;
+  pa.beta = beta;
+  pa.packed = packed;
+  return olc_plugins__execute(s->slot->plugin, w, s->handle, &pa, err);
+}
+
 olc_status olc_host__execute(const olc_selection *s, const olc_plugin_workload *w,
                              const olc_execute_args *a, const olc_tensor *constants,
                              uint32_t constant_mask, void *const *packed, olc_error *err) {
   olc_plugin_tensor in[OLC_EXECUTE_MAX_OPERANDS], out[OLC_EXECUTE_MAX_OPERANDS];
   uintptr_t in_lo[OLC_EXECUTE_MAX_OPERANDS], in_hi[OLC_EXECUTE_MAX_OPERANDS];
-  olc_plugin_exec_args pa;
   const olc_host_slot *slot = s->slot;
   size_t i, j;
   olc_status st;
-  if (!olc_plugins__can_execute(slot->plugin))
+  if (!slot->executes)
     return olc_plugins__execute(slot->plugin, w, s->handle, NULL, err);
   if (a->input_count > OLC_EXECUTE_MAX_OPERANDS || a->output_count > OLC_EXECUTE_MAX_OPERANDS)
     return olc_error__set(err, OLC_E_INVALID, "execute", "more than %u %ss",
@@ -285,16 +338,8 @@ olc_status olc_host__execute(const olc_selection *s, const olc_plugin_workload *
                               "output %lu overlaps input %lu (their bytes share memory)",
                               (unsigned long)i, (unsigned long)j);
   }
-  pa.struct_size = (uint32_t)sizeof pa;
-  pa.abi_minor = OLC_PLUGIN_ABI_MINOR;
-  pa.inputs = in;
-  pa.outputs = out;
-  pa.input_count = (uint32_t)a->input_count;
-  pa.output_count = (uint32_t)a->output_count;
-  pa.alpha = a->alpha;
-  pa.beta = a->beta;
-  pa.packed = packed;
-  return olc_plugins__execute(slot->plugin, w, s->handle, &pa, err);
+  return call_plugin(s, w, in, (uint32_t)a->input_count, out, (uint32_t)a->output_count, a->alpha,
+                     a->beta, packed, err);
 }
 
 olc_status olc_selection_execute(const olc_selection *s, const olc_execute_args *args,
@@ -307,6 +352,8 @@ olc_status olc_selection_execute(const olc_selection *s, const olc_execute_args 
   st = olc_host__check_fork(s->slot->host, "execute", err);
   if (st != OLC_OK)
     return st;
+  if (args->version == OLC_EXECUTE_ARGS_VERSION) /* the current layout: read in place */
+    return olc_host__execute(s, &s->slot->workload, args, NULL, 0, NULL, err);
   st = olc_options__load(&a, &olc_options__execute, args, "execute", err);
   if (st != OLC_OK)
     return st;
@@ -334,12 +381,60 @@ static olc_status check_matrix(const void *p, const char *name, int64_t ld, int6
   return OLC_OK;
 }
 
+/* A matrix (rows, cols >= 1, ld >= cols) taken as the plugin's tensor when
+ * every figure is below PLAIN_LIMIT and its bytes do not wrap the address
+ * space; 0 otherwise (olc_host__execute then checks it in full). */
+static int plain_matrix(olc_plugin_tensor *t, uintptr_t span[2], const float *data, int64_t rows,
+                        int64_t cols, int64_t ld) {
+  uint64_t bytes = ((uint64_t)(rows - 1) * (uint64_t)ld + (uint64_t)cols) * sizeof(float);
+  uint32_t i;
+  if (((uint64_t)rows | (uint64_t)ld) >= PLAIN_LIMIT ||
+      bytes - 1u > (uint64_t)(UINTPTR_MAX - (uintptr_t)data))
+    return 0;
+  t->struct_size = (uint32_t)sizeof *t;
+  t->abi_minor = OLC_PLUGIN_ABI_MINOR;
+  t->dtype = OLC_PLUGIN_DTYPE_FLOAT32;
+  t->rank = 2;
+  /* Every entry written by value (a struct initializer zeroing the rest
+   * became a rep stos, slow to start, on every call). */
+  for (i = 0; i < OLC_TENSOR_MAX_RANK; i++) {
+    t->dims[i] = i == 0 ? rows : i == 1 ? cols : 0;
+    t->strides[i] = i == 0 ? ld : i == 1 ? 1 : 0;
+  }
+  t->data = (void *)(uintptr_t)data;
+  span[0] = (uintptr_t)data;
+  span[1] = span[0] + (uintptr_t)bytes;
+  return 1;
+}
+
+static int apart(const uintptr_t x[2], const uintptr_t y[2]) { return x[1] <= y[0] || y[1] <= x[0]; }
+
+/* The checked arguments of olc_selection_matmul_f32 through the general
+ * path, which names what is wrong with them. */
+static olc_status matmul_checked(const olc_selection *s, int64_t m, int64_t n, int64_t k,
+                                 float alpha, const float *a, int64_t lda, const float *b,
+                                 int64_t ldb, float beta, float *c, int64_t ldc, olc_error *err) {
+  olc_tensor in[2], out[1];
+  olc_execute_args args;
+  in[0] = matrix(a, m, k, lda);
+  in[1] = matrix(b, k, n, ldb);
+  out[0] = matrix(c, m, n, ldc);
+  args.version = OLC_EXECUTE_ARGS_VERSION;
+  args.inputs = in;
+  args.input_count = 2;
+  args.outputs = out;
+  args.output_count = 1;
+  args.alpha = alpha;
+  args.beta = beta;
+  return olc_host__execute(s, &s->slot->workload, &args, NULL, 0, NULL, err);
+}
+
 olc_status olc_selection_matmul_f32(const olc_selection *s, int64_t m, int64_t n, int64_t k,
                                     float alpha, const float *a, int64_t lda, const float *b,
                                     int64_t ldb, float beta, float *c, int64_t ldc,
                                     olc_error *err) {
-  olc_tensor in[2], out[1];
-  olc_execute_args args;
+  olc_plugin_tensor in[2], out[1];
+  uintptr_t span[3][2];
   olc_status st;
   if (m < 1 || n < 1 || k < 1)
     return olc_error__set(err, OLC_E_INVALID, "matmul", "%s is %lld (below 1)",
@@ -361,15 +456,11 @@ olc_status olc_selection_matmul_f32(const olc_selection *s, int64_t m, int64_t n
   st = olc_host__check_fork(s->slot->host, "execute", err);
   if (st != OLC_OK)
     return st;
-  in[0] = matrix(a, m, k, lda);
-  in[1] = matrix(b, k, n, ldb);
-  out[0] = matrix(c, m, n, ldc);
-  args.version = OLC_EXECUTE_ARGS_VERSION;
-  args.inputs = in;
-  args.input_count = 2;
-  args.outputs = out;
-  args.output_count = 1;
-  args.alpha = alpha;
-  args.beta = beta;
-  return olc_host__execute(s, &s->slot->workload, &args, NULL, 0, NULL, err);
+  /* Row-major matrices far from any limit, C apart from A and B: the
+   * plugin's tensors are filled here, without the general checks. */
+  if (s->slot->executes && plain_matrix(&in[0], span[0], a, m, k, lda) &&
+      plain_matrix(&in[1], span[1], b, k, n, ldb) && plain_matrix(&out[0], span[2], c, m, n, ldc) &&
+      apart(span[2], span[0]) && apart(span[2], span[1]))
+    return call_plugin(s, &s->slot->workload, in, 2, out, 1, alpha, beta, NULL, err);
+  return matmul_checked(s, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, err);
 }

@@ -81,6 +81,7 @@ static olc_status new_slot(olc_host_slot **out, olc_host *host, olc_loaded_plugi
   }
   s->key.key.operator_name = s->workload.operator_name;
   s->views = (olc_plugins__features(p) & OLC_PLUGIN_FEATURE_VIEWS) != 0;
+  s->executes = olc_plugins__can_execute(p);
   for (i = 0; i < 2; i++) {
     atomic_init(&s->view[i].current, NULL);
     atomic_init(&s->view[i].epoch, 0);

@@ -265,11 +265,8 @@ void olc_plugins__lib_detach(olc_plugins_lib *lib, olc_loaded_plugin *p) {
   olc_plugins__unlock();
 }
 
-void olc_plugins__error_clear(void) {
-  tls_error.lib = NULL;
-  tls_error.code = 0;
-  tls_error.message[0] = 0;
-}
+/* One store: a message counts only under its library (error_message). */
+void olc_plugins__error_clear(void) { tls_error.lib = NULL; }
 
 const char *olc_plugins__error_message(const olc_plugins_lib *lib, int32_t *code) {
   if (tls_error.lib == NULL || tls_error.lib != lib || tls_error.message[0] == 0)
