@@ -260,7 +260,8 @@ static olc_status check_constant_args(const olc_binding *b, const olc_execute_ar
 
 olc_status olc_binding_execute(olc_binding *b, const olc_selection *s, const olc_execute_args *args,
                                olc_error *err) {
-  olc_execute_args a;
+  olc_execute_args copy;
+  const olc_execute_args *a = args; /* the current layout is read in place */
   olc_host_packed *p = NULL;
   olc_status st;
   int chosen = s == NULL;
@@ -269,9 +270,12 @@ olc_status olc_binding_execute(olc_binding *b, const olc_selection *s, const olc
   st = olc_host__check_fork(b->host, "execute", err);
   if (st != OLC_OK)
     return st;
-  st = olc_options__load(&a, &olc_options__execute, args, "execute", err);
-  if (st != OLC_OK)
-    return st;
+  if (args->version != OLC_EXECUTE_ARGS_VERSION) {
+    st = olc_options__load(&copy, &olc_options__execute, args, "execute", err);
+    if (st != OLC_OK)
+      return st;
+    a = &copy;
+  }
   if (s == NULL) {
     st = olc_host__select_binding(&s, b, NULL, err);
     if (st != OLC_OK && st != OLC_FIRST_CANDIDATE)
@@ -281,13 +285,13 @@ olc_status olc_binding_execute(olc_binding *b, const olc_selection *s, const olc
                           "workload '%s': the selection is not one of this binding's key", b->name);
   }
   if (b->constants == NULL || !olc_plugins__can_execute(s->slot->plugin))
-    return olc_host__execute(s, &b->workload, &a, NULL, 0, NULL, err);
-  st = check_constant_args(b, &a, err);
+    return olc_host__execute(s, &b->workload, a, NULL, 0, NULL, err);
+  st = check_constant_args(b, a, err);
   if (st == OLC_OK)
     st = acquire(&p, b, s, chosen, err);
   if (st != OLC_OK)
     return st;
-  st = olc_host__execute(p->sel, &b->workload, &a, b->constants->tensor, b->constants->mask,
+  st = olc_host__execute(p->sel, &b->workload, a, b->constants->tensor, b->constants->mask,
                          p->any ? p->packed : NULL, err);
   drop(b->constants, s->slot->plugin, p);
   return st;
