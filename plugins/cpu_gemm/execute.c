@@ -93,8 +93,8 @@ static int overlaps(const olc_plugin_tensor *x, const olc_plugin_tensor *y) {
 
 /* The plain case as a product: shapes that agree, C apart from A and B;
  * CG_NOT_PLAIN for anything else (general_execute decodes it). */
-static CG_ALWAYS_INLINE int32_t decode_plain(const cg_instance *in, const olc_plugin_exec_args *args,
-                            cg_gemm_args *g) {
+static CG_ALWAYS_INLINE int32_t decode_plain(const cg_instance *in,
+                                             const olc_plugin_exec_args *args, cg_gemm_args *g) {
   const olc_plugin_tensor *a, *b, *c;
   if (args == NULL || !OLC_PLUGIN_HAS_FIELD(args, olc_plugin_exec_args, beta) ||
       args->input_count != 2 || args->output_count != 1 || args->inputs == NULL ||
@@ -767,8 +767,8 @@ int32_t cg_plugin_execute(void *instance, const olc_plugin_workload *workload, c
   /* The plain MatMul, a usable policy, no packed B: the quick test of its
    * three operands, then the product; anything else (and every failure)
    * goes through execute_decoded. */
-  if (p != NULL && cg_policy_usable(p, in->isa) && names_matmul(workload) && !hands_packed_b(args) &&
-      decode_plain(in, args, &g) == OLC_PLUGIN_OK) {
+  if (p != NULL && cg_policy_usable(p, in->isa) && names_matmul(workload) &&
+      !hands_packed_b(args) && decode_plain(in, args, &g) == OLC_PLUGIN_OK) {
     if (cg_gemm_tiny(&g) || cg_gemm_one_block(&g, p))
       return OLC_PLUGIN_OK;
     return run_plain(in, &g, p);

@@ -177,8 +177,8 @@ static inline int cg_gemm_needs_ws(const cg_gemm_args *g, const cg_policy *p) {
 void cg_gemm_tiny_run(const cg_gemm_args *g);
 static inline int cg_gemm_tiny(const cg_gemm_args *g) {
   if (g->m > CG_TINY_FMAS || g->n > CG_TINY_FMAS || g->k > CG_TINY_FMAS ||
-      g->m * g->n * g->k > CG_TINY_FMAS || g->m < 1 || g->n < 1 || g->k < 1 ||
-      g->alpha == 0.0f || g->general != 0 || g->pb != NULL || g->bias.data != NULL)
+      g->m * g->n * g->k > CG_TINY_FMAS || g->m < 1 || g->n < 1 || g->k < 1 || g->alpha == 0.0f ||
+      g->general != 0 || g->pb != NULL || g->bias.data != NULL)
     return 0; /* alpha 0 is cg_gemm's: A and B not read */
   cg_gemm_tiny_run(g);
   return 1;

@@ -284,8 +284,8 @@ olc_status olc_host__take_constant(olc_plugin_tensor *dst, const olc_tensor *t, 
 /* The plugin's part, on tensors checked and copied. */
 static olc_status call_plugin(const olc_selection *s, const olc_plugin_workload *w,
                               olc_plugin_tensor *in, uint32_t input_count, olc_plugin_tensor *out,
-                              uint32_t output_count, double alpha, double beta,
-                              void *const *packed, olc_error *err) {
+                              uint32_t output_count, double alpha, double beta, void *const *packed,
+                              olc_error *err) {
   olc_plugin_exec_args pa;
   pa.struct_size = (uint32_t)sizeof pa;
   pa.abi_minor = OLC_PLUGIN_ABI_MINOR;
@@ -407,7 +407,9 @@ static int plain_matrix(olc_plugin_tensor *t, uintptr_t span[2], const float *da
   return 1;
 }
 
-static int apart(const uintptr_t x[2], const uintptr_t y[2]) { return x[1] <= y[0] || y[1] <= x[0]; }
+static int apart(const uintptr_t x[2], const uintptr_t y[2]) {
+  return x[1] <= y[0] || y[1] <= x[0];
+}
 
 /* The checked arguments of olc_selection_matmul_f32 through the general
  * path, which names what is wrong with them. */

@@ -81,7 +81,7 @@ struct olc_host_slot {
   const char *name;
   olc_arena arena; /* the workload's and the name's copies */
   olc_host_view view[2];
-  int views; /* the plugin takes views (ABI 1.3 OLC_PLUGIN_FEATURE_VIEWS) */
+  int views;    /* the plugin takes views (ABI 1.3 OLC_PLUGIN_FEATURE_VIEWS) */
   int executes; /* olc_plugins__can_execute, asked once */
   /* The plugin's first candidate (made once, under the global lock). */
   void *first_handle;
