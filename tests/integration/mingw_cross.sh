@@ -67,7 +67,7 @@ t1=$(date +%s)
 times >"$BUILD/times.txt"
 c1=$(cpu)
 echo "cross build without config (every module but config, cpu_gemm.dll, mock plugins," \
-  "win_persist_smoke.exe, win_host_smoke.exe): ok, $((t1 - t0)) s, CPU $c1 s, load $(load)"
+  "win_platform_smoke.exe, win_persist_smoke.exe, win_host_smoke.exe): ok, $((t1 - t0)) s, CPU $c1 s, load $(load)"
 
 # 2. What the build must contain.
 status=0
