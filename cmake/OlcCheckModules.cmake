@@ -20,6 +20,9 @@
 #   "U calls f, which the library does not export"      (PUBLIC_API units)
 #   "the declared graph has a cycle: A -> B -> A"
 #   "S is defined by both A and B", "U declares unknown module M"
+#   "U uses M, which the declared graph forbids"  (olc_graph_forbid)
+#   "U uses the platform primitive P: threads, clocks and the program's
+#    own files go through util/platform.h"      (any unit but util)
 # The test passes when the violations are exactly the known ones
 # (OLC_GRAPH_KNOWN).  Negative controls inject a source and its object into
 # a unit (INJECT_*), or extra DEPS, and pass only when the checker reports
@@ -222,6 +225,75 @@ foreach(u IN LISTS units)
       violation("${u} declares unknown module ${m}" "")
     elseif(NOT DEFINED use_${u}_${m})
       violation("${u} declares ${m} but uses nothing of it" "")
+    endif()
+  endforeach()
+endforeach()
+
+# Edges the graph forbids even when declared (olc_graph_forbid: "u:m").
+foreach(f IN LISTS OLC_GRAPH_FORBID)
+  if(NOT f MATCHES "^([^:]+):([^:]+)$")
+    continue()
+  endif()
+  set(fu ${CMAKE_MATCH_1})
+  set(fm ${CMAKE_MATCH_2})
+  if(DEFINED use_${fu}_${fm} OR fm IN_LIST OLC_GRAPH_${fu}_DEPS)
+    set(w "")
+    if(DEFINED use_${fu}_${fm})
+      set(w "${use_${fu}_${fm}}")
+    endif()
+    violation("${fu} uses ${fm}, which the declared graph forbids" "${w}")
+  endif()
+endforeach()
+
+# ---------------------------------------------------------------- platform
+# Threads, clocks, sleeps and the program's own files (util/platform.h) are
+# util's alone.  Every platform's sources are read for a call of such a
+# primitive or a use of its types (so a *_win32.c file is held to it on
+# Linux too); this platform's objects are read for the symbols, which
+# catches a call a macro hides.  Comments are skipped: a line that starts
+# one or continues one (" * "), and the tail after "/*" or "//".  persist's
+# file locks (fcntl, flock, LockFileEx) are file-system calls, not among
+# these.
+set(platform_calls "pthread_[a-z_]+|clock_gettime|clock_nanosleep|nanosleep|usleep|sched_yield")
+string(APPEND platform_calls "|dladdr|Sleep|SleepEx|QueryPerformanceCounter")
+string(APPEND platform_calls "|QueryPerformanceFrequency|GetTickCount|GetTickCount64")
+string(APPEND platform_calls "|InitializeSRWLock|(Try)?AcquireSRWLock(Exclusive|Shared)")
+string(APPEND platform_calls "|ReleaseSRWLock(Exclusive|Shared)|InitializeConditionVariable")
+string(APPEND platform_calls "|SleepConditionVariable(SRW|CS)|Wake(All)?ConditionVariable")
+string(APPEND platform_calls "|InitOnce[A-Za-z]+|(Initialize|Enter|Leave|Delete)CriticalSection")
+string(APPEND platform_calls "|GetModuleHandleEx[AW]?|GetModuleFileName[AW]?")
+set(platform_types "pthread_[a-z_]+_t|SRWLOCK|CONDITION_VARIABLE|INIT_ONCE|CRITICAL_SECTION")
+macro(platform_violation u name where)
+  violation("${u} uses the platform primitive ${name}: threads, clocks and the program's own files go through util/platform.h"
+            "${where}")
+endmacro()
+foreach(u IN LISTS units)
+  if(u STREQUAL "util")
+    continue()
+  endif()
+  file(GLOB files ${OLC_GRAPH_${u}_DIR}/*.c ${OLC_GRAPH_${u}_DIR}/*.h)
+  if(u STREQUAL "${INJECT_UNIT}")
+    list(APPEND files ${INJECT_SOURCES})
+  endif()
+  foreach(f IN LISTS files)
+    get_filename_component(fname ${f} NAME)
+    file(STRINGS ${f} lines REGEX "(${platform_calls}|${platform_types})")
+    foreach(line IN LISTS lines)
+      if(line MATCHES "^[ \t]*(/\\*|\\*|//)")
+        continue()
+      endif()
+      string(REGEX REPLACE "(/\\*|//).*$" "" code "${line}")
+      string(REGEX MATCHALL "(^|[^A-Za-z0-9_])(${platform_calls})[ \t]*\\(" calls "${code}")
+      string(REGEX MATCHALL "(^|[^A-Za-z0-9_])(${platform_types})([^A-Za-z0-9_]|$)" types "${code}")
+      foreach(m IN LISTS calls types)
+        string(REGEX REPLACE "^[^A-Za-z_]*([A-Za-z0-9_]+).*$" "\\1" name "${m}")
+        platform_violation(${u} ${name} "${fname}")
+      endforeach()
+    endforeach()
+  endforeach()
+  foreach(s IN LISTS undef_of_${u})
+    if(s MATCHES "^(${platform_calls})$")
+      platform_violation(${u} ${s} "")
     endif()
   endforeach()
 endforeach()

@@ -13,6 +13,10 @@
 # olc_program(name DIR dir TARGET target (DEPS module... | PUBLIC_API))
 #   declares a program: PUBLIC_API for one that may use the public API
 #   only (olc/*.h, and the functions the shared library exports).
+# olc_graph_forbid(unit module)
+#   an edge the graph must not have, declared or not: a unit that reaches
+#   the module for what another module gives it (calibrate finds the
+#   program's directories through util, not config).
 # olc_graph_known(text...)
 #   violations the tree has today, each the exact text the checker prints;
 #   the test fails on any other violation and on a listed one that is gone,
@@ -38,6 +42,10 @@ function(olc_program name)
   endif()
 endfunction()
 
+function(olc_graph_forbid unit module)
+  set_property(GLOBAL APPEND PROPERTY OLC_GRAPH_FORBID "${unit}:${module}")
+endfunction()
+
 function(olc_graph_known)
   set_property(GLOBAL APPEND PROPERTY OLC_GRAPH_KNOWN ${ARGN})
 endfunction()
@@ -48,6 +56,7 @@ endfunction()
 function(olc_write_module_graph)
   get_property(units GLOBAL PROPERTY OLC_GRAPH_UNITS)
   get_property(known GLOBAL PROPERTY OLC_GRAPH_KNOWN)
+  get_property(forbid GLOBAL PROPERTY OLC_GRAPH_FORBID)
   set(text "# The module graph declared in host/CMakeLists.txt, written by CMake\n")
   string(APPEND text "# (cmake/OlcModuleGraph.cmake) for cmake/OlcCheckModules.cmake.\n")
   set(written)
@@ -70,6 +79,7 @@ function(olc_write_module_graph)
   endforeach()
   string(APPEND text "set(OLC_GRAPH_UNITS \"${written}\")\n")
   string(APPEND text "set(OLC_GRAPH_KNOWN \"${known}\")\n")
+  string(APPEND text "set(OLC_GRAPH_FORBID \"${forbid}\")\n")
   if(TARGET olc)
     string(APPEND text "set(OLC_GRAPH_LIBRARY \"$<TARGET_FILE:olc>\")\n")
   endif()

@@ -38,6 +38,7 @@
 #include "calibrate/wire.h"
 #include "plugins/plugins.h"
 #include "util/error.h"
+#include "util/platform.h"
 
 #define MAX_ENTRIES 4096u
 
@@ -85,7 +86,7 @@ static beat g_beat = {{OLC_BUF_INIT, OLC_OK}, -1, 0};
 
 static void beat_after_run(void *payload) {
   beat *b = payload;
-  uint64_t now = olc_plugins__now_ns();
+  uint64_t now = olc_util__now_ns();
   if (now - b->last >= BEAT_NS) {
     b->last = now;
     (void)olc_wire__send(b->fd, &b->frame, 0, NULL);
@@ -97,7 +98,7 @@ static olc_status start_beat(olc_loaded_plugin *p, int fd) {
   if (olc_wire__finish(&g_beat.frame) != OLC_OK)
     return OLC_E_NOMEM;
   g_beat.fd = fd;
-  g_beat.last = olc_plugins__now_ns();
+  g_beat.last = olc_util__now_ns();
   olc_plugins__set_after_run(p, beat_after_run, &g_beat);
   return OLC_OK;
 }
@@ -298,7 +299,7 @@ static int measure(worker *k, int fd, const olc_buf *payload) {
   bytes = olc_wire__get_bytes(&r, &len);
   olc_wire__get_params(&r, &p);
   left = olc_wire__get_u64(&r);
-  p.deadline_ns = left != 0 ? olc_plugins__now_ns() + left : 0;
+  p.deadline_ns = left != 0 ? olc_util__now_ns() + left : 0;
   if (!olc_wire__done(&r))
     return 0;
   if (k->setup_status != OLC_OK)

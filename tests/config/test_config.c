@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "olc/host.h"
 #include "test_support.h"
+#include "util/platform.h"
 
 static olc_config *load_ok(const char *text, const char *base_dir) {
   olc_config *c = NULL;
@@ -570,7 +571,7 @@ static void test_store_layers(void) {
   olc_store_options so = OLC_STORE_OPTIONS_INIT;
   olc_config *c = NULL;
   olc_error err;
-  char *exe = olc_config__exe_dir(), probe[PATH_MAX + 64];
+  char *exe = olc_util__exe_dir(), probe[PATH_MAX + 64];
   struct stat st;
   CU_ASSERT_PTR_NOT_NULL_FATAL(exe);
   snprintf(probe, sizeof probe, "%s/../share/onnx-light/profiles.d", exe);
@@ -686,14 +687,14 @@ static void test_env_store(void) {
 /* Statically linked (as this test is), the library's directory is the
  * executable's: no second, library-relative install location. */
 static void test_library_dir_static(void) {
-  CU_ASSERT_PTR_NULL(olc_config__library_dir());
+  CU_ASSERT_PTR_NULL(olc_util__library_dir());
   CU_ASSERT_PTR_NULL(olc_config__resolve_library_path("@install_plugin_dir@"));
   CU_ASSERT_PTR_NULL(olc_config__resolve_library_path("/x"));
 }
 
 static void test_exe_dir_token(void) {
   olc_config *c = load_ok("[host]\nplugin_dirs = @exe_dir@/x\n", "/base");
-  char *exe = olc_config__exe_dir();
+  char *exe = olc_util__exe_dir();
   char expect[PATH_MAX + 8];
   CU_ASSERT_PTR_NOT_NULL_FATAL(exe);
   snprintf(expect, sizeof expect, "%s/x", exe);

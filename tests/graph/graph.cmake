@@ -31,7 +31,8 @@ function(olc_graph_control name unit expect)
       add_library(${t} OBJECT ${OLC_GRAPH_FIXTURES}/${G_FIXTURE}.c)
       target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/host/include
         ${PROJECT_SOURCE_DIR}/host/src ${PROJECT_SOURCE_DIR}/plugin-api/include)
-      target_compile_definitions(${t} PRIVATE OLC_BUILDING)
+      # As a module's own files are compiled (host/CMakeLists.txt).
+      target_compile_definitions(${t} PRIVATE OLC_BUILDING _GNU_SOURCE)
       olc_target_warnings(${t})
     endif()
     list(APPEND args -DINJECT_SOURCES=${OLC_GRAPH_FIXTURES}/${G_FIXTURE}.c
@@ -60,3 +61,12 @@ olc_graph_control(cycle util
 olc_graph_control(public_api cli
   "cli includes util/error.h: it may use the public API (olc/*.h) only|cli calls olc_error__set, which the library does not export"
   FIXTURE public_api)
+set(OLC_GRAPH_PLATFORM "threads, clocks and the program's own files go through util/platform.h")
+olc_graph_control(platform_call store
+  "store uses the platform primitive Sleep: ${OLC_GRAPH_PLATFORM}|store uses the platform primitive pthread_mutex_t: ${OLC_GRAPH_PLATFORM}|store uses the platform primitive pthread_mutex_lock: ${OLC_GRAPH_PLATFORM}|store uses the platform primitive nanosleep: ${OLC_GRAPH_PLATFORM}|store uses the platform primitive pthread_mutex_unlock: ${OLC_GRAPH_PLATFORM}"
+  FIXTURE platform_call)
+if(TARGET olc_mod_config)
+  olc_graph_control(forbidden_edge calibrate
+    "calibrate declares config but uses nothing of it|calibrate uses config, which the declared graph forbids"
+    DEPS config)
+endif()

@@ -7,12 +7,15 @@
 #    -Werror: util, record, format, persist, store, plugins (the loader),
 #    calibrate, host, the static library; config's *_win32.c files as
 #    objects; cpu_gemm.dll and the four mock plugins the test loads as
-#    .dll files; win_persist_smoke.exe and win_host_smoke.exe
+#    .dll files; win_platform_smoke.exe, win_persist_smoke.exe and
+#    win_host_smoke.exe
 #    (tests/windows).
 # 2. Checks that every host/src/*/*_win32.c was compiled, and that the
 #    plugin DLLs import no file-system function and no DLL of the mingw
 #    runtime, and export only olc_plugin_entry.
-# 3. Runs both programs under wine when wine is installed:
+# 3. Runs the programs under wine when wine is installed:
+#    win_platform_smoke.exe the platform layer: locks, condition variable,
+#                           once, clocks, sleep, the executable's directory
 #    win_persist_smoke.exe  the persistence layer with its fault hooks
 #    win_host_smoke.exe     the loader (LoadLibraryExW) on the mock plugins
 #                           and cpu_gemm, calibration into a store on the
@@ -53,7 +56,8 @@ if ! cmake -S "$SRC" -B "$BUILD" -DCMAKE_TOOLCHAIN_FILE="$SRC/cmake/toolchain-mi
   exit 1
 fi
 # Only what the checks and the programs use (not the other mock plugins).
-if ! cmake --build "$BUILD" -j2 --target win_persist_smoke win_host_smoke olc_config_win32 \
+if ! cmake --build "$BUILD" -j2 --target win_platform_smoke win_persist_smoke win_host_smoke \
+    olc_config_win32 \
     >"$BUILD/build.log" 2>&1; then
   grep -E "error|Error|undefined reference" "$BUILD/build.log" | head -40
   echo "FAIL: cross build; log: $BUILD/build.log"
@@ -63,7 +67,7 @@ t1=$(date +%s)
 times >"$BUILD/times.txt"
 c1=$(cpu)
 echo "cross build without config (every module but config, cpu_gemm.dll, mock plugins," \
-  "win_persist_smoke.exe, win_host_smoke.exe): ok, $((t1 - t0)) s, CPU $c1 s, load $(load)"
+  "win_platform_smoke.exe, win_persist_smoke.exe, win_host_smoke.exe): ok, $((t1 - t0)) s, CPU $c1 s, load $(load)"
 
 # 2. What the build must contain.
 status=0
@@ -150,6 +154,7 @@ run() {
     status=1
   fi
 }
+run win_platform_smoke count
 run win_persist_smoke count "$(winpath "$WORK/persist")"
 # cpu_gemm's folder with '/' separators: the loader makes every path
 # absolute with '\' (its report says so).

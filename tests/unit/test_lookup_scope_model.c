@@ -175,13 +175,13 @@ static void check_key(olc_store *s, const olc_key *k, int fp) {
 static void poison_indexes(olc_store *s) {
   olc_snapshot *snap = olc_store__acquire(s);
   int kind;
-  olc_mutex__lock(&snap->cand_lock);
+  olc_util__mutex_lock(&snap->cand_lock);
   for (kind = 0; kind < OLC_CAND_INDEXES; kind++) {
     olc_cand__free(snap->cand[kind]);
     snap->cand[kind] = NULL;
     olc_flag__set(&snap->cand_ready[kind]);
   }
-  olc_mutex__unlock(&snap->cand_lock);
+  olc_util__mutex_unlock(&snap->cand_lock);
   olc_snapshot__unref(snap);
 }
 

@@ -18,6 +18,7 @@
 
 #include "calibrate/rotate.h"
 #include "util/error.h"
+#include "util/platform.h"
 
 /* check_state of a candidate. */
 enum { CHECK_NOT_YET = 0, CHECK_PASSED = 1, CHECK_NONE = 2, CHECK_FAILED = 3 };
@@ -216,7 +217,7 @@ static olc_status measure_request(olc_wire_writer *w, const olc_measure_session 
   uint64_t left = 0;
   olc_status st;
   if (p->deadline_ns != 0) {
-    uint64_t now = olc_plugins__now_ns();
+    uint64_t now = olc_util__now_ns();
     left = p->deadline_ns > now ? p->deadline_ns - now : 1u;
   }
   olc_wire__begin(w, OLC_WIRE_MEASURE);

@@ -150,9 +150,6 @@ double olc_calibrate__timeout(double explicit_s, const olc_calibration_settings 
 
 /* ------------------------------------------ platform (isolate_posix.c) */
 
-/* The directory of the file that holds the library's code (libolc.so, or
- * the executable it is linked into), malloc'ed; NULL when unknown. */
-char *olc_isolate__library_dir(void);
 /* Finds the worker executable: path into buf and OLC_OK, or
  * OLC_E_NOT_FOUND / OLC_E_UNSUPPORTED with why. */
 olc_status olc_isolate__find_worker(char *buf, size_t size, int ignore_env, char *why,

@@ -17,7 +17,6 @@
  */
 #include "calibrate/isolate.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -32,11 +31,10 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "config/config.h"
 #include "util/error.h"
+#include "util/platform.h"
 
 extern char **environ;
 
@@ -67,34 +65,16 @@ static int try_path(char *buf, size_t size, const char *a, const char *b, const 
   return n > 0 && (size_t)n < size && executable(buf);
 }
 
-/* Any address inside the library: dladdr names the file that holds it. */
-static const char library_anchor = 0;
-
-char *olc_isolate__library_dir(void) {
-  Dl_info info;
-  char real[PATH_MAX];
-  char *slash;
-  if (dladdr(&library_anchor, &info) == 0 || info.dli_fname == NULL ||
-      realpath(info.dli_fname, real) == NULL)
-    return NULL;
-  slash = strrchr(real, '/');
-  if (slash == NULL)
-    return NULL;
-  if (slash == real)
-    slash[1] = 0;
-  else
-    *slash = 0;
-  return strdup(real);
-}
-
 /* olc-worker where the library's install puts it, relative to the
  * library (a runtime that links libolc.so, with or without the olc
  * program). */
 static int near_library(char *buf, size_t size) {
 #ifdef OLC_LIB_TO_WORKER_DIR
-  char *lib = olc_isolate__library_dir();
-  int found =
-      lib != NULL && try_path(buf, size, lib, "/" OLC_LIB_TO_WORKER_DIR "/", OLC_WORKER_NAME);
+  char *lib = olc_util__library_dir();
+  int found;
+  if (lib == NULL) /* linked into the program: the program's directory */
+    lib = olc_util__exe_dir();
+  found = lib != NULL && try_path(buf, size, lib, "/" OLC_LIB_TO_WORKER_DIR "/", OLC_WORKER_NAME);
   free(lib);
   return found;
 #else
@@ -122,7 +102,7 @@ olc_status olc_isolate__find_worker(char *buf, size_t size, int ignore_env, char
     snprintf(why, why_size, "OLC_WORKER=%s is not an executable file (absolute path)", env);
     return OLC_E_NOT_FOUND;
   }
-  exe = olc_config__exe_dir();
+  exe = olc_util__exe_dir();
   if (exe != NULL) {
     found = try_path(buf, size, exe, "/", OLC_WORKER_NAME);
 #ifdef OLC_BIN_TO_WORKER_DIR
@@ -302,14 +282,6 @@ olc_status olc_isolate__spawn(olc_isolate_worker **out, const char *exe, olc_err
   return OLC_OK;
 }
 
-static void nap_ms(long ms) {
-  struct timespec ts;
-  ts.tv_sec = ms / 1000;
-  ts.tv_nsec = (ms % 1000) * 1000000L;
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
-}
-
 static const char *signal_name(int sig) {
   switch (sig) {
   case SIGSEGV:
@@ -353,7 +325,7 @@ static const char *signal_verb(int sig) {
  * kills it.  Writes how it ended into why.
  */
 static void reap(olc_isolate_worker *w, uint64_t grace_ns, char *why, size_t size) {
-  uint64_t until = olc_plugins__now_ns() + grace_ns;
+  uint64_t until = olc_util__now_ns() + grace_ns;
   int status = 0;
   long nap = 1;
   pid_t r;
@@ -365,7 +337,7 @@ static void reap(olc_isolate_worker *w, uint64_t grace_ns, char *why, size_t siz
     r = waitpid(w->pid, &status, WNOHANG);
     if (r == w->pid || (r < 0 && errno != EINTR))
       break;
-    if (r == 0 && olc_plugins__now_ns() >= until) {
+    if (r == 0 && olc_util__now_ns() >= until) {
       (void)kill(w->pid, SIGKILL);
       do
         r = waitpid(w->pid, &status, 0);
@@ -373,7 +345,7 @@ static void reap(olc_isolate_worker *w, uint64_t grace_ns, char *why, size_t siz
       break;
     }
     if (r == 0) {
-      nap_ms(nap);
+      olc_util__sleep_ms(nap);
       nap = nap < 16 ? nap * 2 : nap;
     }
   }
@@ -399,14 +371,14 @@ olc_status olc_isolate__call(olc_isolate_worker *w, const olc_wire_writer *reque
     return olc_error__set(err, OLC_E_CRASHED, "isolate", "the worker is not running");
   if (!(timeout_s > 0) || timeout_s > 1e6)
     timeout_s = 1e6;
-  deadline = olc_plugins__now_ns() + (uint64_t)(timeout_s * 1e9);
+  deadline = olc_util__now_ns() + (uint64_t)(timeout_s * 1e9);
   st = olc_wire__send(w->fd, request, deadline, err);
   /* Each PROGRESS (a run finished) starts the timeout again. */
   while (st == OLC_OK) {
     st = olc_wire__recv(w->fd, type, answer, deadline, err);
     if (st != OLC_OK || *type != OLC_WIRE_PROGRESS)
       break;
-    deadline = olc_plugins__now_ns() + (uint64_t)(timeout_s * 1e9);
+    deadline = olc_util__now_ns() + (uint64_t)(timeout_s * 1e9);
   }
   if (st == OLC_OK || st == OLC_E_NOMEM)
     return st;

@@ -6,6 +6,7 @@
 
 #include "calibrate/stats.h"
 #include "util/error.h"
+#include "util/platform.h"
 
 /* Enough samples that three slow ones are not bad luck. */
 #define ABANDON_MIN_SAMPLES 3u
@@ -79,15 +80,15 @@ static void *next_state(void *const *states, uint32_t count, uint32_t *next) {
   return s;
 }
 
-/* The clock's step: the smallest change of olc_plugins__now_ns seen over
+/* The clock's step: the smallest change of olc_util__now_ns seen over
  * a few changes (a few readings on a fine clock), or 1 us when it did not
  * change in STEP_READS readings. */
 #define STEP_READS 1000
 static uint64_t clock_step_ns(void) {
-  uint64_t prev = olc_plugins__now_ns(), step = 0;
+  uint64_t prev = olc_util__now_ns(), step = 0;
   int changes = 0;
   for (int i = 0; i < STEP_READS && changes < 3; i++) {
-    uint64_t now = olc_plugins__now_ns();
+    uint64_t now = olc_util__now_ns();
     if (now > prev) {
       step = step == 0 || now - prev < step ? now - prev : step;
       changes++;
@@ -150,20 +151,20 @@ olc_status olc_calibrate__measure_rotating(olc_measure_result *out, olc_loaded_p
   step = clock_step_ns();
   want = params->max_runs != 0 ? 0 : batch_ns(step);
   for (i = 0; i < params->warmup; i++) {
-    uint64_t t0 = olc_plugins__now_ns();
+    uint64_t t0 = olc_util__now_ns();
     st = olc_plugins__run(plugin, workload, next_state(states, state_count, next), policy, err);
     if (st != OLC_OK)
       goto done;
     if (i + 1 == params->warmup)
-      batch = next_batch(1, olc_plugins__now_ns() - t0, want, step);
+      batch = next_batch(1, olc_util__now_ns() - t0, want, step);
   }
   min_ns = params->min_seconds > 0 ? (uint64_t)(params->min_seconds * 1e9) : 0;
-  start = olc_plugins__now_ns();
+  start = olc_util__now_ns();
   for (;;) {
-    uint64_t t0 = olc_plugins__now_ns(), t1;
+    uint64_t t0 = olc_util__now_ns(), t1;
     for (i = 0; i < batch && st == OLC_OK; i++)
       st = olc_plugins__run(plugin, workload, next_state(states, state_count, next), policy, err);
-    t1 = olc_plugins__now_ns();
+    t1 = olc_util__now_ns();
     if (st != OLC_OK)
       goto done;
     if (!push(&samples, &scratch, &cap, n, (double)(t1 - t0) / 1e3 / (double)batch)) {

@@ -24,7 +24,7 @@ typedef struct olc_measure_params {
   double min_seconds;
   double abandon_factor;
   double best_us;       /* best median so far; < 0 when none */
-  uint64_t deadline_ns; /* olc_plugins__now_ns() value; 0: none */
+  uint64_t deadline_ns; /* olc_util__now_ns() value; 0: none */
   /* 1: the worker checks the candidate numerically (check.h) before timing
    * it; set by the measure session only (olc_calibrate__measure ignores it). */
   uint32_t check;

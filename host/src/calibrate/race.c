@@ -66,6 +66,7 @@
 
 #include "calibrate/stats.h"
 #include "calibrate/strategy.h"
+#include "util/platform.h"
 
 #define SCREEN_RUNS 1u
 #define SCREEN_SHARE 16.0
@@ -266,7 +267,7 @@ static olc_status confirm_slow(race *r, size_t i, const olc_measure_params *mp,
   olc_status st;
   if (l->state != LANE_SCREENED || mp->best_us < 0 || !(l->score > limit))
     return OLC_OK;
-  if (l->n < 2u && !at_cap(r, l) && olc_plugins__now_ns() < r->budget_end) {
+  if (l->n < 2u && !at_cap(r, l) && olc_util__now_ns() < r->budget_end) {
     olc_measure_params again = *mp;
     again.warmup = 0; /* it ran just now */
     if ((st = time_once(r, i, &again, end)) != OLC_OK || l->state != LANE_SCREENED)
@@ -291,7 +292,7 @@ static olc_status screen(race *r, size_t *reached, int *deadline) {
     olc_measure_params mp;
     olc_measure_end end;
     olc_status st;
-    if (i > 0 && olc_plugins__now_ns() >= r->budget_end) {
+    if (i > 0 && olc_util__now_ns() >= r->budget_end) {
       *deadline = 1;
       break;
     }
@@ -495,7 +496,7 @@ static olc_status final(race *r, size_t most, int budgeted) {
       i = turn % 2 == 0 ? t : count - 1 - t;
       if (r->lanes[i].state != LANE_FINAL || at_cap(r, &r->lanes[i]))
         continue;
-      if (budgeted && olc_plugins__now_ns() >= r->budget_end) {
+      if (budgeted && olc_util__now_ns() >= r->budget_end) {
         if (!extra) /* extra turns are past the usual criteria */
           cut(r, OLC_CALIBRATE_CUT_TIME);
         return OLC_OK;
@@ -591,7 +592,7 @@ olc_status olc_strategy__race(const olc_strategy_ctx *ctx, size_t *reached, size
   olc_status st;
   memset(&r, 0, sizeof r);
   r.ctx = ctx;
-  r.budget_end = olc_plugins__now_ns() + (uint64_t)(ctx->settings->max_seconds_per_workload * 1e9);
+  r.budget_end = olc_util__now_ns() + (uint64_t)(ctx->settings->max_seconds_per_workload * 1e9);
   r.max_runs = ctx->settings->max_runs_per_candidate;
   *reached = 0;
   *winner = count;

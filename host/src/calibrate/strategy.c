@@ -9,6 +9,7 @@
 
 #include "calibrate/stats.h"
 #include "util/error.h"
+#include "util/platform.h"
 
 olc_status olc_strategy__record(const olc_strategy_ctx *ctx, size_t i, olc_status status,
                                 const char *fmt, ...) {
@@ -109,7 +110,7 @@ static olc_status full_record(const olc_strategy_ctx *ctx, size_t i, olc_status 
 olc_status olc_strategy__full(const olc_strategy_ctx *ctx, size_t *reached, size_t *winner) {
   const olc_calibration_settings *s = ctx->settings;
   const size_t count = ctx->list->count;
-  uint64_t start = olc_plugins__now_ns();
+  uint64_t start = olc_util__now_ns();
   uint64_t budget = (uint64_t)(s->max_seconds_per_workload * 1e9);
   double best = -1.0;
   size_t i;
@@ -123,7 +124,7 @@ olc_status olc_strategy__full(const olc_strategy_ctx *ctx, size_t *reached, size
     olc_status st, rs;
     /* The first candidate is always measured in full: a workload whose
      * budget is smaller than one candidate still gets a selection. */
-    if (i > 0 && olc_plugins__now_ns() - start >= budget) {
+    if (i > 0 && olc_util__now_ns() - start >= budget) {
       if (ctx->budget_cut != NULL && *ctx->budget_cut == OLC_CALIBRATE_CUT_NONE)
         *ctx->budget_cut = OLC_CALIBRATE_CUT_TIME;
       break;

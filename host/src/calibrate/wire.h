@@ -123,7 +123,7 @@ void olc_wire__get_params(olc_wire_reader *r, struct olc_measure_params *params)
 
 /*
  * Sends a finished frame on a stream socket.  deadline_ns is an
- * olc_plugins__now_ns() value (0: wait forever).  Never raises SIGPIPE.
+ * olc_util__now_ns() value (0: wait forever).  Never raises SIGPIPE.
  * OLC_OK, OLC_E_TIMEOUT, OLC_E_IO (peer gone: sys_errno EPIPE).
  */
 olc_status olc_wire__send(int fd, const olc_wire_writer *w, uint64_t deadline_ns, olc_error *err);

@@ -15,8 +15,8 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
-#include "plugins/plugins.h"
 #include "util/error.h"
+#include "util/platform.h"
 
 #ifndef MSG_NOSIGNAL
 #define MSG_NOSIGNAL 0
@@ -29,7 +29,7 @@ static int wait_fd(int fd, short events, uint64_t deadline_ns) {
     struct pollfd p;
     int ms = -1, n;
     if (deadline_ns != 0) {
-      uint64_t now = olc_plugins__now_ns();
+      uint64_t now = olc_util__now_ns();
       uint64_t left;
       if (now >= deadline_ns)
         return 0;

@@ -13,6 +13,7 @@
 #include "olc_default_config.h"
 #include "util/error.h"
 #include "util/options.h"
+#include "util/platform.h"
 
 #ifndef _WIN32
 #include <fcntl.h>
@@ -162,7 +163,7 @@ olc_status olc_config_load_default_ext(olc_config **out, unsigned flags, olc_err
       err->line = inner.line;
     return st;
   }
-  exe = olc_config__exe_dir();
+  exe = olc_util__exe_dir();
   st = olc_config__parse(out, (const char *)olc_default_config, (size_t)olc_default_config_len,
                          DEFAULT_SOURCE, exe, err);
   if (st == OLC_OK) {

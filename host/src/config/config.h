@@ -41,10 +41,6 @@ int olc_config__parse_int(int64_t *out, const char *s, int64_t min, int64_t max)
  * locale. */
 int olc_config__parse_decimal(double *out, const char *s);
 
-/* Directory of the running executable (/proc/self/exe), malloc'ed; NULL
- * when it cannot be determined. */
-char *olc_config__exe_dir(void);
-
 /* An environment variable, NULL when unset or empty (secure_getenv where
  * there is one: not honoured in a privileged process). */
 const char *olc_config__env(const char *name);
@@ -58,17 +54,10 @@ const char *olc_config__env(const char *name);
  */
 char *olc_config__resolve_path(const char *value, const char *base_dir, const char **why);
 /*
- * The directory of the file that holds the olc library (dladdr;
- * GetModuleHandleExW on Windows), malloc'ed; NULL when unknown or when the
- * library is linked into the executable itself (then the executable's
- * directory, olc_config__exe_dir, is the install's).
- */
-char *olc_config__library_dir(void);
-/*
  * "@install_plugin_dir@REST" or "@install_profile_dir@REST" resolved
  * against the library's directory instead of the executable's (an
  * embedding program installed elsewhere than the prefix's bin), malloc'ed;
- * NULL for another value or when olc_config__library_dir is NULL.
+ * NULL for another value or when olc_util__library_dir is NULL.
  */
 char *olc_config__resolve_library_path(const char *value);
 

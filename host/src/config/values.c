@@ -1,5 +1,6 @@
 /* config/values.c - value parsers and path helpers of the ini config. */
 #include "config/config.h"
+#include "util/platform.h"
 #include "util/text.h"
 
 #include <errno.h>
@@ -10,10 +11,7 @@
 #include <string.h>
 
 #ifndef _WIN32
-#include <dlfcn.h>
 #include <unistd.h>
-#else
-#include <windows.h>
 #endif
 
 /* Relative path from the installed bin directory to the installed plugin
@@ -120,99 +118,6 @@ int olc_config__parse_decimal(double *out, const char *s) {
   return 1;
 }
 
-#ifndef _WIN32
-char *olc_config__exe_dir(void) {
-  char buf[PATH_MAX];
-  char *slash;
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0 || (size_t)n >= sizeof buf - 1)
-    return NULL;
-  buf[n] = 0;
-  slash = strrchr(buf, '/');
-  if (slash == NULL)
-    return NULL;
-  if (slash == buf)
-    slash[1] = 0;
-  else
-    *slash = 0;
-  return strdup(buf);
-}
-#else
-/* A copy of path's directory (the part before its last separator, either
- * kind), or NULL. */
-static char *win_dir_of(char *path) {
-  char *slash = strrchr(path, '/'), *back = strrchr(path, '\\');
-  if (back != NULL && (slash == NULL || back > slash))
-    slash = back;
-  if (slash == NULL)
-    return NULL;
-  *slash = 0;
-  return _strdup(path);
-}
-
-char *olc_config__exe_dir(void) {
-  char buf[MAX_PATH * 4];
-  DWORD n = GetModuleFileNameA(NULL, buf, (DWORD)sizeof buf);
-  if (n == 0 || n >= sizeof buf)
-    return NULL;
-  buf[n] = 0;
-  return win_dir_of(buf);
-}
-#endif
-
-/* Any address inside the library: the loader names the file holding it. */
-static const char library_anchor = 0;
-
-#ifndef _WIN32
-char *olc_config__library_dir(void) {
-  Dl_info info;
-  char real[PATH_MAX], exe[PATH_MAX];
-  char *slash;
-  ssize_t n;
-  if (dladdr(&library_anchor, &info) == 0 || info.dli_fname == NULL ||
-      realpath(info.dli_fname, real) == NULL)
-    return NULL;
-  /* Linked statically, the "library" is the program itself: its
-   * directory is the executable's, which the exe-relative search covers. */
-  n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0 && (size_t)n < sizeof exe - 1) {
-    exe[n] = 0;
-    if (strcmp(exe, real) == 0)
-      return NULL;
-  }
-  slash = strrchr(real, '/');
-  if (slash == NULL)
-    return NULL;
-  if (slash == real)
-    slash[1] = 0;
-  else
-    *slash = 0;
-  return strdup(real);
-}
-#else
-char *olc_config__library_dir(void) {
-  HMODULE self = NULL, exe = GetModuleHandleW(NULL);
-  wchar_t wide[MAX_PATH * 4];
-  char buf[MAX_PATH * 4];
-  DWORD n;
-  int len;
-  if (!GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
-                              GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
-                          (LPCWSTR)(const void *)&library_anchor, &self) ||
-      self == NULL || self == exe)
-    return NULL; /* statically linked: the executable's directory applies */
-  n = GetModuleFileNameW(self, wide, (DWORD)(sizeof wide / sizeof wide[0]));
-  if (n == 0 || n >= sizeof wide / sizeof wide[0])
-    return NULL;
-  /* The ANSI code page, as olc_config__exe_dir's GetModuleFileNameA. */
-  len = WideCharToMultiByte(CP_ACP, 0, wide, (int)n, buf, (int)sizeof buf - 1, NULL, NULL);
-  if (len <= 0)
-    return NULL;
-  buf[len] = 0;
-  return win_dir_of(buf);
-}
-#endif
-
 static char *join3(const char *a, const char *b, const char *c) {
   size_t n = strlen(a) + strlen(b) + strlen(c) + 1;
   char *p = malloc(n);
@@ -238,7 +143,7 @@ char *olc_config__resolve_path(const char *value, const char *base_dir, const ch
                         : profile ? sizeof profile_token
                                   : sizeof exe_token) -
                        1;
-    char *exe = olc_config__exe_dir();
+    char *exe = olc_util__exe_dir();
     if (exe == NULL) {
       *why = "the executable's directory is unknown";
       return NULL;
@@ -278,7 +183,7 @@ char *olc_config__resolve_library_path(const char *value) {
   char *lib, *result;
   if (!install && !profile)
     return NULL;
-  lib = olc_config__library_dir();
+  lib = olc_util__library_dir();
   if (lib == NULL)
     return NULL;
   result = install ? join3(lib, "/" OLC_LIB_TO_PLUGIN_DIR, value + sizeof install_token - 1)

@@ -18,23 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/platform.h"
+
+static olc_util_once number_once = OLC_UTIL_ONCE_INIT;
+
 #ifdef _WIN32
 #include <locale.h>
-#include <windows.h>
 typedef _locale_t number_locale;
 static number_locale number_c_locale_obj;
-static INIT_ONCE number_once = INIT_ONCE_STATIC_INIT;
-static BOOL CALLBACK number_init(PINIT_ONCE once, PVOID param, PVOID *ctx) {
-  (void)once;
-  (void)param;
-  (void)ctx;
-  number_c_locale_obj = _create_locale(LC_ALL, "C");
-  return TRUE;
-}
-static number_locale number_c_locale(void) {
-  InitOnceExecuteOnce(&number_once, number_init, NULL, NULL);
-  return number_c_locale_obj;
-}
+static void number_init(void) { number_c_locale_obj = _create_locale(LC_ALL, "C"); }
 static double number_strtod(const char *s, char **end, number_locale loc) {
   return _strtod_l(s, end, loc);
 }
@@ -43,15 +35,9 @@ static int number_snprintf_e(char *buf, size_t size, int prec, double v, number_
 }
 #else
 #include <locale.h>
-#include <pthread.h>
 typedef locale_t number_locale;
 static number_locale number_c_locale_obj;
-static pthread_once_t number_once = PTHREAD_ONCE_INIT;
 static void number_init(void) { number_c_locale_obj = newlocale(LC_ALL_MASK, "C", (locale_t)0); }
-static number_locale number_c_locale(void) {
-  pthread_once(&number_once, number_init);
-  return number_c_locale_obj;
-}
 static double number_strtod(const char *s, char **end, number_locale loc) {
   return strtod_l(s, end, loc);
 }
@@ -64,6 +50,11 @@ static int number_snprintf_e(char *buf, size_t size, int prec, double v, number_
   return n;
 }
 #endif
+
+static number_locale number_c_locale(void) {
+  olc_util__once(&number_once, number_init);
+  return number_c_locale_obj;
+}
 
 /* Bit tests instead of isfinite/signbit: some C libraries' macros convert
  * through float and warn under -Wconversion. */

@@ -169,9 +169,9 @@ static olc_binding *find_cached(olc_host *host, const olc_workload *w, const cha
                                 uint64_t h) {
   description d = {w, model};
   olc_binding *b;
-  olc_host__rdlock(&host->rt.lock);
+  olc_util__rwlock_rdlock(&host->rt.lock);
   b = olc_host__table_find(&host->rt.bindings, h, same_description, &d);
-  olc_host__rdunlock(&host->rt.lock);
+  olc_util__rwlock_rdunlock(&host->rt.lock);
   return b;
 }
 
@@ -187,14 +187,14 @@ static olc_status cache_binding(olc_binding **out, olc_host *host, const olc_wor
   st = olc_host__bind(&made, host, w, model, &e);
   if (st != OLC_OK)
     return named(err, &e, st, label);
-  olc_host__wrlock(&host->rt.lock);
+  olc_util__rwlock_wrlock(&host->rt.lock);
   b = olc_host__table_find(&host->rt.bindings, h, same_description, &d);
   if (b == NULL && olc_host__table_put(&host->rt.bindings, made, h) == OLC_OK) {
     made->cached = 1;
     b = made;
     made = NULL;
   }
-  olc_host__wrunlock(&host->rt.lock);
+  olc_util__rwlock_wrunlock(&host->rt.lock);
   olc_binding_free(made);
   *out = b;
   return b != NULL ? OLC_OK : olc_error__set(err, OLC_E_NOMEM, "select", "out of memory");

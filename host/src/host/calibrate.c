@@ -14,6 +14,7 @@
 #include "host/host_int.h"
 #include "util/error.h"
 #include "util/options.h"
+#include "util/platform.h"
 
 /* One configured workload: its place in the loop, for progress. */
 typedef struct loop_item {
@@ -98,10 +99,10 @@ static olc_status run_loop(olc_calibration *cal, olc_host *host, const olc_calib
                                     : opt->workloads != NULL
                                         ? olc_config_find_workload(host->config, opt->workloads[i])
                                         : olc_config_workload(host->config, i);
-    uint64_t t0 = olc_plugins__now_ns();
+    uint64_t t0 = olc_util__now_ns();
     olc_status st = rec != NULL && rec->skip[i] != NULL ? run_skipped(cal, i, wc, rec->skip[i])
                                                         : run_configured(cal, i, host, wc, sp, it);
-    cal->results[i].seconds = (double)(olc_plugins__now_ns() - t0) / 1e9;
+    cal->results[i].seconds = (double)(olc_util__now_ns() - t0) / 1e9;
     if (st != OLC_OK)
       return olc_error__set(err, st, "calibrate", "workload '%s': %s", wc->name,
                             olc_status_str(st));

@@ -59,7 +59,7 @@ olc_status olc_host__bind_constants(olc_binding *b, const olc_workload *w, olc_l
   }
   atomic_init(&c->current, NULL);
   atomic_init(&c->bytes, 0);
-  olc_host__rwlock_init(&c->lock);
+  olc_util__rwlock_init(&c->lock);
   b->constants = c;
   b->workload.constant_inputs = c->mask;
   return OLC_OK;
@@ -97,7 +97,7 @@ void olc_host__free_constants(olc_binding *b) {
     free(p);
     p = next;
   }
-  olc_host__rwlock_destroy(&c->lock);
+  olc_util__rwlock_destroy(&c->lock);
   free(c);
   b->constants = NULL;
 }
@@ -188,24 +188,24 @@ static olc_status acquire(olc_host_packed **out, olc_binding *b, const olc_selec
   }
   if (p != NULL)
     drop(c, plugin, p);
-  olc_host__wrlock(&c->lock);
+  olc_util__rwlock_wrlock(&c->lock);
   /* Only a packer replaces the current set, under this lock: it stays
    * published (its refs above 0) while the lock is held. */
   p = atomic_load_explicit(&c->current, memory_order_acquire);
   if (p != NULL && serves(p, s, chosen)) {
     atomic_fetch_add_explicit(&p->refs, 1, memory_order_relaxed);
-    olc_host__wrunlock(&c->lock);
+    olc_util__rwlock_wrunlock(&c->lock);
     *out = p;
     return OLC_OK;
   }
   made = free_set(c);
   if (made == NULL) {
-    olc_host__wrunlock(&c->lock);
+    olc_util__rwlock_wrunlock(&c->lock);
     return olc_error__set(err, OLC_E_NOMEM, "execute", "out of memory");
   }
   st = pack_set(made, b, s, err);
   if (st != OLC_OK) {
-    olc_host__wrunlock(&c->lock);
+    olc_util__rwlock_wrunlock(&c->lock);
     return st;
   }
   made->sel = s;
@@ -216,7 +216,7 @@ static olc_status acquire(olc_host_packed **out, olc_binding *b, const olc_selec
    * before a stale reader can raise refs from 0. */
   atomic_store_explicit(&made->refs, 2, memory_order_release);
   atomic_store_explicit(&c->current, made, memory_order_release);
-  olc_host__wrunlock(&c->lock);
+  olc_util__rwlock_wrunlock(&c->lock);
   if (p != NULL)
     drop(c, plugin, p); /* its publication: released when its last call ends */
   *out = made;

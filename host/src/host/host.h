@@ -118,7 +118,7 @@ void olc_host__set_recheck_ms(olc_host *host, int64_t ms);
 typedef void (*olc_host_measure_hook)(void *payload, const char *workload);
 void olc_host__set_measure_hook(olc_host *host, olc_host_measure_hook fn, void *payload);
 /* The clock, in ns, that times the retries of a key whose measurement
- * failed (tests; NULL: olc_plugins__now_ns).  Set before selecting. */
+ * failed (tests; NULL: olc_util__now_ns).  Set before selecting. */
 typedef uint64_t (*olc_host_clock_fn)(void *payload);
 void olc_host__set_retry_clock(olc_host *host, olc_host_clock_fn fn, void *payload);
 

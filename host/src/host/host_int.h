@@ -57,7 +57,7 @@ struct olc_host {
   olc_host_runtime rt;
   olc_host_measure_hook measure_hook; /* tests */
   void *measure_hook_payload;
-  olc_host_clock_fn retry_clock; /* tests; NULL: olc_plugins__now_ns */
+  olc_host_clock_fn retry_clock; /* tests; NULL: olc_util__now_ns */
   void *retry_clock_payload;
   olc_host_mlock mlock;
   char *record_misses;         /* the recorded-workloads file (malloc'ed), NULL: none */

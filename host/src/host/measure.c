@@ -12,6 +12,7 @@
 #include "calibrate/calibrate.h"
 #include "host/host_int.h"
 #include "util/error.h"
+#include "util/platform.h"
 
 /* How often a wait with a cancel callback polls it. */
 #define POLL_MS 5
@@ -32,7 +33,7 @@ olc_status olc_host__wait(int64_t timeout_ms, uint64_t start_ns, olc_cancel_fn c
       return OLC_E_CANCELLED;
   }
   if (timeout_ms >= 0) {
-    int64_t spent = (int64_t)((olc_plugins__now_ns() - start_ns) / 1000000u);
+    int64_t spent = (int64_t)((olc_util__now_ns() - start_ns) / 1000000u);
     if (spent >= timeout_ms)
       return OLC_E_TIMEOUT;
     slice = timeout_ms - spent;
@@ -214,10 +215,10 @@ static olc_status measure_now(olc_host_measure *m) {
   req.progress = m->progress;
   req.progress_payload = m->progress_payload;
   req.keep_samples = m->keep_samples;
-  t0 = olc_plugins__now_ns();
+  t0 = olc_util__now_ns();
   st = olc_calibrate__workload(&out, &req);
   if (m->budget != NULL)
-    m->budget->spent_ns += olc_plugins__now_ns() - t0;
+    m->budget->spent_ns += olc_util__now_ns() - t0;
   if (st != OLC_OK)
     return st;
   m->candidates = out.candidates;

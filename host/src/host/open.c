@@ -65,7 +65,7 @@ static olc_status runtime_settings(olc_host *h, const olc_host_params *params, o
 }
 
 static void runtime_init(olc_host *h) {
-  olc_host__rwlock_init(&h->rt.lock);
+  olc_util__rwlock_init(&h->rt.lock);
   atomic_init(&h->rt.epoch, 1);
   atomic_init(&h->rt.measurements, 0);
   h->rt.recheck_ns = (uint64_t)OLC_SELECT_RECHECK_MS * 1000000u;
@@ -133,7 +133,7 @@ void olc_host_free(olc_host *host) {
   /* Selections hold plugin policies: released before the instances. */
   olc_host__table_free(&host->rt.bindings, free_binding);
   olc_host__table_free(&host->rt.slots, olc_host__slot_free);
-  olc_host__rwlock_destroy(&host->rt.lock);
+  olc_util__rwlock_destroy(&host->rt.lock);
   olc_plugins__free(host->plugins);
   olc_host__mlock_free(host);
   free(host->record_misses);
@@ -179,10 +179,10 @@ void olc_host__stats(olc_host_stats *out, olc_host *host) {
   if (host == NULL)
     return;
   out->measurements = atomic_load(&host->rt.measurements);
-  olc_host__rdlock(&host->rt.lock);
+  olc_util__rwlock_rdlock(&host->rt.lock);
   out->slots = host->rt.slots.count;
   out->bindings = host->rt.bindings.count;
-  olc_host__rdunlock(&host->rt.lock);
+  olc_util__rwlock_rdunlock(&host->rt.lock);
 }
 
 void olc_host__set_recheck_ms(olc_host *host, int64_t ms) {

@@ -18,6 +18,7 @@
 #include "host/host_int.h"
 #include "util/error.h"
 #include "util/options.h"
+#include "util/platform.h"
 
 /* What waiting for a key's measurement ended in. */
 enum { CLAIMED, LOOK_AGAIN, FAILED };
@@ -33,7 +34,7 @@ enum { CLAIMED, LOOK_AGAIN, FAILED };
 #define RETRY_MAX_NS (300 * RETRY_FIRST_NS)
 
 static uint64_t retry_now(const olc_host *h) {
-  return h->retry_clock != NULL ? h->retry_clock(h->retry_clock_payload) : olc_plugins__now_ns();
+  return h->retry_clock != NULL ? h->retry_clock(h->retry_clock_payload) : olc_util__now_ns();
 }
 
 /* The message of a first candidate is composed by olc_binding_select, not
@@ -50,7 +51,7 @@ static const olc_selection *warm(olc_host_slot *s, olc_host_view *v, int mode) {
   uint64_t now;
   if (sel == NULL || (sel->record == NULL && mode != OLC_SELECT_NEVER))
     return NULL;
-  now = olc_plugins__now_ns();
+  now = olc_util__now_ns();
   if (atomic_load_explicit(&v->epoch, memory_order_acquire) ==
           atomic_load_explicit(&s->host->rt.epoch, memory_order_acquire) &&
       now - atomic_load_explicit(&v->checked_ns, memory_order_relaxed) < s->host->rt.recheck_ns)
@@ -91,7 +92,7 @@ static olc_status refresh(olc_selection **sel, olc_host_slot *s, int fp, olc_err
   olc_host *h = s->host;
   olc_host_view *v = &s->view[fp];
   uint64_t epoch = atomic_load_explicit(&h->rt.epoch, memory_order_acquire);
-  uint64_t now = olc_plugins__now_ns();
+  uint64_t now = olc_util__now_ns();
   olc_lookup_result *lr = NULL;
   olc_selection *shown = NULL;
   olc_status st = olc_host__lookup(&lr, h, s->plugin, &s->key.key, fp, 0, err);
@@ -184,7 +185,7 @@ static olc_status measure(const olc_selection **out, olc_host_slot *s, int fp,
   m.cancel = o->cancel;
   m.cancel_payload = o->cancel_payload;
   m.has_wait_limit = o->timeout_ms >= 0;
-  m.wait_limit_ms = o->timeout_ms - (int64_t)((olc_plugins__now_ns() - start) / 1000000u);
+  m.wait_limit_ms = o->timeout_ms - (int64_t)((olc_util__now_ns() - start) / 1000000u);
   st = olc_host__measure_key(&m);
   if (st == OLC_OK && !m.measured && (m.status == OLC_E_TIMEOUT || m.status == OLC_E_CANCELLED)) {
     st = lock_wait_over(out, s, &m, err); /* m's message is in arena */
@@ -200,7 +201,7 @@ static olc_status measure(const olc_selection **out, olc_host_slot *s, int fp,
     st =
         selection_for(&sel, s, &s->view[fp], olc_lookup_result_selected(m.lookup), m.measured, err);
   if (sel != NULL)
-    publish(&s->view[fp], sel, atomic_load(&h->rt.epoch), olc_plugins__now_ns());
+    publish(&s->view[fp], sel, atomic_load(&h->rt.epoch), olc_util__now_ns());
   olc_host__global_lock();
   s->measuring = 0;
   if (sel != NULL) {
@@ -236,7 +237,7 @@ static olc_status first(const olc_selection **out, olc_host_slot *s, int kind, o
 
 static olc_status slow(const olc_selection **out, olc_host_slot *s, int fp, int mode,
                        const olc_select_options *o, olc_error *err) {
-  uint64_t start = olc_plugins__now_ns();
+  uint64_t start = olc_util__now_ns();
   int attempt, turn = LOOK_AGAIN;
   for (attempt = 0; attempt < 3; attempt++) {
     olc_selection *sel;

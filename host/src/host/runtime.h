@@ -126,7 +126,7 @@ typedef struct olc_host_constants {
   olc_plugin_tensor operand[OLC_EXECUTE_MAX_OPERANDS]; /* the same, as pack takes them */
   _Atomic(olc_host_packed *) current;                  /* NULL until the first execute */
   olc_host_packed *sets;                               /* every set made (under lock) */
-  olc_host_rwlock lock;                                /* packing, taken exclusively */
+  olc_util_rwlock lock;                                /* packing, taken exclusively */
   _Atomic uint64_t bytes;                              /* of the copies not yet released */
 } olc_host_constants;
 
@@ -156,7 +156,7 @@ typedef struct olc_host_table {
 
 /* The runtime state of a host (in struct olc_host). */
 typedef struct olc_host_runtime {
-  olc_host_rwlock lock;          /* slots and bindings tables */
+  olc_util_rwlock lock;          /* slots and bindings tables */
   olc_host_table slots;          /* olc_host_slot by key */
   olc_host_table bindings;       /* olc_binding by description (olc_host_select) */
   _Atomic uint64_t epoch;        /* bumped by every save and removal this host makes */

@@ -98,22 +98,22 @@ olc_status olc_host__slot_get(olc_host_slot **out, olc_host *host, olc_loaded_pl
                               olc_error *err) {
   uint64_t h = key_hash(&key->key);
   olc_host_slot *s, *made = NULL;
-  olc_host__rdlock(&host->rt.lock);
+  olc_util__rwlock_rdlock(&host->rt.lock);
   s = olc_host__table_find(&host->rt.slots, h, same_key, &key->key);
-  olc_host__rdunlock(&host->rt.lock);
+  olc_util__rwlock_rdunlock(&host->rt.lock);
   if (s == NULL && new_slot(&made, host, p, key, w, name) != OLC_OK) {
     olc_host_key__free(key);
     return olc_error__set(err, OLC_E_NOMEM, "bind", "out of memory");
   }
   if (made != NULL) {
-    olc_host__wrlock(&host->rt.lock);
+    olc_util__rwlock_wrlock(&host->rt.lock);
     /* Another thread may have made the slot meanwhile: its wins. */
     s = olc_host__table_find(&host->rt.slots, h, same_key, &made->key.key);
     if (s == NULL && olc_host__table_put(&host->rt.slots, made, h) == OLC_OK) {
       s = made;
       made = NULL;
     }
-    olc_host__wrunlock(&host->rt.lock);
+    olc_util__rwlock_wrunlock(&host->rt.lock);
     olc_host__slot_free(made);
   }
   olc_host_key__free(key);

@@ -13,9 +13,10 @@
 #if defined(_WIN32)
 #include <windows.h>
 #else
-#include <pthread.h>
 #include <signal.h>
 #endif
+
+#include "util/platform.h"
 
 static olc_persist_hooks hooks;
 static int hooks_explicit;
@@ -83,27 +84,13 @@ static void load_env(void) {
   hooks = h;
 }
 
-#if !defined(_WIN32)
-static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+static olc_util_once hooks_once = OLC_UTIL_ONCE_INIT;
 static void load_once(void) {
   if (!hooks_explicit)
     load_env();
   hooks_loaded = 1;
 }
-void olc_persist__hooks_init(void) { pthread_once(&hooks_once, load_once); }
-#else
-static INIT_ONCE hooks_once = INIT_ONCE_STATIC_INIT;
-static BOOL CALLBACK load_once(PINIT_ONCE once, PVOID param, PVOID *ctx) {
-  (void)once;
-  (void)param;
-  (void)ctx;
-  if (!hooks_explicit)
-    load_env();
-  hooks_loaded = 1;
-  return TRUE;
-}
-void olc_persist__hooks_init(void) { InitOnceExecuteOnce(&hooks_once, load_once, NULL, NULL); }
-#endif
+void olc_persist__hooks_init(void) { olc_util__once(&hooks_once, load_once); }
 
 void olc_persist__set_hooks(const olc_persist_hooks *h) {
   hooks_explicit = 1;

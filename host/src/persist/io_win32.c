@@ -11,12 +11,13 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/platform.h"
 #include "util/text.h"
 
-static SRWLOCK writer_mutex = SRWLOCK_INIT;
+static olc_util_mutex writer_mutex = OLC_UTIL_MUTEX_INIT;
 
-void olc_win__mutex_lock(void) { AcquireSRWLockExclusive(&writer_mutex); }
-void olc_win__mutex_unlock(void) { ReleaseSRWLockExclusive(&writer_mutex); }
+void olc_win__mutex_lock(void) { olc_util__mutex_lock(&writer_mutex); }
+void olc_win__mutex_unlock(void) { olc_util__mutex_unlock(&writer_mutex); }
 
 wchar_t *olc_win__wide(const char *utf8) {
   int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8, -1, NULL, 0);
@@ -132,7 +133,7 @@ olc_status olc_win__ensure_dir(const char *dir, int create, olc_error *err) {
 }
 
 static olc_status acquire(HANDLE h, const char *path, int64_t timeout_ms, olc_error *err) {
-  int64_t start = olc_persist__now_ms();
+  int64_t start = olc_util__now_ms();
   int64_t delay = 1;
   for (;;) {
     OVERLAPPED ov;
@@ -228,7 +229,7 @@ HANDLE olc_win__open_read(const wchar_t *wpath, DWORD *win) {
     if (*win != ERROR_SHARING_VIOLATION && *win != ERROR_LOCK_VIOLATION &&
         *win != ERROR_ACCESS_DENIED)
       break;
-    Sleep(10 * (DWORD)(tries + 1));
+    olc_util__sleep_ms(10 * (tries + 1));
   }
   return INVALID_HANDLE_VALUE;
 }

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,23 +17,24 @@
 #include <unistd.h>
 
 #include "util/error.h"
+#include "util/platform.h"
 
-static pthread_mutex_t writer_mutex = PTHREAD_MUTEX_INITIALIZER;
+static olc_util_mutex writer_mutex = OLC_UTIL_MUTEX_INIT;
 /* This thread holds writer_mutex (a fork from inside a transform must not
  * wait for it); and whether the fork handlers took it. */
 static _Thread_local int holds_writer_mutex;
 static int fork_took_mutex;
 
 void olc_posix__mutex_lock(void) {
-  pthread_mutex_lock(&writer_mutex);
+  olc_util__mutex_lock(&writer_mutex);
   holds_writer_mutex = 1;
 }
 void olc_posix__mutex_unlock(void) {
   holds_writer_mutex = 0;
-  pthread_mutex_unlock(&writer_mutex);
+  olc_util__mutex_unlock(&writer_mutex);
 }
 int olc_posix__mutex_trylock(void) {
-  if (pthread_mutex_trylock(&writer_mutex) != 0)
+  if (!olc_util__mutex_trylock(&writer_mutex))
     return 0;
   holds_writer_mutex = 1;
   return 1;
@@ -48,12 +48,12 @@ int olc_posix__mutex_trylock(void) {
 void olc_persist__fork_prepare(void) {
   fork_took_mutex = !holds_writer_mutex;
   if (fork_took_mutex)
-    pthread_mutex_lock(&writer_mutex);
+    olc_util__mutex_lock(&writer_mutex);
 }
 
 void olc_persist__fork_done(void) {
   if (fork_took_mutex)
-    pthread_mutex_unlock(&writer_mutex);
+    olc_util__mutex_unlock(&writer_mutex);
   fork_took_mutex = 0;
 }
 
@@ -135,7 +135,7 @@ int olc_posix__setlk(int fd, int wait, int *ofd) {
 
 static olc_status acquire(int lfd, const char *path, int64_t timeout_ms, olc_error *err) {
   int ofd = !olc_persist__hook_disabled(OLC_PERSIST__SAFETY_CLASSIC);
-  int64_t start = olc_persist__now_ms();
+  int64_t start = olc_util__now_ms();
   int64_t delay = 1;
   for (;;) {
     int e = olc_persist__hook_fail(OLC_STEP_LOCK);
@@ -182,7 +182,7 @@ static olc_status open_lock(int *lfd, int dfd, const char *name, const char *pat
 olc_status olc_posix__lock(int *lfd, int dfd, const char *base, const char *path, uint32_t mode,
                            int64_t timeout_ms, olc_error *err) {
   char name[4096];
-  int64_t start = olc_persist__now_ms();
+  int64_t start = olc_util__now_ms();
   olc_status st;
   int tries;
   *lfd = -1;
@@ -193,7 +193,7 @@ olc_status olc_posix__lock(int *lfd, int dfd, const char *base, const char *path
   for (tries = 0; tries < OLC_PERSIST__LOCK_TRIES; tries++) {
     int64_t left = timeout_ms;
     if (timeout_ms >= 0) {
-      left = timeout_ms - (olc_persist__now_ms() - start);
+      left = timeout_ms - (olc_util__now_ms() - start);
       if (left < 0)
         left = 0;
     }
@@ -267,7 +267,7 @@ static uint64_t fnv1a(uint64_t h, const char *s, size_t n) {
   return h;
 }
 
-static pthread_once_t tag_once = PTHREAD_ONCE_INIT;
+static olc_util_once tag_once = OLC_UTIL_ONCE_INIT;
 static char ns_tag[OLC_PERSIST__TAG_LEN + 1];
 
 /* This boot's id and this process's pid namespace: a pid in a temporary's
@@ -291,7 +291,7 @@ static void make_tag(void) {
 }
 
 const char *olc_posix__ns_tag(void) {
-  pthread_once(&tag_once, make_tag);
+  olc_util__once(&tag_once, make_tag);
   return ns_tag;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/platform.h"
 
 static char *join(const char *a, const char *b) {
   size_t n = strlen(a) + strlen(b) + 1;
@@ -87,7 +88,7 @@ static void put_holder(olc_persist_mlock *m) {
   char line[OLC_PERSIST__MLOCK_LINE_MAX];
   int n = snprintf(line, sizeof line, "%s pid=%lld started=%lld acquired=%lld\n",
                    OLC_PERSIST__MLOCK_MAGIC, (long long)olc_persist__pid(),
-                   (long long)olc_persist__process_start_s(), (long long)olc_persist__wall_ms());
+                   (long long)olc_persist__process_start_s(), (long long)olc_util__wall_ms());
   if (n > 0 && (size_t)n < sizeof line)
     olc_persist__mlock_put(m, line, (size_t)n);
 }
@@ -137,26 +138,26 @@ static olc_status try_once(olc_persist_mlock *m, olc_persist_mlock_holder *h, co
 static olc_status wait_for(olc_persist_mlock *m, olc_persist_mlock_outcome *o, const char *path,
                            const olc_persist_mlock_wait *wait, olc_error *err) {
   int64_t timeout = wait != NULL ? wait->timeout_ms : 0;
-  int64_t start = olc_persist__now_ms(), delay = 1;
+  int64_t start = olc_util__now_ms(), delay = 1;
   for (;;) {
     int64_t left;
     olc_status st = try_once(m, &o->holder, path, err);
     if (o->contended)
-      o->waited_ms = olc_persist__now_ms() - start;
+      o->waited_ms = olc_util__now_ms() - start;
     if (st != OLC_E_BUSY)
       return st;
     o->contended = 1;
     if (wait != NULL && wait->cancel != NULL && wait->cancel(wait->cancel_payload))
       return olc_error__set(err, OLC_E_CANCELLED, "measure-lock",
                             "cancelled while waiting for the measurement lock '%s'", path);
-    left = timeout < 0 ? -1 : timeout - (olc_persist__now_ms() - start);
+    left = timeout < 0 ? -1 : timeout - (olc_util__now_ms() - start);
     if (timeout >= 0 && left <= 0)
       return olc_error__set(err, OLC_E_LOCK_TIMEOUT, "measure-lock",
                             "timed out after %lld ms waiting for the measurement lock '%s'",
                             (long long)timeout, path);
     if (left < 0 || left > OLC_PERSIST_MLOCK_POLL_MS)
       left = OLC_PERSIST_MLOCK_POLL_MS;
-    olc_persist__sleep_ms(olc_persist__backoff(&delay, left));
+    olc_util__sleep_ms(olc_persist__backoff(&delay, left));
   }
 }
 

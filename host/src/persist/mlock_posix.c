@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util/error.h"
+#include "util/platform.h"
 
 static atomic_int local_held;
 
@@ -27,21 +27,15 @@ void olc_persist__mlock_local_give(void) { atomic_store(&local_held, 0); }
 
 int64_t olc_persist__pid(void) { return (int64_t)getpid(); }
 
-int64_t olc_persist__wall_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Field 22 of /proc/self/stat (clock ticks after boot) placed on the wall
- * clock through CLOCK_BOOTTIME; 0 where there is no /proc. */
+ * clock through the time since boot; 0 where there is no /proc. */
 int64_t olc_persist__process_start_s(void) {
 #if defined(__linux__)
   char buf[1024];
   const char *p;
   long hz = sysconf(_SC_CLK_TCK);
   unsigned long long ticks;
-  struct timespec real, boot;
+  int64_t boot_ms;
   ssize_t n;
   int field, fd = OLC_FS(open("/proc/self/stat", O_RDONLY | O_CLOEXEC));
   if (fd < 0)
@@ -59,9 +53,10 @@ int64_t olc_persist__process_start_s(void) {
     p = strchr(p + 1, ' ');
   if (p == NULL || sscanf(p + 1, "%llu", &ticks) != 1)
     return 0;
-  if (clock_gettime(CLOCK_REALTIME, &real) != 0 || clock_gettime(CLOCK_BOOTTIME, &boot) != 0)
+  boot_ms = olc_util__since_boot_ms();
+  if (boot_ms < 0)
     return 0;
-  return (int64_t)(real.tv_sec - boot.tv_sec) + (int64_t)(ticks / (unsigned long long)hz);
+  return (olc_util__wall_ms() - boot_ms) / 1000 + (int64_t)(ticks / (unsigned long long)hz);
 #else
   return 0;
 #endif

@@ -34,12 +34,6 @@ static int64_t filetime_ms(const FILETIME *ft) {
   return ((int64_t)t - INT64_C(116444736000000000)) / 10000;
 }
 
-int64_t olc_persist__wall_ms(void) {
-  FILETIME ft;
-  GetSystemTimeAsFileTime(&ft);
-  return filetime_ms(&ft);
-}
-
 int64_t olc_persist__process_start_s(void) {
   FILETIME created, exited, kernel, user;
   if (!GetProcessTimes(GetCurrentProcess(), &created, &exited, &kernel, &user))

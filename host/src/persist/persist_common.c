@@ -11,6 +11,7 @@
 
 #include "util/error.h"
 #include "util/text.h"
+#include "util/platform.h"
 
 #if defined(_WIN32)
 #include <windows.h>
@@ -158,36 +159,14 @@ void olc_persist__random(unsigned char *buf, size_t n) {
 #endif
 }
 
-int64_t olc_persist__now_ms(void) {
-#if defined(_WIN32)
-  return (int64_t)GetTickCount64();
-#else
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-#endif
-}
-
-void olc_persist__sleep_ms(int64_t ms) {
-#if defined(_WIN32)
-  Sleep((DWORD)ms);
-#else
-  struct timespec ts;
-  ts.tv_sec = (time_t)(ms / 1000);
-  ts.tv_nsec = (long)((ms % 1000) * 1000000);
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
-#endif
-}
-
 olc_status olc_persist__lock_busy(int64_t timeout_ms, int64_t start_ms, int64_t *delay_ms,
                                   const char *path, olc_error *err) {
-  int64_t left = timeout_ms < 0 ? -1 : timeout_ms - (olc_persist__now_ms() - start_ms);
+  int64_t left = timeout_ms < 0 ? -1 : timeout_ms - (olc_util__now_ms() - start_ms);
   if (timeout_ms >= 0 && left <= 0)
     return olc_error__set(err, OLC_E_LOCK_TIMEOUT, "lock",
                           "timed out after %lld ms waiting for the lock of '%s'",
                           (long long)timeout_ms, path);
-  olc_persist__sleep_ms(olc_persist__backoff(delay_ms, left));
+  olc_util__sleep_ms(olc_persist__backoff(delay_ms, left));
   return OLC_OK;
 }
 

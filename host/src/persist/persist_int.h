@@ -45,10 +45,6 @@ olc_status olc_persist__repair_begin(olc_persist_options *opt, char **dir, const
                                      const olc_persist_options *options, int has_check,
                                      olc_error *err);
 
-/* Monotonic clock in ms. */
-int64_t olc_persist__now_ms(void);
-void olc_persist__sleep_ms(int64_t ms);
-
 /* 1 when name is exactly "<base>.<decimal pid>.<16 lower hex>.tmp". */
 int olc_persist__is_tmp_name(const char *name, const char *base);
 
@@ -93,9 +89,6 @@ int olc_persist__gen_open_read(olc_persist_gen_src *src, olc_file_id *id, const 
 int olc_persist__gen_read(const olc_persist_gen_src *src, uint64_t *gen);
 void olc_persist__gen_close_read(olc_persist_gen_src *src);
 
-/* Coarse monotonic clock in ms (no system call where the OS allows). */
-int64_t olc_persist__coarse_ms(void);
-
 /* ---- the measurement lock (persist.h; mlock.c, mlock_posix.c, mlock_win32.c) ---- */
 struct olc_persist_mlock {
   intptr_t fd; /* the descriptor, or the HANDLE on Windows; -1: none (a test switch) */
@@ -119,11 +112,9 @@ void olc_persist__mlock_close(olc_persist_mlock *m);
 /* The process-wide flag: 1 when it was free and is now taken. */
 int olc_persist__mlock_local_take(void);
 void olc_persist__mlock_local_give(void);
-/* This process: id, start (s since 1970, 0 unknown), and the wall clock
- * in ms since 1970. */
+/* This process: id and start (s since 1970, 0 unknown). */
 int64_t olc_persist__pid(void);
 int64_t olc_persist__process_start_s(void);
-int64_t olc_persist__wall_ms(void);
 /* The user's runtime directory (malloc'ed) when it is usable for the
  * lock (persist.h: olc_persist__mlock_default_path); NULL otherwise. */
 char *olc_persist__runtime_dir(void);

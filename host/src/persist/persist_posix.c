@@ -17,6 +17,7 @@
 #endif
 
 #include "util/error.h"
+#include "util/platform.h"
 
 /* renameat2's flags (linux/fs.h), for C libraries without them. */
 #define PERSIST_RENAME_NOREPLACE 1u
@@ -586,7 +587,7 @@ static olc_status commit(writer *w, struct stat *new_st, olc_persist_transform_f
     /* Writers merging each other's files again at once would keep
      * displacing each other: a random pause, growing, breaks the tie. */
     olc_persist__random(&r, 1);
-    olc_persist__sleep_ms((int64_t)(r % (1u << (round < 5 ? round + 1 : 6))));
+    olc_util__sleep_ms((int64_t)(r % (1u << (round < 5 ? round + 1 : 6))));
     st = merge_again(w, w->have_orphan, transform, payload, err);
     if (st == OLC_OK)
       st = create_tmp(w, err);

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "util/error.h"
+#include "util/platform.h"
 #include "util/text.h"
 
 typedef struct writer {
@@ -176,7 +177,7 @@ static olc_status replace(writer *w, olc_error *err) {
     e = GetLastError();
     if (e != ERROR_SHARING_VIOLATION && e != ERROR_ACCESS_DENIED && e != ERROR_LOCK_VIOLATION)
       break;
-    Sleep(25 * (DWORD)(tries + 1));
+    olc_util__sleep_ms(25 * (tries + 1));
   }
   return win_fail(err, OLC_STEP_RENAME, e, "cannot replace", w->path);
 }
@@ -283,7 +284,7 @@ static DWORD replace_checked(writer *w, int *again) {
       free(bak);
       return e; /* ERROR_UNABLE_TO_REMOVE_REPLACED and the like: P unchanged */
     }
-    Sleep(25 * (DWORD)(tries + 1));
+    olc_util__sleep_ms(25 * (tries + 1));
   }
   if (tries == 10) {
     free(bak);
@@ -416,7 +417,7 @@ static olc_status commit(writer *w, olc_file_id *nid, olc_persist_transform_fn t
                             "the lock file '%s.lock' keeps being replaced during the write",
                             w->path);
     olc_persist__random(&r, 1);
-    Sleep((DWORD)(r % (1u << (round < 5 ? round + 1 : 6))));
+    olc_util__sleep_ms((int64_t)(r % (1u << (round < 5 ? round + 1 : 6))));
     st = merge_again(w, transform, payload, err);
     if (st == OLC_OK)
       st = create_tmp(w, err);
@@ -568,7 +569,7 @@ olc_status olc_persist__update(olc_file_id *new_id, int *written, const char *pa
   if (w.tmp_created) {
     int tries;
     for (tries = 0; tries < 5 && !OLC_FS(DeleteFileW(w.wtmp)); tries++)
-      Sleep(10); /* a scanner may hold it; GC catches what remains */
+      olc_util__sleep_ms(10); /* a scanner may hold it; GC catches what remains */
   }
   if (w.orphan != NULL)
     keep_orphan(&w, err);

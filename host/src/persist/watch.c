@@ -13,35 +13,12 @@
 
 #include "persist/persist_int.h"
 #include "util/error.h"
-
-#if defined(_WIN32)
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#include <windows.h>
-#else
-#include <time.h>
-#endif
+#include "util/platform.h"
 
 static uint64_t magic_value(void) {
   uint64_t m;
   memcpy(&m, OLC_PERSIST__GEN_MAGIC, sizeof m);
   return m;
-}
-
-int64_t olc_persist__coarse_ms(void) {
-#if defined(_WIN32)
-  return (int64_t)GetTickCount64();
-#else
-  struct timespec ts;
-#if defined(CLOCK_MONOTONIC_COARSE)
-  /* Read from the vDSO page without entering the kernel; its few ms of
-   * resolution are plenty for a 100 ms recheck. */
-  if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) != 0)
-#endif
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-#endif
 }
 
 /* ---- the header ---- */
@@ -154,7 +131,7 @@ int olc_persist__watch_quiet(olc_persist_watch *w) {
   if (g == OLC_PERSIST_GEN_NONE || (g & 1u) != 0 ||
       pack(g, m->epoch) != __atomic_load_n(&w->seen, __ATOMIC_ACQUIRE))
     return 0;
-  return olc_persist__coarse_ms() < __atomic_load_n(&w->recheck_at, __ATOMIC_RELAXED);
+  return olc_util__coarse_ms() < __atomic_load_n(&w->recheck_at, __ATOMIC_RELAXED);
 }
 
 /* Is the opening still the file named P.lock?  Opens it when it is not (or
@@ -183,7 +160,7 @@ static void recheck(olc_persist_watch *w) {
 olc_persist_watch_token olc_persist__watch_begin(olc_persist_watch *w) {
   olc_persist_watch_token t;
   const olc_persist_watch_map *m;
-  int64_t now = olc_persist__coarse_ms();
+  int64_t now = olc_util__coarse_ms();
   t.gen = OLC_PERSIST_GEN_NONE;
   t.epoch = 0;
   if (w->lock_path == NULL)

@@ -6,7 +6,7 @@
 #define OLC_PERSIST_WIN_INT_H
 
 #ifndef _WIN32_WINNT
-#define _WIN32_WINNT 0x0601 /* Windows 7: GetTickCount64, InitOnce, SRW locks */
+#define _WIN32_WINNT 0x0601 /* Windows 7 */
 #endif
 #ifndef WIN32_LEAN_AND_MEAN
 #define WIN32_LEAN_AND_MEAN

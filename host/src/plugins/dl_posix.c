@@ -1,7 +1,7 @@
 /*
  * plugins/dl_posix.c - the loader's platform layer on POSIX: dlopen/dlsym
- * under one process-wide lock, directory scanning, permission checks, the
- * environment and the monotonic clock.
+ * under the loader's lock (dl_lock.c), directory scanning, permission checks
+ * and the environment.
  */
 #include "plugins/plugins_int.h"
 
@@ -9,80 +9,13 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util/error.h"
-
-/*
- * dlerror() state is per thread on glibc but global on some libcs, and
- * loader-internal state (constructors, TLS setup) is not reentrant
- * everywhere: every dl* call and the library registry share this lock.
- */
-static pthread_mutex_t plugins_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t plugins_lifecycle = PTHREAD_MUTEX_INITIALIZER;
-/* Which of the two this thread holds (a fork from inside does not wait for
- * itself), and which the fork handlers took. */
-static _Thread_local int holds_lock, holds_lifecycle;
-static int fork_took_lock, fork_took_lifecycle;
-static unsigned fork_count; /* atomic */
-static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
-
-/* The lifecycle lock is taken before the registry lock (create may log). */
-static void fork_prepare(void) {
-  fork_took_lifecycle = !holds_lifecycle;
-  if (fork_took_lifecycle)
-    (void)pthread_mutex_lock(&plugins_lifecycle);
-  fork_took_lock = !holds_lock;
-  if (fork_took_lock)
-    (void)pthread_mutex_lock(&plugins_lock);
-}
-
-static void fork_parent(void) {
-  if (fork_took_lock)
-    (void)pthread_mutex_unlock(&plugins_lock);
-  if (fork_took_lifecycle)
-    (void)pthread_mutex_unlock(&plugins_lifecycle);
-}
-
-static void fork_child(void) {
-  __atomic_add_fetch(&fork_count, 1u, __ATOMIC_RELEASE);
-  fork_parent();
-}
-
-static void install_fork_handlers(void) {
-  (void)pthread_atfork(fork_prepare, fork_parent, fork_child);
-}
-
-unsigned olc_plugins__forks(void) {
-  (void)pthread_once(&fork_once, install_fork_handlers);
-  return __atomic_load_n(&fork_count, __ATOMIC_ACQUIRE);
-}
-
-void olc_plugins__lock(void) {
-  (void)pthread_mutex_lock(&plugins_lock);
-  holds_lock = 1;
-}
-
-void olc_plugins__unlock(void) {
-  holds_lock = 0;
-  (void)pthread_mutex_unlock(&plugins_lock);
-}
-
-void olc_plugins__lifecycle_lock(void) {
-  (void)pthread_mutex_lock(&plugins_lifecycle);
-  holds_lifecycle = 1;
-}
-
-void olc_plugins__lifecycle_unlock(void) {
-  holds_lifecycle = 0;
-  (void)pthread_mutex_unlock(&plugins_lifecycle);
-}
 
 static void copy_dlerror(char *msg, size_t size, const char *fallback) {
   const char *e = dlerror();
@@ -292,10 +225,3 @@ const char *olc_plugins__env_path(void) {
 }
 
 char olc_plugins__path_separator(void) { return ':'; }
-
-uint64_t olc_plugins__now_ns(void) {
-  struct timespec ts;
-  if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-    return 0;
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}

@@ -17,18 +17,6 @@
 
 #include "util/error.h"
 
-static SRWLOCK plugins_lock = SRWLOCK_INIT;
-
-void olc_plugins__lock(void) { AcquireSRWLockExclusive(&plugins_lock); }
-
-void olc_plugins__unlock(void) { ReleaseSRWLockExclusive(&plugins_lock); }
-
-static SRWLOCK plugins_lifecycle = SRWLOCK_INIT;
-
-void olc_plugins__lifecycle_lock(void) { AcquireSRWLockExclusive(&plugins_lifecycle); }
-
-void olc_plugins__lifecycle_unlock(void) { ReleaseSRWLockExclusive(&plugins_lifecycle); }
-
 static wchar_t *to_wide(const char *s) {
   int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
   wchar_t *w;
@@ -217,8 +205,6 @@ olc_status olc_plugins__list_dir(char ***names, size_t *count, const char *dir, 
   return olc_plugins__names_finish(&list, st, names, count);
 }
 
-unsigned olc_plugins__forks(void) { return 0; } /* no fork() on Windows */
-
 int olc_plugins__insecure(const char *path, char *msg, size_t size) {
   (void)path;
   (void)msg;
@@ -253,14 +239,3 @@ const char *olc_plugins__env_path(void) {
 }
 
 char olc_plugins__path_separator(void) { return ';'; }
-
-uint64_t olc_plugins__now_ns(void) {
-  static LARGE_INTEGER freq;
-  LARGE_INTEGER now;
-  if (freq.QuadPart == 0)
-    QueryPerformanceFrequency(&freq);
-  QueryPerformanceCounter(&now);
-  /* Split to avoid overflowing 64 bits for long uptimes. */
-  return (uint64_t)(now.QuadPart / freq.QuadPart) * 1000000000u +
-         (uint64_t)((now.QuadPart % freq.QuadPart) * 1000000000 / freq.QuadPart);
-}

@@ -259,7 +259,4 @@ size_t olc_plugins__log_total(const olc_plugin_set *set);
  * replayed by the host). */
 void olc_plugins__log(olc_loaded_plugin *p, int32_t level, const char *text);
 
-/* Monotonic clock in nanoseconds (the host's clock, also given to plugins). */
-uint64_t olc_plugins__now_ns(void);
-
 #endif

@@ -15,6 +15,7 @@
 
 #include "plugins/plugins_int.h"
 #include "util/error.h"
+#include "util/platform.h"
 #include "util/text.h"
 
 #if defined(_MSC_VER)
@@ -122,7 +123,7 @@ static void svc_set_error(void *ctx, int32_t code, const char *message) {
 
 static uint64_t svc_now_ns(void *ctx) {
   (void)ctx;
-  return olc_plugins__now_ns();
+  return olc_util__now_ns();
 }
 
 static int32_t to_plugin_status(olc_status st) {

@@ -420,13 +420,13 @@ olc_status olc_store_repair_ext(olc_store *store, unsigned flags, char *moved_to
   olc_store__persist_options(&po, store);
   po.probe = x.force ? NULL : repair_probe; /* forced: a regular file is enough */
   po.probe_payload = &x;
-  olc_mutex__lock(&store->write);
+  olc_util__mutex_lock(&store->write);
   olc_store__fork_writing(store);
   st = olc_store__check_write(store, "repair", err);
   if (st == OLC_OK)
     st = olc_persist__repair(moved_to, moved_to_size, store->path, &po, repair_check, &x, err);
   olc_store__fork_writing(NULL);
-  olc_mutex__unlock(&store->write);
+  olc_util__mutex_unlock(&store->write);
   if (st == OLC_OK)
     (void)olc_store_reload(store, NULL); /* no file now: an empty store */
   return st;

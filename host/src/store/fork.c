@@ -18,8 +18,8 @@
 
 #include <stdlib.h>
 
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;
+static olc_util_mutex registry_lock = OLC_UTIL_MUTEX_INIT;
+static olc_util_once handlers_once = OLC_UTIL_ONCE_INIT;
 static olc_store **open_stores;
 static size_t open_count, open_cap;
 /* The handle whose write mutex this thread holds, if any. */
@@ -28,7 +28,7 @@ static const olc_store *fork_skip; /* the forking thread's, during a fork */
 
 void olc_store__fork_writing(const olc_store *store) { writing = store; }
 
-static void each(void (*fn)(olc_mutex *), size_t which) {
+static void each(void (*fn)(olc_util_mutex *), size_t which) {
   size_t i;
   for (i = 0; i < open_count; i++) {
     olc_store *s = open_stores[i];
@@ -44,31 +44,31 @@ static void each(void (*fn)(olc_mutex *), size_t which) {
 }
 
 static void prepare(void) {
-  pthread_mutex_lock(&registry_lock);
+  olc_util__mutex_lock(&registry_lock);
   fork_skip = writing;
-  each(olc_mutex__lock, 0);
-  each(olc_mutex__lock, 1);
-  each(olc_mutex__lock, 2);
-  each(olc_mutex__lock, 3); /* under state: the snapshot cannot change */
+  each(olc_util__mutex_lock, 0);
+  each(olc_util__mutex_lock, 1);
+  each(olc_util__mutex_lock, 2);
+  each(olc_util__mutex_lock, 3); /* under state: the snapshot cannot change */
   olc_persist__fork_prepare();
 }
 
 static void done(void) {
   olc_persist__fork_done();
-  each(olc_mutex__unlock, 3);
-  each(olc_mutex__unlock, 2);
-  each(olc_mutex__unlock, 1);
-  each(olc_mutex__unlock, 0);
+  each(olc_util__mutex_unlock, 3);
+  each(olc_util__mutex_unlock, 2);
+  each(olc_util__mutex_unlock, 1);
+  each(olc_util__mutex_unlock, 0);
   fork_skip = NULL;
-  pthread_mutex_unlock(&registry_lock);
+  olc_util__mutex_unlock(&registry_lock);
 }
 
-static void install(void) { (void)pthread_atfork(prepare, done, done); }
+static void install(void) { (void)olc_util__atfork(prepare, done, done); }
 
 olc_status olc_store__fork_register(olc_store *store) {
   olc_status st = OLC_OK;
-  pthread_once(&handlers_once, install);
-  pthread_mutex_lock(&registry_lock);
+  olc_util__once(&handlers_once, install);
+  olc_util__mutex_lock(&registry_lock);
   if (open_count == open_cap) {
     size_t cap = open_cap != 0 ? open_cap * 2 : 8;
     olc_store **n = realloc(open_stores, cap * sizeof *n);
@@ -81,13 +81,13 @@ olc_status olc_store__fork_register(olc_store *store) {
   }
   if (st == OLC_OK)
     open_stores[open_count++] = store;
-  pthread_mutex_unlock(&registry_lock);
+  olc_util__mutex_unlock(&registry_lock);
   return st;
 }
 
 void olc_store__fork_unregister(olc_store *store) {
   size_t i;
-  pthread_mutex_lock(&registry_lock);
+  olc_util__mutex_lock(&registry_lock);
   for (i = 0; i < open_count; i++)
     if (open_stores[i] == store) {
       open_stores[i] = open_stores[--open_count];
@@ -98,7 +98,7 @@ void olc_store__fork_unregister(olc_store *store) {
     open_stores = NULL;
     open_cap = 0;
   }
-  pthread_mutex_unlock(&registry_lock);
+  olc_util__mutex_unlock(&registry_lock);
 }
 
 #else

@@ -241,14 +241,14 @@ static olc_cand_index *index_get(olc_snapshot *snap, int kind) {
   olc_cand_index *ix;
   if (olc_flag__get(&snap->cand_ready[kind]))
     return snap->cand[kind];
-  olc_mutex__lock(&snap->cand_lock);
+  olc_util__mutex_lock(&snap->cand_lock);
   if (!olc_flag__get(&snap->cand_ready[kind])) {
     snap->cand[kind] = index_build(&snap->set, kind);
     if (snap->cand[kind] != NULL)
       olc_flag__set(&snap->cand_ready[kind]);
   }
   ix = snap->cand[kind];
-  olc_mutex__unlock(&snap->cand_lock);
+  olc_util__mutex_unlock(&snap->cand_lock);
   return ix;
 }
 

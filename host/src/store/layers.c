@@ -121,9 +121,9 @@ static void layer_load(olc_store *s, olc_layer_file *f, const olc_file_id *now, 
   f->snap = snap;
   s->layers.gen++;
   /* Lock order: layers.lock, then state. */
-  olc_mutex__lock(&s->state);
+  olc_util__mutex_lock(&s->state);
   s->layers_gen_pub = s->layers.gen;
-  olc_mutex__unlock(&s->state);
+  olc_util__mutex_unlock(&s->state);
 }
 
 static olc_status layer_add(olc_store *s, const char *path) {
@@ -245,7 +245,7 @@ olc_status olc_store__layers_open(olc_store *s, const olc_store_options *o, olc_
   layer_notes n = {NULL, 0, 0};
   olc_status st = OLC_OK;
   size_t i;
-  olc_mutex__init(&s->layers.lock);
+  olc_util__mutex_init(&s->layers.lock);
   s->layers.live = 1;
   if (!s->persist)
     return OLC_OK; /* persistence off: no disk reads, no layers */
@@ -272,7 +272,7 @@ void olc_store__layers_refresh(olc_store *s, int force) {
   size_t i;
   if (s->layers.count == 0 || (!force && !s->check_for_changes))
     return;
-  olc_mutex__lock(&s->layers.lock);
+  olc_util__mutex_lock(&s->layers.lock);
   for (i = 0; i < s->layers.count; i++) {
     olc_layer_file *f = &s->layers.files[i];
     olc_file_id now;
@@ -281,7 +281,7 @@ void olc_store__layers_refresh(olc_store *s, int force) {
     if (!olc_file_id__equal(&now, &f->seen))
       layer_load(s, f, &now, &n);
   }
-  olc_mutex__unlock(&s->layers.lock);
+  olc_util__mutex_unlock(&s->layers.lock);
   notes_emit(s, &n);
 }
 
@@ -294,7 +294,7 @@ void olc_store__layers_free(olc_store *s) {
   free(s->layers.files);
   olc_snapshot__unref(s->view);
   if (s->layers.live)
-    olc_mutex__destroy(&s->layers.lock);
+    olc_util__mutex_destroy(&s->layers.lock);
 }
 
 /* Merges the sorted parts into one sorted array of record copies (each a
@@ -340,7 +340,7 @@ static olc_snapshot **view_parts(olc_store *s, size_t *nparts, size_t *total, ui
   size_t i, n = 1;
   if (parts == NULL)
     return NULL;
-  olc_mutex__lock(&s->layers.lock);
+  olc_util__mutex_lock(&s->layers.lock);
   *lgen = s->layers.gen;
   for (i = 0; i < s->layers.count; i++) {
     olc_snapshot *ls = s->layers.files[i].snap;
@@ -349,12 +349,12 @@ static olc_snapshot **view_parts(olc_store *s, size_t *nparts, size_t *total, ui
     olc_snapshot__ref(ls);
     parts[n++] = ls;
   }
-  olc_mutex__unlock(&s->layers.lock);
-  olc_mutex__lock(&s->state);
+  olc_util__mutex_unlock(&s->layers.lock);
+  olc_util__mutex_lock(&s->state);
   *gen = s->gen;
   parts[0] = s->snap;
   olc_snapshot__ref(parts[0]);
-  olc_mutex__unlock(&s->state);
+  olc_util__mutex_unlock(&s->state);
   *total = 0;
   for (i = 0; i < n; i++)
     *total += parts[i]->set.count;
@@ -375,14 +375,14 @@ olc_snapshot *olc_store__acquire_view(olc_store *s) {
   uint64_t gen, lgen;
   if (s->layers.count == 0)
     return olc_store__acquire(s);
-  olc_mutex__lock(&s->state);
+  olc_util__mutex_lock(&s->state);
   view = s->view;
   if (view != NULL && s->view_gen == s->gen && s->view_lgen == s->layers_gen_pub) {
     olc_snapshot__ref(view);
-    olc_mutex__unlock(&s->state);
+    olc_util__mutex_unlock(&s->state);
     return view;
   }
-  olc_mutex__unlock(&s->state);
+  olc_util__mutex_unlock(&s->state);
   parts = view_parts(s, &nparts, &total, &gen, &lgen);
   if (parts == NULL)
     return olc_store__acquire(s); /* out of memory: the store's own records */
@@ -396,17 +396,17 @@ olc_snapshot *olc_store__acquire_view(olc_store *s) {
       return olc_store__acquire(s);
     }
   }
-  olc_mutex__lock(&s->state);
+  olc_util__mutex_lock(&s->state);
   if (s->gen == gen) {
     olc_snapshot *old = s->view;
     olc_snapshot__ref(view);
     s->view = view;
     s->view_gen = gen;
     s->view_lgen = lgen;
-    olc_mutex__unlock(&s->state);
+    olc_util__mutex_unlock(&s->state);
     olc_snapshot__unref(old);
     return view;
   }
-  olc_mutex__unlock(&s->state);
+  olc_util__mutex_unlock(&s->state);
   return view;
 }

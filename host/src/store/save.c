@@ -452,7 +452,7 @@ static olc_status commit_overlay(olc_store *store, store_ops *ops, olc_error *er
   olc_snapshot *cur, *next;
   olc_status st = OLC_OK;
   size_t i;
-  olc_mutex__lock(&store->reload);
+  olc_util__mutex_lock(&store->reload);
   cur = olc_store__acquire(store);
   for (i = 0; i < cur->set.count && st == OLC_OK; i++)
     st = olc_recset__append_copy(&merged, &cur->set.recs[i]);
@@ -464,7 +464,7 @@ static olc_status commit_overlay(olc_store *store, store_ops *ops, olc_error *er
   olc_snapshot__unref(cur);
   if (next != NULL)
     olc_store__publish(store, next);
-  olc_mutex__unlock(&store->reload);
+  olc_util__mutex_unlock(&store->reload);
   if (next == NULL) {
     olc_recset__free(&merged);
     return olc_error__set(err, OLC_E_NOMEM, "merge", "out of memory keeping a save in memory");
@@ -489,11 +489,11 @@ static olc_status commit_any(olc_store *store, store_ops *ops, const char *what,
 
 static olc_status commit(olc_store *store, store_ops *ops, const char *what, olc_error *err) {
   olc_status st;
-  olc_mutex__lock(&store->write);
+  olc_util__mutex_lock(&store->write);
   olc_store__fork_writing(store); /* a fork from a predicate must not wait for it */
   st = commit_any(store, ops, what, err);
   olc_store__fork_writing(NULL);
-  olc_mutex__unlock(&store->write);
+  olc_util__mutex_unlock(&store->write);
   return st;
 }
 

@@ -5,20 +5,12 @@
 #include "store/store_int.h"
 
 #if defined(_WIN32)
-void olc_mutex__init(olc_mutex *m) { InitializeSRWLock(m); }
-void olc_mutex__destroy(olc_mutex *m) { (void)m; }
-void olc_mutex__lock(olc_mutex *m) { AcquireSRWLockExclusive(m); }
-void olc_mutex__unlock(olc_mutex *m) { ReleaseSRWLockExclusive(m); }
 int olc_flag__get(olc_flag *f) { return InterlockedCompareExchange(f, 0, 0) != 0; }
 void olc_flag__set(olc_flag *f) { InterlockedExchange(f, 1); }
 static void refs_init(olc_refcount *r) { *r = 1; }
 static void refs_inc(olc_refcount *r) { InterlockedIncrement(r); }
 static int refs_dec_is_last(olc_refcount *r) { return InterlockedDecrement(r) == 0; }
 #else
-void olc_mutex__init(olc_mutex *m) { pthread_mutex_init(m, NULL); }
-void olc_mutex__destroy(olc_mutex *m) { pthread_mutex_destroy(m); }
-void olc_mutex__lock(olc_mutex *m) { pthread_mutex_lock(m); }
-void olc_mutex__unlock(olc_mutex *m) { pthread_mutex_unlock(m); }
 int olc_flag__get(olc_flag *f) { return atomic_load_explicit(f, memory_order_acquire) != 0; }
 void olc_flag__set(olc_flag *f) { atomic_store_explicit(f, 1, memory_order_release); }
 static void refs_init(olc_refcount *r) { atomic_init(r, 1); }
@@ -40,7 +32,7 @@ olc_snapshot *olc_snapshot__new(olc_recset *set, const olc_file_id *id) {
     return NULL;
   }
   refs_init(&snap->refs);
-  olc_mutex__init(&snap->cand_lock);
+  olc_util__mutex_init(&snap->cand_lock);
   snap->set = *set;
   olc_recset__init(set);
   if (id != NULL)
@@ -60,7 +52,7 @@ void olc_snapshot__unref(olc_snapshot *snap) {
   olc_keep__free(snap->keep);
   olc_cand__free(snap->cand[OLC_CAND_KEY_INDEX]);
   olc_cand__free(snap->cand[OLC_CAND_WORKLOAD_INDEX]);
-  olc_mutex__destroy(&snap->cand_lock);
+  olc_util__mutex_destroy(&snap->cand_lock);
   if (snap->parts != NULL) {
     size_t i;
     for (i = 0; i < snap->part_count; i++)

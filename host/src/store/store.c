@@ -15,10 +15,10 @@
 
 olc_snapshot *olc_store__acquire(olc_store *store) {
   olc_snapshot *snap;
-  olc_mutex__lock(&store->state);
+  olc_util__mutex_lock(&store->state);
   snap = store->snap;
   olc_snapshot__ref(snap);
-  olc_mutex__unlock(&store->state);
+  olc_util__mutex_unlock(&store->state);
   return snap;
 }
 
@@ -26,7 +26,7 @@ void olc_store__publish(olc_store *store, olc_snapshot *snap) {
   olc_snapshot *old;
   /* Out of memory leaves the records without a source, nothing worse. */
   (void)olc_store__stamp(snap, store->path, 0, store->read_only ? &store->overlay : NULL);
-  olc_mutex__lock(&store->state);
+  olc_util__mutex_lock(&store->state);
   old = store->snap;
   store->snap = snap;
   store->gen++;
@@ -34,7 +34,7 @@ void olc_store__publish(olc_store *store, olc_snapshot *snap) {
   /* A write parsed the file under the lock: that counts as a good load. */
   store->load_status = OLC_OK;
   olc_error_clear(&store->load_err);
-  olc_mutex__unlock(&store->state);
+  olc_util__mutex_unlock(&store->state);
   olc_snapshot__unref(old);
 }
 
@@ -61,7 +61,7 @@ void olc_store__prefix_path(olc_error *e, const char *path) {
 
 static olc_status load_failed(olc_store *store, olc_status st, const olc_error *e,
                               const olc_file_id *seen, olc_error *err) {
-  olc_mutex__lock(&store->state);
+  olc_util__mutex_lock(&store->state);
   store->load_status = st;
   if (e != NULL)
     store->load_err = *e;
@@ -72,7 +72,7 @@ static olc_status load_failed(olc_store *store, olc_status st, const olc_error *
     store->seen_id = *seen;
   if (err != NULL)
     *err = store->load_err;
-  olc_mutex__unlock(&store->state);
+  olc_util__mutex_unlock(&store->state);
   return st;
 }
 
@@ -109,7 +109,7 @@ static olc_status read_records(olc_store *store, olc_recset *set, olc_file_id *i
  * either way the load counts as good. */
 static void swap_in(olc_store *store, olc_snapshot *snap, uint64_t gen0, const olc_file_id *id) {
   olc_snapshot *old;
-  olc_mutex__lock(&store->state);
+  olc_util__mutex_lock(&store->state);
   if (store->gen == gen0) {
     old = store->snap;
     store->snap = snap;
@@ -120,7 +120,7 @@ static void swap_in(olc_store *store, olc_snapshot *snap, uint64_t gen0, const o
   }
   store->load_status = OLC_OK;
   olc_error_clear(&store->load_err);
-  olc_mutex__unlock(&store->state);
+  olc_util__mutex_unlock(&store->state);
   olc_snapshot__unref(old);
 }
 
@@ -137,9 +137,9 @@ static olc_status reload_locked(olc_store *store, olc_error *err) {
 
   olc_error_clear(&e);
   memset(&id, 0, sizeof id);
-  olc_mutex__lock(&store->state);
+  olc_util__mutex_lock(&store->state);
   gen0 = store->gen;
-  olc_mutex__unlock(&store->state);
+  olc_util__mutex_unlock(&store->state);
 
   st = read_records(store, &set, &id, &e);
   if (st != OLC_OK) {
@@ -165,9 +165,9 @@ static olc_status reload_locked(olc_store *store, olc_error *err) {
  * identity is id. */
 static int seen_is(olc_store *store, const olc_file_id *id) {
   int same;
-  olc_mutex__lock(&store->state);
+  olc_util__mutex_lock(&store->state);
   same = olc_file_id__equal(id, &store->seen_id);
-  olc_mutex__unlock(&store->state);
+  olc_util__mutex_unlock(&store->state);
   return same;
 }
 
@@ -192,11 +192,11 @@ static void refresh_own(olc_store *store) {
   if (olc_persist__stat(&now, store->path, NULL) != OLC_OK)
     return; /* cannot tell: keep the snapshot, look again next time */
   if (!seen_is(store, &now)) {
-    olc_mutex__lock(&store->reload);
+    olc_util__mutex_lock(&store->reload);
     /* Another thread may have reloaded while this one waited. */
     if (!seen_is(store, &now))
       (void)reload_locked(store, NULL);
-    olc_mutex__unlock(&store->reload);
+    olc_util__mutex_unlock(&store->reload);
     /* A read that failed before it knew the file is retried next time; a
      * reload that met an even newer file settles at the next look. */
     if (!seen_is(store, &now))
@@ -217,9 +217,9 @@ olc_status olc_store_reload(olc_store *store, olc_error *err) {
     return olc_error__set(err, OLC_E_INVALID, "reload", "store handle is NULL");
   if (!store->persist)
     return OLC_OK; /* nothing on disk to read; the memory store stays */
-  olc_mutex__lock(&store->reload);
+  olc_util__mutex_lock(&store->reload);
   st = reload_locked(store, err);
-  olc_mutex__unlock(&store->reload);
+  olc_util__mutex_unlock(&store->reload);
   olc_store__layers_refresh(store, 1);
   return st;
 }
@@ -228,19 +228,19 @@ olc_status olc_store_load_status(olc_store *store, olc_error *err) {
   olc_status st;
   if (store == NULL)
     return olc_error__set(err, OLC_E_INVALID, "load", "store handle is NULL");
-  olc_mutex__lock(&store->state);
+  olc_util__mutex_lock(&store->state);
   st = store->load_status;
   if (st != OLC_OK && err != NULL)
     *err = store->load_err;
-  olc_mutex__unlock(&store->state);
+  olc_util__mutex_unlock(&store->state);
   return st;
 }
 
 uint64_t olc_store__failed_loads(olc_store *store) {
   uint64_t n;
-  olc_mutex__lock(&store->state);
+  olc_util__mutex_lock(&store->state);
   n = store->failed_loads;
-  olc_mutex__unlock(&store->state);
+  olc_util__mutex_unlock(&store->state);
   return n;
 }
 
@@ -278,9 +278,9 @@ static olc_status resolve_path(olc_store *s, const olc_store_options *o, olc_err
 static void init_handle(olc_store *s, const olc_store_options *options) {
   static const olc_format_limits limits = OLC_FORMAT_LIMITS_DEFAULT;
   olc_diag__init(&s->diag, options->diag, options->diag_payload);
-  olc_mutex__init(&s->state);
-  olc_mutex__init(&s->write);
-  olc_mutex__init(&s->reload);
+  olc_util__mutex_init(&s->state);
+  olc_util__mutex_init(&s->write);
+  olc_util__mutex_init(&s->reload);
   s->persist = options->persistence_enabled != 0;
   s->check_for_changes = options->check_for_changes != 0;
   s->read_only = s->persist && options->read_only != 0;
@@ -367,9 +367,9 @@ void olc_store_free(olc_store *store) {
   olc_buf__free(&store->spare);
   olc_persist__watch_close(&store->watch);
   free(store->path);
-  olc_mutex__destroy(&store->state);
-  olc_mutex__destroy(&store->write);
-  olc_mutex__destroy(&store->reload);
+  olc_util__mutex_destroy(&store->state);
+  olc_util__mutex_destroy(&store->write);
+  olc_util__mutex_destroy(&store->reload);
   olc_diag__destroy(&store->diag);
   free(store);
 }

@@ -18,27 +18,21 @@
 #include "record/record.h"
 #include "store/version.h"
 #include "util/diag.h"
+#include "util/platform.h"
 
 #if defined(_WIN32)
 #ifndef WIN32_LEAN_AND_MEAN
 #define WIN32_LEAN_AND_MEAN
 #endif
 #include <windows.h>
-typedef SRWLOCK olc_mutex;
 typedef volatile LONG olc_refcount;
 typedef volatile LONG olc_flag;
 #else
-#include <pthread.h>
 #include <stdatomic.h>
-typedef pthread_mutex_t olc_mutex;
 typedef atomic_size_t olc_refcount;
 typedef atomic_int olc_flag;
 #endif
 
-void olc_mutex__init(olc_mutex *m);
-void olc_mutex__destroy(olc_mutex *m);
-void olc_mutex__lock(olc_mutex *m);
-void olc_mutex__unlock(olc_mutex *m);
 /* A flag set once (acquire/release). */
 int olc_flag__get(olc_flag *f);
 void olc_flag__set(olc_flag *f);
@@ -87,7 +81,7 @@ typedef struct olc_snapshot {
    * strings then live in keep's shares, set.arena is empty. */
   olc_save_keep *keep;
   /* Each built by the first lookup that needs it (index.c). */
-  olc_mutex cand_lock;
+  olc_util_mutex cand_lock;
   olc_flag cand_ready[OLC_CAND_INDEXES];
   olc_cand_index *cand[OLC_CAND_INDEXES];
   /* A view (layers.c): the snapshots its records point into, referenced;
@@ -104,7 +98,7 @@ typedef struct olc_layer_file {
 } olc_layer_file;
 
 typedef struct olc_layers {
-  olc_mutex lock; /* guards files[].snap, files[].seen and gen */
+  olc_util_mutex lock; /* guards files[].snap, files[].seen and gen */
   olc_layer_file *files;
   size_t count;
   uint64_t gen; /* incremented whenever a layer's snapshot changes */
@@ -163,9 +157,9 @@ void olc_snapshot__bucket(const olc_snapshot *snap, const char *backend, const c
 const olc_record *olc_snapshot__at(const olc_snapshot *snap, size_t bucket_pos);
 
 struct olc_store {
-  olc_mutex state;  /* guards snap, gen, seen_id and the load status */
-  olc_mutex write;  /* serializes this handle's writers */
-  olc_mutex reload; /* one reload at a time */
+  olc_util_mutex state;  /* guards snap, gen, seen_id and the load status */
+  olc_util_mutex write;  /* serializes this handle's writers */
+  olc_util_mutex reload; /* one reload at a time */
   olc_snapshot *snap;
   uint64_t gen; /* incremented at every swap */
   /* Identity of the file last looked at, whether it loaded or not, so a

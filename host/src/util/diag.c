@@ -8,18 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(_WIN32)
-static void lock_init(olc_diag_lock *l) { InitializeSRWLock(l); }
-static void lock_destroy(olc_diag_lock *l) { (void)l; }
-static void lock_take(olc_diag_lock *l) { AcquireSRWLockExclusive(l); }
-static void lock_give(olc_diag_lock *l) { ReleaseSRWLockExclusive(l); }
-#else
-static void lock_init(olc_diag_lock *l) { (void)pthread_mutex_init(l, NULL); }
-static void lock_destroy(olc_diag_lock *l) { (void)pthread_mutex_destroy(l); }
-static void lock_take(olc_diag_lock *l) { (void)pthread_mutex_lock(l); }
-static void lock_give(olc_diag_lock *l) { (void)pthread_mutex_unlock(l); }
-#endif
-
 const char *olc_diag_level_str(olc_diag_level level) {
   switch (level) {
   case OLC_DIAG_WARNING:
@@ -32,7 +20,7 @@ void olc_diag__init(olc_diag_sink *sink, olc_diag_fn fn, void *payload) {
   memset(sink, 0, sizeof *sink);
   sink->fn = fn;
   sink->payload = payload;
-  lock_init(&sink->lock);
+  olc_util__mutex_init(&sink->lock);
   sink->live = 1;
 }
 
@@ -41,7 +29,7 @@ void olc_diag__destroy(olc_diag_sink *sink) {
     return;
   free(sink->ring);
   if (sink->live)
-    lock_destroy(&sink->lock);
+    olc_util__mutex_destroy(&sink->lock);
   memset(sink, 0, sizeof *sink);
 }
 
@@ -81,7 +69,7 @@ void olc_diag__one_line(char *dst, size_t size, const char *src) {
 
 /* Keeps d, dropping the oldest when the ring is full. */
 static void keep(olc_diag_sink *sink, const olc_diagnostic *d) {
-  lock_take(&sink->lock);
+  olc_util__mutex_lock(&sink->lock);
   if (sink->ring == NULL)
     sink->ring = malloc(OLC_DIAG_KEEP * sizeof *sink->ring);
   if (sink->ring == NULL) {
@@ -95,7 +83,7 @@ static void keep(olc_diag_sink *sink, const olc_diagnostic *d) {
     sink->ring[(sink->first + sink->count) % OLC_DIAG_KEEP] = *d;
     sink->count++;
   }
-  lock_give(&sink->lock);
+  olc_util__mutex_unlock(&sink->lock);
 }
 
 void olc_diag__emit(olc_diag_sink *sink, olc_diag_level level, const char *where, const char *fmt,
@@ -121,14 +109,14 @@ olc_status olc_diag__take(olc_diagnostic *out, olc_diag_sink *sink) {
   olc_status st = OLC_E_NOT_FOUND;
   if (sink == NULL || !sink->live)
     return st;
-  lock_take(&sink->lock);
+  olc_util__mutex_lock(&sink->lock);
   if (sink->count > 0) {
     *out = sink->ring[sink->first];
     sink->first = (sink->first + 1) % OLC_DIAG_KEEP;
     sink->count--;
     st = OLC_OK;
   }
-  lock_give(&sink->lock);
+  olc_util__mutex_unlock(&sink->lock);
   return st;
 }
 
@@ -136,8 +124,8 @@ uint64_t olc_diag__dropped(olc_diag_sink *sink) {
   uint64_t n;
   if (sink == NULL || !sink->live)
     return 0;
-  lock_take(&sink->lock);
+  olc_util__mutex_lock(&sink->lock);
   n = sink->dropped;
-  lock_give(&sink->lock);
+  olc_util__mutex_unlock(&sink->lock);
   return n;
 }

@@ -16,22 +16,12 @@
 #include "olc/diag.h"
 #include "olc/error.h"
 #include "util/error.h"
-
-#if defined(_WIN32)
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#include <windows.h>
-typedef SRWLOCK olc_diag_lock;
-#else
-#include <pthread.h>
-typedef pthread_mutex_t olc_diag_lock;
-#endif
+#include "util/platform.h"
 
 typedef struct olc_diag_sink {
   olc_diag_fn fn; /* NULL: keep */
   void *payload;
-  olc_diag_lock lock;
+  olc_util_mutex lock;
   olc_diagnostic *ring; /* OLC_DIAG_KEEP slots, NULL until the first kept */
   size_t first;         /* oldest kept */
   size_t count;         /* kept */
