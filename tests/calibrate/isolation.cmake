@@ -1,6 +1,6 @@
 # Crash isolation of the calibrate loop (host/src/calibrate/isolate.h,
 # host/worker/): the wire protocol (unit), and measure sessions against
-# tests/isolation/mock_crash.c, whose run() segfaults, aborts, hangs, spins
+# tests/calibrate/mock_crash.c, whose run() segfaults, aborts, hangs, spins
 # or exits for chosen candidates (integration).  POSIX only: Windows
 # measures in-process.
 olc_add_test(NAME test_isolation_wire
@@ -8,7 +8,7 @@ olc_add_test(NAME test_isolation_wire
   LABELS unit HOOKS TIMEOUT 30)
 
 if(NOT WIN32 AND TARGET olc_worker)
-  set(OLC_CRASH_PLUGIN_ROOT ${PROJECT_BINARY_DIR}/tests/isolation)
+  set(OLC_CRASH_PLUGIN_ROOT ${PROJECT_BINARY_DIR}/tests/calibrate/crash_plugins)
   add_custom_target(olc_crash_plugins)
   # olc_crash_plugin(<scenario> [DEFINITIONS...]): mock_crash.so in its own
   # directory ${OLC_CRASH_PLUGIN_ROOT}/<scenario>.

@@ -1,5 +1,5 @@
 /*
- * tests/isolation/mock_crash.c - a plugin whose run() misbehaves for chosen
+ * tests/calibrate/mock_crash.c - a plugin whose run() misbehaves for chosen
  * candidates, for the crash-isolation tests.
  *
  * Like mock_det (tests/plugins): a policy is "spin_us=N" and run() busy-
@@ -21,7 +21,7 @@
  *   prepare = A the workload's prepare() does A (segv, abort, hang, exit or
  *               fail: "prepare failed on purpose") before any run
  *
- * Built once per MOCK_CRASH_DEFAULT variant (tests/isolation/isolation.cmake):
+ * Built once per MOCK_CRASH_DEFAULT variant (tests/calibrate/isolation.cmake):
  * the define sets the default misbehaviour "segv=101" etc. so that a
  * variant misbehaves without any config.
  */

@@ -1,5 +1,5 @@
 /*
- * tests/isolation/test_isolation.c - measure sessions (calibrate/isolate.h)
+ * tests/calibrate/test_isolation.c - measure sessions (calibrate/isolate.h)
  * against the crash mock (mock_crash.c): candidates whose run() segfaults,
  * aborts, hangs, spins forever, exits or fails are rejected with that
  * reason, a new worker takes the next candidate, the well-behaved ones are

@@ -1,5 +1,5 @@
 /*
- * tests/isolation/test_isolation_loop.c - crash isolation through the
+ * tests/calibrate/test_isolation_loop.c - crash isolation through the
  * public loop (olc_host_calibrate): with candidates that segfault, abort,
  * hang and exit inside run(), each is rejected with its reason, the loop
  * goes on, the winner is saved and selected, and the store holds exactly

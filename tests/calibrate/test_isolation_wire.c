@@ -1,5 +1,5 @@
 /*
- * tests/isolation/test_isolation_wire.c - the frames between the host and
+ * tests/calibrate/test_isolation_wire.c - the frames between the host and
  * olc-worker (host/src/calibrate/wire.h): round trips, and readers that
  * refuse truncated or malformed payloads instead of reading past them.
  */

@@ -1,5 +1,5 @@
 /*
- * tests/numcheck/test_numcheck.c - the numerical check (check.h) against
+ * tests/calibrate/test_numcheck.c - the numerical check (check.h) against
  * the mock plugin mock_det: its candidates spin 400, 100, 200 and 800 us
  * (2000, 100, 200 or 1000, 4000 where a test asserts the winner), and with
  * [plugin.mock_det] wrong = 100 the fastest one (spin_us=100) computes

@@ -1,5 +1,5 @@
 /*
- * tests/numcheck/test_numcheck_onnx.c - the numerical check makes the
+ * tests/calibrate/test_numcheck_onnx.c - the numerical check makes the
  * operands ONNX MatMul and Gemm take (calibrate/check.h) for every dtype
  * and layout, against mock_onnx (tests/plugins/mock_onnx.c), which
  * computes them plainly and declares no tolerance row (the host's

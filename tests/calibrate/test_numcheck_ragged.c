@@ -1,5 +1,5 @@
 /*
- * tests/numcheck/test_numcheck_ragged.c - every candidate of a shipped
+ * tests/calibrate/test_numcheck_ragged.c - every candidate of a shipped
  * plugin (argv[1]: cpu_gemm or example_gpu, whose build directory is
  * OLC_PLUGIN_DIR) passes the numerical check on ragged shapes: the host
  * calibrates 37x53x29, 1x4097x131 and 129x1x65 and no candidate may be

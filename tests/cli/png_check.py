@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/report/png_check.py PNG - checks that a screenshot of an olc report
+"""tests/cli/png_check.py PNG - checks that a screenshot of an olc report
 is not blank: decodes the PNG (8-bit RGB or RGBA, non-interlaced, as
 Chromium writes them) with zlib alone and requires many distinct colours,
 a share of non-white pixels, and pixels of the winner's green and the first

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/report/report_chromium.sh OLC MOCK_PLUGIN_DIR PNG_CHECK - renders an
+# tests/cli/report_chromium.sh OLC MOCK_PLUGIN_DIR PNG_CHECK - renders an
 # olc calibrate --report in headless Chromium (Debian's chromium package):
 # the page must log nothing to the console (no error, no refused load: the
 # report carries a Content-Security-Policy that allows no script and no

@@ -1,5 +1,5 @@
 /*
- * tests/cli_host/test_cli_host.c - the host commands of olc end to end:
+ * tests/cli/test_cli_host.c - the host commands of olc end to end:
  * calibrate, select, explain, plugins and prune run as the built binary
  * against the mock plugins (mock_det, tests/plugins/README.md) with a
  * config file and a store in a fresh temporary directory.  The mock

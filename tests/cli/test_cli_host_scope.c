@@ -1,5 +1,5 @@
 /*
- * tests/cli_host/test_cli_host_scope.c - what olc calibrate, select and
+ * tests/cli/test_cli_host_scope.c - what olc calibrate, select and
  * explain list since lookups are scoped to the workload (issue 11 item 2):
  * with three shapes of one mock_det MatMul calibrated, each lists only its
  * own records and prints "4 records of other workloads not listed";

@@ -1,5 +1,5 @@
 /*
- * tests/cli_host/test_cli_readonly.c - olc against stores it must not or
+ * tests/cli/test_cli_readonly.c - olc against stores it must not or
  * cannot write, end to end with mock_det: calibrate fails at the start
  * (exit 1, one line naming the path and why, nothing measured) on a store
  * in an immutable directory (root) or a directory without write permission

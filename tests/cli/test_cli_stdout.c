@@ -1,5 +1,5 @@
 /*
- * tests/cli_host/test_cli_stdout.c - a plugin that prints to stdout does
+ * tests/cli/test_cli_stdout.c - a plugin that prints to stdout does
  * not reach olc's own output (issue 37 item 9).  mock_prints (the mock
  * built with MOCK_PRINTS) writes "mock stdout: entry", "... create" and
  * "... run" to its process's stdout and flushes it.  Each --json document

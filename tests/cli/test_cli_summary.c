@@ -1,5 +1,5 @@
 /*
- * tests/cli_host/test_cli_summary.c - what olc calibrate and olc select
+ * tests/cli/test_cli_summary.c - what olc calibrate and olc select
  * print (one line per workload fitted to the width, -v, -q, the speedup
  * over the plugin's first candidate, the JSON schema of every host
  * command) and how they treat a misconfigured plugin setup, run as the

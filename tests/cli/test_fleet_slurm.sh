@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/fleet/test_fleet_slurm.sh OLC MOCK_PLUGIN_ROOT [SHARDS]
+# tests/cli/test_fleet_slurm.sh OLC MOCK_PLUGIN_ROOT [SHARDS]
 #
 # Sharded offline tuning as a fleet runs it (docs/fleets-sharded-tuning.md):
 # a recorded-workloads file of cheap mock_det workloads is tuned by a Slurm

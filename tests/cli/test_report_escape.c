@@ -1,5 +1,5 @@
 /*
- * tests/report/test_report_escape.c - cli_html_text, the one way text from
+ * tests/cli/test_report_escape.c - cli_html_text, the one way text from
  * plugins, the configuration and the store reaches the HTML report: each
  * byte that could open a tag, end an attribute or start a character
  * reference is a reference, control bytes and malformed UTF-8 are visible

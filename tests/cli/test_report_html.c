@@ -1,5 +1,5 @@
 /*
- * tests/report/test_report_html.c - olc calibrate/select --report FILE.html
+ * tests/cli/test_report_html.c - olc calibrate/select --report FILE.html
  * end to end: the built binary against the mock plugins (mock_det, and
  * mock_behave for failing candidates) in a fresh directory.  Checks the
  * document's structure (a section per workload, a plot with the runs, the

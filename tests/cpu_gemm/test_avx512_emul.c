@@ -1,5 +1,5 @@
 /*
- * tests/avx512_emul/test_avx512_emul.c - cpu_gemm's AVX-512 kernels, their
+ * tests/cpu_gemm/test_avx512_emul.c - cpu_gemm's AVX-512 kernels, their
  * own sources compiled against the portable intrinsics of emul/immintrin.h:
  *   - the 12x32 tile kernel on every tile shape: rows 1-12, columns 1-32,
  *     k = 0, 1, 3, 17 (small integers: exact) and 100 (random floats:

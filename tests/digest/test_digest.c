@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_digest.c - the digest module (host/src/digest): the
+ * tests/digest/test_digest.c - the digest module (host/src/digest): the
  * FIPS 180-2 examples, whole and streamed, the text form, and a workload's
  * model bytes hashing to the digest of the same bytes in a file.
  */

@@ -16,7 +16,7 @@ if(TARGET template_matmul AND NOT WIN32)
     add_test(NAME test_plugin_template_symbols
       COMMAND sh ${PROJECT_SOURCE_DIR}/tests/cpu_gemm/check_symbols.sh ${CMAKE_NM}
               $<TARGET_FILE:template_matmul>)
-    set_tests_properties(test_plugin_template_symbols PROPERTIES LABELS "unit;integration"
+    set_tests_properties(test_plugin_template_symbols PROPERTIES LABELS unit
       SKIP_RETURN_CODE 77 TIMEOUT 60)
   endif()
 

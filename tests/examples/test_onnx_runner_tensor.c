@@ -1,5 +1,5 @@
 /*
- * tests/onnx/test_onnx_runner_tensor.c - onnx_runner's tensors
+ * tests/examples/test_onnx_runner_tensor.c - onnx_runner's tensors
  * (examples/onnx_runner/tensor.c): float16 and bfloat16 conversions against
  * exact references, TensorProto decoding of each storage field with the
  * messages of bad ones, strided element access, and the comparison's

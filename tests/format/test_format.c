@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_format.c - the version-1 codec: golden files, round trips,
+ * tests/format/test_format.c - the version-1 codec: golden files, round trips,
  * prefixes (M2), bit flips (M7), special bytes (M8), canonical output and
  * doubles.  Parser error cases are in test_format_errors.c.
  */

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_format.h - shared by the format test files.
+ * tests/format/test_format.h - shared by the format test files.
  */
 #ifndef OLC_TEST_FORMAT_H
 #define OLC_TEST_FORMAT_H

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_format_doubles.c - locale-independent doubles.
+ * tests/format/test_format_doubles.c - locale-independent doubles.
  *
  * The documented form: the fewest significant digits that read back
  * bit-identically, in fixed or scientific notation, whichever is shorter

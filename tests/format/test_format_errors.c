@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_format_errors.c - every parser error: status, line,
+ * tests/format/test_format_errors.c - every parser error: status, line,
  * column, offset and message.
  */
 #include <stdio.h>

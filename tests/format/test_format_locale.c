@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_format_locale.c - numbers do not depend on the C locale.
+ * tests/format/test_format_locale.c - numbers do not depend on the C locale.
  *
  * A host that calls setlocale(LC_ALL, "") under a locale with a decimal
  * comma must still write "2.5" and read it back.  Uses an installed locale

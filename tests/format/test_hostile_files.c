@@ -1,5 +1,5 @@
 /*
- * tests/hostile/test_hostile_files.c - hostile ini files and store files
+ * tests/format/test_hostile_files.c - hostile ini files and store files
  * (issue 6, section 4): huge lines, NUL bytes, deep nesting of quotes,
  * 10 MB values, 100k sections / records, invalid UTF-8, a file that never
  * ends.  Each is either accepted (where the text is legitimate) or a clear

@@ -1,5 +1,5 @@
 /*
- * tests/differential/test_quoted_differential.cpp - Z2: the version-1
+ * tests/format/test_quoted_differential.cpp - Z2: the version-1
  * codec's quoted values against std::quoted ('"' delimiter, '\\' escape),
  * which the format follows by definition (format.h).
  *

@@ -1,5 +1,5 @@
 /*
- * tests/recorded/fuzz_recorded.c - the recorded-workloads parser
+ * tests/host/fuzz_recorded.c - the recorded-workloads parser
  * (host/recorded.h) on arbitrary bytes.
  *
  * Properties checked on every input (abort() marks a finding):

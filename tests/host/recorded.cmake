@@ -21,8 +21,8 @@ if(NOT WIN32)
       continue()
     endif()
     olc_add_test(NAME ${t} LABELS integration HOOKS TIMEOUT 300 MOCK_PLUGINS
-      SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}.c ${PROJECT_SOURCE_DIR}/tests/runtime/runtime_util.c
-      INCLUDES ${PROJECT_SOURCE_DIR}/tests/runtime)
+      SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}.c ${CMAKE_CURRENT_LIST_DIR}/runtime_util.c
+      INCLUDES ${CMAKE_CURRENT_LIST_DIR})
   endforeach()
 endif()
 
@@ -36,5 +36,6 @@ endif()
 # olc_fuzz_target: a replay of corpus/recorded always, libFuzzer with the
 # fuzz preset).
 if(COMMAND olc_fuzz_target)
-  olc_fuzz_target(NAME recorded SECONDS 30 SOURCES ${CMAKE_CURRENT_LIST_DIR}/fuzz_recorded.c)
+  olc_fuzz_target(NAME recorded MODULE host SECONDS 30
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/fuzz_recorded.c)
 endif()

@@ -47,8 +47,8 @@ if(TARGET runtime_integration AND OLC_PACKAGE_PREFIX AND NOT OLC_TSAN)
   add_test(NAME example_runtime_integration_installed COMMAND ${CMAKE_COMMAND}
     -DSOURCE_DIR=${OLC_PACKAGE_PREFIX}/share/onnx-light/runtime_integration
     -DPREFIX=${OLC_PACKAGE_PREFIX} -DC_COMPILER=${CMAKE_C_COMPILER} -DGENERATOR=${CMAKE_GENERATOR}
-    -DCFLAGS=${rt_cflags} -DWORK=${PROJECT_BINARY_DIR}/tests/runtime/installed
+    -DCFLAGS=${rt_cflags} -DWORK=${PROJECT_BINARY_DIR}/tests/host/installed
     -P ${PROJECT_SOURCE_DIR}/examples/runtime_integration/run_twice.cmake)
-  set_tests_properties(example_runtime_integration_installed PROPERTIES LABELS integration
+  set_tests_properties(example_runtime_integration_installed PROPERTIES LABELS "integration;examples"
     TIMEOUT 600 FIXTURES_REQUIRED olc_package SKIP_REGULAR_EXPRESSION "skipped:")
 endif()

@@ -1,4 +1,4 @@
-/* tests/runtime/runtime_util.c - see runtime_util.h. */
+/* tests/host/runtime_util.c - see runtime_util.h. */
 #include "runtime_util.h"
 
 #include <CUnit/CUnit.h>

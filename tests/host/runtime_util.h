@@ -1,5 +1,5 @@
 /*
- * tests/runtime/runtime_util.h - what the runtime tests share: a host over
+ * tests/host/runtime_util.h - what the runtime tests share: a host over
  * the mock plugins and a store file in a fresh directory, workloads
  * described in code, and a plain MatMul reference.
  */

@@ -1,5 +1,5 @@
 /*
- * tests/recorded/test_recorded_cli.c - olc calibrate --recorded and
+ * tests/host/test_recorded_cli.c - olc calibrate --recorded and
  * --refine run as the built binary against mock_det: a recorded file with
  * a record of this machine and one of another processor is tuned (one line
  * each: calibrated, skipped with the reason), the tuned one removed and the

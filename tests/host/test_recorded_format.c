@@ -1,5 +1,5 @@
 /*
- * tests/recorded/test_recorded_format.c - the recorded-workloads format
+ * tests/host/test_recorded_format.c - the recorded-workloads format
  * (host/recorded.h): a round trip through write and parse, the key that
  * deduplicates, percent-encoding, every malformed line named by
  * FILE:LINE:COLUMN, a newer version, a store refused (and a record file

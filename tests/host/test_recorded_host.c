@@ -1,5 +1,5 @@
 /*
- * tests/recorded/test_recorded_host.c - recording misses and tuning them
+ * tests/host/test_recorded_host.c - recording misses and tuning them
  * offline, and the budgets, against the deterministic mock plugin
  * (candidates spin 400, 100, 200, 800 us; processor "mock-cpu" unless
  * [plugin.mock_det] processor says otherwise):

@@ -1,5 +1,5 @@
 /*
- * tests/recorded/test_recorded_procs.c - processes that record misses into
+ * tests/host/test_recorded_procs.c - processes that record misses into
  * one recorded-workloads file at once (the store's locked
  * reload-merge-replace): PROCS processes, released together, each select
  * in never mode SHARED workloads that all of them meet and OWN workloads

@@ -1,5 +1,5 @@
 /*
- * tests/recorded/test_recorded_shard.c - the shard of a recorded workload
+ * tests/host/test_recorded_shard.c - the shard of a recorded workload
  * (olc calibrate --recorded FILE --shard I/N, issue 43): fixed values of
  * the hash, so that a change to it (which would split one file differently
  * on machines of two releases) fails here; every key in exactly one shard;

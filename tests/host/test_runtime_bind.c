@@ -1,5 +1,5 @@
 /*
- * tests/runtime/test_runtime_bind.c - olc_host_bind and olc_host_select on
+ * tests/host/test_runtime_bind.c - olc_host_bind and olc_host_select on
  * bad input (each its own status and a one-line message naming the
  * workload; nothing is written), the plugin's own refusals, and
  * olc_host_select's cache of bindings (one per description, whatever the

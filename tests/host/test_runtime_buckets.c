@@ -1,5 +1,5 @@
 /*
- * tests/runtime/test_runtime_buckets.c - dynamic shapes (issue 11 item
+ * tests/host/test_runtime_buckets.c - dynamic shapes (issue 11 item
  * 10): a runtime that meets 200 sizes of m selects each through
  * olc_host_select with on_miss, and a plugin that buckets m in its key
  * (mock_det with bucket = m: exact up to 16, then power-of-two ranges, as

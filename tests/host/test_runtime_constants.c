@@ -1,5 +1,5 @@
 /*
- * tests/runtime/test_runtime_constants.c - constant inputs of a bound
+ * tests/host/test_runtime_constants.c - constant inputs of a bound
  * workload (olc_workload version 2) and olc_binding_execute, against
  * mock_det, which packs B (a dense copy tagged with its policy) and counts
  * its pack and release_packed calls (mock_pack_counters, found with

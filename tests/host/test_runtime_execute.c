@@ -1,5 +1,5 @@
 /*
- * tests/runtime/test_runtime_execute.c - olc_selection_execute and
+ * tests/host/test_runtime_execute.c - olc_selection_execute and
  * olc_selection_matmul_f32 through mock_det's execute: MatMul against a
  * plain reference on ragged shapes, wide leading dimensions, m or n = 1,
  * alpha/beta cases (beta 0 overwrites NaN in C); every tensor check the

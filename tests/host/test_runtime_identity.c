@@ -1,5 +1,5 @@
 /*
- * tests/runtime/test_runtime_identity.c - no workload property is dropped
+ * tests/host/test_runtime_identity.c - no workload property is dropped
  * from the identity: a property the plugin's key neither reports nor
  * declares used is refused (bind, olc_host_select, calibrate of an ini
  * section; a plugin of ABI < 1.3 has add_structure only); a layout

@@ -1,5 +1,5 @@
 /*
- * tests/runtime/test_runtime_select.c - olc_binding_select against the
+ * tests/host/test_runtime_select.c - olc_binding_select against the
  * deterministic mock plugin (candidates spin 400, 100, 200, 800 us: the
  * first candidate is spin_us=400, the winner spin_us=100; with candidates =
  * by_m each shape's winner is spin_us=m): the modes per host, per config

@@ -1,5 +1,5 @@
 /*
- * tests/runtime/test_runtime_threads.c - one host used by 8 threads at
+ * tests/host/test_runtime_threads.c - one host used by 8 threads at
  * once: each selects (on_miss, no time limit) and executes, over 24
  * workload descriptions that mock_det (bucket = m) maps to 10 keys, through
  * its own bindings and through olc_host_select's cache, in an order of its

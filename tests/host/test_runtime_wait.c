@@ -1,5 +1,5 @@
 /*
- * tests/runtime/test_runtime_wait.c - selects that must wait for a
+ * tests/host/test_runtime_wait.c - selects that must wait for a
  * measurement: while the main thread measures a key (the host's measure
  * hook runs in it, after the key was claimed and before anything is
  * measured), other threads select the same key with a timeout of 0 and of

@@ -1,5 +1,5 @@
 /*
- * tests/runtime/test_runtime_warm.c - a warm select (issue 11 item 4)
+ * tests/host/test_runtime_warm.c - a warm select (issue 11 item 4)
  * answers without allocating or a system call, and so does execute:
  *
  * - allocations: this program replaces malloc, calloc, realloc and the

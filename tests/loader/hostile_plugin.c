@@ -1,13 +1,13 @@
 /*
- * tests/hostile/hostile_plugin.c - one source, many hostile plugins.
+ * tests/loader/hostile_plugin.c - one source, many hostile plugins.
  *
  * Without a HOSTILE_* definition it is a small working plugin: a policy is
  * the text "p=N", candidates are p=3 and p=1, run() spins N microseconds on
- * the host's clock.  Each HOSTILE_* definition (hostile.cmake) breaks one
+ * the host's clock.  Each HOSTILE_* definition (hostile_plugins.cmake) breaks one
  * thing, at load time (the table, the entry) or at run time (key,
  * candidates, serialize, validate, prepare, run, flops, the host
  * services), so test_hostile_plugins.c can check the host reports each one
- * and keeps the store intact.  README.md lists the kinds.
+ * and keeps the store intact.  hostile_plugins.md lists the kinds.
  *
  * Like every plugin it links only the ABI header.  The deliberate misuse
  * (writing to stdout, flooding the log) is what a careless plugin does.

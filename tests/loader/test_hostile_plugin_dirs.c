@@ -1,5 +1,5 @@
 /*
- * tests/hostile/test_hostile_plugin_dirs.c - the plugin directories
+ * tests/loader/test_hostile_plugin_dirs.c - the plugin directories
  * (issue 12 item 6), through the public API:
  *
  * - every directory above a plugin file, up to the root, is checked the way

@@ -1,5 +1,5 @@
 /*
- * tests/hostile/test_hostile_plugins.c - every kind of bad plugin in one
+ * tests/loader/test_hostile_plugins.c - every kind of bad plugin in one
  * plugin directory, next to the good mock_det: olc_host_open reports each
  * with its stage and reason, olc_host_calibrate reports each run-time
  * failure in its workload's result, nothing crashes, and the store file
@@ -9,7 +9,7 @@
  * The directory holds symbolic links to the loader's mock plugins
  * (tests/plugins) and to the hostile plugins (hostile_plugin.c), plus a
  * text file, an empty file and a directory named *.so.  The table of kinds
- * and reasons is printed (README.md lists them).
+ * and reasons is printed (hostile_plugins.md lists them).
  */
 #include <CUnit/CUnit.h>
 #include <math.h>

@@ -37,7 +37,7 @@ endif()
 if(OLC_PACKAGE_PREFIX)
   add_test(NAME test_cpp_rst_example COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/scripts/rst_example.sh
     ${OLC_SPEC_DIR}/calibration-profile-store.rst "${CMAKE_CXX_COMPILER}" ${CMAKE_COMMAND}
-    -DPREFIX=${OLC_PACKAGE_PREFIX} -DWORK=${PROJECT_BINARY_DIR}/tests/cpp/rst_example
+    -DPREFIX=${OLC_PACKAGE_PREFIX} -DWORK=${PROJECT_BINARY_DIR}/tests/package/rst_example
     -DPROJECT_DIR=${CMAKE_CURRENT_LIST_DIR}/rst_example -DGENERATOR=${CMAKE_GENERATOR}
     "-DCXXFLAGS=$<$<BOOL:${OLC_SANITIZE}>:-fsanitize=address,undefined>$<$<BOOL:${OLC_TSAN}>:-fsanitize=thread>"
     -P ${CMAKE_CURRENT_LIST_DIR}/scripts/rst_example.cmake)

@@ -1,5 +1,5 @@
 /*
- * tests/cpp/test_host_hpp.cpp - olc/host.hpp: HostConfig, Host, Calibrate,
+ * tests/package/test_host_hpp.cpp - olc/host.hpp: HostConfig, Host, Calibrate,
  * Explain and Prune, Bind / Select / MatMulF32 over the deterministic mock plugin (tests/plugins,
  * mock_det: candidates spin_us=400, 100, 200, 800), through the C++ surface
  * only.

@@ -1,5 +1,5 @@
 /*
- * tests/cpp/test_store_hpp.cpp - olc/store.hpp: CalibrationProfileStore
+ * tests/package/test_store_hpp.cpp - olc/store.hpp: CalibrationProfileStore
  * over the C store, through its C++ surface only.
  *
  * Precedence and the structure of a selection, portable records from a

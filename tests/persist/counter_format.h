@@ -1,5 +1,5 @@
 /*
- * tests/integration/counter_format.h - a tiny file format of our own for
+ * tests/persist/counter_format.h - a tiny file format of our own for
  * the durability tests (header-only, static functions):
  *
  *   olc-test-counter\n

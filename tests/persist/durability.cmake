@@ -16,14 +16,12 @@ set(_dur_sources
   ${CMAKE_CURRENT_LIST_DIR}/test_durability.c
   ${CMAKE_CURRENT_LIST_DIR}/test_durability_audit.c
   ${CMAKE_CURRENT_LIST_DIR}/test_durability_faults.c
-  ${CMAKE_CURRENT_LIST_DIR}/test_durability_more.c
+  ${CMAKE_CURRENT_LIST_DIR}/test_durability_torn_reads_kills.c
   ${CMAKE_CURRENT_LIST_DIR}/durability_util.c)
 
 # One executable; the ctests below select its suites.
-olc_add_test(NAME test_durability SOURCES ${_dur_sources} LABELS integration HOOKS
+olc_add_test(NAME test_durability SOURCES ${_dur_sources} LABELS torture HOOKS
   ARGS c1 TIMEOUT 120)
-# olc_add_test takes one label; the list is set here.
-set_tests_properties(test_durability PROPERTIES LABELS "integration;torture")
 target_compile_definitions(test_durability PRIVATE
   OLC_PERSIST_WRITER="$<TARGET_FILE:persist_writer>")
 add_dependencies(test_durability persist_writer)
@@ -31,10 +29,13 @@ add_dependencies(test_durability persist_writer)
 function(_olc_durability_case name suite)
   cmake_parse_arguments(D "" "DISABLE" "" ${ARGN})
   add_test(NAME ${name} COMMAND test_durability ${suite})
-  set_tests_properties(${name} PROPERTIES LABELS "integration;torture" SKIP_RETURN_CODE 77
+  set_tests_properties(${name} PROPERTIES LABELS torture SKIP_RETURN_CODE 77
     TIMEOUT 120)
   if(D_DISABLE)
     set_property(TEST ${name} APPEND PROPERTY ENVIRONMENT OLC_TEST_DISABLE=${D_DISABLE})
+  endif()
+  if(name MATCHES "_neg_")
+    set_property(TEST ${name} APPEND PROPERTY LABELS negative)
   endif()
 endfunction()
 
@@ -68,6 +69,6 @@ _olc_durability_case(test_durability_neg_classic_c4 c4 DISABLE ofd)
 add_test(NAME test_durability_enospc COMMAND sh -c
   "command -v unshare >/dev/null || exit 77; unshare -rm true 2>/dev/null || exit 77; exec unshare -rm \"$0\" enospc"
   $<TARGET_FILE:persist_writer>)
-set_tests_properties(test_durability_enospc PROPERTIES LABELS "integration;torture"
+set_tests_properties(test_durability_enospc PROPERTIES LABELS torture
   SKIP_RETURN_CODE 77
   TIMEOUT 60)

@@ -1,4 +1,4 @@
-/* tests/integration/durability_util.c - see durability_util.h. */
+/* tests/persist/durability_util.c - see durability_util.h. */
 #include "durability_util.h"
 
 #include <dirent.h>

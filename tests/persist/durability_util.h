@@ -1,5 +1,5 @@
 /*
- * tests/integration/durability_util.h - process helpers shared by the
+ * tests/persist/durability_util.h - process helpers shared by the
  * durability test files (test_durability*.c).
  */
 #ifndef OLC_TEST_DURABILITY_UTIL_H

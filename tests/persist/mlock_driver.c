@@ -1,5 +1,5 @@
 /*
- * tests/mlock/mlock_driver.c - one of the processes of test_mlock_procs:
+ * tests/persist/mlock_driver.c - one of the processes of test_mlock_procs:
  * calibrates every workload of an ini file in this process and logs, at
  * each candidate the host reports measured (its progress callback), one
  * line "<pid> <workload> <CLOCK_MONOTONIC ns>" to a shared log (O_APPEND,

@@ -1,5 +1,5 @@
 /*
- * tests/mlock/mlock_holder.c - see mlock_holder.h.
+ * tests/persist/mlock_holder.c - see mlock_holder.h.
  */
 #include "mlock_holder.h"
 

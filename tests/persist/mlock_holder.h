@@ -1,5 +1,5 @@
 /*
- * tests/mlock/mlock_holder.h - a measurement lock held by another process:
+ * tests/persist/mlock_holder.h - a measurement lock held by another process:
  * a forked child takes it, says so on a pipe and holds it until the parent
  * writes to another pipe (or exits), for test_mlock and test_mlock_host.
  */

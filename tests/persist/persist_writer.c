@@ -1,5 +1,5 @@
 /*
- * tests/integration/persist_writer.c - a writer process for the durability
+ * tests/persist/persist_writer.c - a writer process for the durability
  * tests: read-modify-write updates of a counter file (counter_format.h)
  * through olc_persist__update.  The OLC_TEST_* hooks come from the
  * environment.

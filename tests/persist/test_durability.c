@@ -1,5 +1,5 @@
 /*
- * tests/integration/test_durability.c - real processes against the write
+ * tests/persist/test_durability.c - real processes against the write
  * path (DURABILITY.md 4.1, 4.2): C1 lost updates, C5 lock timeout with a
  * stopped holder, C6 holder death, C7 descriptor inheritance, C8
  * concurrent first creation, K2/K4 SIGKILL after every named step (also
@@ -294,7 +294,7 @@ static void test_c7_fd_inheritance(void) {
 
 int test_durability_audit_register(void);
 int test_durability_faults_register(void);
-int test_durability_more_register(void);
+int test_durability_torn_reads_kills_register(void);
 int dur_secure_prepare(void);
 
 int main(int argc, char **argv) {
@@ -313,7 +313,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "C6 holder death releases the lock", test_c6_holder_death);
   CU_add_test(s, "C7 no descriptor inherited across exec", test_c7_fd_inheritance);
   if (test_durability_audit_register() != 0 || test_durability_faults_register() != 0 ||
-      test_durability_more_register() != 0)
+      test_durability_torn_reads_kills_register() != 0)
     return 1;
   if (argc > 1 &&
       (strcmp(argv[1], "audit") == 0 || strcmp(argv[1], "k1") == 0 ||

@@ -1,5 +1,5 @@
 /*
- * tests/integration/test_durability_audit.c - K5, the power-loss ordering
+ * tests/persist/test_durability_audit.c - K5, the power-loss ordering
  * audit: strace one update and reduce the system calls on the store's
  * files to events.  Required: exactly
  *   LOCK GEN_ALLOC [GEN_INIT] READ_OPEN TMP_CREATE TMP_WRITE+ TMP_FSYNC

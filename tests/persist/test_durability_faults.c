@@ -1,5 +1,5 @@
 /*
- * tests/integration/test_durability_faults.c - strace-driven enumerations
+ * tests/persist/test_durability_faults.c - strace-driven enumerations
  * (DURABILITY.md 4.2 K1 and 4.3):
  *   k1      SIGKILL at every invocation of every file-system system call of
  *           one update (strace -e inject=S:signal=SIGKILL:when=K);

@@ -1,5 +1,5 @@
 /*
- * tests/hostile/test_hostile_leftovers.c - temporaries left behind (issue
+ * tests/persist/test_hostile_leftovers.c - temporaries left behind (issue
  * 12 item 7; DURABILITY.md W5 as revised):
  *
  * - gone: a writer killed after writing its temporary leaves

@@ -1,5 +1,5 @@
 /*
- * tests/hostile/test_hostile_lockfile.c - the generation counter of P.lock
+ * tests/persist/test_hostile_lockfile.c - the generation counter of P.lock
  * under attack (issue 12 items 3 and 4; DURABILITY.md 2.4), through the
  * public API with real processes:
  *

@@ -1,5 +1,5 @@
 /*
- * tests/hostile/test_hostile_perms.c - what the store creates and what it
+ * tests/persist/test_hostile_perms.c - what the store creates and what it
  * follows, through the public API (issue 6, section 4):
  *
  * - the store file is created 0600 and missing parent directories 0700,
@@ -15,7 +15,7 @@
  *   with controls showing both are honoured otherwise.
  *
  * The writer's own temporary file is opened O_CREAT|O_EXCL|O_NOFOLLOW
- * (checked by strace in tests/integration/test_durability_audit.c): a link
+ * (checked by strace in tests/persist/test_durability_audit.c): a link
  * planted under its random name makes the open fail instead of being
  * followed.
  */

@@ -1,5 +1,5 @@
 /*
- * tests/hostile/test_hostile_targets.c - what the store moves, replaces or
+ * tests/persist/test_hostile_targets.c - what the store moves, replaces or
  * creates a lock file next to (issue 12 items 1 and 5), through the public
  * API:
  *

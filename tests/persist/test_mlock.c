@@ -1,5 +1,5 @@
 /*
- * tests/mlock/test_mlock.c - the measurement lock of the persist module
+ * tests/persist/test_mlock.c - the measurement lock of the persist module
  * (persist.h, olc_persist__mlock_*): the file it creates, contention with
  * another process (OFD and classic fcntl locks), the bounded wait, cancel,
  * threads of one process, the hostile files in its place, the default

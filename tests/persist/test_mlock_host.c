@@ -1,5 +1,5 @@
 /*
- * tests/mlock/test_mlock_host.c - the host's measurement lock around the
+ * tests/persist/test_mlock_host.c - the host's measurement lock around the
  * measurement of one key (host/measure_lock.c, select.c) against mock_det:
  * a process that waited for another's measurement selects its record and
  * measures nothing; a holder past the timeout only delays (measured

@@ -1,5 +1,5 @@
 /*
- * tests/mlock/test_mlock_path.c - the measurement lock's default path
+ * tests/persist/test_mlock_path.c - the measurement lock's default path
  * (olc_persist__mlock_default_path: a private $XDG_RUNTIME_DIR, else
  * beside the store) and the holder line's parser.
  */

@@ -1,5 +1,5 @@
 /*
- * tests/mlock/test_mlock_procs.c - issue 11 item 6's test: four processes
+ * tests/persist/test_mlock_procs.c - issue 11 item 6's test: four processes
  * (mlock_driver) calibrate the same three workloads on one store at once,
  * started together.  With the measurement lock each key is measured by one
  * process only, the measuring of different processes never overlaps (the

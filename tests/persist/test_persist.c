@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_persist.c - the POSIX write path of persist/ (DURABILITY.md
+ * tests/persist/test_persist.c - the POSIX write path of persist/ (DURABILITY.md
  * 2.1): first write, no-op merge, GC, modes, locking, threads, and a fault at
  * every named step (F-tests through the OLC_TEST_HOOKS hooks).
  */

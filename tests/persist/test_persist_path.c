@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_persist_path.c - readers, change detection, repair,
+ * tests/persist/test_persist_path.c - readers, change detection, repair,
  * path resolution and the default store path over an environment matrix.
  */
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_persist_watch.c - the generation counter of P.lock
+ * tests/persist/test_persist_watch.c - the generation counter of P.lock
  * (persist.h, "change detection"): a write moves it by 2 and leaves it even,
  * a writer killed between the bumps leaves it odd (readers then compare
  * identities), a failed rename leaves it even, readers without a P.lock

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_record.c - the in-memory record set: deep copies, the
+ * tests/record/test_record.c - the in-memory record set: deep copies, the
  * identity order, stable sorting, duplicates, normalizing, property
  * sorting.
  */

@@ -2,7 +2,7 @@
 # injected failures and crashes, on the public store API, against an
 # in-memory model.  POSIX (fork for the crash injections).
 if(NOT WIN32)
-  olc_add_test(NAME test_store_model LABELS integration HOOKS TIMEOUT 120
+  olc_add_test(NAME test_store_model LABELS torture HOOKS TIMEOUT 120
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_model.c ${CMAKE_CURRENT_LIST_DIR}/store_model.c)
 endif()
 
@@ -13,7 +13,7 @@ endif()
 # loss or a concurrent writer; the durability tests cover those.)
 if(NOT WIN32)
   add_test(NAME test_store_model_nc_rename COMMAND test_store_model)
-  set_tests_properties(test_store_model_nc_rename PROPERTIES LABELS integration TIMEOUT 120
+  set_tests_properties(test_store_model_nc_rename PROPERTIES LABELS "torture;negative" TIMEOUT 120
     ENVIRONMENT "OLC_MODEL_SABOTAGE=rename;OLC_MODEL_SEED=1"
     PASS_REGULAR_EXPRESSION "step [0-9]+: model mismatch")
 endif()

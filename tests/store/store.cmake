@@ -16,3 +16,14 @@ olc_add_test(NAME test_lookup_scope_model
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_lookup_scope_model.c LABELS unit HOOKS)
 olc_add_test(NAME test_store_layers SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_layers.c
   LABELS unit HOOKS)
+# Negative control (DURABILITY.md 4.8): without the snapshot swap, M11 of
+# test_store_file must fail.
+olc_negative_control(nc_store_snapshot_swap test_store_file OLC_TEST_DISABLE=snapshot)
+
+# A writer never writes a file its readers refuse (issue 12 item 2):
+# OLC_E_LIMIT, nothing written.
+include(${CMAKE_CURRENT_LIST_DIR}/../plugins/mock_plugins.cmake)
+if(NOT WIN32)
+  olc_add_test(NAME test_hostile_limits SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hostile_limits.c
+    LABELS integration HOOKS MOCK_PLUGINS TIMEOUT 120)
+endif()

@@ -1,5 +1,5 @@
 /*
- * tests/model/store_model.c - the in-memory model (store_model.h).
+ * tests/store/store_model.c - the in-memory model (store_model.h).
  */
 #include "store_model.h"
 

@@ -1,5 +1,5 @@
 /*
- * tests/model/store_model.h - the in-memory model of a profile store used
+ * tests/store/store_model.h - the in-memory model of a profile store used
  * by the Z3 model check: a set of records, each reduced to one comparable
  * line "<level> <origin> <identity> <value> <policy>".
  */

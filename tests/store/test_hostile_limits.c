@@ -1,5 +1,5 @@
 /*
- * tests/hostile/test_hostile_limits.c - a writer never writes a file its
+ * tests/store/test_hostile_limits.c - a writer never writes a file its
  * readers refuse (issue 12 item 2): a save, an import or an export whose
  * result would exceed a reader limit fails with OLC_E_LIMIT and writes
  * nothing.  The limits are the handle's own (max_file_size), never above

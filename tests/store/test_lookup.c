@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_lookup.c - lookup precedence, force_portable, the
+ * tests/store/test_lookup.c - lookup precedence, force_portable, the
  * validator, and every rejection reason (in-memory store).
  */
 #include <CUnit/CUnit.h>

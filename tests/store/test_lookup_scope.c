@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_lookup_scope.c - lookups scoped to one workload
+ * tests/store/test_lookup_scope.c - lookups scoped to one workload
  * (OLC_LOOKUP_SCOPE_WORKLOAD): on a store of many shapes only the records
  * of the key's workload are listed and the others counted; every rejection
  * reason still arises in scope; legacy records of the key's model are

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_lookup_scope_model.c - the scoped lookup held against a
+ * tests/store/test_lookup_scope_model.c - the scoped lookup held against a
  * model of its rule (store.h) on random stores: per-workload, model-less
  * and legacy digests, several implementations, processors, thread counts,
  * origins, a validator that refuses some policies, consistent and

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_store.c - the store API in memory: key and request
+ * tests/store/test_store.c - the store API in memory: key and request
  * validation, serializer and validator failures, overrides, remove_if,
  * lists, strings, and the proof that persistence_enabled = 0 makes no
  * file-system call.

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_store_faults.c - a fault at each named step of the write
+ * tests/store/test_store_faults.c - a fault at each named step of the write
  * path, seen through the store: the save fails with its status, the file
  * stays byte-identical and the handle's snapshot unchanged; a failing
  * directory fsync is "committed, unsynced" and the snapshot shows the new

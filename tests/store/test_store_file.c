@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_store_file.c - the store with persistence on: round trips
+ * tests/store/test_store_file.c - the store with persistence on: round trips
  * through a real file, change detection between handles, snapshot
  * protection against malformed and newer files, import, export, check and
  * repair.

@@ -1,5 +1,5 @@
 /*
- * tests/integration/test_store_fork.c - fork() after olc_store_open (issue
+ * tests/store/test_store_fork.c - fork() after olc_store_open (issue
  * 12 item 9; store.h "fork()"), public API only:
  *
  * - after: a process forks after opening a store; parent and child write

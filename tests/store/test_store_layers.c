@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_store_layers.c - read-only layers beneath the store's
+ * tests/store/test_store_layers.c - read-only layers beneath the store's
  * file (olc_store_options.layers): precedence within a level and across
  * levels, the source of every selected and rejected record, saves that
  * keep layer records out of the store's file and never touch a layer,

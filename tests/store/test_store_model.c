@@ -1,5 +1,5 @@
 /*
- * tests/model/test_store_model.c - Z3: a model check of the public store
+ * tests/store/test_store_model.c - Z3: a model check of the public store
  * API.  Random sequences (seeded, printed, replayable) of save, override,
  * remove-override and reload on two long-lived handles of one store file,
  * with injected failures at named steps of the write path (persist test

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_store_readonly.c - read-only mode (olc_store_options
+ * tests/store/test_store_readonly.c - read-only mode (olc_store_options
  * read_only): saves stay in memory with no file-system call and survive
  * reloads, the handle follows other processes' changes without P.lock,
  * creates nothing in the store's directory and refuses every other write;

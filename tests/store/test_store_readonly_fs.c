@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_store_readonly_fs.c - read-only mode on a file system
+ * tests/store/test_store_readonly_fs.c - read-only mode on a file system
  * that refuses writes: a tmpfs remounted read-only in a private mount
  * namespace (unshare(CLONE_NEWNS), root or a user namespace), and a
  * directory made immutable (FS_IMMUTABLE_FL, root).  olc_store_writable

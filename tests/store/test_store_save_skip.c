@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_store_save_skip.c - the save's shortcut under the lock
+ * tests/store/test_store_save_skip.c - the save's shortcut under the lock
  * (persist.h, olc_persist__update_known): a handle whose snapshot is the
  * file it last saved does not read the file again when, under the lock,
  * the P.lock counter and the file's identity (dev, ino, size, mtime) are

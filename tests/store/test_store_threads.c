@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_store_threads.c - one store handle used by 8 threads at
+ * tests/store/test_store_threads.c - one store handle used by 8 threads at
  * once, each saving its own keys and looking them (and the others') up;
  * in memory and file-backed.  Counts must be exact: no lost update, no torn
  * snapshot.  Lookups alternate between the key and the workload scope.

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_store_util.h - small builders shared by the store tests.
+ * tests/store/test_store_util.h - small builders shared by the store tests.
  */
 #ifndef OLC_TEST_STORE_UTIL_H
 #define OLC_TEST_STORE_UTIL_H

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_store_watch.c - change detection of the store through the
+ * tests/store/test_store_watch.c - change detection of the store through the
  * generation counter of P.lock (persist.h): a reader in another process
  * makes one file-system call per lookup (the pread of the counter, no
  * stat) across 1000 lookups while nothing is saved, and sees a save at its

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_workload_identity.c - the workload identity grammar of
+ * tests/store/test_workload_identity.c - the workload identity grammar of
  * olc/store.h: the canonical structure text (sorted, percent-encoded, and
  * split back into the same properties), the digest of a workload's exact
  * key, the workload identity of digests and records, the buffer rules and

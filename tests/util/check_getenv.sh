@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/hostile/check_getenv.sh SOURCE_DIR - no environment override is
+# tests/util/check_getenv.sh SOURCE_DIR - no environment override is
 # honoured in a privileged process (issue 6, section 4): every plain
 # getenv() in the shipped POSIX sources (host/ and plugins/; the example
 # programs of examples/ are not the host and are not checked) must be

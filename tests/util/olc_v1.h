@@ -1,5 +1,5 @@
 /*
- * tests/compat/olc_v1.h - what a caller built against version 1 of the
+ * tests/util/olc_v1.h - what a caller built against version 1 of the
  * public headers has: the declarations of that time, copied and frozen (the
  * version-1 layout of every caller-filled struct, its *_INIT macro, the
  * version-1 olc_error with its 256-byte message, and the functions the test

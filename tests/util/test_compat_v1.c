@@ -1,5 +1,5 @@
 /*
- * tests/compat/test_compat_v1.c - a caller built against version 1 of the
+ * tests/util/test_compat_v1.c - a caller built against version 1 of the
  * public headers (v1_caller.c) runs with this library: every struct it
  * fills is accepted, the fields its structs lack take their defaults, the
  * library reads nothing past their ends, and the olc_error it declares has

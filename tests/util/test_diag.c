@@ -1,5 +1,5 @@
 /*
- * tests/diag/test_diag.c - the diagnostics sink (olc/diag.h, util/diag.h):
+ * tests/util/test_diag.c - the diagnostics sink (olc/diag.h, util/diag.h):
  * a callback gets each diagnostic and nothing is kept; without one the
  * last OLC_DIAG_KEEP are kept, taken oldest first and once, the rest
  * counted as dropped, from many threads at once; messages become one line.

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_options.c - the versioned-struct copy (util/options.h)
+ * tests/util/test_options.c - the versioned-struct copy (util/options.h)
  * over the table of every caller-filled struct: each version's bytes come
  * from the caller, the rest from the defaults, versions 0 and newer are
  * refused with their message; and the tables agree with the headers.

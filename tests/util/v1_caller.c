@@ -1,5 +1,5 @@
 /*
- * tests/compat/v1_caller.c - a caller built against version 1 of the
+ * tests/util/v1_caller.c - a caller built against version 1 of the
  * public headers (olc_v1.h), linked with the current library
  * (v1_caller.h says what each function does).
  */

@@ -1,5 +1,5 @@
 /*
- * tests/compat/v1_caller.h - the calls of a caller built against version 1
+ * tests/util/v1_caller.h - the calls of a caller built against version 1
  * of the public headers (v1_caller.c, compiled with olc_v1.h only).  Plain
  * C types and struct tags only, so that the test, compiled with the current
  * headers, can include it too.

@@ -1,5 +1,5 @@
 /*
- * tests/integration/win_persist_smoke.c - the Windows persistence layer
+ * tests/windows/win_persist_smoke.c - the Windows persistence layer
  * (persist_win32.c, io_win32.c, path_win32.c) run under wine by
  * mingw_cross.sh: first write with missing directories, read back, no-op
  * merge, LockFileEx timeout, a fault at each step leaving the file intact,

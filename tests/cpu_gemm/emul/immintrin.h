@@ -1,5 +1,5 @@
 /*
- * tests/avx512_emul/emul/immintrin.h - a portable stand-in for the few
+ * tests/cpu_gemm/emul/immintrin.h - a portable stand-in for the few
  * AVX-512F intrinsics that cpu_gemm's AVX-512 kernels use, so that the
  * kernels' own sources (indexing, edge rows, column masks, alpha and beta,
  * the in-kernel copy, the thin kernels' tails) run and are checked on a

@@ -1,7 +1,7 @@
 /*
  * The C++ integration example of calibration-profile-store.rst, as it
  * stands: rst_block.inc is the .rst's `code-block:: cpp`, extracted at test
- * time (tests/cpp/scripts/rst_example.cmake).  This file adds only what the block
+ * time (tests/package/scripts/rst_example.cmake).  This file adds only what the block
  * assumes (ExamplePolicy, policy, model_digest, processor_and_cache_identity,
  * effective_threads, median_us, the onnx_light names) and then checks that
  * its lookup selected the record its Store wrote.

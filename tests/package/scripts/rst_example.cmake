@@ -1,6 +1,6 @@
 # cmake -DSPEC=<calibration-profile-store.rst> -DPREFIX=<installed olc>
 #       -DWORK=<scratch> -DCXX_COMPILER=... [-DGENERATOR=...] [-DCXXFLAGS=...]
-#       -DPROJECT_DIR=<tests/cpp/rst_example> -P rst_example.cmake
+#       -DPROJECT_DIR=<tests/package/rst_example> -P rst_example.cmake
 #
 # Takes the .rst's `code-block:: cpp` as it stands, builds it inside
 # rst_example/main.cpp (which declares only what the block assumes) against

@@ -1,6 +1,6 @@
 #!/bin/sh
 # rst_example.sh SPEC CXX CMAKE ARGS... - runs `CMAKE -DSPEC=SPEC
-# -DCXX_COMPILER=CXX ARGS...` (tests/cpp/rst_example.cmake), or exits 77
+# -DCXX_COMPILER=CXX ARGS...` (tests/package/scripts/rst_example.cmake), or exits 77
 # (skipped) when the spec (../shared/spec/ beside the source tree, or
 # OLC_SPEC_DIR) or a C++ compiler is missing.
 spec=$1
