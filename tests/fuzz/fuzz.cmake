@@ -25,7 +25,8 @@ if(NOT WIN32)
   # MODULE: the module whose code the target fuzzes (its ctest label).
   # INIT: the target defines olc_fuzz_init() (one-time setup, may skip).
   macro(olc_fuzz_target)
-    cmake_parse_arguments(F "INIT" "NAME;MODULE;SECONDS" "SOURCES;LIBS;DEFS;INCLUDES;DEPENDS" ${ARGN})
+    cmake_parse_arguments(F "INIT" "NAME;MODULE;SECONDS" "SOURCES;LIBS;DEFS;INCLUDES;DEPENDS"
+      ${ARGN})
     set(_dirs)
     foreach(_d ${OLC_FUZZ_DIR}/corpus/${F_NAME} ${OLC_FUZZ_DIR}/regressions/${F_NAME})
       if(EXISTS ${_d})

@@ -49,6 +49,6 @@ if(TARGET runtime_integration AND OLC_PACKAGE_PREFIX AND NOT OLC_TSAN)
     -DPREFIX=${OLC_PACKAGE_PREFIX} -DC_COMPILER=${CMAKE_C_COMPILER} -DGENERATOR=${CMAKE_GENERATOR}
     -DCFLAGS=${rt_cflags} -DWORK=${PROJECT_BINARY_DIR}/tests/host/installed
     -P ${PROJECT_SOURCE_DIR}/examples/runtime_integration/run_twice.cmake)
-  set_tests_properties(example_runtime_integration_installed PROPERTIES LABELS "integration;examples"
-    TIMEOUT 600 FIXTURES_REQUIRED olc_package SKIP_REGULAR_EXPRESSION "skipped:")
+  set_tests_properties(example_runtime_integration_installed PROPERTIES
+    LABELS "integration;examples" TIMEOUT 600 FIXTURES_REQUIRED olc_package SKIP_REGULAR_EXPRESSION "skipped:")
 endif()
