@@ -1,5 +1,5 @@
 # Shared by the test scripts run with `cmake -P` (cmake/OlcPackageTest.cmake,
-# tests/package/scripts/plugin_only.cmake, tests/cpp/scripts/rst_example.cmake).
+# tests/package/scripts/plugin_only.cmake, tests/package/scripts/rst_example.cmake).
 include_guard(GLOBAL)
 
 # run(<what> <command> [args...]): runs the command, fails the script with its

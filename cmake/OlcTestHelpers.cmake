@@ -69,6 +69,17 @@ function(olc_add_test)
   endif()
 endfunction()
 
+# olc_negative_control(name test env [ARGS...]): reruns the program of test
+# with env (one safety step switched off in the test build) as the unit test
+# name, which passes only when that program then FAILS.  The test's target
+# may be defined by a later fragment: add_test resolves target names when
+# the build system is generated.
+function(olc_negative_control name test env)
+  add_test(NAME ${name} COMMAND ${test} ${ARGN})
+  set_tests_properties(${name} PROPERTIES WILL_FAIL TRUE ENVIRONMENT "${env}" TIMEOUT 120)
+  set_property(TEST ${name} PROPERTY LABELS unit negative)
+endfunction()
+
 # olc_enable_cxx(): enables C++ where a compiler exists (the clang++ next to
 # clang when C is clang, so that sanitizer runtimes match); CMAKE_CXX_COMPILER
 # is false afterwards where there is none.  A macro: enable_language() must

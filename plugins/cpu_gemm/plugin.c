@@ -472,7 +472,7 @@ static const char *const cg_operators[] = {"MatMul", "Gemm"};
 
 /* The numerical check (ABI 1.2): the candidates differ in blocking, hence
  * in summation order (with or without FMA), so their results differ from
- * the first candidate's by rounding only (tests/numcheck: ragged shapes up
+ * the first candidate's by rounding only (tests/calibrate: ragged shapes up
  * to k = 4097 of values in [-1, 1]). */
 #define CG_TOL(op, dt, a, r)                                                                       \
   {                                                                                                \

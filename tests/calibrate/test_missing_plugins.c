@@ -7,7 +7,7 @@
  * file that failed to load, or a backend that no file provides, fails
  * them (OLC_E_PLUGIN, the report's failure or the directories searched);
  * no plugin loaded at all fails the call.  The embedded default keeps
- * skipping (tests/cli_host covers it through olc, whose plugin
+ * skipping (tests/cli covers it through olc, whose plugin
  * directories it locates).
  */
 #include <CUnit/CUnit.h>

@@ -19,7 +19,7 @@ endif()
 if(NOT WIN32)
   olc_add_test(NAME test_config_fuzz
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config_fuzz.c ${CMAKE_CURRENT_LIST_DIR}/fuzz_config.c
-    LABELS fuzz HOOKS TIMEOUT 120)
+    LABELS unit fuzz HOOKS TIMEOUT 120)
   if(OLC_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
     add_executable(fuzz_config ${CMAKE_CURRENT_LIST_DIR}/fuzz_config.c)
     target_compile_options(fuzz_config PRIVATE -fsanitize=fuzzer)

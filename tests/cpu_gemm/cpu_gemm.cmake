@@ -35,7 +35,7 @@ if(TARGET olc_cpu_gemm_core)
   if(CMAKE_NM AND NOT WIN32 AND NOT APPLE)
     add_test(NAME test_cpu_gemm_symbols
       COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/check_symbols.sh ${CMAKE_NM} $<TARGET_FILE:cpu_gemm>)
-    set_tests_properties(test_cpu_gemm_symbols PROPERTIES LABELS "unit;integration"
+    set_tests_properties(test_cpu_gemm_symbols PROPERTIES LABELS unit
       SKIP_RETURN_CODE 77 TIMEOUT 60)
   endif()
 endif()

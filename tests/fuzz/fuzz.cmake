@@ -1,9 +1,11 @@
 # Fuzz targets (issue 6 section 2, DURABILITY.md Z1).  Each target is one
 # LLVMFuzzerTestOneInput in tests/fuzz/fuzz_<name>.c (or elsewhere), built:
 #  - always (any compiler): fuzz_<name>_replay, which feeds every file of
-#    corpus/<name>/ and regressions/<name>/ to the target; ctest label unit;
+#    corpus/<name>/ and regressions/<name>/ to the target; ctest labels unit
+#    and the module fuzzed (MODULE);
 #  - with -DOLC_FUZZ=ON and clang (the `fuzz` preset): the libFuzzer
-#    executable fuzz_<name>, and the ctest fuzz_<name>_bounded (label fuzz)
+#    executable fuzz_<name>, and the ctest fuzz_<name>_bounded (labels
+#    torture, fuzz and the module)
 #    running it for a fixed time with a fixed seed (run_target.sh).
 #    The custom target `fuzz-long` runs each for OLC_FUZZ_LONG_SECONDS.
 # tests/fuzz/run_ci.sh configures, builds and runs the bounded runs.
@@ -18,11 +20,13 @@ if(NOT WIN32)
   set(OLC_FUZZ_LONG_COMMANDS)
   set(OLC_FUZZ_EXES)
 
-  # olc_fuzz_target(NAME n SECONDS s SOURCES ... [LIBS ...] [DEFS ...]
+  # olc_fuzz_target(NAME n MODULE m SECONDS s SOURCES ... [LIBS ...] [DEFS ...]
   #                 [INCLUDES ...] [DEPENDS ...] [INIT])
+  # MODULE: the module whose code the target fuzzes (its ctest label).
   # INIT: the target defines olc_fuzz_init() (one-time setup, may skip).
   macro(olc_fuzz_target)
-    cmake_parse_arguments(F "INIT" "NAME;SECONDS" "SOURCES;LIBS;DEFS;INCLUDES;DEPENDS" ${ARGN})
+    cmake_parse_arguments(F "INIT" "NAME;MODULE;SECONDS" "SOURCES;LIBS;DEFS;INCLUDES;DEPENDS"
+      ${ARGN})
     set(_dirs)
     foreach(_d ${OLC_FUZZ_DIR}/corpus/${F_NAME} ${OLC_FUZZ_DIR}/regressions/${F_NAME})
       if(EXISTS ${_d})
@@ -33,7 +37,7 @@ if(NOT WIN32)
     if(F_INIT)
       list(APPEND _defs OLC_FUZZ_INIT)
     endif()
-    olc_add_test(NAME fuzz_${F_NAME}_replay LABELS unit HOOKS TIMEOUT 120
+    olc_add_test(NAME fuzz_${F_NAME}_replay LABELS unit ${F_MODULE} HOOKS TIMEOUT 120
       SOURCES ${F_SOURCES} ${OLC_FUZZ_DIR}/fuzz_replay.c LIBS ${F_LIBS} ARGS ${_dirs})
     target_include_directories(fuzz_${F_NAME}_replay PRIVATE ${OLC_FUZZ_DIR} ${F_INCLUDES})
     target_compile_definitions(fuzz_${F_NAME}_replay PRIVATE ${_defs})
@@ -61,8 +65,8 @@ if(NOT WIN32)
         COMMAND sh ${OLC_FUZZ_DIR}/run_target.sh $<TARGET_FILE:fuzz_${F_NAME}> ${F_SECONDS}
                 ${OLC_FUZZ_WORK}/${F_NAME} ${_dirs})
       math(EXPR _timeout "${F_SECONDS} + 120")
-      set_tests_properties(fuzz_${F_NAME}_bounded PROPERTIES LABELS fuzz SKIP_RETURN_CODE 77
-        TIMEOUT ${_timeout} RUN_SERIAL TRUE)
+      set_tests_properties(fuzz_${F_NAME}_bounded PROPERTIES LABELS "torture;fuzz;${F_MODULE}"
+        SKIP_RETURN_CODE 77 TIMEOUT ${_timeout} RUN_SERIAL TRUE)
       set(_long_cmd
         COMMAND ${CMAKE_COMMAND} -E env OLC_FUZZ_KEEP=1 sh ${OLC_FUZZ_DIR}/run_target.sh
                 $<TARGET_FILE:fuzz_${F_NAME}> ${OLC_FUZZ_LONG_SECONDS}
@@ -81,18 +85,18 @@ if(NOT WIN32)
   endmacro()
 
   # (1) the version-1 codec: no crash/UB/leak, round trip, canonical fixed point.
-  olc_fuzz_target(NAME format SECONDS 40 SOURCES ${OLC_FUZZ_DIR}/fuzz_format.c)
+  olc_fuzz_target(NAME format MODULE format SECONDS 40 SOURCES ${OLC_FUZZ_DIR}/fuzz_format.c)
 
   # (2) the ini loader; the target itself is the config engineer's
   # tests/config/fuzz_config.c (their tests/config/config.cmake also builds
   # the libFuzzer executable fuzz_config, which is reused here).
-  olc_fuzz_target(NAME config SECONDS 30
+  olc_fuzz_target(NAME config MODULE config SECONDS 30
     SOURCES ${PROJECT_SOURCE_DIR}/tests/config/fuzz_config.c)
 
   # (3) each shipped plugin's policy validate, through dlopen of the module.
   foreach(_plugin cpu_gemm example_gpu)
     if(TARGET ${_plugin})
-      olc_fuzz_target(NAME policy_${_plugin} SECONDS 30 INIT
+      olc_fuzz_target(NAME policy_${_plugin} MODULE ${_plugin} SECONDS 30 INIT
         SOURCES ${OLC_FUZZ_DIR}/fuzz_policy.c LIBS olc_stub_host ${CMAKE_DL_LIBS}
         DEFS OLC_FUZZ_PLUGIN_PATH="$<TARGET_FILE:${_plugin}>" OLC_FUZZ_STRICT_TEXT
         DEPENDS ${_plugin})
@@ -108,7 +112,7 @@ if(NOT WIN32)
     if(OLC_FUZZ_LIBM)
       set(_libm ${OLC_FUZZ_LIBM})
     endif()
-    olc_fuzz_target(NAME cli SECONDS 30
+    olc_fuzz_target(NAME cli MODULE cli SECONDS 30
       SOURCES ${OLC_FUZZ_DIR}/fuzz_cli.c ${_cli}/cli_args.c ${_cli}/cli_key.c ${_cli}/cli_util.c
       INCLUDES ${_cli} LIBS ${_libm})
   endif()

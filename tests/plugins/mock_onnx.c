@@ -3,7 +3,7 @@
  * Gemm as plugin.h's ABI 1.3 describes them (views, batched MatMul, a
  * broadcast C, float32 / float16 / bfloat16 / float64, dtype_b) and packs
  * constant inputs, plainly, for the numerical check's tests
- * (tests/numcheck/test_numcheck_onnx.c).
+ * (tests/calibrate/test_numcheck_onnx.c).
  *
  * A policy is "spin_us=N" and run() busy-waits N microseconds, as in
  * mock_det (mock_plugin.c).  [plugin.mock_onnx] entries:

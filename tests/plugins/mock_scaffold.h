@@ -5,7 +5,7 @@
  * table initializer and the entry point.
  *
  * Included by exactly one source per plugin (mock_plugin.c,
- * tests/isolation/mock_crash.c, tests/hostile/hostile_plugin.c), so its
+ * tests/calibrate/mock_crash.c, tests/loader/hostile_plugin.c), so its
  * statics are that plugin's own.  Like the plugins it uses no file-system
  * call and needs only the ABI header.
  */

@@ -20,13 +20,13 @@ option(OLC_TEST_TSAN "Register the ThreadSanitizer ctest (label sanitize; builds
 if(OLC_TEST_VALGRIND AND NOT OLC_SANITIZE AND NOT OLC_TSAN)
   add_test(NAME sanitize_valgrind
     COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/valgrind_calibrate.sh ${PROJECT_BINARY_DIR})
-  set_tests_properties(sanitize_valgrind PROPERTIES LABELS sanitize SKIP_RETURN_CODE 77
+  set_tests_properties(sanitize_valgrind PROPERTIES LABELS "integration;sanitize" SKIP_RETURN_CODE 77
     TIMEOUT 900)
 endif()
 if(OLC_TEST_TSAN AND NOT OLC_SANITIZE AND NOT OLC_TSAN)
   add_test(NAME sanitize_tsan
     COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/tsan.sh ${PROJECT_SOURCE_DIR}
       ${PROJECT_BINARY_DIR}/sanitize-tsan)
-  set_tests_properties(sanitize_tsan PROPERTIES LABELS sanitize SKIP_RETURN_CODE 77
+  set_tests_properties(sanitize_tsan PROPERTIES LABELS "integration;sanitize" SKIP_RETURN_CODE 77
     TIMEOUT 1800)
 endif()

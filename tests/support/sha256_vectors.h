@@ -1,7 +1,7 @@
 /*
  * tests/support/sha256_vectors.h - the SHA-256 examples of FIPS 180-2
  * (one block, two blocks, a million 'a' fed in pieces of many sizes) held
- * against the digest module; shared by tests/unit/test_digest.c and the
+ * against the digest module; shared by tests/digest/test_digest.c and the
  * Windows run (tests/windows/win_host_smoke.c), whose BCrypt must agree
  * with OpenSSL.  Header-only: the Windows program links no test support.
  */

@@ -1,6 +1,6 @@
 /*
  * tests/windows/win_host_smoke.c - the modules below config on Windows,
- * run under wine by tests/integration/mingw_cross.sh: the loader
+ * run under wine by tests/windows/mingw_cross.sh: the loader
  * (LoadLibraryExW, dl_win32.c) loads the mock plugins and cpu_gemm built
  * as .dll files from seven folders (one with a non-ASCII name, one named
  * twice in different case, one given with '/' by the script) and reports

@@ -12,7 +12,7 @@
 #    and the installed plugin template build; olc-plugin-api.pc gives the
 #    include flags with no other .pc file;
 # 3. the installed olc loads and calibrates the template built from the
-#    install (tests/plugin_template/scripts/calibrate_template.cmake).
+#    install (tests/examples/scripts/calibrate_template.cmake).
 cmake_minimum_required(VERSION 3.25) # policies of 3.25 (CMP0054: quoted strings stay strings)
 include(${CMAKE_CURRENT_LIST_DIR}/../../../cmake/OlcScriptRun.cmake)
 
