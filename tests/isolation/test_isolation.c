@@ -50,7 +50,7 @@ typedef struct fixture {
 typedef struct outcome {
   olc_status st[MAX_CANDIDATES];
   char msg[MAX_CANDIDATES][OLC_ERROR_MESSAGE_SIZE];
-  olc_measure_result m[MAX_CANDIDATES];
+  olc_timing_result m[MAX_CANDIDATES];
   long pid_after[MAX_CANDIDATES]; /* worker pid after each candidate */
   size_t count;
   char note[OLC_ERROR_MESSAGE_SIZE];
@@ -112,7 +112,7 @@ static void run_session(fixture *f, int in_process, double timeout_s, outcome *o
   memset(o, 0, sizeof *o);
   olc_calibrate__session_init(&s, &f->target, &f->w.plugin, &f->list, cs, in_process, timeout_s);
   for (i = 0; i < f->list.count; i++) {
-    olc_measure_params mp;
+    olc_timing_params mp;
     olc_error e;
     mp.warmup = cs->warmup;
     mp.min_repetitions = cs->min_repetitions;
@@ -321,8 +321,8 @@ static void test_warm_up_per_worker(void) {
   CU_ASSERT_EQUAL_FATAL(cs->warmup, 1u);
   olc_calibrate__session_init(&s, &f.target, &f.w.plugin, &f.list, cs, 0, 5.0);
   for (step = 0; step < 4; step++) {
-    olc_measure_params mp = {0, 2, 0.0, 1e6, -1.0, 0, 0, 0};
-    olc_measure_result m;
+    olc_timing_params mp = {0, 2, 0.0, 1e6, -1.0, 0, 0, 0};
+    olc_timing_result m;
     olc_error e;
     olc_status st;
     olc_error_clear(&e);
@@ -330,7 +330,7 @@ static void test_warm_up_per_worker(void) {
     CU_ASSERT_EQUAL(st, order[step] == 0 ? OLC_E_CRASHED : OLC_OK);
     if (st == OLC_OK)
       CU_ASSERT_EQUAL(m.samples, 2u);
-    olc_measure_result__free(&m);
+    olc_timing_result__free(&m);
     CU_ASSERT_EQUAL(count_log_lines(f.s.host, line), runs_after[step]);
   }
   olc_calibrate__session_end(&s);
@@ -416,7 +416,7 @@ static void test_protocol(void) {
   uint32_t type = 0;
   olc_error e;
   const char *msg;
-  const olc_measure_params params = {0, 1, 0.0, 1.5, -1.0, 0, 0, 0};
+  const olc_timing_params params = {0, 1, 0.0, 1.5, -1.0, 0, 0, 0};
   OLC_ASSERT_OK(olc_isolate__spawn(&w, OLC_TEST_WORKER, &e), &e);
   olc_wire__begin(&req, OLC_WIRE_SETUP);
   olc_wire__put_u32(&req, OLC_WIRE_VERSION + 1u);

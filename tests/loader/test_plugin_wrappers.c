@@ -55,8 +55,8 @@ static olc_loaded_plugin *behave(olc_host **h, olc_store *store, const char *k1,
   params.load.ignore_env = 1;
   params.store = store;
   *h = NULL;
-  if (olc_host__open(h, &params, &err) != OLC_OK) {
-    olc_test_print_error("olc_host__open", err.code, OLC_OK, &err);
+  if (olc_host__open_params(h, &params, &err) != OLC_OK) {
+    olc_test_print_error("olc_host__open_params", err.code, OLC_OK, &err);
     return NULL;
   }
   p = olc_plugins__find(olc_host__plugins(*h), "mock_behave");

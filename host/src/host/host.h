@@ -51,7 +51,7 @@ typedef struct olc_host_params {
 
 /* Opens a host: OLC_OK, or like olc_plugins__open.  Freed with
  * olc_host_free. */
-olc_status olc_host__open(olc_host **out, const olc_host_params *params, olc_error *err);
+olc_status olc_host__open_params(olc_host **out, const olc_host_params *params, olc_error *err);
 
 /* The host's loaded plugins, store and config (borrowed; NULL when none). */
 olc_plugin_set *olc_host__plugins(const olc_host *host);

@@ -1,5 +1,5 @@
 /*
- * host/measure.c - measuring one key: the process's one measurer, the
+ * host/key_measure.c - measuring one key: the process's one measurer, the
  * waits a select makes, and olc_host__measure_key, the one place where a
  * key is measured and its winner saved (the ini loop's calibrate and the
  * runtime's on_miss both come here), so a machine-wide measurement lock
@@ -299,7 +299,7 @@ olc_status olc_host__measure_key(olc_host_measure *m) {
   if (budget_settings(&eff, &total_bound, m) != OLC_OK || store_refuses(m))
     return OLC_OK;
   /* One measurer per machine: the processes measuring here take the lock
-   * in turn, one key at a time (host_int.h, measure_lock.c). */
+   * in turn, one key at a time (host_int.h, key_measure_lock.c). */
   st = olc_host__mlock_take(&lock, m);
   if (st == OLC_E_CANCELLED || st == OLC_E_TIMEOUT) {
     set_outcome(m, st, "%s while waiting for the measurement lock",

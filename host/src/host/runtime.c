@@ -9,7 +9,7 @@
  * Slow: a scoped lookup; a hit becomes the view's selection (the same
  * record keeps its selection object).  A miss in never mode is the first
  * candidate; in on_miss mode the first thread claims the key and the
- * process's measurer and measures (measure.c), the others wait for it
+ * process's measurer and measures (key_measure.c), the others wait for it
  * under the process-wide lock, bounded by the call's timeout and cancel.
  */
 #include <stdio.h>
@@ -246,7 +246,7 @@ static olc_status slow(const olc_selection **out, olc_host_slot *s, int fp, int 
     if (sel != NULL)
       return answer(out, sel, err);
     if (mode == OLC_SELECT_NEVER) {
-      olc_host__record_miss(s);
+      olc_host__misses_append(s);
       return first(out, s, OLC_HOST_FIRST_NEVER, OLC_E_NOT_FOUND, NULL, err);
     }
     st = wait_turn(&turn, s, o, start);
