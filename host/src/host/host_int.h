@@ -297,6 +297,15 @@ void olc_host__release_measurer(void);
  * again), OLC_E_TIMEOUT, OLC_E_CANCELLED. */
 olc_status olc_host__wait(int64_t timeout_ms, uint64_t start_ns, olc_cancel_fn cancel,
                           void *cancel_payload);
+/* The one place a measurement request is made: m zeroed, then slot s's
+ * host, plugin and key, workload w (s's own or its binding's), name,
+ * settings, force_portable, in_process, budget and arena, and look_again
+ * set.  Each caller then adds only what is its own (the ini loop's
+ * progress, samples and run timeout; a select's cancel and wait limit). */
+void olc_host__measure_request(olc_host_measure *m, olc_host_slot *s, const olc_plugin_workload *w,
+                               const char *name, const olc_calibration_settings *settings,
+                               int force_portable, int in_process, olc_host_budget *budget,
+                               olc_arena *arena);
 /* Measures m's key (the caller holds the measurer): the outcome lands in
  * m.  Returns OLC_OK, or OLC_E_NOMEM. */
 olc_status olc_host__measure_key(olc_host_measure *m);

@@ -107,19 +107,10 @@ static olc_status calibrate_now(job *j, int refining) {
   olc_workload_result *r = j->r;
   olc_host_measure m;
   olc_status st;
-  memset(&m, 0, sizeof m);
-  m.host = j->host;
-  m.plugin = s->plugin;
-  m.workload = &j->b->workload;
-  m.key = &s->key.key;
-  m.name = j->wc->name;
-  m.settings = j->p->settings;
-  m.force_portable = j->p->force_portable;
-  m.in_process = j->p->in_process;
+  olc_host__measure_request(&m, s, &j->b->workload, j->wc->name, j->p->settings,
+                            j->p->force_portable, j->p->in_process, j->p->budget, &j->cal->arena);
   m.run_timeout_seconds = j->p->run_timeout_seconds;
   m.look_again = !j->p->recalibrate && !refining;
-  m.budget = j->p->budget;
-  m.arena = &j->cal->arena;
   m.progress = j->p->progress;
   m.progress_payload = j->p->progress_payload;
   m.keep_samples = j->p->keep_samples;

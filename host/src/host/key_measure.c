@@ -288,6 +288,24 @@ static int store_refuses(olc_host_measure *m) {
   return 1;
 }
 
+void olc_host__measure_request(olc_host_measure *m, olc_host_slot *s, const olc_plugin_workload *w,
+                               const char *name, const olc_calibration_settings *settings,
+                               int force_portable, int in_process, olc_host_budget *budget,
+                               olc_arena *arena) {
+  memset(m, 0, sizeof *m);
+  m->host = s->host;
+  m->plugin = s->plugin;
+  m->workload = w;
+  m->key = &s->key.key;
+  m->name = name;
+  m->settings = settings;
+  m->force_portable = force_portable;
+  m->in_process = in_process;
+  m->look_again = 1;
+  m->budget = budget;
+  m->arena = arena;
+}
+
 olc_status olc_host__measure_key(olc_host_measure *m) {
   olc_persist_mlock *lock = NULL;
   olc_status st;

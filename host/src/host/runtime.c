@@ -169,18 +169,8 @@ static olc_status measure(const olc_selection **out, olc_host_slot *s, int fp,
   olc_host_measure m;
   olc_selection *sel = NULL;
   olc_status st;
-  memset(&m, 0, sizeof m);
-  m.host = h;
-  m.plugin = s->plugin;
-  m.workload = &s->workload;
-  m.key = &s->key.key;
-  m.name = s->name;
-  m.settings = &h->settings;
-  m.force_portable = fp;
-  m.in_process = o->in_process;
-  m.look_again = 1;
-  m.budget = &h->lazy_budget;
-  m.arena = &arena;
+  olc_host__measure_request(&m, s, &s->workload, s->name, &h->settings, fp, o->in_process,
+                            &h->lazy_budget, &arena);
   m.cancel = o->cancel;
   m.cancel_payload = o->cancel_payload;
   m.has_wait_limit = o->timeout_ms >= 0;
