@@ -4,7 +4,7 @@
  *
  *   olc-worker FD
  *
- * FD is a stream socket to the host (wire.h).  The worker answers one
+ * FD is a stream socket to the host (calibrate/wire.h).  The worker answers one
  * SETUP (load the plugin file, create an instance with the host's
  * [plugin.NAME] entries and thread count, prepare the workload) with
  * READY, then each MEASURE (validate = deserialize the policy, time it
@@ -52,7 +52,7 @@ typedef struct worker {
   olc_plugin_set *set;
   olc_loaded_plugin *plugin;
   void **states;   /* rotate prepared instances of the workload */
-  uint32_t rotate; /* 1 warm, more: cold-cache measurement (rotate.h) */
+  uint32_t rotate; /* 1 warm, more: cold-cache measurement (calibrate/rotate.h) */
   uint32_t next;   /* the next of them, across MEASUREs */
   int prepared;
   int fd;             /* the socket to the host */

@@ -44,7 +44,7 @@
  *    trades the plugin's guess for a lead that is as likely noise, on a
  *    quiet machine (the margin decides) or a busy one (the spread does),
  *    and a ratio compares runs milliseconds apart: where a core's speed
- *    comes and goes in phases (a sibling thread, another guest), it slows
+ *    comes and goes in phases (a sibling hyper-thread, another virtual machine), it slows
  *    candidates unequally, and the medians of all runs could mix those
  *    phases differently for each candidate; a turn's runs share a phase.
  *
