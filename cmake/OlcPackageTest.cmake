@@ -31,7 +31,9 @@ if(STEP STREQUAL "install")
   run("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK}/installed ${config_args})
   file(RENAME ${WORK}/installed ${PREFIX})
   foreach(f include/olc/olc.h include/olc/store.h include/olc/error.h include/olc/plugin.h
-            include/olc/store.hpp include/olc/host.hpp include/olc/error.hpp
+            include/olc/host.h include/olc/config.h include/olc/loader.h include/olc/calibrate.h
+            include/olc/runtime.h include/olc/store.hpp include/olc/host.hpp
+            include/olc/runtime.hpp include/olc/error.hpp
             share/onnx-light/plugin_template/CMakeLists.txt
             share/onnx-light/plugin_template/template_matmul.c
             share/onnx-light/plugin_template/PLUGIN-API.md bin/olc share/man/man1/olc.1

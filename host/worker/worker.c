@@ -4,11 +4,11 @@
  *
  *   olc-worker FD
  *
- * FD is a stream socket to the host (wire.h).  The worker answers one
+ * FD is a stream socket to the host (calibrate/wire.h).  The worker answers one
  * SETUP (load the plugin file, create an instance with the host's
  * [plugin.NAME] entries and thread count, prepare the workload) with
  * READY, then each MEASURE (validate = deserialize the policy, time it
- * with olc_calibrate__measure, release it) with RESULT, and exits when the
+ * with olc_calibrate__time, release it) with RESULT, and exits when the
  * host closes the socket.  It opens no store: plugins' store lookups and
  * saves fail here, and only the host writes the store.  If a plugin
  * crashes, aborts, hangs or exits, this process ends and the host says so.
@@ -33,7 +33,7 @@
 #endif
 
 #include "calibrate/check.h"
-#include "calibrate/measure.h"
+#include "calibrate/timing.h"
 #include "calibrate/rotate.h"
 #include "calibrate/wire.h"
 #include "plugins/plugins.h"
@@ -53,7 +53,7 @@ typedef struct worker {
   olc_plugin_set *set;
   olc_loaded_plugin *plugin;
   void **states;   /* rotate prepared instances of the workload */
-  uint32_t rotate; /* 1 warm, more: cold-cache measurement (rotate.h) */
+  uint32_t rotate; /* 1 warm, more: cold-cache measurement (calibrate/rotate.h) */
   uint32_t next;   /* the next of them, across MEASUREs */
   int prepared;
   int fd;             /* the socket to the host */
@@ -71,7 +71,7 @@ typedef struct worker {
  * After each run of the plugin a finished run is reported to the host
  * (PROGRESS, at most every BEAT_NS), through the loader's after-run hook:
  * the host's timeout then limits one run, not a whole measurement.  The
- * hook runs inside the timed interval of measure.c; it costs one clock
+ * hook runs inside the timed interval of calibrate/timing.c; it costs one clock
  * read per run, and a send on at most one run per BEAT_NS, which the
  * median does not see. */
 #define BEAT_NS 100000000ull
@@ -281,8 +281,8 @@ static void put_log(const worker *k, olc_wire_writer *w, size_t before) {
 static int measure(worker *k, int fd, const olc_buf *payload) {
   olc_wire_reader r;
   olc_wire_writer w;
-  olc_measure_params p;
-  olc_measure_result m;
+  olc_timing_params p;
+  olc_timing_result m;
   olc_error e;
   olc_status st;
   const void *bytes;
@@ -310,10 +310,10 @@ static int measure(worker *k, int fd, const olc_buf *payload) {
     /* The check first: a candidate with a wrong result is not timed. */
     if (p.check)
       st = olc_check__policy(&k->check, policy, bytes, len, &checked, &e);
-    olc_measure_params__after_check(&p, checked);
+    olc_timing_params__after_check(&p, checked);
     if (st == OLC_OK)
-      st = olc_calibrate__measure_rotating(&m, k->plugin, &k->w, k->states, k->rotate, &k->next,
-                                           policy, &p, &e);
+      st = olc_calibrate__time_rotating(&m, k->plugin, &k->w, k->states, k->rotate, &k->next,
+                                        policy, &p, &e);
     olc_plugins__release(k->plugin, policy);
   }
   olc_wire__begin(&w, OLC_WIRE_RESULT);
@@ -327,7 +327,7 @@ static int measure(worker *k, int fd, const olc_buf *payload) {
   olc_wire__put_f64(&w, m.timed_us);
   for (i = 0; i < m.samples; i++)
     olc_wire__put_f64(&w, m.values[i]);
-  olc_measure_result__free(&m);
+  olc_timing_result__free(&m);
   put_log(k, &w, log_before);
   olc_wire__put_u32(&w, checked ? 1u : 0u);
   olc_wire__finish(&w);

@@ -169,11 +169,12 @@ void egpu_policy_simplest(const egpu_limits *l, egpu_policy *out) {
                               l->max_work_item_sizes[1] >= 8))
                    ? 8u
                    : 1u;
-  egpu_policy p = {w, w, 1, 1, 1, 1, 0, w, w};
+  egpu_policy p = {
+      .tm = w, .tn = w, .tk = 1, .wm = 1, .wn = 1, .vec = 1, .local = 0, .wgx = w, .wgy = w};
   *out = p;
 }
 
-/* tm, tn, tk, wm, wn, vec, local: wg follows from them. */
+/* A tiling to start from: wg follows from it (from_seed). */
 typedef struct seed {
   uint8_t tm, tn, tk, wm, wn, vec, local;
 } seed;
@@ -186,14 +187,24 @@ typedef struct seed {
  * lead.
  */
 static const seed gpu_seeds[] = {
-    {64, 64, 16, 4, 4, 4, 1}, {128, 128, 16, 8, 8, 4, 1}, {64, 128, 16, 4, 8, 4, 1},
-    {64, 64, 8, 4, 4, 1, 1},  {32, 32, 16, 2, 2, 2, 1},   {32, 64, 16, 2, 4, 4, 1},
-    {16, 16, 16, 1, 1, 1, 1}, {64, 64, 16, 4, 4, 1, 0},
+    {.tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 4, .vec = 4, .local = 1},
+    {.tm = 128, .tn = 128, .tk = 16, .wm = 8, .wn = 8, .vec = 4, .local = 1},
+    {.tm = 64, .tn = 128, .tk = 16, .wm = 4, .wn = 8, .vec = 4, .local = 1},
+    {.tm = 64, .tn = 64, .tk = 8, .wm = 4, .wn = 4, .vec = 1, .local = 1},
+    {.tm = 32, .tn = 32, .tk = 16, .wm = 2, .wn = 2, .vec = 2, .local = 1},
+    {.tm = 32, .tn = 64, .tk = 16, .wm = 2, .wn = 4, .vec = 4, .local = 1},
+    {.tm = 16, .tn = 16, .tk = 16, .wm = 1, .wn = 1, .vec = 1, .local = 1},
+    {.tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 4, .vec = 1, .local = 0},
 };
 static const seed cpu_seeds[] = {
-    {32, 32, 4, 4, 4, 4, 0},  {32, 16, 4, 4, 2, 4, 0},  {16, 32, 4, 2, 4, 4, 0},
-    {64, 64, 4, 4, 4, 4, 0},  {32, 64, 16, 4, 8, 1, 0}, {64, 64, 16, 8, 8, 1, 0},
-    {32, 64, 16, 4, 8, 4, 1}, {64, 64, 16, 4, 4, 4, 1},
+    {.tm = 32, .tn = 32, .tk = 4, .wm = 4, .wn = 4, .vec = 4, .local = 0},
+    {.tm = 32, .tn = 16, .tk = 4, .wm = 4, .wn = 2, .vec = 4, .local = 0},
+    {.tm = 16, .tn = 32, .tk = 4, .wm = 2, .wn = 4, .vec = 4, .local = 0},
+    {.tm = 64, .tn = 64, .tk = 4, .wm = 4, .wn = 4, .vec = 4, .local = 0},
+    {.tm = 32, .tn = 64, .tk = 16, .wm = 4, .wn = 8, .vec = 1, .local = 0},
+    {.tm = 64, .tn = 64, .tk = 16, .wm = 8, .wn = 8, .vec = 1, .local = 0},
+    {.tm = 32, .tn = 64, .tk = 16, .wm = 4, .wn = 8, .vec = 4, .local = 1},
+    {.tm = 64, .tn = 64, .tk = 16, .wm = 4, .wn = 4, .vec = 4, .local = 1},
 };
 
 static egpu_policy from_seed(const seed *s) {

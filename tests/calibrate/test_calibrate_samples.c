@@ -198,7 +198,7 @@ static double wall_us(void) {
 }
 
 /* Runs of a few microseconds are timed in batches that last at least
- * 10 us each (calibrate/measure.c): timed one by one on a clock of 10 ns
+ * 10 us each (calibrate/timing.c): timed one by one on a clock of 10 ns
  * steps their medians moved by whole steps and their MADs read 0.  So a
  * calibration of 1 and 2 us candidates that takes D us holds at most
  * D / 10 samples, plus the first sample of each measurement (a single

@@ -41,7 +41,7 @@ typedef struct fixture {
   olc_loaded_plugin *plugin;
   olc_isolate_plugin target; /* the plugin as the host made it */
   olc_plugin_kv kv[8];
-  olc_host_workload w;
+  olc_plugin_workload w;
   olc_policy_list list;
   char store_path[1024];
 } fixture;
@@ -50,7 +50,7 @@ typedef struct fixture {
 typedef struct outcome {
   olc_status st[MAX_CANDIDATES];
   char msg[MAX_CANDIDATES][OLC_ERROR_MESSAGE_SIZE];
-  olc_measure_result m[MAX_CANDIDATES];
+  olc_timing_result m[MAX_CANDIDATES];
   long pid_after[MAX_CANDIDATES]; /* worker pid after each candidate */
   size_t count;
   char note[OLC_ERROR_MESSAGE_SIZE];
@@ -59,6 +59,25 @@ typedef struct outcome {
 static int suite_setup(void) { return olc_test_suite_tmpdir(&tmp, "isolation"); }
 
 static int suite_teardown(void) { return olc_test_suite_rmtree(&tmp); }
+
+/* The plugin's view of configured workload wc: pointers into wc and kv. */
+static void plugin_workload(olc_plugin_workload *w, olc_plugin_kv *kv, size_t kv_cap,
+                            const olc_workload_config *wc) {
+  size_t i;
+  size_t n = wc->property_count < kv_cap ? wc->property_count : kv_cap;
+  memset(w, 0, sizeof *w);
+  w->struct_size = (uint32_t)sizeof *w;
+  w->abi_minor = OLC_PLUGIN_ABI_MINOR;
+  w->name = wc->name;
+  w->operator_name = wc->operator_name;
+  for (i = 0; i < n; i++) {
+    kv[i].key = wc->properties[i].name;
+    kv[i].value = wc->properties[i].value;
+  }
+  w->properties = n > 0 ? kv : NULL;
+  w->property_count = (uint32_t)n;
+  w->model_digest = olc_host__config_model(wc);
+}
 
 static void open_fixture_dir(fixture *f, const char *dir, const char *tag,
                              const char *plugin_entries) {
@@ -82,8 +101,8 @@ static void open_fixture_dir(fixture *f, const char *dir, const char *tag,
   wc = olc_config_find_workload(f->s.config, "mm");
   CU_ASSERT_PTR_NOT_NULL_FATAL(wc);
   olc_host__isolate_plugin(&f->target, f->s.host, f->plugin);
-  olc_host__workload_from_config(&f->w, f->kv, 8, wc);
-  OLC_ASSERT_OK(olc_plugins__candidates(&f->list, f->plugin, &f->w.plugin, &err), &err);
+  plugin_workload(&f->w, f->kv, 8, wc);
+  OLC_ASSERT_OK(olc_plugins__candidates(&f->list, f->plugin, &f->w, &err), &err);
   CU_ASSERT_FATAL(f->list.count <= MAX_CANDIDATES);
 }
 
@@ -110,9 +129,9 @@ static void run_session(fixture *f, int in_process, double timeout_s, outcome *o
   double best = -1;
   size_t i;
   memset(o, 0, sizeof *o);
-  olc_calibrate__session_init(&s, &f->target, &f->w.plugin, &f->list, cs, in_process, timeout_s);
+  olc_calibrate__session_init(&s, &f->target, &f->w, &f->list, cs, in_process, timeout_s);
   for (i = 0; i < f->list.count; i++) {
-    olc_measure_params mp;
+    olc_timing_params mp;
     olc_error e;
     mp.warmup = cs->warmup;
     mp.min_repetitions = cs->min_repetitions;
@@ -319,10 +338,10 @@ static void test_warm_up_per_worker(void) {
   open_fixture(&f, "crash", "candidates = 300,100\nsegv = 300\nlog = 100\n");
   cs = olc_config_calibration(f.s.config);
   CU_ASSERT_EQUAL_FATAL(cs->warmup, 1u);
-  olc_calibrate__session_init(&s, &f.target, &f.w.plugin, &f.list, cs, 0, 5.0);
+  olc_calibrate__session_init(&s, &f.target, &f.w, &f.list, cs, 0, 5.0);
   for (step = 0; step < 4; step++) {
-    olc_measure_params mp = {0, 2, 0.0, 1e6, -1.0, 0, 0, 0};
-    olc_measure_result m;
+    olc_timing_params mp = {0, 2, 0.0, 1e6, -1.0, 0, 0, 0};
+    olc_timing_result m;
     olc_error e;
     olc_status st;
     olc_error_clear(&e);
@@ -330,7 +349,7 @@ static void test_warm_up_per_worker(void) {
     CU_ASSERT_EQUAL(st, order[step] == 0 ? OLC_E_CRASHED : OLC_OK);
     if (st == OLC_OK)
       CU_ASSERT_EQUAL(m.samples, 2u);
-    olc_measure_result__free(&m);
+    olc_timing_result__free(&m);
     CU_ASSERT_EQUAL(count_log_lines(f.s.host, line), runs_after[step]);
   }
   olc_calibrate__session_end(&s);
@@ -416,7 +435,7 @@ static void test_protocol(void) {
   uint32_t type = 0;
   olc_error e;
   const char *msg;
-  const olc_measure_params params = {0, 1, 0.0, 1.5, -1.0, 0, 0, 0};
+  const olc_timing_params params = {0, 1, 0.0, 1.5, -1.0, 0, 0, 0};
   OLC_ASSERT_OK(olc_isolate__spawn(&w, OLC_TEST_WORKER, &e), &e);
   olc_wire__begin(&req, OLC_WIRE_SETUP);
   olc_wire__put_u32(&req, OLC_WIRE_VERSION + 1u);

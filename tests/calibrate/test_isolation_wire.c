@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "calibrate/isolate.h"
-#include "calibrate/measure.h"
+#include "calibrate/timing.h"
 #include "calibrate/wire.h"
 #include "test_support.h"
 
@@ -129,7 +129,7 @@ static void test_oversized_field(void) {
  * (wire.c), in the order the fields were always sent; a short payload is
  * refused. */
 static void test_params(void) {
-  olc_measure_params p = {7, 11, 0.125, 2.5, 42.75, 99, 1, 13}, q;
+  olc_timing_params p = {7, 11, 0.125, 2.5, 42.75, 99, 1, 13}, q;
   olc_wire_writer w, by_hand;
   olc_wire_reader r;
   olc_wire__begin(&w, OLC_WIRE_MEASURE);
@@ -167,7 +167,7 @@ static void test_timeout_rule(void) {
   olc_calibration_settings s = {
       1, 5,   0.05, 30.0, 1.5, 1, 0.0, OLC_STRATEGY_RACE, OLC_SELECT_NEVER, NULL, 300.0,
       1, 0.0, 0.0,  0.0,  0.0, 0, NULL};
-  olc_measure_params p = {1, 5, 0.05, 1.5, -1.0, 0, 0, 0};
+  olc_timing_params p = {1, 5, 0.05, 1.5, -1.0, 0, 0, 0};
   /* Per run: explicit wins; before any result the default; then 10 s or
    * 20 x the best median, whichever is longer. */
   CU_ASSERT_DOUBLE_EQUAL(olc_calibrate__timeout(1.5, &s, &p), 1.5, 1e-12);

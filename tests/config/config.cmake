@@ -4,7 +4,7 @@ if(NOT WIN32)
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config.c
     LABELS unit HOOKS TIMEOUT 60
     DEFINES OLC_CONFIG_EXAMPLES="${PROJECT_SOURCE_DIR}/config/examples")
-  # The key table, row by row (host/src/config/keys.h).
+  # The key table, row by row (host/src/config/key_table.h).
   olc_add_test(NAME test_config_keys
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_config_keys.c
     LABELS unit HOOKS TIMEOUT 60)

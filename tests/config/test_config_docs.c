@@ -1,6 +1,6 @@
 /*
  * tests/config/test_config_docs.c - the documentation of the configuration
- * keys against the key table itself (config/keys.h), both ways: a row that
+ * keys against the key table itself (config/key_table.h), both ways: a row that
  * a document lacks fails, and so does a key a document lists that the
  * table does not have.
  *
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/keys.h"
+#include "config/key_table.h"
 #include "test_support.h"
 
 #ifndef OLC_SOURCE_DIR
@@ -296,8 +296,8 @@ static void check_both_ways(const char *doc, const doc_list *l, doc_format f) {
     const olc_config_key *k =
         e->section != 0 ? olc_config__key_find(e->section, e->name, NULL) : NULL;
     if (k == NULL) {
-      fprintf(stderr, "\n  %s:%u: '%s' is not a key of the table (host/src/config/keys.c)\n", doc,
-              e->line, e->name);
+      fprintf(stderr, "\n  %s:%u: '%s' is not a key of the table (host/src/config/key_table.c)\n",
+              doc, e->line, e->name);
       CU_FAIL("a documented key is not in the table");
       continue;
     }

@@ -1,5 +1,5 @@
 /*
- * tests/config/test_config_keys.c - the key table (config/keys.h) and the
+ * tests/config/test_config_keys.c - the key table (config/key_table.h) and the
  * parser it drives, row by row: every row is well-formed, its default is
  * what an absent key means, and its checks and messages (empty, repeated,
  * out of range, not a choice, excluded) come out of the row.  A new row
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "config/config_impl.h"
-#include "config/keys.h"
+#include "config/key_table.h"
 #include "olc/host.h"
 #include "test_support.h"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/keys.h"
+#include "config/key_table.h"
 #include "host/host_int.h"
 #include "olc/host.h"
 #include "plugins/plugins.h"

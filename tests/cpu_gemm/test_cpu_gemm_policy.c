@@ -316,9 +316,10 @@ static void test_candidate_thin_kernels(void) {
     for (uint32_t j = 0; j < n; j++)
       CU_ASSERT_EQUAL(cg_policy_check(&cands[j], c.isa, NULL, 0), 0);
   }
-  /* With threads, every thin kernel also with the other split: 64x1x1216
-   * on two threads ran 1.7x faster with avx2_mv4 split over its rows than
-   * on one (Zen 4 guest), below the guess's splitting threshold. */
+  /* With threads, every thin kernel also with the other split: the
+   * guess's splitting threshold is a guess, and a split below it can win
+   * on some machines, so measurement must see both (the figure is in
+   * bench/gemm/README.md, "cand_thin with threads"). */
   {
     cg_cpu c;
     cg_policy cands[CG_CANDIDATES_MAX];

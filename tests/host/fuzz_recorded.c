@@ -1,6 +1,6 @@
 /*
  * tests/host/fuzz_recorded.c - the recorded-workloads parser
- * (host/recorded.h) on arbitrary bytes.
+ * (host/misses.h) on arbitrary bytes.
  *
  * Properties checked on every input (abort() marks a finding):
  *  - parse never crashes, leaks or trips UBSan;
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/recorded.h"
+#include "host/misses.h"
 #include "util/buf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -32,29 +32,29 @@ static void check_error(const olc_error *err, olc_status st) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  olc_recorded_set a = OLC_RECORDED_SET_INIT, b = OLC_RECORDED_SET_INIT;
+  olc_misses_set a = OLC_MISSES_SET_INIT, b = OLC_MISSES_SET_INIT;
   olc_buf w1 = OLC_BUF_INIT, w2 = OLC_BUF_INIT;
   olc_error err;
   olc_status st;
   olc_error_clear(&err);
-  st = olc_recorded__parse(&a, data, size, "fuzz", &err);
+  st = olc_misses__parse(&a, data, size, "fuzz", &err);
   if (st != OLC_OK) {
     check_error(&err, st);
-    olc_recorded__free(&a);
+    olc_misses__free(&a);
     return 0;
   }
-  if (olc_recorded__write(&w1, &a) != OLC_OK)
+  if (olc_misses__write(&w1, &a) != OLC_OK)
     exit(0);
-  st = olc_recorded__parse(&b, w1.data, w1.len, "fuzz", &err);
+  st = olc_misses__parse(&b, w1.data, w1.len, "fuzz", &err);
   if (st != OLC_OK || b.count != a.count)
     abort();
-  if (olc_recorded__write(&w2, &b) != OLC_OK)
+  if (olc_misses__write(&w2, &b) != OLC_OK)
     exit(0);
   if (w1.len != w2.len || memcmp(w1.data, w2.data, w1.len) != 0)
     abort();
   olc_buf__free(&w1);
   olc_buf__free(&w2);
-  olc_recorded__free(&a);
-  olc_recorded__free(&b);
+  olc_misses__free(&a);
+  olc_misses__free(&b);
   return 0;
 }

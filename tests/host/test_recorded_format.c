@@ -1,6 +1,6 @@
 /*
  * tests/host/test_recorded_format.c - the recorded-workloads format
- * (host/recorded.h): a round trip through write and parse, the key that
+ * (host/misses.h): a round trip through write and parse, the key that
  * deduplicates, percent-encoding, every malformed line named by
  * FILE:LINE:COLUMN, a newer version, a store refused (and a record file
  * refused by the store's parser), and the locked append and remove on disk:
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "format/format.h"
-#include "host/recorded.h"
+#include "host/misses.h"
 #include "olc/store.h"
 #include "persist/persist.h"
 #include "test_support.h"
@@ -35,8 +35,8 @@ static int teardown(void) {
 
 static olc_property props[3] = {{"n", "4"}, {"m", "8"}, {"note", "a b=c%"}};
 
-static olc_recorded_entry entry(const char *identity, int64_t threads) {
-  olc_recorded_entry e;
+static olc_misses_entry entry(const char *identity, int64_t threads) {
+  olc_misses_entry e;
   memset(&e, 0, sizeof e);
   e.backend = "mock_det";
   e.operator_name = "MatMul";
@@ -49,33 +49,33 @@ static olc_recorded_entry entry(const char *identity, int64_t threads) {
   return e;
 }
 
-static olc_status parse_text(olc_recorded_set *set, const char *text, olc_error *err) {
-  return olc_recorded__parse(set, (const unsigned char *)text, strlen(text), "rec.txt", err);
+static olc_status parse_text(olc_misses_set *set, const char *text, olc_error *err) {
+  return olc_misses__parse(set, (const unsigned char *)text, strlen(text), "rec.txt", err);
 }
 
 static void test_round_trip(void) {
-  olc_recorded_set a = OLC_RECORDED_SET_INIT, b = OLC_RECORDED_SET_INIT;
-  olc_recorded_entry e1 = entry("sha256:00ff#m=8;n=4", 2), e2 = entry("sha256:00ff#m=8;n=4", 4);
+  olc_misses_set a = OLC_MISSES_SET_INIT, b = OLC_MISSES_SET_INIT;
+  olc_misses_entry e1 = entry("sha256:00ff#m=8;n=4", 2), e2 = entry("sha256:00ff#m=8;n=4", 4);
   olc_buf out = OLC_BUF_INIT;
   olc_error err;
   int added;
-  OLC_ASSERT_OK(olc_recorded__add(&a, &e1, &added), NULL);
+  OLC_ASSERT_OK(olc_misses__add(&a, &e1, &added), NULL);
   CU_ASSERT_EQUAL(added, 1);
-  OLC_ASSERT_OK(olc_recorded__add(&a, &e1, &added), NULL); /* the same key: one record */
+  OLC_ASSERT_OK(olc_misses__add(&a, &e1, &added), NULL); /* the same key: one record */
   CU_ASSERT_EQUAL(added, 0);
-  OLC_ASSERT_OK(olc_recorded__add(&a, &e2, &added), NULL); /* another thread count */
+  OLC_ASSERT_OK(olc_misses__add(&a, &e2, &added), NULL); /* another thread count */
   CU_ASSERT_EQUAL(added, 1);
   e2.model = NULL;
-  OLC_ASSERT_OK(olc_recorded__write(&out, &a), NULL);
+  OLC_ASSERT_OK(olc_misses__write(&out, &a), NULL);
   OLC_ASSERT_OK(olc_buf__terminate(&out), NULL);
   CU_ASSERT_EQUAL(strncmp((const char *)out.data, "# onnx-light recorded workloads v1\n", 35), 0);
   /* Spaces, '%' and '=' in a name are encoded; properties sorted. */
   CU_ASSERT_PTR_NOT_NULL(strstr((const char *)out.data, " processor=mock%20cpu%20%28AVX-512%29 "));
   CU_ASSERT_PTR_NOT_NULL(
       strstr((const char *)out.data, " prop.m=8 prop.n=4 prop.note=a%20b=c%25\n"));
-  OLC_ASSERT_OK(olc_recorded__parse(&b, out.data, out.len, "rec.txt", &err), &err);
+  OLC_ASSERT_OK(olc_misses__parse(&b, out.data, out.len, "rec.txt", &err), &err);
   CU_ASSERT_EQUAL_FATAL(b.count, 2);
-  CU_ASSERT_TRUE(olc_recorded__same(&a.v[0], &b.v[0]));
+  CU_ASSERT_TRUE(olc_misses__same(&a.v[0], &b.v[0]));
   CU_ASSERT_STRING_EQUAL(b.v[0].processor, "mock cpu (AVX-512)");
   CU_ASSERT_STRING_EQUAL(b.v[0].model, "sha256:00ff");
   CU_ASSERT_EQUAL(b.v[1].threads, 4);
@@ -84,13 +84,13 @@ static void test_round_trip(void) {
   CU_ASSERT_STRING_EQUAL(b.v[0].props[2].value, "a b=c%");
   CU_ASSERT_EQUAL(b.v[0].line, 2);
   olc_buf__free(&out);
-  olc_recorded__free(&a);
-  olc_recorded__free(&b);
+  olc_misses__free(&a);
+  olc_misses__free(&b);
 }
 
 /* Each bad file: its status and the start of "rec.txt:LINE:COL: ...". */
 static void expect_bad(const char *text, olc_status want, const char *where, const char *what) {
-  olc_recorded_set set = OLC_RECORDED_SET_INIT;
+  olc_misses_set set = OLC_MISSES_SET_INIT;
   olc_error err;
   olc_error_clear(&err);
   CU_ASSERT_EQUAL(parse_text(&set, text, &err), want);
@@ -98,7 +98,7 @@ static void expect_bad(const char *text, olc_status want, const char *where, con
     fprintf(stderr, "\n  %s: got '%s', want '%s ... %s'\n", text, err.message, where, what);
     CU_FAIL("the message");
   }
-  olc_recorded__free(&set);
+  olc_misses__free(&set);
 }
 
 #define HDR "# onnx-light recorded workloads v1\n"
@@ -107,7 +107,7 @@ static void expect_bad(const char *text, olc_status want, const char *where, con
 /* A file whose one record line (line 2) is bad: it parses, with that line
  * skipped and kept, and the good record after it read. */
 static void expect_skipped(const char *text, const char *where, const char *what) {
-  olc_recorded_set set = OLC_RECORDED_SET_INIT;
+  olc_misses_set set = OLC_MISSES_SET_INIT;
   char *full = malloc(strlen(text) + sizeof REC + 16);
   olc_error err;
   sprintf(full, "%s" REC " prop.z=1\n", text);
@@ -123,7 +123,7 @@ static void expect_skipped(const char *text, const char *where, const char *what
   }
   CU_ASSERT_TRUE(set.bad[0].len == strcspn(text + strlen(HDR), "\n") &&
                  memcmp(set.bad[0].text, text + strlen(HDR), set.bad[0].len) == 0);
-  olc_recorded__free(&set);
+  olc_misses__free(&set);
   free(full);
 }
 
@@ -167,7 +167,7 @@ static void test_bad_lines(void) {
   }
   /* A line over the limit (the writer never makes one). */
   {
-    size_t n = OLC_RECORDED_MAX_LINE + 10;
+    size_t n = OLC_MISSES_MAX_LINE + 10;
     char *text = malloc(sizeof HDR + sizeof REC + n + 16);
     sprintf(text, HDR REC " prop.big=");
     memset(text + strlen(text), 'x', n);
@@ -179,13 +179,13 @@ static void test_bad_lines(void) {
    * other: a bad one stays bad, a good one is a record (kept as a bad line
    * it would come back as a record once written with its newline). */
   {
-    olc_recorded_set set = OLC_RECORDED_SET_INIT;
+    olc_misses_set set = OLC_MISSES_SET_INIT;
     olc_error err;
     OLC_ASSERT_OK(parse_text(&set, HDR REC " prop.z=1\n" REC " prop.y", &err), &err);
     CU_ASSERT_EQUAL(set.count, 1);
     CU_ASSERT_EQUAL_FATAL(set.bad_count, 1);
     CU_ASSERT_EQUAL(set.bad[0].len, strlen(REC " prop.y"));
-    olc_recorded__free(&set);
+    olc_misses__free(&set);
     OLC_ASSERT_OK(parse_text(&set,
                              HDR "workload backend=b operator=o processor=p threads=1 "
                                  "identity=i model=- prop.m=1",
@@ -193,12 +193,12 @@ static void test_bad_lines(void) {
                   &err);
     CU_ASSERT_EQUAL(set.count, 1);
     CU_ASSERT_EQUAL(set.bad_count, 0);
-    olc_recorded__free(&set);
+    olc_misses__free(&set);
   }
 }
 
 static void test_accepted(void) {
-  olc_recorded_set set = OLC_RECORDED_SET_INIT;
+  olc_misses_set set = OLC_MISSES_SET_INIT;
   olc_error err;
   OLC_ASSERT_OK(parse_text(&set, "", &err), &err); /* an empty file records nothing yet */
   CU_ASSERT_EQUAL(set.count, 0);
@@ -206,7 +206,7 @@ static void test_accepted(void) {
   OLC_ASSERT_OK(parse_text(&set, HDR "\n" REC "\n\n" REC " prop.m=1\n", &err), &err);
   CU_ASSERT_EQUAL(set.count, 1);
   CU_ASSERT_PTR_NULL(set.v[0].model);
-  olc_recorded__free(&set);
+  olc_misses__free(&set);
 }
 
 /* The store's parser refuses a recorded file, at 1:1. */
@@ -221,7 +221,7 @@ static void test_store_refuses(void) {
   CU_ASSERT_EQUAL(err.column, 1);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "a recorded-workloads file"));
   olc_recset__free(&set);
-  /* The two magics are the same text (recorded.c keeps its own copy). */
+  /* The two magics are the same text (misses_format.c keeps its own copy). */
   CU_ASSERT_STRING_EQUAL(OLC_FORMAT_MAGIC, "onnx_light_calibration_profiles");
 }
 
@@ -233,34 +233,34 @@ static char *path_of(const char *name) {
 
 static void test_file_append_remove(void) {
   char *path = path_of("rec.txt");
-  olc_recorded_entry e1 = entry("id1", 2), e2 = entry("id2", 2);
-  olc_recorded_set got = OLC_RECORDED_SET_INIT, done = OLC_RECORDED_SET_INIT;
+  olc_misses_entry e1 = entry("id1", 2), e2 = entry("id2", 2);
+  olc_misses_set got = OLC_MISSES_SET_INIT, done = OLC_MISSES_SET_INIT;
   olc_error err;
   size_t removed;
   int added;
-  OLC_ASSERT_OK(olc_recorded__load(&got, path, &err), &err); /* missing: empty */
+  OLC_ASSERT_OK(olc_misses__load(&got, path, &err), &err); /* missing: empty */
   CU_ASSERT_EQUAL(got.count, 0);
   e1.processor = ""; /* a key the format cannot hold: refused, nothing created */
-  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_recorded__append(&added, path, &e1, 1000, &err), &err);
-  CU_ASSERT_EQUAL(olc_recorded__load(&got, path, &err), OLC_OK);
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_misses__append(&added, path, &e1, 1000, &err), &err);
+  CU_ASSERT_EQUAL(olc_misses__load(&got, path, &err), OLC_OK);
   CU_ASSERT_EQUAL(got.count, 0);
   e1.processor = "mock cpu (AVX-512)";
-  OLC_ASSERT_OK(olc_recorded__append(&added, path, &e1, 1000, &err), &err);
+  OLC_ASSERT_OK(olc_misses__append(&added, path, &e1, 1000, &err), &err);
   CU_ASSERT_EQUAL(added, 1);
-  OLC_ASSERT_OK(olc_recorded__append(&added, path, &e1, 1000, &err), &err);
+  OLC_ASSERT_OK(olc_misses__append(&added, path, &e1, 1000, &err), &err);
   CU_ASSERT_EQUAL(added, 0);
-  OLC_ASSERT_OK(olc_recorded__append(&added, path, &e2, 1000, &err), &err);
-  OLC_ASSERT_OK(olc_recorded__load(&got, path, &err), &err);
+  OLC_ASSERT_OK(olc_misses__append(&added, path, &e2, 1000, &err), &err);
+  OLC_ASSERT_OK(olc_misses__load(&got, path, &err), &err);
   CU_ASSERT_EQUAL(got.count, 2);
-  OLC_ASSERT_OK(olc_recorded__add(&done, &e1, &added), NULL);
-  OLC_ASSERT_OK(olc_recorded__remove(&removed, path, &done, 1000, &err), &err);
+  OLC_ASSERT_OK(olc_misses__add(&done, &e1, &added), NULL);
+  OLC_ASSERT_OK(olc_misses__remove(&removed, path, &done, 1000, &err), &err);
   CU_ASSERT_EQUAL(removed, 1);
-  olc_recorded__free(&got);
-  OLC_ASSERT_OK(olc_recorded__load(&got, path, &err), &err);
+  olc_misses__free(&got);
+  OLC_ASSERT_OK(olc_misses__load(&got, path, &err), &err);
   CU_ASSERT_EQUAL_FATAL(got.count, 1);
   CU_ASSERT_STRING_EQUAL(got.v[0].identity, "id2");
-  olc_recorded__free(&got);
-  olc_recorded__free(&done);
+  olc_misses__free(&got);
+  olc_misses__free(&done);
   free(path);
 }
 
@@ -287,9 +287,9 @@ static void other_commits(olc_step step, void *payload) {
  * id1 (tuned) and recorded id3; this one records id4.  The file holds id2,
  * id3 and id4: a union would bring the removed id1 back. */
 static void test_file_displaced_removal(void) {
-  olc_recorded_entry e1 = entry("id1", 2), e2 = entry("id2", 2), e3 = entry("id3", 2);
-  olc_recorded_entry e4 = entry("id4", 2);
-  olc_recorded_set got = OLC_RECORDED_SET_INIT, done = OLC_RECORDED_SET_INIT;
+  olc_misses_entry e1 = entry("id1", 2), e2 = entry("id2", 2), e3 = entry("id3", 2);
+  olc_misses_entry e4 = entry("id4", 2);
+  olc_misses_set got = OLC_MISSES_SET_INIT, done = OLC_MISSES_SET_INIT;
   olc_persist_hooks h;
   other_writer b;
   unsigned char *text;
@@ -301,24 +301,24 @@ static void test_file_displaced_removal(void) {
   b.lock = path_of("displaced.txt.lock");
   b.fresh = path_of("fresh.lock");
   b.file = path_of("other.txt");
-  OLC_ASSERT_OK(olc_recorded__append(&added, b.path, &e1, 1000, &err), &err);
-  OLC_ASSERT_OK(olc_recorded__append(&added, b.path, &e2, 1000, &err), &err);
+  OLC_ASSERT_OK(olc_misses__append(&added, b.path, &e1, 1000, &err), &err);
+  OLC_ASSERT_OK(olc_misses__append(&added, b.path, &e2, 1000, &err), &err);
   text = olc_test_read_file(b.path, &len);
   CU_ASSERT_PTR_NOT_NULL_FATAL(text);
   CU_ASSERT_EQUAL_FATAL(olc_test_write_file(b.file, text, len), 0);
   free(text);
-  OLC_ASSERT_OK(olc_recorded__add(&done, &e1, &added), NULL);
-  OLC_ASSERT_OK(olc_recorded__remove(&removed, b.file, &done, 1000, &err), &err);
+  OLC_ASSERT_OK(olc_misses__add(&done, &e1, &added), NULL);
+  OLC_ASSERT_OK(olc_misses__remove(&removed, b.file, &done, 1000, &err), &err);
   CU_ASSERT_EQUAL(removed, 1);
-  OLC_ASSERT_OK(olc_recorded__append(&added, b.file, &e3, 1000, &err), &err);
+  OLC_ASSERT_OK(olc_misses__append(&added, b.file, &e3, 1000, &err), &err);
   memset(&h, 0, sizeof h);
   h.at_step = other_commits;
   h.at_step_payload = &b;
   olc_persist__set_hooks(&h);
-  OLC_ASSERT_OK(olc_recorded__append(&added, b.path, &e4, 1000, &err), &err);
+  OLC_ASSERT_OK(olc_misses__append(&added, b.path, &e4, 1000, &err), &err);
   olc_persist__set_hooks(NULL);
   CU_ASSERT(b.fired);
-  OLC_ASSERT_OK(olc_recorded__load(&got, b.path, &err), &err);
+  OLC_ASSERT_OK(olc_misses__load(&got, b.path, &err), &err);
   for (i = 0; i < got.count; i++)
     if (strlen(got.v[i].identity) == 3 && got.v[i].identity[2] >= '1' &&
         got.v[i].identity[2] <= '4')
@@ -328,8 +328,8 @@ static void test_file_displaced_removal(void) {
   CU_ASSERT_EQUAL(seen[2], 1);
   CU_ASSERT_EQUAL(seen[3], 1);
   CU_ASSERT_EQUAL(seen[4], 1);
-  olc_recorded__free(&got);
-  olc_recorded__free(&done);
+  olc_misses__free(&got);
+  olc_misses__free(&done);
   free(b.path);
   free(b.lock);
   free(b.fresh);
@@ -340,24 +340,24 @@ static void test_file_displaced_removal(void) {
  * unchanged. */
 static void expect_untouched(const char *name, const char *text, olc_status want) {
   char *path = path_of(name);
-  olc_recorded_entry e = entry("id", 2);
-  olc_recorded_set done = OLC_RECORDED_SET_INIT;
+  olc_misses_entry e = entry("id", 2);
+  olc_misses_set done = OLC_MISSES_SET_INIT;
   unsigned char *after;
   size_t len = 0, removed = 9;
   olc_error err;
   int added;
   CU_ASSERT_EQUAL_FATAL(olc_test_write_file(path, text, strlen(text)), 0);
   olc_error_clear(&err);
-  CU_ASSERT_EQUAL(olc_recorded__append(&added, path, &e, 1000, &err), want);
+  CU_ASSERT_EQUAL(olc_misses__append(&added, path, &e, 1000, &err), want);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.message, path));
-  OLC_ASSERT_OK(olc_recorded__add(&done, &e, &added), NULL);
-  CU_ASSERT_EQUAL(olc_recorded__remove(&removed, path, &done, 1000, &err), want);
+  OLC_ASSERT_OK(olc_misses__add(&done, &e, &added), NULL);
+  CU_ASSERT_EQUAL(olc_misses__remove(&removed, path, &done, 1000, &err), want);
   CU_ASSERT_EQUAL(removed, 0);
   after = olc_test_read_file(path, &len);
   CU_ASSERT_FATAL(after != NULL);
   CU_ASSERT_TRUE(len == strlen(text) && memcmp(after, text, len) == 0);
   free(after);
-  olc_recorded__free(&done);
+  olc_misses__free(&done);
   free(path);
 }
 
@@ -371,31 +371,31 @@ static void test_file_never_rewritten(void) {
 static void test_file_bad_line_kept(void) {
   static const char text[] = HDR REC " oops\n" REC " prop.z=1\n";
   char *path = path_of("bad_line.txt");
-  olc_recorded_entry e = entry("id", 2);
-  olc_recorded_set got = OLC_RECORDED_SET_INIT, done = OLC_RECORDED_SET_INIT;
+  olc_misses_entry e = entry("id", 2);
+  olc_misses_set got = OLC_MISSES_SET_INIT, done = OLC_MISSES_SET_INIT;
   unsigned char *after;
   size_t removed = 0;
   olc_error err;
   int added = 0;
   CU_ASSERT_EQUAL_FATAL(olc_test_write_file(path, text, strlen(text)), 0);
-  OLC_ASSERT_OK(olc_recorded__append(&added, path, &e, 1000, &err), &err);
+  OLC_ASSERT_OK(olc_misses__append(&added, path, &e, 1000, &err), &err);
   CU_ASSERT_EQUAL(added, 1);
-  OLC_ASSERT_OK(olc_recorded__load(&got, path, &err), &err);
+  OLC_ASSERT_OK(olc_misses__load(&got, path, &err), &err);
   CU_ASSERT_EQUAL(got.count, 2);
   CU_ASSERT_EQUAL(got.bad_count, 1);
-  olc_recorded__free(&got);
-  OLC_ASSERT_OK(olc_recorded__add(&done, &e, &added), NULL);
-  OLC_ASSERT_OK(olc_recorded__remove(&removed, path, &done, 1000, &err), &err);
+  olc_misses__free(&got);
+  OLC_ASSERT_OK(olc_misses__add(&done, &e, &added), NULL);
+  OLC_ASSERT_OK(olc_misses__remove(&removed, path, &done, 1000, &err), &err);
   CU_ASSERT_EQUAL(removed, 1);
   after = olc_test_read_file(path, NULL);
   CU_ASSERT_FATAL(after != NULL);
   CU_ASSERT_PTR_NOT_NULL(strstr((const char *)after, "\n" REC " oops\n"));
   free(after);
-  OLC_ASSERT_OK(olc_recorded__load(&got, path, &err), &err);
+  OLC_ASSERT_OK(olc_misses__load(&got, path, &err), &err);
   CU_ASSERT_EQUAL(got.count, 1);
   CU_ASSERT_EQUAL(got.bad_count, 1);
-  olc_recorded__free(&got);
-  olc_recorded__free(&done);
+  olc_misses__free(&got);
+  olc_misses__free(&done);
   free(path);
 }
 
@@ -405,46 +405,46 @@ static void test_file_bad_line_kept(void) {
  * (OLC_E_LIMIT, the file unchanged), and recording goes on. */
 static void test_file_limits(void) {
   char *path = path_of("limits.txt");
-  olc_property *many = calloc(OLC_RECORDED_MAX_PROPS + 1, sizeof *many);
-  char(*names)[8] = calloc(OLC_RECORDED_MAX_PROPS + 1, sizeof *names);
-  char *big = malloc(OLC_RECORDED_MAX_LINE);
-  olc_recorded_entry wide = entry("wide", 2), huge = entry("huge", 2), after = entry("after", 2);
-  olc_recorded_set got = OLC_RECORDED_SET_INIT;
+  olc_property *many = calloc(OLC_MISSES_MAX_PROPS + 1, sizeof *many);
+  char(*names)[8] = calloc(OLC_MISSES_MAX_PROPS + 1, sizeof *names);
+  char *big = malloc(OLC_MISSES_MAX_LINE);
+  olc_misses_entry wide = entry("wide", 2), huge = entry("huge", 2), after = entry("after", 2);
+  olc_misses_set got = OLC_MISSES_SET_INIT;
   olc_property one;
   olc_error err;
   size_t i;
   int added = 0;
   CU_ASSERT_FATAL(many != NULL && names != NULL && big != NULL);
-  for (i = 0; i <= OLC_RECORDED_MAX_PROPS; i++) {
+  for (i = 0; i <= OLC_MISSES_MAX_PROPS; i++) {
     snprintf(names[i], sizeof names[i], "p%03u", (unsigned)i);
     many[i].name = names[i];
     many[i].value = "1";
   }
   wide.props = many;
-  wide.prop_count = OLC_RECORDED_MAX_PROPS;
-  OLC_ASSERT_OK(olc_recorded__append(&added, path, &wide, 1000, &err), &err);
+  wide.prop_count = OLC_MISSES_MAX_PROPS;
+  OLC_ASSERT_OK(olc_misses__append(&added, path, &wide, 1000, &err), &err);
   CU_ASSERT_EQUAL(added, 1);
   /* One more than the reader takes: refused. */
   wide.identity = "wider";
-  wide.prop_count = OLC_RECORDED_MAX_PROPS + 1;
-  OLC_ASSERT_STATUS(OLC_E_LIMIT, olc_recorded__append(&added, path, &wide, 1000, &err), &err);
+  wide.prop_count = OLC_MISSES_MAX_PROPS + 1;
+  OLC_ASSERT_STATUS(OLC_E_LIMIT, olc_misses__append(&added, path, &wide, 1000, &err), &err);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.message, path));
   /* A value that would make the line too long: refused. */
-  memset(big, 'x', OLC_RECORDED_MAX_LINE - 1);
-  big[OLC_RECORDED_MAX_LINE - 1] = 0;
+  memset(big, 'x', OLC_MISSES_MAX_LINE - 1);
+  big[OLC_MISSES_MAX_LINE - 1] = 0;
   one.name = "big";
   one.value = big;
   huge.props = &one;
   huge.prop_count = 1;
-  OLC_ASSERT_STATUS(OLC_E_LIMIT, olc_recorded__append(&added, path, &huge, 1000, &err), &err);
+  OLC_ASSERT_STATUS(OLC_E_LIMIT, olc_misses__append(&added, path, &huge, 1000, &err), &err);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "line"));
-  OLC_ASSERT_OK(olc_recorded__append(&added, path, &after, 1000, &err), &err);
+  OLC_ASSERT_OK(olc_misses__append(&added, path, &after, 1000, &err), &err);
   CU_ASSERT_EQUAL(added, 1);
-  OLC_ASSERT_OK(olc_recorded__load(&got, path, &err), &err);
+  OLC_ASSERT_OK(olc_misses__load(&got, path, &err), &err);
   CU_ASSERT_EQUAL(got.count, 2);
   CU_ASSERT_EQUAL(got.bad_count, 0);
-  CU_ASSERT_EQUAL(got.count > 0 ? got.v[0].prop_count : 0, OLC_RECORDED_MAX_PROPS);
-  olc_recorded__free(&got);
+  CU_ASSERT_EQUAL(got.count > 0 ? got.v[0].prop_count : 0, OLC_MISSES_MAX_PROPS);
+  olc_misses__free(&got);
   free(many);
   free(names);
   free(big);

@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 
 #include "host/host.h"
-#include "host/recorded.h"
+#include "host/misses.h"
 #include "runtime_util.h"
 
 static char *tmp;
@@ -54,14 +54,14 @@ static char *in_dir(const char *dir, const char *name) {
   return p;
 }
 
-static olc_recorded_set load(const char *path) {
-  olc_recorded_set set = OLC_RECORDED_SET_INIT;
+static olc_misses_set load(const char *path) {
+  olc_misses_set set = OLC_MISSES_SET_INIT;
   olc_error err;
-  OLC_ASSERT_OK(olc_recorded__load(&set, path, &err), &err);
+  OLC_ASSERT_OK(olc_misses__load(&set, path, &err), &err);
   return set;
 }
 
-static const char *prop(const olc_recorded_entry *e, const char *name) {
+static const char *prop(const olc_misses_entry *e, const char *name) {
   size_t i;
   for (i = 0; i < e->prop_count; i++)
     if (strcmp(e->props[i].name, name) == 0)
@@ -94,7 +94,7 @@ static void test_never_records_once(void) {
   rt_workload a, b;
   const olc_selection *s;
   olc_select_options on_miss = rt_mode(OLC_SELECT_ON_MISS);
-  olc_recorded_set set;
+  olc_misses_set set;
   olc_error err;
   rt_open(&h, d, NULL, "store.txt", "record_misses = rec.txt\n");
   olc_host__set_recheck_ms(h.s.host, 0); /* every select takes the slow path */
@@ -115,7 +115,7 @@ static void test_never_records_once(void) {
   CU_ASSERT_STRING_EQUAL(prop(&set.v[0], "dtype"), "float32");
   CU_ASSERT_PTR_NULL(set.v[1].model);
   CU_ASSERT_EQUAL(strncmp(set.v[1].identity, "workload:", 9), 0);
-  olc_recorded__free(&set);
+  olc_misses__free(&set);
   /* The in-process set: misses of a recorded key never touch the file. */
   CU_ASSERT_EQUAL_FATAL(remove(rec), 0);
   OLC_ASSERT_STATUS(OLC_FIRST_CANDIDATE, olc_host_select(&s, h.s.host, &a.w, NULL, &err), &err);
@@ -136,7 +136,7 @@ static void test_never_records_once(void) {
   rt_close(&h);
   set = load(rec);
   CU_ASSERT_EQUAL(set.count, 1);
-  olc_recorded__free(&set);
+  olc_misses__free(&set);
   free(rec);
   free(d);
 }
@@ -151,7 +151,7 @@ static void test_unrecordable_miss(void) {
   char names[40][8];
   olc_property props[40];
   olc_workload wide = OLC_WORKLOAD_INIT;
-  olc_recorded_set set;
+  olc_misses_set set;
   rt_host h;
   rt_workload b;
   const olc_selection *s;
@@ -182,7 +182,7 @@ static void test_unrecordable_miss(void) {
   CU_ASSERT_EQUAL(set.count, 1);
   CU_ASSERT_EQUAL(set.bad_count, 0);
   CU_ASSERT_STRING_EQUAL(set.count == 1 ? prop(&set.v[0], "m") : "", "16");
-  olc_recorded__free(&set);
+  olc_misses__free(&set);
   rt_close(&h);
   free(rec);
   free(d);
@@ -221,8 +221,8 @@ static void test_calibrate_recorded(void) {
   char *d = subdir("offline"), *rec = in_dir(d, "rec.txt");
   olc_calibrate_options o = OLC_CALIBRATE_OPTIONS_INIT;
   olc_calibration *cal = NULL;
-  olc_recorded_set set;
-  olc_recorded_entry other;
+  olc_misses_set set;
+  olc_misses_entry other;
   rt_host h;
   rt_workload a, b;
   const olc_selection *s;
@@ -240,11 +240,11 @@ static void test_calibrate_recorded(void) {
   CU_ASSERT_EQUAL_FATAL(set.count, 2);
   other = set.v[0];
   other.processor = "other-cpu";
-  OLC_ASSERT_OK(olc_recorded__append(&added, rec, &other, 1000, &err), &err);
+  OLC_ASSERT_OK(olc_misses__append(&added, rec, &other, 1000, &err), &err);
   other = set.v[1];
   other.threads = 8;
-  OLC_ASSERT_OK(olc_recorded__append(&added, rec, &other, 1000, &err), &err);
-  olc_recorded__free(&set);
+  OLC_ASSERT_OK(olc_misses__append(&added, rec, &other, 1000, &err), &err);
+  olc_misses__free(&set);
 
   /* Offline: a host without record_misses tunes the file. */
   rt_open(&h, d, NULL, "store.txt", NULL);
@@ -277,7 +277,7 @@ static void test_calibrate_recorded(void) {
   set = load(rec);
   CU_ASSERT_EQUAL(set.count, 2); /* the skipped ones stay */
   CU_ASSERT_STRING_EQUAL(set.v[0].processor, "other-cpu");
-  olc_recorded__free(&set);
+  olc_misses__free(&set);
   rt_close(&h);
 
   /* Production again: the store serves both, nothing is recorded. */
@@ -289,7 +289,7 @@ static void test_calibrate_recorded(void) {
   rt_close(&h);
   set = load(rec);
   CU_ASSERT_EQUAL(set.count, 2);
-  olc_recorded__free(&set);
+  olc_misses__free(&set);
   free(rec);
   free(d);
 }
@@ -579,7 +579,7 @@ static void test_record_option(void) {
   olc_host_options ho = OLC_HOST_OPTIONS_INIT;
   olc_host *host = NULL;
   const olc_selection *s;
-  olc_recorded_set set;
+  olc_misses_set set;
   rt_workload a;
   rt_host h;
   olc_error err;
@@ -592,7 +592,7 @@ static void test_record_option(void) {
   olc_host_free(host);
   set = load(rec);
   CU_ASSERT_EQUAL(set.count, 1);
-  olc_recorded__free(&set);
+  olc_misses__free(&set);
   rt_close(&h);
   free(rec);
   free(d);

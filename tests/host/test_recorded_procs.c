@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "host/recorded.h"
+#include "host/misses.h"
 #include "persist/persist_int.h"
 #include "persist/persist.h"
 #include "runtime_util.h"
@@ -115,7 +115,7 @@ static void test_concurrent_recording(void) {
   unsigned char *bytes;
   size_t len = 0;
   int i, j;
-  olc_recorded_set set = OLC_RECORDED_SET_INIT;
+  olc_misses_set set = OLC_MISSES_SET_INIT;
   olc_error err;
   snprintf(rec, sizeof rec, "%s/recorded.txt", tmp);
   CU_ASSERT_EQUAL(run_procs(rec, 0, &bytes, &len), SHARED + PROCS * OWN);
@@ -128,9 +128,9 @@ static void test_concurrent_recording(void) {
       snprintf(needle, sizeof needle, " prop.m=%d ", 1000 + i * OWN + j);
       CU_ASSERT_EQUAL(count_lines(bytes, len, needle), 1);
     }
-  OLC_ASSERT_OK(olc_recorded__parse(&set, bytes, len, rec, &err), &err);
+  OLC_ASSERT_OK(olc_misses__parse(&set, bytes, len, rec, &err), &err);
   CU_ASSERT_EQUAL(set.count, SHARED + PROCS * OWN);
-  olc_recorded__free(&set);
+  olc_misses__free(&set);
   free(bytes);
 }
 

@@ -12,9 +12,9 @@
 #include "host/host_int.h"
 #include "test_support.h"
 
-static olc_recorded_entry entry(const char *backend, const char *processor, int64_t threads,
-                                const char *identity) {
-  olc_recorded_entry e;
+static olc_misses_entry entry(const char *backend, const char *processor, int64_t threads,
+                              const char *identity) {
+  olc_misses_entry e;
   memset(&e, 0, sizeof e);
   e.backend = backend;
   e.operator_name = "MatMul";
@@ -25,20 +25,20 @@ static olc_recorded_entry entry(const char *backend, const char *processor, int6
 }
 
 static void test_fixed_values(void) {
-  olc_recorded_entry a = entry("mock_det", "mock-cpu", 2, "workload:dtype=float32;k=2;m=8;n=4");
-  olc_recorded_entry b = entry("cpu_gemm", "x86_64:GenuineIntel:6:85", 8, "sha256:ab#m=4");
+  olc_misses_entry a = entry("mock_det", "mock-cpu", 2, "workload:dtype=float32;k=2;m=8;n=4");
+  olc_misses_entry b = entry("cpu_gemm", "x86_64:GenuineIntel:6:85", 8, "sha256:ab#m=4");
   /* Computed once from the documented definition (FNV-1a 64 over the key's
    * strings with their zero bytes, fmix64), independently of this code. */
-  CU_ASSERT_EQUAL(olc_host__recorded_shard(&a, 1000003u), 389815u);
-  CU_ASSERT_EQUAL(olc_host__recorded_shard(&b, 1000003u), 69490u);
-  CU_ASSERT_EQUAL(olc_host__recorded_shard(&a, 1u), 0u);
-  CU_ASSERT_EQUAL(olc_host__recorded_shard(&a, 0u), 0u);
+  CU_ASSERT_EQUAL(olc_host__misses_shard(&a, 1000003u), 389815u);
+  CU_ASSERT_EQUAL(olc_host__misses_shard(&b, 1000003u), 69490u);
+  CU_ASSERT_EQUAL(olc_host__misses_shard(&a, 1u), 0u);
+  CU_ASSERT_EQUAL(olc_host__misses_shard(&a, 0u), 0u);
 }
 
 static void test_every_field_counts(void) {
-  olc_recorded_entry a = entry("mock_det", "mock-cpu", 2, "workload:m=8");
-  olc_recorded_entry v[5];
-  const uint32_t n = 1000003u, s = olc_host__recorded_shard(&a, n);
+  olc_misses_entry a = entry("mock_det", "mock-cpu", 2, "workload:m=8");
+  olc_misses_entry v[5];
+  const uint32_t n = 1000003u, s = olc_host__misses_shard(&a, n);
   size_t i;
   v[0] = entry("mock_de", "mock-cpu", 2, "workload:m=8");
   v[1] = entry("mock_det", "mock-cp", 2, "workload:m=8");
@@ -47,13 +47,13 @@ static void test_every_field_counts(void) {
   v[4] = a;
   v[4].operator_name = "Gemm";
   for (i = 0; i < 5; i++)
-    CU_ASSERT_NOT_EQUAL(olc_host__recorded_shard(&v[i], n), s);
+    CU_ASSERT_NOT_EQUAL(olc_host__misses_shard(&v[i], n), s);
   /* The properties and the model are not part of the key: the identity
    * already carries them. */
   v[0] = a;
   v[0].model = "sha256:ff";
   v[0].line = 77;
-  CU_ASSERT_EQUAL(olc_host__recorded_shard(&v[0], n), s);
+  CU_ASSERT_EQUAL(olc_host__misses_shard(&v[0], n), s);
 }
 
 static void test_spread(void) {
@@ -62,10 +62,10 @@ static void test_spread(void) {
   char id[64];
   int i;
   for (i = 0; i < 4000; i++) {
-    olc_recorded_entry e;
+    olc_misses_entry e;
     snprintf(id, sizeof id, "workload:dtype=float32;k=2;m=%d;n=4", i + 1);
     e = entry("mock_det", "mock-cpu", 2, id);
-    counts[olc_host__recorded_shard(&e, 4u)]++;
+    counts[olc_host__misses_shard(&e, 4u)]++;
   }
   for (i = 0; i < 4; i++)
     CU_ASSERT(counts[i] > 900 && counts[i] < 1100);

@@ -56,8 +56,8 @@ static olc_loaded_plugin *behave(olc_host **h, olc_store *store, const char *k1,
   params.load.ignore_env = 1;
   params.store = store;
   *h = NULL;
-  if (olc_host__open(h, &params, &err) != OLC_OK) {
-    olc_test_print_error("olc_host__open", err.code, OLC_OK, &err);
+  if (olc_host__open_params(h, &params, &err) != OLC_OK) {
+    olc_test_print_error("olc_host__open_params", err.code, OLC_OK, &err);
     return NULL;
   }
   p = olc_plugins__find(olc_host__plugins(*h), "mock_behave");
@@ -424,30 +424,6 @@ static void test_dirty_messages(void) {
   olc_host_free(h);
 }
 
-static void test_workload_builder(void) {
-  olc_property wp[3] = {{"dtype", "float32"}, {"m", "8"}, {"n", "9"}};
-  olc_workload_config wc;
-  olc_host_workload hw;
-  const olc_plugin_workload *w = &hw.plugin;
-  olc_plugin_kv kv[2];
-  memset(&wc, 0, sizeof wc);
-  wc.name = "wl";
-  wc.backend = "mock_det";
-  wc.operator_name = "MatMul";
-  wc.model_digest = "sha256:00";
-  wc.properties = wp;
-  wc.property_count = 3;
-  olc_host__workload_from_config(&hw, kv, 2, &wc);
-  CU_ASSERT_STRING_EQUAL(hw.name, "wl");
-  CU_ASSERT_STRING_EQUAL(hw.backend, "mock_det");
-  CU_ASSERT_EQUAL(w->struct_size, sizeof *w);
-  CU_ASSERT_STRING_EQUAL(w->name, "wl");
-  CU_ASSERT_STRING_EQUAL(w->operator_name, "MatMul");
-  CU_ASSERT_STRING_EQUAL(w->model_digest, "sha256:00");
-  CU_ASSERT_EQUAL(w->property_count, 2);
-  CU_ASSERT_STRING_EQUAL(w->properties[1].key, "m");
-}
-
 /* Finds a log line containing needle. */
 static int log_has(const olc_host *host, const char *needle) {
   const olc_plugin_set *h = olc_host__plugins(host);
@@ -645,7 +621,6 @@ int main(int argc, char **argv) {
   CU_add_test(s, "run", test_run);
   CU_add_test(s, "after_run_hook", test_after_run_hook);
   CU_add_test(s, "dirty_messages", test_dirty_messages);
-  CU_add_test(s, "workload_builder", test_workload_builder);
   CU_add_test(s, "store_services", test_store_services);
   CU_add_test(s, "prune", test_prune);
   CU_add_test(s, "concurrent", test_concurrent);

@@ -1,4 +1,4 @@
-# The measurement lock (issue 11 item 6; persist/mlock*, host/measure_lock.c):
+# The measurement lock (issue 11 item 6; persist/mlock*, host/key_measure_lock.c):
 # the lock itself (unit), the host around the measurement of one key
 # (integration, mock_det), and four processes calibrating the same
 # workloads on one store (integration, mlock_driver).

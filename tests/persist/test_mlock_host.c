@@ -1,6 +1,6 @@
 /*
  * tests/persist/test_mlock_host.c - the host's measurement lock around the
- * measurement of one key (host/measure_lock.c, select.c) against mock_det:
+ * measurement of one key (host/key_measure_lock.c, host/ini_workload.c) against mock_det:
  * a process that waited for another's measurement selects its record and
  * measures nothing; a holder past the timeout only delays (measured
  * anyway, said each time, its pid in the result); a lock that cannot be

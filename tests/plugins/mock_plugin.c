@@ -730,7 +730,9 @@ typedef struct mock_plugin_v1_3 {
   uint64_t future_field;
 } mock_plugin_v1_3;
 static const mock_plugin_v1_3 mock_table_ext = {
-    {MOCK_TABLE_BODY((uint32_t)sizeof(mock_plugin_v1_3), OLC_PLUGIN_ABI_MINOR + 3u)}, NULL, 42};
+    .base = {MOCK_TABLE_BODY((uint32_t)sizeof(mock_plugin_v1_3), OLC_PLUGIN_ABI_MINOR + 3u)},
+    .future_function = NULL,
+    .future_field = 42};
 #define MOCK_TABLE (&mock_table_ext.base)
 #elif defined(MOCK_ABI_1_2)
 /* A plugin built against the 1.2 header: its table ends before features.

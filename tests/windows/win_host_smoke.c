@@ -5,7 +5,7 @@
  * as .dll files from seven folders (one with a non-ASCII name, one named
  * twice in different case, one given with '/' by the script) and reports
  * each file's stage, the host module opened without a config
- * (olc_host__open) creates them, calibrates one workload per plugin into a
+ * (olc_host__open_params) creates them, calibrates one workload per plugin into a
  * store on the Windows write path (persist_win32.c), and a second host on
  * the same file selects without measuring.  SHA-256 (digest_win32.c,
  * BCrypt) gives the FIPS 180-2 digests, and a workload bound with its model
@@ -186,7 +186,7 @@ static const olc_calibration_settings settings = {
     1,    /* isolation: asked for, unavailable on Windows */
     0.0,  /* run_timeout_seconds: automatic */
     OLC_STRATEGY_RACE,
-    OLC_SELECT_NEVER, /* select_mode: this test calibrates through olc_host__select */
+    OLC_SELECT_NEVER, /* select_mode: this test calibrates through olc_host__calibrate_workload */
     NULL,             /* measure_lock: the default path */
     300.0,            /* measure_lock_timeout_seconds */
     1,                /* numerical_check */
@@ -230,9 +230,9 @@ static olc_status open_host(olc_host **out, olc_store *store, const paths *p) {
   params.load.plugin_config = plugin_config;
   params.store = store;
   params.settings = &settings; /* no config in this build to default them */
-  st = olc_host__open(out, &params, &err);
+  st = olc_host__open_params(out, &params, &err);
   if (st != OLC_OK)
-    printf("olc_host__open: %s\n", err.message);
+    printf("olc_host__open_params: %s\n", err.message);
   return st;
 }
 
@@ -251,7 +251,7 @@ static olc_status select_both(olc_calibration *cal, olc_host *h, int in_process_
     sp.in_process = i == 1 && in_process_gemm;
     st = olc_calibration__name(cal, &cal->results[i], w.name, w.backend, w.operator_name);
     if (st == OLC_OK)
-      st = olc_host__select(cal, i, h, &w, &sp);
+      st = olc_host__calibrate_workload(cal, i, h, &w, &sp);
   }
   return st;
 }

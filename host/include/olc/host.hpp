@@ -2,8 +2,9 @@
  * olc/host.hpp - the plugin host in C++: configuration, plugin loading with
  * its load report, the calibrate-and-select loop and explain.
  *
- * Header-only C++17 over olc/host.h, in namespace onnx_light, in the style
- * of olc/store.hpp (which it includes):
+ * Header-only C++17 over olc/config.h, olc/loader.h and olc/calibrate.h,
+ * in namespace onnx_light, in the style of olc/store.hpp (which it
+ * includes):
  *
  *   auto config = HostConfig::FromFile("olc.ini");      // or HostConfig::Default()
  *   CalibrationProfileStore store(config.StoreOptions());
@@ -22,11 +23,11 @@
  * Results are copies owned by the caller.
  *
  * Thread safety: a HostConfig is immutable and may be read from many
- * threads.  A Host may be used from many threads at once (olc/host.h);
+ * threads.  A Host may be used from many threads at once (olc/loader.h);
  * Bind, Select and the Selection's calls are thread-safe, a Binding's
  * Select too (not its destruction or move).
  *
- * The runtime path (olc/host.h "runtime"):
+ * The runtime path (olc/runtime.h):
  *
  *   RuntimeWorkload w{"cpu_gemm", "MatMul", {{"dtype", "float32"}, {"m", "8"}, ...}};
  *   Binding b = host.Bind(w);                // once, when the model loads
@@ -48,7 +49,9 @@
 #include <vector>
 
 #include "olc/error.hpp"
-#include "olc/host.h"
+#include "olc/calibrate.h"
+#include "olc/config.h"
+#include "olc/loader.h"
 #include "olc/runtime.hpp"
 #include "olc/store.hpp"
 

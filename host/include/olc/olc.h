@@ -3,8 +3,10 @@
  *
  * Includes every public header of the library: status codes and the error
  * record (error.h), diagnostics (diag.h), the calibration profile store
- * (store.h) and the plugin host: configuration, loader report and calibrate
- * loop (host.h).  Link with olc::olc (CMake) or `pkg-config --libs olc`.
+ * (store.h) and the plugin host: configuration (config.h), the loader and
+ * its report (loader.h), the calibrate loop (calibrate.h) and the runtime
+ * path (runtime.h); host.h includes those four.  Link with olc::olc
+ * (CMake) or `pkg-config --libs olc`.
  */
 #ifndef OLC_OLC_H
 #define OLC_OLC_H
@@ -13,6 +15,10 @@
 #include "olc/error.h"
 #include "olc/diag.h"
 #include "olc/store.h"
+#include "olc/config.h"
+#include "olc/loader.h"
+#include "olc/calibrate.h"
+#include "olc/runtime.h"
 #include "olc/host.h"
 
 #endif /* OLC_OLC_H */

@@ -1,5 +1,5 @@
 /*
- * olc/runtime.hpp - the runtime path in C++ (olc/host.h "runtime"):
+ * olc/runtime.hpp - the runtime path in C++ (olc/runtime.h):
  * RuntimeWorkload, SelectOptions, Selection and Binding, which
  * Host::Bind and Host::Select (olc/host.hpp, which includes this) return.
  * Header-only C++17 in namespace onnx_light; failures throw
@@ -22,12 +22,12 @@
 #include <vector>
 
 #include "olc/error.hpp"
-#include "olc/host.h"
+#include "olc/runtime.h"
 #include "olc/store.hpp"
 
 namespace onnx_light {
 
-/* A workload described in code (olc_workload); see olc/host.h. */
+/* A workload described in code (olc_workload); see olc/runtime.h. */
 struct RuntimeWorkload {
   std::string backend;                     /* a loaded plugin's name */
   std::string operator_name;               /* an operator it serves ("MatMul") */

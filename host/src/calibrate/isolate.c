@@ -62,7 +62,7 @@ static double slowdown(void) {
 }
 
 double olc_calibrate__timeout(double explicit_s, const olc_calibration_settings *settings,
-                              const olc_measure_params *params) {
+                              const olc_timing_params *params) {
   double t;
   (void)settings;
   if (explicit_s > 0)
@@ -191,7 +191,7 @@ static void replay_log(const olc_measure_session *s, olc_wire_reader *r) {
 
 /* The RESULT's run times into out->values: 0 only when out of memory.  A
  * count the payload cannot hold leaves the reader bad (then malformed). */
-static int get_values(olc_measure_result *out, olc_wire_reader *r) {
+static int get_values(olc_timing_result *out, olc_wire_reader *r) {
   uint32_t i, n = out->samples;
   out->values = NULL;
   if (n == 0 || (size_t)n > (r->len - r->pos) / 8u) {
@@ -213,7 +213,7 @@ static int get_values(olc_measure_result *out, olc_wire_reader *r) {
 /* One candidate in the worker. */
 /* The MEASURE frame for candidate i: its policy, the parameters, the time left. */
 static olc_status measure_request(olc_wire_writer *w, const olc_measure_session *s, size_t i,
-                                  const olc_measure_params *p, olc_error *err) {
+                                  const olc_timing_params *p, olc_error *err) {
   uint64_t left = 0;
   olc_status st;
   if (p->deadline_ns != 0) {
@@ -236,7 +236,7 @@ static olc_status measure_request(olc_wire_writer *w, const olc_measure_session 
 /* Reads the worker's answer to candidate i into out; *checked = the
  * worker's check verdict (1 passed). */
 static olc_status measure_answer(olc_measure_session *s, size_t i, uint32_t type,
-                                 const olc_buf *answer, olc_measure_result *out, int *checked,
+                                 const olc_buf *answer, olc_timing_result *out, int *checked,
                                  olc_error *err) {
   olc_wire_reader r;
   uint64_t index;
@@ -249,14 +249,14 @@ static olc_status measure_answer(olc_measure_session *s, size_t i, uint32_t type
   out->median_us = olc_wire__get_f64(&r);
   out->mad_us = olc_wire__get_f64(&r);
   out->samples = olc_wire__get_u32(&r);
-  out->end = (olc_measure_end)olc_wire__get_u32(&r);
+  out->end = (olc_timing_end)olc_wire__get_u32(&r);
   out->timed_us = olc_wire__get_f64(&r);
   if (!get_values(out, &r))
     return olc_error__set(err, OLC_E_NOMEM, "isolate", "out of memory");
   replay_log(s, &r);
   *checked = olc_wire__get_u32(&r) == 1u;
   if (type != OLC_WIRE_RESULT || !olc_wire__done(&r) || index != (uint64_t)i ||
-      out->end > OLC_MEASURE_DEADLINE) {
+      out->end > OLC_TIMING_DEADLINE) {
     /* Not what a worker says: treat it as one that went wrong. */
     olc_isolate__stop(s->worker);
     s->worker = NULL;
@@ -283,8 +283,8 @@ static olc_status measure_lost(olc_measure_session *s, olc_status st, double tim
   return st;
 }
 
-static olc_status measure_isolated(olc_measure_session *s, size_t i, const olc_measure_params *p,
-                                   olc_measure_result *out, int *checked, olc_error *err) {
+static olc_status measure_isolated(olc_measure_session *s, size_t i, const olc_timing_params *p,
+                                   olc_timing_result *out, int *checked, olc_error *err) {
   olc_wire_writer w;
   olc_buf answer = OLC_BUF_INIT;
   uint32_t type = 0;
@@ -299,11 +299,11 @@ static olc_status measure_isolated(olc_measure_session *s, size_t i, const olc_m
     st = measure_lost(s, st, timeout, err);
   olc_buf__free(&answer);
   if (st != OLC_OK) {
-    olc_measure_result__free(out);
+    olc_timing_result__free(out);
     out->median_us = 0;
     out->mad_us = 0;
     out->timed_us = 0;
-    out->end = OLC_MEASURE_DONE;
+    out->end = OLC_TIMING_DONE;
   }
   return st;
 }
@@ -381,9 +381,9 @@ static olc_status check_here(olc_measure_session *s, size_t i, int *checked, olc
 }
 
 olc_status olc_calibrate__session_measure(olc_measure_session *s, size_t i,
-                                          const olc_measure_params *params, olc_measure_result *out,
+                                          const olc_timing_params *params, olc_timing_result *out,
                                           olc_error *err) {
-  olc_measure_params p;
+  olc_timing_params p;
   olc_status st;
   int check, checked = 0;
   memset(out, 0, sizeof *out);
@@ -397,9 +397,9 @@ olc_status olc_calibrate__session_measure(olc_measure_session *s, size_t i,
   if (s->in_process) {
     if (check && (st = check_here(s, i, &checked, err)) != OLC_OK)
       return st;
-    olc_measure_params__after_check(&p, checked);
-    return olc_calibrate__measure_rotating(out, s->plugin, s->workload, s->states, s->rotate,
-                                           &s->next_state, s->list->policies[i], &p, err);
+    olc_timing_params__after_check(&p, checked);
+    return olc_calibrate__time_rotating(out, s->plugin, s->workload, s->states, s->rotate,
+                                        &s->next_state, s->list->policies[i], &p, err);
   }
   /* A fresh worker has not run candidate i yet (its first run may build
    * kernels or fault pages in): the caller's warm-up applies again, even to

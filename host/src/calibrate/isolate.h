@@ -8,7 +8,7 @@
  * thread pools and locks would not survive it) that loads the same plugin
  * file, creates an instance with the same [plugin.NAME] entries and thread
  * count, prepares the workload once and then measures each candidate it is
- * sent (validate = deserialize, then olc_calibrate__measure with the
+ * sent (validate = deserialize, then olc_calibrate__time with the
  * loop's parameters), answering with the median, spread, sample count and
  * end reason (wire.h).  The worker has no store: only this process writes
  * it.
@@ -45,7 +45,7 @@
 #include <stdint.h>
 
 #include "calibrate/check.h"
-#include "calibrate/measure.h"
+#include "calibrate/timing.h"
 #include "calibrate/wire.h"
 #include "olc/host.h"
 #include "olc/store.h"
@@ -118,7 +118,7 @@ void olc_calibrate__session_init(olc_measure_session *s, const olc_isolate_plugi
  */
 olc_status olc_calibrate__session_begin(olc_measure_session *s, olc_error *err);
 /*
- * Measures candidate i of the list with params, like olc_calibrate__measure
+ * Measures candidate i of the list with params, like olc_calibrate__time
  * (OLC_OK with *out, or the plugin's failure in err), and also
  * OLC_E_CRASHED / OLC_E_TIMEOUT when the worker died or was killed.  A
  * candidate's first measurement in a worker process gets at least the
@@ -126,7 +126,7 @@ olc_status olc_calibrate__session_begin(olc_measure_session *s, olc_error *err);
  * OLC_E_NOMEM only when this process is out of memory.
  */
 olc_status olc_calibrate__session_measure(olc_measure_session *s, size_t i,
-                                          const olc_measure_params *params, olc_measure_result *out,
+                                          const olc_timing_params *params, olc_timing_result *out,
                                           olc_error *err);
 /* Checks each candidate numerically before its first timing (check.h),
  * where it is measured; spec copied, its reference borrowed.  Call before
@@ -146,7 +146,7 @@ void olc_calibrate__session_end(olc_measure_session *s);
 /* The run timeout in seconds for params (explicit > 0 wins): 60 s before
  * any candidate was measured, then max(10 s, 20 x the best median). */
 double olc_calibrate__timeout(double explicit_s, const olc_calibration_settings *settings,
-                              const olc_measure_params *params);
+                              const olc_timing_params *params);
 
 /* ------------------------------------------ platform (isolate_posix.c) */
 

@@ -44,7 +44,7 @@
  *    trades the plugin's guess for a lead that is as likely noise, on a
  *    quiet machine (the margin decides) or a busy one (the spread does),
  *    and a ratio compares runs milliseconds apart: where a core's speed
- *    comes and goes in phases (a sibling thread, another guest), it slows
+ *    comes and goes in phases (a sibling hyper-thread, another virtual machine), it slows
  *    candidates unequally, and the medians of all runs could mix those
  *    phases differently for each candidate; a turn's runs share a phase.
  *
@@ -141,7 +141,7 @@ static olc_status grow_scratch(race *r, size_t n) {
 }
 
 /* Appends m's run times to lane i and updates its score. */
-static olc_status append(race *r, size_t i, const olc_measure_result *m) {
+static olc_status append(race *r, size_t i, const olc_timing_result *m) {
   lane *l = &r->lanes[i];
   size_t k;
   if (l->n + m->samples > l->cap) {
@@ -218,35 +218,35 @@ static int beats_first(const race *r, size_t w, double *lead) {
  * failure or an early stop takes the lane out of the race with a message,
  * except the time budget in the final (the race just ends there).  *end
  * receives how the measurement ended. */
-static olc_status time_once(race *r, size_t i, const olc_measure_params *mp, olc_measure_end *end) {
+static olc_status time_once(race *r, size_t i, const olc_timing_params *mp, olc_timing_end *end) {
   const olc_strategy_ctx *ctx = r->ctx;
   const olc_calibration_settings *s = ctx->settings;
-  olc_measure_result m;
+  olc_timing_result m;
   olc_error e;
   olc_status st, rs = OLC_OK;
   olc_error_clear(&e);
   st = olc_calibrate__session_measure(ctx->session, i, mp, &m, &e);
-  *end = st == OLC_OK ? m.end : OLC_MEASURE_DONE;
+  *end = st == OLC_OK ? m.end : OLC_TIMING_DONE;
   if (st == OLC_E_NOMEM) {
-    olc_measure_result__free(&m);
+    olc_timing_result__free(&m);
     return st;
   }
   if (st == OLC_OK)
     rs = append(r, i, &m);
-  olc_measure_result__free(&m);
+  olc_timing_result__free(&m);
   if (rs != OLC_OK)
     return rs;
   if (st != OLC_OK) {
     r->lanes[i].state = LANE_OUT;
     return olc_strategy__record(ctx, i, st, "%s", e.message[0] ? e.message : olc_status_str(st));
   }
-  if (*end == OLC_MEASURE_ABANDONED) {
+  if (*end == OLC_TIMING_ABANDONED) {
     r->lanes[i].state = LANE_OUT;
     ctx->results[i].abandoned = 1;
     return olc_strategy__record(ctx, i, st, "abandoned: slower than %g x the best (%.3f us)",
                                 s->abandon_factor, mp->best_us);
   }
-  if (*end == OLC_MEASURE_DEADLINE && r->lanes[i].state != LANE_FINAL) {
+  if (*end == OLC_TIMING_DEADLINE && r->lanes[i].state != LANE_FINAL) {
     r->lanes[i].state = LANE_OUT;
     ctx->results[i].abandoned = 1;
     return olc_strategy__record(ctx, i, st, "stopped at the time budget of %g s",
@@ -259,8 +259,8 @@ static olc_status time_once(race *r, size_t i, const olc_measure_params *mp, olc
  * is timed once more (no warm-up: it ran just now) before it is
  * abandoned: the lower of two runs counts, so a single preemption cannot
  * cost the true winner its place in the final. */
-static olc_status confirm_slow(race *r, size_t i, const olc_measure_params *mp,
-                               olc_measure_end *end) {
+static olc_status confirm_slow(race *r, size_t i, const olc_timing_params *mp,
+                               olc_timing_end *end) {
   const olc_strategy_ctx *ctx = r->ctx;
   lane *l = &r->lanes[i];
   double limit = ctx->settings->abandon_factor * mp->best_us;
@@ -268,7 +268,7 @@ static olc_status confirm_slow(race *r, size_t i, const olc_measure_params *mp,
   if (l->state != LANE_SCREENED || mp->best_us < 0 || !(l->score > limit))
     return OLC_OK;
   if (l->n < 2u && !at_cap(r, l) && olc_util__now_ns() < r->budget_end) {
-    olc_measure_params again = *mp;
+    olc_timing_params again = *mp;
     again.warmup = 0; /* it ran just now */
     if ((st = time_once(r, i, &again, end)) != OLC_OK || l->state != LANE_SCREENED)
       return st;
@@ -289,8 +289,8 @@ static olc_status screen(race *r, size_t *reached, int *deadline) {
   size_t i;
   *deadline = 0;
   for (i = 0; i < ctx->list->count; i++) {
-    olc_measure_params mp;
-    olc_measure_end end;
+    olc_timing_params mp;
+    olc_timing_end end;
     olc_status st;
     if (i > 0 && olc_util__now_ns() >= r->budget_end) {
       *deadline = 1;
@@ -306,14 +306,14 @@ static olc_status screen(race *r, size_t *reached, int *deadline) {
     mp.max_runs = r->max_runs;
     r->lanes[i].state = LANE_SCREENED;
     st = time_once(r, i, &mp, &end);
-    if (st == OLC_OK && end == OLC_MEASURE_DONE)
+    if (st == OLC_OK && end == OLC_TIMING_DONE)
       st = confirm_slow(r, i, &mp, &end);
     if (st != OLC_OK)
       return st;
     *reached = i + 1;
     if (r->lanes[i].state == LANE_SCREENED && (best < 0 || r->lanes[i].score < best))
       best = r->lanes[i].score;
-    if (end == OLC_MEASURE_DEADLINE) {
+    if (end == OLC_TIMING_DEADLINE) {
       *deadline = 1;
       break;
     }
@@ -406,7 +406,7 @@ static size_t readmit(race *r, size_t most, int budgeted) {
 /* How many finalists race, or SIZE_MAX when every one has x times its
  * runs (min_repetitions, their runs adding up to min_seconds) and
  * FINAL_MIN_TURNS turns or is
- * capped (OLC_MEASURE_MAX_SAMPLES, max_runs_per_candidate).  *runs_cut
+ * capped (OLC_TIMING_MAX_SAMPLES, max_runs_per_candidate).  *runs_cut
  * (unless NULL): 1 when the runs budget capped a lane short of x times
  * the usual runs. */
 static size_t final_count(const race *r, double x, int *runs_cut) {
@@ -424,7 +424,7 @@ static size_t final_count(const race *r, double x, int *runs_cut) {
     short_runs += ((double)l->n < runs || l->turn_count < FINAL_MIN_TURNS) && !at_cap(r, l);
     runs_capped += (size_t)at_cap(r, l);
     runs_short += at_cap(r, l) && (double)l->n < runs;
-    capped += l->n >= OLC_MEASURE_MAX_SAMPLES || at_cap(r, l);
+    capped += l->n >= OLC_TIMING_MAX_SAMPLES || at_cap(r, l);
   }
   if (runs_cut != NULL)
     *runs_cut = runs_capped > 0 && (runs_short > 0 || timed_us < min_us);
@@ -490,8 +490,8 @@ static olc_status final(race *r, size_t most, int budgeted) {
     /* Every other turn in reverse, so that no finalist always runs right
      * after the same other one (whose caches and clocks it inherits). */
     for (size_t t = 0; t < count; t++) {
-      olc_measure_params mp;
-      olc_measure_end end;
+      olc_timing_params mp;
+      olc_timing_end end;
       size_t from, lead = lowest(r, LANE_FINAL);
       i = turn % 2 == 0 ? t : count - 1 - t;
       if (r->lanes[i].state != LANE_FINAL || at_cap(r, &r->lanes[i]))
@@ -516,7 +516,7 @@ static olc_status final(race *r, size_t most, int budgeted) {
         st = record_turn(r, i, turn, from);
       if (st != OLC_OK)
         return st;
-      if (end == OLC_MEASURE_DEADLINE) {
+      if (end == OLC_TIMING_DEADLINE) {
         if (!extra)
           cut(r, OLC_CALIBRATE_CUT_TIME);
         return OLC_OK; /* the time budget: the leader so far wins */

@@ -64,12 +64,12 @@ void olc_strategy__progress(const olc_strategy_ctx *ctx, size_t i, double best_u
 }
 
 /* Which budget, if any, ended candidate m's measurement first. */
-static void full_note_cut(const olc_strategy_ctx *ctx, const olc_measure_result *m, int deadline) {
+static void full_note_cut(const olc_strategy_ctx *ctx, const olc_timing_result *m, int deadline) {
   const olc_calibration_settings *s = ctx->settings;
   int why = OLC_CALIBRATE_CUT_NONE;
   if (deadline)
     why = OLC_CALIBRATE_CUT_TIME;
-  else if (m->end == OLC_MEASURE_DONE && s->max_runs_per_candidate != 0 &&
+  else if (m->end == OLC_TIMING_DONE && s->max_runs_per_candidate != 0 &&
            m->samples >= s->max_runs_per_candidate &&
            (m->samples < s->min_repetitions || m->timed_us < s->min_seconds * 1e6))
     why = OLC_CALIBRATE_CUT_RUNS;
@@ -80,7 +80,7 @@ static void full_note_cut(const olc_strategy_ctx *ctx, const olc_measure_result 
 
 /* The measurement settings of one candidate against the best median so
  * far; deadline_ns 0: none. */
-static void full_params(olc_measure_params *mp, const olc_calibration_settings *s, double best,
+static void full_params(olc_timing_params *mp, const olc_calibration_settings *s, double best,
                         uint64_t deadline_ns) {
   mp->warmup = s->warmup;
   mp->min_repetitions = s->min_repetitions;
@@ -94,14 +94,14 @@ static void full_params(olc_measure_params *mp, const olc_calibration_settings *
 /* Records candidate i's status with the message that says how its
  * measurement ended. */
 static olc_status full_record(const olc_strategy_ctx *ctx, size_t i, olc_status st,
-                              olc_measure_end end, const olc_error *e, double best) {
+                              olc_timing_end end, const olc_error *e, double best) {
   const olc_calibration_settings *s = ctx->settings;
   if (st != OLC_OK)
     return olc_strategy__record(ctx, i, st, "%s", e->message[0] ? e->message : olc_status_str(st));
-  if (end == OLC_MEASURE_ABANDONED)
+  if (end == OLC_TIMING_ABANDONED)
     return olc_strategy__record(ctx, i, st, "abandoned: slower than %g x the best median (%.3f us)",
                                 s->abandon_factor, best);
-  if (end == OLC_MEASURE_DEADLINE)
+  if (end == OLC_TIMING_DEADLINE)
     return olc_strategy__record(ctx, i, st, "stopped at the time budget of %g s",
                                 s->max_seconds_per_workload);
   return olc_strategy__record(ctx, i, st, NULL);
@@ -118,8 +118,8 @@ olc_status olc_strategy__full(const olc_strategy_ctx *ctx, size_t *reached, size
   *winner = count;
   for (i = 0; i < count; i++) {
     olc_candidate_result *c = &ctx->results[i];
-    olc_measure_params mp;
-    olc_measure_result m;
+    olc_timing_params mp;
+    olc_timing_result m;
     olc_error e;
     olc_status st, rs;
     /* The first candidate is always measured in full: a workload whose
@@ -134,15 +134,15 @@ olc_status olc_strategy__full(const olc_strategy_ctx *ctx, size_t *reached, size
     olc_error_clear(&e);
     st = olc_calibrate__session_measure(ctx->session, i, &mp, &m, &e);
     if (st == OLC_OK)
-      full_note_cut(ctx, &m, m.end == OLC_MEASURE_DEADLINE);
+      full_note_cut(ctx, &m, m.end == OLC_TIMING_DEADLINE);
     c->median_us = m.median_us;
     c->spread_us = m.mad_us;
     c->samples = m.samples;
     rs = olc_strategy__keep_runs(ctx, i, m.values, m.samples);
-    olc_measure_result__free(&m);
+    olc_timing_result__free(&m);
     if (st == OLC_E_NOMEM || rs != OLC_OK)
       return OLC_E_NOMEM;
-    c->abandoned = st == OLC_OK && m.end != OLC_MEASURE_DONE;
+    c->abandoned = st == OLC_OK && m.end != OLC_TIMING_DONE;
     rs = full_record(ctx, i, st, m.end, &e, best);
     if (rs != OLC_OK)
       return rs;
@@ -151,7 +151,7 @@ olc_status olc_strategy__full(const olc_strategy_ctx *ctx, size_t *reached, size
       best = m.median_us;
       *winner = i;
     }
-    if (m.end == OLC_MEASURE_DEADLINE)
+    if (m.end == OLC_TIMING_DEADLINE)
       break;
   }
   olc_strategy__progress(ctx, *reached, best);

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "calibrate/measure.h"
+#include "calibrate/timing.h"
 
 static void put_raw(olc_wire_writer *w, const void *p, size_t len) {
   if (w->st == OLC_OK)
@@ -153,14 +153,14 @@ olc_status olc_wire__header(const unsigned char h[OLC_WIRE_HEADER_SIZE], uint32_
   return *len <= OLC_WIRE_MAX_FRAME ? OLC_OK : OLC_E_MALFORMED;
 }
 
-/* The fields of olc_measure_params that a MEASURE frame carries, in
+/* The fields of olc_timing_params that a MEASURE frame carries, in
  * order, so that the host (isolate.c) and the worker encode and decode
  * them from one list.  deadline_ns is not one: it travels as the time
  * left, next to them. */
 typedef enum wire_kind { WIRE_U32, WIRE_F64 } wire_kind;
 
 #define PARAM(member, kind)                                                                        \
-  { offsetof(olc_measure_params, member), sizeof(((olc_measure_params *)0)->member), kind }
+  { offsetof(olc_timing_params, member), sizeof(((olc_timing_params *)0)->member), kind }
 
 static const struct wire_param {
   size_t offset;
@@ -178,7 +178,7 @@ static const struct wire_param {
 
 #undef PARAM
 
-void olc_wire__put_params(olc_wire_writer *w, const olc_measure_params *params) {
+void olc_wire__put_params(olc_wire_writer *w, const olc_timing_params *params) {
   const char *base = (const char *)params;
   size_t i;
   for (i = 0; i < sizeof wire_params / sizeof wire_params[0]; i++) {
@@ -197,7 +197,7 @@ void olc_wire__put_params(olc_wire_writer *w, const olc_measure_params *params) 
   }
 }
 
-void olc_wire__get_params(olc_wire_reader *r, olc_measure_params *params) {
+void olc_wire__get_params(olc_wire_reader *r, olc_timing_params *params) {
   char *base = (char *)params;
   size_t i;
   for (i = 0; i < sizeof wire_params / sizeof wire_params[0]; i++) {

@@ -106,18 +106,18 @@ olc_status olc_wire__header(const unsigned char h[OLC_WIRE_HEADER_SIZE], uint32_
 
 /* -------------------------------------------- measure parameters */
 
-struct olc_measure_params;
+struct olc_timing_params;
 
 /*
  * The measure parameters of a MEASURE frame (every field of
- * olc_measure_params but deadline_ns, which the caller sends as the time
+ * olc_timing_params but deadline_ns, which the caller sends as the time
  * left), encoded and decoded from one field list in wire.c: a parameter
- * added to olc_measure_params is one row there, not an edit of both ends.
+ * added to olc_timing_params is one row there, not an edit of both ends.
  * A row whose kind does not fit its field sets w->st to OLC_E_INTERNAL,
  * or r->bad.
  */
-void olc_wire__put_params(olc_wire_writer *w, const struct olc_measure_params *params);
-void olc_wire__get_params(olc_wire_reader *r, struct olc_measure_params *params);
+void olc_wire__put_params(olc_wire_writer *w, const struct olc_timing_params *params);
+void olc_wire__get_params(olc_wire_reader *r, struct olc_timing_params *params);
 
 /* ------------------------------------------------ socket I/O (POSIX) */
 

@@ -1,6 +1,6 @@
 /*
  * config/config.c - loading (file, string, embedded default), freeing and
- * the getters of olc_config.  The parser is parse.c.
+ * the getters of olc_config.  The parser is ini_parse.c.
  */
 #include "config/config_impl.h"
 

@@ -1,14 +1,14 @@
 /*
  * config/config.h - internals of the ini configuration (olc/host.h).
  *
- * config.c     loading (file, string, embedded default), getters
- * parse.c      inih driver: reader with line numbers, sections, finish
- * keys.c       the table of the keys (keys.h): one row per key
- * key_set.c    one key = value from its row; the defaults of absent keys
- * special.c    the rows that need code: plugin_dirs, model, digest checks
- * values.c     value parsers (booleans, integers, decimals), path helpers
- * cpus_posix.c the CPUs this process may use (affinity, cgroup quota)
- * digest.c     SHA-256 of a model file (OpenSSL libcrypto, streaming)
+ * config.c       loading (file, string, embedded default), getters
+ * ini_parse.c    inih driver: reader with line numbers, sections, finish
+ * key_table.c    the table of the keys (key_table.h): one row per key
+ * key_set.c      one key = value from its row; the defaults of absent keys
+ * special.c      the rows that need code: plugin_dirs, model, digest checks
+ * values.c       value parsers (booleans, integers, decimals), path helpers
+ * cpus_posix.c   the CPUs this process may use (affinity, cgroup quota)
+ * model_digest.c SHA-256 of a model file (OpenSSL libcrypto, streaming)
  */
 #ifndef OLC_CONFIG_CONFIG_H
 #define OLC_CONFIG_CONFIG_H
@@ -77,7 +77,7 @@ uint32_t olc_config__cgroup_cpu_limit(const char *cgroup_text, const char *root)
 /* min(affinity, cgroup limit), at least 1. */
 uint32_t olc_config__available_cpus(void);
 
-/* ---- digest.c */
+/* ---- model_digest.c */
 
 /*
  * Writes "sha256:<64 lower-case hex>" of the file at path into out,

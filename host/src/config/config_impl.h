@@ -1,6 +1,6 @@
 /*
  * config/config_impl.h - the olc_config object, shared by the parser
- * (parse.c) and the getters (config.c).  Not for other modules: they use
+ * (ini_parse.c) and the getters (config.c).  Not for other modules: they use
  * olc/host.h and config/config.h.
  */
 #ifndef OLC_CONFIG_CONFIG_IMPL_H
@@ -23,14 +23,14 @@ typedef struct olc_config_kvs {
 typedef struct cfg_workload {
   olc_workload_config pub;
   olc_config_kvs props;
-  uint64_t given; /* keys of the table given (keys.h bits) */
+  uint64_t given; /* keys of the table given (key_table.h bits) */
 } cfg_workload;
 
 /* A plugin section; pub.entries points into entries once parsed. */
 typedef struct cfg_plugin {
   olc_plugin_config pub;
   olc_config_kvs entries;
-  uint64_t given; /* keys of the table given (keys.h bits) */
+  uint64_t given; /* keys of the table given (key_table.h bits) */
   uint32_t line;  /* line of the section header */
 } cfg_plugin;
 
@@ -70,7 +70,7 @@ struct olc_config {
   size_t plugin_cap;
 };
 
-/* Parses ini text into a fresh config (parse.c). */
+/* Parses ini text into a fresh config (ini_parse.c). */
 olc_status olc_config__parse(olc_config **out, const char *text, size_t len, const char *name,
                              const char *base_dir, olc_error *err);
 

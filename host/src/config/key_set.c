@@ -1,11 +1,11 @@
 /*
  * config/key_set.c - one key = value of a section, from its table row
- * (keys.h): lookup, the duplicate, empty and exclusion checks, parsing by
+ * (key_table.h): lookup, the duplicate, empty and exclusion checks, parsing by
  * type with its range, storing at the row's offset, and, once the file is
  * read, the defaults of the keys a section did not give.  Every message
  * is "[SECTION] KEY: ..." with the section as written ("workload.gemm").
  */
-#include "config/parse_int.h"
+#include "config/ini_parse_int.h"
 #include "util/text.h"
 
 #include <stdarg.h>
@@ -41,7 +41,7 @@ static char *section_base(const parser *p) {
   }
 }
 
-/* The keys the current section gave, one bit per row (keys.h). */
+/* The keys the current section gave, one bit per row (key_table.h). */
 static uint64_t *section_given(parser *p) {
   switch (p->kind) {
   case SEC_WORKLOAD:

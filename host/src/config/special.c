@@ -1,10 +1,10 @@
 /*
- * config/special.c - what some rows of the key table (keys.c) need beyond
+ * config/special.c - what some rows of the key table (key_table.c) need beyond
  * their type: the setter of [workload.*] model (the file's SHA-256), the
  * checks of plugin names and digests, and the identity of a workload
  * without a model.
  */
-#include "config/parse_int.h"
+#include "config/ini_parse_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -443,7 +443,7 @@ static olc_status parse_header(olc_format_parser *ps) {
 
   for (i = 0; i < mlen && i < len && b[i] == (unsigned char)magic[i]; i++) {
   }
-  /* The host's recorded-workloads file (host/recorded.h) is text too. */
+  /* The host's missed-workloads file (host/misses.h) is text too. */
   if (len >= sizeof recorded - 1 && memcmp(b, recorded, sizeof recorded - 1) == 0)
     return olc_format__fail(
         ps, b, OLC_E_MALFORMED,

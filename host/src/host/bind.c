@@ -60,8 +60,8 @@ static olc_status key_status(olc_status st, const olc_error *e) {
   return st;
 }
 
-olc_status olc_host__bind(olc_binding **out, olc_host *host, const olc_workload *w,
-                          const char *model_digest, olc_error *err) {
+olc_status olc_host__bind_with_digest(olc_binding **out, olc_host *host, const olc_workload *w,
+                                      const char *model_digest, olc_error *err) {
   char label[LABEL_SIZE];
   olc_binding *b;
   olc_host_key key;
@@ -148,7 +148,7 @@ olc_status olc_host_bind(olc_binding **out, olc_host *host, const olc_workload *
   if (st != OLC_OK)
     return st;
   olc_error_clear(&e);
-  st = olc_host__bind(out, host, &full, model, &e);
+  st = olc_host__bind_with_digest(out, host, &full, model, &e);
   return st == OLC_OK ? OLC_OK : named(err, &e, st, label);
 }
 
@@ -184,7 +184,7 @@ static olc_status cache_binding(olc_binding **out, olc_host *host, const olc_wor
   olc_error e;
   olc_status st;
   olc_error_clear(&e);
-  st = olc_host__bind(&made, host, w, model, &e);
+  st = olc_host__bind_with_digest(&made, host, w, model, &e);
   if (st != OLC_OK)
     return named(err, &e, st, label);
   olc_util__rwlock_wrlock(&host->rt.lock);

@@ -51,7 +51,7 @@ static olc_status explain(olc_lookup_result **out, olc_host *host, const char *w
   w.model_digest = olc_host__config_model(wc);
   w.name = wc->name;
   olc_error_clear(&e);
-  st = olc_host__bind(&b, host, &w, w.model_digest, &e);
+  st = olc_host__bind_with_digest(&b, host, &w, w.model_digest, &e);
   if (st == OLC_E_NOT_FOUND)
     return olc_error__set(err, OLC_E_UNAVAILABLE, "explain", "workload %s: %s", workload,
                           e.message);

@@ -10,10 +10,8 @@
  * the loader (plugins/plugins.h) loads and wraps the plugins, the
  * calibrate module (calibrate/calibrate.h) measures, the store keeps.
  *
- * The select path works on an olc_host_workload, a workload described by
- * what the plugin sees (an olc_plugin_workload) plus what the host adds (a
- * name, the backend), whether it came from an ini section
- * (olc_host__workload_from_config) or from code.
+ * The select path works on an olc_workload (olc/host.h), whether it came
+ * from an ini section (ini_workload.c) or from code.
  */
 #ifndef OLC_HOST_HOST_H
 #define OLC_HOST_HOST_H
@@ -51,7 +49,7 @@ typedef struct olc_host_params {
 
 /* Opens a host: OLC_OK, or like olc_plugins__open.  Freed with
  * olc_host_free. */
-olc_status olc_host__open(olc_host **out, const olc_host_params *params, olc_error *err);
+olc_status olc_host__open_params(olc_host **out, const olc_host_params *params, olc_error *err);
 
 /* The host's loaded plugins, store and config (borrowed; NULL when none). */
 olc_plugin_set *olc_host__plugins(const olc_host *host);
@@ -60,18 +58,6 @@ const olc_config *olc_host__config(const olc_host *host);
 /* The select mode a select that does not say gets (olc_select_mode). */
 int olc_host__select_mode(const olc_host *host);
 
-/* A workload as the select path takes it (borrowed strings). */
-typedef struct olc_host_workload {
-  const char *name;           /* in results and messages */
-  const char *backend;        /* the name of the plugin that serves it */
-  olc_plugin_workload plugin; /* operator, properties, model digest */
-} olc_host_workload;
-
-/* The workload of a configured [workload.NAME] section: pointers into wc,
- * and into kv (kv_cap entries) for the properties; both must outlive it.
- * Its model digest is olc_host__config_model's. */
-void olc_host__workload_from_config(olc_host_workload *out, olc_plugin_kv *kv, size_t kv_cap,
-                                    const olc_workload_config *wc);
 /* The model digest of a configured workload: model = PATH's or
  * model_digest's; NULL for one without a model (whose config digest is
  * "workload:...": the host composes that identity itself). */
@@ -95,7 +81,7 @@ void olc_host__make_key(olc_key *out, const olc_loaded_plugin *p, const olc_plug
  * The key of workload w for plugin p, as calibrate, select, explain and the
  * plugins' own lookups use it: the plugin's key, and as model digest the
  * workload identity composed from w's model digest (NULL: none) and the
- * plugin's structure (olc/host.h "Identity").  OLC_OK, or the plugin's key
+ * plugin's structure (olc/runtime.h "Identity").  OLC_OK, or the plugin's key
  * failure (olc_plugins__key), OLC_E_INVALID (a structure the grammar
  * cannot write), OLC_E_NOMEM.  Freed with olc_host_key__free.
  */

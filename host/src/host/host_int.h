@@ -12,13 +12,13 @@
 
 #include "calibrate/calibrate.h"
 #include "host/host.h"
-#include "host/recorded.h"
+#include "host/misses.h"
 #include "host/runtime.h"
 #include "persist/persist.h"
 #include "util/arena.h"
 #include "util/diag.h"
 
-/* The host's measurement lock (measure_lock.c). */
+/* The host's measurement lock (key_measure_lock.c). */
 typedef struct olc_host_mlock {
   char *path;         /* NULL: none could be placed (no_path says why) */
   olc_error no_path;  /* why there is no path */
@@ -38,7 +38,7 @@ typedef struct olc_host_budget {
 } olc_host_budget;
 
 struct olc_host {
-  const olc_config *config; /* NULL when opened by olc_host__open without one */
+  const olc_config *config; /* NULL when opened by olc_host__open_params without one */
   olc_config *own_config;   /* olc_host_open without a config: the defaults' */
   /* olc_host_options.calibration (a copy, loop_copy), for
    * olc_host_calibrate; NULL: the config's */
@@ -60,7 +60,7 @@ struct olc_host {
   olc_host_clock_fn retry_clock; /* tests; NULL: olc_util__now_ns */
   void *retry_clock_payload;
   olc_host_mlock mlock;
-  char *record_misses;         /* the recorded-workloads file (malloc'ed), NULL: none */
+  char *record_misses;         /* the missed-workloads file (malloc'ed), NULL: none */
   olc_host_budget lazy_budget; /* the runtime's lazy calibrations together */
   unsigned forks;              /* olc_plugins__forks() when it was opened */
 };
@@ -104,13 +104,14 @@ typedef struct olc_host_select_params {
 } olc_host_select_params;
 
 /*
- * Key -> lookup -> (candidates measured by measure.c -> save -> lookup)
+ * Key -> lookup -> (candidates measured by key_measure.c -> save -> lookup)
  * for the workload of ini section wc into result i of cal, whose names
  * are set.  What goes wrong with the workload lands in the result (status,
  * message); returns OLC_OK, or OLC_E_NOMEM, which stops the caller.
  */
-olc_status olc_host__select(olc_calibration *cal, size_t i, olc_host *host,
-                            const olc_workload_config *wc, const olc_host_select_params *p);
+olc_status olc_host__calibrate_workload(olc_calibration *cal, size_t i, olc_host *host,
+                                        const olc_workload_config *wc,
+                                        const olc_host_select_params *p);
 
 /*
  * Why no loaded plugin provides backend (missing.c), from the load
@@ -129,12 +130,12 @@ olc_status olc_host__missing_plugin(char *msg, size_t size, const olc_host *host
  */
 olc_status olc_host__require_plugins(const olc_host *host, size_t workload_count, olc_error *err);
 
-/* The store services a host gives its plugins (store.c). */
+/* The store services a host gives its plugins (store_access.c). */
 extern const olc_plugins_store_ops olc_host__store_ops;
 
 /* ------------------------------------------------------------ runtime */
 
-/* A lookup of key for plugin p with its validator (store.c): scoped to the
+/* A lookup of key for plugin p with its validator (store_access.c): scoped to the
  * workload unless all_candidates. */
 olc_status olc_host__lookup(olc_lookup_result **out, olc_host *host, olc_loaded_plugin *p,
                             const olc_key *key, int force_portable, int all_candidates,
@@ -167,8 +168,8 @@ olc_status olc_host__copy_workload(olc_binding *b, const olc_workload *w, const 
                                    const char *model_digest);
 
 /* bind.c */
-olc_status olc_host__bind(olc_binding **out, olc_host *host, const olc_workload *w,
-                          const char *model_digest, olc_error *err);
+olc_status olc_host__bind_with_digest(olc_binding **out, olc_host *host, const olc_workload *w,
+                                      const char *model_digest, olc_error *err);
 /* A binding's label for messages ("workload 'NAME'"). */
 const char *olc_binding__name(const olc_binding *b);
 
@@ -225,7 +226,7 @@ olc_status olc_host__bind_constants(olc_binding *b, const olc_workload *w, olc_l
                                     olc_error *err);
 void olc_host__free_constants(olc_binding *b);
 
-/* measure.c: the one place one key is measured. */
+/* key_measure.c: the one place one key is measured. */
 typedef struct olc_host_measure {
   olc_host *host;
   olc_loaded_plugin *plugin;
@@ -296,46 +297,55 @@ void olc_host__release_measurer(void);
  * again), OLC_E_TIMEOUT, OLC_E_CANCELLED. */
 olc_status olc_host__wait(int64_t timeout_ms, uint64_t start_ns, olc_cancel_fn cancel,
                           void *cancel_payload);
+/* The one place a measurement request is made: m zeroed, then slot s's
+ * host, plugin and key, workload w (s's own or its binding's), name,
+ * settings, force_portable, in_process, budget and arena, and look_again
+ * set.  Each caller then adds only what is its own (the ini loop's
+ * progress, samples and run timeout; a select's cancel and wait limit). */
+void olc_host__measure_request(olc_host_measure *m, olc_host_slot *s, const olc_plugin_workload *w,
+                               const char *name, const olc_calibration_settings *settings,
+                               int force_portable, int in_process, olc_host_budget *budget,
+                               olc_arena *arena);
 /* Measures m's key (the caller holds the measurer): the outcome lands in
  * m.  Returns OLC_OK, or OLC_E_NOMEM. */
 olc_status olc_host__measure_key(olc_host_measure *m);
 
 /* ------------------------------------------------------- recorded */
 
-/* record_miss.c: appends slot s's workload to host->record_misses (when
+/* misses_append.c: appends slot s's workload to host->record_misses (when
  * set), once per slot; a failure is a "record_misses" warning. */
-void olc_host__record_miss(olc_host_slot *s);
+void olc_host__misses_append(olc_host_slot *s);
 
-/* calibrate_recorded.c: the workloads of a recorded-workloads file for
+/* ini_loop_misses.c: the workloads of a missed-workloads file for
  * olc_host_calibrate's recorded option. */
-typedef struct olc_host_recorded {
-  olc_recorded_set set;     /* the file's records, in file order */
+typedef struct olc_host_misses {
+  olc_misses_set set;       /* the file's records, in file order */
   olc_workload_config *wcs; /* one per record, as a configured workload */
   const char **skip;        /* per record: why it is skipped here, or NULL */
   olc_arena arena;
   size_t count;
-} olc_host_recorded;
+} olc_host_misses;
 
 /* Reads path into r (a missing file: no records; with shard_count > 0
  * only the records of shard shard_index) and checks each record's
  * processor and thread count against this host.  OLC_OK, the file's
- * failures (olc_recorded__load), OLC_E_NOMEM.  r is freed with
- * olc_host__recorded_free in any case. */
-olc_status olc_host__recorded_open(olc_host_recorded *r, olc_host *host, const char *path,
-                                   uint32_t shard_index, uint32_t shard_count, olc_error *err);
+ * failures (olc_misses__load), OLC_E_NOMEM.  r is freed with
+ * olc_host__misses_free in any case. */
+olc_status olc_host__misses_open(olc_host_misses *r, olc_host *host, const char *path,
+                                 uint32_t shard_index, uint32_t shard_count, olc_error *err);
 /* The shard (below shard_count; 0 when shard_count is 0) of e's key:
  * 64-bit FNV-1a over backend, operator, processor, the thread count in
  * decimal and identity, each with its terminating zero byte, finalized
  * with MurmurHash3's fmix64, modulo shard_count.  Part of the sharding
  * contract (the docs describe it): fleets of mixed releases split a file
  * the same way only while it does not change. */
-uint32_t olc_host__recorded_shard(const olc_recorded_entry *e, uint32_t shard_count);
+uint32_t olc_host__misses_shard(const olc_misses_entry *e, uint32_t shard_count);
 /* Removes from path the records whose results in cal have a selection
  * that a file holds (its source is not NULL; cal->recorded_removed counts
- * them).  OLC_OK or olc_recorded__remove's
+ * them).  OLC_OK or olc_misses__remove's
  * failures. */
-olc_status olc_host__recorded_finish(olc_calibration *cal, const olc_host_recorded *r,
-                                     const char *path, olc_error *err);
-void olc_host__recorded_free(olc_host_recorded *r);
+olc_status olc_host__misses_finish(olc_calibration *cal, const olc_host_misses *r, const char *path,
+                                   olc_error *err);
+void olc_host__misses_free(olc_host_misses *r);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * host/key.c - what the host adds to a plugin's view of a workload: the
- * workload of an ini section, the store key with the identity digest
- * (olc/host.h "Identity"), and what a measuring worker needs to rebuild
+ * model of an ini section, the store key with the identity digest
+ * (olc/runtime.h "Identity"), and what a measuring worker needs to rebuild
  * the plugin.
  */
 #include <stdlib.h>
@@ -25,27 +25,6 @@ const char *olc_host__config_model(const olc_workload_config *wc) {
   if (wc->model_digest == NULL || olc_host__workload_identity(wc->model_digest))
     return NULL;
   return wc->model_digest;
-}
-
-void olc_host__workload_from_config(olc_host_workload *out, olc_plugin_kv *kv, size_t kv_cap,
-                                    const olc_workload_config *wc) {
-  olc_plugin_workload *w = &out->plugin;
-  size_t i;
-  size_t n = wc->property_count < kv_cap ? wc->property_count : kv_cap;
-  memset(out, 0, sizeof *out);
-  out->name = wc->name;
-  out->backend = wc->backend;
-  w->struct_size = (uint32_t)sizeof *w;
-  w->abi_minor = OLC_PLUGIN_ABI_MINOR;
-  w->name = wc->name;
-  w->operator_name = wc->operator_name;
-  for (i = 0; i < n; i++) {
-    kv[i].key = wc->properties[i].name;
-    kv[i].value = wc->properties[i].value;
-  }
-  w->properties = n > 0 ? kv : NULL;
-  w->property_count = (uint32_t)n;
-  w->model_digest = olc_host__config_model(wc);
 }
 
 void olc_host__make_key(olc_key *out, const olc_loaded_plugin *p, const olc_plugin_workload *w,

@@ -1,5 +1,5 @@
 /*
- * host/open.c - the host's own olc_host__open (no config), freeing, the
+ * host/open.c - the host's own olc_host__open_params (no config), freeing, the
  * load report and the diagnostics.  olc_host_open, the config's door, is
  * in open_config.c, so a program that opens a host without a config links
  * no config code (the Windows build without inih, tests/windows).
@@ -71,7 +71,7 @@ static void runtime_init(olc_host *h) {
   h->rt.recheck_ns = (uint64_t)OLC_SELECT_RECHECK_MS * 1000000u;
 }
 
-olc_status olc_host__open(olc_host **out, const olc_host_params *params, olc_error *err) {
+olc_status olc_host__open_params(olc_host **out, const olc_host_params *params, olc_error *err) {
   olc_plugins_params load;
   olc_host *h;
   olc_status st;

@@ -1,7 +1,7 @@
 /*
  * host/open_config.c - olc_host_open: the loader driven by a config (its
  * plugin directories, threads, [plugin.NAME] sections and permission
- * policy), through olc_host__open (open.c).
+ * policy), through olc_host__open_params (open.c).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -156,7 +156,7 @@ olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *st
   params.record_misses = o.record_misses;
   params.max_seconds_total = o.max_seconds_total;
   params.max_runs_per_candidate = o.max_runs_per_candidate;
-  st = olc_host__open(out, &params, err);
+  st = olc_host__open_params(out, &params, err);
   if (st == OLC_OK) {
     (*out)->own_config = own;
     if (o.calibration != NULL) {

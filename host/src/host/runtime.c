@@ -9,7 +9,7 @@
  * Slow: a scoped lookup; a hit becomes the view's selection (the same
  * record keeps its selection object).  A miss in never mode is the first
  * candidate; in on_miss mode the first thread claims the key and the
- * process's measurer and measures (measure.c), the others wait for it
+ * process's measurer and measures (key_measure.c), the others wait for it
  * under the process-wide lock, bounded by the call's timeout and cancel.
  */
 #include <stdio.h>
@@ -170,18 +170,8 @@ static olc_status measure(const olc_selection **out, olc_host_slot *s, int fp,
   olc_host_measure m;
   olc_selection *sel = NULL;
   olc_status st;
-  memset(&m, 0, sizeof m);
-  m.host = h;
-  m.plugin = s->plugin;
-  m.workload = &s->workload;
-  m.key = &s->key.key;
-  m.name = s->name;
-  m.settings = &h->settings;
-  m.force_portable = fp;
-  m.in_process = o->in_process;
-  m.look_again = 1;
-  m.budget = &h->lazy_budget;
-  m.arena = &arena;
+  olc_host__measure_request(&m, s, &s->workload, s->name, &h->settings, fp, o->in_process,
+                            &h->lazy_budget, &arena);
   m.cancel = o->cancel;
   m.cancel_payload = o->cancel_payload;
   m.has_wait_limit = o->timeout_ms >= 0;
@@ -247,7 +237,7 @@ static olc_status slow(const olc_selection **out, olc_host_slot *s, int fp, int 
     if (sel != NULL)
       return answer(out, sel, err);
     if (mode == OLC_SELECT_NEVER) {
-      olc_host__record_miss(s);
+      olc_host__misses_append(s);
       return first(out, s, OLC_HOST_FIRST_NEVER, OLC_E_NOT_FOUND, NULL, err);
     }
     st = wait_turn(&turn, s, o, start);

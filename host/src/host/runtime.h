@@ -3,7 +3,7 @@
  * it: keys (key.c), workloads in code (workload.c), bindings and their
  * cache (bind.c), the per-key slots (slots.c), selections (selection.c),
  * select (runtime.c), measuring one key and the waits a select makes
- * (measure.c), execute (execute.c) and a binding's constants with their
+ * (key_measure.c), execute (execute.c) and a binding's constants with their
  * packed copies (constants.c).
  *
  * A binding is one workload as a caller described it.  Bindings whose

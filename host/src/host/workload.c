@@ -15,8 +15,8 @@
 
 /* More would make every comparison of the description quadratic. */
 #define OLC_HOST_MAX_PROPERTIES 256u
-/* A workload bound here can be recorded (record_miss.c) and read back. */
-_Static_assert(OLC_HOST_MAX_PROPERTIES == OLC_RECORDED_MAX_PROPS,
+/* A workload bound here can be recorded (misses_append.c) and read back. */
+_Static_assert(OLC_HOST_MAX_PROPERTIES == OLC_MISSES_MAX_PROPS,
                "the recorded-workloads file carries every property a workload may have");
 
 static int text_ok(const char *s) { return olc_util__utf8_valid(s, strlen(s)); }

@@ -287,7 +287,7 @@ olc_status olc_store__check_write(olc_store *store, const char *what, olc_error 
 olc_status olc_store__import_set(olc_store *store, const olc_recset *set, olc_error *err);
 
 /* The length of the model part of a model digest (before its last '#'),
- * or (size_t)-1 when it has none (workload.c). */
+ * or (size_t)-1 when it has none (identity.c). */
 size_t olc_store__digest_model_part(const char *model_digest);
 
 /* Lookup results and record lists (result.c). */

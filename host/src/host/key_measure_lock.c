@@ -1,5 +1,5 @@
 /*
- * host/measure_lock.c - the host's measurement lock (host_int.h): its path
+ * host/key_measure_lock.c - the host's measurement lock (host_int.h): its path
  * (the caller's option, [calibration] measure_lock, or the persist
  * module's default beside the user's runtime directory or the store), the
  * bounded wait around the measurement of one key, and what the workload's

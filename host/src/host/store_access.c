@@ -1,5 +1,5 @@
 /*
- * host/store.c - the host's lookups (scoped to the workload unless every
+ * host/store_access.c - the host's lookups (scoped to the workload unless every
  * candidate is asked for), its change epoch, and the store services a host
  * gives its plugins (plugin.h: store_lookup, store_save): the same key as
  * the select path, validated by the plugin itself.

@@ -1,12 +1,12 @@
 /*
- * config/keys.h - the keys of the ini configuration, one table row each.
+ * config/key_table.h - the keys of the ini configuration, one table row each.
  *
  * Every key the host itself reads ([host], [store], [calibration] and the
  * fixed keys of [workload.NAME] and [plugin.NAME]) is one olc_config_key:
  * its section, name, type with its range or choices, default, where the
  * value lands and a one-line description.  The parser (key_set.c) finds,
  * checks, stores, defaults and reports every key from its row alone, so
- * adding a key is one row in keys.c plus the code that uses the value.
+ * adding a key is one row in key_table.c plus the code that uses the value.
  *
  * The documentation lists the same rows: config/examples/full.ini, the
  * CONFIGURATION section of host/cli/olc.1 and the key table of
@@ -16,14 +16,14 @@
  *
  * Thread safety: the table is constant.
  */
-#ifndef OLC_CONFIG_KEYS_H
-#define OLC_CONFIG_KEYS_H
+#ifndef OLC_CONFIG_KEY_TABLE_H
+#define OLC_CONFIG_KEY_TABLE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 /* The sections with keys of the host's own.  A value is a section kind of
- * the parser (parse_int.h), and 0 is none. */
+ * the parser (ini_parse_int.h), and 0 is none. */
 typedef enum olc_config_section {
   OLC_CONFIG_HOST = 1,
   OLC_CONFIG_STORE = 2,
@@ -110,7 +110,7 @@ struct olc_config_key {
  * Parses a BOOL, INT, NUMBER or ENUM value as row k says (range,
  * choices) into field, which has k->size bytes.  1, or 0 when the value
  * is not one of k's (field unchanged); 0 for the other types.  Defined
- * in key_set.c, the rest of this header in keys.c.
+ * in key_set.c, the rest of this header in key_table.c.
  */
 int olc_config__key_parse(void *field, const olc_config_key *k, const char *value);
 

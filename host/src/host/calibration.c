@@ -1,4 +1,4 @@
-/* host/result.c - the olc_calibration object and its getters. */
+/* host/calibration.c - the olc_calibration object and its getters. */
 #include "host/host_int.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* calibrate/measure.c - the timing loop of one candidate. */
-#include "calibrate/measure.h"
+/* calibrate/timing.c - the timing loop of one candidate. */
+#include "calibrate/timing.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +54,7 @@ static int push(double **samples, double **scratch, size_t *cap, size_t n, doubl
  * at powers of two, so the check stays cheap for fast kernels.
  */
 static int clearly_slower(const double *samples, size_t n, double *scratch,
-                          const olc_measure_params *p) {
+                          const olc_timing_params *p) {
   double limit;
   size_t i;
   if (p->best_us < 0)
@@ -115,25 +115,23 @@ static uint32_t next_batch(uint32_t runs, uint64_t took, uint64_t want, uint64_t
   return grow >= (double)BATCH_MAX_RUNS ? BATCH_MAX_RUNS : (uint32_t)grow + 1u;
 }
 
-void olc_measure_result__free(olc_measure_result *out) {
+void olc_timing_result__free(olc_timing_result *out) {
   free(out->values);
   out->values = NULL;
   out->samples = 0;
 }
 
-olc_status olc_calibrate__measure(olc_measure_result *out, olc_loaded_plugin *plugin,
-                                  const olc_plugin_workload *workload, void *state,
-                                  const void *policy, const olc_measure_params *params,
-                                  olc_error *err) {
+olc_status olc_calibrate__time(olc_timing_result *out, olc_loaded_plugin *plugin,
+                               const olc_plugin_workload *workload, void *state, const void *policy,
+                               const olc_timing_params *params, olc_error *err) {
   uint32_t next = 0;
-  return olc_calibrate__measure_rotating(out, plugin, workload, &state, 1, &next, policy, params,
-                                         err);
+  return olc_calibrate__time_rotating(out, plugin, workload, &state, 1, &next, policy, params, err);
 }
 
-olc_status olc_calibrate__measure_rotating(olc_measure_result *out, olc_loaded_plugin *plugin,
-                                           const olc_plugin_workload *workload, void *const *states,
-                                           uint32_t state_count, uint32_t *next, const void *policy,
-                                           const olc_measure_params *params, olc_error *err) {
+olc_status olc_calibrate__time_rotating(olc_timing_result *out, olc_loaded_plugin *plugin,
+                                        const olc_plugin_workload *workload, void *const *states,
+                                        uint32_t state_count, uint32_t *next, const void *policy,
+                                        const olc_timing_params *params, olc_error *err) {
   double *samples = NULL, *scratch = NULL;
   size_t n = 0, cap = 0;
   uint32_t i, batch = 1;
@@ -143,7 +141,7 @@ olc_status olc_calibrate__measure_rotating(olc_measure_result *out, olc_loaded_p
   out->mad_us = 0;
   out->samples = 0;
   out->timed_us = 0;
-  out->end = OLC_MEASURE_DONE;
+  out->end = OLC_TIMING_DONE;
   out->values = NULL;
   /* A capped run count (max_runs_per_candidate) is a count of runs: they
    * are timed one by one then.  The last warm-up run sizes the first
@@ -175,19 +173,19 @@ olc_status olc_calibrate__measure_rotating(olc_measure_result *out, olc_loaded_p
     out->timed_us += (double)(t1 - t0) / 1e3;
     batch = next_batch(batch, t1 - t0, want, step);
     if (clearly_slower(samples, n, scratch, params)) {
-      out->end = OLC_MEASURE_ABANDONED;
+      out->end = OLC_TIMING_ABANDONED;
       break;
     }
     if (n >= params->min_repetitions && t1 - start >= min_ns)
       break;
-    if (n >= OLC_MEASURE_MAX_SAMPLES && n >= params->min_repetitions)
+    if (n >= OLC_TIMING_MAX_SAMPLES && n >= params->min_repetitions)
       break;
     /* [calibration] max_runs_per_candidate: the strategy sees the cut
      * from the run count. */
     if (params->max_runs != 0 && n >= params->max_runs)
       break;
     if (params->deadline_ns != 0 && t1 >= params->deadline_ns) {
-      out->end = OLC_MEASURE_DEADLINE;
+      out->end = OLC_TIMING_DEADLINE;
       break;
     }
   }

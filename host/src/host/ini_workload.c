@@ -1,10 +1,10 @@
 /*
- * host/select.c - the calibrate-and-select path of one ini workload
+ * host/ini_workload.c - the calibrate-and-select path of one ini workload
  * (host_int.h), one user of the runtime's path: the section becomes an
  * olc_workload, bound like one described in code (the same checks, key and
  * identity), looked up scoped to the workload with the plugin's validator;
  * a valid hit is selected and nothing is measured; otherwise the key is
- * measured where every measurement happens (measure.c: the process's one
+ * measured where every measurement happens (key_measure.c: the process's one
  * measurer, the winner saved, a second lookup that selects it and
  * explains the rest).  The result keeps the details the CLI prints
  * (candidates, rejections, the records of other workloads counted).
@@ -80,7 +80,7 @@ static olc_status bind(job *j, olc_status *fatal) {
   olc_error_clear(&e);
   st = olc_host__check_workload(&w, label, &e);
   if (st == OLC_OK)
-    st = olc_host__bind(&j->b, j->host, &w, w.model_digest, &e);
+    st = olc_host__bind_with_digest(&j->b, j->host, &w, w.model_digest, &e);
   *fatal = OLC_OK;
   if (st == OLC_E_NOMEM)
     *fatal = st;
@@ -107,19 +107,10 @@ static olc_status calibrate_now(job *j, int refining) {
   olc_workload_result *r = j->r;
   olc_host_measure m;
   olc_status st;
-  memset(&m, 0, sizeof m);
-  m.host = j->host;
-  m.plugin = s->plugin;
-  m.workload = &j->b->workload;
-  m.key = &s->key.key;
-  m.name = j->wc->name;
-  m.settings = j->p->settings;
-  m.force_portable = j->p->force_portable;
-  m.in_process = j->p->in_process;
+  olc_host__measure_request(&m, s, &j->b->workload, j->wc->name, j->p->settings,
+                            j->p->force_portable, j->p->in_process, j->p->budget, &j->cal->arena);
   m.run_timeout_seconds = j->p->run_timeout_seconds;
   m.look_again = !j->p->recalibrate && !refining;
-  m.budget = j->p->budget;
-  m.arena = &j->cal->arena;
   m.progress = j->p->progress;
   m.progress_payload = j->p->progress_payload;
   m.keep_samples = j->p->keep_samples;
@@ -183,8 +174,9 @@ static olc_status lookup_or_measure(job *j) {
   return calibrate_now(j, refining);
 }
 
-olc_status olc_host__select(olc_calibration *cal, size_t i, olc_host *host,
-                            const olc_workload_config *wc, const olc_host_select_params *p) {
+olc_status olc_host__calibrate_workload(olc_calibration *cal, size_t i, olc_host *host,
+                                        const olc_workload_config *wc,
+                                        const olc_host_select_params *p) {
   job j;
   olc_status fatal;
   memset(&j, 0, sizeof j);

@@ -1,8 +1,8 @@
 /*
- * host/recorded.c - the recorded-workloads format (recorded.h): parse,
+ * host/misses_format.c - the missed-workloads format (misses.h): parse,
  * write, and the set's key.
  */
-#include "host/recorded.h"
+#include "host/misses.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -13,13 +13,13 @@
 #include "util/error.h"
 #include "util/text.h"
 
-#define MAX_LINE OLC_RECORDED_MAX_LINE
-#define MAX_PROPS OLC_RECORDED_MAX_PROPS
+#define MAX_LINE OLC_MISSES_MAX_LINE
+#define MAX_PROPS OLC_MISSES_MAX_PROPS
 /* format/format.h's OLC_FORMAT_MAGIC (host does not reach format; a test
  * holds the two equal): a store given where a recorded file belongs. */
 #define STORE_MAGIC "onnx_light_calibration_profiles"
 
-void olc_recorded__free(olc_recorded_set *set) {
+void olc_misses__free(olc_misses_set *set) {
   if (set == NULL)
     return;
   olc_arena__free(&set->arena);
@@ -31,13 +31,13 @@ void olc_recorded__free(olc_recorded_set *set) {
   set->bad_count = set->bad_cap = 0;
 }
 
-olc_status olc_recorded__add_bad(olc_recorded_set *set, const unsigned char *text, size_t len,
-                                 uint32_t line, const char *message) {
-  olc_recorded_bad *b;
+olc_status olc_misses__add_bad(olc_misses_set *set, const unsigned char *text, size_t len,
+                               uint32_t line, const char *message) {
+  olc_misses_bad *b;
   unsigned char *copy;
   if (set->bad_count == set->bad_cap) {
     size_t cap = set->bad_cap ? set->bad_cap * 2 : 4;
-    olc_recorded_bad *v = realloc(set->bad, cap * sizeof *v);
+    olc_misses_bad *v = realloc(set->bad, cap * sizeof *v);
     if (v == NULL)
       return OLC_E_NOMEM;
     set->bad = v;
@@ -62,16 +62,16 @@ static int same_str(const char *a, const char *b) {
   return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
 }
 
-int olc_recorded__same(const olc_recorded_entry *a, const olc_recorded_entry *b) {
+int olc_misses__same(const olc_misses_entry *a, const olc_misses_entry *b) {
   return a->threads == b->threads && same_str(a->backend, b->backend) &&
          same_str(a->operator_name, b->operator_name) && same_str(a->processor, b->processor) &&
          same_str(a->identity, b->identity);
 }
 
-size_t olc_recorded__find(const olc_recorded_set *set, const olc_recorded_entry *e) {
+size_t olc_misses__find(const olc_misses_set *set, const olc_misses_entry *e) {
   size_t i;
   for (i = 0; i < set->count; i++)
-    if (olc_recorded__same(&set->v[i], e))
+    if (olc_misses__same(&set->v[i], e))
       return i;
   return set->count;
 }
@@ -89,16 +89,16 @@ static const char *dup_opt(olc_arena *a, const char *s, int *bad) {
   return d;
 }
 
-olc_status olc_recorded__add(olc_recorded_set *set, const olc_recorded_entry *e, int *added) {
-  olc_recorded_entry *n;
+olc_status olc_misses__add(olc_misses_set *set, const olc_misses_entry *e, int *added) {
+  olc_misses_entry *n;
   size_t i;
   int bad = 0;
   *added = 0;
-  if (olc_recorded__find(set, e) < set->count)
+  if (olc_misses__find(set, e) < set->count)
     return OLC_OK;
   if (set->count == set->cap) {
     size_t cap = set->cap ? set->cap * 2 : 8;
-    olc_recorded_entry *v = realloc(set->v, cap * sizeof *v);
+    olc_misses_entry *v = realloc(set->v, cap * sizeof *v);
     if (v == NULL)
       return OLC_E_NOMEM;
     set->v = v;
@@ -165,7 +165,7 @@ static olc_status put_field(olc_buf *out, const char *key, const char *value) {
   return st;
 }
 
-static olc_status write_entry(olc_buf *out, const olc_recorded_entry *e) {
+static olc_status write_entry(olc_buf *out, const olc_misses_entry *e) {
   char threads[24];
   olc_status st;
   size_t i;
@@ -197,11 +197,11 @@ static olc_status write_entry(olc_buf *out, const olc_recorded_entry *e) {
   return st;
 }
 
-olc_status olc_recorded__write(olc_buf *out, const olc_recorded_set *set) {
+olc_status olc_misses__write(olc_buf *out, const olc_misses_set *set) {
   char header[64];
   olc_status st;
   size_t i;
-  snprintf(header, sizeof header, "%s%u\n", OLC_RECORDED_MAGIC, (unsigned)OLC_RECORDED_VERSION);
+  snprintf(header, sizeof header, "%s%u\n", OLC_MISSES_MAGIC, (unsigned)OLC_MISSES_VERSION);
   st = olc_buf__puts(out, header);
   for (i = 0; i < set->count && st == OLC_OK; i++)
     st = write_entry(out, &set->v[i]);
@@ -214,7 +214,7 @@ olc_status olc_recorded__write(olc_buf *out, const olc_recorded_set *set) {
   return st == OLC_OK ? OLC_OK : OLC_E_NOMEM;
 }
 
-olc_status olc_recorded__check(const olc_recorded_entry *e, const char *name, olc_error *err) {
+olc_status olc_misses__check(const olc_misses_entry *e, const char *name, olc_error *err) {
   olc_buf line = OLC_BUF_INIT;
   olc_status st;
   size_t len;
@@ -238,7 +238,7 @@ olc_status olc_recorded__check(const olc_recorded_entry *e, const char *name, ol
 /* ------------------------------------------------------------- parse */
 
 typedef struct parser {
-  olc_recorded_set *set;
+  olc_misses_set *set;
   const char *name;
   olc_error err;             /* the line's failure: the caller's when the file fails */
   const unsigned char *line; /* the current line */
@@ -371,7 +371,7 @@ static olc_status read_threads(int64_t *out, parser *p, const char *s, const uns
 
 static olc_status read_record(parser *p) {
   const unsigned char *l = p->line, *end = p->line + p->line_len, *tok, *threads_at = NULL;
-  olc_recorded_entry e;
+  olc_misses_entry e;
   fields f;
   size_t k;
   int added;
@@ -407,11 +407,11 @@ static olc_status read_record(parser *p) {
   e.prop_count = f.prop_count;
   e.line = p->lineno;
   /* A key twice (a hand edit) is one record: the first. */
-  return olc_recorded__add(p->set, &e, &added);
+  return olc_misses__add(p->set, &e, &added);
 }
 
 static olc_status read_header(parser *p) {
-  static const char magic[] = OLC_RECORDED_MAGIC;
+  static const char magic[] = OLC_MISSES_MAGIC;
   const size_t mlen = sizeof magic - 1;
   const unsigned char *l = p->line;
   size_t i, n = p->line_len;
@@ -419,21 +419,21 @@ static olc_status read_header(parser *p) {
   if (n >= sizeof STORE_MAGIC - 1 && memcmp(l, STORE_MAGIC, sizeof STORE_MAGIC - 1) == 0)
     return fail(p, l, OLC_E_MALFORMED,
                 "a calibration profile store, not a recorded-workloads file (\"%s%u\")", magic,
-                (unsigned)OLC_RECORDED_VERSION);
+                (unsigned)OLC_MISSES_VERSION);
   for (i = 0; i < mlen && i < n && l[i] == (unsigned char)magic[i]; i++) {
   }
   if (i < mlen)
     return fail(p, l + i, OLC_E_MALFORMED, "not a recorded-workloads file: expected \"%s%u\"",
-                magic, (unsigned)OLC_RECORDED_VERSION);
+                magic, (unsigned)OLC_MISSES_VERSION);
   for (i = mlen; i < n && l[i] >= '0' && l[i] <= '9'; i++)
     if (version < 1000000)
       version = version * 10 + (uint64_t)(l[i] - '0');
   if (i == mlen || i < n || l[mlen] == '0')
     return fail(p, l + (i == mlen ? mlen : i), OLC_E_MALFORMED, "bad header: expected a version");
-  if (version > OLC_RECORDED_VERSION)
+  if (version > OLC_MISSES_VERSION)
     return fail(p, l + mlen, OLC_E_VERSION,
                 "recorded-workloads version %" PRIu64 " is newer than this build's (%u)", version,
-                (unsigned)OLC_RECORDED_VERSION);
+                (unsigned)OLC_MISSES_VERSION);
   return OLC_OK;
 }
 
@@ -450,11 +450,11 @@ static olc_status read_line(parser *p) {
     st = read_record(p);
   if (st != OLC_E_MALFORMED)
     return st;
-  return olc_recorded__add_bad(p->set, p->line, p->line_len, p->lineno, p->err.message);
+  return olc_misses__add_bad(p->set, p->line, p->line_len, p->lineno, p->err.message);
 }
 
-olc_status olc_recorded__parse(olc_recorded_set *set, const unsigned char *bytes, size_t len,
-                               const char *name, olc_error *err) {
+olc_status olc_misses__parse(olc_misses_set *set, const unsigned char *bytes, size_t len,
+                             const char *name, olc_error *err) {
   parser p;
   size_t pos = 0;
   olc_status st = OLC_OK;

@@ -1,6 +1,6 @@
 /*
- * host/calibrate.c - olc_host_calibrate: the configured workloads, each
- * through the select path (select.c).
+ * host/ini_loop.c - olc_host_calibrate: the configured workloads, each
+ * through the select path (ini_workload.c).
  *
  * Progress: options->progress is called before candidate j (0-based) of m
  * is first measured, with the best so far (< 0 before the first), and
@@ -52,7 +52,7 @@ static olc_status run_configured(olc_calibration *cal, size_t i, olc_host *host,
   it->index = i;
   st = olc_calibration__name(cal, &cal->results[i], wc->name, wc->backend, wc->operator_name);
   if (st == OLC_OK)
-    st = olc_host__select(cal, i, host, wc, sp);
+    st = olc_host__calibrate_workload(cal, i, host, wc, sp);
   return st;
 }
 
@@ -91,7 +91,7 @@ static olc_status run_skipped(olc_calibration *cal, size_t i, const olc_workload
 /* The loop over it->count workloads: the recorded file's (rec set) or the
  * configured ones. */
 static olc_status run_loop(olc_calibration *cal, olc_host *host, const olc_calibrate_options *opt,
-                           const olc_host_recorded *rec, olc_host_select_params *sp, loop_item *it,
+                           const olc_host_misses *rec, olc_host_select_params *sp, loop_item *it,
                            olc_error *err) {
   size_t i;
   for (i = 0; i < it->count; i++) {
@@ -111,7 +111,7 @@ static olc_status run_loop(olc_calibration *cal, olc_host *host, const olc_calib
 }
 
 /* What the loop runs: it->count workloads, from rec when recorded. */
-static olc_status loop_workloads(olc_host_recorded **rec, olc_host_recorded *storage, loop_item *it,
+static olc_status loop_workloads(olc_host_misses **rec, olc_host_misses *storage, loop_item *it,
                                  olc_host *host, const olc_calibrate_options *opt, olc_error *err) {
   olc_status st;
   *rec = NULL;
@@ -132,8 +132,7 @@ static olc_status loop_workloads(olc_host_recorded **rec, olc_host_recorded *sto
                           "shard %" PRIu32 " of %" PRIu32 ": the index must be below the count",
                           opt->shard_index, opt->shard_count);
   *rec = storage;
-  st = olc_host__recorded_open(storage, host, opt->recorded, opt->shard_index, opt->shard_count,
-                               err);
+  st = olc_host__misses_open(storage, host, opt->recorded, opt->shard_index, opt->shard_count, err);
   it->count = storage->count;
   return st;
 }
@@ -142,7 +141,7 @@ olc_status olc_host_calibrate(olc_calibration **out, olc_host *host,
                               const olc_calibrate_options *options, olc_error *err) {
   olc_calibrate_options full;
   const olc_calibrate_options *opt = &full;
-  olc_host_recorded storage, *rec = NULL;
+  olc_host_misses storage, *rec = NULL;
   olc_host_select_params sp;
   olc_host_budget budget;
   loop_item it;
@@ -173,8 +172,8 @@ olc_status olc_host_calibrate(olc_calibration **out, olc_host *host,
   /* A shard leaves the file to the merge (olc_recorded_remove_stored):
    * its store is not the one the fleet ships. */
   if (st == OLC_OK && rec != NULL && opt->shard_count == 0)
-    st = olc_host__recorded_finish(cal, rec, opt->recorded, err);
-  olc_host__recorded_free(&storage);
+    st = olc_host__misses_finish(cal, rec, opt->recorded, err);
+  olc_host__misses_free(&storage);
   if (st != OLC_OK) {
     olc_calibration_free(cal);
     return st;

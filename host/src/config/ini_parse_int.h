@@ -1,17 +1,17 @@
 /*
- * config/parse_int.h - the parser state shared by parse.c (reader,
+ * config/ini_parse_int.h - the parser state shared by ini_parse.c (reader,
  * sections, driver), key_set.c (one key of a section, from its row of the
  * key table) and special.c (the rows that need code of their own).
  */
-#ifndef OLC_CONFIG_PARSE_INT_H
-#define OLC_CONFIG_PARSE_INT_H
+#ifndef OLC_CONFIG_INI_PARSE_INT_H
+#define OLC_CONFIG_INI_PARSE_INT_H
 
 #include "config/config_impl.h"
-#include "config/keys.h"
+#include "config/key_table.h"
 #include "util/error.h"
 #include "util/nameset.h"
 
-/* The section being read: an olc_config_section (keys.h), or none or a
+/* The section being read: an olc_config_section (key_table.h), or none or a
  * bad header. */
 typedef enum section_kind {
   SEC_NONE = 0,
@@ -38,7 +38,7 @@ typedef struct parser {
   /* current section */
   section_kind kind;
   size_t index;                       /* workload or plugin index */
-  uint64_t fixed_given[SEC_WORKLOAD]; /* keys given per fixed section (keys.h bits) */
+  uint64_t fixed_given[SEC_WORKLOAD]; /* keys given per fixed section (key_table.h bits) */
   uint32_t fixed_line[SEC_WORKLOAD];  /* header line per fixed section; 0: none */
   unsigned sections;                  /* fixed sections seen (bit = kind) */
   char last_key[128];                 /* for continuation lines */
@@ -81,7 +81,7 @@ int olc_config__bad_value(parser *p, const olc_config_key *k, const char *value)
 /* Stores an arena copy of s at the row's offset in base.  1, or 0. */
 int olc_config__store_string(parser *p, const olc_config_key *k, char *base, const char *s);
 
-/* ---- special.c: setters and checks that rows of keys.c name */
+/* ---- special.c: setters and checks that rows of key_table.c name */
 
 /* [workload.*] model = PATH: stores "sha256:<hex>" of the file. */
 int olc_config__set_model(parser *p, const olc_config_key *k, char *base, const char *value);

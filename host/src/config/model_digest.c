@@ -1,5 +1,5 @@
 /*
- * config/digest.c - the model digest of `model = PATH`: the file's SHA-256
+ * config/model_digest.c - the model digest of `model = PATH`: the file's SHA-256
  * (digest module), read in chunks so that multi-gigabyte models never sit
  * in memory.
  */

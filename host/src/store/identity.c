@@ -1,5 +1,5 @@
 /*
- * store/workload.c - the workload identity grammar (olc/store.h): the
+ * store/identity.c - the workload identity grammar (olc/store.h): the
  * canonical structure text, the digest of one workload's exact key, and
  * the workload identity of a digest or record.
  *

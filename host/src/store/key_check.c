@@ -1,5 +1,5 @@
 /*
- * store/keys.c - checking keys and turning a save request into records.
+ * store/key_check.c - checking keys and turning a save request into records.
  *
  * Decisions (documented here because store.h leaves them open):
  * - backend, operator and implementation must be non-empty strings;

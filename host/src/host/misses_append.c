@@ -1,6 +1,6 @@
 /*
- * host/record_miss.c - a never-mode select that found nothing stored
- * appends its workload to the host's recorded-workloads file (recorded.h),
+ * host/misses_append.c - a never-mode select that found nothing stored
+ * appends its workload to the host's missed-workloads file (misses.h),
  * once per key and host: the slot's flag is the in-process set, so a hot
  * path that misses again appends nothing and takes no lock.
  */
@@ -12,7 +12,7 @@
 #include "util/error.h"
 
 /* The slot's workload as a record (pointers into the slot and props). */
-static void slot_entry(olc_recorded_entry *e, olc_property *props, const olc_host_slot *s) {
+static void slot_entry(olc_misses_entry *e, olc_property *props, const olc_host_slot *s) {
   const olc_plugin_workload *w = &s->workload;
   uint32_t i;
   memset(e, 0, sizeof *e);
@@ -30,9 +30,9 @@ static void slot_entry(olc_recorded_entry *e, olc_property *props, const olc_hos
   e->prop_count = w->property_count;
 }
 
-void olc_host__record_miss(olc_host_slot *s) {
+void olc_host__misses_append(olc_host_slot *s) {
   olc_host *h = s->host;
-  olc_recorded_entry e;
+  olc_misses_entry e;
   olc_property *props;
   olc_error err;
   olc_status st;
@@ -47,7 +47,7 @@ void olc_host__record_miss(olc_host_slot *s) {
   }
   slot_entry(&e, props, s);
   olc_error_clear(&err);
-  st = olc_recorded__append(NULL, h->record_misses, &e, OLC_RECORDED_LOCK_TIMEOUT_MS, &err);
+  st = olc_misses__append(NULL, h->record_misses, &e, OLC_MISSES_LOCK_TIMEOUT_MS, &err);
   if (st != OLC_OK)
     /* The select still answers; the miss is said once (not retried). */
     olc_diag__emit(&h->diag, OLC_DIAG_WARNING, "record_misses", "workload '%s' not recorded: %s",

@@ -1,12 +1,12 @@
 /*
- * config/keys.c - the table of the configuration keys (keys.h) and the
+ * config/key_table.c - the table of the configuration keys (key_table.h) and the
  * text that describes a row, for messages and the documentation.
  *
  * A new key is one row here, in the order the documentation lists it,
  * plus the code that reads the value.  tests/config/test_config_docs
  * then says which lines full.ini, olc.1 and docs/configuration.md lack.
  */
-#include "config/parse_int.h"
+#include "config/ini_parse_int.h"
 
 #include <stdio.h>
 #include <string.h>

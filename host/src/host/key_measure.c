@@ -1,5 +1,5 @@
 /*
- * host/measure.c - measuring one key: the process's one measurer, the
+ * host/key_measure.c - measuring one key: the process's one measurer, the
  * waits a select makes, and olc_host__measure_key, the one place where a
  * key is measured and its winner saved (the ini loop's calibrate and the
  * runtime's on_miss both come here), so a machine-wide measurement lock
@@ -289,6 +289,24 @@ static int store_refuses(olc_host_measure *m) {
   return 1;
 }
 
+void olc_host__measure_request(olc_host_measure *m, olc_host_slot *s, const olc_plugin_workload *w,
+                               const char *name, const olc_calibration_settings *settings,
+                               int force_portable, int in_process, olc_host_budget *budget,
+                               olc_arena *arena) {
+  memset(m, 0, sizeof *m);
+  m->host = s->host;
+  m->plugin = s->plugin;
+  m->workload = w;
+  m->key = &s->key.key;
+  m->name = name;
+  m->settings = settings;
+  m->force_portable = force_portable;
+  m->in_process = in_process;
+  m->look_again = 1;
+  m->budget = budget;
+  m->arena = arena;
+}
+
 olc_status olc_host__measure_key(olc_host_measure *m) {
   olc_persist_mlock *lock = NULL;
   olc_status st;
@@ -300,7 +318,7 @@ olc_status olc_host__measure_key(olc_host_measure *m) {
   if (budget_settings(&eff, &total_bound, m) != OLC_OK || store_refuses(m))
     return OLC_OK;
   /* One measurer per machine: the processes measuring here take the lock
-   * in turn, one key at a time (host_int.h, measure_lock.c). */
+   * in turn, one key at a time (host_int.h, key_measure_lock.c). */
   st = olc_host__mlock_take(&lock, m);
   if (st == OLC_E_CANCELLED || st == OLC_E_TIMEOUT) {
     set_outcome(m, st, "%s while waiting for the measurement lock",

@@ -1,6 +1,6 @@
 /*
- * host/calibrate_recorded.c - olc_host_calibrate with the recorded option:
- * the workloads of a recorded-workloads file (recorded.h) as configured
+ * host/ini_loop_misses.c - olc_host_calibrate with the recorded option:
+ * the workloads of a missed-workloads file (misses.h) as configured
  * workloads, those recorded on another processor or thread count skipped,
  * and, after the loop, each one whose selection a file holds removed from
  * the file under its lock (none for a shard: olc_recorded_remove_stored
@@ -15,7 +15,7 @@
 #include "util/error.h"
 
 /* "backend/operator{k=v,...}": the workload's name in results. */
-static const char *entry_name(olc_arena *a, const olc_recorded_entry *e) {
+static const char *entry_name(olc_arena *a, const olc_misses_entry *e) {
   olc_buf b = OLC_BUF_INIT;
   const char *name = NULL;
   olc_status st = olc_buf__puts(&b, e->backend);
@@ -45,7 +45,7 @@ static const char *entry_name(olc_arena *a, const olc_recorded_entry *e) {
  * must have the processor and thread count it was recorded with.  A
  * workload that does not bind is left to the loop, which reports why. */
 static const char *skip_reason(olc_arena *a, olc_host *host, const olc_workload_config *wc,
-                               const olc_recorded_entry *e) {
+                               const olc_misses_entry *e) {
   char msg[OLC_ERROR_MESSAGE_SIZE];
   olc_workload w = OLC_WORKLOAD_INIT;
   olc_binding *b = NULL;
@@ -65,7 +65,7 @@ static const char *skip_reason(olc_arena *a, olc_host *host, const olc_workload_
     return olc_arena__strdup(a, msg);
   }
   if (olc_host__check_workload(&w, wc->name, &err) != OLC_OK ||
-      olc_host__bind(&b, host, &w, w.model_digest, &err) != OLC_OK)
+      olc_host__bind_with_digest(&b, host, &w, w.model_digest, &err) != OLC_OK)
     return NULL;
   k = &b->slot->key.key;
   msg[0] = '\0';
@@ -91,7 +91,7 @@ static uint64_t shard_hash(uint64_t h, const char *s) {
   return h;
 }
 
-uint32_t olc_host__recorded_shard(const olc_recorded_entry *e, uint32_t shard_count) {
+uint32_t olc_host__misses_shard(const olc_misses_entry *e, uint32_t shard_count) {
   char threads[24];
   uint64_t h = 0xcbf29ce484222325u;
   if (shard_count == 0)
@@ -114,25 +114,25 @@ uint32_t olc_host__recorded_shard(const olc_recorded_entry *e, uint32_t shard_co
 }
 
 /* Reads path into r->set: every record, or only those of the shard. */
-static olc_status recorded_load(olc_host_recorded *r, const char *path, uint32_t shard_index,
+static olc_status recorded_load(olc_host_misses *r, const char *path, uint32_t shard_index,
                                 uint32_t shard_count, olc_error *err) {
-  olc_recorded_set all = OLC_RECORDED_SET_INIT;
+  olc_misses_set all = OLC_MISSES_SET_INIT;
   olc_status st;
   size_t i;
   int added;
   if (shard_count == 0)
-    return olc_recorded__load(&r->set, path, err);
-  st = olc_recorded__load(&all, path, err);
+    return olc_misses__load(&r->set, path, err);
+  st = olc_misses__load(&all, path, err);
   for (i = 0; i < all.count && st == OLC_OK; i++)
-    if (olc_host__recorded_shard(&all.v[i], shard_count) == shard_index &&
-        olc_recorded__add(&r->set, &all.v[i], &added) != OLC_OK)
+    if (olc_host__misses_shard(&all.v[i], shard_count) == shard_index &&
+        olc_misses__add(&r->set, &all.v[i], &added) != OLC_OK)
       st = olc_error__set(err, OLC_E_NOMEM, "calibrate", "out of memory");
-  olc_recorded__free(&all);
+  olc_misses__free(&all);
   return st;
 }
 
-olc_status olc_host__recorded_open(olc_host_recorded *r, olc_host *host, const char *path,
-                                   uint32_t shard_index, uint32_t shard_count, olc_error *err) {
+olc_status olc_host__misses_open(olc_host_misses *r, olc_host *host, const char *path,
+                                 uint32_t shard_index, uint32_t shard_count, olc_error *err) {
   size_t i;
   olc_status st;
   memset(r, 0, sizeof *r);
@@ -150,7 +150,7 @@ olc_status olc_host__recorded_open(olc_host_recorded *r, olc_host *host, const c
   if (r->wcs == NULL || r->skip == NULL)
     return olc_error__set(err, OLC_E_NOMEM, "calibrate", "out of memory");
   for (i = 0; i < r->count; i++) {
-    const olc_recorded_entry *e = &r->set.v[i];
+    const olc_misses_entry *e = &r->set.v[i];
     olc_workload_config *wc = &r->wcs[i];
     memset(wc, 0, sizeof *wc);
     wc->name = entry_name(&r->arena, e);
@@ -176,21 +176,20 @@ static int recorded_durable(const olc_workload_result *res) {
   return res->status == OLC_OK && res->selected != NULL && res->selected->source != NULL;
 }
 
-olc_status olc_host__recorded_finish(olc_calibration *cal, const olc_host_recorded *r,
-                                     const char *path, olc_error *err) {
-  olc_recorded_set done = OLC_RECORDED_SET_INIT;
+olc_status olc_host__misses_finish(olc_calibration *cal, const olc_host_misses *r, const char *path,
+                                   olc_error *err) {
+  olc_misses_set done = OLC_MISSES_SET_INIT;
   olc_status st = OLC_OK;
   size_t i;
   int added;
   for (i = 0; i < r->count && st == OLC_OK; i++)
     if (r->skip[i] == NULL && recorded_durable(&cal->results[i]))
-      st = olc_recorded__add(&done, &r->set.v[i], &added);
+      st = olc_misses__add(&done, &r->set.v[i], &added);
   if (st != OLC_OK)
     st = olc_error__set(err, st, "calibrate", "out of memory");
   else if (done.count > 0)
-    st = olc_recorded__remove(&cal->recorded_removed, path, &done, OLC_RECORDED_LOCK_TIMEOUT_MS,
-                              err);
-  olc_recorded__free(&done);
+    st = olc_misses__remove(&cal->recorded_removed, path, &done, OLC_MISSES_LOCK_TIMEOUT_MS, err);
+  olc_misses__free(&done);
   return st;
 }
 
@@ -221,7 +220,7 @@ static int stored_order(const void *a, const void *b) {
                           x->model_digest, y);
 }
 
-static int stored_holds(void *payload, const olc_recorded_entry *e) {
+static int stored_holds(void *payload, const olc_misses_entry *e) {
   const stored_keys *k = payload;
   size_t lo = 0, hi = k->count;
   while (lo < hi) {
@@ -269,13 +268,13 @@ olc_status olc_recorded_remove_stored(size_t *removed, const char *path, olc_sto
       k.v[k.count++] = olc_record_list_get(list, i);
   if (k.count > 1)
     qsort(k.v, k.count, sizeof *k.v, stored_order);
-  st = olc_recorded__remove_if(removed, path, stored_holds, &k, OLC_RECORDED_LOCK_TIMEOUT_MS, err);
+  st = olc_misses__remove_if(removed, path, stored_holds, &k, OLC_MISSES_LOCK_TIMEOUT_MS, err);
   free(k.v);
   olc_record_list_free(list);
   return st;
 }
 
-void olc_host__recorded_free(olc_host_recorded *r) {
-  olc_recorded__free(&r->set);
+void olc_host__misses_free(olc_host_misses *r) {
+  olc_misses__free(&r->set);
   olc_arena__free(&r->arena);
 }

@@ -1,5 +1,5 @@
 /*
- * config/parse.c - ini text -> olc_config, with inih.
+ * config/ini_parse.c - ini text -> olc_config, with inih.
  *
  * inih hands the handler no line numbers (Debian builds it without
  * INI_HANDLER_LINENO), so the text is fed through our own reader
@@ -8,7 +8,7 @@
  * without keys.  Every message is "NAME:LINE: what" and sets err->line;
  * the first error wins and the rest of the file is ignored.
  */
-#include "config/parse_int.h"
+#include "config/ini_parse_int.h"
 #include "util/text.h"
 
 #include <ini.h>
