@@ -135,6 +135,87 @@ static void fault(const char *path, const char *dir, olc_step step, int e, olc_s
   CHECK(olc_persist__update(NULL, NULL, path, &o, grow, NULL, &err) == OLC_OK, "  lock released");
 }
 
+/* A writer that knows the file: its transform rebuilds the content from
+ * the length it remembers when the writer proves P unchanged. */
+typedef struct known_writer {
+  size_t len;     /* bytes of P the caller last wrote or read */
+  int known_seen; /* transforms called with OLC_PERSIST_BASE_KNOWN */
+  int calls;      /* transforms called */
+} known_writer;
+
+static olc_status grow_known(olc_buf *out, int *unchanged, const unsigned char *base, size_t len,
+                             int exists, void *payload, olc_error *err) {
+  known_writer *k = payload;
+  size_t i;
+  (void)unchanged;
+  (void)err;
+  k->calls++;
+  if (exists == OLC_PERSIST_BASE_KNOWN) {
+    k->known_seen++;
+    for (i = 0; i < k->len; i++)
+      if (olc_buf__putc(out, 'x') != OLC_OK)
+        return OLC_E_NOMEM;
+  } else if (exists && olc_buf__append(out, base, len) != OLC_OK) {
+    return OLC_E_NOMEM;
+  }
+  k->len = out->len + 1;
+  return olc_buf__putc(out, 'x');
+}
+
+/* The same write sequence as on POSIX (write.c): the change detection
+ * under the lock, and an attempt redone when P.lock is replaced while held. */
+static void known_checks(const char *path, olc_persist_options *o) {
+  known_writer k = {0, 0, 0};
+  olc_persist_known after, again;
+  olc_error err;
+  long before = file_size(path);
+  olc_status st;
+  k.len = before > 0 ? (size_t)before : 0;
+  st = olc_persist__update_known(&after, NULL, path, o, NULL, NULL, grow_known, &k, &err);
+  CHECK(st == OLC_OK && after.gen != OLC_PERSIST_GEN_NONE && after.gen % 2 == 0,
+        "known: the generation read under the lock");
+  st = olc_persist__update_known(&again, NULL, path, o, &after, NULL, grow_known, &k, &err);
+  CHECK(st == OLC_OK && k.known_seen == 1 && file_size(path) == before + 2,
+        "known: an unchanged P is not read again");
+  st = olc_persist__update_known(&again, NULL, path, o, &after, NULL, grow_known, &k, &err);
+  CHECK(st == OLC_OK && k.known_seen == 1 && file_size(path) == before + 3,
+        "known: a changed P is read");
+}
+
+typedef struct relock {
+  int merges;
+  char lock[MAX_PATH];
+} relock;
+
+/* At the merge of the first attempt, P.lock is moved away as another
+ * process might: a writer that opens P.lock now locks another file. */
+static void replace_lock(olc_step step, void *payload) {
+  relock *r = payload;
+  char aside[MAX_PATH + 8];
+  if (step != OLC_STEP_MERGE || r->merges++ != 0)
+    return;
+  snprintf(aside, sizeof aside, "%s.old", r->lock);
+  MoveFileExW(W(r->lock), W(aside), MOVEFILE_REPLACE_EXISTING);
+}
+
+static void relock_checks(const char *path, olc_persist_options *o) {
+  relock at;
+  olc_persist_hooks h;
+  olc_error err;
+  long before = file_size(path);
+  olc_status st;
+  memset(&at, 0, sizeof at);
+  snprintf(at.lock, sizeof at.lock, "%s.lock", path);
+  memset(&h, 0, sizeof h);
+  h.at_step = replace_lock;
+  h.at_step_payload = &at;
+  olc_persist__set_hooks(&h);
+  st = olc_persist__update(NULL, NULL, path, o, grow, NULL, &err);
+  olc_persist__set_hooks(NULL);
+  CHECK(st == OLC_OK && at.merges == 2 && file_size(path) == before + 1,
+        "lost lock: the attempt is redone under the new P.lock");
+}
+
 /* The generation counter of P.lock through a reader's watch (persist.h). */
 static void watch_checks(const char *path, olc_persist_options *o) {
   olc_persist_watch w;
@@ -330,6 +411,8 @@ int main(int argc, char **argv) {
         "repair moves a bad file aside");
 
   watch_checks(path, &o);
+  known_checks(path, &o);
+  relock_checks(path, &o);
   mlock_checks(base);
   fs_checks(dir, path);
 
