@@ -235,6 +235,17 @@ olc_status olc_persist__repair(char *moved_to, size_t moved_to_size, const char 
                                void *payload, olc_error *err);
 
 /*
+ * The names beside a store P that belong to its writers, for callers that
+ * must not take them for stores: "<P>.lock" (the permanent lock file) and
+ * "<P>.<pid>.<16 lower hex>.tmp" (a temporary).  The length of "<P>" when
+ * name is one of them, else 0.
+ */
+#define OLC_PERSIST__LOCK_SUFFIX ".lock"
+#define OLC_PERSIST__TMP_SUFFIX ".tmp"
+size_t olc_persist__tmp_owner_len(const char *name);
+size_t olc_persist__lock_owner_len(const char *name);
+
+/*
  * Makes path absolute and resolves symlinks in its directory and in the
  * file itself when it is a symlink (a missing file is fine; missing
  * directories are kept as written).  *out is malloc'ed.
