@@ -1,12 +1,13 @@
 /*
  * tests/integration/win_persist_smoke.c - the Windows persistence layer
- * (persist_win32.c, io_win32.c, path_win32.c) run under wine by
+ * (write.c over write_win32.c, io_win32.c, path_win32.c) run under wine by
  * mingw_cross.sh: first write with missing directories, read back, no-op
  * merge, LockFileEx timeout, a fault at each step leaving the file intact,
  * GC, non-ASCII names, repair, the generation counter of P.lock (mapped
  * by a watch, moved by 2 per write, quiet checks without a call), the
  * measurement lock (LockFileEx, its holder line, timeout), the file-system
- * probe and the default path.  Plain C, no CUnit:
+ * probe and the default path; the change detection under the lock and the
+ * lost-lock retry, as on POSIX.  Plain C, no CUnit:
  * prints "ok"/"FAIL" per check and exits 1 on any failure.
  */
 #include <errno.h>
@@ -385,8 +386,12 @@ int main(int argc, char **argv) {
             file_size(path) == 2,
         "write after the lock is released");
 
+  /* Each step of the write sequence (write.c) fails once. */
+  fault(path, dir, OLC_STEP_MKDIR, EACCES, OLC_E_IO);
   fault(path, dir, OLC_STEP_LOCK_OPEN, EIO, OLC_E_IO);
+  fault(path, dir, OLC_STEP_LOCK, ENOLCK, OLC_E_LOCK);
   fault(path, dir, OLC_STEP_RELOAD, EIO, OLC_E_IO);
+  fault(path, dir, OLC_STEP_MERGE, EIO, OLC_E_IO);
   fault(path, dir, OLC_STEP_TMP_CREATE, EIO, OLC_E_IO);
   fault(path, dir, OLC_STEP_WRITE, ENOSPC, OLC_E_NOSPC);
   fault(path, dir, OLC_STEP_FSYNC, EIO, OLC_E_IO);

@@ -9,8 +9,9 @@
  * rename over P, fsync the directory.  The format is not known here: the
  * caller's transform turns the bytes on disk into the bytes to write.
  *
- * Implementations: persist_posix.c, persist_win32.c; shared code in
- * persist_common.c.
+ * The write sequence is written once (write.c, write_commit.c) over the
+ * primitives of each platform (write_posix.c, write_win32.c); readers and
+ * repair in read_posix.c, read_win32.c; shared code in persist_common.c.
  */
 #ifndef OLC_PERSIST_PERSIST_H
 #define OLC_PERSIST_PERSIST_H
@@ -207,8 +208,7 @@ typedef struct olc_persist_known {
  * reuses (its bytes are not read; the caller gives it up), and receives
  * the bytes written when a new file was renamed into place (OLC_OK or
  * OLC_COMMITTED_UNSYNCED; the caller owns them then), else it is empty.
- * Windows always reads P (after->gen = OLC_PERSIST_GEN_NONE, nothing
- * kept).  Same statuses as olc_persist__update.
+ * Same statuses as olc_persist__update.
  */
 olc_status olc_persist__update_known(olc_persist_known *after, int *written, const char *path,
                                      const olc_persist_options *options,
