@@ -140,7 +140,7 @@ static void test_f12_efbig(void) {
 /* ------------------------------------------------------------------ F13 */
 
 static char *leftover_path(void) {
-  /* The writer's pattern P.<pid>.<16 hex>.tmp (persist_posix.c). */
+  /* The writer's pattern P.<pid>.<16 hex>.tmp (persist_common.c). */
   return olc_test_path(tmp, "profiles.txt.12345.0123456789abcdef.tmp");
 }
 

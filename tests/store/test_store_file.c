@@ -329,6 +329,39 @@ static void test_other_process_is_seen(void) {
   olc_store_free(a);
 }
 
+/* The names persist gives its writers' files (the temporary's pattern,
+ * P.lock) are refused as store paths, and only those. */
+static void open_at(olc_status want, const char *at, const char *says) {
+  olc_store_options o = OLC_STORE_OPTIONS_INIT;
+  olc_store *s = NULL;
+  olc_error e;
+  o.path = at;
+  OLC_ASSERT_STATUS(want, olc_store_open(&s, &o, &e), &e);
+  if (says != NULL)
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.message, says));
+  olc_store_free(s);
+}
+
+static void test_writer_files_are_not_stores(void) {
+  char *tmp = olc_test_path(dir, "calibration_profiles.txt.4242.0123456789abcdef.tmp");
+  char *not_hex = olc_test_path(dir, "calibration_profiles.txt.4242.0123456789abcdeg.tmp");
+  char *lock = olc_test_path(dir, "calibration_profiles.txt.lock");
+  olc_key k = tsu_key("3", "model-a", "cpu-x", 8);
+  olc_store *a;
+  olc_error e;
+  fresh();
+  a = tsu_open_file(path, 1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+  OLC_ASSERT_OK(tsu_put(a, &k, "p", OLC_LEVELS_DEFAULT, 0, &e), &e);
+  olc_store_free(a);
+  open_at(OLC_E_INVALID, tmp, "is a temporary file of the store");
+  open_at(OLC_E_INVALID, lock, "is the lock file of the store");
+  open_at(OLC_OK, not_hex, NULL);
+  free(tmp);
+  free(not_hex);
+  free(lock);
+}
+
 static void test_default_path(void) {
   char buf[4096], small[8];
   char *cache = olc_test_path(dir, "cache");
@@ -368,6 +401,7 @@ int main(int argc, char **argv) {
   CU_add_test(suite, "other_handle_is_seen", test_other_handle_is_seen);
   CU_add_test(suite, "other_process_is_seen", test_other_process_is_seen);
   CU_add_test(suite, "default_path", test_default_path);
+  CU_add_test(suite, "writer_files_are_not_stores", test_writer_files_are_not_stores);
   CU_add_test(suite, "malformed_file_never_replaces_snapshot",
               test_malformed_file_never_replaces_snapshot);
   CU_add_test(suite, "newer_file_never_replaces_snapshot", test_newer_file_never_replaces_snapshot);

@@ -1,12 +1,13 @@
 /*
  * tests/windows/win_persist_smoke.c - the Windows persistence layer
- * (persist_win32.c, io_win32.c, path_win32.c) run under wine by
+ * (write.c over write_win32.c, io_win32.c, path_win32.c) run under wine by
  * mingw_cross.sh: first write with missing directories, read back, no-op
  * merge, LockFileEx timeout, a fault at each step leaving the file intact,
  * GC, non-ASCII names, repair, the generation counter of P.lock (mapped
  * by a watch, moved by 2 per write, quiet checks without a call), the
  * measurement lock (LockFileEx, its holder line, timeout), the file-system
- * probe and the default path.  Plain C, no CUnit:
+ * probe and the default path; the change detection under the lock and the
+ * lost-lock retry, as on POSIX.  Plain C, no CUnit:
  * prints "ok"/"FAIL" per check and exits 1 on any failure.
  */
 #include <errno.h>
@@ -133,6 +134,87 @@ static void fault(const char *path, const char *dir, olc_step step, int e, olc_s
   CHECK(tmp_count(dir) == 0, "  no temporary left");
   o.lock_timeout_ms = 0;
   CHECK(olc_persist__update(NULL, NULL, path, &o, grow, NULL, &err) == OLC_OK, "  lock released");
+}
+
+/* A writer that knows the file: its transform rebuilds the content from
+ * the length it remembers when the writer proves P unchanged. */
+typedef struct known_writer {
+  size_t len;     /* bytes of P the caller last wrote or read */
+  int known_seen; /* transforms called with OLC_PERSIST_BASE_KNOWN */
+  int calls;      /* transforms called */
+} known_writer;
+
+static olc_status grow_known(olc_buf *out, int *unchanged, const unsigned char *base, size_t len,
+                             int exists, void *payload, olc_error *err) {
+  known_writer *k = payload;
+  size_t i;
+  (void)unchanged;
+  (void)err;
+  k->calls++;
+  if (exists == OLC_PERSIST_BASE_KNOWN) {
+    k->known_seen++;
+    for (i = 0; i < k->len; i++)
+      if (olc_buf__putc(out, 'x') != OLC_OK)
+        return OLC_E_NOMEM;
+  } else if (exists && olc_buf__append(out, base, len) != OLC_OK) {
+    return OLC_E_NOMEM;
+  }
+  k->len = out->len + 1;
+  return olc_buf__putc(out, 'x');
+}
+
+/* The same write sequence as on POSIX (write.c): the change detection
+ * under the lock, and an attempt redone when P.lock is replaced while held. */
+static void known_checks(const char *path, olc_persist_options *o) {
+  known_writer k = {0, 0, 0};
+  olc_persist_known after, again;
+  olc_error err;
+  long before = file_size(path);
+  olc_status st;
+  k.len = before > 0 ? (size_t)before : 0;
+  st = olc_persist__update_known(&after, NULL, path, o, NULL, NULL, grow_known, &k, &err);
+  CHECK(st == OLC_OK && after.gen != OLC_PERSIST_GEN_NONE && after.gen % 2 == 0,
+        "known: the generation read under the lock");
+  st = olc_persist__update_known(&again, NULL, path, o, &after, NULL, grow_known, &k, &err);
+  CHECK(st == OLC_OK && k.known_seen == 1 && file_size(path) == before + 2,
+        "known: an unchanged P is not read again");
+  st = olc_persist__update_known(&again, NULL, path, o, &after, NULL, grow_known, &k, &err);
+  CHECK(st == OLC_OK && k.known_seen == 1 && file_size(path) == before + 3,
+        "known: a changed P is read");
+}
+
+typedef struct relock {
+  int merges;
+  char lock[MAX_PATH];
+} relock;
+
+/* At the merge of the first attempt, P.lock is moved away as another
+ * process might: a writer that opens P.lock now locks another file. */
+static void replace_lock(olc_step step, void *payload) {
+  relock *r = payload;
+  char aside[MAX_PATH + 8];
+  if (step != OLC_STEP_MERGE || r->merges++ != 0)
+    return;
+  snprintf(aside, sizeof aside, "%s.old", r->lock);
+  MoveFileExW(W(r->lock), W(aside), MOVEFILE_REPLACE_EXISTING);
+}
+
+static void relock_checks(const char *path, olc_persist_options *o) {
+  relock at;
+  olc_persist_hooks h;
+  olc_error err;
+  long before = file_size(path);
+  olc_status st;
+  memset(&at, 0, sizeof at);
+  snprintf(at.lock, sizeof at.lock, "%s.lock", path);
+  memset(&h, 0, sizeof h);
+  h.at_step = replace_lock;
+  h.at_step_payload = &at;
+  olc_persist__set_hooks(&h);
+  st = olc_persist__update(NULL, NULL, path, o, grow, NULL, &err);
+  olc_persist__set_hooks(NULL);
+  CHECK(st == OLC_OK && at.merges == 2 && file_size(path) == before + 1,
+        "lost lock: the attempt is redone under the new P.lock");
 }
 
 /* The generation counter of P.lock through a reader's watch (persist.h). */
@@ -304,8 +386,12 @@ int main(int argc, char **argv) {
             file_size(path) == 2,
         "write after the lock is released");
 
+  /* Each step of the write sequence (write.c) fails once. */
+  fault(path, dir, OLC_STEP_MKDIR, EACCES, OLC_E_IO);
   fault(path, dir, OLC_STEP_LOCK_OPEN, EIO, OLC_E_IO);
+  fault(path, dir, OLC_STEP_LOCK, ENOLCK, OLC_E_LOCK);
   fault(path, dir, OLC_STEP_RELOAD, EIO, OLC_E_IO);
+  fault(path, dir, OLC_STEP_MERGE, EIO, OLC_E_IO);
   fault(path, dir, OLC_STEP_TMP_CREATE, EIO, OLC_E_IO);
   fault(path, dir, OLC_STEP_WRITE, ENOSPC, OLC_E_NOSPC);
   fault(path, dir, OLC_STEP_FSYNC, EIO, OLC_E_IO);
@@ -330,6 +416,8 @@ int main(int argc, char **argv) {
         "repair moves a bad file aside");
 
   watch_checks(path, &o);
+  known_checks(path, &o);
+  relock_checks(path, &o);
   mlock_checks(base);
   fs_checks(dir, path);
 

@@ -113,6 +113,14 @@ void olc_win__gen_even(void *base) {
                    __ATOMIC_SEQ_CST);
 }
 
+int olc_win__gen_get(void *base, uint64_t *gen, uint64_t *instance) {
+  if (base == NULL || !header_valid(base))
+    return -1;
+  *gen = load64(base, OLC_PERSIST__GEN_OFFSET);
+  *instance = load64(base, OLC_PERSIST__GEN_INSTANCE);
+  return 0;
+}
+
 int olc_persist__gen_open_read(olc_persist_gen_src *src, olc_file_id *id, const char *lock_path) {
   BY_HANDLE_FILE_INFORMATION info;
   wchar_t *w;

@@ -9,8 +9,9 @@
  * rename over P, fsync the directory.  The format is not known here: the
  * caller's transform turns the bytes on disk into the bytes to write.
  *
- * Implementations: persist_posix.c, persist_win32.c; shared code in
- * persist_common.c.
+ * The write sequence is written once (write.c, write_commit.c) over the
+ * primitives of each platform (write_posix.c, write_win32.c); readers and
+ * repair in read_posix.c, read_win32.c; shared code in persist_common.c.
  */
 #ifndef OLC_PERSIST_PERSIST_H
 #define OLC_PERSIST_PERSIST_H
@@ -207,8 +208,7 @@ typedef struct olc_persist_known {
  * reuses (its bytes are not read; the caller gives it up), and receives
  * the bytes written when a new file was renamed into place (OLC_OK or
  * OLC_COMMITTED_UNSYNCED; the caller owns them then), else it is empty.
- * Windows always reads P (after->gen = OLC_PERSIST_GEN_NONE, nothing
- * kept).  Same statuses as olc_persist__update.
+ * Same statuses as olc_persist__update.
  */
 olc_status olc_persist__update_known(olc_persist_known *after, int *written, const char *path,
                                      const olc_persist_options *options,
@@ -233,6 +233,17 @@ typedef olc_status (*olc_persist_check_fn)(const unsigned char *bytes, size_t le
 olc_status olc_persist__repair(char *moved_to, size_t moved_to_size, const char *path,
                                const olc_persist_options *options, olc_persist_check_fn check,
                                void *payload, olc_error *err);
+
+/*
+ * The names beside a store P that belong to its writers, for callers that
+ * must not take them for stores: "<P>.lock" (the permanent lock file) and
+ * "<P>.<pid>.<16 lower hex>.tmp" (a temporary).  The length of "<P>" when
+ * name is one of them, else 0.
+ */
+#define OLC_PERSIST__LOCK_SUFFIX ".lock"
+#define OLC_PERSIST__TMP_SUFFIX ".tmp"
+size_t olc_persist__tmp_owner_len(const char *name);
+size_t olc_persist__lock_owner_len(const char *name);
 
 /*
  * Makes path absolute and resolves symlinks in its directory and in the

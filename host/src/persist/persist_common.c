@@ -5,6 +5,7 @@
 #include "persist/persist_int.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -200,21 +201,53 @@ int64_t olc_persist__backoff(int64_t *delay_ms, int64_t left_ms) {
   return d;
 }
 
+size_t olc_persist__tmp_owner_len(const char *name) {
+  size_t n = strlen(name), i = n, digits = 0, hex = 0;
+  if (n < 4 || strcmp(name + n - 4, OLC_PERSIST__TMP_SUFFIX) != 0)
+    return 0;
+  i -= 4;
+  while (i > 0 && ((name[i - 1] >= '0' && name[i - 1] <= '9') ||
+                   (name[i - 1] >= 'a' && name[i - 1] <= 'f'))) {
+    i--;
+    hex++;
+  }
+  if (hex != 16 || i == 0 || name[--i] != '.')
+    return 0;
+  while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') {
+    i--;
+    digits++;
+  }
+  if (digits == 0 || digits > 10 || i < 2 || name[--i] != '.')
+    return 0;
+  return i;
+}
+
 int olc_persist__is_tmp_name(const char *name, const char *base) {
   size_t bl = strlen(base);
-  const char *p;
-  int n;
-  if (strncmp(name, base, bl) != 0 || name[bl] != '.')
+  return olc_persist__tmp_owner_len(name) == bl && strncmp(name, base, bl) == 0;
+}
+
+int olc_persist__tmp_name(char *buf, size_t size, const char *base, const char *tag) {
+  size_t t = strlen(tag);
+  unsigned char r[8];
+  int i, n;
+  olc_persist__random(r, sizeof r);
+  if (t > 16)
+    t = 16;
+  n = snprintf(buf, size, "%s.%lld.%.*s", base, (long long)olc_persist__pid(), (int)t, tag);
+  if (n < 0 || (size_t)n - t + 21 > size)
+    return -1;
+  for (i = 0; (size_t)(2 * i) + t < 16; i++)
+    snprintf(buf + n + 2 * i, 3, "%02x", r[i]);
+  memcpy(buf + (size_t)n - t + 16, OLC_PERSIST__TMP_SUFFIX, 5);
+  return 0;
+}
+
+size_t olc_persist__lock_owner_len(const char *name) {
+  size_t n = strlen(name);
+  if (n <= 5 || strcmp(name + n - 5, OLC_PERSIST__LOCK_SUFFIX) != 0)
     return 0;
-  p = name + bl + 1;
-  for (n = 0; *p >= '0' && *p <= '9'; p++, n++) {
-  }
-  if (n == 0 || n > 10 || *p != '.')
-    return 0;
-  p++;
-  for (n = 0; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++, n++) {
-  }
-  return n == 16 && strcmp(p, ".tmp") == 0;
+  return n - 5;
 }
 
 int olc_persist__maybe_orphan(const char *name, const char *base, const char *own) {

@@ -47,6 +47,11 @@ olc_status olc_persist__repair_begin(olc_persist_options *opt, char **dir, const
 
 /* 1 when name is exactly "<base>.<decimal pid>.<16 lower hex>.tmp". */
 int olc_persist__is_tmp_name(const char *name, const char *base);
+/* A fresh temporary's name for base: "<base>.<pid>.<16 hex>.tmp", the hex
+ * beginning with tag (the platform's, so that the next writer can tell a
+ * dead writer's leftover: W5), the rest random.  0, or -1 when it does not
+ * fit in size. */
+int olc_persist__tmp_name(char *buf, size_t size, const char *base, const char *tag);
 
 /* 1 when name, beside P (base), may hold a file displaced from P whose
  * changes no file in P has yet: a temporary's name other than own (a

@@ -67,6 +67,9 @@ void olc_win__gen_close(void *base, HANDLE mapping);
 /* Odd before the step that changes P, even after it (base NULL: no-op). */
 void olc_win__gen_odd(void *base);
 void olc_win__gen_even(void *base);
+/* Lock held: the generation and instance of a valid header (0), else -1
+ * (base NULL too). */
+int olc_win__gen_get(void *base, uint64_t *gen, uint64_t *instance);
 
 /* Before P.lock is created (nothing to do when it exists): the target must
  * be absent or a regular file that opt->probe accepts (target_win32.c). */

@@ -258,29 +258,6 @@ void olc_store__persist_options(olc_persist_options *out, const olc_store *store
   out->probe_payload = NULL;
 }
 
-/* The store whose temporary a file name would be: "<P>.<pid>.<16 hex>.tmp"
- * gives the length of "<P>", else 0. */
-static size_t tmp_owner_len(const char *name) {
-  size_t n = strlen(name), i = n, digits = 0, hex = 0;
-  if (n < 4 || strcmp(name + n - 4, ".tmp") != 0)
-    return 0;
-  i -= 4;
-  while (i > 0 && ((name[i - 1] >= '0' && name[i - 1] <= '9') ||
-                   (name[i - 1] >= 'a' && name[i - 1] <= 'f'))) {
-    i--;
-    hex++;
-  }
-  if (hex != 16 || i == 0 || name[--i] != '.')
-    return 0;
-  while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') {
-    i--;
-    digits++;
-  }
-  if (digits == 0 || digits > 10 || i < 2 || name[--i] != '.')
-    return 0;
-  return i;
-}
-
 /* 1 when path + ".lock" would be the lock file of a store at dir/name
  * (the handle's own, or an existing regular file). */
 static int is_lock_of(const char *path, size_t stem, const char *store_path, olc_error *err) {
@@ -300,15 +277,16 @@ static int is_lock_of(const char *path, size_t stem, const char *store_path, olc
 olc_status olc_store__check_role(const char *path, const char *store_path, const char *what,
                                  int is_export, olc_error *err) {
   const char *slash = strrchr(path, '/'), *name = slash != NULL ? slash + 1 : path;
-  size_t n = strlen(path), own = tmp_owner_len(name);
+  size_t own = olc_persist__tmp_owner_len(name);
+  size_t lock_owner = olc_persist__lock_owner_len(path);
   olc_persist_probe p;
   olc_status st;
   if (own != 0)
     return olc_error__set(err, OLC_E_INVALID, what, "'%s' is a temporary file of the store '%.*s'",
                           path, (int)((size_t)(name - path) + own), path);
-  if (n > 5 && strcmp(path + n - 5, ".lock") == 0 && is_lock_of(path, n - 5, store_path, err))
+  if (lock_owner != 0 && is_lock_of(path, lock_owner, store_path, err))
     return olc_error__set(err, OLC_E_INVALID, what, "'%s' is the lock file of the store '%.*s'",
-                          path, (int)(n - 5), path);
+                          path, (int)lock_owner, path);
   if (is_export && store_path != NULL && strcmp(path, store_path) == 0)
     return olc_error__set(err, OLC_E_INVALID, what, "'%s' is the store itself", path);
   st = olc_persist__probe(&p, path, err);
