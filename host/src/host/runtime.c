@@ -96,6 +96,7 @@ static olc_status refresh(olc_selection **sel, olc_host_slot *s, int fp, olc_err
   olc_selection *shown = NULL;
   olc_status st = olc_host__lookup(&lr, h, s->plugin, &s->key.key, fp, 0, err);
   *sel = NULL;
+  olc_host__warn_rejected_overrides(s, lr);
   if (st == OLC_OK)
     st = selection_for(sel, s, v, olc_lookup_result_selected(lr), 0, err);
   olc_lookup_result_free(lr);

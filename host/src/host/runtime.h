@@ -86,7 +86,8 @@ struct olc_host_slot {
   void *first_handle;
   olc_buf first_bytes;
   int first_made;
-  atomic_int recorded; /* the miss was appended to the record file (or tried) */
+  atomic_int recorded;        /* the miss was appended to the record file (or tried) */
+  atomic_int override_warned; /* a rejected override was warned of */
   /* Under the global lock. */
   int measuring;
   olc_status failed; /* the last measurement's failure; OLC_OK */
