@@ -127,12 +127,13 @@ void cli_put_safe(FILE *out, const char *text);
 
 /* ---- fitting text to a width (cli_fit.c) ------------------------------ */
 
-/* Width of the output when nothing says otherwise (not a terminal). */
+/* Width of a terminal whose size cannot be read. */
 #define CLI_DEFAULT_WIDTH 100
 
 /* Columns the human form of out may use: $COLUMNS when it is a decimal
  * number from 1 to 10000, else the terminal's width when out is one
- * (TIOCGWINSZ; the console window on Windows), else CLI_DEFAULT_WIDTH. */
+ * (TIOCGWINSZ; the console window on Windows; CLI_DEFAULT_WIDTH when it
+ * cannot be read), else 0: not a terminal, no limit. */
 int cli_output_width(FILE *out);
 
 /* What cli_put_safe shows for the character at s (len > 0 bytes left):

@@ -304,27 +304,27 @@ static void test_fit(void) {
   free(safe);
 }
 
-/* $COLUMNS wins when it is a number from 1 to 10000; else a file is 100
- * columns wide. */
+/* $COLUMNS wins when it is a number from 1 to 10000; else a file has no
+ * width (0): nothing is cut to fit (a policy is shown whole). */
 static void test_output_width(void) {
   FILE *f = tmpfile();
   const char *old = getenv("COLUMNS");
   char *saved = old != NULL ? strdup(old) : NULL;
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   unsetenv("COLUMNS");
-  CU_ASSERT_EQUAL(cli_output_width(f), CLI_DEFAULT_WIDTH);
+  CU_ASSERT_EQUAL(cli_output_width(f), 0);
   setenv("COLUMNS", "72", 1);
   CU_ASSERT_EQUAL(cli_output_width(f), 72);
   setenv("COLUMNS", "10000", 1);
   CU_ASSERT_EQUAL(cli_output_width(f), 10000);
   setenv("COLUMNS", "10001", 1);
-  CU_ASSERT_EQUAL(cli_output_width(f), CLI_DEFAULT_WIDTH);
+  CU_ASSERT_EQUAL(cli_output_width(f), 0);
   setenv("COLUMNS", "0", 1);
-  CU_ASSERT_EQUAL(cli_output_width(f), CLI_DEFAULT_WIDTH);
+  CU_ASSERT_EQUAL(cli_output_width(f), 0);
   setenv("COLUMNS", "80x", 1);
-  CU_ASSERT_EQUAL(cli_output_width(f), CLI_DEFAULT_WIDTH);
+  CU_ASSERT_EQUAL(cli_output_width(f), 0);
   setenv("COLUMNS", "", 1);
-  CU_ASSERT_EQUAL(cli_output_width(f), CLI_DEFAULT_WIDTH);
+  CU_ASSERT_EQUAL(cli_output_width(f), 0);
   if (saved != NULL)
     setenv("COLUMNS", saved, 1);
   else
