@@ -103,11 +103,18 @@ separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
 if(NOT pc_flags MATCHES "-I[^;]*/include" OR NOT pc_flags MATCHES "-lolc")
   message(FATAL_ERROR "pkg-config gave unexpected flags: ${pc_flags}")
 endif()
+# A path a user copies from the flags is a clean one: no empty component.
+if(pc_flags MATCHES "//")
+  message(FATAL_ERROR "pkg-config gave a path with '//': ${pc_flags}")
+endif()
 # The install's plugin and profile directories, relocatable like the rest.
 foreach(var IN ITEMS plugindir profiledir)
   run("pkg-config --variable=${var} olc" ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir}
       ${PKG_CONFIG} --variable=${var} olc)
   string(STRIP "${run_output}" dir)
+  if(dir MATCHES "//")
+    message(FATAL_ERROR "pkg-config's ${var} '${dir}' has an empty component ('//')")
+  endif()
   if(NOT IS_DIRECTORY "${dir}")
     message(FATAL_ERROR "pkg-config's ${var} '${dir}' is not a directory")
   endif()
