@@ -156,13 +156,14 @@ typedef struct olc_host_table {
 
 /* The runtime state of a host (in struct olc_host). */
 typedef struct olc_host_runtime {
-  olc_host_rwlock lock;          /* slots and bindings tables */
-  olc_host_table slots;          /* olc_host_slot by key */
-  olc_host_table bindings;       /* olc_binding by description (olc_host_select) */
-  _Atomic uint64_t epoch;        /* bumped by every save and removal this host makes */
-  uint64_t recheck_ns;           /* OLC_SELECT_RECHECK_MS */
-  int select_mode;               /* OLC_SELECT_NEVER or OLC_SELECT_ON_MISS */
-  _Atomic uint64_t measurements; /* keys measured by this host (statistics, tests) */
+  olc_host_rwlock lock;           /* slots and bindings tables */
+  olc_host_table slots;           /* olc_host_slot by key */
+  olc_host_table bindings;        /* olc_binding by description (olc_host_select) */
+  _Atomic uint64_t epoch;         /* bumped by every save and removal this host makes */
+  uint64_t recheck_ns;            /* OLC_SELECT_RECHECK_MS */
+  int select_mode;                /* OLC_SELECT_NEVER or OLC_SELECT_ON_MISS */
+  _Atomic uint64_t measurements;  /* keys measured by this host (statistics, tests) */
+  atomic_int isolation_note_said; /* the lost isolation was warned of (once per host) */
 } olc_host_runtime;
 
 #endif
