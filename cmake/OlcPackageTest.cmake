@@ -38,9 +38,17 @@ if(STEP STREQUAL "install")
             share/doc/onnx-light/README.md share/doc/onnx-light/docs/store.md
             share/doc/onnx-light/docs/file-format.md share/doc/onnx-light/docs/durability.md
             share/onnx-light/runtime_integration/CMakeLists.txt
-            share/onnx-light/runtime_integration/runtime_integration.c)
+            share/onnx-light/runtime_integration/runtime_integration.c
+            share/onnx-light/default.ini share/doc/onnx-light/examples/full.ini)
     if(NOT EXISTS ${PREFIX}/${f})
       message(FATAL_ERROR "the install lacks ${f}")
+    endif()
+  endforeach()
+  # Data in share/onnx-light, documents in share/doc/onnx-light: nowhere else.
+  foreach(d share/olc share/doc/olc)
+    if(EXISTS ${PREFIX}/${d})
+      message(FATAL_ERROR "the install has ${d}: data belongs in share/onnx-light, documents "
+                          "in share/doc/onnx-light")
     endif()
   endforeach()
   file(GLOB_RECURSE pc_files ${PREFIX}/*/olc.pc ${PREFIX}/*/olc-plugin-api.pc)
