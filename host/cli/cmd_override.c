@@ -354,7 +354,10 @@ static int validate_policy(cli_ctx *ctx, const override_target *t, const olc_sav
   olc_error_clear(&err);
   st = olc_host_validate_policy(t->h.host, t->key->backend, req->policy, req->policy_len, &err);
   if (st == OLC_E_NOT_FOUND || st == OLC_E_UNAVAILABLE) {
-    fprintf(ctx->err, "olc: %s: warning: policy not validated: %s\n", ctx->command, err.message);
+    /* The message names the backend as given: shown safely. */
+    fprintf(ctx->err, "olc: %s: warning: policy not validated: ", ctx->command);
+    cli_put_safe(ctx->err, err.message);
+    fputc('\n', ctx->err);
     return CLI_EXIT_OK;
   }
   return st == OLC_OK ? CLI_EXIT_OK : cli_fail(ctx, st, &err);
