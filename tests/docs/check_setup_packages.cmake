@@ -1,0 +1,27 @@
+# cmake -DSOURCE_DIR=... -P check_setup_packages.cmake
+# Fails naming each package of scripts/setup.sh's REQUIRED, OPTIONAL,
+# TEST_REQUIRED and TEST_OPTIONAL arrays that docs/building.md does not name
+# (as `name` or as a plain word).
+file(READ ${SOURCE_DIR}/scripts/setup.sh setup)
+file(READ ${SOURCE_DIR}/docs/building.md doc)
+set(missing)
+foreach(array IN ITEMS REQUIRED OPTIONAL TEST_REQUIRED TEST_OPTIONAL)
+  if(NOT setup MATCHES "\n${array}=\\(([^)]*)\\)")
+    message(FATAL_ERROR "scripts/setup.sh has no ${array}=(...) array")
+  endif()
+  string(REGEX REPLACE "[ \t\r\n\\\\]+" ";" packages "${CMAKE_MATCH_1}")
+  foreach(p IN LISTS packages)
+    if(p STREQUAL "")
+      continue()
+    endif()
+    string(REGEX REPLACE "([][+.*^$()|?\\\\])" "\\\\\\1" re "${p}")
+    if(NOT doc MATCHES "(^|[^A-Za-z0-9_.+-])${re}([^A-Za-z0-9_+-]|$)")
+      list(APPEND missing "${array}: ${p}")
+    endif()
+  endforeach()
+endforeach()
+if(missing)
+  list(JOIN missing "\n  " text)
+  message(FATAL_ERROR "docs/building.md does not name these packages of scripts/setup.sh:\n  ${text}")
+endif()
+message(STATUS "docs/building.md names every package of scripts/setup.sh")
