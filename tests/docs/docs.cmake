@@ -3,5 +3,5 @@
 # each setup command installs).
 add_test(NAME test_docs_setup_packages
   COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
-          -P ${CMAKE_CURRENT_LIST_DIR}/check_setup_packages.cmake)
+          -P ${CMAKE_CURRENT_LIST_DIR}/scripts/check_setup_packages.cmake)
 set_tests_properties(test_docs_setup_packages PROPERTIES LABELS unit TIMEOUT 30)

@@ -1,4 +1,4 @@
-# cmake -DSOURCE_DIR=... -P check_setup_packages.cmake
+# cmake -DSOURCE_DIR=... -P check_setup_packages.cmake (not a fragment: tests/*/*.cmake are)
 # Fails naming each package of scripts/setup.sh's REQUIRED, OPTIONAL,
 # TEST_REQUIRED and TEST_OPTIONAL arrays that docs/building.md does not name
 # (as `name` or as a plain word).
