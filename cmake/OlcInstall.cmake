@@ -31,6 +31,8 @@ install(FILES ${PROJECT_BINARY_DIR}/olcConfig.cmake ${PROJECT_BINARY_DIR}/olcCon
 # the host library; olc-plugin-api.pc only the plugin header (no Requires).
 file(RELATIVE_PATH OLC_PC_TO_PREFIX
   ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
+# "../../" would make every path "<pcfiledir>/../..//include".
+string(REGEX REPLACE "/+$" "" OLC_PC_TO_PREFIX "${OLC_PC_TO_PREFIX}")
 foreach(pc IN ITEMS olc olc-plugin-api)
   configure_file(${PROJECT_SOURCE_DIR}/cmake/${pc}.pc.in ${PROJECT_BINARY_DIR}/${pc}.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

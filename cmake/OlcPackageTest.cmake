@@ -40,9 +40,17 @@ if(STEP STREQUAL "install")
             share/doc/onnx-light/README.md share/doc/onnx-light/docs/store.md
             share/doc/onnx-light/docs/file-format.md share/doc/onnx-light/docs/durability.md
             share/onnx-light/runtime_integration/CMakeLists.txt
-            share/onnx-light/runtime_integration/runtime_integration.c)
+            share/onnx-light/runtime_integration/runtime_integration.c
+            share/onnx-light/default.ini share/doc/onnx-light/examples/full.ini)
     if(NOT EXISTS ${PREFIX}/${f})
       message(FATAL_ERROR "the install lacks ${f}")
+    endif()
+  endforeach()
+  # Data in share/onnx-light, documents in share/doc/onnx-light: nowhere else.
+  foreach(d share/olc share/doc/olc)
+    if(EXISTS ${PREFIX}/${d})
+      message(FATAL_ERROR "the install has ${d}: data belongs in share/onnx-light, documents "
+                          "in share/doc/onnx-light")
     endif()
   endforeach()
   file(GLOB_RECURSE pc_files ${PREFIX}/*/olc.pc ${PREFIX}/*/olc-plugin-api.pc)
@@ -105,11 +113,18 @@ separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
 if(NOT pc_flags MATCHES "-I[^;]*/include" OR NOT pc_flags MATCHES "-lolc")
   message(FATAL_ERROR "pkg-config gave unexpected flags: ${pc_flags}")
 endif()
+# A path a user copies from the flags is a clean one: no empty component.
+if(pc_flags MATCHES "//")
+  message(FATAL_ERROR "pkg-config gave a path with '//': ${pc_flags}")
+endif()
 # The install's plugin and profile directories, relocatable like the rest.
 foreach(var IN ITEMS plugindir profiledir)
   run("pkg-config --variable=${var} olc" ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir}
       ${PKG_CONFIG} --variable=${var} olc)
   string(STRIP "${run_output}" dir)
+  if(dir MATCHES "//")
+    message(FATAL_ERROR "pkg-config's ${var} '${dir}' has an empty component ('//')")
+  endif()
   if(NOT IS_DIRECTORY "${dir}")
     message(FATAL_ERROR "pkg-config's ${var} '${dir}' is not a directory")
   endif()

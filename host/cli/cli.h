@@ -127,12 +127,13 @@ void cli_put_safe(FILE *out, const char *text);
 
 /* ---- fitting text to a width (cli_fit.c) ------------------------------ */
 
-/* Width of the output when nothing says otherwise (not a terminal). */
+/* Width of a terminal whose size cannot be read. */
 #define CLI_DEFAULT_WIDTH 100
 
 /* Columns the human form of out may use: $COLUMNS when it is a decimal
  * number from 1 to 10000, else the terminal's width when out is one
- * (TIOCGWINSZ; the console window on Windows), else CLI_DEFAULT_WIDTH. */
+ * (TIOCGWINSZ; the console window on Windows; CLI_DEFAULT_WIDTH when it
+ * cannot be read), else 0: not a terminal, no limit. */
 int cli_output_width(FILE *out);
 
 /* What cli_put_safe shows for the character at s (len > 0 bytes left):
@@ -296,6 +297,36 @@ int cli_key_option(cli_key_args *k, const cli_ctx *ctx, int id, const char *valu
  * --model-digest and --processor come together and --threads only with
  * them; prints a usage error and returns CLI_EXIT_USAGE when not. */
 int cli_key_require_base(const cli_key_args *k, const cli_ctx *ctx);
+
+/* A workload as calibrate or a runtime binds it (override, explain):
+ * --workload NAME (the [workload.NAME] of the config), or --backend,
+ * --operator, --property NAME=VALUE... and --model-digest D (the model's
+ * digest) of the key options; its key is composed by olc_host_bind. */
+enum { CLI_WORKLOAD_NAME = 1100, CLI_WORKLOAD_PROPERTY };
+
+#define CLI_WORKLOAD_OPTIONS                                                                       \
+  {"workload", "NAME", CLI_WORKLOAD_NAME, 0}, {                                                    \
+    "property", "NAME=VALUE", CLI_WORKLOAD_PROPERTY, CLI_OPT_REPEAT                                \
+  }
+
+typedef struct cli_workload_args {
+  const char *name;   /* --workload */
+  cli_key_args props; /* --property, in props.key.structure */
+} cli_workload_args;
+
+/* As cli_key_option, for CLI_WORKLOAD_OPTIONS. */
+int cli_workload_option(cli_workload_args *w, const cli_ctx *ctx, int id, const char *value,
+                        int *rc);
+/* 1 when --workload or --property was given. */
+int cli_workload_given(const cli_workload_args *w);
+/* Checks a workload description: --workload alone, or --backend and
+ * --operator (with --property, --model-digest), and none of the raw key's
+ * options; prints a usage error and returns CLI_EXIT_USAGE when not. */
+int cli_workload_check(const cli_workload_args *w, const cli_key_args *k, const cli_ctx *ctx);
+/* Binds the described workload (backend, operator and model digest from
+ * k) on host, as calibrate or olc_host_bind does. */
+olc_status cli_workload_bind(olc_binding **out, olc_host *host, const cli_workload_args *w,
+                             const cli_key_args *k, olc_error *err);
 
 /* Prints the usage error of a parser and returns CLI_EXIT_USAGE. */
 int cli_parser_usage(const cli_ctx *ctx, const cli_parser *p);

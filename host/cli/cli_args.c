@@ -64,6 +64,51 @@ static const cli_option *parser_find(const cli_parser *p, const char *name, size
   return NULL;
 }
 
+/* The edit distance (insert, delete, replace, swap of neighbours) of
+ * a[0..an) and b, or a large number for names too long to matter. */
+static size_t edit_distance(const char *a, size_t an, const char *b) {
+  size_t bn = strlen(b), i, j, d[3][34];
+  if (an > 32 || bn > 32)
+    return 99;
+  for (j = 0; j <= bn; j++)
+    d[0][j] = j;
+  for (i = 1; i <= an; i++) {
+    size_t *row = d[i % 3], *up = d[(i - 1) % 3], *up2 = d[(i + 1) % 3];
+    row[0] = i;
+    for (j = 1; j <= bn; j++) {
+      size_t best = up[j - 1] + (a[i - 1] != b[j - 1]);
+      if (up[j] + 1 < best)
+        best = up[j] + 1;
+      if (row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && up2[j - 2] + 1 < best)
+        best = up2[j - 2] + 1;
+      row[j] = best;
+    }
+  }
+  return d[an % 3][bn];
+}
+
+/* "unknown option '--NAME'", with the nearest known option suggested when
+ * one is close (a typo, not another word). */
+static int parser_unknown(cli_parser *p, const char *name, size_t len) {
+  const char *best = NULL;
+  size_t i, best_d = len < 5 ? 1 : 2;
+  int n;
+  for (i = 0; i < p->option_count; i++) {
+    size_t d = edit_distance(name, len, p->options[i].name);
+    if (d <= best_d && (best == NULL || d < best_d)) {
+      best = p->options[i].name;
+      best_d = d;
+    }
+  }
+  parser_error(p, "unknown option '--", name, len, "'");
+  n = (int)strlen(p->message);
+  if (best != NULL && (size_t)n < sizeof p->message)
+    snprintf(p->message + n, sizeof p->message - (size_t)n, " (did you mean '--%s'?)", best);
+  return -1;
+}
+
 /* Takes the option at slot: once unless repeatable. */
 static int parser_take(cli_parser *p, const cli_option *opt, size_t slot, const char *arg,
                        size_t arg_len) {
@@ -177,7 +222,7 @@ int cli_parser_next(cli_parser *p, int *id, const char **value) {
       continue;
     }
     if (opt == NULL)
-      return parser_error(p, "unknown option '--", name, len, "'");
+      return parser_unknown(p, name, len);
     if (parser_take(p, opt, slot, arg, (size_t)(name - arg) + len) != 0)
       return -1;
     /* --config before the command counts as the one --config. */

@@ -125,22 +125,28 @@ static int env_columns(void) {
 }
 
 int cli_output_width(FILE *out) {
-  int w = env_columns();
+  int w = env_columns(), tty;
   if (w > 0)
     return w;
 #if defined(_WIN32)
   {
     CONSOLE_SCREEN_BUFFER_INFO info;
     HANDLE h = (HANDLE)_get_osfhandle(_fileno(out));
-    if (_isatty(_fileno(out)) && GetConsoleScreenBufferInfo(h, &info))
+    tty = _isatty(_fileno(out));
+    if (tty && GetConsoleScreenBufferInfo(h, &info))
       w = info.srWindow.Right - info.srWindow.Left + 1;
   }
 #else
   {
     struct winsize ws;
-    if (isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0)
+    tty = isatty(fileno(out));
+    if (tty && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0)
       w = ws.ws_col;
   }
 #endif
+  /* A file or a pipe is read by tools and people who scroll: cut nothing
+   * (a policy cut in the middle is of no use to either). */
+  if (!tty)
+    return 0;
   return w > 0 ? w : CLI_DEFAULT_WIDTH;
 }

@@ -31,19 +31,20 @@ static int key_string(const char **field, const cli_ctx *ctx, const char *option
   return 1;
 }
 
-static int key_structure(cli_key_args *k, const cli_ctx *ctx, const char *value, int *rc) {
+static int key_structure(cli_key_args *k, const cli_ctx *ctx, const char *option, const char *value,
+                         int *rc) {
   const char *eq = strchr(value, '=');
   size_t i, n = k->key.structure_count;
   char *copy;
 
   if (eq == NULL || eq == value) {
-    *rc = cli_usage_error(ctx, "option '--structure' needs NAME=VALUE, got '%.64s'", value);
+    *rc = cli_usage_error(ctx, "option '--%s' needs NAME=VALUE, got '%.64s'", option, value);
     return -1;
   }
   for (i = 0; i < n; i++)
     if (strlen(k->props[i].name) == (size_t)(eq - value) &&
         memcmp(k->props[i].name, value, (size_t)(eq - value)) == 0) {
-      *rc = cli_usage_error(ctx, "option '--structure' repeats the name '%.*s'",
+      *rc = cli_usage_error(ctx, "option '--%s' repeats the name '%.*s'", option,
                             (int)(eq - value > 64 ? 64 : eq - value), value);
       return -1;
     }
@@ -97,7 +98,7 @@ int cli_key_option(cli_key_args *k, const cli_ctx *ctx, int id, const char *valu
     k->has_threads = 1;
     return 1;
   case CLI_KEY_STRUCTURE:
-    return key_structure(k, ctx, value, rc);
+    return key_structure(k, ctx, "structure", value, rc);
   default:
     return 0;
   }
@@ -118,4 +119,55 @@ int cli_key_require_base(const cli_key_args *k, const cli_ctx *ctx) {
   if (k->has_threads && k->key.model_digest == NULL)
     return cli_usage_error(ctx, "option '--threads' needs '--model-digest' and '--processor'");
   return CLI_EXIT_OK;
+}
+
+/* ---- a workload described as a runtime binds it ----------------------- */
+
+int cli_workload_option(cli_workload_args *w, const cli_ctx *ctx, int id, const char *value,
+                        int *rc) {
+  switch (id) {
+  case CLI_WORKLOAD_NAME:
+    return key_string(&w->name, ctx, "workload", value, rc);
+  case CLI_WORKLOAD_PROPERTY:
+    return key_structure(&w->props, ctx, "property", value, rc);
+  default:
+    return 0;
+  }
+}
+
+int cli_workload_given(const cli_workload_args *w) {
+  return w->name != NULL || w->props.key.structure_count != 0;
+}
+
+int cli_workload_check(const cli_workload_args *w, const cli_key_args *k, const cli_ctx *ctx) {
+  if (w->name != NULL) {
+    if (k->key.backend != NULL || k->key.operator_name != NULL || k->key.model_digest != NULL ||
+        w->props.key.structure_count != 0)
+      return cli_usage_error(ctx, "option '--workload' names a configured workload; it takes no "
+                                  "'--backend', '--operator', '--model-digest' or '--property'");
+  } else {
+    if (k->key.backend == NULL)
+      return cli_usage_error(ctx, "option '--backend' is required (or '--workload NAME')");
+    if (k->key.operator_name == NULL)
+      return cli_usage_error(ctx, "option '--operator' is required (or '--workload NAME')");
+  }
+  if (k->key.implementation != NULL || k->key.processor != NULL || k->has_threads ||
+      k->key.structure_count != 0)
+    return cli_usage_error(ctx, "options '--implementation', '--processor', '--threads' and "
+                                "'--structure' give a raw key; a workload's key is composed "
+                                "by its plugin");
+  return CLI_EXIT_OK;
+}
+
+olc_status cli_workload_bind(olc_binding **out, olc_host *host, const cli_workload_args *w,
+                             const cli_key_args *k, olc_error *err) {
+  olc_workload wl = OLC_WORKLOAD_INIT;
+  if (w->name != NULL)
+    return olc_host_bind_workload(out, host, w->name, err);
+  wl.backend = k->key.backend;
+  wl.operator_name = k->key.operator_name;
+  wl.model_digest = k->key.model_digest;
+  wl.properties = w->props.key.structure;
+  wl.property_count = w->props.key.structure_count;
+  return olc_host_bind(out, host, &wl, err);
 }

@@ -8,6 +8,7 @@
  */
 #include "cli_host.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,7 +208,8 @@ static void print_counts(FILE *out, const size_t *c, int select_only) {
 static void print_text(FILE *out, const olc_calibration *cal, const cli_host_args *a,
                        int select_only, const size_t *counts, double seconds) {
   size_t i, n = olc_calibration_count(cal);
-  cli_summary_print(out, cal, (size_t)cli_output_width(out), a->quiet);
+  int width = cli_output_width(out);
+  cli_summary_print(out, cal, width > 0 ? (size_t)width : SIZE_MAX, a->quiet);
   if (a->quiet)
     return;
   if (a->verbose) {

@@ -92,17 +92,24 @@ int cli_cmd_plugins(cli_ctx *ctx, int argc, char **argv) {
 /* ---- olc explain ------------------------------------------------------- */
 
 static const char explain_help[] =
-    "usage: olc explain --workload NAME [--all] [--source PATH|user|layers]\n"
-    "                   [--config FILE] [--json] [--store PATH]\n\n"
-    "Prints the records that could have served the workload, each with why it\n"
+    "usage: olc explain [--workload NAME | --backend B --operator O\n"
+    "                   [--property NAME=VALUE]... [--model-digest D]] [--all]\n"
+    "                   [--source PATH|user|layers] [--config FILE] [--json]\n"
+    "                   [--store PATH]\n\n"
+    "Prints the records that could have served a workload, each with why it\n"
     "was or was not chosen: the plugin's key is looked up with the plugin's\n"
     "validator as calibrate and select look it up (the same workload with a\n"
     "different thread count, processor or changed model, an outdated or newer\n"
     "implementation, validation failed, shadowed by a higher level, skipped by\n"
-    "force_portable); the records of other workloads are counted.  Never\n"
-    "measures.  Exits 3 when nothing is selected, 1 when the workload's plugin\n"
-    "is not loaded.\n\n" CLI_HOST_HELP
-    "  --workload NAME        the [workload.NAME] to explain (required)\n"
+    "force_portable); the records of other workloads are counted.  Without a\n"
+    "workload, explains every configured workload in turn (one whose plugin is\n"
+    "not loaded is listed as skipped).  Never measures.  Exits 3 when nothing\n"
+    "is selected (for some workload), 1 when the named workload's plugin is not\n"
+    "loaded.\n\n" CLI_HOST_HELP
+    "  --workload NAME        the configured [workload.NAME] to explain\n"
+    "  --backend B --operator O [--property NAME=VALUE]... [--model-digest D]\n"
+    "                         a workload as a runtime binds it (D: the model's\n"
+    "                         digest), its key composed by its plugin\n"
     "  --all                  every record of the workload's backend and operator\n"
     "  --source S             list only the rejected records of the store's own\n"
     "                         file (user), of any layer (layers) or of the file\n"
@@ -111,28 +118,32 @@ static const char explain_help[] =
     "  --json                 {\"schema\": 1, \"config\", \"store\", \"workload\",\n"
     "                         \"backend\", \"operator\", \"selected\": record or null,\n"
     "                         \"rejected\": [{level, origin, reason, message,\n"
-    "                         record}], \"unlisted\": the records of other workloads}\n";
+    "                         record}], \"unlisted\": the records of other workloads};\n"
+    "                         without a workload {\"schema\": 1, \"config\", \"store\",\n"
+    "                         \"workloads\": [those members, or workload, backend,\n"
+    "                         operator and \"skipped\": why]}\n";
 
-/* Prints the explanation as one JSON document. */
-static void explain_json(cli_ctx *ctx, const cli_host *h, const olc_workload_config *wc,
-                         const olc_lookup_result *lr, const olc_record *sel, const char *source) {
-  cli_json j;
-  cli_json_document(&j, ctx->out);
-  cli_host_json_source(&j, h);
-  cli_json_key(&j, "workload");
-  cli_json_string(&j, wc->name);
-  cli_json_key(&j, "backend");
-  cli_json_string(&j, wc->backend);
-  cli_json_key(&j, "operator");
-  cli_json_string(&j, wc->operator_name);
-  cli_json_key(&j, "selected");
-  cli_json_record(&j, sel);
-  cli_json_key(&j, "rejected");
-  cli_host_json_rejections_from(&j, lr, source);
-  cli_json_key(&j, "unlisted");
-  cli_json_int(&j, (int64_t)olc_lookup_result_unlisted_count(lr));
-  cli_json_end_object(&j);
-  cli_json_newline(&j);
+/* The workload explained: its name (or backend/operator), backend and
+ * operator. */
+typedef struct explained {
+  const char *name, *backend, *operator_name;
+} explained;
+
+/* The members of one explanation, inside an object the caller opened. */
+static void explain_json_members(cli_json *j, const explained *x, const olc_lookup_result *lr,
+                                 const olc_record *sel, const char *source) {
+  cli_json_key(j, "workload");
+  cli_json_string(j, x->name);
+  cli_json_key(j, "backend");
+  cli_json_string(j, x->backend);
+  cli_json_key(j, "operator");
+  cli_json_string(j, x->operator_name);
+  cli_json_key(j, "selected");
+  cli_json_record(j, sel);
+  cli_json_key(j, "rejected");
+  cli_host_json_rejections_from(j, lr, source);
+  cli_json_key(j, "unlisted");
+  cli_json_int(j, (int64_t)olc_lookup_result_unlisted_count(lr));
 }
 
 /* Prints the selected record; one of another source than --source names
@@ -152,52 +163,85 @@ static void explain_print_selected(FILE *out, const olc_record *sel, const char 
   }
 }
 
-/* Prints the explanation as text. */
-static void explain_text(cli_ctx *ctx, const olc_workload_config *wc, const olc_lookup_result *lr,
-                         const olc_record *sel, const char *source) {
-  size_t n = olc_lookup_result_rejected_count(lr) + (sel != NULL);
-  fputs("workload ", ctx->out);
-  cli_print_quoted(ctx->out, (const unsigned char *)wc->name, strlen(wc->name));
-  fputs(": backend ", ctx->out);
-  cli_print_quoted(ctx->out, (const unsigned char *)wc->backend, strlen(wc->backend));
-  fputs(" operator ", ctx->out);
-  cli_print_quoted(ctx->out, (const unsigned char *)wc->operator_name, strlen(wc->operator_name));
-  fprintf(ctx->out, ": %zu record%s\n", n, n == 1 ? "" : "s");
-  explain_print_selected(ctx->out, sel, source);
-  cli_host_print_rejections_from(ctx->out, lr, "", 1, source);
+/* "workload 'NAME': backend 'B' operator 'O'" */
+static void explain_print_head(FILE *out, const explained *x) {
+  fputs("workload ", out);
+  cli_print_quoted(out, (const unsigned char *)x->name, strlen(x->name));
+  fputs(": backend ", out);
+  cli_print_quoted(out, (const unsigned char *)x->backend, strlen(x->backend));
+  fputs(" operator ", out);
+  cli_print_quoted(out, (const unsigned char *)x->operator_name, strlen(x->operator_name));
 }
 
-/* Looks the workload up on the open host and prints why each record was or
- * was not chosen; returns the exit code. */
-static int explain_run(cli_ctx *ctx, const cli_host_args *a, cli_host *h, const char *workload,
-                       int all) {
-  const olc_workload_config *wc;
+/* Prints the explanation as text. */
+static void explain_text(FILE *out, const explained *x, const olc_lookup_result *lr,
+                         const olc_record *sel, const char *source) {
+  size_t n = olc_lookup_result_rejected_count(lr) + (sel != NULL);
+  explain_print_head(out, x);
+  fprintf(out, ": %zu record%s\n", n, n == 1 ? "" : "s");
+  explain_print_selected(out, sel, source);
+  cli_host_print_rejections_from(out, lr, "", 1, source);
+}
+
+/* Explains the bound workload (lookup with its plugin's validator). */
+static olc_status explain_lookup(olc_lookup_result **lr, cli_host *h, const char *name,
+                                 const cli_workload_args *w, const cli_key_args *k, int all,
+                                 olc_error *err) {
+  olc_binding *b = NULL;
+  olc_status st;
+  if (name != NULL)
+    return all ? olc_host_explain_all(lr, h->host, name, err)
+               : olc_host_explain(lr, h->host, name, err);
+  st = cli_workload_bind(&b, h->host, w, k, err);
+  if (st == OLC_OK)
+    st = olc_binding_explain(lr, b, all, err);
+  olc_binding_free(b);
+  return st;
+}
+
+/* Explains one workload (by name or as described) on the open host;
+ * returns the exit code. */
+static int explain_one(cli_ctx *ctx, const cli_host_args *a, cli_host *h,
+                       const cli_workload_args *w, const cli_key_args *k, int all) {
+  char label[160];
+  explained x;
   olc_lookup_result *lr = NULL;
   const olc_record *sel;
   olc_error err;
   olc_status st;
   int rc = CLI_EXIT_OK;
 
-  wc = olc_config_find_workload(h->config, workload);
-  if (wc == NULL)
-    return cli_usage_error(ctx, "no workload '%.64s' in %s", workload,
-                           olc_config_source(h->config));
-  olc_error_clear(&err);
-  st = all ? olc_host_explain_all(&lr, h->host, workload, &err)
-           : olc_host_explain(&lr, h->host, workload, &err);
-  if (st != OLC_OK && st != OLC_E_NOT_FOUND) {
-    rc = cli_fail(ctx, st, &err);
-    goto done;
+  if (w->name != NULL) {
+    const olc_workload_config *wc = olc_config_find_workload(h->config, w->name);
+    if (wc == NULL)
+      return cli_usage_error(ctx, "no workload '%.64s' in %s", w->name,
+                             olc_config_source(h->config));
+    x.name = wc->name;
+    x.backend = wc->backend;
+    x.operator_name = wc->operator_name;
+  } else {
+    snprintf(label, sizeof label, "%.70s/%.70s", k->key.backend, k->key.operator_name);
+    x.name = label;
+    x.backend = k->key.backend;
+    x.operator_name = k->key.operator_name;
   }
-  if (lr == NULL) {
+  olc_error_clear(&err);
+  st = explain_lookup(&lr, h, w->name, w, k, all, &err);
+  if ((st != OLC_OK && st != OLC_E_NOT_FOUND) || lr == NULL) {
     rc = cli_fail(ctx, st, &err);
     goto done;
   }
   sel = olc_lookup_result_selected(lr);
-  if (a->json)
-    explain_json(ctx, h, wc, lr, sel, a->source);
-  else
-    explain_text(ctx, wc, lr, sel, a->source);
+  if (a->json) {
+    cli_json j;
+    cli_json_document(&j, ctx->out);
+    cli_host_json_source(&j, h);
+    explain_json_members(&j, &x, lr, sel, a->source);
+    cli_json_end_object(&j);
+    cli_json_newline(&j);
+  } else {
+    explain_text(ctx->out, &x, lr, sel, a->source);
+  }
   if (sel == NULL)
     rc = CLI_EXIT_NOT_SELECTED;
 done:
@@ -205,27 +249,122 @@ done:
   return rc;
 }
 
+/* Explains every configured workload; one whose plugin is not loaded (or
+ * not usable here) is listed as skipped.  Returns the exit code: 1 when
+ * one failed otherwise, else 3 when one selected nothing. */
+static int explain_every(cli_ctx *ctx, const cli_host_args *a, cli_host *h, int all) {
+  size_t i, count = olc_config_workload_count(h->config);
+  int rc = CLI_EXIT_OK;
+  cli_json j;
+  if (a->json) {
+    cli_json_document(&j, ctx->out);
+    cli_host_json_source(&j, h);
+    cli_json_key(&j, "workloads");
+    cli_json_begin_array(&j);
+  } else if (count == 0) {
+    fprintf(ctx->out, "no workloads configured in %s\n", olc_config_source(h->config));
+  }
+  for (i = 0; i < count; i++) {
+    const olc_workload_config *wc = olc_config_workload(h->config, i);
+    explained x = {wc->name, wc->backend, wc->operator_name};
+    olc_lookup_result *lr = NULL;
+    const olc_record *sel;
+    olc_error err;
+    olc_status st;
+    olc_error_clear(&err);
+    st = all ? olc_host_explain_all(&lr, h->host, wc->name, &err)
+             : olc_host_explain(&lr, h->host, wc->name, &err);
+    sel = lr != NULL ? olc_lookup_result_selected(lr) : NULL;
+    if (lr == NULL && st != OLC_E_UNAVAILABLE) {
+      cli_fail(ctx, st, &err);
+      rc = CLI_EXIT_FAILURE;
+    } else if (a->json) {
+      cli_json_begin_object(&j);
+      if (lr != NULL) {
+        explain_json_members(&j, &x, lr, sel, a->source);
+      } else {
+        cli_json_text_member(&j, "workload", x.name);
+        cli_json_text_member(&j, "backend", x.backend);
+        cli_json_text_member(&j, "operator", x.operator_name);
+        cli_json_text_member(&j, "skipped", err.message);
+      }
+      cli_json_end_object(&j);
+    } else {
+      if (i > 0)
+        fputc('\n', ctx->out);
+      if (lr != NULL) {
+        explain_text(ctx->out, &x, lr, sel, a->source);
+      } else {
+        explain_print_head(ctx->out, &x);
+        fputs(": skipped: ", ctx->out);
+        cli_put_safe(ctx->out, err.message);
+        fputc('\n', ctx->out);
+      }
+    }
+    if (lr != NULL && sel == NULL && rc == CLI_EXIT_OK)
+      rc = CLI_EXIT_NOT_SELECTED;
+    olc_lookup_result_free(lr);
+  }
+  if (a->json) {
+    cli_json_end_array(&j);
+    cli_json_end_object(&j);
+    cli_json_newline(&j);
+  }
+  return rc;
+}
+
 int cli_cmd_explain(cli_ctx *ctx, int argc, char **argv) {
   static const cli_option opts[] = {CLI_HOST_OPTIONS,
-                                    {"workload", "NAME", OPT_WORKLOAD, 0},
+                                    CLI_WORKLOAD_OPTIONS,
+                                    {"backend", "B", CLI_KEY_BACKEND, 0},
+                                    {"operator", "O", CLI_KEY_OPERATOR, 0},
+                                    {"model-digest", "D", CLI_KEY_MODEL_DIGEST, 0},
                                     {"all", NULL, OPT_ALL, 0},
                                     {"source", "S", OPT_SOURCE, 0}};
+  cli_workload_args w;
+  cli_key_args k;
   cli_host_args a;
   cli_host h;
-  const char *workload = NULL;
-  int all = 0, rc;
+  cli_parser p;
+  const char *v;
+  int all = 0, described, id, r, rc = CLI_EXIT_OK;
 
-  rc = parse_host(ctx, explain_help, opts, sizeof opts / sizeof opts[0], argc, argv, &a, &workload,
-                  &all);
-  if (rc >= 0)
-    return rc;
-  if (workload == NULL)
-    return cli_usage_error(ctx, "missing --workload NAME");
+  memset(&a, 0, sizeof a);
+  memset(&w, 0, sizeof w);
+  cli_key_init(&k);
+  cli_parser_init(&p, ctx, opts, sizeof opts / sizeof opts[0], argc, argv);
+  while (rc == CLI_EXIT_OK && (r = cli_parser_next(&p, &id, &v)) > 0) {
+    if (id == CLI_ID_HELP) {
+      rc = cli_help(ctx, explain_help);
+      goto done;
+    }
+    if (id == CLI_ID_POSITIONAL)
+      rc = cli_usage_error(ctx, "unexpected argument '%.64s'", v);
+    else if (id == OPT_ALL)
+      all = 1;
+    else if (id == OPT_SOURCE)
+      a.source = v;
+    else if (!cli_host_option(&a, id, v) && cli_key_option(&k, ctx, id, v, &rc) == 0)
+      (void)cli_workload_option(&w, ctx, id, v, &rc);
+  }
+  if (rc != CLI_EXIT_OK)
+    goto done;
+  if (r < 0) {
+    rc = cli_parser_usage(ctx, &p);
+    goto done;
+  }
+  described = cli_workload_given(&w) || k.key.backend != NULL || k.key.operator_name != NULL ||
+              k.key.model_digest != NULL;
+  if (described && (rc = cli_workload_check(&w, &k, ctx)) != CLI_EXIT_OK)
+    goto done;
   rc = cli_host_open(ctx, &a, &h);
   if (rc != CLI_EXIT_OK)
-    return rc;
-  rc = explain_run(ctx, &a, &h, workload, all);
+    goto done;
+  rc = described ? explain_one(ctx, &a, &h, &w, &k, all) : explain_every(ctx, &a, &h, all);
   cli_host_close(&h);
+done:
+  cli_key_free(&k);
+  cli_key_free(&w.props);
   return rc;
 }
 

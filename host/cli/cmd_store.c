@@ -194,6 +194,25 @@ static const char import_help[] =
 
 enum { OPT_IMPORT_RECORDED = 1 };
 
+/* A FILE that does not parse is named as check names it, "FILE:LINE:COL:
+ * message", so the two commands point at the same place alike. */
+static int import_fail(const cli_ctx *ctx, olc_status st, const olc_error *err,
+                       const char *const *files, size_t count) {
+  size_t i;
+  for (i = 0; err->line != 0 && i < count; i++) {
+    size_t n = strlen(files[i]);
+    const char *rest = err->message + n;
+    if (strncmp(err->message, files[i], n) != 0 || rest[0] != ':' || rest[1] != ' ')
+      continue;
+    fprintf(ctx->err, "olc: %s: %s:%u:", ctx->command, files[i], (unsigned)err->line);
+    if (err->column != 0)
+      fprintf(ctx->err, "%u:", (unsigned)err->column);
+    fprintf(ctx->err, " %s\n", rest + 2);
+    return CLI_EXIT_FAILURE;
+  }
+  return cli_fail(ctx, st, err);
+}
+
 int cli_cmd_import(cli_ctx *ctx, int argc, char **argv) {
   static const cli_option opts[] = {{"recorded", "RECORDED", OPT_IMPORT_RECORDED, 0}};
   const char **files;
@@ -230,7 +249,7 @@ int cli_cmd_import(cli_ctx *ctx, int argc, char **argv) {
   olc_error_clear(&err);
   st = olc_store_import_files(store, files, count, &n, &err);
   if (st < 0) {
-    rc = cli_fail(ctx, st, &err);
+    rc = import_fail(ctx, st, &err, files, count);
     goto done;
   }
   warn_unsynced(ctx, st, &err);

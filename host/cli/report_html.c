@@ -219,8 +219,12 @@ static void stored_speedup(FILE *f, const olc_record *rec) {
     return;
   fprintf(f,
           "<p class=\"speedup\">When it was calibrated, the selected policy was <b>%.2fx</b> "
-          "faster than the plugin's first guess (median %g against %g).</p>\n",
-          first->value / w->value, w->value, first->value);
+          "faster than the plugin's first guess (median %g ",
+          first->value / w->value, w->value);
+  cli_html_value(f, w->unit);
+  fprintf(f, " against %g ", first->value);
+  cli_html_value(f, first->unit);
+  fputs(").</p>\n", f);
 }
 
 static void record_html(FILE *f, const olc_record *rec) {

@@ -478,6 +478,13 @@ static void test_import_export(void) {
   CU_ASSERT_EQUAL_FATAL(olc_test_write_file(portable, "garbage\n", 8), 0);
   CU_ASSERT_EQUAL(olc_env(NULL, "--store", other, "import", portable, NULL), 1);
   CU_ASSERT_EQUAL(strncmp(g_r.err, "olc: ", 5), 0);
+  {
+    /* Named as check names it: FILE:LINE:COLUMN: message. */
+    char want[4200];
+    snprintf(want, sizeof want, "olc: import: %s:1:1: bad header", portable);
+    HAS(g_r.err, want);
+    CU_ASSERT_EQUAL(cli_test_lines(g_r.err), 1);
+  }
   CU_ASSERT_EQUAL(olc_env(NULL, "--store", other, "list", "--json", NULL), 0);
   CU_ASSERT_STRING_EQUAL(listed_records(g_r.out), listing);
   free(listing);

@@ -196,6 +196,20 @@ static void test_parser_errors(void) {
   CU_ASSERT_TRUE(parse_error(2, a7, "unknown option '--store'"));
 }
 
+/* A mistyped option gets the nearest known one suggested; a name far from
+ * all of them gets none. */
+static void test_parser_suggests(void) {
+  static const char *const a1[] = {"--alpah"};
+  static const char *const a2[] = {"--flg"};
+  static const char *const a3[] = {"--alph=1"};
+  static const char *const a4[] = {"--zzzzzz"};
+  CU_ASSERT_TRUE(parse_error(1, a1, "unknown option '--alpah' (did you mean '--alpha'?)"));
+  CU_ASSERT_TRUE(parse_error(1, a2, "unknown option '--flg' (did you mean '--flag'?)"));
+  CU_ASSERT_TRUE(parse_error(1, a3, "unknown option '--alph' (did you mean '--alpha'?)"));
+  CU_ASSERT_TRUE(parse_error(1, a4, "unknown option '--zzzzzz'"));
+  CU_ASSERT_FALSE(parse_error(1, a4, "did you mean"));
+}
+
 /* "-v" is the short form of a flag: alone, never bundled, never with a
  * value, and counted with its long form. */
 static void test_parser_short(void) {
@@ -290,27 +304,27 @@ static void test_fit(void) {
   free(safe);
 }
 
-/* $COLUMNS wins when it is a number from 1 to 10000; else a file is 100
- * columns wide. */
+/* $COLUMNS wins when it is a number from 1 to 10000; else a file has no
+ * width (0): nothing is cut to fit (a policy is shown whole). */
 static void test_output_width(void) {
   FILE *f = tmpfile();
   const char *old = getenv("COLUMNS");
   char *saved = old != NULL ? strdup(old) : NULL;
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   unsetenv("COLUMNS");
-  CU_ASSERT_EQUAL(cli_output_width(f), CLI_DEFAULT_WIDTH);
+  CU_ASSERT_EQUAL(cli_output_width(f), 0);
   setenv("COLUMNS", "72", 1);
   CU_ASSERT_EQUAL(cli_output_width(f), 72);
   setenv("COLUMNS", "10000", 1);
   CU_ASSERT_EQUAL(cli_output_width(f), 10000);
   setenv("COLUMNS", "10001", 1);
-  CU_ASSERT_EQUAL(cli_output_width(f), CLI_DEFAULT_WIDTH);
+  CU_ASSERT_EQUAL(cli_output_width(f), 0);
   setenv("COLUMNS", "0", 1);
-  CU_ASSERT_EQUAL(cli_output_width(f), CLI_DEFAULT_WIDTH);
+  CU_ASSERT_EQUAL(cli_output_width(f), 0);
   setenv("COLUMNS", "80x", 1);
-  CU_ASSERT_EQUAL(cli_output_width(f), CLI_DEFAULT_WIDTH);
+  CU_ASSERT_EQUAL(cli_output_width(f), 0);
   setenv("COLUMNS", "", 1);
-  CU_ASSERT_EQUAL(cli_output_width(f), CLI_DEFAULT_WIDTH);
+  CU_ASSERT_EQUAL(cli_output_width(f), 0);
   if (saved != NULL)
     setenv("COLUMNS", saved, 1);
   else
@@ -415,6 +429,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "numbers_comma_locale", test_numbers_comma_locale);
   CU_add_test(s, "parser", test_parser);
   CU_add_test(s, "parser_errors", test_parser_errors);
+  CU_add_test(s, "parser_suggests", test_parser_suggests);
   CU_add_test(s, "parser_short", test_parser_short);
   CU_add_test(s, "fit", test_fit);
   CU_add_test(s, "output_width", test_output_width);

@@ -231,8 +231,10 @@ static void test_usage_errors(void) {
   CU_ASSERT_EQUAL(OLC("calibrate", CFG, "--bogus"), 2);
   HAS(g_r.err, "'--bogus'");
   CU_ASSERT_EQUAL(OLC("select", CFG, "--recalibrate"), 2);
-  CU_ASSERT_EQUAL(OLC("explain", CFG), 2);
+  CU_ASSERT_EQUAL(OLC("explain", CFG, "--workload", "mm", "--backend", "mock_det"), 2);
   HAS(g_r.err, "--workload");
+  CU_ASSERT_EQUAL(OLC("explain", CFG, "--backend", "mock_det"), 2);
+  HAS(g_r.err, "--operator");
   CU_ASSERT_EQUAL(OLC("explain", CFG, "--workload", "nosuch"), 2);
   HAS(g_r.err, "'nosuch'");
   CU_ASSERT_EQUAL(OLC("calibrate", CFG, "--workload", "nosuch"), 2);
@@ -423,6 +425,100 @@ static void test_override_wins(void) {
   HAS(g_r.out, "selected: exact override");
 }
 
+/* The mock's exact and portable properties of workload mm as a runtime
+ * gives them (the ini's). */
+#define MM_PROPS                                                                                   \
+  "--backend", "mock_det", "--operator", "MatMul", "--property", "dtype=float32", "--property",    \
+      "m=8", "--property", "n=4", "--property", "k=2"
+
+/* Overrides and explain by workload: by its ini name, or described as a
+ * runtime binds it; the key is composed as select composes it, so select
+ * takes the override.  A policy the plugin rejects is refused. */
+static void test_override_by_workload(void) {
+  char *text;
+  write_config("good", 2, 0);
+  CU_ASSERT_EQUAL(OLC("override", "set", CFG, "--workload", "mm", "--level", "exact", "--policy",
+                      "spin_us=300"),
+                  0);
+  HAS(g_r.out, "installed an exact override");
+  CU_ASSERT_EQUAL(cli_test_lines(g_r.err), 0);
+  CU_ASSERT_EQUAL(OLC("select", CFG, "-v"), 0);
+  HAS(g_r.out, "selected: exact override");
+  HAS(g_r.out, "policy \"spin_us=300\"");
+  /* The composed key, as the plugin reports it. */
+  HAS(g_r.out, "model_digest \"workload:dtype=float32;k=2;m=8;n=4\"");
+  CU_ASSERT_EQUAL(OLC("explain", CFG, MM_PROPS), 0);
+  HAS(g_r.out, "workload \"mock_det/MatMul\"");
+  HAS(g_r.out, "selected: exact override");
+  /* Portable, by description: selected when exact records are skipped. */
+  CU_ASSERT_EQUAL(
+      OLC("override", "set", CFG, MM_PROPS, "--level", "portable", "--policy", "spin_us=400"), 0);
+  CU_ASSERT_EQUAL(OLC("select", CFG, "--force-portable", "-v"), 0);
+  HAS(g_r.out, "selected: portable override");
+  HAS(g_r.out, "policy \"spin_us=400\"");
+  /* Removed by name: both levels. */
+  CU_ASSERT_EQUAL(OLC("override", "remove", CFG, "--workload", "mm"), 0);
+  CU_ASSERT_EQUAL(OLC("select", CFG), 3);
+  /* Rejected by the plugin: refused, nothing written, by workload or raw key. */
+  CU_ASSERT_EQUAL(OLC("override", "set", CFG, "--workload", "mm", "--level", "exact", "--policy",
+                      "v1 kernel=bogus"),
+                  1);
+  HAS(g_r.err, "policy does not start with spin_us=");
+  CU_ASSERT_EQUAL(cli_test_lines(g_r.err), 1);
+  CU_ASSERT_EQUAL(OLC("override", "set", CFG, "--level", "portable", "--backend", "mock_det",
+                      "--operator", "MatMul", "--implementation", "1", "--structure", "m=8",
+                      "--policy", "v1 kernel=bogus"),
+                  1);
+  HAS(g_r.err, "rejects the policy");
+  text = store_text();
+  CU_ASSERT(text == NULL || strstr(text, "bogus") == NULL);
+  free(text);
+  /* A workload whose plugin is not loaded has no key to compose. */
+  CU_ASSERT_EQUAL(OLC("override", "set", CFG, "--workload", "elsewhere", "--level", "exact",
+                      "--policy", "spin_us=1"),
+                  1);
+  HAS(g_r.err, "mock_create_unavailable");
+  /* The raw key's options do not mix with a workload. */
+  CU_ASSERT_EQUAL(OLC("override", "set", CFG, "--workload", "mm", "--level", "exact", "--processor",
+                      "p", "--policy", "spin_us=1"),
+                  2);
+  HAS(g_r.err, "raw key");
+}
+
+/* An override the plugin rejects (installed with --no-validate) is not
+ * selected, and select and calibrate say so on stderr, once. */
+static void test_override_rejected_warns(void) {
+  write_config("good", 2, 0);
+  CU_ASSERT_EQUAL(OLC("--store", g_store, "override", "set", "--level", "exact", "--backend",
+                      "mock_det", "--operator", "MatMul", "--implementation", "1", "--model-digest",
+                      "workload:dtype=float32;k=2;m=8;n=4", "--processor", "mock-cpu", "--threads",
+                      "2", "--policy", "v1 kernel=bogus", "--no-validate"),
+                  0);
+  CU_ASSERT_EQUAL(OLC("select", CFG), 3);
+  HAS(g_r.err, "warning: override: workload 'mm': the exact user override is not used");
+  HAS(g_r.err, "policy does not start with spin_us=");
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG), 0);
+  HAS(g_r.err, "warning: override: workload 'mm'");
+  HAS(g_r.out, "calibrated");
+}
+
+/* explain without --workload explains every configured workload; one
+ * whose plugin is not loaded is listed as skipped. */
+static void test_explain_every(void) {
+  write_config("good", 2, 0);
+  CU_ASSERT_EQUAL(OLC("explain", CFG), 3);
+  HAS(g_r.out, "workload \"mm\": backend \"mock_det\" operator \"MatMul\": 0 records\n"
+               "selected: none\n");
+  HAS(g_r.out, "\nworkload \"elsewhere\": backend \"mock_create_unavailable\" operator "
+               "\"MatMul\": skipped: ");
+  CU_ASSERT_EQUAL(OLC("calibrate", CFG), 0);
+  CU_ASSERT_EQUAL(OLC("explain", CFG), 0);
+  HAS(g_r.out, "selected: exact calibrated");
+  CU_ASSERT_EQUAL(OLC("explain", CFG, "--json"), 0);
+  HAS(g_r.out, "\"workloads\":[{\"workload\":\"mm\"");
+  HAS(g_r.out, "\"skipped\":");
+}
+
 /* force_portable (option or config) picks the portable record. */
 static void test_force_portable(void) {
   write_config("good", 2, 0);
@@ -605,6 +701,9 @@ int main(int argc, char **argv) {
   CU_add_test(s, "thread_count_changed", test_thread_count_changed);
   CU_add_test(s, "implementation_changed_and_prune", test_implementation_changed_and_prune);
   CU_add_test(s, "override_wins", test_override_wins);
+  CU_add_test(s, "override_by_workload", test_override_by_workload);
+  CU_add_test(s, "override_rejected_warns", test_override_rejected_warns);
+  CU_add_test(s, "explain_every", test_explain_every);
   CU_add_test(s, "force_portable", test_force_portable);
   CU_add_test(s, "env_config_and_store", test_env_config_and_store);
   CU_add_test(s, "plugins", test_plugins);

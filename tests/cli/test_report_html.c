@@ -212,6 +212,7 @@ static void test_select_stored_speedup(void) {
   CU_ASSERT_EQUAL(olc("select", "--config", g_ini, "--report", g_html, NULL), 0);
   html = read_html();
   HAS(html, "the selected policy was <b>3.00x</b> faster than the plugin's first guess");
+  HAS(html, "(median 100 <bdi>us</bdi> against 300 <bdi>us</bdi>)"); /* with their units */
   HAS(html, "portable override");
   HAS(html, "spin_us=110");
   free(html);

@@ -14,7 +14,10 @@
  *   README.md                 no key table (it links to the one above)
  *   README.md, the docs/ pages and olc.1 prose: "[store] NAME =" names a key
  *                             of the table
- *   config/default.ini        only keys of the table in fixed sections
+ *   config/default.ini        only keys of the table in fixed sections; a
+ *                             value it sets unlike the table's default is
+ *                             named ("NAME = VALUE") in docs/configuration.md
+ *                             and olc.1, which say it is what olc uses
  *
  * `test_config_docs --print man|readme|ini` prints what the table says in
  * each document's form (readme: docs/configuration.md's table), to paste after adding a row.
@@ -222,6 +225,15 @@ static void read_ini(doc_list *out, doc_list *unknown, char *text) {
   }
 }
 
+/* 1 when doc holds "NAME = VALUE" for entry e (olc.1's text man-escaped). */
+static int names_value(const char *doc, const doc_entry *e, int man) {
+  char want[ENTRY_TEXT * 2 + 80], esc[ENTRY_TEXT * 2];
+  if (man)
+    man_escape(esc, sizeof esc, e->text);
+  snprintf(want, sizeof want, "%.64s = %s", e->name, man ? esc : e->text);
+  return strstr(doc, want) != NULL;
+}
+
 /* olc.1's CONFIGURATION section: ".SS [label]", then ".TP" / ".B name"
  * and the entry's lines up to the next macro that ends it. */
 static void read_man(doc_list *out, char *text) {
@@ -364,6 +376,30 @@ static void test_default_ini(void) {
     fprintf(stderr, "\n  config/default.ini:%u: '%s' is not a key of the table\n",
             unknown.items[i].line, unknown.items[i].name);
     CU_FAIL("default.ini names a key the table lacks");
+  }
+  /* The embedded default is what olc runs with unless told otherwise: a
+   * value of it that is not the table's default is said where the table's
+   * default is (the reader would take the table's for olc calibrate's). */
+  {
+    char *md = read_source("docs/configuration.md"), *man = read_source("host/cli/olc.1");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(md);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(man);
+    for (i = 0; i < l.count; i++) {
+      const doc_entry *e = &l.items[i];
+      const olc_config_key *k = olc_config__key_find(e->section, e->name, NULL);
+      if (k == NULL || k->def == NULL || strcmp(k->def, e->text) == 0 || strchr(e->text, '@'))
+        continue;
+      if (!names_value(md, e, 0) || !names_value(man, e, 1)) {
+        fprintf(stderr,
+                "\n  config/default.ini:%u: '%s = %s' (the table's default: %s) is not named in "
+                "%s\n",
+                e->line, e->name, e->text, k->def,
+                !names_value(md, e, 0) ? "docs/configuration.md" : "host/cli/olc.1");
+        CU_FAIL("a value of the embedded default is not documented");
+      }
+    }
+    free(md);
+    free(man);
   }
   free(l.items);
   free(unknown.items);

@@ -175,6 +175,19 @@ static void test_no_worker(void) {
   OLC_ASSERT_OK(olc_binding_select(&s, b, &on_miss, &err), &err);
   CU_ASSERT_EQUAL(olc_host_next_diagnostic(&d, h.s.host), OLC_E_NOT_FOUND);
   olc_binding_free(b);
+  /* Another key, measured in-process too: the cause is the host's, said
+   * once per host, not once per key. */
+  rt_matmul(&rw, NULL, 2, 3, 6);
+  rw.w.name = "layer8";
+  b = rt_bind(&h, &rw);
+  OLC_ASSERT_OK(olc_binding_select(&s, b, &on_miss, &err), &err);
+  CU_ASSERT_TRUE(olc_selection_calibrated_now(s));
+  warned = 0;
+  while (olc_host_next_diagnostic(&d, h.s.host) == OLC_OK)
+    if (strstr(d.message, "measured in-process") != NULL)
+      warned++;
+  CU_ASSERT_EQUAL(warned, 0);
+  olc_binding_free(b);
   rt_close(&h);
   unsetenv("OLC_WORKER");
 }

@@ -367,6 +367,42 @@ OLC_API uint64_t olc_binding_packed_bytes(const olc_binding *b);
 OLC_API olc_status olc_binding_explain(olc_lookup_result **out, olc_binding *b, int all_candidates,
                                        olc_error *err);
 
+/*
+ * Binds the configured workload [workload.NAME] of the host's config as
+ * calibrate, select and explain bind it (its model digest, properties and
+ * the host's thread count), e.g. to read its key (olc_binding_key) or
+ * explain it.  *out is freed with olc_binding_free.  Returns OLC_OK,
+ * OLC_E_INVALID (NULL arguments, a host without config), OLC_E_NOT_FOUND
+ * (no such workload), OLC_E_UNAVAILABLE (its plugin is not loaded or not
+ * usable here), or what olc_host_bind returns.  Thread-safe.
+ */
+OLC_API olc_status olc_host_bind_workload(olc_binding **out, olc_host *host, const char *workload,
+                                          olc_error *err);
+
+/*
+ * The key a binding composed (Identity, above): backend, operator, the
+ * plugin's implementation, processor and thread count, the identity
+ * digest, and the structure.  A user override installed with this key
+ * (olc_store_install_override; levels pick exact, portable or both) is
+ * the one select finds for the workload.  Borrowed: valid until
+ * olc_binding_free.  NULL when b is NULL.
+ */
+OLC_API const olc_key *olc_binding_key(const olc_binding *b);
+
+/*
+ * Validates serialized policy bytes with the validator of the loaded
+ * plugin named backend: the check select, calibrate and explain make on a
+ * stored record (an override that fails it is rejected and never
+ * selected).  Returns OLC_OK, OLC_E_VALIDATION (the plugin rejects the
+ * bytes: err->message gives its reason), OLC_E_PLUGIN (its validate
+ * failed otherwise), OLC_E_NOT_FOUND (no plugin of that name is loaded),
+ * OLC_E_UNAVAILABLE (the plugin is not usable here), OLC_E_INVALID (host
+ * or backend NULL, policy NULL with len > 0), OLC_E_UNSUPPORTED (in a
+ * child of fork()).  Thread-safe.
+ */
+OLC_API olc_status olc_host_validate_policy(olc_host *host, const char *backend, const void *policy,
+                                            size_t len, olc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -240,3 +240,34 @@ olc_status olc_host_select(const olc_selection **out, olc_host *host, const olc_
   }
   return olc_binding_select(out, b, opt, err);
 }
+
+const olc_key *olc_binding_key(const olc_binding *b) {
+  return b != NULL ? &b->slot->key.key : NULL;
+}
+
+olc_status olc_host_validate_policy(olc_host *host, const char *backend, const void *policy,
+                                    size_t len, olc_error *err) {
+  char message[OLC_ERROR_MESSAGE_SIZE];
+  olc_loaded_plugin *p;
+  olc_status st;
+  if (host == NULL || backend == NULL || (policy == NULL && len > 0))
+    return olc_error__set(err, OLC_E_INVALID, "validate", "no host, backend or policy");
+  st = olc_host__check_fork(host, "validate", err);
+  if (st != OLC_OK)
+    return st;
+  p = olc_plugins__find(host->plugins, backend);
+  if (p == NULL) {
+    olc_workload w = OLC_WORKLOAD_INIT;
+    w.backend = backend;
+    w.operator_name = "";
+    (void)find_plugin(&st, host, &w, err); /* unavailable here, or not loaded */
+    return st;
+  }
+  /* The validator select and calibrate give the store's lookups, so what
+   * passes here is what they accept. */
+  message[0] = 0;
+  st = olc_plugins__store_validator(policy, len, p, message, sizeof message);
+  if (st == OLC_OK)
+    return OLC_OK;
+  return olc_error__set(err, st, "validate", "plugin %s rejects the policy: %s", backend, message);
+}

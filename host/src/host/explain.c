@@ -26,24 +26,18 @@ olc_status olc_binding_explain(olc_lookup_result **out, olc_binding *b, int all_
                           all_candidates, err);
 }
 
-/* The configured workload bound as calibrate binds it, then explained. */
-static olc_status explain(olc_lookup_result **out, olc_host *host, const char *workload, int all,
-                          olc_error *err) {
+/* The configured workload bound as calibrate binds it. */
+static olc_status bind_configured(olc_binding **out, olc_host *host, const char *workload,
+                                  const char *where, olc_error *err) {
   const olc_workload_config *wc;
   olc_workload w = OLC_WORKLOAD_INIT;
-  olc_binding *b = NULL;
   olc_error e;
   olc_status st;
-  if (out != NULL)
-    *out = NULL;
-  if (out == NULL || host == NULL || workload == NULL)
-    return olc_error__set(err, OLC_E_INVALID, "explain", "invalid argument");
-  if (host->config == NULL || host->store == NULL)
-    return olc_error__set(err, OLC_E_INVALID, "explain", "the host has no config or no store");
+  if (host->config == NULL)
+    return olc_error__set(err, OLC_E_INVALID, where, "the host has no config");
   wc = olc_config_find_workload(host->config, workload);
   if (wc == NULL)
-    return olc_error__set(err, OLC_E_NOT_FOUND, "explain", "workload %s is not configured",
-                          workload);
+    return olc_error__set(err, OLC_E_NOT_FOUND, where, "workload %s is not configured", workload);
   w.backend = wc->backend;
   w.operator_name = wc->operator_name;
   w.properties = wc->properties;
@@ -51,12 +45,38 @@ static olc_status explain(olc_lookup_result **out, olc_host *host, const char *w
   w.model_digest = olc_host__config_model(wc);
   w.name = wc->name;
   olc_error_clear(&e);
-  st = olc_host__bind_with_digest(&b, host, &w, w.model_digest, &e);
+  st = olc_host__bind_with_digest(out, host, &w, w.model_digest, &e);
+  /* Configured but its plugin not loaded: not the workload that is missing. */
   if (st == OLC_E_NOT_FOUND)
-    return olc_error__set(err, OLC_E_UNAVAILABLE, "explain", "workload %s: %s", workload,
-                          e.message);
+    return olc_error__set(err, OLC_E_UNAVAILABLE, where, "workload %s: %s", workload, e.message);
   if (st != OLC_OK)
-    return olc_error__set(err, st, "explain", "workload %s: %s", workload, e.message);
+    return olc_error__set(err, st, where, "workload %s: %s", workload, e.message);
+  return OLC_OK;
+}
+
+olc_status olc_host_bind_workload(olc_binding **out, olc_host *host, const char *workload,
+                                  olc_error *err) {
+  if (out != NULL)
+    *out = NULL;
+  if (out == NULL || host == NULL || workload == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "bind", "no output, host or workload name");
+  return bind_configured(out, host, workload, "bind", err);
+}
+
+/* The configured workload bound as calibrate binds it, then explained. */
+static olc_status explain(olc_lookup_result **out, olc_host *host, const char *workload, int all,
+                          olc_error *err) {
+  olc_binding *b = NULL;
+  olc_status st;
+  if (out != NULL)
+    *out = NULL;
+  if (out == NULL || host == NULL || workload == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "explain", "invalid argument");
+  if (host->config == NULL || host->store == NULL)
+    return olc_error__set(err, OLC_E_INVALID, "explain", "the host has no config or no store");
+  st = bind_configured(&b, host, workload, "explain", err);
+  if (st != OLC_OK)
+    return st;
   st = olc_binding_explain(out, b, all, err);
   olc_binding_free(b);
   return st;

@@ -142,6 +142,10 @@ olc_status olc_host__lookup(olc_lookup_result **out, olc_host *host, olc_loaded_
                             olc_error *err);
 /* A save this host made, or a removal: warm selects look again. */
 void olc_host__changed(olc_host *host);
+/* Warns (diagnostic "override") of each user override in lr that the
+ * plugin's validator rejected, once per slot: select falls back past it,
+ * which the user who installed it should hear. */
+void olc_host__warn_rejected_overrides(olc_host_slot *s, const olc_lookup_result *lr);
 
 /* workload.c: the olc_workload checks and the description a binding keeps. */
 /* OLC_OK, or OLC_E_UNSUPPORTED (err: where fn, the message names fork())

@@ -163,6 +163,7 @@ static olc_status lookup_or_measure(job *j) {
   st = olc_host__lookup(&lr, j->host, s->plugin, &s->key.key, j->p->force_portable, 0, &e);
   if (st != OLC_OK && st != OLC_E_NOT_FOUND)
     return set_status(j, st, "lookup: %s", e.message);
+  olc_host__warn_rejected_overrides(s, lr);
   refining = st == OLC_OK && j->p->refine && budget_marked(olc_lookup_result_selected(lr));
   if (j->p->select_only || (st == OLC_OK && !j->p->recalibrate && !refining)) {
     olc_calibration__set_lookup(j->cal, j->index, lr);

@@ -97,6 +97,7 @@ static olc_status refresh(olc_selection **sel, olc_host_slot *s, int fp, olc_err
   olc_selection *shown = NULL;
   olc_status st = olc_host__lookup(&lr, h, s->plugin, &s->key.key, fp, 0, err);
   *sel = NULL;
+  olc_host__warn_rejected_overrides(s, lr);
   if (st == OLC_OK)
     st = selection_for(sel, s, v, olc_lookup_result_selected(lr), 0, err);
   olc_lookup_result_free(lr);
@@ -183,9 +184,12 @@ static olc_status measure(const olc_selection **out, olc_host_slot *s, int fp,
     olc_arena__free(&arena);
     return st;
   }
-  if (st == OLC_OK && m.note != NULL)
+  if (st == OLC_OK && m.note != NULL &&
+      atomic_exchange_explicit(&h->rt.isolation_note_said, 1, memory_order_acq_rel) == 0)
     /* No olc-worker (not found, or it would not start): a runtime has no
-     * report to read, so it hears of the lost isolation here. */
+     * report to read, so it hears of the lost isolation here; once per
+     * host, as the cause (a static link, an install without the worker)
+     * is the same for every key. */
     olc_diag__emit(&h->diag, OLC_DIAG_WARNING, m.name, "%s", m.note);
   if (st == OLC_OK && m.status == OLC_OK)
     st =

@@ -87,7 +87,8 @@ struct olc_host_slot {
   void *first_handle;
   olc_buf first_bytes;
   int first_made;
-  atomic_int recorded; /* the miss was appended to the record file (or tried) */
+  atomic_int recorded;        /* the miss was appended to the record file (or tried) */
+  atomic_int override_warned; /* a rejected override was warned of */
   /* Under the global lock. */
   int measuring;
   olc_status failed; /* the last measurement's failure; OLC_OK */
@@ -162,7 +163,8 @@ typedef struct olc_host_runtime {
   _Atomic uint64_t epoch;        /* bumped by every save and removal this host makes */
   uint64_t recheck_ns;           /* OLC_SELECT_RECHECK_MS */
   int select_mode;               /* OLC_SELECT_NEVER or OLC_SELECT_ON_MISS */
-  _Atomic uint64_t measurements; /* keys measured by this host (statistics, tests) */
+  _Atomic uint64_t measurements;  /* keys measured by this host (statistics, tests) */
+  atomic_int isolation_note_said; /* the lost isolation was warned of (once per host) */
 } olc_host_runtime;
 
 #endif

@@ -23,6 +23,28 @@ olc_status olc_host__lookup(olc_lookup_result **out, olc_host *host, olc_loaded_
 
 void olc_host__changed(olc_host *host) { atomic_fetch_add(&host->rt.epoch, 1); }
 
+static int rejected_override(const olc_rejection *r) {
+  return r != NULL && r->reason == OLC_REASON_VALIDATION_FAILED && r->record != NULL &&
+         r->record->origin == OLC_ORIGIN_OVERRIDE;
+}
+
+void olc_host__warn_rejected_overrides(olc_host_slot *s, const olc_lookup_result *lr) {
+  size_t i, n = lr != NULL ? olc_lookup_result_rejected_count(lr) : 0;
+  for (i = 0; i < n && !rejected_override(olc_lookup_result_rejected(lr, i)); i++)
+    ;
+  if (i == n || atomic_load_explicit(&s->override_warned, memory_order_acquire) != 0 ||
+      atomic_exchange_explicit(&s->override_warned, 1, memory_order_acq_rel) != 0)
+    return;
+  for (; i < n; i++) {
+    const olc_rejection *r = olc_lookup_result_rejected(lr, i);
+    if (rejected_override(r))
+      olc_diag__emit(&s->host->diag, OLC_DIAG_WARNING, "override",
+                     "workload '%s': the %s user override is not used, plugin %s rejects its "
+                     "policy: %s",
+                     s->name, olc_level_str(r->record->level), s->key.key.backend, r->message);
+  }
+}
+
 static olc_status host_lookup(void *payload, olc_loaded_plugin *p, const olc_plugin_workload *w,
                               olc_buf *policy) {
   olc_host *h = payload;
