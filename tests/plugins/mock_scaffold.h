@@ -132,15 +132,25 @@ static inline int32_t mock_hand_table(uint32_t host_abi_major, const olc_plugin 
 }
 
 /* An olc_plugin in the header's field order, reserved fields and
- * operand_bytes zero; MOCK_TABLE_INIT_V13 with the ABI 1.3 fields (features,
- * pack, release_packed), MOCK_TABLE_INIT without them. */
+ * operand_bytes zero; MOCK_TABLE_INIT_V14 with the ABI 1.3 fields (features,
+ * pack, release_packed) and 1.4's distance, MOCK_TABLE_INIT_V13 with
+ * distance NULL (the host's default distance), MOCK_TABLE_INIT without
+ * the 1.3 fields either. */
+#define MOCK_TABLE_INIT_V14(size, minor, major, name, version, description, operators,             \
+                            operator_count, create, destroy, key, candidates, validate, serialize, \
+                            release, run, prepare, unprepare, flops, execute, tolerances,          \
+                            tolerance_count, features, pack, release_packed, distance)             \
+  size, minor, major, 0, name, version, description, operators, operator_count, 0, create,         \
+      destroy, key, candidates, validate, serialize, release, run, prepare, unprepare, flops,      \
+      execute, tolerances, tolerance_count, 0, NULL, features, 0, pack, release_packed, distance
 #define MOCK_TABLE_INIT_V13(size, minor, major, name, version, description, operators,             \
                             operator_count, create, destroy, key, candidates, validate, serialize, \
                             release, run, prepare, unprepare, flops, execute, tolerances,          \
                             tolerance_count, features, pack, release_packed)                       \
-  size, minor, major, 0, name, version, description, operators, operator_count, 0, create,         \
-      destroy, key, candidates, validate, serialize, release, run, prepare, unprepare, flops,      \
-      execute, tolerances, tolerance_count, 0, NULL, features, 0, pack, release_packed
+  MOCK_TABLE_INIT_V14(size, minor, major, name, version, description, operators, operator_count,   \
+                      create, destroy, key, candidates, validate, serialize, release, run,         \
+                      prepare, unprepare, flops, execute, tolerances, tolerance_count, features,   \
+                      pack, release_packed, NULL)
 #define MOCK_TABLE_INIT(size, minor, major, name, version, description, operators, operator_count, \
                         create, destroy, key, candidates, validate, serialize, release, run,       \
                         prepare, unprepare, flops, execute, tolerances, tolerance_count)           \
