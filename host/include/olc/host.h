@@ -316,11 +316,27 @@ typedef struct olc_host_options {
   uint32_t threads;
   int force_portable;
   const olc_calibration_settings *calibration;
+  /* Version 7: [store] verify_layers (olc_verify_layers);
+   * OLC_VERIFY_LAYERS_DEFAULT: the config's (never by default). */
+  int verify_layers;
 } olc_host_options;
 
-#define OLC_HOST_OPTIONS_VERSION 6u
+/* olc_host_options.verify_layers: whether a runtime checks a record of a
+ * read-only layer (a shipped profile) on this machine before it trusts it. */
+typedef enum olc_verify_layers {
+  OLC_VERIFY_LAYERS_DEFAULT = 0, /* the config's [store] verify_layers */
+  OLC_VERIFY_LAYERS_NEVER = 1,   /* serve layer records as they are */
+  /* The first select that a layer's calibrated record answers (per key and
+   * host) races its policy against the plugin's candidates first, as
+   * olc_host_verify does, in on_miss mode only (never mode measures
+   * nothing); one that no longer wins beyond the noise is recalibrated into
+   * the user's store and the new record served. */
+  OLC_VERIFY_LAYERS_ON_FIRST_USE = 2
+} olc_verify_layers;
+
+#define OLC_HOST_OPTIONS_VERSION 7u
 #define OLC_HOST_OPTIONS_INIT                                                                      \
-  { OLC_HOST_OPTIONS_VERSION, 0, 0, NULL, NULL, 0, NULL, NULL, 0.0, 0, NULL, 0, 0, 0, NULL }
+  { OLC_HOST_OPTIONS_VERSION, 0, 0, NULL, NULL, 0, NULL, NULL, 0.0, 0, NULL, 0, 0, 0, NULL, 0 }
 
 /*
  * fork() (POSIX): plugin instances may run threads (cpu_gemm's pool), which
@@ -678,6 +694,73 @@ OLC_API olc_status olc_host_prune(olc_host *host, int dry_run, olc_prune_report_
 OLC_API olc_status olc_host_prune_ext(olc_host *host, unsigned flags, olc_prune_report_fn report,
                                       void *payload, size_t *removed, olc_error *err);
 
+/* What olc_host_verify found for one layer record (olc_verify_entry). */
+typedef enum olc_verify_outcome {
+  OLC_VERIFY_KEPT = 1,         /* its policy still wins here (or ties within the noise) */
+  OLC_VERIFY_RECALIBRATED = 2, /* a challenger won beyond the noise: saved to the user's store */
+  OLC_VERIFY_STALE = 3,        /* a challenger won, but the store is read-only: nothing saved */
+  OLC_VERIFY_SKIPPED = 4,      /* not verified here (message: why) */
+  OLC_VERIFY_FAILED = 5        /* measuring failed (status, message) */
+} olc_verify_outcome;
+
+/* One record verified; everything borrowed for the report callback. */
+typedef struct olc_verify_entry {
+  const olc_record *record; /* the layer's record */
+  olc_verify_outcome outcome;
+  olc_status status;                  /* OLC_OK, or why it failed or was skipped */
+  const char *message;                /* one line */
+  double stored_median_us;            /* the record's policy measured here; < 0: not measured */
+  double winner_median_us;            /* the winner's (the record's when kept); < 0: none */
+  const unsigned char *winner_policy; /* the new policy (recalibrated, stale), else NULL */
+  size_t winner_policy_len;
+  size_t candidates; /* policies raced, the record's included */
+} olc_verify_entry;
+
+typedef void (*olc_verify_report_fn)(void *payload, const olc_verify_entry *entry);
+
+/* How olc_host_verify goes.  Initialize with OLC_VERIFY_OPTIONS_INIT;
+ * versioned as olc/store.h says. */
+typedef struct olc_verify_options {
+  uint32_t version; /* OLC_VERIFY_OPTIONS_VERSION */
+  /* 0: every layer record; n: at most n of them, spread evenly over the
+   * store's order (the same n records on every run over one store). */
+  size_t sample;
+  int dry_run;    /* measure and report, save nothing (as a read-only store does) */
+  int in_process; /* measure in this process, not in olc-worker */
+} olc_verify_options;
+
+#define OLC_VERIFY_OPTIONS_VERSION 1u
+#define OLC_VERIFY_OPTIONS_INIT                                                                    \
+  { OLC_VERIFY_OPTIONS_VERSION, 0, 0, 0 }
+
+/*
+ * Verifies the calibrated records of the store's read-only layers (shipped
+ * profiles, olc_store_options.layers) on this machine: for each one that
+ * this host would select (its plugin loaded with the record's
+ * implementation, its workload's key here has the record's processor and
+ * thread count, no record of the user's file or an earlier layer shadows
+ * it), its policy is raced first against the plugin's candidates with the
+ * [calibration] settings; a tie keeps it, so it is replaced only when a
+ * candidate beats it beyond the noise.  Then the winner is saved to the
+ * user's store (OLC_VERIFY_RECALIBRATED), where it takes precedence over
+ * the layer; with dry_run, or a store that is read-only (read-only mode
+ * or a file that cannot be written), nothing is saved (OLC_VERIFY_STALE).
+ * Overrides, legacy records (no workload identity) and records of plugins
+ * not loaded are OLC_VERIFY_SKIPPED with the reason.  report (may be NULL)
+ * is called once per layer record considered, in the store's order;
+ * counts (may be NULL) receives how many of each outcome, indexed by
+ * olc_verify_outcome (counts[0] the records considered).  Measuring takes
+ * the process's measurer and the machine's measurement lock like calibrate.
+ *
+ * Returns OLC_OK (also when some records failed: their entries say why),
+ * OLC_E_INVALID (host NULL or without a store, a bad options version),
+ * OLC_E_UNSUPPORTED (in a child of fork()), OLC_E_NOMEM, or the store's
+ * listing failures.  Not concurrent with olc_host_free.
+ */
+OLC_API olc_status olc_host_verify(olc_host *host, const olc_verify_options *options,
+                                   olc_verify_report_fn report, void *payload, size_t counts[6],
+                                   olc_error *err);
+
 /* --------------------------------------------------------------- runtime */
 
 /*
@@ -787,11 +870,16 @@ typedef struct olc_select_options {
   void *cancel_payload;
   int force_portable; /* select portable records only (besides the config's) */
   int in_process;     /* measure in this process, not in olc-worker */
+  /* Version 2: 1 waits (bounded by timeout_ms) for another thread's
+   * measurement of this key even when the nearest measured workload's
+   * policy could answer at once (on_miss, olc_binding_select); 0 (the
+   * default) answers with that policy, OLC_NEAREST_RECORD. */
+  int wait;
 } olc_select_options;
 
-#define OLC_SELECT_OPTIONS_VERSION 1u
+#define OLC_SELECT_OPTIONS_VERSION 2u
 #define OLC_SELECT_OPTIONS_INIT                                                                    \
-  { OLC_SELECT_OPTIONS_VERSION, OLC_SELECT_HOST_DEFAULT, -1, NULL, NULL, 0, 0 }
+  { OLC_SELECT_OPTIONS_VERSION, OLC_SELECT_HOST_DEFAULT, -1, NULL, NULL, 0, 0, 0 }
 
 /* One workload bound to its plugin and key (olc_host_bind). */
 typedef struct olc_binding olc_binding;
@@ -835,8 +923,9 @@ OLC_API void olc_binding_free(olc_binding *b);
  * OLC_SELECT_RECHECK_MS ago) answers from its cached selection without
  * allocating, locking or a system call.
  *
- * On a miss, by mode: OLC_SELECT_NEVER gives the plugin's first candidate
- * (why OLC_E_NOT_FOUND); OLC_SELECT_ON_MISS measures the candidates as
+ * On a miss, by mode: OLC_SELECT_NEVER gives the policy of the nearest
+ * measured workload (below), else the plugin's first candidate (why
+ * OLC_E_NOT_FOUND either way); OLC_SELECT_ON_MISS measures the candidates as
  * olc_host_calibrate does (the [calibration] settings; in olc-worker unless
  * in_process or isolation = false), saves the winner and selects it.
  * Concurrent selects of one key make one measurement, the others wait for
@@ -846,11 +935,26 @@ OLC_API void olc_binding_free(olc_binding *b);
  * measurement that fails gives the first candidate with its status as why;
  * a record saved meanwhile (by another process, say) is served, and the
  * key is measured again by the first select 1 s after the failure, the
- * wait doubling with each further failure up to 5 minutes.
+ * wait doubling with each further failure up to 5 minutes.  While one
+ * thread measures a key, the others that select it get the nearest
+ * measured workload's policy at once (OLC_NEAREST_RECORD) unless the
+ * options ask to wait; with none, they wait as above.
+ *
+ * The nearest measured workload: of the exact calibrated records of the
+ * same plugin (backend and implementation), operator, processor and thread
+ * count, the one whose structure the plugin finds nearest to the key's
+ * (plugin.h, ABI 1.4 distance; the host's default, a log2 distance of the
+ * numeric properties with the others equal, for a plugin without one) and
+ * whose policy the plugin validates.  Its selection is no record of the
+ * workload (olc_selection_record NULL, olc_selection_nearest the
+ * neighbour's record) and its message names the neighbour's workload, its
+ * distance and its file.  A miss in never mode is still recorded
+ * (record_misses).  With force_portable there is none.
  *
  * Returns OLC_OK (*out: a stored or just measured record),
- * OLC_FIRST_CANDIDATE (*out: the plugin's first candidate; err, when
- * given, holds olc_selection_message), or a failure with *out NULL:
+ * OLC_NEAREST_RECORD (*out: the nearest measured workload's policy; err,
+ * when given, holds olc_selection_message), OLC_FIRST_CANDIDATE (*out:
+ * the plugin's first candidate; err likewise), or a failure with *out NULL:
  * OLC_E_INVALID (out or b NULL, bad options), the store's lookup failures,
  * the plugin's candidates failures (OLC_E_PLUGIN, OLC_E_UNSUPPORTED: it
  * has no candidate to fall back on), OLC_E_UNSUPPORTED (in a child of
@@ -893,6 +997,9 @@ OLC_API olc_status olc_selection_why(const olc_selection *s);
 OLC_API const char *olc_selection_message(const olc_selection *s);
 /* 1 when the selection's plugin implements execute (ABI 1.1). */
 OLC_API int olc_selection_can_execute(const olc_selection *s);
+/* For a nearest answer (OLC_NEAREST_RECORD) the record of the nearest
+ * measured workload whose policy it serves, else NULL.  Borrowed from s. */
+OLC_API const olc_record *olc_selection_nearest(const olc_selection *s);
 
 /* Element types (the values of plugin.h's OLC_PLUGIN_DTYPE_*). */
 #define OLC_DTYPE_FLOAT32 1u
