@@ -36,7 +36,7 @@ static const char main_help_tail[] =
     "                 cache path that `olc path` prints); also accepted after\n"
     "                 the command, once\n"
     "  --config FILE  the ini file of the host commands (calibrate, select,\n"
-    "                 explain, plugins, prune); also accepted after the\n"
+    "                 explain, plugins, prune, verify); also accepted after the\n"
     "                 command, once\n"
     "  --read-only    open the store read-only: read it and follow its changes,\n"
     "                 never write it (calibrate keeps its results in memory);\n"
@@ -154,8 +154,9 @@ static int run_command(cli_ctx *ctx, int argc, char **argv) {
            c->sub != NULL ? c->sub : "");
   ctx->command = label;
   if (ctx->config_given && !(c->flags & (CLI_CMD_HOST | CLI_CMD_LAYERS)))
-    return cli_usage_error(ctx, "option '--config' is for the host commands (calibrate, select, "
-                                "explain, plugins, prune) and list, lookup, export (its layers)");
+    return cli_usage_error(
+        ctx, "option '--config' is for the host commands (calibrate, select, "
+             "explain, plugins, prune, verify) and list, lookup, export (its layers)");
   ctx->with_layers = (c->flags & CLI_CMD_LAYERS) != 0;
   return cli_finish(ctx, c->run(ctx, argc - words, argv + words));
 }

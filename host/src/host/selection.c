@@ -28,13 +28,25 @@ static void free_selection(olc_selection *s) {
   free(s);
 }
 
+/* The copy keeps where the record came from (the record module's copy
+ * leaves that to a snapshot): a selection says which file served it, and
+ * verify_layers tells a layer's record from the user's. */
+static olc_status keep_source(olc_selection *s, const olc_record *from) {
+  olc_record *r = &s->set.recs[0];
+  r->from_layer = from->from_layer;
+  if (from->source != NULL && (r->source = olc_arena__strdup(&s->set.arena, from->source)) == NULL)
+    return OLC_E_NOMEM;
+  return OLC_OK;
+}
+
 olc_status olc_host__stored_selection(olc_selection **out, olc_host_slot *slot,
                                       const olc_record *record, int calibrated_now,
                                       olc_error *err) {
   olc_selection *s = new_selection(slot);
   olc_status st;
   *out = NULL;
-  if (s == NULL || olc_recset__append_copy(&s->set, record) != OLC_OK) {
+  if (s == NULL || olc_recset__append_copy(&s->set, record) != OLC_OK ||
+      keep_source(s, record) != OLC_OK) {
     if (s != NULL)
       free_selection(s);
     return olc_error__set(err, OLC_E_NOMEM, "select", "out of memory");
@@ -148,7 +160,8 @@ olc_status olc_host__neighbour_selection(olc_selection **out, olc_host_slot *slo
   }
   olc_host__global_unlock();
   s = new_selection(slot);
-  if (s == NULL || olc_recset__append_copy(&s->set, rec) != OLC_OK) {
+  if (s == NULL || olc_recset__append_copy(&s->set, rec) != OLC_OK ||
+      keep_source(s, rec) != OLC_OK) {
     if (s != NULL)
       free_selection(s);
     return olc_error__set(err, OLC_E_NOMEM, "select", "out of memory");
