@@ -3,6 +3,7 @@
  * 1.4 distance), for the nearest measured answer on a miss: the plugin's
  * own notion when it has one, else the host's default (plugin.h).
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 static double default_value(const char *s) {
   char *end;
   double lo = strtod(s, &end), hi;
-  if (end == s || !(lo > 0) || !isfinite(lo))
+  if (end == s || !(lo > 0) || !(lo <= DBL_MAX))
     return 0;
   if (*end == 0)
     return lo;
@@ -23,7 +24,7 @@ static double default_value(const char *s) {
     return 0;
   s = end + 1;
   hi = strtod(s, &end);
-  if (end == s || *end != 0 || !(hi >= lo) || !isfinite(hi))
+  if (end == s || *end != 0 || !(hi >= lo) || !(hi <= DBL_MAX))
     return 0;
   return sqrt(lo * hi);
 }
@@ -69,7 +70,8 @@ double olc_plugins__distance(olc_loaded_plugin *p, const char *operator_name,
   rc = p->table->distance(p->instance, operator_name, a, a_count, b, b_count, &d);
   /* Anything but a finite distance >= 0 (a refusal, a failure, NaN) keeps
    * the neighbour out: a miss then falls back to the first candidate. */
-  if (rc != OLC_PLUGIN_OK || !(d >= 0) || !isfinite(d))
+  if (rc != OLC_PLUGIN_OK || !(d >= 0) ||
+      !(d <= DBL_MAX)) /* also NaN; isfinite warns on some libcs */
     return -1;
   return d;
 }
