@@ -23,7 +23,8 @@
  * calibration-quality report (quality.c), --overhead the fixed call cost
  * alone (overhead.c, also printed at the head of every run), --buckets the
  * bucket check (buckets.c), --concurrency 8 callers on one instance
- * (concurrency.c).
+ * (concurrency.c), --nearest the answer a miss gets from the nearest
+ * measured shape against a calibrated one (nearest.c).
  *
  * usage: see options.c (--table picks the shapes: the peers' table by
  * default, the earlier one with --table classic).
@@ -109,6 +110,9 @@ int main(int argc, char **argv) {
     return bench_cold_report(pl, &olc_stub_host, o.threads[0], o.reps, o.json) == 0 ? 0 : 1;
   if (o.buckets)
     return bench_buckets_report(pl, &olc_stub_host, o.threads[0], o.reps, o.json) == 0 ? 0 : 1;
+  if (o.nearest)
+    return bench_nearest_report(pl, &olc_stub_host, o.threads[0], o.reps, o.quick, o.json) == 0 ? 0
+                                                                                                : 1;
   if (o.concurrency)
     return bench_concurrency_report(pl, &olc_stub_host, o.threads[0], o.reps, o.json) == 0 ? 0 : 1;
   bench_peers_open(&peers, o.peers);

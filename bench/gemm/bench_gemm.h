@@ -81,6 +81,11 @@ int bench_concurrency_report(const olc_plugin *pl, const olc_plugin_host *h, int
 int bench_cold_report(const olc_plugin *pl, const olc_plugin_host *h, int threads, int reps,
                       int json);
 
+/* --nearest: the nearest measured workload's policy (a never-mode miss)
+ * against a calibrated one over unseen shapes (nearest.c); quick: a few. */
+int bench_nearest_report(const olc_plugin *pl, const olc_plugin_host *h, int threads, int reps,
+                         int quick, int json);
+
 /* --buckets: whether the policy the host's loop selects changes within
  * cpu_gemm's key buckets (README.md). */
 int bench_buckets_report(const olc_plugin *pl, const olc_plugin_host *h, int threads, int reps,

@@ -12,7 +12,7 @@ static void usage(void) {
   fprintf(stderr,
           "usage: bench_gemm [--json] [--quick] [--min] [--cputime] [--threads 1,2] [--reps N] "
           "[--shape MxNxK]... [--table %s] [--peers all|LIST] [--policy TEXT] "
-          "[--quality [ROUNDS]] [--overhead] [--buckets] [--concurrency] [--cold] "
+          "[--quality [ROUNDS]] [--overhead] [--buckets] [--nearest] [--concurrency] [--cold] "
           "[--plugin PATH] [--isa ref|avx2|avx512]\n",
           bench_shape_table_names);
   exit(2);
@@ -57,6 +57,7 @@ void bench_parse_args(options *o, int argc, char **argv) {
       bench_use_min = 1;
     } else if (strcmp(a, "--quick") == 0) {
       o->reps = 3;
+      o->quick = 1;
       if (o->nshapes == 0)
         o->shapes[o->nshapes++] = (shape){256, 256, 256},
         o->shapes[o->nshapes++] = (shape){1, 1024, 1024};
@@ -90,6 +91,8 @@ void bench_parse_args(options *o, int argc, char **argv) {
       o->cold = 1;
     } else if (strcmp(a, "--buckets") == 0) {
       o->buckets = 1;
+    } else if (strcmp(a, "--nearest") == 0) {
+      o->nearest = 1;
     } else if (strcmp(a, "--concurrency") == 0) {
       o->concurrency = 1;
     } else if (strcmp(a, "--quality") == 0) {

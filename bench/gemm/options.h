@@ -11,7 +11,8 @@
 typedef struct options {
   const char *plugin_path, *forced;
   const char *isa; /* cpu_gemm's isa cap (its [plugin.cpu_gemm] isa), or NULL */
-  int quality, overhead, buckets, concurrency, cold, json, reps, nthreads, threads[8], nshapes;
+  int quality, overhead, buckets, concurrency, cold, nearest, quick, json, reps, nthreads,
+      threads[8], nshapes;
   int peers[BENCH_PEER_COUNT]; /* --peers (all by default) */
   shape shapes[MAX_SHAPES];
 } options;

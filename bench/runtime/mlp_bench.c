@@ -99,7 +99,7 @@ static void bind_layers(mlp_run *r, olc_host *host) {
     if (olc_host_bind(&r->binding[l], host, &w, &err) != OLC_OK)
       br_die("mlp bind: %s", err.message);
     st = olc_binding_select(&r->sel[l], r->binding[l], NULL, &err);
-    if (st != OLC_OK && st != OLC_FIRST_CANDIDATE)
+    if (st < 0)
       br_die("mlp select: %s", err.message);
   }
 }

@@ -98,10 +98,10 @@ static void bind_constant(packed_run *r, olc_host *host) {
   if (olc_host_bind(&s->binding, host, &s->w, &err) != OLC_OK)
     br_die("packed %s: bind: %s", s->label, err.message);
   st = olc_binding_select(&s->sel, s->binding, NULL, &err);
-  if (st != OLC_OK && st != OLC_FIRST_CANDIDATE)
+  if (st < 0)
     br_die("packed %s: select: %s", s->label, err.message);
-  if (st == OLC_FIRST_CANDIDATE)
-    printf("packed %s: the first candidate (%s)\n", s->label, olc_selection_message(s->sel));
+  if (st == OLC_FIRST_CANDIDATE || st == OLC_NEAREST_RECORD)
+    printf("packed %s: not tuned for it (%s)\n", s->label, olc_selection_message(s->sel));
   r->args = args_init;
   r->args.inputs = r->t;
   r->args.input_count = 2;

@@ -383,7 +383,7 @@ static int bind_and_select(const olc_selection **sel, rn_graph *g, rn_node *n, o
   }
   so.mode = opt->select_mode;
   st = olc_binding_select(sel, n->binding, &so, &err);
-  if (st != OLC_OK && st != OLC_FIRST_CANDIDATE)
+  if (st < 0) /* OLC_OK, OLC_NEAREST_RECORD, OLC_FIRST_CANDIDATE: a policy to run */
     return rn_fail(e, RN_OLC_FAILED, "%s: %s: select (%s): %s", g->path, n->label,
                    olc_status_str(st), err.message);
   if (opt->verbose) {

@@ -434,6 +434,9 @@ static const olc_plugin tm_plugin = {
     .execute = tm_execute,
     /* .tolerances left NULL: the host's defaults for the numerical check */
     /* .operand_bytes left NULL: the host computes them from the shape */
+    /* .distance left NULL (ABI 1.4): on a miss the host serves the policy of
+     * the nearest measured workload by its default distance, the log2
+     * distance of m, n and k with dtype equal */
 };
 
 OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,

@@ -134,7 +134,7 @@ static olc_status prepare_layer(layer *ly, olc_host *host, const mlp *m, uint32_
   t0 = now_ms();
   st = olc_binding_select(&ly->selection, ly->binding, NULL, err);
   ly->select_ms = now_ms() - t0;
-  return st == OLC_FIRST_CANDIDATE ? OLC_OK : st;
+  return st == OLC_FIRST_CANDIDATE || st == OLC_NEAREST_RECORD ? OLC_OK : st;
 }
 
 /* One forward pass through the selected policies: x (batch rows) in, the

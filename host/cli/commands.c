@@ -28,6 +28,8 @@ const cli_command cli_commands[] = {
      CLI_CMD_HOST},
     {"plugins", NULL, "load the plugins and print the load report", cli_cmd_plugins, CLI_CMD_HOST},
     {"prune", NULL, "remove calibrated records the plugins reject", cli_cmd_prune, CLI_CMD_HOST},
+    {"verify", NULL, "race the layers' records again here, recalibrate those that lost",
+     cli_cmd_verify, CLI_CMD_HOST},
 };
 
 const size_t cli_command_count = sizeof cli_commands / sizeof cli_commands[0];

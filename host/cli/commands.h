@@ -53,4 +53,7 @@ int cli_cmd_explain(cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_plugins(cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_prune(cli_ctx *ctx, int argc, char **argv);
 
+/* cmd_verify.c */
+int cli_cmd_verify(cli_ctx *ctx, int argc, char **argv);
+
 #endif /* OLC_CLI_COMMANDS_H */

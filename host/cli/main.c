@@ -36,8 +36,8 @@ static const char main_help_tail[] =
     "                 cache path that `olc path` prints); also accepted after\n"
     "                 the command, once\n"
     "  --config FILE  the ini file of the host commands (calibrate, select,\n"
-    "                 explain, plugins, prune, override); also accepted after\n"
-    "                 the command, once\n"
+    "                 explain, plugins, prune, override, verify); also accepted\n"
+    "                 after the command, once\n"
     "  --read-only    open the store read-only: read it and follow its changes,\n"
     "                 never write it (calibrate keeps its results in memory);\n"
     "                 also [store] persistence = read_only, $OLC_PERSISTENCE\n"
@@ -155,8 +155,8 @@ static int run_command(cli_ctx *ctx, int argc, char **argv) {
   ctx->command = label;
   if (ctx->config_given && !(c->flags & (CLI_CMD_HOST | CLI_CMD_LAYERS)))
     return cli_usage_error(ctx, "option '--config' is for the host commands (calibrate, select, "
-                                "explain, plugins, prune, override) and list, lookup, export (its "
-                                "layers)");
+                                "explain, plugins, prune, override, verify) and list, lookup, "
+                                "export (its layers)");
   ctx->with_layers = (c->flags & CLI_CMD_LAYERS) != 0;
   return cli_finish(ctx, c->run(ctx, argc - words, argv + words));
 }

@@ -111,6 +111,10 @@ int cg_b_view(const olc_plugin_tensor *t, cg_view *v, int64_t *k, int64_t *n);
 
 int32_t cg_plugin_key(void *instance, const olc_plugin_workload *workload,
                       const olc_plugin_key_sink *sink);
+/* ABI 1.4 distance: how far apart two keys' structures are (workload.c). */
+int32_t cg_plugin_distance(void *instance, const char *operator_name, const olc_plugin_kv *a,
+                           uint32_t a_count, const olc_plugin_kv *b, uint32_t b_count,
+                           double *distance);
 int32_t cg_plugin_candidates(void *instance, const olc_plugin_workload *workload,
                              const olc_plugin_policy_sink *sink);
 int32_t cg_plugin_execute(void *instance, const olc_plugin_workload *workload, const void *policy,

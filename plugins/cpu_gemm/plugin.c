@@ -521,6 +521,7 @@ static const olc_plugin cg_plugin = {
     .features = OLC_PLUGIN_FEATURE_VIEWS,
     .pack = cg_plugin_pack,
     .release_packed = cg_plugin_release_packed,
+    .distance = cg_plugin_distance,
 };
 
 OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,

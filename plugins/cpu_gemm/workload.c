@@ -428,6 +428,89 @@ int32_t cg_plugin_key(void *instance, const olc_plugin_workload *workload,
   return key_layout(sink, &w);
 }
 
+/* log2(x) for x >= 1 without libm (the plugin links none): the exponent
+ * by halving, the mantissa's by ln(m) = 2 atanh((m - 1) / (m + 1)), whose
+ * series converges fast for m in [1, 2). */
+static double cg_log2(double x) {
+  double e = 0, t, t2, term, sum = 0;
+  while (x >= 2) {
+    x /= 2;
+    e += 1;
+  }
+  t = (x - 1) / (x + 1);
+  t2 = t * t;
+  term = t;
+  for (int i = 1; i < 40; i += 2) {
+    sum += term / i;
+    term *= t2;
+  }
+  return e + 2 * sum / 0.69314718055994530942;
+}
+
+/* log2 of a dimension of a key's structure: of its size, or for a bucket
+ * "lo-hi" of the range's geometric middle (every size of a bucket runs its
+ * one policy, so the bucket stands for its middle on a log scale); -1 when
+ * the text is neither. */
+static double dim_log2(const char *s) {
+  char *end;
+  double lo = strtod(s, &end), hi;
+  if (end == s || !(lo >= 1) || !(lo <= 1e18))
+    return -1;
+  if (*end == 0)
+    return cg_log2(lo);
+  if (*end != '-')
+    return -1;
+  s = end + 1;
+  hi = strtod(s, &end);
+  if (end == s || *end != 0 || !(hi >= lo) || !(hi <= 1e18))
+    return -1;
+  return (cg_log2(lo) + cg_log2(hi)) / 2;
+}
+
+static const char *kv_find(const olc_plugin_kv *kv, uint32_t n, const char *name) {
+  for (uint32_t i = 0; i < n; i++)
+    if (strcmp(kv[i].key, name) == 0)
+      return kv[i].value;
+  return NULL;
+}
+
+/*
+ * The policy of a measured shape serves a miss (plugin.h, distance) only
+ * for the same layout: dtype, transposes, batch, bias and a constant B
+ * change which kernels read the operands well, so they must be equal.
+ * Among those, the blocking a policy chose follows the sizes on a log
+ * scale (cache levels, thread splits), so the distance is the sum of
+ * |log2| of the ratios of m, n and k.
+ */
+int32_t cg_plugin_distance(void *instance, const char *operator_name, const olc_plugin_kv *a,
+                           uint32_t a_count, const olc_plugin_kv *b, uint32_t b_count,
+                           double *distance) {
+  double d = 0;
+  (void)instance;
+  (void)operator_name;
+  if (a_count != b_count || distance == NULL)
+    return OLC_PLUGIN_E_UNSUPPORTED;
+  for (uint32_t i = 0; i < a_count; i++) {
+    const char *other = kv_find(b, b_count, a[i].key);
+    int dim =
+        strcmp(a[i].key, "m") == 0 || strcmp(a[i].key, "n") == 0 || strcmp(a[i].key, "k") == 0;
+    double x, y;
+    if (other == NULL)
+      return OLC_PLUGIN_E_UNSUPPORTED;
+    if (strcmp(other, a[i].value) == 0)
+      continue;
+    if (!dim)
+      return OLC_PLUGIN_E_UNSUPPORTED;
+    x = dim_log2(a[i].value);
+    y = dim_log2(other);
+    if (x < 0 || y < 0)
+      return OLC_PLUGIN_E_UNSUPPORTED;
+    d += x > y ? x - y : y - x;
+  }
+  *distance = d;
+  return OLC_PLUGIN_OK;
+}
+
 /* Whether a policy reads the operands this layout makes general
  * (transposed, float16, bfloat16, a constant B) the way they are cheap:
  * a tile kernel that packs them, converting once per panel (and, for a

@@ -35,3 +35,9 @@ if(TARGET olc_cli AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
     target_compile_definitions(test_cli_readonly PRIVATE CPU_GEMM_PLUGIN="$<TARGET_FILE:cpu_gemm>")
   endif()
 endif()
+# olc verify on a layer that another run made.
+if(TARGET olc_cli AND NOT WIN32)
+  olc_add_test(NAME test_cli_verify LABELS integration TIMEOUT 120
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cli_verify.c CLI
+    DEFINES OLC_MOCK_PLUGIN_DIR_GOOD="${OLC_MOCK_PLUGIN_DIR_GOOD}" DEPENDS olc_mock_plugins)
+endif()

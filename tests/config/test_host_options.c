@@ -34,6 +34,7 @@ static const struct {
     {"layers", "olc_store_options.layers"},
     {"force_portable", "olc_host_options.force_portable"},
     {"lock_timeout_ms", "olc_store_options.lock_timeout_ms"},
+    {"verify_layers", "olc_host_options.verify_layers"},
 };
 
 static const char *route_of(const char *key) {
@@ -164,8 +165,10 @@ static void test_no_config(void) {
   o.plugin_dir_count = 1;
   o.threads = 3;
   o.force_portable = 1;
+  o.verify_layers = OLC_VERIFY_LAYERS_ON_FIRST_USE;
   OLC_ASSERT_OK(olc_host_open(&h, NULL, NULL, &o, &err), &err);
   CU_ASSERT_FATAL(h != NULL);
+  CU_ASSERT_EQUAL(h->rt.verify_layers, OLC_VERIFY_LAYERS_ON_FIRST_USE);
   CU_ASSERT_EQUAL(h->threads, 3u);
   CU_ASSERT_EQUAL(h->force_portable, 1);
   CU_ASSERT(olc_plugins__count(h->plugins) >= 1);
@@ -194,6 +197,11 @@ static void test_bad_fields(void) {
   o.force_portable = 7;
   CU_ASSERT_EQUAL(olc_host_open(&h, NULL, NULL, &o, &err), OLC_E_INVALID);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "force_portable 7"));
+  CU_ASSERT_PTR_NULL(h);
+  o.force_portable = 0;
+  o.verify_layers = 3;
+  CU_ASSERT_EQUAL(olc_host_open(&h, NULL, NULL, &o, &err), OLC_E_INVALID);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "verify_layers 3"));
   CU_ASSERT_PTR_NULL(h);
 }
 

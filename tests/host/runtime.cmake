@@ -15,6 +15,9 @@
 #   test_runtime_buckets   200 sizes of m through a bucketing plugin
 #   test_runtime_identity  no property dropped from the identity: refusals,
 #                          a layout and its plain twin, stored records kept
+#   test_runtime_nearest   the nearest measured workload's policy on a miss
+#                          (default and plugin distance, on_miss waiters)
+#   test_runtime_layers    [store] verify_layers = on_first_use
 #   test_runtime_constants constant inputs packed once per selection,
 #                          olc_binding_execute, a new selection while 8
 #                          threads execute (tests/sanitize/tsan.sh)
@@ -22,7 +25,8 @@ include(${CMAKE_CURRENT_LIST_DIR}/../plugins/mock_plugins.cmake)
 if(NOT WIN32)
   foreach(t IN ITEMS test_runtime_bind test_runtime_select test_runtime_execute
       test_runtime_threads test_runtime_buckets test_runtime_warm test_runtime_wait
-      test_runtime_identity test_runtime_constants)
+      test_runtime_identity test_runtime_constants test_runtime_nearest
+      test_runtime_layers)
     if(NOT EXISTS ${CMAKE_CURRENT_LIST_DIR}/${t}.c)
       continue()
     endif()

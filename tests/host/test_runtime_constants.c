@@ -247,7 +247,8 @@ static void test_pack_once(void) {
   /* A selection of another key. */
   rt_matmul(&rw_other, NULL, N + 1, N, N);
   b_other = rt_bind(&h, &rw_other);
-  CU_ASSERT_EQUAL(olc_binding_select(&s_other, b_other, NULL, &err), OLC_FIRST_CANDIDATE);
+  /* Never mode: the policy of the nearest measured workload (b's). */
+  CU_ASSERT_EQUAL(olc_binding_select(&s_other, b_other, NULL, &err), OLC_NEAREST_RECORD);
   CU_ASSERT_EQUAL(run(b, s_other, &x, &zero, 1, &err), OLC_E_INVALID);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "the selection is not one of this binding's key"));
   CU_ASSERT_EQUAL(olc_binding_execute(NULL, s, NULL, &err), OLC_E_INVALID);

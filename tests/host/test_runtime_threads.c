@@ -62,6 +62,9 @@ static void fail(shared *sh, const char *what, int i, olc_status st) {
 static void one(worker *w, int i, int round) {
   olc_select_options on_miss = rt_mode(OLC_SELECT_ON_MISS);
   shared *sh = w->sh;
+  /* Every thread waits for the key's measurement (not the nearest
+   * measured workload's policy meanwhile): each gets its record. */
+  on_miss.wait = 1;
   long m = m_of(i);
   float a[64 * K], b[K * N], c[64 * N], want[64 * N];
   const olc_selection *s = NULL;

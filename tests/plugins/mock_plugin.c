@@ -11,6 +11,7 @@
  * Like every plugin it uses no file-system call and links only the ABI
  * header.
  */
+#include <math.h>
 #include <stdatomic.h>
 
 #include "mock_scaffold.h"
@@ -44,6 +45,7 @@ typedef struct mock_instance {
   int lazy;                 /* lazy = 1: run() looks up / saves through the host */
   char execute_mode[16];    /* execute = fail */
   char bucket[32];          /* bucket = m[,n]: those properties bucketed in the key */
+  char distance_mode[16];   /* distance = refuse (MOCK_DISTANCE builds) */
   char keys_on[64];         /* keys_on = a,b: the key reports only those (others dropped) */
   char defaults[64];        /* defaults = trans_b:0[,...]: left out of the key, declared used */
   uint32_t wrong_spin;      /* wrong = N: execute with spin_us=N is off by 1e-2 at C[3,17] */
@@ -133,6 +135,8 @@ static int32_t mock_create(const olc_plugin_host *host, const olc_plugin_kv *con
       m->expect_constants = (int)strtol(v, NULL, 10);
     else if (strcmp(k, "bucket") == 0)
       copy_text(m->bucket, sizeof m->bucket, v);
+    else if (strcmp(k, "distance") == 0)
+      copy_text(m->distance_mode, sizeof m->distance_mode, v);
     else if (strcmp(k, "keys_on") == 0)
       copy_text(m->keys_on, sizeof m->keys_on, v);
     else if (strcmp(k, "defaults") == 0)
@@ -715,12 +719,45 @@ static const olc_plugin_tolerance mock_tolerances[] = {
 #define MOCK_FEATURES 0u
 #endif
 
+#if defined(MOCK_DISTANCE)
+/* ABI 1.4: a distance of its own, linear in m (the host's default is
+ * logarithmic), every other property equal; `distance = refuse` in
+ * [plugin.NAME] refuses every pair. */
+static const char *mock_kv(const olc_plugin_kv *kv, uint32_t n, const char *name) {
+  for (uint32_t i = 0; i < n; i++)
+    if (strcmp(kv[i].key, name) == 0)
+      return kv[i].value;
+  return NULL;
+}
+
+static int32_t mock_distance(void *instance, const char *operator_name, const olc_plugin_kv *a,
+                             uint32_t a_count, const olc_plugin_kv *b, uint32_t b_count,
+                             double *distance) {
+  const mock_instance *m = instance;
+  const char *ma = mock_kv(a, a_count, "m"), *mb = mock_kv(b, b_count, "m");
+  (void)operator_name;
+  if (strcmp(m->distance_mode, "refuse") == 0 || a_count != b_count || ma == NULL || mb == NULL)
+    return OLC_PLUGIN_E_UNSUPPORTED;
+  for (uint32_t i = 0; i < a_count; i++) {
+    const char *v = mock_kv(b, b_count, a[i].key);
+    if (v == NULL || (strcmp(a[i].key, "m") != 0 && strcmp(v, a[i].value) != 0))
+      return OLC_PLUGIN_E_UNSUPPORTED;
+  }
+  *distance = fabs(strtod(ma, NULL) - strtod(mb, NULL));
+  return OLC_PLUGIN_OK;
+}
+#define MOCK_DISTANCE_FN mock_distance
+#else
+#define MOCK_DISTANCE_FN NULL
+#endif
+
 #define MOCK_TABLE_BODY(size, minor)                                                               \
-  MOCK_TABLE_INIT_V13(                                                                             \
-      size, minor, MOCK_ABI_MAJOR, MOCK_NAME, MOCK_VERSION, "mock plugin for the host tests",      \
-      mock_operators, MOCK_OPERATOR_COUNT, mock_create, mock_destroy, mock_key, mock_candidates,   \
-      mock_validate, mock_serialize, mock_release, MOCK_RUN, mock_prepare, mock_unprepare,         \
-      mock_flops, MOCK_EXECUTE, mock_tolerances, 1, MOCK_FEATURES, mock_pack, mock_release_packed)
+  MOCK_TABLE_INIT_V14(size, minor, MOCK_ABI_MAJOR, MOCK_NAME, MOCK_VERSION,                        \
+                      "mock plugin for the host tests", mock_operators, MOCK_OPERATOR_COUNT,       \
+                      mock_create, mock_destroy, mock_key, mock_candidates, mock_validate,         \
+                      mock_serialize, mock_release, MOCK_RUN, mock_prepare, mock_unprepare,        \
+                      mock_flops, MOCK_EXECUTE, mock_tolerances, 1, MOCK_FEATURES, mock_pack,      \
+                      mock_release_packed, MOCK_DISTANCE_FN)
 
 #if defined(MOCK_NEWER_MINOR)
 /* A plugin built against a future 1.3 header: the table grew by appending. */

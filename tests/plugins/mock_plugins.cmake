@@ -62,3 +62,5 @@ olc_mock_plugin(sorted mock_b mock_b)
 # built against the 1.2 header whose table ends before the feature it sets.
 olc_mock_plugin(views mock_views mock_views MOCK_VIEWS)
 olc_mock_plugin(abi_1_2 mock_v12 mock_v12 MOCK_ABI_1_2 MOCK_VIEWS)
+# ABI 1.4: a mock_det with a distance of its own (linear in m).
+olc_mock_plugin(distance mock_dist mock_dist MOCK_DISTANCE)

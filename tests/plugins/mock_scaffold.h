@@ -132,12 +132,15 @@ static inline int32_t mock_hand_table(uint32_t host_abi_major, const olc_plugin 
 }
 
 /* The fields of an olc_plugin, by name (the reserved fields and
- * operand_bytes zero); MOCK_TABLE_INIT_V13 with the ABI 1.3 fields
- * (features, pack, release_packed), MOCK_TABLE_INIT without them. */
-#define MOCK_TABLE_INIT_V13(size, minor, major, name_, version, description_, operators_,          \
+ * operand_bytes zero); MOCK_TABLE_INIT_V14 with the ABI 1.3 fields
+ * (features, pack, release_packed) and 1.4's distance, MOCK_TABLE_INIT_V13
+ * with distance NULL (the host's default distance), MOCK_TABLE_INIT
+ * without the 1.3 fields either. */
+#define MOCK_TABLE_INIT_V14(size, minor, major, name_, version, description_, operators_,          \
                             operator_count_, create_, destroy_, key_, candidates_, validate_,      \
                             serialize_, release, run_, prepare_, unprepare_, flops_, execute_,     \
-                            tolerances_, tolerance_count_, features_, pack_, release_packed_)      \
+                            tolerances_, tolerance_count_, features_, pack_, release_packed_,      \
+                            distance_)                                                             \
   .struct_size = (size), .abi_minor = (minor), .abi_major = (major), .name = (name_),              \
   .implementation_version = (version), .description = (description_), .operators = (operators_),   \
   .operator_count = (operator_count_), .create = (create_), .destroy = (destroy_), .key = (key_),  \
@@ -145,7 +148,15 @@ static inline int32_t mock_hand_table(uint32_t host_abi_major, const olc_plugin 
   .release_policy = (release), .run = (run_), .prepare = (prepare_), .unprepare = (unprepare_),    \
   .flops = (flops_), .execute = (execute_), .tolerances = (tolerances_),                           \
   .tolerance_count = (tolerance_count_), .features = (features_), .pack = (pack_),                 \
-  .release_packed = (release_packed_)
+  .release_packed = (release_packed_), .distance = (distance_)
+#define MOCK_TABLE_INIT_V13(size, minor, major, name_, version, description_, operators_,          \
+                            operator_count_, create_, destroy_, key_, candidates_, validate_,      \
+                            serialize_, release, run_, prepare_, unprepare_, flops_, execute_,     \
+                            tolerances_, tolerance_count_, features_, pack_, release_packed_)      \
+  MOCK_TABLE_INIT_V14(size, minor, major, name_, version, description_, operators_,                \
+                      operator_count_, create_, destroy_, key_, candidates_, validate_,            \
+                      serialize_, release, run_, prepare_, unprepare_, flops_, execute_,           \
+                      tolerances_, tolerance_count_, features_, pack_, release_packed_, NULL)
 #define MOCK_TABLE_INIT(size, minor, major, name, version, description, operators, operator_count, \
                         create, destroy, key, candidates, validate, serialize, release, run,       \
                         prepare, unprepare, flops, execute, tolerances, tolerance_count)           \

@@ -288,6 +288,73 @@ typedef void (*olc_prune_report_fn)(void *payload, const olc_record *record, con
 OLC_API olc_status olc_host_prune(olc_host *host, int dry_run, olc_prune_report_fn report,
                                   void *payload, size_t *removed, olc_error *err);
 
+/* What olc_host_verify found for one layer record (olc_verify_entry). */
+typedef enum olc_verify_outcome {
+  OLC_VERIFY_KEPT = 1,         /* its policy still wins here (or ties within the noise) */
+  OLC_VERIFY_RECALIBRATED = 2, /* a challenger won beyond the noise: saved to the user's store */
+  OLC_VERIFY_STALE = 3,        /* a challenger won, but the store is read-only: nothing saved */
+  OLC_VERIFY_SKIPPED = 4,      /* not verified here (message: why) */
+  OLC_VERIFY_FAILED = 5        /* measuring failed (status, message) */
+} olc_verify_outcome;
+
+/* One record verified; everything borrowed for the report callback. */
+typedef struct olc_verify_entry {
+  const olc_record *record; /* the layer's record */
+  olc_verify_outcome outcome;
+  olc_status status;                  /* OLC_OK, or why it failed or was skipped */
+  const char *message;                /* one line */
+  double stored_median_us;            /* the record's policy measured here; < 0: not measured */
+  double winner_median_us;            /* the winner's (the record's when kept); < 0: none */
+  const unsigned char *winner_policy; /* the new policy (recalibrated, stale), else NULL */
+  size_t winner_policy_len;
+  size_t candidates; /* policies raced, the record's included */
+} olc_verify_entry;
+
+typedef void (*olc_verify_report_fn)(void *payload, const olc_verify_entry *entry);
+
+/* How olc_host_verify goes.  Initialize with OLC_VERIFY_OPTIONS_INIT;
+ * versioned as olc/store.h says. */
+typedef struct olc_verify_options {
+  uint32_t version; /* OLC_VERIFY_OPTIONS_VERSION */
+  /* 0: every layer record; n: at most n of them, spread evenly over the
+   * store's order (the same n records on every run over one store). */
+  size_t sample;
+  int dry_run;    /* measure and report, save nothing (as a read-only store does) */
+  int in_process; /* measure in this process, not in olc-worker */
+} olc_verify_options;
+
+#define OLC_VERIFY_OPTIONS_VERSION 1u
+#define OLC_VERIFY_OPTIONS_INIT                                                                    \
+  { OLC_VERIFY_OPTIONS_VERSION, 0, 0, 0 }
+
+/*
+ * Verifies the calibrated records of the store's read-only layers (shipped
+ * profiles, olc_store_options.layers) on this machine: for each one that
+ * this host would select (its plugin loaded with the record's
+ * implementation, its workload's key here has the record's processor and
+ * thread count, no record of the user's file or an earlier layer shadows
+ * it), its policy is raced first against the plugin's candidates with the
+ * [calibration] settings; a tie keeps it, so it is replaced only when a
+ * candidate beats it beyond the noise.  Then the winner is saved to the
+ * user's store (OLC_VERIFY_RECALIBRATED), where it takes precedence over
+ * the layer; with dry_run, or a store that is read-only (read-only mode
+ * or a file that cannot be written), nothing is saved (OLC_VERIFY_STALE).
+ * Overrides, legacy records (no workload identity) and records of plugins
+ * not loaded are OLC_VERIFY_SKIPPED with the reason.  report (may be NULL)
+ * is called once per layer record considered, in the store's order;
+ * counts (may be NULL) receives how many of each outcome, indexed by
+ * olc_verify_outcome (counts[0] the records considered).  Measuring takes
+ * the process's measurer and the machine's measurement lock like calibrate.
+ *
+ * Returns OLC_OK (also when some records failed: their entries say why),
+ * OLC_E_INVALID (host NULL or without a store, a bad options version),
+ * OLC_E_UNSUPPORTED (in a child of fork()), OLC_E_NOMEM, or the store's
+ * listing failures.  Not concurrent with olc_host_free.
+ */
+OLC_API olc_status olc_host_verify(olc_host *host, const olc_verify_options *options,
+                                   olc_verify_report_fn report, void *payload, size_t counts[6],
+                                   olc_error *err);
+
 /* Flags of olc_host_prune_ext. */
 #define OLC_PRUNE_DRY_RUN 1u /* only report */
 /* Also remove the exact calibrated records of another machine: the

@@ -3,8 +3,8 @@
  *
  * Every fallible call of the library returns an olc_status and takes an
  * optional olc_error * as its last argument.  The error record is written
- * only on failure (and for the warnings OLC_COMMITTED_UNSYNCED and
- * OLC_FIRST_CANDIDATE), never allocates, and
+ * only on failure (and for the warnings OLC_COMMITTED_UNSYNCED,
+ * OLC_FIRST_CANDIDATE and OLC_NEAREST_RECORD), never allocates, and
  * carries a one-line, lower-case message that names the object concerned
  * (path, line, column, plugin, field).
  */
@@ -35,6 +35,12 @@ typedef enum olc_status {
    * measurement timed out or was cancelled, or measuring failed
    * (olc_selection_why in olc/host.h says which).  Usable, not tuned. */
   OLC_FIRST_CANDIDATE = 2,
+  /* A selection is the stored policy of the nearest measured workload of
+   * the same plugin, operator, processor and thread count (the plugin's
+   * distance, validated by it), not one of this workload: nothing was
+   * stored for it, or another thread is measuring it (olc/host.h,
+   * olc_binding_select).  Usable, measured elsewhere. */
+  OLC_NEAREST_RECORD = 3,
 
   OLC_E_INVALID = -1,      /* bad argument or option */
   OLC_E_NOMEM = -2,        /* out of memory */

@@ -112,11 +112,27 @@ typedef struct olc_host_options {
   uint32_t threads;
   int force_portable;
   const olc_calibration_settings *calibration;
+  /* Version 7: [store] verify_layers (olc_verify_layers);
+   * OLC_VERIFY_LAYERS_DEFAULT: the config's (never by default). */
+  int verify_layers;
 } olc_host_options;
 
-#define OLC_HOST_OPTIONS_VERSION 6u
+/* olc_host_options.verify_layers: whether a runtime checks a record of a
+ * read-only layer (a shipped profile) on this machine before it trusts it. */
+typedef enum olc_verify_layers {
+  OLC_VERIFY_LAYERS_DEFAULT = 0, /* the config's [store] verify_layers */
+  OLC_VERIFY_LAYERS_NEVER = 1,   /* serve layer records as they are */
+  /* The first select that a layer's calibrated record answers (per key and
+   * host) races its policy against the plugin's candidates first, as
+   * olc_host_verify does, in on_miss mode only (never mode measures
+   * nothing); one that no longer wins beyond the noise is recalibrated into
+   * the user's store and the new record served. */
+  OLC_VERIFY_LAYERS_ON_FIRST_USE = 2
+} olc_verify_layers;
+
+#define OLC_HOST_OPTIONS_VERSION 7u
 #define OLC_HOST_OPTIONS_INIT                                                                      \
-  { OLC_HOST_OPTIONS_VERSION, 0, 0, NULL, NULL, 0, NULL, NULL, 0.0, 0, NULL, 0, 0, 0, NULL }
+  { OLC_HOST_OPTIONS_VERSION, 0, 0, NULL, NULL, 0, NULL, NULL, 0.0, 0, NULL, 0, 0, 0, NULL, 0 }
 
 /*
  * fork() (POSIX): plugin instances may run threads (cpu_gemm's pool), which

@@ -129,11 +129,16 @@ typedef struct olc_select_options {
   void *cancel_payload;
   int force_portable; /* select portable records only (besides the config's) */
   int in_process;     /* measure in this process, not in olc-worker */
+  /* Version 2: 1 waits (bounded by timeout_ms) for another thread's
+   * measurement of this key even when the nearest measured workload's
+   * policy could answer at once (on_miss, olc_binding_select); 0 (the
+   * default) answers with that policy, OLC_NEAREST_RECORD. */
+  int wait;
 } olc_select_options;
 
-#define OLC_SELECT_OPTIONS_VERSION 1u
+#define OLC_SELECT_OPTIONS_VERSION 2u
 #define OLC_SELECT_OPTIONS_INIT                                                                    \
-  { OLC_SELECT_OPTIONS_VERSION, OLC_SELECT_HOST_DEFAULT, -1, NULL, NULL, 0, 0 }
+  { OLC_SELECT_OPTIONS_VERSION, OLC_SELECT_HOST_DEFAULT, -1, NULL, NULL, 0, 0, 0 }
 
 /* One workload bound to its plugin and key (olc_host_bind). */
 typedef struct olc_binding olc_binding;
@@ -177,8 +182,9 @@ OLC_API void olc_binding_free(olc_binding *b);
  * OLC_SELECT_RECHECK_MS ago) answers from its cached selection without
  * allocating, locking or a system call.
  *
- * On a miss, by mode: OLC_SELECT_NEVER gives the plugin's first candidate
- * (why OLC_E_NOT_FOUND); OLC_SELECT_ON_MISS measures the candidates as
+ * On a miss, by mode: OLC_SELECT_NEVER gives the policy of the nearest
+ * measured workload (below), else the plugin's first candidate (why
+ * OLC_E_NOT_FOUND either way); OLC_SELECT_ON_MISS measures the candidates as
  * olc_host_calibrate does (the [calibration] settings; in olc-worker unless
  * in_process or isolation = false), saves the winner and selects it.
  * Concurrent selects of one key make one measurement, the others wait for
@@ -188,11 +194,26 @@ OLC_API void olc_binding_free(olc_binding *b);
  * measurement that fails gives the first candidate with its status as why;
  * a record saved meanwhile (by another process, say) is served, and the
  * key is measured again by the first select 1 s after the failure, the
- * wait doubling with each further failure up to 5 minutes.
+ * wait doubling with each further failure up to 5 minutes.  While one
+ * thread measures a key, the others that select it get the nearest
+ * measured workload's policy at once (OLC_NEAREST_RECORD) unless the
+ * options ask to wait; with none, they wait as above.
+ *
+ * The nearest measured workload: of the exact calibrated records of the
+ * same plugin (backend and implementation), operator, processor and thread
+ * count, the one whose structure the plugin finds nearest to the key's
+ * (plugin.h, ABI 1.4 distance; the host's default, a log2 distance of the
+ * numeric properties with the others equal, for a plugin without one) and
+ * whose policy the plugin validates.  Its selection is no record of the
+ * workload (olc_selection_record NULL, olc_selection_nearest the
+ * neighbour's record) and its message names the neighbour's workload, its
+ * distance and its file.  A miss in never mode is still recorded
+ * (record_misses).  With force_portable there is none.
  *
  * Returns OLC_OK (*out: a stored or just measured record),
- * OLC_FIRST_CANDIDATE (*out: the plugin's first candidate; err, when
- * given, holds olc_selection_message), or a failure with *out NULL:
+ * OLC_NEAREST_RECORD (*out: the nearest measured workload's policy; err,
+ * when given, holds olc_selection_message), OLC_FIRST_CANDIDATE (*out:
+ * the plugin's first candidate; err likewise), or a failure with *out NULL:
  * OLC_E_INVALID (out or b NULL, bad options), the store's lookup failures,
  * the plugin's candidates failures (OLC_E_PLUGIN, OLC_E_UNSUPPORTED: it
  * has no candidate to fall back on), OLC_E_UNSUPPORTED (in a child of
@@ -230,6 +251,10 @@ OLC_API int olc_selection_calibrated_now(const olc_selection *s);
  * stored, mode never), OLC_E_TIMEOUT, OLC_E_CANCELLED, or the status of the
  * measurement that failed. */
 OLC_API olc_status olc_selection_why(const olc_selection *s);
+
+/* For a nearest answer (OLC_NEAREST_RECORD) the record of the nearest
+ * measured workload whose policy it serves, else NULL.  Borrowed from s. */
+OLC_API const olc_record *olc_selection_nearest(const olc_selection *s);
 /* One line saying what s is ("stored exact calibrated record", "first
  * candidate: ..."). Borrowed from s. */
 OLC_API const char *olc_selection_message(const olc_selection *s);

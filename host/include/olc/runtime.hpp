@@ -98,9 +98,14 @@ inline olc_workload ToCWorkload(const RuntimeWorkload &w, std::vector<olc_proper
 class Selection {
 public:
   Selection(const olc_selection *s, olc_status status) noexcept : s_(s), status_(status) {}
-  /* OLC_OK (a stored or just measured record) or OLC_FIRST_CANDIDATE. */
+  /* OLC_OK (a stored or just measured record), OLC_NEAREST_RECORD or
+   * OLC_FIRST_CANDIDATE. */
   olc_status Status() const noexcept { return status_; }
-  bool IsFirstCandidate() const noexcept { return olc_selection_record(s_) == nullptr; }
+  bool IsFirstCandidate() const noexcept {
+    return olc_selection_record(s_) == nullptr && olc_selection_nearest(s_) == nullptr;
+  }
+  /* The nearest measured workload's policy (OLC_NEAREST_RECORD). */
+  bool IsNearest() const noexcept { return olc_selection_nearest(s_) != nullptr; }
   /* Why a first candidate (OLC_OK for a record): olc_selection_why. */
   olc_status Why() const noexcept { return olc_selection_why(s_); }
   std::string Message() const { return detail::Str(olc_selection_message(s_)); }

@@ -83,6 +83,49 @@ static olc_status run_session(olc_calibrate_outcome *out, const olc_calibrate_re
   return fatal;
 }
 
+/* Puts the request's incumbent first in list (validated and deserialized
+ * by the plugin), the candidates with the same bytes dropped: verifying a
+ * stored policy races it in the first candidate's place, so a tie keeps
+ * it.  OLC_OK, OLC_E_NOMEM, or the plugin's rejection (in e). */
+static olc_status prepend_incumbent(olc_policy_list *list, const olc_calibrate_request *req,
+                                    olc_error *e) {
+  void **policies = malloc((list->count + 1) * sizeof *policies);
+  olc_buf *serialized = calloc(list->count + 1, sizeof *serialized);
+  void *handle = NULL;
+  olc_status st = policies != NULL && serialized != NULL ? OLC_OK : OLC_E_NOMEM;
+  size_t i, n = 1;
+  if (st == OLC_OK)
+    st = olc_plugins__validate(&handle, req->target.plugin, req->incumbent, req->incumbent_len, e);
+  if (st == OLC_OK)
+    st = olc_buf__append(&serialized[0], req->incumbent, req->incumbent_len);
+  if (st != OLC_OK) {
+    if (handle != NULL)
+      olc_plugins__release(req->target.plugin, handle);
+    if (serialized != NULL)
+      olc_buf__free(&serialized[0]);
+    free(policies);
+    free(serialized);
+    return st;
+  }
+  policies[0] = handle;
+  for (i = 0; i < list->count; i++) {
+    olc_buf *b = &list->serialized[i];
+    if (b->len == req->incumbent_len && memcmp(b->data, req->incumbent, b->len) == 0) {
+      olc_plugins__release(req->target.plugin, list->policies[i]);
+      olc_buf__free(b);
+      continue;
+    }
+    policies[n] = list->policies[i];
+    serialized[n++] = *b;
+  }
+  free(list->policies);
+  free(list->serialized);
+  list->policies = policies;
+  list->serialized = serialized;
+  list->count = n;
+  return OLC_OK;
+}
+
 olc_status olc_calibrate__workload(olc_calibrate_outcome *out, const olc_calibrate_request *req) {
   olc_policy_list list;
   olc_error e;
@@ -94,6 +137,10 @@ olc_status olc_calibrate__workload(olc_calibrate_outcome *out, const olc_calibra
   st = olc_plugins__candidates(&list, req->target.plugin, req->workload, &e);
   if (st != OLC_OK)
     return fail(out, req, st, "candidates: %s", e.message);
+  if (req->incumbent != NULL && (st = prepend_incumbent(&list, req, &e)) != OLC_OK) {
+    st = st == OLC_E_NOMEM ? st : fail(out, req, st, "stored policy: %s", e.message);
+    goto done;
+  }
   if (list.count == 0) {
     st = fail(out, req, OLC_E_PLUGIN, "plugin '%s' offered no candidates",
               olc_plugins__name(req->target.plugin));

@@ -39,6 +39,11 @@ typedef struct olc_calibrate_request {
   void (*progress)(void *payload, size_t i, size_t count, double best_us);
   void *progress_payload;
   int keep_samples; /* fill olc_calibrate_outcome.runs */
+  /* A stored policy to verify (NULL: none): it races as candidate 0, in
+   * the first candidate's place (a tie keeps it), the plugin's candidates
+   * after it, less any with the same bytes. */
+  const void *incumbent;
+  size_t incumbent_len;
 } olc_calibrate_request;
 
 /* What measuring one workload gave (pointers into the request's arena). */

@@ -228,6 +228,12 @@ uint32_t olc_config__threads_configured(const olc_config *config) {
   return config != NULL ? config->threads_configured : 0u;
 }
 
+int olc_config__verify_layers(const olc_config *config) {
+  return config != NULL && config->verify_layers != OLC_VERIFY_LAYERS_DEFAULT
+             ? config->verify_layers
+             : OLC_VERIFY_LAYERS_NEVER;
+}
+
 int olc_config__allow_insecure_plugins(const olc_config *config) {
   return config != NULL && config->allow_insecure_plugins;
 }

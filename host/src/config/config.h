@@ -19,6 +19,8 @@
 #include "digest/digest.h"
 #include "olc/host.h"
 
+/* [store] verify_layers: OLC_VERIFY_LAYERS_NEVER or _ON_FIRST_USE. */
+int olc_config__verify_layers(const olc_config *config);
 /* [host] allow_insecure_plugins (the loader ORs it with its option). */
 int olc_config__allow_insecure_plugins(const olc_config *config);
 /* 1 when [host] plugin_dirs entry i is a @...@ location (a build-tree or

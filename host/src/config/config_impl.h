@@ -58,6 +58,7 @@ struct olc_config {
   int allow_network_fs;
   int force_portable;
   int64_t lock_timeout_ms;
+  int verify_layers; /* olc_verify_layers */
 
   olc_calibration_settings calibration;
 

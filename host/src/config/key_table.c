@@ -20,6 +20,10 @@ static const olc_config_choice persistence_modes[] = {{"true", OLC_CONFIG_PERSIS
                                                       {"false", OLC_CONFIG_PERSIST_OFF},
                                                       {"read_only", OLC_CONFIG_PERSIST_READ_ONLY},
                                                       {NULL, 0}};
+static const olc_config_choice verify_layers_modes[] = {
+    {"never", OLC_VERIFY_LAYERS_NEVER},
+    {"on_first_use", OLC_VERIFY_LAYERS_ON_FIRST_USE},
+    {NULL, 0}};
 static const olc_config_choice select_modes[] = {
     {"never", OLC_SELECT_NEVER}, {"on_miss", OLC_SELECT_ON_MISS}, {NULL, 0}};
 
@@ -101,6 +105,16 @@ static const olc_config_key keys[] = {
      IN(olc_config, lock_timeout_ms),
      .description = "How long a writer waits for the store lock, in milliseconds; "
                     "-1 waits forever."},
+    {.section = OLC_CONFIG_STORE,
+     .name = "verify_layers",
+     .type = OLC_CONFIG_ENUM,
+     .choices = verify_layers_modes,
+     .def = "never",
+     IN(olc_config, verify_layers),
+     .description = "on_first_use: an on_miss runtime races a layer's calibrated record against "
+                    "the plugin's candidates the first time it serves it, and recalibrates it "
+                    "into the user's store when it no longer wins (olc verify does so for all); "
+                    "never: layer records are served as they are."},
 
     /* [calibration] */
     {.section = OLC_CONFIG_CALIBRATION,

@@ -278,7 +278,7 @@ olc_status olc_binding_execute(olc_binding *b, const olc_selection *s, const olc
   }
   if (s == NULL) {
     st = olc_host__select_binding(&s, b, NULL, err);
-    if (st != OLC_OK && st != OLC_FIRST_CANDIDATE)
+    if (st < 0) /* a record, the nearest one's policy, or the first candidate */
       return st;
   } else if (s->slot != b->slot) {
     return olc_error__set(err, OLC_E_INVALID, "execute",

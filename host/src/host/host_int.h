@@ -198,6 +198,23 @@ olc_status olc_host__stored_selection(olc_selection **out, olc_host_slot *slot,
  * kind (again when why changed).  Takes the global lock. */
 olc_status olc_host__first_selection(olc_selection **out, olc_host_slot *slot, int kind,
                                      olc_status why, const char *message, olc_error *err);
+/* A nearest answer serving rec's policy (a copy, validated and
+ * deserialized by the plugin) with why and message; the slot's last one
+ * is reused while neighbour, why and message are the same.  Takes the
+ * global lock. */
+olc_status olc_host__neighbour_selection(olc_selection **out, olc_host_slot *slot,
+                                         const olc_record *rec, olc_status why, const char *message,
+                                         olc_error *err);
+/* nearest.c: the nearest answer for the slot's key (see olc_binding_select
+ * in olc/host.h), why and reason saying why the key has none of its own;
+ * OLC_E_NOT_FOUND when there is no measured neighbour (fp: force_portable,
+ * never one).  Takes the global lock. */
+olc_status olc_host__nearest_selection(olc_selection **out, olc_host_slot *slot, int fp,
+                                       olc_status why, const char *reason, olc_error *err);
+/* prune.c: splits canonical structure text (a copy, cut in place) into at
+ * most max name/value pairs; the count, or -1 when it does not parse or
+ * has more. */
+int olc_host__split_structure(olc_plugin_kv *kv, int max, char *text);
 /* Adds s to its slot's list (takes the global lock). */
 void olc_host__keep_selection(olc_selection *s);
 void olc_host__free_selections(olc_host_slot *slot);
@@ -254,6 +271,11 @@ typedef struct olc_host_measure {
   void *progress_payload;
   int keep_samples;        /* keep every candidate's run times */
   olc_host_budget *budget; /* a total budget to measure within and charge (NULL: none) */
+  /* Verifying a stored policy (verify.c): it races first, as candidate 0,
+   * and is saved over only when another beats it (kept: it won). */
+  const void *incumbent;
+  size_t incumbent_len;
+  int no_save; /* measure and report only (a dry run, a read-only store) */
   /* Out: */
   olc_status status; /* OLC_OK: lookup holds the selection */
   const char *message;
@@ -269,6 +291,7 @@ typedef struct olc_host_measure {
   double lock_wait_seconds;
   const char *lock_holder; /* in arena; NULL: not known */
   int measured_elsewhere;  /* the look again found what another saved */
+  int kept;                /* the incumbent won (or tied): nothing saved */
 } olc_host_measure;
 
 /* Places the host's measurement lock: option_path, else the settings'
@@ -313,6 +336,14 @@ void olc_host__measure_request(olc_host_measure *m, olc_host_slot *s, const olc_
 /* Measures m's key (the caller holds the measurer): the outcome lands in
  * m.  Returns OLC_OK, or OLC_E_NOMEM. */
 olc_status olc_host__measure_key(olc_host_measure *m);
+
+/* verify.c: races rec's policy (the slot's key's stored record) against
+ * the plugin's candidates in the first candidate's place, taking the
+ * process's measurer: m->kept when it still wins, else the winner is saved
+ * (unless no_save) and m->lookup selects it.  m's strings live in arena.
+ * Returns like olc_host__measure_key. */
+olc_status olc_host__verify_measure(olc_host_measure *m, olc_host_slot *slot, const olc_record *rec,
+                                    int no_save, int in_process, olc_arena *arena);
 
 /* ------------------------------------------------------- recorded */
 

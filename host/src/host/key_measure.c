@@ -215,6 +215,8 @@ static olc_status measure_now(olc_host_measure *m) {
   req.progress = m->progress;
   req.progress_payload = m->progress_payload;
   req.keep_samples = m->keep_samples;
+  req.incumbent = m->incumbent;
+  req.incumbent_len = m->incumbent_len;
   t0 = olc_util__now_ns();
   st = olc_calibrate__workload(&out, &req);
   if (m->budget != NULL)
@@ -235,6 +237,11 @@ static olc_status measure_now(olc_host_measure *m) {
   if (out.winner >= out.reached) { /* calibrate.h: never with OLC_OK; nothing to save */
     m->winner = out.reached;
     set_outcome(m, OLC_E_INTERNAL, "no candidate won");
+    return OLC_OK;
+  }
+  if ((m->incumbent != NULL && out.winner == 0) || m->no_save) {
+    /* A verified policy that still wins, or a dry run: nothing to save. */
+    m->kept = m->incumbent != NULL && out.winner == 0;
     return OLC_OK;
   }
   olc_error_clear(&e);
@@ -315,7 +322,7 @@ olc_status olc_host__measure_key(olc_host_measure *m) {
   m->status = OLC_OK;
   m->lookup = NULL;
   /* A spent total budget measures nothing: no lock taken, no wait. */
-  if (budget_settings(&eff, &total_bound, m) != OLC_OK || store_refuses(m))
+  if (budget_settings(&eff, &total_bound, m) != OLC_OK || (!m->no_save && store_refuses(m)))
     return OLC_OK;
   /* One measurer per machine: the processes measuring here take the lock
    * in turn, one key at a time (host_int.h, key_measure_lock.c). */

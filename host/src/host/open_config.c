@@ -57,6 +57,11 @@ static olc_status check_typed(const olc_host_options *o, olc_error *err) {
   if (o->force_portable != 0 && o->force_portable != 1)
     return olc_error__set(err, OLC_E_INVALID, "olc_host_open", "force_portable %d is not 0 or 1",
                           o->force_portable);
+  if (o->verify_layers < OLC_VERIFY_LAYERS_DEFAULT ||
+      o->verify_layers > OLC_VERIFY_LAYERS_ON_FIRST_USE)
+    return olc_error__set(err, OLC_E_INVALID, "olc_host_open",
+                          "verify_layers %d is not an olc_verify_layers (0, 1 or 2)",
+                          o->verify_layers);
   return OLC_OK;
 }
 
@@ -163,6 +168,9 @@ olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *st
       (*out)->loop_copy = *o.calibration;
       (*out)->loop_settings = &(*out)->loop_copy;
     }
+    (*out)->rt.verify_layers = o.verify_layers != OLC_VERIFY_LAYERS_DEFAULT
+                                   ? o.verify_layers
+                                   : olc_config__verify_layers(config);
     own = NULL;
     warn_no_plugin(*out);
   }

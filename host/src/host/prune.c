@@ -71,9 +71,7 @@ static void unescape(char *s) {
   *o = 0;
 }
 
-/* Splits canonical structure text (a copy, cut in place) into kv; the
- * count, or -1 when it does not parse or has too many properties. */
-static int split_structure(olc_plugin_kv *kv, char *text) {
+int olc_host__split_structure(olc_plugin_kv *kv, int max, char *text) {
   int n = 0;
   char *item = text;
   if (*text == 0)
@@ -83,7 +81,7 @@ static int split_structure(olc_plugin_kv *kv, char *text) {
     if (next != NULL)
       *next++ = 0;
     eq = strchr(item, '=');
-    if (eq == NULL || n == PRUNE_MAX_PROPS)
+    if (eq == NULL || n == max)
       return -1;
     *eq = 0;
     unescape(item);
@@ -123,7 +121,7 @@ static int foreign_reason(olc_host *h, const olc_record *r, char *why, size_t si
   text = olc_store_workload_of_digest(r->model_digest);
   if (p == NULL || text == NULL || (copy = strdup(text)) == NULL)
     return 0; /* no plugin here, or a legacy record: cannot tell */
-  n = split_structure(kv, copy);
+  n = olc_host__split_structure(kv, PRUNE_MAX_PROPS, copy);
   record_workload(&w, r, kv, n);
   if (n >= 0 && olc_plugins__key(&pk, p, &w, NULL) == OLC_OK) {
     if (strcmp(pk.processor, r->processor) != 0) {

@@ -20,8 +20,9 @@
 #include "util/options.h"
 #include "util/platform.h"
 
-/* What waiting for a key's measurement ended in. */
-enum { CLAIMED, LOOK_AGAIN, FAILED };
+/* What waiting for a key's measurement ended in (NEAREST: another thread
+ * measures it, and the nearest answer is served instead of waiting). */
+enum { CLAIMED, LOOK_AGAIN, FAILED, NEAREST };
 
 /* A failed measurement is tried again after RETRY_FIRST_NS, the wait
  * doubling with each failure up to RETRY_MAX_NS: a transient failure (a
@@ -42,7 +43,7 @@ static uint64_t retry_now(const olc_host *h) {
 static olc_status answer(const olc_selection **out, const olc_selection *s, olc_error *err) {
   (void)err;
   *out = s;
-  return s->record != NULL ? OLC_OK : OLC_FIRST_CANDIDATE;
+  return s->record != NULL ? OLC_OK : s->nearest != NULL ? OLC_NEAREST_RECORD : OLC_FIRST_CANDIDATE;
 }
 
 /* The view's selection when it may answer without looking again. */
@@ -85,10 +86,21 @@ static olc_status selection_for(olc_selection **out, olc_host_slot *s, olc_host_
   return st;
 }
 
+/* The never-mode answer of a miss: the nearest measured workload's
+ * policy, else the first candidate. */
+static olc_status miss_answer(olc_selection **out, olc_host_slot *s, int fp, olc_error *err) {
+  olc_status st = olc_host__nearest_selection(out, s, fp, OLC_E_NOT_FOUND,
+                                              "nothing stored (select mode never)", err);
+  if (st != OLC_E_NOT_FOUND)
+    return st;
+  return olc_host__first_selection(out, s, OLC_HOST_FIRST_NEVER, OLC_E_NOT_FOUND, NULL, err);
+}
+
 /* Looks the key up and republishes the view: *sel is the record's
- * selection, or NULL on a miss (the view then holds the never-mode first
- * candidate). */
-static olc_status refresh(olc_selection **sel, olc_host_slot *s, int fp, olc_error *err) {
+ * selection, or NULL on a miss (the view then holds the never-mode answer,
+ * *shown). */
+static olc_status refresh(olc_selection **sel, olc_selection **shown_out, olc_host_slot *s, int fp,
+                          olc_error *err) {
   olc_host *h = s->host;
   olc_host_view *v = &s->view[fp];
   uint64_t epoch = atomic_load_explicit(&h->rt.epoch, memory_order_acquire);
@@ -103,12 +115,12 @@ static olc_status refresh(olc_selection **sel, olc_host_slot *s, int fp, olc_err
   olc_lookup_result_free(lr);
   if (st == OLC_OK)
     shown = *sel;
-  else if (st == OLC_E_NOT_FOUND && olc_host__first_selection(&shown, s, OLC_HOST_FIRST_NEVER,
-                                                              OLC_E_NOT_FOUND, NULL, err) == OLC_OK)
-    st = OLC_OK;
+  else if (st == OLC_E_NOT_FOUND && (st = miss_answer(&shown, s, fp, err)) != OLC_OK)
+    shown = NULL;
   if (shown != NULL)
     publish(v, shown, epoch, now);
   atomic_store_explicit(&v->checking, 0, memory_order_release);
+  *shown_out = shown;
   return st;
 }
 
@@ -118,13 +130,20 @@ static olc_status refresh(olc_selection **sel, olc_host_slot *s, int fp, olc_err
  * claimed before the measurer, so the other threads of this key wait for
  * it, not for the measurer. */
 static olc_status wait_turn(int *turn, olc_host_slot *s, const olc_select_options *o,
-                            uint64_t start) {
+                            uint64_t start, int has_nearest) {
   olc_status st = OLC_OK;
   int waited = 0;
   olc_host__global_lock();
   /* A failed key whose wait is over is open to the next measurement. */
   if (s->failed != OLC_OK && !s->measuring && retry_now(s->host) >= s->retry_at_ns)
     s->failed = OLC_OK;
+  if (s->failed == OLC_OK && s->measuring && has_nearest && !o->wait) {
+    /* Another thread measures the key: a measured answer now beats the
+     * first candidate after a wait. */
+    olc_host__global_unlock();
+    *turn = NEAREST;
+    return OLC_OK;
+  }
   while (s->failed == OLC_OK && s->measuring && st == OLC_OK) {
     st = olc_host__wait(o->timeout_ms, start, o->cancel, o->cancel_payload);
     waited = 1;
@@ -229,22 +248,64 @@ static olc_status first(const olc_selection **out, olc_host_slot *s, int kind, o
   return st == OLC_OK ? answer(out, sel, err) : st;
 }
 
+/* [store] verify_layers = on_first_use: the first on_miss select that a
+ * layer's calibrated record answers races it here first (verify.c); a
+ * record that still wins is served, one beaten beyond the noise is
+ * recalibrated into the user's store and the new record served.  A
+ * verification that cannot measure or save serves the layer's record. */
+static olc_status verify_first_use(const olc_selection **out, olc_host_slot *s, int fp,
+                                   const olc_select_options *o, olc_selection *sel,
+                                   olc_error *err) {
+  olc_host *h = s->host;
+  olc_arena arena = OLC_ARENA_INIT;
+  olc_host_measure m;
+  olc_selection *now = NULL;
+  olc_status st = olc_host__verify_measure(&m, s, sel->record, 0, o->in_process, &arena);
+  if (st == OLC_OK && m.status == OLC_OK && !m.kept && m.lookup != NULL &&
+      olc_lookup_result_selected(m.lookup) != NULL &&
+      selection_for(&now, s, &s->view[fp], olc_lookup_result_selected(m.lookup), 1, err) == OLC_OK)
+    publish(&s->view[fp], now, atomic_load(&h->rt.epoch), olc_util__now_ns());
+  else if (st == OLC_OK && m.status != OLC_OK && m.message != NULL)
+    olc_diag__emit(&h->diag, OLC_DIAG_WARNING, s->name, "verify_layers: %s", m.message);
+  olc_lookup_result_free(m.lookup);
+  olc_arena__free(&arena);
+  return answer(out, now != NULL ? now : sel, err);
+}
+
 static olc_status slow(const olc_selection **out, olc_host_slot *s, int fp, int mode,
                        const olc_select_options *o, olc_error *err) {
   uint64_t start = olc_util__now_ns();
   int attempt, turn = LOOK_AGAIN;
   for (attempt = 0; attempt < 3; attempt++) {
-    olc_selection *sel;
-    olc_status st = refresh(&sel, s, fp, err);
+    olc_selection *sel, *shown = NULL;
+    olc_status st = refresh(&sel, &shown, s, fp, err);
     if (st != OLC_OK)
       return st;
+    if (sel != NULL && mode == OLC_SELECT_ON_MISS && sel->record->from_layer &&
+        sel->record->origin == OLC_ORIGIN_CALIBRATED &&
+        s->host->rt.verify_layers == OLC_VERIFY_LAYERS_ON_FIRST_USE &&
+        atomic_exchange(&s->verified, 1) == 0)
+      return verify_first_use(out, s, fp, o, sel, err);
     if (sel != NULL)
       return answer(out, sel, err);
     if (mode == OLC_SELECT_NEVER) {
       olc_host__misses_append(s);
+      if (shown != NULL)
+        return answer(out, shown, err);
       return first(out, s, OLC_HOST_FIRST_NEVER, OLC_E_NOT_FOUND, NULL, err);
     }
-    st = wait_turn(&turn, s, o, start);
+    st = wait_turn(&turn, s, o, start, shown != NULL && shown->nearest != NULL);
+    if (st == OLC_OK && turn == NEAREST) {
+      /* Not waiting for another thread's measurement of the key: the
+       * nearest answer, why OLC_E_BUSY (or, gone meanwhile, the wait). */
+      st = olc_host__nearest_selection(&sel, s, fp, OLC_E_BUSY, "another thread is measuring it",
+                                       err);
+      if (st == OLC_OK)
+        return answer(out, sel, err);
+      if (st != OLC_E_NOT_FOUND)
+        return st;
+      st = wait_turn(&turn, s, o, start, 0);
+    }
     if (st == OLC_E_TIMEOUT || st == OLC_E_CANCELLED)
       return first(out, s, st == OLC_E_TIMEOUT ? OLC_HOST_FIRST_TIMEOUT : OLC_HOST_FIRST_CANCELLED,
                    st, NULL, err);
@@ -260,8 +321,8 @@ static olc_status slow(const olc_selection **out, olc_host_slot *s, int fp, int 
 olc_status olc_binding_select(const olc_selection **out, olc_binding *b,
                               const olc_select_options *opt, olc_error *err) {
   olc_status st = olc_host__select_binding(out, b, opt, err);
-  if (st == OLC_FIRST_CANDIDATE)
-    olc_error__set(err, OLC_FIRST_CANDIDATE, "select", "%s", (*out)->message);
+  if (st == OLC_FIRST_CANDIDATE || st == OLC_NEAREST_RECORD)
+    olc_error__set(err, st, "select", "%s", (*out)->message);
   return st;
 }
 

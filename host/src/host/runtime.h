@@ -61,6 +61,9 @@ struct olc_selection {
   int calibrated_now;
   olc_status why;
   char message[OLC_ERROR_MESSAGE_SIZE];
+  /* A nearest answer (nearest.c): the neighbour's record (set.recs[0]),
+   * whose policy it serves; record stays NULL (no record of this key). */
+  const olc_record *nearest;
 };
 
 /* What a select answers for one force_portable setting. */
@@ -96,7 +99,9 @@ struct olc_host_slot {
   uint64_t retry_wait_ns; /* the wait after the last failure (doubling); 0: none failed */
   uint64_t retry_at_ns;   /* when a failed key may be measured again (the retry clock) */
   olc_selection *first[OLC_HOST_FIRST_KINDS];
+  olc_selection *nearest;    /* the last nearest answer made (reused while it holds) */
   olc_selection *selections; /* every selection of this slot */
+  atomic_int verified;       /* a layer record was verified (verify_layers = on_first_use) */
 };
 
 /*
@@ -163,6 +168,7 @@ typedef struct olc_host_runtime {
   _Atomic uint64_t epoch;        /* bumped by every save and removal this host makes */
   uint64_t recheck_ns;           /* OLC_SELECT_RECHECK_MS */
   int select_mode;               /* OLC_SELECT_NEVER or OLC_SELECT_ON_MISS */
+  int verify_layers;              /* OLC_VERIFY_LAYERS_NEVER or _ON_FIRST_USE */
   _Atomic uint64_t measurements;  /* keys measured by this host (statistics, tests) */
   atomic_int isolation_note_said; /* the lost isolation was warned of (once per host) */
 } olc_host_runtime;

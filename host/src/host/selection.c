@@ -1,7 +1,8 @@
 /*
  * host/selection.c - the olc_selection objects: a stored record (a copy of
  * it, so a selection keeps no store snapshot alive) with its policy as the
- * plugin deserialized it, or the plugin's first candidate with the reason;
+ * plugin deserialized it, the policy of the nearest measured workload
+ * (nearest.c) or the plugin's first candidate with the reason;
  * kept on their slot's list until olc_host_free, and their getters.
  */
 #include <stdio.h>
@@ -27,13 +28,25 @@ static void free_selection(olc_selection *s) {
   free(s);
 }
 
+/* The copy keeps where the record came from (the record module's copy
+ * leaves that to a snapshot): a selection says which file served it, and
+ * verify_layers tells a layer's record from the user's. */
+static olc_status keep_source(olc_selection *s, const olc_record *from) {
+  olc_record *r = &s->set.recs[0];
+  r->from_layer = from->from_layer;
+  if (from->source != NULL && (r->source = olc_arena__strdup(&s->set.arena, from->source)) == NULL)
+    return OLC_E_NOMEM;
+  return OLC_OK;
+}
+
 olc_status olc_host__stored_selection(olc_selection **out, olc_host_slot *slot,
                                       const olc_record *record, int calibrated_now,
                                       olc_error *err) {
   olc_selection *s = new_selection(slot);
   olc_status st;
   *out = NULL;
-  if (s == NULL || olc_recset__append_copy(&s->set, record) != OLC_OK) {
+  if (s == NULL || olc_recset__append_copy(&s->set, record) != OLC_OK ||
+      keep_source(s, record) != OLC_OK) {
     if (s != NULL)
       free_selection(s);
     return olc_error__set(err, OLC_E_NOMEM, "select", "out of memory");
@@ -129,6 +142,50 @@ olc_status olc_host__first_selection(olc_selection **out, olc_host_slot *slot, i
   return OLC_OK;
 }
 
+olc_status olc_host__neighbour_selection(olc_selection **out, olc_host_slot *slot,
+                                         const olc_record *rec, olc_status why, const char *message,
+                                         olc_error *err) {
+  olc_selection *s, *old;
+  olc_status st;
+  *out = NULL;
+  olc_host__global_lock();
+  old = slot->nearest;
+  /* The same neighbour for the same reason keeps its selection: a
+   * never-mode view refreshed every recheck allocates nothing new. */
+  if (old != NULL && old->why == why && olc_host__same_record(old->nearest, rec) &&
+      strcmp(old->message, message) == 0) {
+    *out = old;
+    olc_host__global_unlock();
+    return OLC_OK;
+  }
+  olc_host__global_unlock();
+  s = new_selection(slot);
+  if (s == NULL || olc_recset__append_copy(&s->set, rec) != OLC_OK ||
+      keep_source(s, rec) != OLC_OK) {
+    if (s != NULL)
+      free_selection(s);
+    return olc_error__set(err, OLC_E_NOMEM, "select", "out of memory");
+  }
+  s->nearest = &s->set.recs[0];
+  s->policy = s->nearest->policy;
+  s->policy_len = s->nearest->policy_len;
+  st = olc_plugins__validate(&s->handle, slot->plugin, s->policy, s->policy_len, err);
+  if (st != OLC_OK) {
+    free_selection(s);
+    return st;
+  }
+  s->owns_handle = 1;
+  s->why = why;
+  snprintf(s->message, sizeof s->message, "%s", message);
+  olc_host__global_lock();
+  s->next = slot->selections;
+  slot->selections = s;
+  slot->nearest = s;
+  olc_host__global_unlock();
+  *out = s;
+  return OLC_OK;
+}
+
 void olc_host__keep_selection(olc_selection *s) {
   olc_host__global_lock();
   s->next = s->slot->selections;
@@ -182,6 +239,10 @@ int olc_selection_calibrated_now(const olc_selection *s) { return s != NULL && s
 olc_status olc_selection_why(const olc_selection *s) { return s != NULL ? s->why : OLC_E_INVALID; }
 
 const char *olc_selection_message(const olc_selection *s) { return s != NULL ? s->message : ""; }
+
+const olc_record *olc_selection_nearest(const olc_selection *s) {
+  return s != NULL ? s->nearest : NULL;
+}
 
 int olc_selection_can_execute(const olc_selection *s) {
   return s != NULL && olc_plugins__can_execute(s->slot->plugin);

@@ -193,6 +193,17 @@ olc_status olc_plugins__execute(olc_loaded_plugin *p, const olc_plugin_workload 
 /* 1 when p implements execute (struct_size covers it and it is set). */
 int olc_plugins__can_execute(const olc_loaded_plugin *p);
 
+/* ABI 1.4 (distance.c): how far apart structures a and b (sorted kv, as
+ * key reports them) of operator_name are, for the nearest measured answer
+ * on a miss: the plugin's distance, or the host's default for a plugin
+ * without one (plugin.h); -1 when they are not comparable (the plugin
+ * refused, failed or gave no finite distance >= 0).  Reentrant. */
+double olc_plugins__distance(olc_loaded_plugin *p, const char *operator_name,
+                             const olc_plugin_kv *a, uint32_t a_count, const olc_plugin_kv *b,
+                             uint32_t b_count);
+/* 1 when p has its own distance (ABI 1.4). */
+int olc_plugins__has_distance(const olc_loaded_plugin *p);
+
 /* ABI 1.3 (packing.c).  The table's OLC_PLUGIN_FEATURE_* bits: 0 for a
  * table that ends before features (built against an older header). */
 uint32_t olc_plugins__features(const olc_loaded_plugin *p);

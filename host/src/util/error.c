@@ -16,6 +16,8 @@ static const status_text status_texts[] = {
     {OLC_OK, "OLC_OK", "success"},
     {OLC_COMMITTED_UNSYNCED, "OLC_COMMITTED_UNSYNCED", "committed, durability unconfirmed"},
     {OLC_FIRST_CANDIDATE, "OLC_FIRST_CANDIDATE", "the plugin's first candidate (not tuned)"},
+    {OLC_NEAREST_RECORD, "OLC_NEAREST_RECORD",
+     "the policy of the nearest measured workload (not tuned for this one)"},
     {OLC_E_INVALID, "OLC_E_INVALID", "invalid argument"},
     {OLC_E_NOMEM, "OLC_E_NOMEM", "out of memory"},
     {OLC_E_NOT_FOUND, "OLC_E_NOT_FOUND", "not found"},

@@ -64,6 +64,7 @@ static const size_t host_ends[] = {
     OPT_END(olc_host_options, measure_lock),           /* 4: measure_lock */
     OPT_END(olc_host_options, max_runs_per_candidate), /* 5: record_misses, budgets */
     OPT_END(olc_host_options, calibration),            /* 6: the typed keys */
+    OPT_END(olc_host_options, verify_layers),          /* 7: verify_layers */
 };
 OPT_ROWS(host_ends, OLC_HOST_OPTIONS_VERSION);
 const olc_options_layout olc_options__host =
@@ -93,6 +94,7 @@ const olc_options_layout olc_options__workload =
 static const olc_select_options select_defaults = OLC_SELECT_OPTIONS_INIT;
 static const size_t select_ends[] = {
     OPT_END(olc_select_options, in_process), /* 1 */
+    OPT_END(olc_select_options, wait),       /* 2: wait */
 };
 OPT_ROWS(select_ends, OLC_SELECT_OPTIONS_VERSION);
 const olc_options_layout olc_options__select =
@@ -105,6 +107,14 @@ static const size_t execute_ends[] = {
 OPT_ROWS(execute_ends, OLC_EXECUTE_ARGS_VERSION);
 const olc_options_layout olc_options__execute =
     OPT_LAYOUT(olc_execute_args, OLC_EXECUTE_ARGS_VERSION, execute_defaults, execute_ends);
+
+static const olc_verify_options verify_defaults = OLC_VERIFY_OPTIONS_INIT;
+static const size_t verify_ends[] = {
+    OPT_END(olc_verify_options, in_process), /* 1 */
+};
+OPT_ROWS(verify_ends, OLC_VERIFY_OPTIONS_VERSION);
+const olc_options_layout olc_options__verify =
+    OPT_LAYOUT(olc_verify_options, OLC_VERIFY_OPTIONS_VERSION, verify_defaults, verify_ends);
 
 olc_status olc_options__load(void *dst, const olc_options_layout *layout, const void *src,
                              const char *where, olc_error *err) {

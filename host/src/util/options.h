@@ -46,5 +46,6 @@ extern const olc_options_layout olc_options__calibrate; /* olc_calibrate_options
 extern const olc_options_layout olc_options__workload;  /* olc_workload */
 extern const olc_options_layout olc_options__select;    /* olc_select_options */
 extern const olc_options_layout olc_options__execute;   /* olc_execute_args */
+extern const olc_options_layout olc_options__verify;    /* olc_verify_options */
 
 #endif

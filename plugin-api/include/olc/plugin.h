@@ -1,5 +1,5 @@
 /*
- * olc/plugin.h - the onnx-light calibration host plugin ABI, version 1.3.
+ * olc/plugin.h - the onnx-light calibration host plugin ABI, version 1.4.
  *
  * Self-contained C99 (also valid C++); no host header is needed, and a
  * plugin never links the host library: everything it gets from the host
@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 #define OLC_PLUGIN_ABI_MAJOR 1u
-#define OLC_PLUGIN_ABI_MINOR 3u
+#define OLC_PLUGIN_ABI_MINOR 4u
 
 /* Name of the one exported symbol. */
 #define OLC_PLUGIN_ENTRY_SYMBOL "olc_plugin_entry"
@@ -457,6 +457,26 @@ typedef struct olc_plugin {
                   uint32_t input, const olc_plugin_tensor *operand, void **packed, uint64_t *bytes);
   /* Frees what pack made (no execute reads it any more). NULL is fine. */
   void (*release_packed)(void *instance, void *packed);
+
+  /* ---- ABI 1.4 (read only when struct_size covers it) ---- */
+
+  /*
+   * Optional: how far apart two workloads of one operator are, for the
+   * policy the host serves on a miss: the policy of the nearest measured
+   * workload (same plugin, operator, processor and thread count) rather
+   * than the first candidate.  a and b are structures as key reports them
+   * (a_count and b_count pairs each, sorted by name; values may be the
+   * plugin's own buckets), borrowed for the call.  Returns OLC_PLUGIN_OK
+   * with *distance >= 0 (0: as alike as the plugin can tell; smaller is
+   * nearer), or OLC_PLUGIN_E_UNSUPPORTED when one's policy must never be
+   * served for the other (another dtype or layout).  NULL: the host's
+   * default, the sum over the properties of |log2(a / b)| where both
+   * values are positive numbers (a "lo-hi" bucket counts as its geometric
+   * middle) and 0 where they are equal; any other difference, or a
+   * property only one has, is not comparable.  Reentrant.
+   */
+  int32_t (*distance)(void *instance, const char *operator_name, const olc_plugin_kv *a,
+                      uint32_t a_count, const olc_plugin_kv *b, uint32_t b_count, double *distance);
 } olc_plugin;
 
 /* olc_plugin.features (ABI 1.3). */
@@ -513,6 +533,9 @@ OLC_PLUGIN__ASSERT(workload_constants,
                    offsetof(olc_plugin_workload, constant_inputs) == 16 + 4 * sizeof(void *));
 OLC_PLUGIN__ASSERT(key_sink_use,
                    offsetof(olc_plugin_key_sink, use_property) == 8 + 4 * sizeof(void *));
+/* ABI 1.4 */
+OLC_PLUGIN__ASSERT(plugin_distance,
+                   offsetof(olc_plugin, distance) == 16 + 20 * sizeof(void *) + 24);
 
 #ifdef __cplusplus
 }
