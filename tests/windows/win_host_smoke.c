@@ -186,16 +186,17 @@ static const olc_calibration_settings settings = {
     1,    /* isolation: asked for, unavailable on Windows */
     0.0,  /* run_timeout_seconds: automatic */
     OLC_STRATEGY_RACE,
-    OLC_SELECT_NEVER, /* select_mode: this test calibrates through olc_host__select */
-    NULL,             /* measure_lock: the default path */
-    300.0,            /* measure_lock_timeout_seconds */
-    1,                /* numerical_check */
-    0.0,              /* check_atol: the plugin's */
-    0.0,              /* check_rtol: the plugin's */
-    0.0,              /* rotating_buffer_mb: warm */
-    0.0,              /* max_seconds_total: none */
-    0,                /* max_runs_per_candidate: no cap */
-    NULL};            /* record_misses: none */
+    OLC_SELECT_NEVER,       /* select_mode: this test calibrates through olc_host__select */
+    NULL,                   /* measure_lock: the default path */
+    300.0,                  /* measure_lock_timeout_seconds */
+    1,                      /* numerical_check */
+    0.0,                    /* check_atol: the plugin's */
+    0.0,                    /* check_rtol: the plugin's */
+    0.0,                    /* rotating_buffer_mb: warm */
+    0.0,                    /* max_seconds_total: none */
+    0,                      /* max_runs_per_candidate: no cap */
+    NULL,                   /* record_misses: none */
+    OLC_CONTENTION_IGNORE}; /* contention: a busy CI machine must not decide it */
 
 static olc_status open_store(olc_store **out, const char *path) {
   olc_store_options o = OLC_STORE_OPTIONS_INIT;

@@ -59,6 +59,20 @@ typedef enum olc_calibration_strategy {
   OLC_STRATEGY_FULL = 1
 } olc_calibration_strategy;
 
+/* [calibration] contention: what a measurement does when the machine was
+ * not quiet (other tasks waiting for its CPUs, stolen time, the reference
+ * candidate drifting between turns, a finalist's runs spread wide). */
+typedef enum olc_contention_mode {
+  /* Wait for a quiet machine and measure again, within the workload's
+   * budget; when the budget ends first, the leader is saved as
+   * provisional (OLC_MEASUREMENT_CONTENDED).  The default. */
+  OLC_CONTENTION_WAIT = 0,
+  /* Save the leader as provisional at once, without waiting. */
+  OLC_CONTENTION_MARK = 1,
+  /* Do not watch: every winner is saved as final. */
+  OLC_CONTENTION_IGNORE = 2
+} olc_contention_mode;
+
 /* [calibration] settings. */
 typedef struct olc_calibration_settings {
   uint32_t warmup;                 /* untimed runs before measuring (default 1) */
@@ -97,6 +111,10 @@ typedef struct olc_calibration_settings {
   /* Appended after 0.3: the recorded-workloads file a never-mode select
    * appends each miss to (olc_host_options.record_misses); NULL: none. */
   const char *record_misses;
+  /* Appended after 0.3: olc_contention_mode (default OLC_CONTENTION_WAIT);
+   * $OLC_CONTENTION (wait, mark or ignore) overrides it at olc_host_open
+   * unless ignore_env. */
+  int contention;
 } olc_calibration_settings;
 
 /* One [workload.NAME] section. */
@@ -443,6 +461,23 @@ typedef struct olc_candidate_result {
  * refine option) measures such a record again; otherwise it is served as
  * stored. */
 #define OLC_MEASUREMENT_BUDGET "budget"
+/* Saved with a winner measured while the machine was not quiet, when the
+ * budget ended before a quiet measurement ([calibration] contention): its
+ * unit names the signal ("runnable": other tasks waiting for a CPU beyond
+ * those the workload's threads leave free, on average; "steal": the share
+ * of CPU time a hypervisor stole; "reference": the first candidate's
+ * slowest turn over its fastest; "spread": a finalist's MAD over its
+ * median), its value that figure.  Such a record is provisional as a
+ * budget-cut one is: served by select, measured again by olc calibrate
+ * --refine, and by an on_miss select when the machine is quiet. */
+#define OLC_MEASUREMENT_CONTENDED "contended"
+/* Saved with a winner other than the first candidate, measured against
+ * it: the low end of the speedup's interval (the first candidate's median
+ * less two of its standard errors, over the winner's plus two of its; a
+ * standard error is 1.2533 x 1.4826 x MAD / sqrt(runs)), unit "x".  At or
+ * below 1 the two intervals overlap: the pick is not sure, and olc says
+ * so instead of headlining the speedup. */
+#define OLC_MEASUREMENT_SPEEDUP_LOW "speedup_low"
 
 /* The outcome for one workload. */
 typedef struct olc_workload_result {
