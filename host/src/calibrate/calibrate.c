@@ -207,6 +207,15 @@ static olc_status run_session(olc_calibrate_outcome *out, const olc_calibrate_re
   return fatal;
 }
 
+static double max_of(const double *v, size_t n) {
+  double m = v[0];
+  size_t i;
+  for (i = 1; i < n; i++)
+    if (v[i] > m)
+      m = v[i];
+  return m;
+}
+
 /* The low end of the winner's speedup over the first candidate: the
  * first's median less two standard errors over the winner's plus two (the
  * tie rule's two); < 0 when the winner is the first or either has no
@@ -222,7 +231,19 @@ static double speedup_low(const olc_calibrate_outcome *out) {
     return -1;
   lo = f->median_us - 2.0 * olc_stats__median_se(f->spread_us, f->samples);
   hi = w->median_us + 2.0 * olc_stats__median_se(w->spread_us, w->samples);
-  return lo > 0 ? lo / hi : 0.0;
+  /* With a few runs the normal approximation is loose (two runs, one of
+   * them preempted, give an interval below zero): the median's interval
+   * lies within the runs seen, which is what a distribution-free interval
+   * of the median from so few runs is. */
+  if (out->runs != NULL && out->runs[0].n > 0 && out->runs[out->winner].n > 0) {
+    double fastest = olc_stats__min(out->runs[0].v, out->runs[0].n);
+    double slowest = max_of(out->runs[out->winner].v, out->runs[out->winner].n);
+    if (lo < fastest)
+      lo = fastest;
+    if (hi > slowest)
+      hi = slowest;
+  }
+  return lo > 0 && hi > 0 ? lo / hi : 0.0;
 }
 
 olc_status olc_calibrate__workload(olc_calibrate_outcome *out, const olc_calibrate_request *req) {
@@ -248,14 +269,14 @@ olc_status olc_calibrate__workload(olc_calibrate_outcome *out, const olc_calibra
     goto done;
   }
   memset(out->candidates, 0, list.count * sizeof *out->candidates);
-  if (req->keep_samples) {
-    out->runs = olc_arena__alloc(req->arena, list.count * sizeof *out->runs);
-    if (out->runs == NULL) {
-      st = OLC_E_NOMEM;
-      goto done;
-    }
-    memset(out->runs, 0, list.count * sizeof *out->runs);
+  /* Kept in any case: the speedup's interval needs the run times of the
+   * first candidate and the winner; handed out with keep_samples only. */
+  out->runs = olc_arena__alloc(req->arena, list.count * sizeof *out->runs);
+  if (out->runs == NULL) {
+    st = OLC_E_NOMEM;
+    goto done;
   }
+  memset(out->runs, 0, list.count * sizeof *out->runs);
   out->winner = list.count;
   olc_error_clear(&e);
   st = olc_calibrate__rotation(&out->rotate_count, &out->rotate_bytes, req->target.plugin,
@@ -288,6 +309,8 @@ olc_status olc_calibrate__workload(olc_calibrate_outcome *out, const olc_calibra
                 out->reached > 0 ? "none was left in the race" : "none measured");
   }
 done:
+  if (!req->keep_samples)
+    out->runs = NULL;
   olc_policy_list__free(&list, req->target.plugin);
   return st;
 }
