@@ -107,6 +107,13 @@ double cli_summary_measurement(const olc_record *r, const char *name, const char
 /* The plugin's first candidate's median over r's median (both saved by
  * olc_host_calibrate, olc/host.h), or -1 when r lacks either. */
 double cli_summary_speedup(const olc_record *r);
+/* 1 when r's speedup over the first candidate is sure: its interval's low
+ * end (OLC_MEASUREMENT_SPEEDUP_LOW) is above 1, or r has none (the first
+ * candidate won, or r predates it); 0 when the intervals overlap. */
+int cli_summary_speedup_sure(const olc_record *r);
+/* 1 when r is provisional: a budget cut its measurement short, or the
+ * machine was busy (OLC_MEASUREMENT_CONTENDED). */
+int cli_summary_provisional(const olc_record *r);
 
 /* The table: a header and one line per workload (all, or with
  * problems_only those that failed or have no selection; nothing at all

@@ -270,6 +270,14 @@ static void json_selection(cli_json *j, const olc_record *sel) {
     cli_json_double(j, cli_summary_speedup(sel));
   else
     cli_json_null(j);
+  /* How sure the pick is: false when the speedup's intervals overlap. */
+  cli_json_key(j, "speedup_sure");
+  if (cli_summary_speedup(sel) > 0)
+    cli_json_bool(j, cli_summary_speedup_sure(sel));
+  else
+    cli_json_null(j);
+  cli_json_key(j, "provisional");
+  cli_json_bool(j, cli_summary_provisional(sel));
   cli_json_key(j, "cache_mode");
   json_cache_mode(j, sel);
   cli_json_key(j, "numerical_check");

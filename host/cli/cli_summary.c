@@ -43,6 +43,20 @@ double cli_summary_speedup(const olc_record *r) {
   return first > 0 && median > 0 ? first / median : -1;
 }
 
+int cli_summary_speedup_sure(const olc_record *r) {
+  double low = cli_summary_measurement(r, OLC_MEASUREMENT_SPEEDUP_LOW, "x");
+  return !(low >= 0) || low > 1.0;
+}
+
+int cli_summary_provisional(const olc_record *r) {
+  size_t i;
+  for (i = 0; r != NULL && i < r->measurement_count; i++)
+    if (strcmp(r->measurements[i].name, OLC_MEASUREMENT_BUDGET) == 0 ||
+        strcmp(r->measurements[i].name, OLC_MEASUREMENT_CONTENDED) == 0)
+      return 1;
+  return 0;
+}
+
 /* v with decimals digits after the point, then suffix (" us", "x"). */
 static char *format(double v, int decimals, const char *suffix) {
   char buf[48];
@@ -78,12 +92,17 @@ static void row_fill(row *w, const olc_workload_result *r) {
     w->why = cli_safe_text(r->message != NULL ? r->message : olc_status_name(r->status));
     return;
   }
-  snprintf(level, sizeof level, "%s%s", olc_level_str(sel->level),
-           sel->origin == OLC_ORIGIN_OVERRIDE ? " override" : "");
+  snprintf(level, sizeof level, "%s%s%s", olc_level_str(sel->level),
+           sel->origin == OLC_ORIGIN_OVERRIDE ? " override" : "",
+           cli_summary_provisional(sel) ? " provisional" : "");
   w->cell[COL_LEVEL] = cli_safe_text(level);
   w->cell[COL_POLICY] = cli_safe_bytes(sel->policy, sel->policy_len);
   w->cell[COL_MEDIAN] = format_us(cli_summary_measurement(sel, OLC_MEASUREMENT_MEDIAN, "us"));
-  w->cell[COL_SPEEDUP] = speedup > 0 ? format(speedup, 2, "x") : NULL;
+  /* A lead within the noise is not headlined: "?" says the intervals
+   * overlap (a note under the table says so in words). */
+  w->cell[COL_SPEEDUP] = speedup <= 0                    ? NULL
+                         : cli_summary_speedup_sure(sel) ? format(speedup, 2, "x")
+                                                         : format(speedup, 2, "x?");
 }
 
 static void row_free(row *w) {
@@ -178,7 +197,8 @@ void cli_summary_print(FILE *out, const olc_calibration *cal, size_t width, int 
     put_row(out, &rows[i], widths);
     row_free(&rows[i]);
   }
-  /* A selection that came with a warning (measured in-process). */
+  /* A selection that came with a warning (measured in-process, a busy
+   * machine), or whose speedup is not sure. */
   for (i = 0; i < n; i++) {
     const olc_workload_result *r = olc_calibration_get(cal, i);
     if (r->status == OLC_OK && r->message != NULL && r->message[0] != 0) {
@@ -187,6 +207,16 @@ void cli_summary_print(FILE *out, const olc_calibration *cal, size_t width, int 
       fputs(": ", out);
       cli_put_safe(out, r->message);
       fputc('\n', out);
+    }
+    if (r->selected != NULL && cli_summary_speedup(r->selected) > 0 &&
+        !cli_summary_speedup_sure(r->selected)) {
+      fputs("note: ", out);
+      cli_put_safe(out, r->workload);
+      fprintf(out,
+              ": not sure of the pick: its lead over the plugin's first guess (%.2fx) is within "
+              "the noise (the intervals overlap; at least %.2fx)\n",
+              cli_summary_speedup(r->selected),
+              cli_summary_measurement(r->selected, OLC_MEASUREMENT_SPEEDUP_LOW, "x"));
     }
   }
   free(rows);

@@ -132,12 +132,25 @@ static void speedup(FILE *f, const olc_workload_result *r, size_t w) {
   else if (first->status != OLC_OK || !(r->candidates[w].median_us > 0) || first->samples == 0)
     fprintf(f, "Winner <b>#%zu</b> (median %.3f us); the plugin's first guess failed (%s).", w + 1,
             r->candidates[w].median_us, olc_status_name(first->status));
+  else if (!cli_summary_speedup_sure(r->selected))
+    /* Intervals that overlap: no headline, and how sure it is. */
+    fprintf(f,
+            "Winner <b>#%zu</b> is not surely faster than the plugin's first guess #1: "
+            "%.2fx by the medians (%.3f us against %.3f us), within the noise (the intervals "
+            "overlap; at least %.2fx).",
+            w + 1, first->median_us / r->candidates[w].median_us, r->candidates[w].median_us,
+            first->median_us,
+            cli_summary_measurement(r->selected, OLC_MEASUREMENT_SPEEDUP_LOW, "x"));
   else
     fprintf(f,
             "Winner <b>#%zu</b> is <b>%.2fx</b> faster than the plugin's first guess #1 "
             "(median %.3f us against %.3f us).",
             w + 1, first->median_us / r->candidates[w].median_us, r->candidates[w].median_us,
             first->median_us);
+  if (cli_summary_provisional(r->selected))
+    fputs(" The record is provisional (a budget ended the measurement, or the machine was "
+          "busy): olc calibrate --refine measures it again.",
+          f);
   if (r->selected != NULL && r->selected->origin == OLC_ORIGIN_OVERRIDE)
     fputs(" An override was selected all the same (see below).", f);
   fputs("</p>\n", f);
@@ -217,6 +230,14 @@ static void stored_speedup(FILE *f, const olc_record *rec) {
   const olc_measurement *first = find_measurement(rec, "first_candidate_median_latency");
   if (w == NULL || first == NULL || !(w->value > 0) || !(first->value > 0))
     return;
+  if (!cli_summary_speedup_sure(rec)) {
+    fprintf(f,
+            "<p class=\"speedup\">When it was calibrated, the selected policy was not surely "
+            "faster than the plugin's first guess: %.2fx by the medians (%g against %g), within "
+            "the noise.</p>\n",
+            first->value / w->value, w->value, first->value);
+    return;
+  }
   fprintf(f,
           "<p class=\"speedup\">When it was calibrated, the selected policy was <b>%.2fx</b> "
           "faster than the plugin's first guess (median %g ",

@@ -29,3 +29,13 @@ if(NOT WIN32)
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_calibrate_samples.c
     LABELS integration HOOKS MOCK_PLUGINS TIMEOUT 120)
 endif()
+
+# A calibration on a busy machine, with an injected load source
+# (calibrate/load.h); serial: its timing signals are the machine's.
+if(NOT WIN32)
+  olc_add_test(NAME test_contention
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_contention.c
+    LABELS integration HOOKS MOCK_PLUGINS TIMEOUT 120
+    ENV OLC_CONTENTION=)
+  set_tests_properties(test_contention PROPERTIES RUN_SERIAL TRUE)
+endif()

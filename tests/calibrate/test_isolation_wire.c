@@ -165,8 +165,8 @@ static void test_params(void) {
 
 static void test_timeout_rule(void) {
   olc_calibration_settings s = {
-      1, 5,   0.05, 30.0, 1.5, 1, 0.0, OLC_STRATEGY_RACE, OLC_SELECT_NEVER, NULL, 300.0,
-      1, 0.0, 0.0,  0.0,  0.0, 0, NULL};
+      1, 5,   0.05, 30.0, 1.5, 1, 0.0,  OLC_STRATEGY_RACE,  OLC_SELECT_NEVER, NULL, 300.0,
+      1, 0.0, 0.0,  0.0,  0.0, 0, NULL, OLC_CONTENTION_WAIT};
   olc_timing_params p = {1, 5, 0.05, 1.5, -1.0, 0, 0, 0};
   /* Per run: explicit wins; before any result the default; then 10 s or
    * 20 x the best median, whichever is longer. */

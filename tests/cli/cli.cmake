@@ -22,5 +22,13 @@ if(TARGET olc_cli)
       SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cli_fleet.c CLI
       DEFINES OLC_MOCK_PLUGIN_DIR_GOOD="${OLC_MOCK_PLUGIN_DIR_GOOD}"
       DEPENDS olc_mock_good_mock_det)
+    # A real calibration under busy threads on every CPU, with the
+    # product's contention mode (the suite's default is ignore); serial.
+    olc_add_test(NAME test_cli_contention LABELS integration TIMEOUT 120
+      SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cli_contention.c CLI WORKER
+      DEFINES OLC_MOCK_PLUGIN_DIR_GOOD="${OLC_MOCK_PLUGIN_DIR_GOOD}"
+      DEPENDS olc_mock_good_mock_det
+      ENV OLC_CONTENTION=)
+    set_tests_properties(test_cli_contention PROPERTIES RUN_SERIAL TRUE)
   endif()
 endif()

@@ -51,8 +51,8 @@ int cli_test_runv(cli_run *r, const char *dir, const char *const *env, const cha
 
 int cli_test_run_program(cli_run *r, const char *program, const char *dir, const char *const *env,
                          const char *const *argv) {
-  static const char *pass[] = {"ASAN_OPTIONS",    "UBSAN_OPTIONS", "LSAN_OPTIONS",
-                               "LD_LIBRARY_PATH", "PATH",          "TMPDIR"};
+  static const char *pass[] = {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS",  "LD_LIBRARY_PATH",
+                               "PATH",         "TMPDIR",        "OLC_CONTENTION"};
   char *envp[64], *args[128];
   char cache[4096];
   char *out_path = olc_test_path(dir, "stdout.txt");

@@ -149,6 +149,28 @@ static void test_speedup(void) {
   CU_ASSERT(json_speedup(g_r.out, "mm") < 0);
 }
 
+/* A speedup whose intervals overlap the first candidate's (speedup_low
+ * at or below 1) is not headlined: "1.08x?" and a note; a record saved on
+ * a busy machine is shown as provisional. */
+static void test_speedup_unsure(void) {
+  char store[4200];
+  write_config("good", "");
+  snprintf(store, sizeof store, "%s/store.txt", g_dir);
+  CU_ASSERT_EQUAL(OLC("--store", store, "override", "set", "--level", "exact", "--backend",
+                      "mock_det", "--operator", "MatMul", "--implementation", "1", "--model-digest",
+                      "workload:k=2;m=8;n=4", "--processor", "mock-cpu", "--threads", "2",
+                      "--policy", "spin_us=200", "--measurement", "median_latency=100:us",
+                      "--measurement", "first_candidate_median_latency=108:us", "--measurement",
+                      "speedup_low=0.97:x", "--measurement", "contended=2.5:runnable"),
+                  0);
+  CU_ASSERT_EQUAL(OLC("select", CFG, "--workload", "mm"), 0);
+  HAS(g_r.out, "exact override provisional  spin_us=200  100.0 us   1.08x?  ");
+  HAS(g_r.out, "note: mm: not sure of the pick: its lead over the plugin's first guess (1.08x) "
+               "is within the noise (the intervals overlap; at least 0.97x)\n");
+  CU_ASSERT_EQUAL(OLC("select", CFG, "--workload", "mm", "--json"), 0);
+  HAS(g_r.out, "\"speedup_sure\":false,\"provisional\":true");
+}
+
 /* Lines fit $COLUMNS, the long name shortened with a middle ellipsis;
  * in a file (no $COLUMNS, or an invalid one) nothing is cut; --json has
  * the name whole. */
@@ -338,6 +360,7 @@ int main(int argc, char **argv) {
     return 1;
   s = CU_add_suite_with_setup_and_teardown("cli_summary", NULL, NULL, setup, teardown);
   CU_add_test(s, "speedup", test_speedup);
+  CU_add_test(s, "speedup_unsure", test_speedup_unsure);
   CU_add_test(s, "width_columns", test_width_columns);
   CU_add_test(s, "width_terminal", test_width_terminal);
   CU_add_test(s, "verbose_quiet", test_verbose_quiet);

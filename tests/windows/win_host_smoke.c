@@ -195,7 +195,8 @@ static const olc_calibration_settings settings = {
     0.0,              /* rotating_buffer_mb: warm */
     0.0,              /* max_seconds_total: none */
     0,                /* max_runs_per_candidate: no cap */
-    NULL};            /* record_misses: none */
+    NULL,             /* record_misses: none */
+    OLC_CONTENTION_IGNORE}; /* contention: a busy CI machine must not decide it */
 
 static olc_status open_store(olc_store **out, const char *path) {
   olc_store_options o = OLC_STORE_OPTIONS_INIT;

@@ -76,6 +76,23 @@ typedef struct olc_candidate_result {
  * refine option) measures such a record again; otherwise it is served as
  * stored. */
 #define OLC_MEASUREMENT_BUDGET "budget"
+/* Saved with a winner measured while the machine was not quiet, when the
+ * budget ended before a quiet measurement ([calibration] contention): its
+ * unit names the signal ("runnable": other tasks waiting for a CPU beyond
+ * those the workload's threads leave free, on average; "steal": the share
+ * of CPU time a hypervisor stole; "reference": the first candidate's
+ * slowest turn over its fastest; "spread": a finalist's MAD over its
+ * median), its value that figure.  Such a record is provisional as a
+ * budget-cut one is: served by select, measured again by olc calibrate
+ * --refine, and by an on_miss select when the machine is quiet. */
+#define OLC_MEASUREMENT_CONTENDED "contended"
+/* Saved with a winner other than the first candidate, measured against
+ * it: the low end of the speedup's interval (the first candidate's median
+ * less two of its standard errors, over the winner's plus two of its; a
+ * standard error is 1.2533 x 1.4826 x MAD / sqrt(runs)), unit "x".  At or
+ * below 1 the two intervals overlap: the pick is not sure, and olc says
+ * so instead of headlining the speedup. */
+#define OLC_MEASUREMENT_SPEEDUP_LOW "speedup_low"
 
 /* The outcome for one workload. */
 typedef struct olc_workload_result {

@@ -40,6 +40,20 @@ typedef enum olc_calibration_strategy {
   OLC_STRATEGY_FULL = 1
 } olc_calibration_strategy;
 
+/* [calibration] contention: what a measurement does when the machine was
+ * not quiet (other tasks waiting for its CPUs, stolen time, the reference
+ * candidate drifting between turns, a finalist's runs spread wide). */
+typedef enum olc_contention_mode {
+  /* Wait for a quiet machine and measure again, within the workload's
+   * budget; when the budget ends first, the leader is saved as
+   * provisional (OLC_MEASUREMENT_CONTENDED).  The default. */
+  OLC_CONTENTION_WAIT = 0,
+  /* Save the leader as provisional at once, without waiting. */
+  OLC_CONTENTION_MARK = 1,
+  /* Do not watch: every winner is saved as final. */
+  OLC_CONTENTION_IGNORE = 2
+} olc_contention_mode;
+
 /* [calibration] settings. */
 typedef struct olc_calibration_settings {
   uint32_t warmup;                 /* untimed runs before measuring (default 1) */
@@ -78,6 +92,10 @@ typedef struct olc_calibration_settings {
   /* Appended after 0.3: the recorded-workloads file a never-mode select
    * appends each miss to (olc_host_options.record_misses); NULL: none. */
   const char *record_misses;
+  /* Appended after 0.3: olc_contention_mode (default OLC_CONTENTION_WAIT);
+   * $OLC_CONTENTION (wait, mark or ignore) overrides it at olc_host_open
+   * unless ignore_env. */
+  int contention;
 } olc_calibration_settings;
 
 /* One [workload.NAME] section. */

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "calibrate/isolate.h"
+#include "calibrate/load.h"
 #include "olc/host.h"
 #include "olc/plugin.h"
 #include "util/arena.h"
@@ -73,6 +74,19 @@ typedef struct olc_calibrate_outcome {
   /* Which budget cut the measurement short (OLC_CALIBRATE_CUT_*): the
    * winner is the leader when it ended. */
   int budget_cut;
+  /* Whether the machine was quiet during the measurement that gave the
+   * winner (settings->contention; load.h): contended.signal NULL when it
+   * was or when it was not watched.  measures: how many times the
+   * candidates were measured (more than one after a busy machine), and
+   * waited_seconds the time spent waiting for a quiet one in between. */
+  olc_contention contended;
+  uint32_t measures;
+  double waited_seconds;
+  /* When a winner other than the first candidate was measured against
+   * it: the low end of the speedup's interval (OLC_MEASUREMENT_SPEEDUP_LOW;
+   * the first's median less two standard errors over the winner's plus
+   * two); < 0: none. */
+  double speedup_low;
 } olc_calibrate_outcome;
 
 /* olc_calibrate_outcome.budget_cut. */

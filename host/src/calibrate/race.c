@@ -225,6 +225,8 @@ static olc_status time_once(race *r, size_t i, const olc_timing_params *mp, olc_
   olc_error e;
   olc_status st, rs = OLC_OK;
   olc_error_clear(&e);
+  if (ctx->watch != NULL)
+    olc_calibrate__watch_sample(ctx->watch);
   st = olc_calibrate__session_measure(ctx->session, i, mp, &m, &e);
   *end = st == OLC_OK ? m.end : OLC_TIMING_DONE;
   if (st == OLC_E_NOMEM) {
@@ -516,6 +518,13 @@ static olc_status final(race *r, size_t most, int budgeted) {
         st = record_turn(r, i, turn, from);
       if (st != OLC_OK)
         return st;
+      /* The first candidate, timed in every turn between the others, is
+       * the reference: its turns drift apart when the machine's load
+       * changes under the race. */
+      if (i == 0 && ctx->watch != NULL && r->lanes[0].turn_count > 0 &&
+          r->lanes[0].turns[r->lanes[0].turn_count - 1].turn == turn)
+        olc_calibrate__watch_reference(ctx->watch,
+                                       r->lanes[0].turns[r->lanes[0].turn_count - 1].median_us);
       if (end == OLC_TIMING_DEADLINE) {
         if (!extra)
           cut(r, OLC_CALIBRATE_CUT_TIME);

@@ -132,6 +132,8 @@ olc_status olc_strategy__full(const olc_strategy_ctx *ctx, size_t *reached, size
     olc_strategy__progress(ctx, i, best);
     full_params(&mp, s, best, i > 0 ? start + budget : 0);
     olc_error_clear(&e);
+    if (ctx->watch != NULL)
+      olc_calibrate__watch_sample(ctx->watch);
     st = olc_calibrate__session_measure(ctx->session, i, &mp, &m, &e);
     if (st == OLC_OK)
       full_note_cut(ctx, &m, m.end == OLC_TIMING_DEADLINE);

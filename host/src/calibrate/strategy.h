@@ -18,6 +18,7 @@
 
 #include "calibrate/calibrate.h"
 #include "calibrate/isolate.h"
+#include "calibrate/load.h"
 #include "olc/host.h"
 #include "util/arena.h"
 #include "util/error.h"
@@ -36,6 +37,9 @@ typedef struct olc_strategy_ctx {
   void (*progress)(void *payload, size_t i, size_t count, double best_us);
   void *progress_payload;
   int *budget_cut; /* out: OLC_CALIBRATE_CUT_*, set when a budget ended the timing */
+  /* Read before each timing, and given the reference's (the first
+   * candidate's) turn medians; NULL: the load is not watched. */
+  olc_load_watch *watch;
 } olc_strategy_ctx;
 
 /*

@@ -26,6 +26,10 @@ static const olc_config_choice verify_layers_modes[] = {
     {NULL, 0}};
 static const olc_config_choice select_modes[] = {
     {"never", OLC_SELECT_NEVER}, {"on_miss", OLC_SELECT_ON_MISS}, {NULL, 0}};
+static const olc_config_choice contention_modes[] = {{"wait", OLC_CONTENTION_WAIT},
+                                                     {"mark", OLC_CONTENTION_MARK},
+                                                     {"ignore", OLC_CONTENTION_IGNORE},
+                                                     {NULL, 0}};
 
 static const olc_config_key keys[] = {
     /* [host] */
@@ -272,6 +276,16 @@ static const olc_config_key keys[] = {
      IN(olc_calibration_settings, record_misses),
      .description = "A file that a runtime's select in never mode appends each workload it "
                     "has no stored profile for to, for olc calibrate --recorded."},
+    {.section = OLC_CONFIG_CALIBRATION,
+     .name = "contention",
+     .type = OLC_CONFIG_ENUM,
+     .choices = contention_modes,
+     .def = "wait",
+     IN(olc_calibration_settings, contention),
+     .description = "When other tasks held the CPUs during a measurement: wait for a quiet "
+                    "machine and measure again within the budget, else save the winner as "
+                    "provisional (contended); mark: save it as provisional at once; ignore: do "
+                    "not watch (also OLC_CONTENTION)."},
 
     /* [workload.NAME] */
     {.section = OLC_CONFIG_WORKLOAD,

@@ -50,6 +50,7 @@ struct olc_host {
   int force_portable;         /* for lookups made on a plugin's behalf */
   int allow_insecure_plugins; /* the permission policy files were loaded under */
   int ignore_env;             /* olc_host_options.ignore_env: no OLC_WORKER either */
+  int contention_env;         /* $OLC_CONTENTION's olc_contention_mode + 1; 0: unset */
   olc_plugins_config_fn plugin_config;
   void *plugin_config_payload;
   olc_diag_sink diag;

@@ -142,18 +142,20 @@ static olc_status calibrate_now(job *j, int refining) {
   return OLC_OK;
 }
 
-/* 1 when a budget cut the measuring of rec short (OLC_MEASUREMENT_BUDGET). */
-static int budget_marked(const olc_record *rec) {
+/* 1 when rec is provisional: a budget cut its measuring short
+ * (OLC_MEASUREMENT_BUDGET) or the machine was busy (OLC_MEASUREMENT_CONTENDED). */
+static int provisional(const olc_record *rec) {
   size_t i;
   for (i = 0; rec != NULL && i < rec->measurement_count; i++)
-    if (strcmp(rec->measurements[i].name, OLC_MEASUREMENT_BUDGET) == 0)
+    if (strcmp(rec->measurements[i].name, OLC_MEASUREMENT_BUDGET) == 0 ||
+        strcmp(rec->measurements[i].name, OLC_MEASUREMENT_CONTENDED) == 0)
       return 1;
   return 0;
 }
 
 /* Looks the bound key up: a hit is selected, a miss measured (unless
- * select_only); with refine a hit that a budget cut short is measured
- * again. */
+ * select_only); with refine a provisional hit (a budget cut it short, or
+ * the machine was busy) is measured again. */
 static olc_status lookup_or_measure(job *j) {
   olc_host_slot *s = j->b->slot;
   olc_lookup_result *lr = NULL;
@@ -164,7 +166,7 @@ static olc_status lookup_or_measure(job *j) {
   if (st != OLC_OK && st != OLC_E_NOT_FOUND)
     return set_status(j, st, "lookup: %s", e.message);
   olc_host__warn_rejected_overrides(s, lr);
-  refining = st == OLC_OK && j->p->refine && budget_marked(olc_lookup_result_selected(lr));
+  refining = st == OLC_OK && j->p->refine && provisional(olc_lookup_result_selected(lr));
   if (j->p->select_only || (st == OLC_OK && !j->p->recalibrate && !refining)) {
     olc_calibration__set_lookup(j->cal, j->index, lr);
     if (st == OLC_E_NOT_FOUND)

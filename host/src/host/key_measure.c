@@ -84,7 +84,7 @@ static olc_status save_winner(olc_host_measure *m, const olc_calibrate_outcome *
                               const budget_mark *mark, olc_error *e) {
   const olc_candidate_result *c = &out->candidates[out->winner];
   const double first_median_us = out->first_median_us;
-  olc_measurement ms[10];
+  olc_measurement ms[12];
   olc_save_request req = OLC_SAVE_REQUEST_INIT;
   double flops = 0;
   olc_error fe;
@@ -124,11 +124,25 @@ static olc_status save_winner(olc_host_measure *m, const olc_calibrate_outcome *
     ms[n].value = flops / (c->median_us * 1e3);
     ms[n++].unit = "GFLOP/s";
   }
+  if (out->speedup_low >= 0) {
+    /* How sure the pick is: a later selection headlines the speedup only
+     * when the intervals are apart (above 1). */
+    ms[n].name = OLC_MEASUREMENT_SPEEDUP_LOW;
+    ms[n].value = out->speedup_low;
+    ms[n++].unit = "x";
+  }
   if (mark->kind != NULL) {
     /* Served as stored; measured again with --refine. */
     ms[n].name = OLC_MEASUREMENT_BUDGET;
     ms[n].value = mark->limit;
     ms[n++].unit = mark->kind;
+  }
+  if (out->contended.signal != NULL) {
+    /* Provisional like a budget-cut record: --refine, or an on_miss
+     * select on a quiet machine, measures it again. */
+    ms[n].name = OLC_MEASUREMENT_CONTENDED;
+    ms[n].value = out->contended.figure;
+    ms[n++].unit = out->contended.signal;
   }
   req.key = m->key;
   req.measurements = ms;
@@ -162,6 +176,8 @@ static olc_status budget_settings(olc_calibration_settings *eff, int *total_boun
   double left;
   *eff = *m->settings;
   *total_bound = 0;
+  if (m->host->contention_env > 0)
+    eff->contention = m->host->contention_env - 1;
   if (b == NULL || !(b->total_seconds > 0))
     return OLC_OK;
   left = b->total_seconds - (double)b->spent_ns / 1e9;
@@ -191,6 +207,30 @@ static void budget_mark_of(budget_mark *mark, const olc_calibrate_outcome *out,
     mark->kind = total_bound ? "total" : "workload";
     mark->limit = total_bound ? m->budget->total_seconds : eff->max_seconds_per_workload;
   }
+}
+
+/* The outcome's note, with what the machine's load did to the
+ * measurement when it did something: how often it was measured, how long
+ * it waited, and whether the winner is provisional. */
+static const char *contention_note(olc_host_measure *m, const olc_calibrate_outcome *out) {
+  char msg[OLC_ERROR_MESSAGE_SIZE];
+  const char *s;
+  if (out->contended.signal == NULL && out->measures <= 1)
+    return out->note;
+  if (out->contended.signal == NULL)
+    snprintf(msg, sizeof msg,
+             "%s%sthe machine was busy: measured %u times, %.1f s waited for a quiet machine",
+             out->note != NULL ? out->note : "", out->note != NULL ? "; " : "",
+             (unsigned)out->measures, out->waited_seconds);
+  else
+    snprintf(msg, sizeof msg,
+             "%s%sthe machine was busy (%s %.2f) in %u measurement%s (%.1f s waited): the "
+             "winner is provisional, measured again by olc calibrate --refine",
+             out->note != NULL ? out->note : "", out->note != NULL ? "; " : "",
+             out->contended.signal, out->contended.figure, (unsigned)out->measures,
+             out->measures == 1 ? "" : "s", out->waited_seconds);
+  s = olc_arena__strdup(m->arena, msg);
+  return s != NULL ? s : out->note;
 }
 
 /* Candidates timed by the calibrate module; the winner saved. */
@@ -228,7 +268,7 @@ static olc_status measure_now(olc_host_measure *m) {
   m->runs = out.runs;
   m->winner = out.status == OLC_OK ? out.winner : out.reached;
   m->measured = out.measured;
-  m->note = out.note;
+  m->note = contention_note(m, &out);
   if (out.status != OLC_OK) {
     m->status = out.status;
     m->message = out.message;

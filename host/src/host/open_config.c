@@ -80,6 +80,23 @@ static int env_select_mode(olc_error *err) {
   return -1;
 }
 
+/* OLC_CONTENTION over [calibration] contention, for every measurement of
+ * the host: the mode + 1, 0 when unset, or -1 after an error. */
+static int env_contention(olc_error *err) {
+  const char *v = olc_config__env("OLC_CONTENTION");
+  if (v == NULL)
+    return 0;
+  if (strcmp(v, "wait") == 0)
+    return OLC_CONTENTION_WAIT + 1;
+  if (strcmp(v, "mark") == 0)
+    return OLC_CONTENTION_MARK + 1;
+  if (strcmp(v, "ignore") == 0)
+    return OLC_CONTENTION_IGNORE + 1;
+  olc_error__set(err, OLC_E_CONFIG, "OLC_CONTENTION",
+                 "OLC_CONTENTION=\"%.60s\": expected wait, mark or ignore", v);
+  return -1;
+}
+
 /* A host with no plugin serves every select untuned: said once, with the
  * places searched, since a runtime otherwise sees nothing wrong. */
 static void warn_no_plugin(olc_host *h) {
@@ -109,6 +126,7 @@ olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *st
   unsigned char *optional = NULL;
   olc_config *own = NULL;
   size_t dir_count = 0;
+  int contention;
   olc_status st;
   if (out != NULL)
     *out = NULL;
@@ -139,6 +157,11 @@ olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *st
     st = olc_error__set(err, OLC_E_NOMEM, "olc_host_open", "out of memory");
     goto done;
   }
+  contention = o.ignore_env ? 0 : env_contention(err);
+  if (contention < 0) {
+    st = OLC_E_CONFIG;
+    goto done;
+  }
   memset(&params, 0, sizeof params);
   params.load.dirs = dirs;
   params.load.dir_count = dir_count;
@@ -164,6 +187,7 @@ olc_status olc_host_open(olc_host **out, const olc_config *config, olc_store *st
   st = olc_host__open_params(out, &params, err);
   if (st == OLC_OK) {
     (*out)->own_config = own;
+    (*out)->contention_env = contention;
     if (o.calibration != NULL) {
       (*out)->loop_copy = *o.calibration;
       (*out)->loop_settings = &(*out)->loop_copy;

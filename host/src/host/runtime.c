@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calibrate/calibrate.h"
 #include "host/host_int.h"
 #include "util/error.h"
 #include "util/options.h"
@@ -33,6 +34,9 @@ enum { CLAIMED, LOOK_AGAIN, FAILED, NEAREST };
  * key failed looks it up first. */
 #define RETRY_FIRST_NS UINT64_C(1000000000)
 #define RETRY_MAX_NS (300 * RETRY_FIRST_NS)
+/* How long an on_miss select looks at the machine's load before it
+ * measures a contended record again. */
+#define QUIET_LOOK_MS 100u
 
 static uint64_t retry_now(const olc_host *h) {
   return h->retry_clock != NULL ? h->retry_clock(h->retry_clock_payload) : olc_util__now_ns();
@@ -184,7 +188,7 @@ static olc_status lock_wait_over(const olc_selection **out, olc_host_slot *s,
 }
 
 static olc_status measure(const olc_selection **out, olc_host_slot *s, int fp,
-                          const olc_select_options *o, uint64_t start, olc_error *err) {
+                          const olc_select_options *o, uint64_t start, int refine, olc_error *err) {
   olc_host *h = s->host;
   olc_arena arena = OLC_ARENA_INIT;
   olc_host_measure m;
@@ -192,6 +196,7 @@ static olc_status measure(const olc_selection **out, olc_host_slot *s, int fp,
   olc_status st;
   olc_host__measure_request(&m, s, &s->workload, s->name, &h->settings, fp, o->in_process,
                             &h->lazy_budget, &arena);
+  m.look_again = !refine; /* refining: the stored record is the one to replace */
   m.cancel = o->cancel;
   m.cancel_payload = o->cancel_payload;
   m.has_wait_limit = o->timeout_ms >= 0;
@@ -272,6 +277,46 @@ static olc_status verify_first_use(const olc_selection **out, olc_host_slot *s, 
   return answer(out, now != NULL ? now : sel, err);
 }
 
+/* 1 when rec was saved while the machine was busy (OLC_MEASUREMENT_CONTENDED). */
+static int contended(const olc_record *rec) {
+  size_t i;
+  for (i = 0; rec != NULL && i < rec->measurement_count; i++)
+    if (strcmp(rec->measurements[i].name, OLC_MEASUREMENT_CONTENDED) == 0)
+      return 1;
+  return 0;
+}
+
+/*
+ * An on_miss select that finds a record saved while the machine was busy
+ * measures it again, once per key and host, when the machine is quiet
+ * now: the record is served meanwhile (the view holds it), and when the
+ * new measurement fails, it still is.
+ */
+static olc_status refine(const olc_selection **out, olc_host_slot *s, int fp, olc_selection *sel,
+                         const olc_select_options *o, uint64_t start, olc_error *err) {
+  int turn = LOOK_AGAIN, go;
+  olc_status st;
+  olc_host__global_lock();
+  go = !s->refine_tried && !s->measuring;
+  s->refine_tried = 1;
+  olc_host__global_unlock();
+  if (!go || olc_calibrate__load_quiet(
+                 s->key.key.thread_count > 0 ? (uint32_t)s->key.key.thread_count : s->host->threads,
+                 QUIET_LOOK_MS) != 1)
+    return answer(out, sel, err);
+  st = wait_turn(&turn, s, o, start);
+  if (st != OLC_OK || turn != CLAIMED)
+    return answer(out, sel, err);
+  st = measure(out, s, fp, o, start, 1, err);
+  if (st == OLC_OK)
+    return st;
+  /* Failed: the provisional record stays what the key serves. */
+  olc_host__global_lock();
+  s->failed = OLC_OK;
+  olc_host__global_unlock();
+  return answer(out, sel, err);
+}
+
 static olc_status slow(const olc_selection **out, olc_host_slot *s, int fp, int mode,
                        const olc_select_options *o, olc_error *err) {
   uint64_t start = olc_util__now_ns();
@@ -286,6 +331,10 @@ static olc_status slow(const olc_selection **out, olc_host_slot *s, int fp, int 
         s->host->rt.verify_layers == OLC_VERIFY_LAYERS_ON_FIRST_USE &&
         atomic_exchange(&s->verified, 1) == 0)
       return verify_first_use(out, s, fp, o, sel, err);
+}
+
+    if (sel != NULL && mode == OLC_SELECT_ON_MISS && contended(sel->record))
+      return refine(out, s, fp, sel, o, start, err);
     if (sel != NULL)
       return answer(out, sel, err);
     if (mode == OLC_SELECT_NEVER) {
@@ -310,7 +359,7 @@ static olc_status slow(const olc_selection **out, olc_host_slot *s, int fp, int 
       return first(out, s, st == OLC_E_TIMEOUT ? OLC_HOST_FIRST_TIMEOUT : OLC_HOST_FIRST_CANCELLED,
                    st, NULL, err);
     if (turn == CLAIMED)
-      return measure(out, s, fp, o, start, err);
+      return measure(out, s, fp, o, start, 0, err);
     if (turn == FAILED)
       return first(out, s, OLC_HOST_FIRST_FAILED, s->failed, s->failed_message, err);
   }

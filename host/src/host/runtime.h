@@ -98,6 +98,7 @@ struct olc_host_slot {
   char failed_message[OLC_ERROR_MESSAGE_SIZE];
   uint64_t retry_wait_ns; /* the wait after the last failure (doubling); 0: none failed */
   uint64_t retry_at_ns;   /* when a failed key may be measured again (the retry clock) */
+  int refine_tried;       /* an on_miss select measured a contended record again (or tried) */
   olc_selection *first[OLC_HOST_FIRST_KINDS];
   olc_selection *nearest;    /* the last nearest answer made (reused while it holds) */
   olc_selection *selections; /* every selection of this slot */

@@ -1,0 +1,60 @@
+/*
+ * calibrate/load_posix.c - the load source on POSIX (load.h): Linux's
+ * /proc/loadavg (its fourth field, "running/total", counts the tasks
+ * running or waiting for a CPU now) and the first line of /proc/stat (the
+ * CPU time of all CPUs by kind, steal the eighth); elsewhere, or without
+ * /proc, nothing is known.
+ */
+#include "calibrate/load.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/platform.h"
+
+static void read_runnable(olc_load_figures *out) {
+  FILE *f = fopen("/proc/loadavg", "r");
+  double l1, l5, l15;
+  unsigned long running, total;
+  if (f == NULL)
+    return;
+  if (fscanf(f, "%lf %lf %lf %lu/%lu", &l1, &l5, &l15, &running, &total) == 5) {
+    out->runnable = (double)running;
+    out->have_runnable = 1;
+  }
+  fclose(f);
+}
+
+static void read_ticks(olc_load_figures *out) {
+  FILE *f = fopen("/proc/stat", "r");
+  unsigned long long v[8];
+  int n;
+  if (f == NULL)
+    return;
+  memset(v, 0, sizeof v);
+  /* user nice system idle iowait irq softirq steal (older kernels stop
+   * before steal: then none is known). */
+  n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+             &v[5], &v[6], &v[7]);
+  fclose(f);
+  if (n == 8) {
+    size_t i;
+    out->total_ticks = 0;
+    for (i = 0; i < 8; i++)
+      out->total_ticks += v[i];
+    out->steal_ticks = v[7];
+    out->have_ticks = 1;
+  }
+}
+
+void olc_calibrate__load_read_system(olc_load_figures *out) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  out->cpus = cpus > 0 ? (uint32_t)cpus : 0;
+  read_runnable(out);
+  read_ticks(out);
+}
+
+void olc_calibrate__load_nap(uint32_t ms) { olc_util__sleep_ms((int64_t)ms); }
