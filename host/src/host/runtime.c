@@ -304,7 +304,7 @@ static olc_status refine(const olc_selection **out, olc_host_slot *s, int fp, ol
                  s->key.key.thread_count > 0 ? (uint32_t)s->key.key.thread_count : s->host->threads,
                  QUIET_LOOK_MS) != 1)
     return answer(out, sel, err);
-  st = wait_turn(&turn, s, o, start);
+  st = wait_turn(&turn, s, o, start, 0);
   if (st != OLC_OK || turn != CLAIMED)
     return answer(out, sel, err);
   st = measure(out, s, fp, o, start, 1, err);
@@ -331,8 +331,6 @@ static olc_status slow(const olc_selection **out, olc_host_slot *s, int fp, int 
         s->host->rt.verify_layers == OLC_VERIFY_LAYERS_ON_FIRST_USE &&
         atomic_exchange(&s->verified, 1) == 0)
       return verify_first_use(out, s, fp, o, sel, err);
-}
-
     if (sel != NULL && mode == OLC_SELECT_ON_MISS && contended(sel->record))
       return refine(out, s, fp, sel, o, start, err);
     if (sel != NULL)
