@@ -136,11 +136,10 @@ static inline int32_t mock_hand_table(uint32_t host_abi_major, const olc_plugin 
  * (features, pack, release_packed) and 1.4's distance, MOCK_TABLE_INIT_V13
  * with distance NULL (the host's default distance), MOCK_TABLE_INIT
  * without the 1.3 fields either. */
-#define MOCK_TABLE_INIT_V14(size, minor, major, name_, version, description_, operators_,          \
-                            operator_count_, create_, destroy_, key_, candidates_, validate_,      \
-                            serialize_, release, run_, prepare_, unprepare_, flops_, execute_,     \
-                            tolerances_, tolerance_count_, features_, pack_, release_packed_,      \
-                            distance_)                                                             \
+#define MOCK_TABLE_INIT_V14(                                                                       \
+    size, minor, major, name_, version, description_, operators_, operator_count_, create_,        \
+    destroy_, key_, candidates_, validate_, serialize_, release, run_, prepare_, unprepare_,       \
+    flops_, execute_, tolerances_, tolerance_count_, features_, pack_, release_packed_, distance_) \
   .struct_size = (size), .abi_minor = (minor), .abi_major = (major), .name = (name_),              \
   .implementation_version = (version), .description = (description_), .operators = (operators_),   \
   .operator_count = (operator_count_), .create = (create_), .destroy = (destroy_), .key = (key_),  \

@@ -154,7 +154,11 @@ void olc_host__warn_rejected_overrides(olc_host_slot *s, const olc_lookup_result
  * their threads and its cached selections belong to that process (host.h
  * "fork()").  Every entry that reaches a plugin, or answers for one from
  * the cache, calls it first; it costs an atomic load. */
-olc_status olc_host__check_fork(const olc_host *host, const char *fn, olc_error *err);
+olc_status olc_host__fork_refused(const char *fn, olc_error *err);
+static inline olc_status olc_host__check_fork(const olc_host *host, const char *fn,
+                                              olc_error *err) {
+  return host->forks == olc_plugins__forks_seen() ? OLC_OK : olc_host__fork_refused(fn, err);
+}
 olc_status olc_host__check_workload(const olc_workload *w, const char *name, olc_error *err);
 /* The workload's model digest: model_digest, or "sha256:<hex>" of
  * model_bytes written into buf (OLC_DIGEST_SIZE); *out NULL when it

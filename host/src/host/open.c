@@ -117,9 +117,7 @@ olc_status olc_host__open_params(olc_host **out, const olc_host_params *params, 
   return OLC_OK;
 }
 
-olc_status olc_host__check_fork(const olc_host *host, const char *fn, olc_error *err) {
-  if (host->forks == olc_plugins__forks())
-    return OLC_OK;
+olc_status olc_host__fork_refused(const char *fn, olc_error *err) {
   return olc_error__set(err, OLC_E_UNSUPPORTED, fn,
                         "this host was opened before fork() in a parent process: its plugins' "
                         "threads and its selections are not in this one; open a new host here");

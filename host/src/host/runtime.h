@@ -163,12 +163,12 @@ typedef struct olc_host_table {
 
 /* The runtime state of a host (in struct olc_host). */
 typedef struct olc_host_runtime {
-  olc_util_rwlock lock;          /* slots and bindings tables */
-  olc_host_table slots;          /* olc_host_slot by key */
-  olc_host_table bindings;       /* olc_binding by description (olc_host_select) */
-  _Atomic uint64_t epoch;        /* bumped by every save and removal this host makes */
-  uint64_t recheck_ns;           /* OLC_SELECT_RECHECK_MS */
-  int select_mode;               /* OLC_SELECT_NEVER or OLC_SELECT_ON_MISS */
+  olc_util_rwlock lock;           /* slots and bindings tables */
+  olc_host_table slots;           /* olc_host_slot by key */
+  olc_host_table bindings;        /* olc_binding by description (olc_host_select) */
+  _Atomic uint64_t epoch;         /* bumped by every save and removal this host makes */
+  uint64_t recheck_ns;            /* OLC_SELECT_RECHECK_MS */
+  int select_mode;                /* OLC_SELECT_NEVER or OLC_SELECT_ON_MISS */
   int verify_layers;              /* OLC_VERIFY_LAYERS_NEVER or _ON_FIRST_USE */
   _Atomic uint64_t measurements;  /* keys measured by this host (statistics, tests) */
   atomic_int isolation_note_said; /* the lost isolation was warned of (once per host) */

@@ -52,6 +52,8 @@ unsigned olc_plugins__forks(void) {
   return __atomic_load_n(&fork_count, __ATOMIC_ACQUIRE);
 }
 
+unsigned olc_plugins__forks_seen(void) { return __atomic_load_n(&fork_count, __ATOMIC_ACQUIRE); }
+
 void olc_plugins__lock(void) {
   olc_util__mutex_lock(&plugins_lock);
   holds_lock = 1;

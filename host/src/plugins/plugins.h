@@ -232,6 +232,10 @@ void olc_plugins__release_packed(olc_loaded_plugin *p, void *packed);
  * after the first call: no system call, no lock (a warm select and
  * execute compare it). */
 unsigned olc_plugins__forks(void);
+/* The count without installing the handlers: for callers that called
+ * olc_plugins__forks once before (a host's open), on every call of the
+ * runtime path. */
+unsigned olc_plugins__forks_seen(void);
 
 /* The numerical check's tolerances for an operator and dtype (ABI 1.2):
  * the plugin's row, or the host's defaults (declared 0). */

@@ -94,8 +94,21 @@ olc_plugins_lib *olc_plugins__lib_get(void *handle, const char *path);
  * anywhere in the list of holders; absent is fine). */
 void olc_plugins__lib_attach(olc_plugins_lib *lib, olc_loaded_plugin *p);
 void olc_plugins__lib_detach(olc_plugins_lib *lib, olc_loaded_plugin *p);
+/* The library whose plugin set the calling thread's set_error slot since
+ * the last clear (services.c), NULL for none.  Alone, in the
+ * initial-exec TLS model where the platform has it: clearing it is on
+ * every execute call, and is then one store, no __tls_get_addr (8 bytes of
+ * the static TLS a library loaded by dlopen may take). */
+#if defined(__ELF__) && defined(__GNUC__)
+#define OLC_PLUGINS_TLS_FAST _Thread_local __attribute__((tls_model("initial-exec")))
+#elif defined(_MSC_VER)
+#define OLC_PLUGINS_TLS_FAST __declspec(thread)
+#else
+#define OLC_PLUGINS_TLS_FAST _Thread_local
+#endif
+extern OLC_PLUGINS_TLS_FAST const olc_plugins_lib *olc_plugins__error_lib;
 /* Clears the calling thread's set_error slot before calling into lib. */
-void olc_plugins__error_clear(void);
+static inline void olc_plugins__error_clear(void) { olc_plugins__error_lib = NULL; }
 /* The message lib's plugin set on this thread since the last clear, or NULL. */
 const char *olc_plugins__error_message(const olc_plugins_lib *lib, int32_t *code);
 

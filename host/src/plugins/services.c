@@ -24,15 +24,16 @@
 #define PLUGINS_TLS _Thread_local
 #endif
 
-/* set_error detail: per thread, tagged with the library that set it, so a
- * wrapper only ever picks up the message of the plugin it called. */
+/* set_error detail: per thread, tagged with the library that set it
+ * (olc_plugins__error_lib), so a wrapper only ever picks up the message of
+ * the plugin it called. */
 typedef struct plugins_tls_error {
-  const olc_plugins_lib *lib;
   int32_t code;
   char message[OLC_ERROR_MESSAGE_SIZE];
 } plugins_tls_error;
 
 static PLUGINS_TLS plugins_tls_error tls_error;
+OLC_PLUGINS_TLS_FAST const olc_plugins_lib *olc_plugins__error_lib;
 
 static olc_plugins_lib *plugins_libs; /* global lock */
 
@@ -116,7 +117,7 @@ void olc_plugins__log(olc_loaded_plugin *p, int32_t level, const char *text) {
 }
 
 static void svc_set_error(void *ctx, int32_t code, const char *message) {
-  tls_error.lib = ctx;
+  olc_plugins__error_lib = ctx;
   tls_error.code = code;
   copy_line(tls_error.message, sizeof tls_error.message, message);
 }
@@ -266,11 +267,8 @@ void olc_plugins__lib_detach(olc_plugins_lib *lib, olc_loaded_plugin *p) {
   olc_plugins__unlock();
 }
 
-/* One store: a message counts only under its library (error_message). */
-void olc_plugins__error_clear(void) { tls_error.lib = NULL; }
-
 const char *olc_plugins__error_message(const olc_plugins_lib *lib, int32_t *code) {
-  if (tls_error.lib == NULL || tls_error.lib != lib || tls_error.message[0] == 0)
+  if (olc_plugins__error_lib == NULL || olc_plugins__error_lib != lib || tls_error.message[0] == 0)
     return NULL;
   if (code != NULL)
     *code = tls_error.code;
