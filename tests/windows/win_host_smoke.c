@@ -6,7 +6,7 @@
  * twice in different case, one given with '/' by the script) and reports
  * each file's stage, the host module opened without a config
  * (olc_host__open_params) creates them, calibrates one workload per plugin into a
- * store on the Windows write path (write.c, write_win32.c), and a second host on
+ * store on the Windows write path (write_sequence.c, write_win32.c), and a second host on
  * the same file selects without measuring.  SHA-256 (digest_win32.c,
  * BCrypt) gives the FIPS 180-2 digests, and a workload bound with its model
  * bytes is measured and saved under their digest.

@@ -1,6 +1,6 @@
 /*
  * tests/windows/win_persist_smoke.c - the Windows persistence layer
- * (write.c over write_win32.c, io_win32.c, path_win32.c) run under wine by
+ * (write_sequence.c over write_win32.c, io_win32.c, path_win32.c) run under wine by
  * mingw_cross.sh: first write with missing directories, read back, no-op
  * merge, LockFileEx timeout, a fault at each step leaving the file intact,
  * GC, non-ASCII names, repair, the generation counter of P.lock (mapped
@@ -163,7 +163,7 @@ static olc_status grow_known(olc_buf *out, int *unchanged, const unsigned char *
   return olc_buf__putc(out, 'x');
 }
 
-/* The same write sequence as on POSIX (write.c): the change detection
+/* The same write sequence as on POSIX (write_sequence.c): the change detection
  * under the lock, and an attempt redone when P.lock is replaced while held. */
 static void known_checks(const char *path, olc_persist_options *o) {
   known_writer k = {0, 0, 0};
@@ -386,7 +386,7 @@ int main(int argc, char **argv) {
             file_size(path) == 2,
         "write after the lock is released");
 
-  /* Each step of the write sequence (write.c) fails once. */
+  /* Each step of the write sequence (write_sequence.c) fails once. */
   fault(path, dir, OLC_STEP_MKDIR, EACCES, OLC_E_IO);
   fault(path, dir, OLC_STEP_LOCK_OPEN, EIO, OLC_E_IO);
   fault(path, dir, OLC_STEP_LOCK, ENOLCK, OLC_E_LOCK);

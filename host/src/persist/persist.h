@@ -9,7 +9,7 @@
  * rename over P, fsync the directory.  The format is not known here: the
  * caller's transform turns the bytes on disk into the bytes to write.
  *
- * The write sequence is written once (write.c, write_commit.c) over the
+ * The write sequence is written once (write_sequence.c, write_commit.c) over the
  * primitives of each platform (write_posix.c, write_win32.c); readers and
  * repair in read_posix.c, read_win32.c; shared code in persist_common.c.
  */

@@ -1,6 +1,6 @@
 /*
  * persist/read_win32.c - lock-free readers and repair on Windows (the
- * writer is write.c over write_win32.c).
+ * writer is write_sequence.c over write_win32.c).
  */
 #include "persist/win_int.h"
 

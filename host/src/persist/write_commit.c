@@ -1,5 +1,5 @@
 /*
- * persist/write_commit.c - W10 of the write sequence (write.c): the commit
+ * persist/write_commit.c - W10 of the write sequence (write_sequence.c): the commit
  * point, which must replace exactly the file the writer merged.  When it
  * displaced another writer's file instead (P.lock deleted or replaced
  * while held), that file is merged in and committed again.  Platform

@@ -1,5 +1,5 @@
 /*
- * persist/write_int.h - the durable write sequence (write.c, the steps
+ * persist/write_int.h - the durable write sequence (write_sequence.c, the steps
  * W0-W13 of DURABILITY.md 2.1 and 2.2, their hooks and retries) over the
  * primitives each platform provides (write_posix.c, write_win32.c), as
  * SQLite's os.c sits over its VFS methods.  Only the files of the writer
@@ -64,7 +64,7 @@ typedef struct olc_persist__writer {
  * winRetryIoerr: 25 ms * (i + 1) between them. */
 #define OLC_PERSIST__TRANSIENT_TRIES 10
 
-/* The steps write.c shares with write_commit.c. */
+/* The steps write_sequence.c shares with write_commit.c. */
 /* A step failed by a hook: errno e on every platform. */
 olc_status olc_persist__write_hooked(olc_error *err, olc_step step, int e, const char *what,
                                      const char *name);

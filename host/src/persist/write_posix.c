@@ -1,5 +1,5 @@
 /*
- * persist/write_posix.c - the primitives of the write sequence (write.c)
+ * persist/write_posix.c - the primitives of the write sequence (write_sequence.c)
  * on POSIX: every name is opened relative to the directory's descriptor
  * (the *at() calls), every descriptor O_CLOEXEC.
  */

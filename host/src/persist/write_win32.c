@@ -1,5 +1,5 @@
 /*
- * persist/write_win32.c - the primitives of the write sequence (write.c)
+ * persist/write_win32.c - the primitives of the write sequence (write_sequence.c)
  * on Windows (DURABILITY.md 2.2): UTF-16 names beside P, CREATE_NEW for
  * the temporary, FlushFileBuffers, ReplaceFileW (which names the file it
  * displaced) and MoveFileExW with MOVEFILE_WRITE_THROUGH.
