@@ -50,6 +50,7 @@ typedef struct fake_load {
   long reads;
   uint64_t steal, total; /* cumulative ticks, advanced by steal_step/1000 a read */
   uint64_t steal_step;
+  uint32_t own; /* the workload's own threads running in every reading (0: the reader) */
 } fake_load;
 
 static void fake_source(olc_load_figures *out, void *payload) {
@@ -58,7 +59,8 @@ static void fake_source(olc_load_figures *out, void *payload) {
   f->reads++;
   out->cpus = f->cpus;
   out->have_runnable = 1;
-  out->runnable = busy ? 1.0 + 2.0 * f->cpus : 1.0;
+  out->runnable = (busy ? 1.0 + 2.0 * f->cpus : 1.0) + (f->own > 0 ? f->own - 1.0 : 0.0);
+  out->own_running = f->own;
   f->total += 1000;
   f->steal += f->steal_step;
   out->have_ticks = 1;
@@ -110,6 +112,32 @@ static void test_verdict_runnable(void) {
   /* 4 others, 1 CPU left free: 3 beyond it. */
   CU_ASSERT_DOUBLE_EQUAL(c.figure, 3.0, 1e-9);
   CU_ASSERT_EQUAL(olc_calibrate__load_quiet(1, 0), 0);
+}
+
+/* The workload's own running threads (the reader, the measuring worker's,
+ * the plugin's pool) are not other tasks: a two-thread workload on two
+ * CPUs with nothing else is quiet (counting them marked every
+ * multi-threaded winner on a quiet machine contended, and each on_miss
+ * start measured it again); one other task still takes a CPU it needs. */
+static void test_verdict_own_threads(void) {
+  fake_load f;
+  olc_load_watch w;
+  olc_contention c;
+  int i;
+  use_source(&f, 2, 0);
+  f.own = 3; /* the reader and the worker's two threads */
+  olc_calibrate__watch_begin(&w, 2);
+  for (i = 0; i < 5; i++)
+    olc_calibrate__watch_sample(&w);
+  olc_calibrate__watch_verdict(&c, &w);
+  CU_ASSERT_PTR_NULL(c.signal);
+  use_source(&f, 2, -1); /* others on every CPU besides them */
+  f.own = 3;
+  olc_calibrate__watch_begin(&w, 2);
+  for (i = 0; i < 5; i++)
+    olc_calibrate__watch_sample(&w);
+  olc_calibrate__watch_verdict(&c, &w);
+  CU_ASSERT_PTR_NOT_NULL(c.signal);
 }
 
 /* A workload of several threads loses one to every other task: a quarter
@@ -417,6 +445,7 @@ int main(void) {
   CU_add_test(suite, "verdict: quiet", test_verdict_quiet);
   CU_add_test(suite, "verdict: runnable", test_verdict_runnable);
   CU_add_test(suite, "verdict: threads", test_verdict_threads);
+  CU_add_test(suite, "verdict: the workload's own threads", test_verdict_own_threads);
   CU_add_test(suite, "verdict: steal", test_verdict_steal);
   CU_add_test(suite, "verdict: reference and spread", test_verdict_timing);
   CU_add_test(suite, "quiet: no figures", test_quiet_unknown);

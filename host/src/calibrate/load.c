@@ -50,7 +50,10 @@ static double beyond_free(const olc_load_figures *f, uint32_t threads) {
   double others, free_cpus;
   if (!f->have_runnable || f->cpus == 0)
     return -1e30;
-  others = f->runnable - 1.0; /* the reader itself */
+  /* The workload's own threads (the reader, the worker's, a pool's) are
+   * not others: counting them marked every multi-threaded winner on a
+   * quiet machine contended. */
+  others = f->runnable - (f->own_running > 0 ? (double)f->own_running : 1.0);
   free_cpus = f->cpus > threads ? (double)(f->cpus - threads) : 0.0;
   return others - free_cpus;
 }

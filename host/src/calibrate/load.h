@@ -26,6 +26,10 @@ typedef struct olc_load_figures {
   int have_ticks;    /* steal_ticks and total_ticks are known */
   uint64_t steal_ticks, total_ticks; /* all CPUs' time since boot, in ticks */
   uint32_t cpus;                     /* CPUs online; 0: unknown */
+  /* This process's threads and its children's (the measuring worker, a
+   * plugin's pool) running at the reading, the reader included: not
+   * other tasks.  0: unknown (the reader alone is taken as ours). */
+  uint32_t own_running;
 } olc_load_figures;
 
 /* Reads the load source (the platform's, or a test's). */
