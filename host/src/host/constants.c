@@ -19,7 +19,6 @@
 
 #include "host/host_int.h"
 #include "util/error.h"
-#include "util/options.h"
 
 olc_status olc_host__bind_constants(olc_binding *b, const olc_workload *w, olc_loaded_plugin *p,
                                     olc_error *err) {
@@ -261,7 +260,7 @@ static olc_status check_constant_args(const olc_binding *b, const olc_execute_ar
 olc_status olc_binding_execute(olc_binding *b, const olc_selection *s, const olc_execute_args *args,
                                olc_error *err) {
   olc_execute_args copy;
-  const olc_execute_args *a = args; /* the current layout is read in place */
+  const olc_execute_args *a;
   olc_host_packed *p = NULL;
   olc_status st;
   int chosen = s == NULL;
@@ -270,12 +269,9 @@ olc_status olc_binding_execute(olc_binding *b, const olc_selection *s, const olc
   st = olc_host__check_fork(b->host, "execute", err);
   if (st != OLC_OK)
     return st;
-  if (args->version != OLC_EXECUTE_ARGS_VERSION) {
-    st = olc_options__load(&copy, &olc_options__execute, args, "execute", err);
-    if (st != OLC_OK)
-      return st;
-    a = &copy;
-  }
+  st = olc_host__execute_args(&a, &copy, args, err);
+  if (st != OLC_OK)
+    return st;
   if (s == NULL) {
     st = olc_host__select_binding(&s, b, NULL, err);
     if (st < 0) /* a record, the nearest one's policy, or the first candidate */

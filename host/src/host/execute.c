@@ -342,9 +342,21 @@ olc_status olc_host__execute(const olc_selection *s, const olc_plugin_workload *
                      a->beta, packed, err);
 }
 
+olc_status olc_host__execute_args(const olc_execute_args **out, olc_execute_args *copy,
+                                  const olc_execute_args *args, olc_error *err) {
+  olc_status st;
+  *out = args;
+  if (args->version == OLC_EXECUTE_ARGS_VERSION)
+    return OLC_OK;
+  st = olc_options__load(copy, &olc_options__execute, args, "execute", err);
+  *out = copy;
+  return st;
+}
+
 olc_status olc_selection_execute(const olc_selection *s, const olc_execute_args *args,
                                  olc_error *err) {
-  olc_execute_args a;
+  olc_execute_args copy;
+  const olc_execute_args *a;
   olc_status st;
   if (s == NULL || args == NULL)
     return olc_error__set(err, OLC_E_INVALID, "execute", "no selection or arguments");
@@ -352,12 +364,10 @@ olc_status olc_selection_execute(const olc_selection *s, const olc_execute_args 
   st = olc_host__check_fork(s->slot->host, "execute", err);
   if (st != OLC_OK)
     return st;
-  if (args->version == OLC_EXECUTE_ARGS_VERSION) /* the current layout: read in place */
-    return olc_host__execute(s, &s->slot->workload, args, NULL, 0, NULL, err);
-  st = olc_options__load(&a, &olc_options__execute, args, "execute", err);
+  st = olc_host__execute_args(&a, &copy, args, err);
   if (st != OLC_OK)
     return st;
-  return olc_host__execute(s, &s->slot->workload, &a, NULL, 0, NULL, err);
+  return olc_host__execute(s, &s->slot->workload, a, NULL, 0, NULL, err);
 }
 
 static olc_tensor matrix(const float *data, int64_t rows, int64_t cols, int64_t ld) {

@@ -236,6 +236,11 @@ olc_status olc_host__take_constant(olc_plugin_tensor *dst, const olc_tensor *t, 
  * policy; an input whose bit is set in constant_mask is constants[i]
  * instead of a's; packed: exec_args.packed (NULL: none).  No allocation,
  * system call or formatting unless it fails. */
+/* The caller's execute arguments in the current layout: *out is args
+ * itself when it is (the runtime path copies nothing), else copy, loaded
+ * from an older version.  OLC_OK or the loader's OLC_E_INVALID. */
+olc_status olc_host__execute_args(const olc_execute_args **out, olc_execute_args *copy,
+                                  const olc_execute_args *args, olc_error *err);
 olc_status olc_host__execute(const olc_selection *s, const olc_plugin_workload *w,
                              const olc_execute_args *a, const olc_tensor *constants,
                              uint32_t constant_mask, void *const *packed, olc_error *err);
