@@ -724,13 +724,27 @@ static CG_NOINLINE int32_t run_plain(cg_instance *in, const cg_gemm_args *g, con
   return OLC_PLUGIN_OK;
 }
 
+/* Why a policy cannot run here (none, or a kernel above this CPU's ISA),
+ * reported; OLC_PLUGIN_OK when it can. */
+static CG_NOINLINE int32_t policy_refused(cg_instance *in, const cg_policy *p) {
+  char why[200];
+  if (p == NULL) {
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "execute without a policy");
+    return OLC_PLUGIN_E_INVALID;
+  }
+  if (!cg_policy_usable(p, in->isa) && cg_policy_check(p, in->isa, why, sizeof(why)) != 0) {
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "%s", why);
+    return OLC_PLUGIN_E_INVALID;
+  }
+  return OLC_PLUGIN_OK;
+}
+
 /* Every case but the plain MatMul's: the operator, the policy and the
  * operands decoded in full.  Out of line, so that the plain call's frame
  * stays small. */
 static CG_NOINLINE int32_t execute_decoded(cg_instance *in, const olc_plugin_workload *workload,
                                            const cg_policy *p, const olc_plugin_exec_args *args) {
   cg_gemm_args g; /* decode_plain sets what plain mode reads */
-  char why[200];
   int gemm = 0;
   int32_t rc;
   if (workload != NULL && OLC_PLUGIN_HAS_FIELD(workload, olc_plugin_workload, operator_name) &&
@@ -742,14 +756,8 @@ static CG_NOINLINE int32_t execute_decoded(cg_instance *in, const olc_plugin_wor
     }
     gemm = 1;
   }
-  if (p == NULL) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID, "execute without a policy");
-    return OLC_PLUGIN_E_INVALID;
-  }
-  if (!cg_policy_usable(p, in->isa) && cg_policy_check(p, in->isa, why, sizeof(why)) != 0) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID, "%s", why);
-    return OLC_PLUGIN_E_INVALID;
-  }
+  if ((rc = policy_refused(in, p)) != OLC_PLUGIN_OK)
+    return rc;
   /* A constant B handed packed takes the general path, which reads it. */
   if (gemm || (rc = decode_plain(in, args, &g)) == CG_NOT_PLAIN ||
       (rc == OLC_PLUGIN_OK && hands_packed_b(args)))
@@ -774,4 +782,29 @@ int32_t cg_plugin_execute(void *instance, const olc_plugin_workload *workload, c
     return run_plain(in, &g, p);
   }
   return execute_decoded(in, workload, p, args);
+}
+
+/* ABI 1.5: the host checked what olc_plugin_matmul_args promises (shapes,
+ * bounds, C apart), so the plain product starts at once. */
+int32_t cg_plugin_matmul_f32(void *instance, const olc_plugin_workload *workload,
+                             const void *policy, const olc_plugin_matmul_args *args) {
+  cg_instance *in = instance;
+  const cg_policy *p = policy;
+  cg_gemm_args g;
+  (void)workload; /* a MatMul: the host calls this for no other operator */
+  if (p == NULL || !cg_policy_usable(p, in->isa)) {
+    int32_t rc = policy_refused(in, p);
+    return rc != OLC_PLUGIN_OK ? rc : OLC_PLUGIN_E_INVALID;
+  }
+  g.m = args->m, g.n = args->n, g.k = args->k;
+  g.a = args->a, g.lda = args->lda;
+  g.b = args->b, g.ldb = args->ldb;
+  g.c = args->c, g.ldc = args->ldc;
+  g.alpha = args->alpha, g.beta = args->beta;
+  g.general = 0;
+  g.pb = NULL;
+  g.bias.data = NULL;
+  if (cg_gemm_tiny(&g) || cg_gemm_one_block(&g, p))
+    return OLC_PLUGIN_OK;
+  return run_plain(in, &g, p);
 }

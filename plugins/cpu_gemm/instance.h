@@ -119,6 +119,9 @@ int32_t cg_plugin_candidates(void *instance, const olc_plugin_workload *workload
                              const olc_plugin_policy_sink *sink);
 int32_t cg_plugin_execute(void *instance, const olc_plugin_workload *workload, const void *policy,
                           const olc_plugin_exec_args *args);
+/* ABI 1.5 matmul_f32: the plain product on operands the host checked. */
+int32_t cg_plugin_matmul_f32(void *instance, const olc_plugin_workload *workload,
+                             const void *policy, const olc_plugin_matmul_args *args);
 /* execute past its quick test (views, 16-bit types, batch, Gemm, a packed
  * B); run calls it with wait_pool set, to time what execute runs the way
  * the plain run does (on the pool, waiting for it). */

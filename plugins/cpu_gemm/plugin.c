@@ -522,6 +522,7 @@ static const olc_plugin cg_plugin = {
     .pack = cg_plugin_pack,
     .release_packed = cg_plugin_release_packed,
     .distance = cg_plugin_distance,
+    .matmul_f32 = cg_plugin_matmul_f32,
 };
 
 OLC_PLUGIN_EXPORT int32_t olc_plugin_entry(uint32_t host_abi_major, const olc_plugin_host *host,

@@ -18,6 +18,8 @@
  *     result checked; and 4 threads at once on products the vm driver
  *     runs on a copy of C (in spare and pool workspaces);
  *     tests/sanitize/tsan.sh runs this under TSan.
+ *   - matmul_f32 (ABI 1.5) on every policy and shape above: execute's
+ *     result bit for bit;
  * Operands are allocated to their exact extent, so ASan catches a read or
  * write past a matrix.
  */
@@ -91,6 +93,26 @@ static int32_t execute_m(void *inst, const void *policy, const mat *a, const mat
   return execute_t(inst, policy, in, &out, alpha, beta);
 }
 
+/* The same product through matmul_f32 (ABI 1.5), which the host calls
+ * for plain MatMul operands instead of execute. */
+static int32_t matmul_m(void *inst, const void *policy, const mat *a, const mat *b, mat *c,
+                        double alpha, double beta) {
+  olc_plugin_matmul_args args = {.m = a->rows,
+                                 .n = b->cols,
+                                 .k = a->cols,
+                                 .lda = a->ld,
+                                 .ldb = b->ld,
+                                 .ldc = c->ld,
+                                 .a = a->data,
+                                 .b = b->data,
+                                 .c = c->data,
+                                 .alpha = (float)alpha,
+                                 .beta = (float)beta};
+  cg_test_workload w;
+  cg_test_workload_set(&w, "MatMul", "1", "1", "1");
+  return pl->matmul_f32(inst, &w.wl, policy, &args);
+}
+
 /* Cells of C wrong against alpha * A x B + beta * C0 (beta 0: C0 unused). */
 static int wrong_cells(const mat *a, const mat *b, const mat *c, const mat *c0, double alpha,
                        double beta) {
@@ -113,31 +135,51 @@ static int wrong_cells(const mat *a, const mat *b, const mat *c, const mat *c0, 
 
 static const double ab[][2] = {{1, 0}, {1, 1}, {0.5, -2}, {-1.5, 0.25}};
 
-/* One policy on one shape with every alpha/beta case; returns bad cells. */
+/* C as a product starts: NaN with beta 0 (never read), else C0. */
+static void reset_c(mat *c, const mat *c0, double beta) {
+  size_t count = (size_t)((c->rows - 1) * c->ld + c->cols);
+  if (beta == 0.0)
+    for (size_t i = 0; i < count; i++)
+      c->data[i] = NAN;
+  else
+    memcpy(c->data, c0->data, count * sizeof(float));
+}
+
+/* One policy on one shape with every alpha/beta case, through execute and
+ * through matmul_f32, whose result must be execute's bit for bit; returns
+ * bad cells. */
 static int check_policy(void *inst, const void *policy, int64_t m, int64_t n, int64_t k,
                         int64_t pad) {
   mat a = mat_new(m, k, pad, 0, 1), b = mat_new(k, n, pad + 1, 0, 1);
   mat c0 = mat_new(m, n, pad + 2, 0, 1), c = mat_new(m, n, pad + 2, 0, 0);
+  mat ce = mat_new(m, n, pad + 2, 0, 0);
+  size_t bytes = (size_t)((m - 1) * c.ld + n) * sizeof(float);
   int bad = 0;
-  if (a.data == NULL || b.data == NULL || c0.data == NULL || c.data == NULL)
+  if (a.data == NULL || b.data == NULL || c0.data == NULL || c.data == NULL || ce.data == NULL)
     bad = 1;
   for (size_t v = 0; v < sizeof ab / sizeof ab[0] && bad == 0; v++) {
-    size_t count = (size_t)((m - 1) * c.ld + n);
     int32_t rc;
-    if (ab[v][1] == 0.0)
-      for (size_t i = 0; i < count; i++)
-        c.data[i] = NAN; /* never read with beta 0 */
-    else
-      memcpy(c.data, c0.data, count * sizeof(float));
-    rc = execute_m(inst, policy, &a, &b, &c, ab[v][0], ab[v][1]);
+    reset_c(&ce, &c0, ab[v][1]);
+    rc = execute_m(inst, policy, &a, &b, &ce, ab[v][0], ab[v][1]);
     if (rc != OLC_PLUGIN_OK) {
       fprintf(stderr, "execute: %d %s\n", rc, cg_test_err_msg);
       bad++;
       break;
     }
-    bad += wrong_cells(&a, &b, &c, &c0, ab[v][0], ab[v][1]);
+    bad += wrong_cells(&a, &b, &ce, &c0, ab[v][0], ab[v][1]);
+    reset_c(&c, &c0, ab[v][1]);
+    rc = matmul_m(inst, policy, &a, &b, &c, ab[v][0], ab[v][1]);
+    if (rc != OLC_PLUGIN_OK) {
+      fprintf(stderr, "matmul_f32: %d %s\n", rc, cg_test_err_msg);
+      bad++;
+      break;
+    }
+    if (memcmp(c.data, ce.data, bytes) != 0) {
+      fprintf(stderr, "matmul_f32: not execute's result (alpha %g beta %g)\n", ab[v][0], ab[v][1]);
+      bad++;
+    }
   }
-  free(a.data), free(b.data), free(c0.data), free(c.data);
+  free(a.data), free(b.data), free(c0.data), free(c.data), free(ce.data);
   return bad;
 }
 
@@ -170,6 +212,7 @@ static void test_every_candidate(void) {
   static const int64_t workloads[][3] = {{67, 131, 259}, {1, 300, 259}, {300, 1, 259},
                                          {32, 32, 32},   {3, 77, 50},   {77, 3, 50},
                                          {1, 1, 600},    {4, 4, 9},     {64, 1, 1216}};
+  CU_ASSERT_PTR_NOT_NULL_FATAL(pl->matmul_f32);
   for (uint32_t threads = 1; threads <= 2; threads++) {
     void *inst = NULL;
     CU_ASSERT_EQUAL_FATAL(pl->create(&olc_stub_host, NULL, 0, threads, &inst), OLC_PLUGIN_OK);
@@ -329,6 +372,7 @@ static void test_other_instance(void) {
     printf("\n  (this CPU's first kernel is the portable one: nothing to refuse) ");
   } else {
     expect_status(execute_m(ref, p, &a, &b, &cm, 1, 0), OLC_PLUGIN_E_INVALID, "needs");
+    expect_status(matmul_m(ref, p, &a, &b, &cm, 1, 0), OLC_PLUGIN_E_INVALID, "needs");
     CU_ASSERT_EQUAL(execute_m(full, p, &a, &b, &cm, 1, 0), OLC_PLUGIN_OK);
     CU_ASSERT_EQUAL(cm.data[0], 8.0f);
   }

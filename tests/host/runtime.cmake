@@ -18,6 +18,8 @@
 #   test_runtime_nearest   the nearest measured workload's policy on a miss
 #                          (default and plugin distance, on_miss waiters)
 #   test_runtime_layers    [store] verify_layers = on_first_use
+#   test_runtime_matmul    plain MatMuls reach the plugin's matmul_f32
+#                          (ABI 1.5), everything else execute
 #   test_runtime_constants constant inputs packed once per selection,
 #                          olc_binding_execute, a new selection while 8
 #                          threads execute (tests/sanitize/tsan.sh)
@@ -26,7 +28,7 @@ if(NOT WIN32)
   foreach(t IN ITEMS test_runtime_bind test_runtime_select test_runtime_execute
       test_runtime_threads test_runtime_buckets test_runtime_warm test_runtime_wait
       test_runtime_identity test_runtime_constants test_runtime_nearest
-      test_runtime_layers)
+      test_runtime_layers test_runtime_matmul)
     if(NOT EXISTS ${CMAKE_CURRENT_LIST_DIR}/${t}.c)
       continue()
     endif()

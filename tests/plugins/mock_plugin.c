@@ -563,6 +563,15 @@ MOCK_TEST_EXPORT void mock_pack_counters(uint64_t out[5]) {
   out[4] = atomic_load(&mock_pack_calls);
 }
 
+/* Calls of execute and of matmul_f32 (ABI 1.5, MOCK_MATMUL_F32), for the
+ * tests (found with dlsym, counted over the process's hosts). */
+static _Atomic uint64_t mock_execute_calls, mock_matmul_calls;
+MOCK_TEST_EXPORT void mock_call_counters(uint64_t out[2]);
+MOCK_TEST_EXPORT void mock_call_counters(uint64_t out[2]) {
+  out[0] = atomic_load(&mock_execute_calls);
+  out[1] = atomic_load(&mock_matmul_calls);
+}
+
 static int32_t mock_pack(void *instance, const olc_plugin_workload *w, const void *policy,
                          uint32_t input, const olc_plugin_tensor *t, void **packed,
                          uint64_t *bytes) {
@@ -643,6 +652,7 @@ static int32_t mock_execute(void *instance, const olc_plugin_workload *w, const 
   int64_t i, j, k, bs0, bs1;
   int32_t rc = OLC_PLUGIN_OK;
   uint32_t t;
+  atomic_fetch_add(&mock_execute_calls, 1);
   if (strcmp(m->execute_mode, "fail") == 0)
     return exec_fail(OLC_PLUGIN_E_FAILED, "execute failed on purpose");
   if (w == NULL || w->operator_name == NULL || strcmp(w->operator_name, "MatMul") != 0)
@@ -751,13 +761,43 @@ static int32_t mock_distance(void *instance, const char *operator_name, const ol
 #define MOCK_DISTANCE_FN NULL
 #endif
 
+#if defined(MOCK_MATMUL_F32)
+/* ABI 1.5: the plain product on operands the host checked, in double as
+ * execute computes it; `execute = fail` fails it too. */
+static int32_t mock_matmul_f32(void *instance, const olc_plugin_workload *w, const void *policy,
+                               const olc_plugin_matmul_args *a) {
+  const mock_instance *m = instance;
+  int64_t i, j, k;
+  atomic_fetch_add(&mock_matmul_calls, 1);
+  if (strcmp(m->execute_mode, "fail") == 0)
+    return exec_fail(OLC_PLUGIN_E_FAILED, "matmul_f32 failed on purpose");
+  if (w == NULL || w->operator_name == NULL || strcmp(w->operator_name, "MatMul") != 0 ||
+      policy == NULL)
+    return exec_fail(OLC_PLUGIN_E_INVALID, "matmul_f32: a MatMul with a policy only");
+  trace_call(m, "matmul_f32", ((const mock_policy *)policy)->spin_us);
+  for (i = 0; i < a->m; i++)
+    for (j = 0; j < a->n; j++) {
+      float *c = a->c + i * a->ldc + j;
+      double acc = 0;
+      for (k = 0; k < a->k; k++)
+        acc += (double)a->a[i * a->lda + k] * (double)a->b[k * a->ldb + j];
+      *c = (float)((double)a->alpha * acc + (a->beta != 0 ? (double)a->beta * (double)*c : 0.0));
+    }
+  return OLC_PLUGIN_OK;
+}
+#define MOCK_MATMUL_FN mock_matmul_f32
+#else
+#define MOCK_MATMUL_FN NULL
+#endif
+
 #define MOCK_TABLE_BODY(size, minor)                                                               \
   MOCK_TABLE_INIT_V14(size, minor, MOCK_ABI_MAJOR, MOCK_NAME, MOCK_VERSION,                        \
                       "mock plugin for the host tests", mock_operators, MOCK_OPERATOR_COUNT,       \
                       mock_create, mock_destroy, mock_key, mock_candidates, mock_validate,         \
                       mock_serialize, mock_release, MOCK_RUN, mock_prepare, mock_unprepare,        \
                       mock_flops, MOCK_EXECUTE, mock_tolerances, 1, MOCK_FEATURES, mock_pack,      \
-                      mock_release_packed, MOCK_DISTANCE_FN)
+                      mock_release_packed, MOCK_DISTANCE_FN),                                      \
+      .matmul_f32 = MOCK_MATMUL_FN
 
 #if defined(MOCK_NEWER_MINOR)
 /* A plugin built against a future 1.3 header: the table grew by appending. */

@@ -64,3 +64,5 @@ olc_mock_plugin(views mock_views mock_views MOCK_VIEWS)
 olc_mock_plugin(abi_1_2 mock_v12 mock_v12 MOCK_ABI_1_2 MOCK_VIEWS)
 # ABI 1.4: a mock_det with a distance of its own (linear in m).
 olc_mock_plugin(distance mock_dist mock_dist MOCK_DISTANCE)
+# ABI 1.5: a mock_det with matmul_f32 beside execute (and views).
+olc_mock_plugin(matmul mock_mm mock_mm MOCK_MATMUL_F32 MOCK_VIEWS)

@@ -3,7 +3,11 @@
  * execute part of olc_binding_execute: the tensor descriptions are checked
  * here, before the plugin sees anything (plugin.h lists what the host
  * guarantees), and copied into the ABI's layout on the stack in the same
- * pass, then handed to the plugin's execute.
+ * pass, then handed to the plugin's execute.  A plain MatMul (row-major
+ * float32 matrices that fit together, nothing packed) goes to the plugin's
+ * matmul_f32 (ABI 1.5) instead, with no description at all: checking and
+ * copying three descriptions, then decoding them again in the plugin, was
+ * most of a small product's cost.
  *
  * Lean on success: no allocation, no system call and no formatting; the
  * checks name a tensor ("input 1") only when they report it, so the cost
@@ -281,6 +285,63 @@ olc_status olc_host__take_constant(olc_plugin_tensor *dst, const olc_tensor *t, 
   return take_tensor(dst, &lo, &hi, t, n, 0, views, p, err);
 }
 
+/* The bytes [span[0], span[1]) of a row-major float32 matrix (rows, cols
+ * >= 1, ld >= cols, each at most PLAIN_LIMIT); 0 when they would run past
+ * the end of the address space. */
+static int matrix_span(uintptr_t span[2], const float *data, int64_t rows, int64_t cols,
+                       int64_t ld) {
+  uint64_t bytes = ((uint64_t)(rows - 1) * (uint64_t)ld + (uint64_t)cols) * sizeof(float);
+  span[0] = (uintptr_t)data;
+  span[1] = span[0] + (uintptr_t)bytes;
+  return bytes - 1u <= (uint64_t)(UINTPTR_MAX - (uintptr_t)data);
+}
+
+static int apart(const uintptr_t x[2], const uintptr_t y[2]) {
+  return x[1] <= y[0] || y[1] <= x[0];
+}
+
+/*
+ * Whether a product whose figures are at least 1, whose leading dimensions
+ * are not below the widths and whose pointers are set is one matmul_f32
+ * takes (plugin.h, olc_plugin_matmul_args): every figure at most
+ * PLAIN_LIMIT, each matrix's bytes within the address space, C apart from
+ * A and B.
+ */
+static int plain_product(const olc_plugin_matmul_args *p) {
+  uint64_t figures = (uint64_t)(p->m - 1) | (uint64_t)(p->n - 1) | (uint64_t)(p->k - 1) |
+                     (uint64_t)(p->lda - 1) | (uint64_t)(p->ldb - 1) | (uint64_t)(p->ldc - 1);
+  uintptr_t a[2], b[2], c[2];
+  return figures < PLAIN_LIMIT && matrix_span(a, p->a, p->m, p->k, p->lda) &&
+         matrix_span(b, p->b, p->k, p->n, p->ldb) && matrix_span(c, p->c, p->m, p->n, p->ldc) &&
+         apart(c, a) && apart(c, b);
+}
+
+/*
+ * The execute arguments of a MatMul as a plain product: A {m, k}, B {k, n}
+ * and C {m, n}, float32, rank 2, row-major, nothing near a limit; 0 for
+ * anything else, which the general path checks and names.  One pass of
+ * loads and compares, no copy of a description.
+ */
+static int plain_matmul(olc_plugin_matmul_args *p, const olc_execute_args *args) {
+  const olc_tensor *a, *b, *c;
+  if (args->input_count != 2 || args->output_count != 1 || args->inputs == NULL ||
+      args->outputs == NULL)
+    return 0;
+  a = &args->inputs[0], b = &args->inputs[1], c = &args->outputs[0];
+  if (((a->dtype ^ OLC_DTYPE_FLOAT32) | (b->dtype ^ OLC_DTYPE_FLOAT32) |
+       (c->dtype ^ OLC_DTYPE_FLOAT32) | (a->rank ^ 2) | (b->rank ^ 2) | (c->rank ^ 2)) != 0 ||
+      ((a->strides[1] ^ 1) | (b->strides[1] ^ 1) | (c->strides[1] ^ 1)) != 0)
+    return 0;
+  p->m = a->dims[0], p->k = a->dims[1], p->n = b->dims[1];
+  p->lda = a->strides[0], p->ldb = b->strides[0], p->ldc = c->strides[0];
+  p->a = a->data, p->b = b->data, p->c = c->data;
+  p->alpha = (float)args->alpha, p->beta = (float)args->beta;
+  if ((b->dims[0] != p->k) | (c->dims[0] != p->m) | (c->dims[1] != p->n) | (p->lda < p->k) |
+      (p->ldb < p->n) | (p->ldc < p->n) | (p->a == NULL) | (p->b == NULL) | (p->c == NULL))
+    return 0;
+  return plain_product(p);
+}
+
 /* The plugin's part, on tensors checked and copied. */
 static olc_status call_plugin(const olc_selection *s, const olc_plugin_workload *w,
                               olc_plugin_tensor *in, uint32_t input_count, olc_plugin_tensor *out,
@@ -309,6 +370,11 @@ olc_status olc_host__execute(const olc_selection *s, const olc_plugin_workload *
   olc_status st;
   if (!slot->executes)
     return olc_plugins__execute(slot->plugin, w, s->handle, NULL, err);
+  if (slot->matmul_f32 && packed == NULL && constant_mask == 0) {
+    olc_plugin_matmul_args p;
+    if (plain_matmul(&p, a))
+      return olc_plugins__matmul_f32(slot->plugin, w, s->handle, &p, err);
+  }
   if (a->input_count > OLC_EXECUTE_MAX_OPERANDS || a->output_count > OLC_EXECUTE_MAX_OPERANDS)
     return olc_error__set(err, OLC_E_INVALID, "execute", "more than %u %ss",
                           OLC_EXECUTE_MAX_OPERANDS,
@@ -396,10 +462,8 @@ static olc_status check_matrix(const void *p, const char *name, int64_t ld, int6
  * space; 0 otherwise (olc_host__execute then checks it in full). */
 static int plain_matrix(olc_plugin_tensor *t, uintptr_t span[2], const float *data, int64_t rows,
                         int64_t cols, int64_t ld) {
-  uint64_t bytes = ((uint64_t)(rows - 1) * (uint64_t)ld + (uint64_t)cols) * sizeof(float);
   uint32_t i;
-  if (((uint64_t)rows | (uint64_t)ld) >= PLAIN_LIMIT ||
-      bytes - 1u > (uint64_t)(UINTPTR_MAX - (uintptr_t)data))
+  if (((uint64_t)rows | (uint64_t)ld) >= PLAIN_LIMIT || !matrix_span(span, data, rows, cols, ld))
     return 0;
   t->struct_size = (uint32_t)sizeof *t;
   t->abi_minor = OLC_PLUGIN_ABI_MINOR;
@@ -412,13 +476,7 @@ static int plain_matrix(olc_plugin_tensor *t, uintptr_t span[2], const float *da
     t->strides[i] = i == 0 ? ld : i == 1 ? 1 : 0;
   }
   t->data = (void *)(uintptr_t)data;
-  span[0] = (uintptr_t)data;
-  span[1] = span[0] + (uintptr_t)bytes;
   return 1;
-}
-
-static int apart(const uintptr_t x[2], const uintptr_t y[2]) {
-  return x[1] <= y[0] || y[1] <= x[0];
 }
 
 /* The checked arguments of olc_selection_matmul_f32 through the general
@@ -468,6 +526,21 @@ olc_status olc_selection_matmul_f32(const olc_selection *s, int64_t m, int64_t n
   st = olc_host__check_fork(s->slot->host, "execute", err);
   if (st != OLC_OK)
     return st;
+  if (s->slot->matmul_f32) {
+    const olc_plugin_matmul_args p = {.m = m,
+                                      .n = n,
+                                      .k = k,
+                                      .lda = lda,
+                                      .ldb = ldb,
+                                      .ldc = ldc,
+                                      .a = a,
+                                      .b = b,
+                                      .c = c,
+                                      .alpha = alpha,
+                                      .beta = beta};
+    if (plain_product(&p))
+      return olc_plugins__matmul_f32(s->slot->plugin, &s->slot->workload, s->handle, &p, err);
+  }
   /* Row-major matrices far from any limit, C apart from A and B: the
    * plugin's tensors are filled here, without the general checks. */
   if (s->slot->executes && plain_matrix(&in[0], span[0], a, m, k, lda) &&

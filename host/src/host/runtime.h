@@ -86,6 +86,9 @@ struct olc_host_slot {
   olc_host_view view[2];
   int views;    /* the plugin takes views (ABI 1.3 OLC_PLUGIN_FEATURE_VIEWS) */
   int executes; /* olc_plugins__can_execute, asked once */
+  /* The workload is a MatMul and the plugin has matmul_f32 (ABI 1.5): plain
+   * float32 products skip the tensor descriptions (execute.c). */
+  int matmul_f32;
   /* The plugin's first candidate (made once, under the global lock). */
   void *first_handle;
   olc_buf first_bytes;

@@ -82,6 +82,8 @@ static olc_status new_slot(olc_host_slot **out, olc_host *host, olc_loaded_plugi
   s->key.key.operator_name = s->workload.operator_name;
   s->views = (olc_plugins__features(p) & OLC_PLUGIN_FEATURE_VIEWS) != 0;
   s->executes = olc_plugins__can_execute(p);
+  s->matmul_f32 = olc_plugins__has_matmul_f32(p) && s->workload.operator_name != NULL &&
+                  strcmp(s->workload.operator_name, "MatMul") == 0;
   for (i = 0; i < 2; i++) {
     atomic_init(&s->view[i].current, NULL);
     atomic_init(&s->view[i].epoch, 0);

@@ -192,6 +192,13 @@ olc_status olc_plugins__execute(olc_loaded_plugin *p, const olc_plugin_workload 
                                 olc_error *err);
 /* 1 when p implements execute (struct_size covers it and it is set). */
 int olc_plugins__can_execute(const olc_loaded_plugin *p);
+/* 1 when p implements matmul_f32 (ABI 1.5) beside execute. */
+int olc_plugins__has_matmul_f32(const olc_loaded_plugin *p);
+/* matmul_f32 on operands checked as olc_plugin_matmul_args promises; only
+ * where olc_plugins__has_matmul_f32.  Errors as execute's. */
+olc_status olc_plugins__matmul_f32(olc_loaded_plugin *p, const olc_plugin_workload *w,
+                                   const void *policy, const olc_plugin_matmul_args *args,
+                                   olc_error *err);
 
 /* ABI 1.4 (distance.c): how far apart structures a and b (sorted kv, as
  * key reports them) of operator_name are, for the nearest measured answer

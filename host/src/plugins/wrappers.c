@@ -565,6 +565,20 @@ int olc_plugins__can_execute(const olc_loaded_plugin *p) {
   return OLC_PLUGIN_HAS_FIELD(p->table, olc_plugin, execute) && p->table->execute != NULL;
 }
 
+int olc_plugins__has_matmul_f32(const olc_loaded_plugin *p) {
+  return olc_plugins__can_execute(p) && OLC_PLUGIN_HAS_FIELD(p->table, olc_plugin, matmul_f32) &&
+         p->table->matmul_f32 != NULL;
+}
+
+olc_status olc_plugins__matmul_f32(olc_loaded_plugin *p, const olc_plugin_workload *w,
+                                   const void *policy, const olc_plugin_matmul_args *args,
+                                   olc_error *err) {
+  int32_t rc;
+  olc_plugins__error_clear();
+  rc = p->table->matmul_f32(p->instance, w, policy, args);
+  return rc == OLC_PLUGIN_OK ? OLC_OK : plugin_fail(err, p, "execute", rc, OLC_E_INVALID);
+}
+
 olc_status olc_plugins__execute(olc_loaded_plugin *p, const olc_plugin_workload *w,
                                 const void *policy, const olc_plugin_exec_args *args,
                                 olc_error *err) {

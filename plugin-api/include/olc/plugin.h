@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 #define OLC_PLUGIN_ABI_MAJOR 1u
-#define OLC_PLUGIN_ABI_MINOR 4u
+#define OLC_PLUGIN_ABI_MINOR 5u
 
 /* Name of the one exported symbol. */
 #define OLC_PLUGIN_ENTRY_SYMBOL "olc_plugin_entry"
@@ -291,6 +291,24 @@ typedef struct olc_plugin_exec_args {
   void *const *packed;
 } olc_plugin_exec_args;
 
+/*
+ * The operands of matmul_f32 (ABI 1.5), borrowed for the call.  The host
+ * guarantees: m, n, k >= 1; lda >= k, ldb >= n, ldc >= n (row-major, the
+ * leading dimension in elements); every one of them below 2^28; a, b and
+ * c non-null, each matrix's bytes within the address space; C's bytes
+ * apart from A's and B's.  With beta == 0, C is not read.  A fixed layout
+ * (no struct_size): a later ABI that needs more passes another struct.
+ */
+typedef struct olc_plugin_matmul_args {
+  int64_t m, n, k;
+  int64_t lda, ldb, ldc;
+  const float *a;
+  const float *b;
+  float *c;
+  float alpha;
+  float beta;
+} olc_plugin_matmul_args;
+
 /* ------------------------------------------------------------ ABI 1.2 */
 
 /*
@@ -477,6 +495,22 @@ typedef struct olc_plugin {
    */
   int32_t (*distance)(void *instance, const char *operator_name, const olc_plugin_kv *a,
                       uint32_t a_count, const olc_plugin_kv *b, uint32_t b_count, double *distance);
+
+  /* ---- ABI 1.5 (read only when struct_size covers it) ---- */
+
+  /*
+   * Optional (with execute): the plain product of a MatMul workload,
+   * C = alpha * A * B + beta * C on row-major float32 matrices (see
+   * olc_plugin_matmul_args), with a policy as execute takes it.  The host
+   * calls it instead of execute for every call it can describe so (the
+   * workload's operator is MatMul, no packed operand), after checking what
+   * olc_plugin_matmul_args promises, so the plugin decodes nothing: a
+   * runtime's smallest products cost what the product costs.  Its result
+   * must be execute's on the same operands; same return codes, same
+   * reentrancy.  NULL: the host describes the operands and calls execute.
+   */
+  int32_t (*matmul_f32)(void *instance, const olc_plugin_workload *workload, const void *policy,
+                        const olc_plugin_matmul_args *args);
 } olc_plugin;
 
 /* olc_plugin.features (ABI 1.3). */
@@ -536,6 +570,11 @@ OLC_PLUGIN__ASSERT(key_sink_use,
 /* ABI 1.4 */
 OLC_PLUGIN__ASSERT(plugin_distance,
                    offsetof(olc_plugin, distance) == 16 + 20 * sizeof(void *) + 24);
+/* ABI 1.5 */
+OLC_PLUGIN__ASSERT(plugin_matmul_f32,
+                   offsetof(olc_plugin, matmul_f32) == 16 + 21 * sizeof(void *) + 24);
+OLC_PLUGIN__ASSERT(matmul_args_alpha,
+                   offsetof(olc_plugin_matmul_args, alpha) == 48 + 3 * sizeof(void *));
 
 #ifdef __cplusplus
 }
