@@ -1,4 +1,4 @@
-# Z2 (DURABILITY.md 4.5): the quoted-value codec against C++ std::quoted.
+# Z2 (docs/durability.md, family Z): the quoted-value codec against C++ std::quoted.
 # Needs a C++ compiler; the project itself is C only, so C++ is enabled here
 # when one exists, and the test is simply absent otherwise.
 olc_enable_cxx()

@@ -163,7 +163,7 @@ static void test_multi_roundtrip(void) {
 }
 
 /* M2: every proper prefix is rejected, except the ones that end exactly at
- * a record boundary (DURABILITY.md 3.9: those are shorter valid files), which
+ * a record boundary (docs/durability.md, "Reading": those are shorter valid files), which
  * must then hold exactly the records before the cut. */
 static void test_prefixes(void) {
   size_t len = 0, k, rejected = 0, boundaries = 0;

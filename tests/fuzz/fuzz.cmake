@@ -1,4 +1,4 @@
-# Fuzz targets (issue 6 section 2, DURABILITY.md Z1).  Each target is one
+# Fuzz targets (issue 6 section 2, docs/durability.md Z1).  Each target is one
 # LLVMFuzzerTestOneInput in tests/fuzz/fuzz_<name>.c (or elsewhere), built:
 #  - always (any compiler): fuzz_<name>_replay, which feeds every file of
 #    corpus/<name>/ and regressions/<name>/ to the target; ctest labels unit

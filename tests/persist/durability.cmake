@@ -1,5 +1,5 @@
 # Durability tests of the persistence layer with real processes
-# (DURABILITY.md 4.1, 4.2; issue 2 section 6).  persist_writer is the writer
+# (docs/durability.md, families C and K).  persist_writer is the writer
 # process; each suite of test_durability is its own ctest, and the negative
 # controls run the same suite with one safety step switched off
 # (OLC_TEST_DISABLE) - the suite then asserts that the failure is detected.

@@ -1,4 +1,4 @@
-# A save past the file-size limit (EFBIG, DURABILITY.md 4.3 F12) and a
+# A save past the file-size limit (EFBIG, docs/durability.md F12) and a
 # leftover temporary that cannot be removed (F13): the fault rows that
 # durability.cmake does not cover.  Linux only (rlimits,
 # FS_IOC_SETFLAGS, mount namespaces).

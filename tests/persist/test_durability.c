@@ -1,6 +1,6 @@
 /*
  * tests/persist/test_durability.c - real processes against the write
- * path (DURABILITY.md 4.1, 4.2): C1 lost updates, C5 lock timeout with a
+ * path (docs/durability.md, families C and K): C1 lost updates, C5 lock timeout with a
  * stopped holder, C6 holder death, C7 descriptor inheritance, C8
  * concurrent first creation, K2/K4 SIGKILL after every named step (also
  * with a leftover from the previous crash).  Suites: c1, crash, lock,

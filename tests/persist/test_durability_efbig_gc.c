@@ -1,5 +1,5 @@
 /*
- * tests/persist/test_durability_efbig_gc.c - DURABILITY.md 4.3, the two
+ * tests/persist/test_durability_efbig_gc.c - docs/durability.md F12 and F13, the two
  * fault rows the other durability tests leave out:
  *
  * F12 EFBIG: `ulimit -f 8` (RLIMIT_FSIZE 8 KiB) with SIGXFSZ ignored, and

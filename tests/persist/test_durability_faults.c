@@ -1,6 +1,6 @@
 /*
  * tests/persist/test_durability_faults.c - strace-driven enumerations
- * (DURABILITY.md 4.2 K1 and 4.3):
+ * (docs/durability.md K1 and family F):
  *   k1      SIGKILL at every invocation of every file-system system call of
  *           one update (strace -e inject=S:signal=SIGKILL:when=K);
  *   faults  an error at every invocation (SQLite-style "fail the N-th

@@ -1,5 +1,5 @@
 /*
- * tests/persist/test_durability_torn_reads_kills.c - DURABILITY.md 4.1 C2 (torn
+ * tests/persist/test_durability_torn_reads_kills.c - docs/durability.md C2 (torn
  * reads), C4 (the close() pitfall) and 4.2 K3 (random kill -9 rounds).
  * Suites c2, c4, k3.  Negative controls: c2 with OLC_TEST_DISABLE=rename
  * must see torn reads; c4 with OLC_TEST_DISABLE=ofd (classic fcntl locks)

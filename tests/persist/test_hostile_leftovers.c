@@ -1,6 +1,6 @@
 /*
  * tests/persist/test_hostile_leftovers.c - temporaries left behind (issue
- * 12 item 7; DURABILITY.md W5 as revised):
+ * 12 item 7; docs/durability.md W5):
  *
  * - gone: a writer killed after writing its temporary leaves
  *   P.<pid>.<hex>.tmp; the next writer (default grace, one hour) removes it

@@ -1,7 +1,7 @@
 /*
  * tests/persist/test_hostile_lockfile.c - the generation counter of P.lock
- * under attack (issue 12 items 3 and 4; DURABILITY.md 2.4), through the
- * public API with real processes:
+ * under attack (issue 12 items 3 and 4; docs/durability.md, "When the lock file is replaced"),
+ * through the public API with real processes:
  *
  * - full: on a full 64 KiB tmpfs, a first write (no P.lock yet) and a
  *   write next to an empty P.lock left by an older version fail with

@@ -1,6 +1,6 @@
 /*
- * tests/persist/test_persist.c - the POSIX write path of persist/ (DURABILITY.md
- * 2.1): first write, no-op merge, GC, modes, locking, threads, and a fault at
+ * tests/persist/test_persist.c - the POSIX write path of persist/ (docs/durability.md,
+ * W0-W13): first write, no-op merge, GC, modes, locking, threads, and a fault at
  * every named step (F-tests through the OLC_TEST_HOOKS hooks).
  */
 #include <dirent.h>

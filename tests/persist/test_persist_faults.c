@@ -2,7 +2,7 @@
  * tests/persist/test_persist_faults.c - a fault at every named step of the
  * write path returns its documented status, leaves P byte-identical (or
  * absent) unless the step is past the commit point, leaves no temporary
- * file, no descriptor, and releases the lock (DURABILITY.md 4.3).
+ * file, no descriptor, and releases the lock (docs/durability.md, family F).
  */
 #include <dirent.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-# Z3 (DURABILITY.md 4.5): random save/override/remove/reload sequences with
+# Z3 (docs/durability.md, family Z): random save/override/remove/reload sequences with
 # injected failures and crashes, on the public store API, against an
 # in-memory model.  POSIX (fork for the crash injections).
 if(NOT WIN32)
@@ -6,7 +6,7 @@ if(NOT WIN32)
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_model.c ${CMAKE_CURRENT_LIST_DIR}/store_model.c)
 endif()
 
-# Negative control (DURABILITY.md 4.8): with the rename step switched off
+# Negative control (docs/durability.md, negative controls): with the rename step switched off
 # (the file written in place), an injected write failure or a crash leaves a
 # damaged file, and the model check must report a mismatch.  (fsync,
 # dirsync and lock cannot be observed by a sequential check without power

@@ -16,7 +16,7 @@ olc_add_test(NAME test_lookup_scope_model
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_lookup_scope_model.c LABELS unit HOOKS)
 olc_add_test(NAME test_store_layers SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_store_layers.c
   LABELS unit HOOKS)
-# Negative control (DURABILITY.md 4.8): without the snapshot swap, M11 of
+# Negative control (docs/durability.md, negative controls): without the snapshot swap, M11 of
 # test_store_file must fail.
 olc_negative_control(nc_store_snapshot_swap test_store_file OLC_TEST_DISABLE=snapshot)
 

@@ -1,5 +1,5 @@
 /*
- * format/parse.c - the strict version-1 reader (DURABILITY.md section 3).
+ * format/parse.c - the strict version-1 reader (docs/durability.md, "Reading"; file-format.md).
  *
  * One pass over the bytes.  Quoted values are found with memchr and copied
  * once into a string pool taken from the set's arena: a quoted value of n
@@ -24,7 +24,7 @@ static olc_status parse_cut(olc_format_parser *ps) {
 
 #ifdef OLC_TEST_HOOKS
 /*
- * Negative controls (DURABILITY.md 4.8), test builds only:
+ * Negative controls (docs/durability.md, negative controls), test builds only:
  * OLC_TEST_FORMAT_RELAX=bare accepts a bare word where a quoted value is
  * required, =partial keeps an unterminated value up to the end of the input,
  * as std::quoted's permissive input would.  ctest runs the format tests with

@@ -1,6 +1,6 @@
 /*
  * persist/gen_posix.c - the generation counter of P.lock on POSIX
- * (persist.h, "change detection"; DURABILITY.md 2.4).
+ * (persist.h, "change detection"; docs/durability.md, "The change counter").
  *
  * The counter is never mapped: anyone who may write P.lock can truncate it,
  * and a load or store through a mapping of a truncated file is a SIGBUS.

@@ -1,6 +1,6 @@
 /*
  * persist/gen_win32.c - the generation counter of P.lock on Windows
- * (persist.h, "change detection"; DURABILITY.md 2.4): a view of a file
+ * (persist.h, "change detection"; docs/durability.md, "The change counter"): a view of a file
  * mapping, writable by writers holding LockFileEx, read-only for readers.
  * Views are not subject to byte-range locks (SQLite maps its locked -shm
  * the same way), and a file with a mapped view cannot be truncated

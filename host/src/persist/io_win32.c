@@ -1,7 +1,7 @@
 /*
  * persist/io_win32.c - Windows helpers of the write path: UTF-16 paths,
  * the process mutex, directories, LockFileEx, shared reads and GC
- * (DURABILITY.md 2.2).
+ * (docs/durability.md, "Platforms").
  */
 #include "persist/win_int.h"
 

@@ -1,6 +1,6 @@
 /*
  * persist/lock_posix.c - directory, lock, read and GC helpers of the POSIX
- * write path (DURABILITY.md 2.1, W1, W2, W3, W5, W13).
+ * write path (docs/durability.md W1, W2, W3, W5, W13).
  */
 #include "persist/posix_int.h"
 

@@ -2,7 +2,7 @@
  * persist/persist.h - the only module that touches the file system.
  *
  * Readers take no lock and read the whole file through one descriptor.
- * Writers follow DURABILITY.md section 2: permanent sibling P.lock with an
+ * Writers follow docs/durability.md ("A write, step by step"): permanent sibling P.lock with an
  * OFD lock (classic fcntl fallback; LockFileEx on Windows), reload the
  * latest file under the lock, let the caller merge, write a unique
  * temporary sibling created O_EXCL|O_NOFOLLOW 0600, fchmod, fsync, close,
@@ -157,7 +157,7 @@ typedef olc_status (*olc_persist_transform_fn)(olc_buf *out, int *unchanged,
                                                int base_exists, void *payload, olc_error *err);
 
 /*
- * The locked reload-merge-replace of DURABILITY.md.  Before P.lock is
+ * The locked reload-merge-replace of docs/durability.md.  Before P.lock is
  * created (only while it does not exist) the target is checked: absent, or
  * a regular file that options->probe accepts; anything else is
  * OLC_E_INVALID (not a regular file) or the probe's refusal, with nothing
@@ -272,7 +272,7 @@ olc_status olc_persist__default_path(char *buf, size_t size, olc_error *err);
  * Change detection (the wal-index idea of SQLite).
  *
  * The permanent lock sibling P.lock carries a generation counter that every
- * writer moves under the lock (DURABILITY.md 2.4):
+ * writer moves under the lock (docs/durability.md, "When the lock file is replaced"):
  *
  *   offset 0   8 bytes  magic "olcgen01"
  *   offset 8   8 bytes  generation, unsigned 64-bit, native byte order

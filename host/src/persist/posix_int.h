@@ -55,7 +55,7 @@ olc_status olc_posix__read_fd(olc_buf *out, struct stat *st, int fd, size_t max,
 /* Deletes "<base>.<pid>.<16 hex>.tmp" regular files older than grace
  * seconds, and at once those whose writer is gone: the hex begins with
  * this boot's and pid namespace's tag (olc_posix__ns_tag), the directory is
- * on a local file system and kill(pid, 0) says ESRCH (DURABILITY.md W5).
+ * on a local file system and kill(pid, 0) says ESRCH (docs/durability.md W5).
  * The caller holds the lock; every failure is ignored. */
 void olc_posix__gc(int dfd, const char *base, uint32_t grace_seconds);
 

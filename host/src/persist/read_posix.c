@@ -1,6 +1,6 @@
 /*
  * persist/read_posix.c - lock-free readers, change detection and the
- * explicit repair (DURABILITY.md 3 and 2.3) on POSIX.
+ * explicit repair (docs/durability.md, "Reading" and W5) on POSIX.
  */
 #include "persist/posix_int.h"
 

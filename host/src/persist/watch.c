@@ -1,6 +1,6 @@
 /*
  * persist/watch.c - the generation counter of P.lock: its header, and the
- * reader's stat-free change check (persist.h, DURABILITY.md 2.4).  Reading
+ * reader's stat-free change check (persist.h; docs/durability.md, "The change counter").  Reading
  * and writing the file itself is in gen_posix.c / gen_win32.c.
  *
  * The watch's own fields are accessed with the GCC/Clang __atomic builtins

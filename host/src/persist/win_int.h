@@ -1,6 +1,6 @@
 /*
  * persist/win_int.h - Windows helpers shared by the *_win32.c files of the
- * persist module (DURABILITY.md 2.2).
+ * persist module (docs/durability.md, "Platforms").
  */
 #ifndef OLC_PERSIST_WIN_INT_H
 #define OLC_PERSIST_WIN_INT_H

@@ -66,7 +66,7 @@ static int lineage_linear(writer *w, const char *own) {
 }
 
 /* The rename of W10 where the file system cannot exchange: the window of
- * DURABILITY.md that remains there (README, "Durability"). */
+ * docs/durability.md that remains there (README, "Durability"). */
 static long plain_rename(writer *w) {
   long e = retry_rename(w, w->tmp, w->base);
   if (e == 0)

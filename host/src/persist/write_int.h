@@ -1,6 +1,6 @@
 /*
  * persist/write_int.h - the durable write sequence (write_sequence.c, the steps
- * W0-W13 of DURABILITY.md 2.1 and 2.2, their hooks and retries) over the
+ * W0-W13 of docs/durability.md, their hooks and retries) over the
  * primitives each platform provides (write_posix.c, write_win32.c), as
  * SQLite's os.c sits over its VFS methods.  Only the files of the writer
  * include it.

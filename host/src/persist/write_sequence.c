@@ -1,6 +1,6 @@
 /*
- * persist/write_sequence.c - the locked reload-merge-replace of DURABILITY.md 2.1
- * and 2.2 (steps W0-W13), once for every platform: the order of the steps,
+ * persist/write_sequence.c - the locked reload-merge-replace of docs/durability.md
+ * (steps W0-W13), once for every platform: the order of the steps,
  * their fault and crash hooks, the retries (a temporary's name taken, a
  * lost P.lock, a replace that displaced another writer's file, transient
  * sharing errors) and the abort path.  The platform's primitives

@@ -1,6 +1,6 @@
 /*
  * persist/write_win32.c - the primitives of the write sequence (write_sequence.c)
- * on Windows (DURABILITY.md 2.2): UTF-16 names beside P, CREATE_NEW for
+ * on Windows (docs/durability.md, "Platforms"): UTF-16 names beside P, CREATE_NEW for
  * the temporary, FlushFileBuffers, ReplaceFileW (which names the file it
  * displaced) and MoveFileExW with MOVEFILE_WRITE_THROUGH.
  */

@@ -89,7 +89,7 @@ static olc_status read_records(olc_store *store, olc_recset *set, olc_file_id *i
   }
   olc_buf__free(&bytes);
 #ifdef OLC_TEST_HOOKS
-  /* Negative control (DURABILITY.md 4.8, M11): OLC_TEST_DISABLE=snapshot
+  /* Negative control (docs/durability.md M11): OLC_TEST_DISABLE=snapshot
    * publishes what the parse produced even when it failed; the snapshot
    * protection tests must then FAIL. */
   if (st == OLC_E_MALFORMED && getenv("OLC_TEST_DISABLE") != NULL &&
