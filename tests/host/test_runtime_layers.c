@@ -124,11 +124,41 @@ static void test_on_first_use(void) {
   olc_test_session_close(&s);
 }
 
+/* A never-mode select caches the layer's record first; the first on_miss
+ * select of the key still verifies it (the warm answer is not served to
+ * it before that). */
+static void test_never_then_on_miss(void) {
+  olc_test_session s;
+  const olc_selection *sel;
+  char buf[64], path[4096];
+  /* The user's store of the test before holds m = 64 recalibrated. */
+  snprintf(path, sizeof path, "%s/user.txt", tmp);
+  remove(path);
+  save_layer(64);
+  open_layered(&s, "on_first_use", "fail = 64\n");
+  sel = select_m(&s, 64, OLC_SELECT_NEVER, OLC_OK);
+  CU_ASSERT_TRUE(olc_selection_record(sel)->from_layer);
+  sel = select_m(&s, 64, OLC_SELECT_NEVER, OLC_OK);
+  CU_ASSERT_EQUAL(measured(&s), 0);
+  sel = select_m(&s, 64, OLC_SELECT_ON_MISS, OLC_OK);
+  CU_ASSERT_FALSE(olc_selection_record(sel)->from_layer);
+  CU_ASSERT_STRING_NOT_EQUAL(rt_policy(sel, buf, sizeof buf), "spin_us=64");
+  CU_ASSERT_EQUAL(measured(&s), 1);
+  /* Verified once: later selects of either mode serve the new record. */
+  sel = select_m(&s, 64, OLC_SELECT_ON_MISS, OLC_OK);
+  CU_ASSERT_FALSE(olc_selection_record(sel)->from_layer);
+  sel = select_m(&s, 64, OLC_SELECT_NEVER, OLC_OK);
+  CU_ASSERT_FALSE(olc_selection_record(sel)->from_layer);
+  CU_ASSERT_EQUAL(measured(&s), 1);
+  olc_test_session_close(&s);
+}
+
 int main(int argc, char **argv) {
   CU_pSuite s;
   if (CU_initialize_registry() != CUE_SUCCESS)
     return 1;
   s = CU_add_suite("runtime_layers", setup, teardown);
   CU_add_test(s, "verify_layers = on_first_use", test_on_first_use);
+  CU_add_test(s, "a never-mode select first, then on_miss", test_never_then_on_miss);
   return olc_test_run(argc, argv);
 }

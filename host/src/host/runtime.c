@@ -51,10 +51,21 @@ static olc_status answer(const olc_selection **out, const olc_selection *s, olc_
 }
 
 /* The view's selection when it may answer without looking again. */
+/* 1 when an on_miss select must race rec first ([store] verify_layers =
+ * on_first_use; verify_first_use), whoever cached it: a never-mode select
+ * may have put a layer's record in the view before. */
+static int unverified(const olc_host_slot *s, const olc_record *rec) {
+  return rec->from_layer && rec->origin == OLC_ORIGIN_CALIBRATED &&
+         s->host->rt.verify_layers == OLC_VERIFY_LAYERS_ON_FIRST_USE &&
+         atomic_load_explicit(&s->verified, memory_order_relaxed) == 0;
+}
+
 static const olc_selection *warm(olc_host_slot *s, olc_host_view *v, int mode) {
   olc_selection *sel = atomic_load_explicit(&v->current, memory_order_acquire);
   uint64_t now;
   if (sel == NULL || (sel->record == NULL && mode != OLC_SELECT_NEVER))
+    return NULL;
+  if (mode == OLC_SELECT_ON_MISS && sel->record != NULL && unverified(s, sel->record))
     return NULL;
   now = olc_util__now_ns();
   if (atomic_load_explicit(&v->epoch, memory_order_acquire) ==
@@ -326,9 +337,7 @@ static olc_status slow(const olc_selection **out, olc_host_slot *s, int fp, int 
     olc_status st = refresh(&sel, &shown, s, fp, err);
     if (st != OLC_OK)
       return st;
-    if (sel != NULL && mode == OLC_SELECT_ON_MISS && sel->record->from_layer &&
-        sel->record->origin == OLC_ORIGIN_CALIBRATED &&
-        s->host->rt.verify_layers == OLC_VERIFY_LAYERS_ON_FIRST_USE &&
+    if (sel != NULL && mode == OLC_SELECT_ON_MISS && unverified(s, sel->record) &&
         atomic_exchange(&s->verified, 1) == 0)
       return verify_first_use(out, s, fp, o, sel, err);
     if (sel != NULL && mode == OLC_SELECT_ON_MISS && contended(sel->record))
