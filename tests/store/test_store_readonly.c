@@ -169,7 +169,7 @@ static void test_refuses_other_writes(void) {
   OLC_ASSERT_STATUS(OLC_E_READ_ONLY, olc_store_remove_override(s, &a, OLC_LEVELS_DEFAULT, &e), &e);
   OLC_ASSERT_STATUS(OLC_E_READ_ONLY, olc_store_remove_if(s, any, NULL, &n, &e), &e);
   OLC_ASSERT_STATUS(OLC_E_READ_ONLY, olc_store_import_file(s, path, &n, &e), &e);
-  OLC_ASSERT_STATUS(OLC_E_READ_ONLY, olc_store_repair(s, moved, sizeof moved, &e), &e);
+  OLC_ASSERT_STATUS(OLC_E_READ_ONLY, olc_store_repair(s, 0, moved, sizeof moved, &e), &e);
   /* An export writes elsewhere: allowed. */
   OLC_ASSERT_OK(olc_store_export_file(s, exp, 0, &e), &e);
   CU_ASSERT(selects(s, "a", "pa"));

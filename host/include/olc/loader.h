@@ -28,6 +28,10 @@ extern "C" {
 
 typedef struct olc_host olc_host;
 
+/* Flags of olc_host_explain (olc/calibrate.h) and olc_binding_explain
+ * (olc/runtime.h), which both headers share through this one. */
+#define OLC_EXPLAIN_ALL 1u /* every record of the backend and operator (olc explain --all) */
+
 /* Where loading a plugin file stopped.  Append-only. */
 typedef enum olc_load_stage {
   OLC_LOAD_LOADED = 0,     /* loaded and instantiated */
@@ -142,7 +146,7 @@ typedef enum olc_verify_layers {
  * olc_binding_select and olc_host_select (warm or cold, nothing measured),
  * olc_selection_execute and olc_selection_matmul_f32 (on a selection made
  * before the fork), olc_binding_explain, olc_host_explain and
- * olc_host_prune(_ext) (nothing removed) return OLC_E_UNSUPPORTED with a
+ * olc_host_prune (nothing removed) return OLC_E_UNSUPPORTED with a
  * message naming fork(); a store validator made from it rejects with the
  * same reason; olc_host_free releases the host without calling the
  * plugins' destroy.  The child may open a new host: the

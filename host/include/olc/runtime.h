@@ -56,7 +56,7 @@ extern "C" {
  * processor or thread count, a failed validation, skipped by
  * force_portable, shadowed, or the same workload of a changed model) and
  * count the records of other workloads (olc_lookup_result_unlisted_count,
- * olc_workload_result.unlisted_count).  olc_host_explain_all lists them all.
+ * olc_workload_result.unlisted_count).  OLC_EXPLAIN_ALL lists them all.
  *
  * Recording misses.  With a record_misses file (olc_host_options,
  * [calibration] record_misses), a select in never mode that finds nothing
@@ -383,13 +383,15 @@ OLC_API uint64_t olc_binding_packed_bytes(const olc_binding *b);
 
 /*
  * Explains a bound workload: its lookup (scoped to the workload, or with
- * all_candidates every record of its backend and operator) with the
- * plugin's validator; never measures.  *out is freed with
- * olc_lookup_result_free.  Returns like olc_store_lookup (OLC_OK,
- * OLC_E_NOT_FOUND with *out set, ...), OLC_E_INVALID (NULL arguments, no
- * store), OLC_E_UNSUPPORTED (in a child of fork()).  Thread-safe.
+ * OLC_EXPLAIN_ALL (olc/loader.h) every record of its backend and
+ * operator) with the plugin's validator; never measures.  The shape of
+ * olc_host_explain, which explains a workload by its configured name.
+ * *out is freed with olc_lookup_result_free.  Returns like
+ * olc_store_lookup (OLC_OK, OLC_E_NOT_FOUND with *out set, ...),
+ * OLC_E_INVALID (NULL arguments, no store, an unknown flag),
+ * OLC_E_UNSUPPORTED (in a child of fork()).  Thread-safe.
  */
-OLC_API olc_status olc_binding_explain(olc_lookup_result **out, olc_binding *b, int all_candidates,
+OLC_API olc_status olc_binding_explain(olc_lookup_result **out, olc_binding *b, unsigned flags,
                                        olc_error *err);
 
 /*

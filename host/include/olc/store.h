@@ -708,36 +708,29 @@ OLC_API olc_status olc_store_export_source(olc_store *store, const char *path, i
  */
 OLC_API olc_status olc_store_check_file(const char *path, size_t *records, olc_error *err);
 
-/*
- * Moves an unreadable store file aside to PATH.corrupt-<UTC time>.<random>
- * under the lock, so the next write starts empty.  Only a regular file that
- * is plausibly a damaged store is moved: an empty file, a proper prefix of
- * the header, or a file that begins with the header and fails to parse.
- * (The store path was resolved at open: a symlink is judged by what it
- * leads to.)  moved_to (may be NULL) receives the new name.  Returns
- * OLC_OK, OLC_E_NOT_FOUND (no file), OLC_E_BUSY (the file is valid: nothing
- * to repair), OLC_E_VERSION (a valid file of a newer version: not moved),
- * OLC_E_INVALID (not a regular file, or a file that does not begin with the
- * store header: not moved), or a lock/I-O failure.  No lock file is created
- * next to a file that is refused.
- */
-OLC_API olc_status olc_store_repair(olc_store *store, char *moved_to, size_t moved_to_size,
-                                    olc_error *err);
-
-/* Flags of olc_store_repair_ext. */
+/* Flags of olc_store_repair. */
 #define OLC_REPAIR_FORCE 1u /* also move a regular file that is not a store or is newer */
 
 /*
- * olc_store_repair with flags: OLC_REPAIR_FORCE moves the file at the store
- * path whatever it holds, as long as it is a regular file (a directory, a
- * FIFO or a device is never moved).  Returns what olc_store_repair
- * returns (with OLC_REPAIR_FORCE never OLC_E_BUSY, OLC_E_VERSION or the
- * not-a-store OLC_E_INVALID), OLC_E_INVALID for other flag bits,
+ * Moves an unreadable store file aside to PATH.corrupt-<UTC time>.<random>
+ * under the lock, so the next write starts empty.  With flags 0 only a
+ * regular file that is plausibly a damaged store is moved: an empty file, a
+ * proper prefix of the header, or a file that begins with the header and
+ * fails to parse.  OLC_REPAIR_FORCE moves the file at the store path
+ * whatever it holds, as long as it is a regular file (a directory, a FIFO
+ * or a device is never moved).  (The store path was resolved at open: a
+ * symlink is judged by what it leads to.)  moved_to (may be NULL) receives
+ * the new name.  Returns OLC_OK, OLC_E_NOT_FOUND (no file), OLC_E_BUSY (the
+ * file is valid: nothing to repair), OLC_E_VERSION (a valid file of a newer
+ * version: not moved), OLC_E_INVALID (not a regular file, or a file that
+ * does not begin with the store header: not moved; or an unknown flag bit),
  * OLC_E_DISABLED with persistence off, OLC_E_READ_ONLY on a read-only
- * handle.
+ * handle, or a lock/I-O failure.  With OLC_REPAIR_FORCE never OLC_E_BUSY,
+ * OLC_E_VERSION or the not-a-store OLC_E_INVALID.  No lock file is created
+ * next to a file that is refused.
  */
-OLC_API olc_status olc_store_repair_ext(olc_store *store, unsigned flags, char *moved_to,
-                                        size_t moved_to_size, olc_error *err);
+OLC_API olc_status olc_store_repair(olc_store *store, unsigned flags, char *moved_to,
+                                    size_t moved_to_size, olc_error *err);
 
 /* Library version, "MAJOR.MINOR.PATCH". */
 OLC_API const char *olc_version(void);
