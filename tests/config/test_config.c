@@ -671,12 +671,12 @@ static void test_env_store(void) {
   CU_ASSERT_STRING_EQUAL(so.path, "/ini/p.txt");
   CU_ASSERT_PTR_NULL(so.layers_list);
   olc_config_set_ignore_env(c, 0);
-  /* An older struct has no layers_list: the variable is not written. */
+  /* A struct never initialized (version 0) gets version 1's fields. */
   memset(&so, 0, sizeof so);
-  so.version = 4;
   olc_config_store_options(c, &so);
+  CU_ASSERT_EQUAL(so.version, 1u);
   CU_ASSERT_STRING_EQUAL(so.path, "/env/p.txt");
-  CU_ASSERT_PTR_NULL(so.layers_list);
+  CU_ASSERT_STRING_EQUAL(so.layers_list, "/env/a.txt,/env/b/*.txt");
   CU_ASSERT_EQUAL(unsetenv("OLC_STORE"), 0);
   CU_ASSERT_EQUAL(unsetenv("OLC_STORE_LAYERS"), 0);
   olc_config_free(c);

@@ -210,13 +210,6 @@ static void test_diagnostics_callback(void) {
   CU_ASSERT_STRING_EQUAL(seen.where, "plugins");
   CU_ASSERT_EQUAL(olc_host_next_diagnostic(&d, h), OLC_E_NOT_FOUND);
   olc_host_free(h);
-  /* Version 1 ends before diag: kept, the callback never called. */
-  o.version = 1;
-  OLC_ASSERT_OK(olc_host_open(&h, c, NULL, &o, &err), &err);
-  CU_ASSERT_EQUAL(seen.calls, 3);
-  OLC_ASSERT_OK(olc_host_next_diagnostic(&d, h), NULL);
-  CU_ASSERT_STRING_EQUAL(d.where, "plugin_dirs");
-  olc_host_free(h);
   h = NULL;
   o.version = 0;
   OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_open(&h, c, NULL, &o, &err), &err);

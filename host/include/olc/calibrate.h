@@ -145,7 +145,6 @@ typedef struct olc_calibrate_options {
   int select_only;    /* never measure (olc select) */
   olc_progress_fn progress;
   void *progress_payload;
-  /* Version 2 added in_process and run_timeout_seconds. */
   /* Measure in this process.  By default (POSIX) candidates are measured
    * in a worker process (olc-worker, found next to the program, in the
    * install tree or through $OLC_WORKER), so that one that crashes,
@@ -159,12 +158,10 @@ typedef struct olc_calibrate_options {
    * until a candidate was measured, then max(10 s, 20 x the best
    * median)).  A measurement of many runs may take longer. */
   double run_timeout_seconds;
-  /* Version 3 added keep_samples. */
   /* Keep the run time of every timed run of every candidate, read with
    * olc_calibration_samples (a report's distributions).  Off by default:
    * a fast kernel can have tens of thousands of runs per candidate. */
   int keep_samples;
-  /* Version 4 added recorded and refine. */
   /* A recorded-workloads file ([calibration] record_misses): tune its
    * workloads instead of the configured ones.  Those recorded on another
    * processor or thread count are skipped (OLC_E_UNAVAILABLE, the message
@@ -177,7 +174,6 @@ typedef struct olc_calibrate_options {
   /* Measure again the stored records that a budget cut short (they carry
    * OLC_MEASUREMENT_BUDGET); without it they are selected as stored. */
   int refine;
-  /* Version 5 added shard_index and shard_count. */
   /* With recorded and shard_count > 0: tune only shard shard_index
    * (0-based, below shard_count) of shard_count disjoint parts of the
    * file's workloads, and leave the file as it is (merge the shards' stores
@@ -192,7 +188,7 @@ typedef struct olc_calibrate_options {
   uint32_t shard_count;
 } olc_calibrate_options;
 
-#define OLC_CALIBRATE_OPTIONS_VERSION 5u
+#define OLC_CALIBRATE_OPTIONS_VERSION 1u
 #define OLC_CALIBRATE_OPTIONS_INIT                                                                 \
   { OLC_CALIBRATE_OPTIONS_VERSION, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0.0, 0, NULL, 0, 0, 0 }
 

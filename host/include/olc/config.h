@@ -201,7 +201,7 @@ OLC_API uint32_t olc_config_threads(const olc_config *config);
  * defaults for the rest; the strings stay owned by config.  The
  * environment beats the file (unless olc_config_ignore_env): a non-empty
  * $OLC_STORE replaces path, a non-empty $OLC_STORE_LAYERS is put in
- * layers_list (version 5 and later; it replaces the layers); both are read
+ * layers_list (it replaces the layers); both are read
  * with secure_getenv and borrowed from the environment.  A field the
  * caller sets afterwards beats both.  Initialize
  * *out with OLC_STORE_OPTIONS_INIT first: only the fields of out->version

@@ -62,21 +62,21 @@ typedef struct olc_load_entry {
 } olc_load_entry;
 
 /* Options for olc_host_open.  Initialize with OLC_HOST_OPTIONS_INIT.
- * Versioned as olc/store.h says; version 1 is the fields up to ignore_env. */
+ * Versioned as olc/store.h says. */
 typedef struct olc_host_options {
   uint32_t version;           /* OLC_HOST_OPTIONS_VERSION */
   int allow_insecure_plugins; /* load files/dirs writable by other users */
   int ignore_env;             /* read no OLC_PLUGIN_PATH, OLC_WORKER, OLC_SELECT_MODE */
-  /* Version 2: where the host's diagnostics go (olc/diag.h; NULL: kept,
+  /* Where the host's diagnostics go (olc/diag.h; NULL: kept,
    * read with olc_host_next_diagnostic). */
   olc_diag_fn diag;
   void *diag_payload;
-  /* Version 3: what olc_binding_select does on a miss when the call does
+  /* What olc_binding_select does on a miss when the call does
    * not say (olc_select_mode); OLC_SELECT_HOST_DEFAULT: $OLC_SELECT_MODE
    * ("never" or "on_miss"; unless ignore_env), else the config's
    * [calibration] select_mode. */
   int select_mode;
-  /* Version 4: the measurement lock, a file that the processes measuring
+  /* The measurement lock, a file that the processes measuring
    * on this machine (this user's) take in turn, one key at a time, so
    * that their timings never overlap.  NULL: [calibration] measure_lock,
    * else $XDG_RUNTIME_DIR/onnx-light/measure.lock when that directory is
@@ -85,7 +85,7 @@ typedef struct olc_host_options {
    * another user's file in its place) the host measures without it and
    * says so once (a "measure_lock" warning). */
   const char *measure_lock;
-  /* Version 5: record misses, and budgets.  record_misses (NULL:
+  /* Record misses, and budgets.  record_misses (NULL:
    * [calibration] record_misses, else none) is a recorded-workloads file:
    * a select in never mode appends each workload it finds nothing stored
    * for, once per key and process, for `olc calibrate --recorded` to
@@ -95,7 +95,7 @@ typedef struct olc_host_options {
   const char *record_misses;
   double max_seconds_total;
   uint32_t max_runs_per_candidate;
-  /* Version 6: the rest of the [host], [calibration] and [store] keys a
+  /* The rest of the [host], [calibration] and [store] keys a
    * host reads, typed, so that a runtime configures it without ini text
    * (precedence: a field set here > the environment > the ini file > the
    * built-in default; docs/configuration.md).  plugin_dirs: NULL keeps the
@@ -116,7 +116,7 @@ typedef struct olc_host_options {
   uint32_t threads;
   int force_portable;
   const olc_calibration_settings *calibration;
-  /* Version 7: [store] verify_layers (olc_verify_layers);
+  /* [store] verify_layers (olc_verify_layers);
    * OLC_VERIFY_LAYERS_DEFAULT: the config's (never by default). */
   int verify_layers;
 } olc_host_options;
@@ -134,7 +134,7 @@ typedef enum olc_verify_layers {
   OLC_VERIFY_LAYERS_ON_FIRST_USE = 2
 } olc_verify_layers;
 
-#define OLC_HOST_OPTIONS_VERSION 7u
+#define OLC_HOST_OPTIONS_VERSION 1u
 #define OLC_HOST_OPTIONS_INIT                                                                      \
   { OLC_HOST_OPTIONS_VERSION, 0, 0, NULL, NULL, 0, NULL, NULL, 0.0, 0, NULL, 0, 0, 0, NULL, 0 }
 
