@@ -33,6 +33,7 @@
 #include "olc/diag.h"
 #include "olc/error.h"
 #include "olc/export.h"
+#include "olc/version.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -732,7 +733,8 @@ OLC_API olc_status olc_store_check_file(const char *path, size_t *records, olc_e
 OLC_API olc_status olc_store_repair(olc_store *store, unsigned flags, char *moved_to,
                                     size_t moved_to_size, olc_error *err);
 
-/* Library version, "MAJOR.MINOR.PATCH". */
+/* The library's version, "MAJOR.MINOR.PATCH" (OLC_VERSION_STRING of the
+ * headers it was built with; olc/version.h). */
 OLC_API const char *olc_version(void);
 
 #ifdef __cplusplus
