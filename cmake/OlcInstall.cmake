@@ -53,7 +53,8 @@ endif()
 # The guides: README.md and docs/ (README's links into docs/ keep working),
 # in share/doc/onnx-light beside the man page's share/man.
 set(OLC_DOC_INSTALL_DIR ${CMAKE_INSTALL_DATAROOTDIR}/doc/onnx-light)
-install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${OLC_DOC_INSTALL_DIR})
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/CHANGELOG.md
+  DESTINATION ${OLC_DOC_INSTALL_DIR})
 file(GLOB OLC_DOC_FILES ${PROJECT_SOURCE_DIR}/docs/*.md ${PROJECT_SOURCE_DIR}/docs/*.png)
 install(FILES ${OLC_DOC_FILES} DESTINATION ${OLC_DOC_INSTALL_DIR}/docs)
 

@@ -30,14 +30,15 @@ if(STEP STREQUAL "install")
   endif()
   run("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK}/installed ${config_args})
   file(RENAME ${WORK}/installed ${PREFIX})
-  foreach(f include/olc/olc.h include/olc/store.h include/olc/error.h include/olc/plugin.h
+  foreach(f include/olc/olc.h include/olc/version.h include/olc/store.h include/olc/error.h include/olc/plugin.h
             include/olc/host.h include/olc/config.h include/olc/loader.h include/olc/calibrate.h
             include/olc/runtime.h include/olc/store.hpp include/olc/host.hpp
             include/olc/runtime.hpp include/olc/error.hpp
             share/onnx-light/plugin_template/CMakeLists.txt
             share/onnx-light/plugin_template/template_matmul.c
             share/onnx-light/plugin_template/PLUGIN-API.md bin/olc share/man/man1/olc.1
-            share/doc/onnx-light/README.md share/doc/onnx-light/docs/store.md
+            share/doc/onnx-light/README.md share/doc/onnx-light/CHANGELOG.md
+            share/doc/onnx-light/docs/store.md
             share/doc/onnx-light/docs/file-format.md share/doc/onnx-light/docs/durability.md
             share/onnx-light/runtime_integration/CMakeLists.txt
             share/onnx-light/runtime_integration/runtime_integration.c
@@ -59,8 +60,71 @@ if(STEP STREQUAL "install")
   if(NOT pc_count EQUAL 2 OR NOT config_files)
     message(FATAL_ERROR "the install lacks olc.pc, olc-plugin-api.pc or olcConfig.cmake")
   endif()
+  # The release version everywhere a consumer reads it: olc/version.h, the
+  # .pc file, the CMake package version file and its compatibility (the
+  # same major: 1.x asks are served, 2.0 and 0.x refused), olc --version.
+  file(STRINGS ${PREFIX}/include/olc/version.h vline REGEX "^#define OLC_VERSION_STRING \"")
+  string(REGEX REPLACE "^#define OLC_VERSION_STRING \"([^\"]+)\".*" "\\1" version "${vline}")
+  if(NOT version MATCHES "^[0-9]+\\.[0-9]+\\.[0-9]+$")
+    message(FATAL_ERROR "the installed olc/version.h has no OLC_VERSION_STRING: '${vline}'")
+  endif()
+  string(REGEX MATCH "^[0-9]+" major "${version}")
+  foreach(pc IN LISTS pc_files)
+    file(STRINGS ${pc} pc_version REGEX "^Version: ")
+    if(NOT pc_version STREQUAL "Version: ${version}")
+      message(FATAL_ERROR "${pc}: '${pc_version}', expected 'Version: ${version}'")
+    endif()
+  endforeach()
+  get_filename_component(config_dir ${config_files} DIRECTORY)
+  if(NOT EXISTS ${config_dir}/olcConfigVersion.cmake)
+    message(FATAL_ERROR "the install lacks olcConfigVersion.cmake beside olcConfig.cmake")
+  endif()
+  # What find_package(olc <asked>) does with the version file (CMake sets
+  # PACKAGE_FIND_VERSION* and includes it): compatible or not.
+  math(EXPR next_major "${major} + 1")
+  math(EXPR prev_major "${major} - 1")
+  foreach(ask_ok IN ITEMS "${major}.0:TRUE" "${major}:TRUE" "${version}:TRUE"
+                          "${next_major}.0:FALSE" "${prev_major}.9:FALSE" "${prev_major}.1:FALSE")
+    string(REPLACE ":" ";" ask_ok "${ask_ok}")
+    list(GET ask_ok 0 ask)
+    list(GET ask_ok 1 want)
+    set(PACKAGE_FIND_VERSION ${ask})
+    string(REPLACE "." ";" parts "${ask}.0.0")
+    list(GET parts 0 PACKAGE_FIND_VERSION_MAJOR)
+    list(GET parts 1 PACKAGE_FIND_VERSION_MINOR)
+    list(GET parts 2 PACKAGE_FIND_VERSION_PATCH)
+    set(PACKAGE_FIND_VERSION_RANGE FALSE)
+    unset(PACKAGE_VERSION_COMPATIBLE)
+    include(${config_dir}/olcConfigVersion.cmake)
+    if(NOT PACKAGE_VERSION STREQUAL version)
+      message(FATAL_ERROR "olcConfigVersion.cmake: version '${PACKAGE_VERSION}', the headers' ${version}")
+    endif()
+    if(want AND NOT PACKAGE_VERSION_COMPATIBLE)
+      message(FATAL_ERROR "find_package(olc ${ask}) would refuse olc ${version}")
+    elseif(NOT want AND PACKAGE_VERSION_COMPATIBLE)
+      message(FATAL_ERROR "find_package(olc ${ask}) would accept olc ${version} "
+                          "(SameMajorVersion refuses another major)")
+    endif()
+  endforeach()
+  # The man page, the README and the changelog name the release.
+  string(REGEX MATCH "^[0-9]+\\.[0-9]+" major_minor "${version}")
+  file(STRINGS ${PREFIX}/share/man/man1/olc.1 th REGEX "^\\.TH ")
+  if(NOT th MATCHES "\"olc ${major_minor}\"")
+    message(FATAL_ERROR "olc.1: '${th}' does not name olc ${major_minor}")
+  endif()
+  file(READ ${PREFIX}/share/doc/onnx-light/README.md readme)
+  if(NOT readme MATCHES "Release ${major_minor} \\(olc ${version}")
+    message(FATAL_ERROR "README.md does not name release ${major_minor} (olc ${version})")
+  endif()
+  file(READ ${PREFIX}/share/doc/onnx-light/CHANGELOG.md changelog)
+  if(NOT changelog MATCHES "\n## ${version}\n")
+    message(FATAL_ERROR "CHANGELOG.md has no section '## ${version}'")
+  endif()
   # The installed tool runs from the moved prefix (its RPATH finds libolc).
   run("installed olc --version" ${PREFIX}/bin/olc --version)
+  if(NOT run_output MATCHES "olc ${version}")
+    message(FATAL_ERROR "olc --version says '${run_output}', not olc ${version}")
+  endif()
   message(STATUS "package installed in ${PREFIX}")
   return()
 endif()
@@ -85,6 +149,21 @@ if(NOT run_output MATCHES "consumer: olc [0-9]+\\.[0-9]+\\.[0-9]+ ok")
   message(FATAL_ERROR "unexpected consumer output: ${run_output}")
 endif()
 run("run consumer (find_package, static)" ${WORK}/build/consumer_static)
+
+# 1a. A project that asks for the next major is refused by the real
+# find_package (the consumer above asked for 1.0 and got it).
+file(STRINGS ${PREFIX}/include/olc/version.h mline REGEX "^#define OLC_VERSION_MAJOR ")
+string(REGEX REPLACE "^#define OLC_VERSION_MAJOR ([0-9]+).*" "\\1" major "${mline}")
+math(EXPR next_major "${major} + 1")
+file(MAKE_DIRECTORY ${WORK}/next_major)
+file(WRITE ${WORK}/next_major/CMakeLists.txt "cmake_minimum_required(VERSION 3.25)\n"
+  "project(next_major LANGUAGES NONE)\nfind_package(olc ${next_major}.0 REQUIRED)\n")
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK}/next_major -B ${WORK}/next_major/build
+  -DCMAKE_PREFIX_PATH=${PREFIX} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(rc EQUAL 0 OR NOT out MATCHES "not compatible|version: ${major}\\.")
+  message(FATAL_ERROR "find_package(olc ${next_major}.0) against olc ${major}.x: rc ${rc}\n${out}")
+endif()
+message(STATUS "find_package(olc ${next_major}.0) refused: ok")
 
 # 1b. An embedding program installed elsewhere than the prefix's bin finds
 # the installed plugins and the system profile layer through
@@ -129,6 +208,12 @@ foreach(var IN ITEMS plugindir profiledir)
     message(FATAL_ERROR "pkg-config's ${var} '${dir}' is not a directory")
   endif()
 endforeach()
+run("pkg-config --modversion olc" ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir}
+    ${PKG_CONFIG} --modversion olc)
+string(STRIP "${run_output}" pc_version)
+if(NOT pc_version MATCHES "^${major}\\.[0-9]+\\.[0-9]+$")
+  message(FATAL_ERROR "pkg-config --modversion olc: '${pc_version}', not ${major}.x")
+endif()
 run("pkg-config --static --libs olc" ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir}
     ${PKG_CONFIG} --static --libs olc)
 separate_arguments(san UNIX_COMMAND "${cflags}")

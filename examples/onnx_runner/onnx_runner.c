@@ -146,7 +146,7 @@ static int open_session(session *s, const args *a, rn_error *e) {
   olc_error err;
   olc_status st;
   st = a->config != NULL ? olc_config_load_file(&s->config, a->config, &err)
-                         : olc_config_load_default(&s->config, &err);
+                         : olc_config_load_default(&s->config, 0, &err);
   if (st != OLC_OK)
     return rn_fail(e, RN_OLC_FAILED, "%s: %s", a->config != NULL ? a->config : "configuration",
                    err.message);

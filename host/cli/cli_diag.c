@@ -52,7 +52,7 @@ static olc_status layers_config(const cli_ctx *ctx, olc_config **out, olc_error 
     if (path != NULL && path[0] == 0)
       path = NULL;
   }
-  return path != NULL ? olc_config_load_file(out, path, err) : olc_config_load_default(out, err);
+  return path != NULL ? olc_config_load_file(out, path, err) : olc_config_load_default(out, 0, err);
 }
 
 olc_status cli_store_options(const cli_ctx *ctx, olc_store_options *options, olc_error *err) {

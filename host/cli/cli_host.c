@@ -60,7 +60,7 @@ int cli_host_open(const cli_ctx *ctx, const cli_host_args *a, cli_host *h) {
   memset(h, 0, sizeof *h);
   olc_error_clear(&err);
   st = path != NULL ? olc_config_load_file(&h->config, path, &err)
-                    : olc_config_load_default(&h->config, &err);
+                    : olc_config_load_default(&h->config, 0, &err);
   if (st != OLC_OK) {
     h->config = NULL;
     return cli_fail(ctx, st, &err);

@@ -189,12 +189,12 @@ static olc_status explain_lookup(olc_lookup_result **lr, cli_host *h, const char
                                  olc_error *err) {
   olc_binding *b = NULL;
   olc_status st;
+  unsigned flags = all ? OLC_EXPLAIN_ALL : 0u;
   if (name != NULL)
-    return all ? olc_host_explain_all(lr, h->host, name, err)
-               : olc_host_explain(lr, h->host, name, err);
+    return olc_host_explain(lr, h->host, name, flags, err);
   st = cli_workload_bind(&b, h->host, w, k, err);
   if (st == OLC_OK)
-    st = olc_binding_explain(lr, b, all, err);
+    st = olc_binding_explain(lr, b, flags, err);
   olc_binding_free(b);
   return st;
 }
@@ -272,8 +272,7 @@ static int explain_every(cli_ctx *ctx, const cli_host_args *a, cli_host *h, int 
     olc_error err;
     olc_status st;
     olc_error_clear(&err);
-    st = all ? olc_host_explain_all(&lr, h->host, wc->name, &err)
-             : olc_host_explain(&lr, h->host, wc->name, &err);
+    st = olc_host_explain(&lr, h->host, wc->name, all ? OLC_EXPLAIN_ALL : 0u, &err);
     sel = lr != NULL ? olc_lookup_result_selected(lr) : NULL;
     if (lr == NULL && st != OLC_E_UNAVAILABLE) {
       cli_fail(ctx, st, &err);
@@ -464,9 +463,9 @@ static int prune_run(cli_ctx *ctx, const cli_host_args *a, cli_host *h, int dry)
   if (p.json)
     prune_json_begin(&p, h, dry);
   olc_error_clear(&err);
-  st = olc_host_prune_ext(
-      h->host, ((dry & 1) ? OLC_PRUNE_DRY_RUN : 0u) | ((dry & 2) ? OLC_PRUNE_FOREIGN : 0u),
-      on_prune, &p, &removed, &err);
+  st = olc_host_prune(h->host,
+                      ((dry & 1) ? OLC_PRUNE_DRY_RUN : 0u) | ((dry & 2) ? OLC_PRUNE_FOREIGN : 0u),
+                      on_prune, &p, &removed, &err);
   if (st < 0) {
     rc = cli_fail(ctx, st, &err);
     goto done;

@@ -374,8 +374,8 @@ int cli_cmd_repair(cli_ctx *ctx, int argc, char **argv) {
     return rc;
   olc_error_clear(&err);
   moved[0] = 0;
-  st = olc_store_repair_ext(store, (flags & (1 << OPT_FORCE)) != 0 ? OLC_REPAIR_FORCE : 0u, moved,
-                            sizeof moved, &err);
+  st = olc_store_repair(store, (flags & (1 << OPT_FORCE)) != 0 ? OLC_REPAIR_FORCE : 0u, moved,
+                        sizeof moved, &err);
   if (st == OLC_E_NOT_FOUND) {
     fprintf(ctx->out, "%s does not exist: nothing to repair\n", olc_store_path(store));
   } else if (st == OLC_E_BUSY) {

@@ -139,28 +139,22 @@ static void test_winner_is_selected_on_tie(void) {
   olc_test_session_close(&s);
 }
 
-/* Without keep_samples (or from a version-2 caller, whose struct has no
- * keep_samples) nothing is kept; the winner is known all the same. */
+/* Without keep_samples nothing is kept; the winner is known all the same. */
 static void test_not_kept(void) {
   olc_test_session s;
   olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
   olc_calibration *cal;
   const double *v = (const double *)&opt;
-  int version;
+  const olc_workload_result *r;
   open_session(&s, "off.txt", "race", "300,100,200");
-  for (version = 0; version < 2; version++) {
-    const olc_workload_result *r;
-    opt.recalibrate = 1;
-    opt.version = version == 0 ? OLC_CALIBRATE_OPTIONS_VERSION : 2u;
-    opt.keep_samples = version == 1; /* past a version-2 struct: not read */
-    cal = calibrate(&s, &opt);
-    r = olc_calibration_get(cal, 0);
-    CU_ASSERT_FATAL(r->candidate_count == 3u && r->candidates[0].samples > 0);
-    CU_ASSERT_EQUAL(olc_calibration_samples(&v, cal, 0, 0), 0u);
-    CU_ASSERT_PTR_NULL(v);
-    CU_ASSERT_EQUAL(olc_calibration_winner(cal, 0), 1u);
-    olc_calibration_free(cal);
-  }
+  opt.recalibrate = 1;
+  cal = calibrate(&s, &opt);
+  r = olc_calibration_get(cal, 0);
+  CU_ASSERT_FATAL(r->candidate_count == 3u && r->candidates[0].samples > 0);
+  CU_ASSERT_EQUAL(olc_calibration_samples(&v, cal, 0, 0), 0u);
+  CU_ASSERT_PTR_NULL(v);
+  CU_ASSERT_EQUAL(olc_calibration_winner(cal, 0), 1u);
+  olc_calibration_free(cal);
   olc_test_session_close(&s);
 }
 

@@ -536,7 +536,7 @@ static void test_embedded_default(void) {
   char exe[PATH_MAX], expect[PATH_MAX + 32], *slash;
   ssize_t n;
   size_t i;
-  OLC_ASSERT_OK(olc_config_load_default(&c, &err), &err);
+  OLC_ASSERT_OK(olc_config_load_default(&c, 0, &err), &err);
   CU_ASSERT_STRING_EQUAL(olc_config_source(c), "<embedded default>");
   n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   CU_ASSERT_FATAL(n > 0);
@@ -575,7 +575,7 @@ static void test_store_layers(void) {
   struct stat st;
   CU_ASSERT_PTR_NOT_NULL_FATAL(exe);
   snprintf(probe, sizeof probe, "%s/../share/onnx-light/profiles.d", exe);
-  OLC_ASSERT_OK(olc_config_load_default(&c, &err), &err);
+  OLC_ASSERT_OK(olc_config_load_default(&c, 0, &err), &err);
   olc_config_store_options(c, &so);
   if (stat(probe, &st) != 0)
     CU_ASSERT_EQUAL(so.layer_count, 0u);
@@ -615,29 +615,29 @@ static void test_env_config(void) {
   CU_ASSERT_EQUAL_FATAL(olc_test_write_file(ini, text, sizeof text - 1), 0);
   CU_ASSERT_EQUAL_FATAL(olc_test_write_file(bad, "[host]\nbogus = 1\n", 17), 0);
   CU_ASSERT_EQUAL(setenv("OLC_CONFIG", ini, 1), 0);
-  OLC_ASSERT_OK(olc_config_load_default(&c, &err), &err);
+  OLC_ASSERT_OK(olc_config_load_default(&c, 0, &err), &err);
   CU_ASSERT_STRING_EQUAL(olc_config_source(c), ini);
   CU_ASSERT_EQUAL(olc_config_calibration(c)->select_mode, OLC_SELECT_ON_MISS);
   CU_ASSERT_FALSE(olc_config_ignore_env(c));
   olc_config_free(c);
   c = NULL;
-  OLC_ASSERT_OK(olc_config_load_default_ext(&c, OLC_CONFIG_LOAD_IGNORE_ENV, &err), &err);
+  OLC_ASSERT_OK(olc_config_load_default(&c, OLC_CONFIG_LOAD_IGNORE_ENV, &err), &err);
   CU_ASSERT_STRING_EQUAL(olc_config_source(c), "<embedded default>");
   CU_ASSERT_TRUE(olc_config_ignore_env(c));
   olc_config_free(c);
   c = NULL;
-  CU_ASSERT_EQUAL(olc_config_load_default_ext(&c, 2u, &err), OLC_E_INVALID);
+  CU_ASSERT_EQUAL(olc_config_load_default(&c, 2u, &err), OLC_E_INVALID);
   CU_ASSERT_EQUAL(setenv("OLC_CONFIG", bad, 1), 0);
-  CU_ASSERT_EQUAL(olc_config_load_default(&c, &err), OLC_E_CONFIG);
+  CU_ASSERT_EQUAL(olc_config_load_default(&c, 0, &err), OLC_E_CONFIG);
   CU_ASSERT_PTR_NULL(c);
   CU_ASSERT_EQUAL(strncmp(err.message, "OLC_CONFIG: ", 12), 0);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "bad.ini:2:"));
   CU_ASSERT_EQUAL(err.line, 2u);
   CU_ASSERT_EQUAL(setenv("OLC_CONFIG", "/nonexistent-olc/x.ini", 1), 0);
-  CU_ASSERT_EQUAL(olc_config_load_default(&c, &err), OLC_E_IO);
+  CU_ASSERT_EQUAL(olc_config_load_default(&c, 0, &err), OLC_E_IO);
   CU_ASSERT_EQUAL(strncmp(err.message, "OLC_CONFIG", 10), 0);
   CU_ASSERT_EQUAL(setenv("OLC_CONFIG", "", 1), 0); /* empty: unset */
-  OLC_ASSERT_OK(olc_config_load_default(&c, &err), &err);
+  OLC_ASSERT_OK(olc_config_load_default(&c, 0, &err), &err);
   CU_ASSERT_STRING_EQUAL(olc_config_source(c), "<embedded default>");
   olc_config_free(c);
   CU_ASSERT_EQUAL(unsetenv("OLC_CONFIG"), 0);
@@ -671,12 +671,12 @@ static void test_env_store(void) {
   CU_ASSERT_STRING_EQUAL(so.path, "/ini/p.txt");
   CU_ASSERT_PTR_NULL(so.layers_list);
   olc_config_set_ignore_env(c, 0);
-  /* An older struct has no layers_list: the variable is not written. */
+  /* A struct never initialized (version 0) gets version 1's fields. */
   memset(&so, 0, sizeof so);
-  so.version = 4;
   olc_config_store_options(c, &so);
+  CU_ASSERT_EQUAL(so.version, 1u);
   CU_ASSERT_STRING_EQUAL(so.path, "/env/p.txt");
-  CU_ASSERT_PTR_NULL(so.layers_list);
+  CU_ASSERT_STRING_EQUAL(so.layers_list, "/env/a.txt,/env/b/*.txt");
   CU_ASSERT_EQUAL(unsetenv("OLC_STORE"), 0);
   CU_ASSERT_EQUAL(unsetenv("OLC_STORE_LAYERS"), 0);
   olc_config_free(c);

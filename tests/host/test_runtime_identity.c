@@ -241,7 +241,7 @@ static void test_ini_section_refused(void) {
   CU_ASSERT_EQUAL(r->status, OLC_OK);
   olc_calibration_free(cal);
   /* olc explain refuses it the same way. */
-  CU_ASSERT_EQUAL(olc_host_explain(&lr, h.s.host, "tb", &err), OLC_E_INVALID);
+  CU_ASSERT_EQUAL(olc_host_explain(&lr, h.s.host, "tb", 0, &err), OLC_E_INVALID);
   CU_ASSERT_PTR_NULL(lr);
   CU_ASSERT_TRUE(has(err.message, "workload tb: property 'trans_b' is not one plugin 'mock_det'"));
   rt_close(&h);

@@ -251,10 +251,13 @@ static void test_scoped_rejections(void) {
   CU_ASSERT_EQUAL(olc_lookup_result_rejected_count(lr), 0);
   CU_ASSERT_EQUAL(olc_lookup_result_unlisted_count(lr), 10);
   olc_lookup_result_free(lr);
-  CU_ASSERT_EQUAL(olc_binding_explain(&lr, b, 1, &err), OLC_E_NOT_FOUND);
+  CU_ASSERT_EQUAL(olc_binding_explain(&lr, b, OLC_EXPLAIN_ALL, &err), OLC_E_NOT_FOUND);
   CU_ASSERT_EQUAL(olc_lookup_result_rejected_count(lr), 10);
   CU_ASSERT_EQUAL(olc_lookup_result_unlisted_count(lr), 0);
   olc_lookup_result_free(lr);
+  lr = NULL;
+  CU_ASSERT_EQUAL(olc_binding_explain(&lr, b, 2u, &err), OLC_E_INVALID); /* an unknown flag */
+  CU_ASSERT_PTR_NULL(lr);
   olc_binding_free(b);
   rt_close(&h);
 }

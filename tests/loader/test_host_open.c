@@ -210,13 +210,6 @@ static void test_diagnostics_callback(void) {
   CU_ASSERT_STRING_EQUAL(seen.where, "plugins");
   CU_ASSERT_EQUAL(olc_host_next_diagnostic(&d, h), OLC_E_NOT_FOUND);
   olc_host_free(h);
-  /* Version 1 ends before diag: kept, the callback never called. */
-  o.version = 1;
-  OLC_ASSERT_OK(olc_host_open(&h, c, NULL, &o, &err), &err);
-  CU_ASSERT_EQUAL(seen.calls, 3);
-  OLC_ASSERT_OK(olc_host_next_diagnostic(&d, h), NULL);
-  CU_ASSERT_STRING_EQUAL(d.where, "plugin_dirs");
-  olc_host_free(h);
   h = NULL;
   o.version = 0;
   OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_open(&h, c, NULL, &o, &err), &err);
@@ -377,7 +370,7 @@ static void test_explain(void) {
   if (olc_config_find_workload(c, "w1")->model_digest != NULL)
     w1_digest = olc_config_find_workload(c, "w1")->model_digest;
   /* Nothing stored: explained, nothing selected. */
-  OLC_ASSERT_STATUS(OLC_E_NOT_FOUND, olc_host_explain(&r, h, "w1", &err), &err);
+  OLC_ASSERT_STATUS(OLC_E_NOT_FOUND, olc_host_explain(&r, h, "w1", 0, &err), &err);
   CU_ASSERT_PTR_NOT_NULL(r);
   olc_lookup_result_free(r);
   r = NULL;
@@ -385,7 +378,7 @@ static void test_explain(void) {
   put(s, "other-cpu", "spin_us=200", 0);
   put(s, "ini-cpu-2", "spin_us=300", 0);
   put(s, "ini-cpu", "not a policy", 1); /* the plugin's validate says no */
-  OLC_ASSERT_OK(olc_host_explain(&r, h, "w1", &err), &err);
+  OLC_ASSERT_OK(olc_host_explain(&r, h, "w1", 0, &err), &err);
   sel = olc_lookup_result_selected(r);
   CU_ASSERT_PTR_NOT_NULL_FATAL(sel);
   CU_ASSERT_STRING_EQUAL(sel->processor, "ini-cpu");
@@ -402,18 +395,31 @@ static void test_explain(void) {
   CU_ASSERT_EQUAL(olc_lookup_result_rejected_count(r), 3);
   olc_lookup_result_free(r);
   r = NULL;
-  OLC_ASSERT_STATUS(OLC_E_NOT_FOUND, olc_host_explain(&r, h, "nope", &err), &err);
-  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "nope"));
-  OLC_ASSERT_STATUS(OLC_E_UNAVAILABLE, olc_host_explain(&r, h, "w2", &err), &err);
-  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "missing"));
-  OLC_ASSERT_STATUS(OLC_E_UNSUPPORTED, olc_host_explain(&r, h, "w3", &err), &err);
+  /* OLC_EXPLAIN_ALL (olc explain --all): the same selection, every record
+   * of the backend and operator a candidate (at least the scoped ones). */
+  OLC_ASSERT_OK(olc_host_explain(&r, h, "w1", OLC_EXPLAIN_ALL, &err), &err);
+  sel = olc_lookup_result_selected(r);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(sel);
+  CU_ASSERT_STRING_EQUAL(sel->processor, "ini-cpu");
+  CU_ASSERT(olc_lookup_result_rejected_count(r) >= 3);
+  olc_lookup_result_free(r);
+  r = NULL;
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_explain(&r, h, "w1", 2u, &err), &err);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "flags"));
   CU_ASSERT_PTR_NULL(r);
-  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_explain(NULL, h, "w1", &err), &err);
+  OLC_ASSERT_STATUS(OLC_E_NOT_FOUND, olc_host_explain(&r, h, "nope", 0, &err), &err);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "nope"));
+  OLC_ASSERT_STATUS(OLC_E_UNAVAILABLE, olc_host_explain(&r, h, "w2", 0, &err), &err);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "missing"));
+  OLC_ASSERT_STATUS(OLC_E_UNSUPPORTED, olc_host_explain(&r, h, "w3", 0, &err), &err);
+  CU_ASSERT_PTR_NULL(r);
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_explain(NULL, h, "w1", 0, &err), &err);
   olc_host_free(h);
   /* Without a store there is nothing to explain. */
   OLC_ASSERT_OK(olc_host_open(&h, c, NULL, NULL, &err), &err);
-  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_explain(&r, h, "w1", &err), &err);
-  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_prune(h, 1, NULL, NULL, NULL, &err), &err);
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_explain(&r, h, "w1", 0, &err), &err);
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_prune(h, OLC_PRUNE_DRY_RUN, NULL, NULL, NULL, &err),
+                    &err);
   olc_host_free(h);
   olc_config_free(c);
   olc_store_free(s);

@@ -530,7 +530,7 @@ static void test_prune(void) {
   put(s, "mock_behave", "9", "spin_us=5", "cpu-new", 0); /* newer: kept */
   put(s, "other", "0", "anything", "cpu-x", 0);          /* not loaded: kept */
   memset(&pr, 0, sizeof pr);
-  OLC_ASSERT_OK(olc_host_prune(h, 1, on_prune, &pr, &removed, &err), &err);
+  OLC_ASSERT_OK(olc_host_prune(h, OLC_PRUNE_DRY_RUN, on_prune, &pr, &removed, &err), &err);
   CU_ASSERT_EQUAL(removed, 2);
   CU_ASSERT_EQUAL(pr.count, 2);
   CU_ASSERT_TRUE(pr.saw_outdated && pr.saw_invalid);

@@ -8,6 +8,10 @@
 #                             plugin template, with the host's dependencies
 #                             hidden; no absolute library path exported
 #   test_cpp_rst_example      cpp.cmake: the .rst's C++ example
+#   test_examples_installed_headers
+#                             tests/examples/installed.cmake: every example
+#                             and the plugin template against the installed
+#                             headers only
 # Needs the whole tree built (ctest after a full build).  Fragments that use
 # the fixture include this file first (it has an include guard), so that the
 # tests here may be registered by another folder's fragment: they name their

@@ -108,7 +108,7 @@ static void repair_refused(const char *path, const char *text, olc_status want) 
   int quarantined = count_named(".corrupt-");
   CU_ASSERT_PTR_NOT_NULL_FATAL(lock);
   sprintf(lock, "%s.lock", path);
-  OLC_ASSERT_STATUS(want, olc_store_repair(s, moved, sizeof moved, &err), &err);
+  OLC_ASSERT_STATUS(want, olc_store_repair(s, 0, moved, sizeof moved, &err), &err);
   printf("\n  repair %s: %s", strrchr(path, '/') + 1, err.message);
   CU_ASSERT_EQUAL(count_named(".corrupt-"), quarantined);
   if (text != NULL)
@@ -133,10 +133,10 @@ static void test_repair_foreign_file(void) {
   CU_ASSERT(same_content(victim, victim_text));
   /* --force: a regular file is moved all the same. */
   s = open_at(link);
-  OLC_ASSERT_OK(olc_store_repair_ext(s, OLC_REPAIR_FORCE, moved, sizeof moved, &err), &err);
+  OLC_ASSERT_OK(olc_store_repair(s, OLC_REPAIR_FORCE, moved, sizeof moved, &err), &err);
   CU_ASSERT_FALSE(exists(victim));
   CU_ASSERT(same_content(moved, victim_text));
-  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_store_repair_ext(s, 2u, moved, sizeof moved, &err), &err);
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_store_repair(s, 2u, moved, sizeof moved, &err), &err);
   olc_store_free(s);
   free(victim);
   free(link);
@@ -153,15 +153,15 @@ static void test_repair_newer_and_directory(void) {
   CU_ASSERT_EQUAL_FATAL(olc_test_write_file(p, newer, sizeof newer - 1), 0);
   repair_refused(p, newer, OLC_E_VERSION);
   s = open_at(p);
-  OLC_ASSERT_OK(olc_store_repair_ext(s, OLC_REPAIR_FORCE, moved, sizeof moved, &err), &err);
+  OLC_ASSERT_OK(olc_store_repair(s, OLC_REPAIR_FORCE, moved, sizeof moved, &err), &err);
   CU_ASSERT(same_content(moved, newer));
   olc_store_free(s);
   /* A directory at the store path: never moved, not even with --force. */
   CU_ASSERT_EQUAL_FATAL(mkdir(d, 0700), 0);
   repair_refused(d, NULL, OLC_E_INVALID);
   s = open_at(d);
-  OLC_ASSERT_STATUS(OLC_E_INVALID,
-                    olc_store_repair_ext(s, OLC_REPAIR_FORCE, moved, sizeof moved, &err), &err);
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_store_repair(s, OLC_REPAIR_FORCE, moved, sizeof moved, &err),
+                    &err);
   CU_ASSERT_TRUE(exists(d));
   olc_store_free(s);
   free(p);
@@ -182,7 +182,7 @@ static void test_repair_plausible(void) {
     fresh();
     CU_ASSERT_EQUAL_FATAL(olc_test_write_file(p, damaged[i], strlen(damaged[i])), 0);
     s = open_at(p);
-    OLC_ASSERT_OK(olc_store_repair(s, moved, sizeof moved, &err), &err);
+    OLC_ASSERT_OK(olc_store_repair(s, 0, moved, sizeof moved, &err), &err);
     CU_ASSERT(same_content(moved, damaged[i]));
     CU_ASSERT_FALSE(exists(p));
     olc_store_free(s);

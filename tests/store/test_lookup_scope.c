@@ -4,8 +4,8 @@
  * of the key's workload are listed and the others counted; every rejection
  * reason still arises in scope; legacy records of the key's model are
  * reported and never selected; portable records and the .rst's example key
- * (an exact digest without a workload) are found; version-1 options mean
- * the key scope.  test_lookup_scope_model.c holds the rule against random
+ * (an exact digest without a workload) are found; the key scope is the
+ * default and other scopes are refused.  test_lookup_scope_model.c holds the rule against random
  * stores.
  */
 #include <CUnit/CUnit.h>
@@ -353,35 +353,26 @@ static void test_rst_example_key(void) {
   olc_store_free(s);
 }
 
-/* A version-1 caller's struct ends at validate_payload: what follows is
- * not its (here 0xff bytes, an invalid scope if it were read). */
-static void test_version_1_options(void) {
+/* The key scope is the default; a scope that is neither is refused. */
+static void test_scope_values(void) {
   olc_store *s = tsu_open_memory();
-  olc_lookup_options o = OLC_LOOKUP_OPTIONS_INIT, *v1;
-  unsigned char raw[sizeof(olc_lookup_options)];
-  size_t v1_size = offsetof(olc_lookup_options, validate_payload) + sizeof(void *);
+  olc_lookup_options o = OLC_LOOKUP_OPTIONS_INIT;
   olc_lookup_result *res = NULL;
   olc_error e;
   shape t;
-  CU_ASSERT_EQUAL(OLC_LOOKUP_OPTIONS_VERSION, 2);
   CU_ASSERT_EQUAL(o.scope, OLC_LOOKUP_SCOPE_KEY);
   put_noise(s, 10, 3);
   shape_init(&t, MODEL, 0, 3, "2", "cpu", 8);
-  o.version = 1;
   o.key = &t.key;
-  memset(raw, 0xff, sizeof raw);
-  memcpy(raw, &o, v1_size);
-  v1 = (olc_lookup_options *)(void *)raw;
-  OLC_ASSERT_STATUS(OLC_E_NOT_FOUND, olc_store_lookup(&res, s, v1, &e), &e);
+  OLC_ASSERT_STATUS(OLC_E_NOT_FOUND, olc_store_lookup(&res, s, &o, &e), &e);
   CU_ASSERT_EQUAL(olc_lookup_result_rejected_count(res), 18); /* the key scope's */
   olc_lookup_result_free(res);
-  /* The same bytes read as version 2: the scope is refused. */
-  v1->version = 2;
-  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_store_lookup(&res, s, v1, &e), &e);
+  res = NULL;
+  o.scope = -1;
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_store_lookup(&res, s, &o, &e), &e);
   CU_ASSERT_STRING_EQUAL(e.message, "scope -1 is neither OLC_LOOKUP_SCOPE_KEY (0) nor "
                                     "OLC_LOOKUP_SCOPE_WORKLOAD (1)");
   CU_ASSERT_PTR_NULL(res);
-  o.version = OLC_LOOKUP_OPTIONS_VERSION;
   o.scope = 2;
   OLC_ASSERT_STATUS(OLC_E_INVALID, olc_store_lookup(&res, s, &o, &e), &e);
   olc_store_free(s);
@@ -398,6 +389,6 @@ int main(int argc, char **argv) {
   CU_add_test(suite, "legacy_records", test_legacy_records);
   CU_add_test(suite, "portable_in_scope", test_portable_in_scope);
   CU_add_test(suite, "rst_example_key", test_rst_example_key);
-  CU_add_test(suite, "version_1_options", test_version_1_options);
+  CU_add_test(suite, "scope_values", test_scope_values);
   return olc_test_run(argc, argv);
 }

@@ -279,7 +279,7 @@ static void test_persistence_off_makes_no_fs_call(void) {
   OLC_ASSERT_OK(olc_store_load_status(s, &e), &e);
   OLC_ASSERT_STATUS(OLC_E_DISABLED, olc_store_import_file(s, path, NULL, &e), &e);
   OLC_ASSERT_STATUS(OLC_E_DISABLED, olc_store_export_file(s, path, 0, &e), &e);
-  OLC_ASSERT_STATUS(OLC_E_DISABLED, olc_store_repair(s, NULL, 0, &e), &e);
+  OLC_ASSERT_STATUS(OLC_E_DISABLED, olc_store_repair(s, 0, NULL, 0, &e), &e);
   olc_store_free(s);
   CU_ASSERT_EQUAL(olc_persist__call_count(), before);
   CU_ASSERT_NOT_EQUAL(stat(path, &st), 0);

@@ -191,7 +191,7 @@ static void test_open_broken_file_then_repair(void) {
   a = tsu_open_file(path, 1);
   CU_ASSERT_PTR_NOT_NULL_FATAL(a);
   OLC_ASSERT_STATUS(OLC_E_MALFORMED, olc_store_load_status(a, &e), &e);
-  OLC_ASSERT_OK(olc_store_repair(a, moved, sizeof moved, &e), &e);
+  OLC_ASSERT_OK(olc_store_repair(a, 0, moved, sizeof moved, &e), &e);
   CU_ASSERT_PTR_NOT_NULL(strstr(moved, ".corrupt-"));
   kept = olc_test_read_file(moved, &kept_len);
   CU_ASSERT_PTR_NOT_NULL_FATAL(kept);
@@ -202,7 +202,7 @@ static void test_open_broken_file_then_repair(void) {
   OLC_ASSERT_OK(olc_store_check_file(path, &n, &e), &e);
   CU_ASSERT_EQUAL(n, 2);
   /* A valid file is not repaired. */
-  OLC_ASSERT_STATUS(OLC_E_BUSY, olc_store_repair(a, moved, sizeof moved, &e), &e);
+  OLC_ASSERT_STATUS(OLC_E_BUSY, olc_store_repair(a, 0, moved, sizeof moved, &e), &e);
   remove(moved);
   olc_store_free(a);
 }

@@ -169,7 +169,7 @@ static void test_refuses_other_writes(void) {
   OLC_ASSERT_STATUS(OLC_E_READ_ONLY, olc_store_remove_override(s, &a, OLC_LEVELS_DEFAULT, &e), &e);
   OLC_ASSERT_STATUS(OLC_E_READ_ONLY, olc_store_remove_if(s, any, NULL, &n, &e), &e);
   OLC_ASSERT_STATUS(OLC_E_READ_ONLY, olc_store_import_file(s, path, &n, &e), &e);
-  OLC_ASSERT_STATUS(OLC_E_READ_ONLY, olc_store_repair(s, moved, sizeof moved, &e), &e);
+  OLC_ASSERT_STATUS(OLC_E_READ_ONLY, olc_store_repair(s, 0, moved, sizeof moved, &e), &e);
   /* An export writes elsewhere: allowed. */
   OLC_ASSERT_OK(olc_store_export_file(s, exp, 0, &e), &e);
   CU_ASSERT(selects(s, "a", "pa"));
@@ -287,14 +287,6 @@ static void test_env(void) {
   CU_ASSERT(o.persistence_enabled && o.read_only);
   CU_ASSERT_STRING_EQUAL(olc_store_env_layers(), "/a.txt,/b/*.txt");
   CU_ASSERT(o.layers_list != NULL && strcmp(o.layers_list, "/a.txt,/b/*.txt") == 0);
-  {
-    /* A version 4 struct has no layers_list: nothing is written past it. */
-    olc_store_options v4 = OLC_STORE_OPTIONS_INIT;
-    v4.version = 4;
-    v4.layers_list = "untouched";
-    OLC_ASSERT_OK(olc_store_options_from_env(&v4, &e), &e);
-    CU_ASSERT_STRING_EQUAL(v4.layers_list, "untouched");
-  }
   setenv("OLC_PERSISTENCE", "off", 1);
   OLC_ASSERT_OK(olc_store_options_from_env(&o, &e), &e);
   CU_ASSERT(!o.persistence_enabled && !o.read_only);
@@ -306,8 +298,11 @@ static void test_env(void) {
   OLC_ASSERT_STATUS(OLC_E_INVALID, olc_store_options_from_env(&o, &e), &e);
   CU_ASSERT_PTR_NOT_NULL(strstr(e.message, "OLC_PERSISTENCE"));
   CU_ASSERT(o.read_only); /* nothing changed */
-  o.version = 2;
+  o.version = 0;          /* not initialized */
   OLC_ASSERT_STATUS(OLC_E_INVALID, olc_store_options_from_env(&o, &e), &e);
+  o.version = OLC_STORE_OPTIONS_VERSION + 1;
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_store_options_from_env(&o, &e), &e);
+  o.version = OLC_STORE_OPTIONS_VERSION;
   /* Unset and empty leave the fields alone. */
   unsetenv("OLC_STORE");
   setenv("OLC_PERSISTENCE", "", 1);

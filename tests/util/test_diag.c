@@ -4,9 +4,9 @@
  * last OLC_DIAG_KEEP are kept, taken oldest first and once, the rest
  * counted as dropped, from many threads at once; messages become one line.
  * The store's use of it: P.lock replaced again and again degrades the
- * change check with one warning, delivered to the callback of
- * olc_store_options version 2 or kept for olc_store_next_diagnostic; a
- * version-1 caller's options still open a store (the diag fields unread).
+ * change check with one warning, delivered to olc_store_options' diag
+ * callback or kept for olc_store_next_diagnostic; options versions 0 and
+ * newer are refused.
  */
 #include <CUnit/CUnit.h>
 #include <pthread.h>
@@ -230,11 +230,10 @@ static void replace_lock_often(olc_store *reader, olc_store *writer, const char 
   }
 }
 
-static olc_store *open_store(const char *path, uint32_t version, olc_diag_fn fn, void *payload) {
+static olc_store *open_store(const char *path, olc_diag_fn fn, void *payload) {
   olc_store_options o = OLC_STORE_OPTIONS_INIT;
   olc_store *s = NULL;
   olc_error e;
-  o.version = version;
   o.path = path;
   o.diag = fn;
   o.diag_payload = payload;
@@ -242,16 +241,7 @@ static olc_store *open_store(const char *path, uint32_t version, olc_diag_fn fn,
   return s;
 }
 
-static void never_called(void *payload, olc_diag_level level, const char *where,
-                         const char *message) {
-  (void)payload;
-  (void)level;
-  (void)where;
-  (void)message;
-  CU_FAIL("a version-1 caller's options have no diag callback");
-}
-
-static void store_case(const char *name, int with_callback, uint32_t version) {
+static void store_case(const char *name, int with_callback) {
   char *path = olc_test_path(g_dir, name), *lock;
   olc_persist_hooks h;
   olc_store *reader, *writer;
@@ -265,13 +255,9 @@ static void store_case(const char *name, int with_callback, uint32_t version) {
   lock = malloc(strlen(path) + 6);
   CU_ASSERT_FATAL(lock != NULL);
   sprintf(lock, "%s.lock", path);
-  writer = open_store(path, OLC_STORE_OPTIONS_VERSION, NULL, NULL);
+  writer = open_store(path, NULL, NULL);
   CU_ASSERT_EQUAL_FATAL(put(writer, "first"), OLC_OK);
-  reader = open_store(path, version,
-                      with_callback  ? record
-                      : version == 1 ? never_called
-                                     : NULL,
-                      &s);
+  reader = open_store(path, with_callback ? record : NULL, &s);
   replace_lock_often(reader, writer, lock);
   if (with_callback) {
     CU_ASSERT_EQUAL(s.calls, 1); /* once, not at every lookup */
@@ -296,9 +282,8 @@ static void store_case(const char *name, int with_callback, uint32_t version) {
   free(path);
 }
 
-static void test_store_warning_to_callback(void) { store_case("cb.txt", 1, 2); }
-static void test_store_warning_kept(void) { store_case("kept.txt", 0, 2); }
-static void test_store_options_v1(void) { store_case("v1.txt", 0, 1); }
+static void test_store_warning_to_callback(void) { store_case("cb.txt", 1); }
+static void test_store_warning_kept(void) { store_case("kept.txt", 0); }
 
 static void test_store_options_versions(void) {
   olc_store_options o = OLC_STORE_OPTIONS_INIT;
@@ -328,7 +313,6 @@ int main(int argc, char **argv) {
   s = CU_add_suite("diag_store", store_setup, store_teardown);
   CU_add_test(s, "degraded watch: the callback warns once", test_store_warning_to_callback);
   CU_add_test(s, "degraded watch: kept without a callback", test_store_warning_kept);
-  CU_add_test(s, "version-1 options: kept, diag unread", test_store_options_v1);
   CU_add_test(s, "options versions 0 and newer refused", test_store_options_versions);
   return olc_test_run(argc, argv);
 }

@@ -4,6 +4,7 @@
  * from the caller, the rest from the defaults, versions 0 and newer are
  * refused with their message; and the tables agree with the headers.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,9 @@
 #include "util/options.h"
 
 static const olc_options_layout *const layouts[] = {
-    &olc_options__store,     &olc_options__save,     &olc_options__lookup, &olc_options__host,
-    &olc_options__calibrate, &olc_options__workload, &olc_options__select, &olc_options__execute,
+    &olc_options__store,  &olc_options__save,      &olc_options__lookup,
+    &olc_options__host,   &olc_options__calibrate, &olc_options__workload,
+    &olc_options__select, &olc_options__execute,   &olc_options__verify,
 };
 #define NLAYOUTS (sizeof layouts / sizeof layouts[0])
 
@@ -75,34 +77,62 @@ static void test_tables(void) {
   LAST_ROW_ENDS(olc_options__workload, olc_workload);
   LAST_ROW_ENDS(olc_options__select, olc_select_options);
   LAST_ROW_ENDS(olc_options__execute, olc_execute_args);
+  LAST_ROW_ENDS(olc_options__verify, olc_verify_options);
   CU_ASSERT_EQUAL(olc_options__store.current, OLC_STORE_OPTIONS_VERSION);
   CU_ASSERT_EQUAL(olc_options__save.current, OLC_SAVE_REQUEST_VERSION);
   CU_ASSERT_EQUAL(olc_options__lookup.current, OLC_LOOKUP_OPTIONS_VERSION);
   CU_ASSERT_EQUAL(olc_options__host.current, OLC_HOST_OPTIONS_VERSION);
   CU_ASSERT_EQUAL(olc_options__calibrate.current, OLC_CALIBRATE_OPTIONS_VERSION);
+  CU_ASSERT_EQUAL(olc_options__workload.current, OLC_WORKLOAD_VERSION);
+  CU_ASSERT_EQUAL(olc_options__select.current, OLC_SELECT_OPTIONS_VERSION);
+  CU_ASSERT_EQUAL(olc_options__execute.current, OLC_EXECUTE_ARGS_VERSION);
+  CU_ASSERT_EQUAL(olc_options__verify.current, OLC_VERIFY_OPTIONS_VERSION);
   CU_ASSERT_STRING_EQUAL(olc_options__calibrate.name, "olc_calibrate_options");
 }
 
-/* Version 1 of olc_calibrate_options ends before in_process. */
-static void test_calibrate_v1_defaults(void) {
-  olc_calibrate_options caller = OLC_CALIBRATE_OPTIONS_INIT, got;
-  int payload;
+/* The mechanism a later version relies on, on a struct of two versions
+ * (every public struct is at version 1 since 1.0): a version-1 caller's
+ * struct lacks b, which takes its default however the bytes after the
+ * caller's struct look; a version-2 caller's b is read; 3 is refused. */
+typedef struct two_versions {
+  uint32_t version;
+  int a;    /* version 1 */
+  double b; /* version 2 */
+} two_versions;
+
+static const two_versions two_defaults = {2u, 7, 1.5};
+static const size_t two_ends[] = {offsetof(two_versions, a) + sizeof(int),
+                                  offsetof(two_versions, b) + sizeof(double)};
+static const olc_options_layout two_layout = {"two_versions", 2u, sizeof(two_versions),
+                                              &two_defaults, two_ends};
+
+static void test_older_version_defaults(void) {
+  two_versions caller, got;
+  char want[OLC_ERROR_MESSAGE_SIZE];
   olc_error e;
+  memset(&caller, 0xA5, sizeof caller); /* b's bytes: not the caller's */
   caller.version = 1;
-  caller.select_only = 1;
-  caller.progress_payload = &payload;
-  caller.in_process = 1; /* not part of version 1: must not be read */
-  caller.run_timeout_seconds = 5.0;
-  OLC_ASSERT_OK(olc_options__load(&got, &olc_options__calibrate, &caller, "test", &e), &e);
-  CU_ASSERT_EQUAL(got.version, OLC_CALIBRATE_OPTIONS_VERSION);
-  CU_ASSERT_EQUAL(got.select_only, 1);
-  CU_ASSERT_PTR_EQUAL(got.progress_payload, &payload);
-  CU_ASSERT_EQUAL(got.in_process, 0);
-  CU_ASSERT_EQUAL(got.run_timeout_seconds, 0.0);
+  caller.a = 3;
+  OLC_ASSERT_OK(olc_options__load(&got, &two_layout, &caller, "test", &e), &e);
+  CU_ASSERT_EQUAL(got.version, 2u);
+  CU_ASSERT_EQUAL(got.a, 3);
+  CU_ASSERT_EQUAL(got.b, 1.5);
   caller.version = 2;
-  OLC_ASSERT_OK(olc_options__load(&got, &olc_options__calibrate, &caller, "test", &e), &e);
-  CU_ASSERT_EQUAL(got.in_process, 1);
-  CU_ASSERT_EQUAL(got.run_timeout_seconds, 5.0);
+  caller.b = 5.0;
+  OLC_ASSERT_OK(olc_options__load(&got, &two_layout, &caller, "test", &e), &e);
+  CU_ASSERT_EQUAL(got.a, 3);
+  CU_ASSERT_EQUAL(got.b, 5.0);
+  caller.version = 3;
+  CU_ASSERT_EQUAL(olc_options__load(&got, &two_layout, &caller, "test", &e), OLC_E_INVALID);
+  snprintf(want, sizeof want, "two_versions version 3 is newer than this library's 2");
+  CU_ASSERT_STRING_EQUAL(e.message, want);
+}
+
+/* Release 1.0 starts every history: each struct is at version 1. */
+static void test_one_zero_layouts(void) {
+  size_t k;
+  for (k = 0; k < NLAYOUTS; k++)
+    CU_ASSERT_EQUAL(layouts[k]->current, 1u);
 }
 
 static void test_refused(void) {
@@ -135,7 +165,8 @@ int main(int argc, char **argv) {
   s = CU_add_suite("options", NULL, NULL);
   CU_add_test(s, "every version of every struct", test_every_version);
   CU_add_test(s, "the tables agree with the headers", test_tables);
-  CU_add_test(s, "calibrate options version 1: defaults", test_calibrate_v1_defaults);
+  CU_add_test(s, "an older version's missing fields: defaults", test_older_version_defaults);
+  CU_add_test(s, "every struct at its 1.0 layout, version 1", test_one_zero_layouts);
   CU_add_test(s, "version 0, newer, NULL", test_refused);
   return olc_test_run(argc, argv);
 }

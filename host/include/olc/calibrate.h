@@ -145,7 +145,6 @@ typedef struct olc_calibrate_options {
   int select_only;    /* never measure (olc select) */
   olc_progress_fn progress;
   void *progress_payload;
-  /* Version 2 added in_process and run_timeout_seconds. */
   /* Measure in this process.  By default (POSIX) candidates are measured
    * in a worker process (olc-worker, found next to the program, in the
    * install tree or through $OLC_WORKER), so that one that crashes,
@@ -159,12 +158,10 @@ typedef struct olc_calibrate_options {
    * until a candidate was measured, then max(10 s, 20 x the best
    * median)).  A measurement of many runs may take longer. */
   double run_timeout_seconds;
-  /* Version 3 added keep_samples. */
   /* Keep the run time of every timed run of every candidate, read with
    * olc_calibration_samples (a report's distributions).  Off by default:
    * a fast kernel can have tens of thousands of runs per candidate. */
   int keep_samples;
-  /* Version 4 added recorded and refine. */
   /* A recorded-workloads file ([calibration] record_misses): tune its
    * workloads instead of the configured ones.  Those recorded on another
    * processor or thread count are skipped (OLC_E_UNAVAILABLE, the message
@@ -177,7 +174,6 @@ typedef struct olc_calibrate_options {
   /* Measure again the stored records that a budget cut short (they carry
    * OLC_MEASUREMENT_BUDGET); without it they are selected as stored. */
   int refine;
-  /* Version 5 added shard_index and shard_count. */
   /* With recorded and shard_count > 0: tune only shard shard_index
    * (0-based, below shard_count) of shard_count disjoint parts of the
    * file's workloads, and leave the file as it is (merge the shards' stores
@@ -192,7 +188,7 @@ typedef struct olc_calibrate_options {
   uint32_t shard_count;
 } olc_calibrate_options;
 
-#define OLC_CALIBRATE_OPTIONS_VERSION 5u
+#define OLC_CALIBRATE_OPTIONS_VERSION 1u
 #define OLC_CALIBRATE_OPTIONS_INIT                                                                 \
   { OLC_CALIBRATE_OPTIONS_VERSION, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0.0, 0, NULL, 0, 0, 0 }
 
@@ -279,30 +275,46 @@ OLC_API olc_status olc_recorded_remove_stored(size_t *removed, const char *path,
  * Explains a configured workload: the lookup calibrate and select make,
  * validated by the plugin, with the records that could have served the
  * workload as candidates (scoped: see "Rejections" in olc/runtime.h;
- * the others counted by olc_lookup_result_unlisted_count).  Never
- * measures.  *out is freed with olc_lookup_result_free.  Returns like
- * olc_store_lookup (OLC_OK, OLC_E_NOT_FOUND with *out set), or
- * OLC_E_NOT_FOUND (no such workload; *out NULL), OLC_E_UNAVAILABLE (its
- * plugin is not loaded), OLC_E_UNSUPPORTED, OLC_E_INVALID as olc_host_bind
- * says.
+ * the others counted by olc_lookup_result_unlisted_count), or with
+ * OLC_EXPLAIN_ALL (olc/loader.h) every record of the workload's backend and operator.
+ * Never measures.  The workload is named as the host's config names it;
+ * olc_binding_explain, of the same shape, explains a workload a program
+ * bound in code (olc_host_bind).  *out is freed with
+ * olc_lookup_result_free.  Returns like olc_store_lookup (OLC_OK,
+ * OLC_E_NOT_FOUND with *out set), or OLC_E_NOT_FOUND (no such workload;
+ * *out NULL), OLC_E_UNAVAILABLE (its plugin is not loaded),
+ * OLC_E_UNSUPPORTED, OLC_E_INVALID (as olc_host_bind says; an unknown
+ * flag).
  */
 OLC_API olc_status olc_host_explain(olc_lookup_result **out, olc_host *host, const char *workload,
-                                    olc_error *err);
-/* The same with every record of the workload's backend and operator as a
- * candidate (all_candidates; olc explain --all). */
-OLC_API olc_status olc_host_explain_all(olc_lookup_result **out, olc_host *host,
-                                        const char *workload, olc_error *err);
+                                    unsigned flags, olc_error *err);
+
+/* Flags of olc_host_prune. */
+#define OLC_PRUNE_DRY_RUN 1u /* only report */
+/* Also remove the exact calibrated records of another machine: the
+ * record's plugin, loaded here and asked for the key of the record's own
+ * workload (the structure its model digest carries), reports another
+ * processor or thread count.  Records of plugins not loaded here, legacy
+ * records (a digest without a workload), portable records and overrides
+ * are kept; so is a record whose plugin refuses that workload's key. */
+#define OLC_PRUNE_FOREIGN 2u
 
 /*
  * Removes calibrated records (never overrides) that a loaded plugin rejects
- * as outdated (older implementation) or invalid (its validate says no).
- * Records of plugins that are not loaded are kept.  report, when set, is
- * called for each record removed (or that would be, with dry_run).
- * *removed (may be NULL) receives how many were (or would be) removed.
- * Returns what olc_host_prune_ext returns.
+ * as outdated (older implementation) or invalid (its validate says no),
+ * and with OLC_PRUNE_FOREIGN those of another machine.  Records of plugins
+ * that are not loaded are kept.  report, when set, is called for each
+ * record removed (or that would be, with OLC_PRUNE_DRY_RUN); its why
+ * begins with "foreign processor" or "foreign thread count" for a foreign
+ * record.  *removed (may be NULL) receives how many were (or would be)
+ * removed.  Returns OLC_OK, OLC_E_INVALID (host NULL or without a store,
+ * unknown flags), OLC_E_UNSUPPORTED (in a child of fork(), olc/loader.h),
+ * OLC_E_NOMEM, or what olc_store_remove_if returns (a write failure;
+ * OLC_E_READ_ONLY on a read-only store without OLC_PRUNE_DRY_RUN, which
+ * only reads).  Not concurrent with olc_host_free.
  */
 typedef void (*olc_prune_report_fn)(void *payload, const olc_record *record, const char *why);
-OLC_API olc_status olc_host_prune(olc_host *host, int dry_run, olc_prune_report_fn report,
+OLC_API olc_status olc_host_prune(olc_host *host, unsigned flags, olc_prune_report_fn report,
                                   void *payload, size_t *removed, olc_error *err);
 
 /* What olc_host_verify found for one layer record (olc_verify_entry). */
@@ -371,29 +383,6 @@ typedef struct olc_verify_options {
 OLC_API olc_status olc_host_verify(olc_host *host, const olc_verify_options *options,
                                    olc_verify_report_fn report, void *payload, size_t counts[6],
                                    olc_error *err);
-
-/* Flags of olc_host_prune_ext. */
-#define OLC_PRUNE_DRY_RUN 1u /* only report */
-/* Also remove the exact calibrated records of another machine: the
- * record's plugin, loaded here and asked for the key of the record's own
- * workload (the structure its model digest carries), reports another
- * processor or thread count.  Records of plugins not loaded here, legacy
- * records (a digest without a workload), portable records and overrides
- * are kept; so is a record whose plugin refuses that workload's key. */
-#define OLC_PRUNE_FOREIGN 2u
-
-/*
- * olc_host_prune with flags (OLC_PRUNE_*); report's why begins with
- * "foreign processor" or "foreign thread count" for a foreign record.
- * Returns OLC_OK, OLC_E_INVALID (host NULL or without a store, unknown
- * flags), OLC_E_UNSUPPORTED (in a child of fork(), olc/loader.h), OLC_E_NOMEM,
- * or what olc_store_remove_if returns (a write
- * failure; OLC_E_READ_ONLY on a read-only store without
- * OLC_PRUNE_DRY_RUN, which only reads).  Not concurrent with
- * olc_host_free.
- */
-OLC_API olc_status olc_host_prune_ext(olc_host *host, unsigned flags, olc_prune_report_fn report,
-                                      void *payload, size_t *removed, olc_error *err);
 
 #ifdef __cplusplus
 }

@@ -143,7 +143,8 @@ OLC_API olc_status olc_config_load_string(olc_config **out, const char *text, si
 /*
  * The default configuration: the file $OLC_CONFIG names when it is set
  * (read with secure_getenv; as olc_config_load_file, an error's message
- * beginning "OLC_CONFIG"), else the embedded one (config/default.ini,
+ * beginning "OLC_CONFIG") and flags lack OLC_CONFIG_LOAD_IGNORE_ENV, else
+ * the embedded one (config/default.ini,
  * built in).  The embedded one's install locations (@install_plugin_dir@,
  * @install_profile_dir@: the installed plugins and the system profile
  * layer, share/onnx-light/profiles.d) are searched relative to the
@@ -153,10 +154,12 @@ OLC_API olc_status olc_config_load_string(olc_config **out, const char *text, si
  * finds them; statically linked, the executable's directory is the only
  * anchor.  Locations that do not exist are skipped quietly; when no
  * plugin loads, olc_host_open warns ("plugins").  *out is the caller's,
- * freed with olc_config_free.  Returns OLC_OK, OLC_E_INVALID (out NULL),
- * OLC_E_NOMEM, OLC_E_IO or OLC_E_CONFIG for $OLC_CONFIG's file;
- * OLC_E_CONFIG for the embedded text only if it were broken (a test keeps
- * it valid).
+ * freed with olc_config_free.  flags: 0 or OLC_CONFIG_LOAD_IGNORE_ENV (the
+ * embedded configuration whatever $OLC_CONFIG says, marked as
+ * olc_config_set_ignore_env(config, 1) marks it).  Returns OLC_OK,
+ * OLC_E_INVALID (out NULL, an unknown flag), OLC_E_NOMEM, OLC_E_IO or OLC_E_CONFIG for
+ * $OLC_CONFIG's file; OLC_E_CONFIG for the embedded text only if it were broken (a test keeps it
+ * valid).
  *
  * Precedence, for every setting an embedding program may give in more
  * than one place: an explicit olc_host_options / olc_store_options field
@@ -170,18 +173,10 @@ OLC_API olc_status olc_config_load_string(olc_config **out, const char *text, si
  * OLC_STORE_LAYERS in olc_config_store_options, and the host's in an
  * olc_host_open given that config.
  */
-OLC_API olc_status olc_config_load_default(olc_config **out, olc_error *err);
+OLC_API olc_status olc_config_load_default(olc_config **out, unsigned flags, olc_error *err);
 
-/* flags of olc_config_load_default_ext. */
+/* Flags of olc_config_load_default. */
 #define OLC_CONFIG_LOAD_IGNORE_ENV 1u /* no OLC_CONFIG; the result ignores the env */
-
-/*
- * olc_config_load_default with flags: OLC_CONFIG_LOAD_IGNORE_ENV loads the
- * embedded configuration whatever $OLC_CONFIG says and marks it as
- * olc_config_set_ignore_env(config, 1) does.  An unknown flag is
- * OLC_E_INVALID.
- */
-OLC_API olc_status olc_config_load_default_ext(olc_config **out, unsigned flags, olc_error *err);
 
 /*
  * Marks a configuration to read no environment variable: its
@@ -206,7 +201,7 @@ OLC_API uint32_t olc_config_threads(const olc_config *config);
  * defaults for the rest; the strings stay owned by config.  The
  * environment beats the file (unless olc_config_ignore_env): a non-empty
  * $OLC_STORE replaces path, a non-empty $OLC_STORE_LAYERS is put in
- * layers_list (version 5 and later; it replaces the layers); both are read
+ * layers_list (it replaces the layers); both are read
  * with secure_getenv and borrowed from the environment.  A field the
  * caller sets afterwards beats both.  Initialize
  * *out with OLC_STORE_OPTIONS_INIT first: only the fields of out->version

@@ -135,7 +135,7 @@ public:
   [[nodiscard]] static HostConfig Default() {
     olc_config *raw = nullptr;
     olc_error err = detail::NewError();
-    detail::Check(olc_config_load_default(&raw, &err), err);
+    detail::Check(olc_config_load_default(&raw, 0, &err), err);
     return HostConfig(raw);
   }
 
@@ -467,14 +467,16 @@ public:
     return out;
   }
 
-  /* Every record of the workload's backend and operator, validated by its
-   * plugin (olc_host_explain).  Throws Error: OLC_E_NOT_FOUND (no such
-   * workload), OLC_E_UNAVAILABLE (its plugin is missing), OLC_E_INVALID,
-   * OLC_E_NOMEM. */
-  [[nodiscard]] CalibrationProfileSelection Explain(const std::string &workload) {
+  /* The configured workload's lookup, validated by its plugin
+   * (olc_host_explain; all: every record of its backend and operator).
+   * Throws Error: OLC_E_NOT_FOUND (no such workload), OLC_E_UNAVAILABLE
+   * (its plugin is missing), OLC_E_INVALID, OLC_E_NOMEM. */
+  [[nodiscard]] CalibrationProfileSelection Explain(const std::string &workload,
+                                                    bool all = false) {
     olc_lookup_result *raw = nullptr;
     olc_error err = detail::NewError();
-    olc_status st = olc_host_explain(&raw, Get(), detail::CString(workload, "workload name"), &err);
+    olc_status st = olc_host_explain(&raw, Get(), detail::CString(workload, "workload name"),
+                                     all ? OLC_EXPLAIN_ALL : 0u, &err);
     detail::LookupResultPtr result(raw);
     if (!(st == OLC_E_NOT_FOUND && raw != nullptr))
       detail::Check(st, err);
@@ -492,8 +494,9 @@ public:
     call.fn = &report;
     std::size_t removed = 0;
     olc_error err = detail::NewError();
-    olc_status st = olc_host_prune(
-        Get(), dry_run ? 1 : 0, report ? &detail::PruneCall::Call : nullptr, &call, &removed, &err);
+    olc_status st =
+        olc_host_prune(Get(), dry_run ? OLC_PRUNE_DRY_RUN : 0u,
+                       report ? &detail::PruneCall::Call : nullptr, &call, &removed, &err);
     if (call.error)
       std::rethrow_exception(call.error);
     detail::Check(st, err);

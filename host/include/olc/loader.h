@@ -28,6 +28,10 @@ extern "C" {
 
 typedef struct olc_host olc_host;
 
+/* Flags of olc_host_explain (olc/calibrate.h) and olc_binding_explain
+ * (olc/runtime.h), which both headers share through this one. */
+#define OLC_EXPLAIN_ALL 1u /* every record of the backend and operator (olc explain --all) */
+
 /* Where loading a plugin file stopped.  Append-only. */
 typedef enum olc_load_stage {
   OLC_LOAD_LOADED = 0,     /* loaded and instantiated */
@@ -58,21 +62,21 @@ typedef struct olc_load_entry {
 } olc_load_entry;
 
 /* Options for olc_host_open.  Initialize with OLC_HOST_OPTIONS_INIT.
- * Versioned as olc/store.h says; version 1 is the fields up to ignore_env. */
+ * Versioned as olc/store.h says. */
 typedef struct olc_host_options {
   uint32_t version;           /* OLC_HOST_OPTIONS_VERSION */
   int allow_insecure_plugins; /* load files/dirs writable by other users */
   int ignore_env;             /* read no OLC_PLUGIN_PATH, OLC_WORKER, OLC_SELECT_MODE */
-  /* Version 2: where the host's diagnostics go (olc/diag.h; NULL: kept,
+  /* Where the host's diagnostics go (olc/diag.h; NULL: kept,
    * read with olc_host_next_diagnostic). */
   olc_diag_fn diag;
   void *diag_payload;
-  /* Version 3: what olc_binding_select does on a miss when the call does
+  /* What olc_binding_select does on a miss when the call does
    * not say (olc_select_mode); OLC_SELECT_HOST_DEFAULT: $OLC_SELECT_MODE
    * ("never" or "on_miss"; unless ignore_env), else the config's
    * [calibration] select_mode. */
   int select_mode;
-  /* Version 4: the measurement lock, a file that the processes measuring
+  /* The measurement lock, a file that the processes measuring
    * on this machine (this user's) take in turn, one key at a time, so
    * that their timings never overlap.  NULL: [calibration] measure_lock,
    * else $XDG_RUNTIME_DIR/onnx-light/measure.lock when that directory is
@@ -81,7 +85,7 @@ typedef struct olc_host_options {
    * another user's file in its place) the host measures without it and
    * says so once (a "measure_lock" warning). */
   const char *measure_lock;
-  /* Version 5: record misses, and budgets.  record_misses (NULL:
+  /* Record misses, and budgets.  record_misses (NULL:
    * [calibration] record_misses, else none) is a recorded-workloads file:
    * a select in never mode appends each workload it finds nothing stored
    * for, once per key and process, for `olc calibrate --recorded` to
@@ -91,7 +95,7 @@ typedef struct olc_host_options {
   const char *record_misses;
   double max_seconds_total;
   uint32_t max_runs_per_candidate;
-  /* Version 6: the rest of the [host], [calibration] and [store] keys a
+  /* The rest of the [host], [calibration] and [store] keys a
    * host reads, typed, so that a runtime configures it without ini text
    * (precedence: a field set here > the environment > the ini file > the
    * built-in default; docs/configuration.md).  plugin_dirs: NULL keeps the
@@ -112,7 +116,7 @@ typedef struct olc_host_options {
   uint32_t threads;
   int force_portable;
   const olc_calibration_settings *calibration;
-  /* Version 7: [store] verify_layers (olc_verify_layers);
+  /* [store] verify_layers (olc_verify_layers);
    * OLC_VERIFY_LAYERS_DEFAULT: the config's (never by default). */
   int verify_layers;
 } olc_host_options;
@@ -130,7 +134,7 @@ typedef enum olc_verify_layers {
   OLC_VERIFY_LAYERS_ON_FIRST_USE = 2
 } olc_verify_layers;
 
-#define OLC_HOST_OPTIONS_VERSION 7u
+#define OLC_HOST_OPTIONS_VERSION 1u
 #define OLC_HOST_OPTIONS_INIT                                                                      \
   { OLC_HOST_OPTIONS_VERSION, 0, 0, NULL, NULL, 0, NULL, NULL, 0.0, 0, NULL, 0, 0, 0, NULL, 0 }
 
@@ -142,7 +146,7 @@ typedef enum olc_verify_layers {
  * olc_binding_select and olc_host_select (warm or cold, nothing measured),
  * olc_selection_execute and olc_selection_matmul_f32 (on a selection made
  * before the fork), olc_binding_explain, olc_host_explain and
- * olc_host_prune(_ext) (nothing removed) return OLC_E_UNSUPPORTED with a
+ * olc_host_prune (nothing removed) return OLC_E_UNSUPPORTED with a
  * message naming fork(); a store validator made from it rejects with the
  * same reason; olc_host_free releases the host without calling the
  * plugins' destroy.  The child may open a new host: the

@@ -1,7 +1,8 @@
 /*
  * olc/olc.h - the umbrella header of the onnx-light calibration host.
  *
- * Includes every public header of the library: status codes and the error
+ * Includes every public header of the library: the release version
+ * (version.h), status codes and the error
  * record (error.h), diagnostics (diag.h), the calibration profile store
  * (store.h) and the plugin host: configuration (config.h), the loader and
  * its report (loader.h), the calibrate loop (calibrate.h) and the runtime
@@ -12,6 +13,7 @@
 #define OLC_OLC_H
 
 #include "olc/export.h"
+#include "olc/version.h"
 #include "olc/error.h"
 #include "olc/diag.h"
 #include "olc/store.h"

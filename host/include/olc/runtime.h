@@ -56,7 +56,7 @@ extern "C" {
  * processor or thread count, a failed validation, skipped by
  * force_portable, shadowed, or the same workload of a changed model) and
  * count the records of other workloads (olc_lookup_result_unlisted_count,
- * olc_workload_result.unlisted_count).  olc_host_explain_all lists them all.
+ * olc_workload_result.unlisted_count).  OLC_EXPLAIN_ALL lists them all.
  *
  * Recording misses.  With a record_misses file (olc_host_options,
  * [calibration] record_misses), a select in never mode that finds nothing
@@ -97,7 +97,7 @@ typedef struct olc_workload {
   const void *model_bytes; /* hashed with SHA-256 when model_digest is NULL */
   size_t model_len;        /* bytes at model_bytes (0 with model_bytes NULL: none) */
   const char *name;        /* for messages; NULL: "backend/operator" */
-  /* Version 2: the operator's constant inputs (weights, ONNX initializers),
+  /* The operator's constant inputs (weights, ONNX initializers),
    * borrowed for the binding's life and never changed meanwhile; the
    * binding packs each once for its selected policy (olc_binding_execute).
    * A binding with constants is the caller's own: olc_host_select refuses
@@ -106,7 +106,7 @@ typedef struct olc_workload {
   size_t constant_count; /* at most OLC_EXECUTE_MAX_OPERANDS, inputs distinct */
 } olc_workload;
 
-#define OLC_WORKLOAD_VERSION 2u
+#define OLC_WORKLOAD_VERSION 1u
 #define OLC_WORKLOAD_INIT                                                                          \
   { OLC_WORKLOAD_VERSION, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, 0 }
 
@@ -129,14 +129,14 @@ typedef struct olc_select_options {
   void *cancel_payload;
   int force_portable; /* select portable records only (besides the config's) */
   int in_process;     /* measure in this process, not in olc-worker */
-  /* Version 2: 1 waits (bounded by timeout_ms) for another thread's
+  /* 1 waits (bounded by timeout_ms) for another thread's
    * measurement of this key even when the nearest measured workload's
    * policy could answer at once (on_miss, olc_binding_select); 0 (the
    * default) answers with that policy, OLC_NEAREST_RECORD. */
   int wait;
 } olc_select_options;
 
-#define OLC_SELECT_OPTIONS_VERSION 2u
+#define OLC_SELECT_OPTIONS_VERSION 1u
 #define OLC_SELECT_OPTIONS_INIT                                                                    \
   { OLC_SELECT_OPTIONS_VERSION, OLC_SELECT_HOST_DEFAULT, -1, NULL, NULL, 0, 0, 0 }
 
@@ -162,7 +162,7 @@ typedef struct olc_selection olc_selection;
  * its create said so), OLC_E_UNSUPPORTED (the plugin does not serve the
  * operator, or its key does not serve this workload; in a child of
  * fork()), OLC_E_PLUGIN (its key failed otherwise), OLC_E_INTERNAL (hashing model_bytes failed),
- * OLC_E_NOMEM.  Constants (version 2) are checked as olc_selection_execute
+ * OLC_E_NOMEM.  Constants are checked as olc_selection_execute
  * checks an input: OLC_E_INVALID (more than OLC_EXECUTE_MAX_OPERANDS, at a
  * NULL pointer, an input not below OLC_EXECUTE_MAX_OPERANDS or given twice,
  * a bad description), OLC_E_UNSUPPORTED (a view for a plugin that does
@@ -383,13 +383,15 @@ OLC_API uint64_t olc_binding_packed_bytes(const olc_binding *b);
 
 /*
  * Explains a bound workload: its lookup (scoped to the workload, or with
- * all_candidates every record of its backend and operator) with the
- * plugin's validator; never measures.  *out is freed with
- * olc_lookup_result_free.  Returns like olc_store_lookup (OLC_OK,
- * OLC_E_NOT_FOUND with *out set, ...), OLC_E_INVALID (NULL arguments, no
- * store), OLC_E_UNSUPPORTED (in a child of fork()).  Thread-safe.
+ * OLC_EXPLAIN_ALL (olc/loader.h) every record of its backend and
+ * operator) with the plugin's validator; never measures.  The shape of
+ * olc_host_explain, which explains a workload by its configured name.
+ * *out is freed with olc_lookup_result_free.  Returns like
+ * olc_store_lookup (OLC_OK, OLC_E_NOT_FOUND with *out set, ...),
+ * OLC_E_INVALID (NULL arguments, no store, an unknown flag),
+ * OLC_E_UNSUPPORTED (in a child of fork()).  Thread-safe.
  */
-OLC_API olc_status olc_binding_explain(olc_lookup_result **out, olc_binding *b, int all_candidates,
+OLC_API olc_status olc_binding_explain(olc_lookup_result **out, olc_binding *b, unsigned flags,
                                        olc_error *err);
 
 /*

@@ -166,7 +166,7 @@ public:
   [[nodiscard]] CalibrationProfileSelection Explain(bool all = false) const {
     olc_lookup_result *raw = nullptr;
     olc_error err = detail::NewError();
-    olc_status st = olc_binding_explain(&raw, Get(), all ? 1 : 0, &err);
+    olc_status st = olc_binding_explain(&raw, Get(), all ? OLC_EXPLAIN_ALL : 0u, &err);
     detail::LookupResultPtr result(raw);
     if (!(st == OLC_E_NOT_FOUND && raw != nullptr))
       detail::Check(st, err);

@@ -33,6 +33,7 @@
 #include "olc/diag.h"
 #include "olc/error.h"
 #include "olc/export.h"
+#include "olc/version.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -241,24 +242,27 @@ typedef olc_status (*olc_validate_fn)(const unsigned char *policy, size_t policy
 /*
  * Versioned structs.  Every struct a caller fills for the library
  * (olc_store_options, olc_save_request, olc_lookup_options here;
- * olc_host_options and olc_calibrate_options in olc/host.h) begins with
- * uint32_t version, which the *_INIT macro sets to this header's *_VERSION.
- * The library accepts every version from 1 to its own: the fields an older
+ * olc_host_options, olc_calibrate_options and olc_verify_options in
+ * olc/loader.h and olc/calibrate.h; olc_workload, olc_select_options and
+ * olc_execute_args in olc/runtime.h) begins with uint32_t version, which
+ * the *_INIT macro sets to this header's *_VERSION.  Version 1 of each is
+ * its layout in release 1.0 (the history starts there).  The library
+ * accepts every version from 1 to its own: the fields an older
  * caller's struct lacks take their *_INIT defaults, and the library reads
  * no byte past the end of the caller's version.  Version 0, or one newer
  * than the library's, is OLC_E_INVALID with a message naming the struct and
  * both versions (OLC_E_VERSION is for files).
  *
  * Changing one (the rule for this library's authors): append fields at the
- * end, under a comment saying which version added them, and bump *_VERSION
- * by one; the *_INIT macro needs a new field only when its default is not
+ * end, under a comment saying which version added them ("Version 2: ..."),
+ * and bump *_VERSION by one; the *_INIT macro needs a new field only when its default is not
  * zero.  Then add the version's row (its last field) to the struct's table
  * in host/src/util/options.c: the build fails until the rows match
  * *_VERSION.  Fields are never removed, reordered or retyped.
  */
 
-/* Options for olc_store_open. Initialize with OLC_STORE_OPTIONS_INIT.
- * Version 1 is the fields up to max_file_size. */
+/* Options for olc_store_open. Initialize with OLC_STORE_OPTIONS_INIT;
+ * versioned as above. */
 typedef struct olc_store_options {
   uint32_t version;           /* OLC_STORE_OPTIONS_VERSION */
   const char *path;           /* NULL: olc_store_default_path() */
@@ -269,11 +273,11 @@ typedef struct olc_store_options {
                                * writer is gone, on a local file system: at once) */
   uint32_t file_mode;         /* mode of a newly created store file */
   size_t max_file_size;       /* refuse larger files (0: the default, 64 MiB) */
-  /* Version 2: where the store's diagnostics go (olc/diag.h; NULL: kept,
+  /* Where the store's diagnostics go (olc/diag.h; NULL: kept,
    * read with olc_store_next_diagnostic). */
   olc_diag_fn diag;
   void *diag_payload;
-  /* Version 3: read-only layers beneath the store's file, layer_count
+  /* Read-only layers beneath the store's file, layer_count
    * paths (borrowed for the call to olc_store_open).  A path may end in a
    * component with '*' (the only wildcard; it matches any run of bytes, a
    * leading '.' only when the pattern's component begins with one): the
@@ -296,7 +300,6 @@ typedef struct olc_store_options {
    * earlier layer over a later one (the other is OLC_REASON_SHADOWED). */
   const char *const *layers;
   size_t layer_count;
-  /* Version 4: read-only mode and network file systems. */
   /* With persistence: read the file and follow other processes' changes,
    * but never create, lock or write anything in the store's directory.
    * Saves are kept in this handle's memory only (said once, as an
@@ -305,7 +308,7 @@ typedef struct olc_store_options {
   /* Write a store that lies on a network file system (NFS, SMB/CIFS, 9p,
    * network FUSE such as sshfs); 0: such writes are OLC_E_READ_ONLY. */
   int allow_network_fs;
-  /* Version 5: the layers as one text (borrowed for the call to
+  /* The layers as one text (borrowed for the call to
    * olc_store_open), as OLC_STORE_LAYERS gives them: paths and globs
    * separated by ',' or ':' (';' on Windows), blank space around each
    * trimmed, empty items skipped.  Non-NULL and not empty: it replaces
@@ -313,7 +316,7 @@ typedef struct olc_store_options {
   const char *layers_list;
 } olc_store_options;
 
-#define OLC_STORE_OPTIONS_VERSION 5u
+#define OLC_STORE_OPTIONS_VERSION 1u
 #define OLC_STORE_OPTIONS_INIT                                                                     \
   { OLC_STORE_OPTIONS_VERSION, NULL, 1, 10000, 1, 3600u, 0600u, 0, NULL, NULL, NULL, 0, 0, 0, NULL }
 
@@ -325,12 +328,11 @@ typedef struct olc_store_options {
  *                                     environment; empty: unchanged)
  *   OLC_PERSISTENCE=off|read_only|on  persistence_enabled and read_only
  *                                     (also false/no/0 and true/yes/1)
- *   OLC_STORE_LAYERS=LIST             layers_list (version 5 and later;
- *                                     borrowed; replaces the layers)
+ *   OLC_STORE_LAYERS=LIST             layers_list (borrowed; replaces
+ *                                     the layers)
  * A variable that is unset or empty leaves its fields alone.  options must
- * be initialized (OLC_STORE_OPTIONS_INIT, version 4 or later; a version 4
- * struct has no layers_list, so OLC_STORE_LAYERS is not read).  Returns
- * OLC_OK, OLC_E_INVALID (options NULL or older than version 4, or an
+ * be initialized (OLC_STORE_OPTIONS_INIT).  Returns OLC_OK, OLC_E_INVALID
+ * (options NULL, a version 0 or newer than the library's, or an
  * OLC_PERSISTENCE value that is none of the words: nothing changed).
  * Not thread-safe against setenv in other threads (as getenv).
  */
@@ -429,8 +431,8 @@ OLC_API olc_status olc_store_reload(olc_store *store, olc_error *err);
  * write also counts as a good load). */
 OLC_API olc_status olc_store_load_status(olc_store *store, olc_error *err);
 
-/* What to save.  Initialize with OLC_SAVE_REQUEST_INIT.  Version 1 is the
- * fields below. */
+/* What to save.  Initialize with OLC_SAVE_REQUEST_INIT; versioned as
+ * above. */
 typedef struct olc_save_request {
   uint32_t version; /* OLC_SAVE_REQUEST_VERSION */
   const olc_key *key;
@@ -522,8 +524,8 @@ typedef enum olc_lookup_scope {
   OLC_LOOKUP_SCOPE_WORKLOAD = 1 /* only those of the key's workload, plus legacy records */
 } olc_lookup_scope;
 
-/* What to look up.  Initialize with OLC_LOOKUP_OPTIONS_INIT.  Version 1 is
- * the fields up to validate_payload. */
+/* What to look up.  Initialize with OLC_LOOKUP_OPTIONS_INIT; versioned as
+ * above. */
 typedef struct olc_lookup_options {
   uint32_t version; /* OLC_LOOKUP_OPTIONS_VERSION */
   /* backend, operator, implementation required; the exact fields and the
@@ -534,11 +536,10 @@ typedef struct olc_lookup_options {
   int all_candidates; /* report every record of the backend and operator */
   olc_validate_fn validate;
   void *validate_payload;
-  /* Version 2 added: */
-  int scope; /* olc_lookup_scope; OLC_LOOKUP_SCOPE_KEY for a version-1 caller */
+  int scope; /* olc_lookup_scope */
 } olc_lookup_options;
 
-#define OLC_LOOKUP_OPTIONS_VERSION 2u
+#define OLC_LOOKUP_OPTIONS_VERSION 1u
 #define OLC_LOOKUP_OPTIONS_INIT                                                                    \
   { OLC_LOOKUP_OPTIONS_VERSION, NULL, 0, 0, NULL, NULL, OLC_LOOKUP_SCOPE_KEY }
 
@@ -708,38 +709,32 @@ OLC_API olc_status olc_store_export_source(olc_store *store, const char *path, i
  */
 OLC_API olc_status olc_store_check_file(const char *path, size_t *records, olc_error *err);
 
-/*
- * Moves an unreadable store file aside to PATH.corrupt-<UTC time>.<random>
- * under the lock, so the next write starts empty.  Only a regular file that
- * is plausibly a damaged store is moved: an empty file, a proper prefix of
- * the header, or a file that begins with the header and fails to parse.
- * (The store path was resolved at open: a symlink is judged by what it
- * leads to.)  moved_to (may be NULL) receives the new name.  Returns
- * OLC_OK, OLC_E_NOT_FOUND (no file), OLC_E_BUSY (the file is valid: nothing
- * to repair), OLC_E_VERSION (a valid file of a newer version: not moved),
- * OLC_E_INVALID (not a regular file, or a file that does not begin with the
- * store header: not moved), or a lock/I-O failure.  No lock file is created
- * next to a file that is refused.
- */
-OLC_API olc_status olc_store_repair(olc_store *store, char *moved_to, size_t moved_to_size,
-                                    olc_error *err);
-
-/* Flags of olc_store_repair_ext. */
+/* Flags of olc_store_repair. */
 #define OLC_REPAIR_FORCE 1u /* also move a regular file that is not a store or is newer */
 
 /*
- * olc_store_repair with flags: OLC_REPAIR_FORCE moves the file at the store
- * path whatever it holds, as long as it is a regular file (a directory, a
- * FIFO or a device is never moved).  Returns what olc_store_repair
- * returns (with OLC_REPAIR_FORCE never OLC_E_BUSY, OLC_E_VERSION or the
- * not-a-store OLC_E_INVALID), OLC_E_INVALID for other flag bits,
+ * Moves an unreadable store file aside to PATH.corrupt-<UTC time>.<random>
+ * under the lock, so the next write starts empty.  With flags 0 only a
+ * regular file that is plausibly a damaged store is moved: an empty file, a
+ * proper prefix of the header, or a file that begins with the header and
+ * fails to parse.  OLC_REPAIR_FORCE moves the file at the store path
+ * whatever it holds, as long as it is a regular file (a directory, a FIFO
+ * or a device is never moved).  (The store path was resolved at open: a
+ * symlink is judged by what it leads to.)  moved_to (may be NULL) receives
+ * the new name.  Returns OLC_OK, OLC_E_NOT_FOUND (no file), OLC_E_BUSY (the
+ * file is valid: nothing to repair), OLC_E_VERSION (a valid file of a newer
+ * version: not moved), OLC_E_INVALID (not a regular file, or a file that
+ * does not begin with the store header: not moved; or an unknown flag bit),
  * OLC_E_DISABLED with persistence off, OLC_E_READ_ONLY on a read-only
- * handle.
+ * handle, or a lock/I-O failure.  With OLC_REPAIR_FORCE never OLC_E_BUSY,
+ * OLC_E_VERSION or the not-a-store OLC_E_INVALID.  No lock file is created
+ * next to a file that is refused.
  */
-OLC_API olc_status olc_store_repair_ext(olc_store *store, unsigned flags, char *moved_to,
-                                        size_t moved_to_size, olc_error *err);
+OLC_API olc_status olc_store_repair(olc_store *store, unsigned flags, char *moved_to,
+                                    size_t moved_to_size, olc_error *err);
 
-/* Library version, "MAJOR.MINOR.PATCH". */
+/* The library's version, "MAJOR.MINOR.PATCH" (OLC_VERSION_STRING of the
+ * headers it was built with; olc/version.h). */
 OLC_API const char *olc_version(void);
 
 #ifdef __cplusplus

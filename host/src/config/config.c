@@ -139,7 +139,7 @@ const char *olc_config__env(const char *name) {
   return v != NULL && v[0] != 0 ? v : NULL;
 }
 
-olc_status olc_config_load_default_ext(olc_config **out, unsigned flags, olc_error *err) {
+olc_status olc_config_load_default(olc_config **out, unsigned flags, olc_error *err) {
   const char *env =
       (flags & OLC_CONFIG_LOAD_IGNORE_ENV) != 0 ? NULL : olc_config__env("OLC_CONFIG");
   char *exe;
@@ -172,10 +172,6 @@ olc_status olc_config_load_default_ext(olc_config **out, unsigned flags, olc_err
   }
   free(exe);
   return st;
-}
-
-olc_status olc_config_load_default(olc_config **out, olc_error *err) {
-  return olc_config_load_default_ext(out, 0, err);
 }
 
 void olc_config_set_ignore_env(olc_config *config, int ignore_env) {

@@ -1,6 +1,6 @@
 /*
- * host/explain.c - olc_host_explain, olc_host_explain_all and
- * olc_binding_explain: a workload's lookup with the plugin's validator,
+ * host/explain.c - olc_host_explain and olc_binding_explain: a
+ * workload's lookup with the plugin's validator,
  * scoped to the records that could have served it, or with every record of
  * its backend and operator, each with why it was or was not chosen.
  */
@@ -10,20 +10,22 @@
 #include "host/host_int.h"
 #include "util/error.h"
 
-olc_status olc_binding_explain(olc_lookup_result **out, olc_binding *b, int all_candidates,
+olc_status olc_binding_explain(olc_lookup_result **out, olc_binding *b, unsigned flags,
                                olc_error *err) {
   olc_host_slot *s;
   if (out != NULL)
     *out = NULL;
   if (out == NULL || b == NULL)
     return olc_error__set(err, OLC_E_INVALID, "explain", "no output or binding");
+  if ((flags & ~OLC_EXPLAIN_ALL) != 0)
+    return olc_error__set(err, OLC_E_INVALID, "explain", "unknown explain flags 0x%x", flags);
   s = b->slot;
   if (olc_host__check_fork(s->host, "explain", err) != OLC_OK)
     return OLC_E_UNSUPPORTED;
   if (s->host->store == NULL)
     return olc_error__set(err, OLC_E_INVALID, "explain", "the host has no store");
   return olc_host__lookup(out, s->host, s->plugin, &s->key.key, s->host->force_portable,
-                          all_candidates, err);
+                          (flags & OLC_EXPLAIN_ALL) != 0, err);
 }
 
 /* The configured workload bound as calibrate binds it. */
@@ -64,30 +66,22 @@ olc_status olc_host_bind_workload(olc_binding **out, olc_host *host, const char 
 }
 
 /* The configured workload bound as calibrate binds it, then explained. */
-static olc_status explain(olc_lookup_result **out, olc_host *host, const char *workload, int all,
-                          olc_error *err) {
+olc_status olc_host_explain(olc_lookup_result **out, olc_host *host, const char *workload,
+                            unsigned flags, olc_error *err) {
   olc_binding *b = NULL;
   olc_status st;
   if (out != NULL)
     *out = NULL;
   if (out == NULL || host == NULL || workload == NULL)
     return olc_error__set(err, OLC_E_INVALID, "explain", "invalid argument");
+  if ((flags & ~OLC_EXPLAIN_ALL) != 0)
+    return olc_error__set(err, OLC_E_INVALID, "explain", "unknown explain flags 0x%x", flags);
   if (host->config == NULL || host->store == NULL)
     return olc_error__set(err, OLC_E_INVALID, "explain", "the host has no config or no store");
   st = bind_configured(&b, host, workload, "explain", err);
   if (st != OLC_OK)
     return st;
-  st = olc_binding_explain(out, b, all, err);
+  st = olc_binding_explain(out, b, flags, err);
   olc_binding_free(b);
   return st;
-}
-
-olc_status olc_host_explain(olc_lookup_result **out, olc_host *host, const char *workload,
-                            olc_error *err) {
-  return explain(out, host, workload, 0, err);
-}
-
-olc_status olc_host_explain_all(olc_lookup_result **out, olc_host *host, const char *workload,
-                                olc_error *err) {
-  return explain(out, host, workload, 1, err);
 }

@@ -150,13 +150,8 @@ static int prune_predicate(const olc_record *record, void *payload) {
   return 1;
 }
 
-olc_status olc_host_prune(olc_host *host, int dry_run, olc_prune_report_fn report, void *payload,
+olc_status olc_host_prune(olc_host *host, unsigned flags, olc_prune_report_fn report, void *payload,
                           size_t *removed, olc_error *err) {
-  return olc_host_prune_ext(host, dry_run ? OLC_PRUNE_DRY_RUN : 0u, report, payload, removed, err);
-}
-
-olc_status olc_host_prune_ext(olc_host *host, unsigned flags, olc_prune_report_fn report,
-                              void *payload, size_t *removed, olc_error *err) {
   int dry_run = (flags & OLC_PRUNE_DRY_RUN) != 0;
   prune_ctx c;
   olc_status st;

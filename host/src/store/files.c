@@ -381,8 +381,8 @@ static olc_status repair_probe(const unsigned char *head, size_t len, uint64_t s
   return st;
 }
 
-olc_status olc_store_repair_ext(olc_store *store, unsigned flags, char *moved_to,
-                                size_t moved_to_size, olc_error *err) {
+olc_status olc_store_repair(olc_store *store, unsigned flags, char *moved_to, size_t moved_to_size,
+                            olc_error *err) {
   olc_persist_options po;
   repair_ctx x;
   olc_status st;
@@ -408,9 +408,4 @@ olc_status olc_store_repair_ext(olc_store *store, unsigned flags, char *moved_to
   if (st == OLC_OK)
     (void)olc_store_reload(store, NULL); /* no file now: an empty store */
   return st;
-}
-
-olc_status olc_store_repair(olc_store *store, char *moved_to, size_t moved_to_size,
-                            olc_error *err) {
-  return olc_store_repair_ext(store, 0, moved_to, moved_to_size, err);
 }

@@ -108,9 +108,9 @@ olc_status olc_store_options_from_env(olc_store_options *options, olc_error *err
   const char *path, *mode;
   if (options == NULL)
     return olc_error__set(err, OLC_E_INVALID, "env", "options is NULL");
-  if (options->version < 4u || options->version > OLC_STORE_OPTIONS_VERSION)
+  if (options->version < 1u || options->version > OLC_STORE_OPTIONS_VERSION)
     return olc_error__set(err, OLC_E_INVALID, "env",
-                          "olc_store_options version %u: the environment needs 4 to %u",
+                          "olc_store_options version %u: this library accepts 1 to %u",
                           (unsigned)options->version, (unsigned)OLC_STORE_OPTIONS_VERSION);
   path = olc_persist__env("OLC_STORE");
   mode = olc_persist__env("OLC_PERSISTENCE");
@@ -123,7 +123,7 @@ olc_status olc_store_options_from_env(olc_store_options *options, olc_error *err
     options->persistence_enabled = !word_is(mode, off);
     options->read_only = word_is(mode, ro);
   }
-  if (options->version >= 5u && olc_store_env_layers() != NULL)
+  if (olc_store_env_layers() != NULL)
     options->layers_list = olc_store_env_layers();
   return OLC_OK;
 }

@@ -2,10 +2,11 @@
  * util/options.c - the version history of every caller-filled struct, and
  * the copy that accepts each of its versions (options.h).
  *
- * One table per struct: the bytes each version has, oldest first.  A new
- * version is one more row, and the build fails until the row count equals
- * the header's *_VERSION.  The public headers are the contract every module
- * shares, so util may know their types.
+ * One table per struct: the bytes each version has, oldest first.  The
+ * history starts at release 1.0: version 1 is each struct's 1.0 layout
+ * (tests/util/olc_1_0.h keeps it frozen).  A new version is one more row,
+ * and the build fails until the row count equals the header's *_VERSION.  The public headers are
+ * the contract every module shares, so util may know their types.
  */
 #include "util/options.h"
 
@@ -29,11 +30,7 @@
 
 static const olc_store_options store_defaults = OLC_STORE_OPTIONS_INIT;
 static const size_t store_ends[] = {
-    OPT_END(olc_store_options, max_file_size),    /* 1 */
-    OPT_END(olc_store_options, diag_payload),     /* 2: diag, diag_payload */
-    OPT_END(olc_store_options, layer_count),      /* 3: layers, layer_count */
-    OPT_END(olc_store_options, allow_network_fs), /* 4: read_only, allow_network_fs */
-    OPT_END(olc_store_options, layers_list),      /* 5: layers_list */
+    OPT_END(olc_store_options, layers_list), /* 1: the 1.0 layout */
 };
 OPT_ROWS(store_ends, OLC_STORE_OPTIONS_VERSION);
 const olc_options_layout olc_options__store =
@@ -41,7 +38,7 @@ const olc_options_layout olc_options__store =
 
 static const olc_save_request save_defaults = OLC_SAVE_REQUEST_INIT;
 static const size_t save_ends[] = {
-    OPT_END(olc_save_request, levels), /* 1 */
+    OPT_END(olc_save_request, levels), /* 1: the 1.0 layout */
 };
 OPT_ROWS(save_ends, OLC_SAVE_REQUEST_VERSION);
 const olc_options_layout olc_options__save =
@@ -49,8 +46,7 @@ const olc_options_layout olc_options__save =
 
 static const olc_lookup_options lookup_defaults = OLC_LOOKUP_OPTIONS_INIT;
 static const size_t lookup_ends[] = {
-    OPT_END(olc_lookup_options, validate_payload), /* 1 */
-    OPT_END(olc_lookup_options, scope),            /* 2: scope */
+    OPT_END(olc_lookup_options, scope), /* 1: the 1.0 layout */
 };
 OPT_ROWS(lookup_ends, OLC_LOOKUP_OPTIONS_VERSION);
 const olc_options_layout olc_options__lookup =
@@ -58,13 +54,7 @@ const olc_options_layout olc_options__lookup =
 
 static const olc_host_options host_defaults = OLC_HOST_OPTIONS_INIT;
 static const size_t host_ends[] = {
-    OPT_END(olc_host_options, ignore_env),             /* 1 */
-    OPT_END(olc_host_options, diag_payload),           /* 2: diag, diag_payload */
-    OPT_END(olc_host_options, select_mode),            /* 3: select_mode */
-    OPT_END(olc_host_options, measure_lock),           /* 4: measure_lock */
-    OPT_END(olc_host_options, max_runs_per_candidate), /* 5: record_misses, budgets */
-    OPT_END(olc_host_options, calibration),            /* 6: the typed keys */
-    OPT_END(olc_host_options, verify_layers),          /* 7: verify_layers */
+    OPT_END(olc_host_options, verify_layers), /* 1: the 1.0 layout */
 };
 OPT_ROWS(host_ends, OLC_HOST_OPTIONS_VERSION);
 const olc_options_layout olc_options__host =
@@ -72,11 +62,7 @@ const olc_options_layout olc_options__host =
 
 static const olc_calibrate_options calibrate_defaults = OLC_CALIBRATE_OPTIONS_INIT;
 static const size_t calibrate_ends[] = {
-    OPT_END(olc_calibrate_options, progress_payload),    /* 1 */
-    OPT_END(olc_calibrate_options, run_timeout_seconds), /* 2 */
-    OPT_END(olc_calibrate_options, keep_samples),        /* 3: keep_samples */
-    OPT_END(olc_calibrate_options, refine),              /* 4: recorded, refine */
-    OPT_END(olc_calibrate_options, shard_count),         /* 5: shard_index, shard_count */
+    OPT_END(olc_calibrate_options, shard_count), /* 1: the 1.0 layout */
 };
 OPT_ROWS(calibrate_ends, OLC_CALIBRATE_OPTIONS_VERSION);
 const olc_options_layout olc_options__calibrate = OPT_LAYOUT(
@@ -84,8 +70,7 @@ const olc_options_layout olc_options__calibrate = OPT_LAYOUT(
 
 static const olc_workload workload_defaults = OLC_WORKLOAD_INIT;
 static const size_t workload_ends[] = {
-    OPT_END(olc_workload, name),           /* 1 */
-    OPT_END(olc_workload, constant_count), /* 2: constants, constant_count */
+    OPT_END(olc_workload, constant_count), /* 1: the 1.0 layout */
 };
 OPT_ROWS(workload_ends, OLC_WORKLOAD_VERSION);
 const olc_options_layout olc_options__workload =
@@ -93,8 +78,7 @@ const olc_options_layout olc_options__workload =
 
 static const olc_select_options select_defaults = OLC_SELECT_OPTIONS_INIT;
 static const size_t select_ends[] = {
-    OPT_END(olc_select_options, in_process), /* 1 */
-    OPT_END(olc_select_options, wait),       /* 2: wait */
+    OPT_END(olc_select_options, wait), /* 1: the 1.0 layout */
 };
 OPT_ROWS(select_ends, OLC_SELECT_OPTIONS_VERSION);
 const olc_options_layout olc_options__select =
@@ -102,7 +86,7 @@ const olc_options_layout olc_options__select =
 
 static const olc_execute_args execute_defaults = OLC_EXECUTE_ARGS_INIT;
 static const size_t execute_ends[] = {
-    OPT_END(olc_execute_args, beta), /* 1 */
+    OPT_END(olc_execute_args, beta), /* 1: the 1.0 layout */
 };
 OPT_ROWS(execute_ends, OLC_EXECUTE_ARGS_VERSION);
 const olc_options_layout olc_options__execute =
@@ -110,7 +94,7 @@ const olc_options_layout olc_options__execute =
 
 static const olc_verify_options verify_defaults = OLC_VERIFY_OPTIONS_INIT;
 static const size_t verify_ends[] = {
-    OPT_END(olc_verify_options, in_process), /* 1 */
+    OPT_END(olc_verify_options, in_process), /* 1: the 1.0 layout */
 };
 OPT_ROWS(verify_ends, OLC_VERIFY_OPTIONS_VERSION);
 const olc_options_layout olc_options__verify =

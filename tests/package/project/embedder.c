@@ -20,7 +20,7 @@ int main(void) {
   int rc = 1;
 
   olc_error_clear(&err);
-  if (olc_config_load_default(&config, &err) != OLC_OK)
+  if (olc_config_load_default(&config, 0, &err) != OLC_OK)
     goto done;
   olc_config_store_options(config, &so);
   layers = so.layer_count;

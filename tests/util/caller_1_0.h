@@ -1,6 +1,7 @@
 /*
- * tests/util/v1_caller.h - the calls of a caller built against version 1
- * of the public headers (v1_caller.c, compiled with olc_v1.h only).  Plain
+ * tests/util/caller_1_0.h - the calls of a caller built against the
+ * public headers of release 1.0 (caller_1_0.c, compiled with the frozen
+ * olc_1_0.h only; every versioned struct is at its version 1).  Plain
  * C types and struct tags only, so that the test, compiled with the current
  * headers, can include it too.
  *
@@ -11,8 +12,8 @@
  * not the default).  It returns the library's status and, on failure, the
  * message the library wrote into the caller's version-1 olc_error.
  */
-#ifndef OLC_TEST_COMPAT_V1_CALLER_H
-#define OLC_TEST_COMPAT_V1_CALLER_H
+#ifndef OLC_TEST_COMPAT_CALLER_1_0_H
+#define OLC_TEST_COMPAT_CALLER_1_0_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +23,8 @@ struct olc_lookup_result;
 struct olc_config;
 struct olc_host;
 struct olc_calibration;
+struct olc_binding;
+struct olc_selection;
 
 enum { V1_GUARDED = 0, V1_GARBAGE = 1 };
 
@@ -48,5 +51,16 @@ int v1_host_open(struct olc_host **out, const struct olc_config *config, struct 
  * callback counting its calls into *progress_calls. */
 int v1_host_calibrate(struct olc_calibration **out, struct olc_host *host, int placement,
                       size_t *progress_calls, char *msg, size_t msg_size);
+/* olc_host_bind of the workload mock_det / MatMul (dtype float32, m 8,
+ * n 4, k 2), its olc_workload placed. */
+int v1_host_bind(struct olc_binding **out, struct olc_host *host, int placement, char *msg,
+                 size_t msg_size);
+/* olc_binding_select in never mode, its olc_select_options placed. */
+int v1_binding_select(const struct olc_selection **out, struct olc_binding *b, int placement,
+                      char *msg, size_t msg_size);
+/* olc_host_verify with dry_run and in_process, its olc_verify_options
+ * placed; counts[0] into *considered. */
+int v1_host_verify(struct olc_host *host, int placement, size_t *considered, char *msg,
+                   size_t msg_size);
 
 #endif

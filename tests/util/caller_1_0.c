@@ -1,9 +1,9 @@
 /*
- * tests/util/v1_caller.c - a caller built against version 1 of the
- * public headers (olc_v1.h), linked with the current library
- * (v1_caller.h says what each function does).
+ * tests/util/caller_1_0.c - a caller built against the public headers
+ * of release 1.0 (the frozen olc_1_0.h), linked with the current library
+ * (caller_1_0.h says what each function does).
  */
-#include "v1_caller.h"
+#include "caller_1_0.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "olc_v1.h"
+#include "olc_1_0.h"
 
 size_t v1_error_size(void) { return sizeof(olc_error); }
 
@@ -28,7 +28,7 @@ size_t v1_error_offset(int field) {
   }
 }
 
-/* Where a struct of the caller lies (v1_caller.h: the placements). */
+/* Where a struct of the caller lies (caller_1_0.h: the placements). */
 typedef struct placed {
   unsigned char *base;
   size_t size;
@@ -164,4 +164,54 @@ int v1_host_calibrate(struct olc_calibration **out, struct olc_host *host, int p
   if (at == NULL)
     return done(OLC_E_NOMEM, NULL, &p, msg, msg_size);
   return done(olc_host_calibrate(out, host, at, &err), &err, &p, msg, msg_size);
+}
+
+int v1_host_bind(struct olc_binding **out, struct olc_host *host, int placement, char *msg,
+                 size_t msg_size) {
+  static const olc_property props[] = {{"dtype", "float32"}, {"m", "8"}, {"n", "4"}, {"k", "2"}};
+  olc_workload w = OLC_WORKLOAD_INIT;
+  olc_error err;
+  placed p;
+  const olc_workload *at;
+  w.backend = "mock_det";
+  w.operator_name = "MatMul";
+  w.properties = props;
+  w.property_count = 4;
+  w.model_bytes = "compat";
+  w.model_len = 6;
+  at = place(&p, &w, sizeof w, placement);
+  if (at == NULL)
+    return done(OLC_E_NOMEM, NULL, &p, msg, msg_size);
+  return done(olc_host_bind(out, host, at, &err), &err, &p, msg, msg_size);
+}
+
+int v1_binding_select(const struct olc_selection **out, struct olc_binding *b, int placement,
+                      char *msg, size_t msg_size) {
+  olc_select_options o = OLC_SELECT_OPTIONS_INIT;
+  olc_error err;
+  placed p;
+  const olc_select_options *at;
+  o.mode = OLC_SELECT_NEVER;
+  at = place(&p, &o, sizeof o, placement);
+  if (at == NULL)
+    return done(OLC_E_NOMEM, NULL, &p, msg, msg_size);
+  return done(olc_binding_select(out, b, at, &err), &err, &p, msg, msg_size);
+}
+
+int v1_host_verify(struct olc_host *host, int placement, size_t *considered, char *msg,
+                   size_t msg_size) {
+  olc_verify_options o = OLC_VERIFY_OPTIONS_INIT;
+  size_t counts[6] = {0};
+  olc_error err;
+  placed p;
+  const olc_verify_options *at;
+  olc_status st;
+  o.dry_run = 1;
+  o.in_process = 1;
+  at = place(&p, &o, sizeof o, placement);
+  if (at == NULL)
+    return done(OLC_E_NOMEM, NULL, &p, msg, msg_size);
+  st = olc_host_verify(host, at, NULL, NULL, counts, &err);
+  *considered = counts[0];
+  return done(st, &err, &p, msg, msg_size);
 }

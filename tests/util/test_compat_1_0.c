@@ -1,6 +1,7 @@
 /*
- * tests/util/test_compat_v1.c - a caller built against version 1 of the
- * public headers (v1_caller.c) runs with this library: every struct it
+ * tests/util/test_compat_1_0.c - a caller built against the public
+ * headers of release 1.0 (caller_1_0.c, compiled with the frozen
+ * olc_1_0.h) runs with this library: every struct it
  * fills is accepted, the fields its structs lack take their defaults, the
  * library reads nothing past their ends, and the olc_error it declares has
  * the layout the library writes.  Also version 0 and a version newer than
@@ -15,7 +16,7 @@
 #include "olc/host.h"
 #include "olc/store.h"
 #include "test_support.h"
-#include "v1_caller.h"
+#include "caller_1_0.h"
 
 #ifndef OLC_MOCK_PLUGIN_DIR_GOOD
 #error "OLC_MOCK_PLUGIN_DIR_GOOD must be defined"
@@ -116,9 +117,10 @@ static int is_candidate(const olc_workload_result *w, const olc_record *r) {
   return 0;
 }
 
-/* in_process and run_timeout_seconds came with version 2: a version-1
- * caller gets a worker process (the default), here one that is missing,
- * so the loop measures in-process and says why. */
+/* A 1.0 caller that leaves in_process alone gets a worker process (the
+ * default), here one that is missing, so the loop measures in-process and
+ * says why.  Then the runtime path's structs (olc_workload,
+ * olc_select_options) and olc_verify_options of the same caller. */
 static void host_v1(const char *store_name, int placement) {
   olc_config *c = mock_config(store_name);
   olc_store *s = open_v1_store(store_name, V1_GUARDED);
@@ -149,6 +151,26 @@ static void host_v1(const char *store_name, int placement) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(w->message);
   CU_ASSERT_PTR_NOT_NULL(strstr(w->message, "OLC_WORKER=" MISSING_WORKER));
   olc_calibration_free(cal);
+  {
+    olc_binding *b = NULL;
+    const olc_selection *sel = NULL;
+    size_t considered = 99;
+    st = v1_host_bind(&b, h, placement, msg, sizeof msg);
+    if (st != OLC_OK)
+      fprintf(stderr, "1.0 olc_host_bind: %s\n", msg);
+    CU_ASSERT_EQUAL_FATAL(st, OLC_OK);
+    st = v1_binding_select(&sel, b, placement, msg, sizeof msg);
+    if (st < 0)
+      fprintf(stderr, "1.0 olc_binding_select: %s\n", msg);
+    CU_ASSERT(st >= 0); /* never mode: a record, the nearest, or the first candidate */
+    CU_ASSERT_PTR_NOT_NULL(sel);
+    olc_binding_free(b);
+    st = v1_host_verify(h, placement, &considered, msg, sizeof msg);
+    if (st != OLC_OK)
+      fprintf(stderr, "1.0 olc_host_verify: %s\n", msg);
+    CU_ASSERT_EQUAL(st, OLC_OK);
+    CU_ASSERT_EQUAL(considered, 0u); /* no layers */
+  }
   olc_host_free(h);
   olc_store_free(s);
   olc_config_free(c);
@@ -179,6 +201,7 @@ static void test_versions_rejected(void) {
   olc_lookup_options lo = OLC_LOOKUP_OPTIONS_INIT;
   olc_host_options ho = OLC_HOST_OPTIONS_INIT;
   olc_calibrate_options co = OLC_CALIBRATE_OPTIONS_INIT;
+  olc_verify_options vo = OLC_VERIFY_OPTIONS_INIT;
   olc_config *c = mock_config("versions.txt");
   olc_store *s = NULL;
   olc_host *h = NULL;
@@ -216,20 +239,23 @@ static void test_versions_rejected(void) {
     expect_message(olc_host_calibrate(&cal, h, &co, &e), &e, "olc_calibrate_options", co.version,
                    OLC_CALIBRATE_OPTIONS_VERSION);
     CU_ASSERT_PTR_NULL(cal);
+    vo.version = i == 0 ? 0 : OLC_VERIFY_OPTIONS_VERSION + 1;
+    expect_message(olc_host_verify(h, &vo, NULL, NULL, NULL, &e), &e, "olc_verify_options",
+                   vo.version, OLC_VERIFY_OPTIONS_VERSION);
   }
   olc_host_free(h);
   olc_store_free(s);
   olc_config_free(c);
 }
 
-/* The message reaches a version-1 caller's olc_error. */
+/* The message reaches a 1.0 caller's olc_error. */
 static void test_v1_newer_rejected(void) {
   olc_store *s = NULL;
   char msg[512], want[256];
   char *path = olc_test_path(tmp, "newer.txt");
-  int st = v1_store_open(&s, path, 7, V1_GUARDED, msg, sizeof msg);
-  snprintf(want, sizeof want, "olc_store_options version 7 is newer than this library's %u",
-           (unsigned)OLC_STORE_OPTIONS_VERSION);
+  int st = v1_store_open(&s, path, OLC_STORE_OPTIONS_VERSION + 1, V1_GUARDED, msg, sizeof msg);
+  snprintf(want, sizeof want, "olc_store_options version %u is newer than this library's %u",
+           (unsigned)OLC_STORE_OPTIONS_VERSION + 1, (unsigned)OLC_STORE_OPTIONS_VERSION);
   CU_ASSERT_EQUAL(st, OLC_E_INVALID);
   CU_ASSERT_STRING_EQUAL(msg, want);
   CU_ASSERT_PTR_NULL(s);
@@ -240,13 +266,14 @@ int main(int argc, char **argv) {
   CU_pSuite s;
   if (CU_initialize_registry() != CUE_SUCCESS)
     return 2;
-  s = CU_add_suite("compat_v1", setup, teardown);
-  CU_add_test(s, "olc_error keeps its version-1 layout", test_error_layout);
-  CU_add_test(s, "v1 store structs, nothing read past their ends", test_store_guarded);
-  CU_add_test(s, "v1 store structs followed by garbage", test_store_garbage);
-  CU_add_test(s, "v1 host and calibrate options, nothing read past", test_host_guarded);
-  CU_add_test(s, "v1 calibrate options followed by garbage: defaults", test_host_garbage);
+  s = CU_add_suite("compat_1_0", setup, teardown);
+  CU_add_test(s, "olc_error keeps its 1.0 layout", test_error_layout);
+  CU_add_test(s, "1.0 store structs, nothing read past their ends", test_store_guarded);
+  CU_add_test(s, "1.0 store structs followed by garbage", test_store_garbage);
+  CU_add_test(s, "1.0 host, calibrate, workload, select, verify options, nothing read past",
+              test_host_guarded);
+  CU_add_test(s, "the same followed by garbage", test_host_garbage);
   CU_add_test(s, "version 0 and newer rejected, with the message", test_versions_rejected);
-  CU_add_test(s, "a newer version's message reaches a v1 olc_error", test_v1_newer_rejected);
+  CU_add_test(s, "a newer version's message reaches a 1.0 olc_error", test_v1_newer_rejected);
   return olc_test_run(argc, argv);
 }
