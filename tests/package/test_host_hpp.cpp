@@ -1,6 +1,7 @@
 /*
  * tests/package/test_host_hpp.cpp - olc/host.hpp: HostConfig, Host, Calibrate,
- * Explain and Prune, Bind / Select / MatMulF32 over the deterministic mock plugin (tests/plugins,
+ * Explain and Prune, Bind / Select / MatMulF32 / Execute (constants packed
+ * once), Key, BindWorkload and ValidatePolicy over the deterministic mock plugin (tests/plugins,
  * mock_det: candidates spin_us=400, 100, 200, 800), through the C++ surface
  * only.
  */
@@ -205,8 +206,8 @@ void test_options_without_ini() {
   /* The missing directory was said, through the callback. */
   CU_ASSERT(std::find(seen.begin(), seen.end(), "plugin_dirs") != seen.end());
   RuntimeWorkload w{
-      "mock_det", "MatMul", {{"dtype", "float32"}, {"m", "2"}, {"n", "3"}, {"k", "4"}},
-      "",         {},       "w"};
+      "mock_det", "MatMul", {{"dtype", "float32"}, {"m", "2"}, {"n", "3"}, {"k", "4"}}, "", {},
+      "w",        {}};
   Binding b = host.Bind(w);
   SelectOptions in_process;
   in_process.in_process = true;
@@ -222,8 +223,8 @@ void test_runtime() {
   CalibrationProfileStore store(config.StoreOptions());
   Host host(config, store);
   RuntimeWorkload w{
-      "mock_det", "MatMul", {{"dtype", "float32"}, {"m", "2"}, {"n", "3"}, {"k", "4"}},
-      "",         {},       "layer0"};
+      "mock_det", "MatMul", {{"dtype", "float32"}, {"m", "2"}, {"n", "3"}, {"k", "4"}}, "", {},
+      "layer0",   {}};
   Binding b = host.Bind(w);
   SelectOptions never;
   never.mode = OLC_SELECT_NEVER;
@@ -278,6 +279,76 @@ void test_runtime() {
   CU_ASSERT_EQUAL(moved.Select().NativeHandle(), s.NativeHandle());
 }
 
+/* What the runtime path added after Bind and Select: Binding::Execute with
+ * a constant packed once, PackedBytes, Key, Host::BindWorkload and
+ * ValidatePolicy, SelectOptions::wait. */
+void test_runtime_more() {
+  HostConfig config = HostConfig::FromString(ini(), "test.ini");
+  CalibrationProfileStore store(config.StoreOptions());
+  Host host(config, store);
+  float a[8] = {1, 2, 3, 4, 5, 6, 7, 8}, bm[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1};
+  float c[6] = {0};
+  olc_tensor t[3] = {};
+  const std::int64_t dims[3][2] = {{2, 4}, {4, 3}, {2, 3}};
+  void *data[3] = {a, bm, c};
+  for (int i = 0; i < 3; i++) {
+    t[i].dtype = OLC_DTYPE_FLOAT32;
+    t[i].rank = 2;
+    t[i].dims[0] = dims[i][0], t[i].dims[1] = dims[i][1];
+    t[i].strides[0] = dims[i][1], t[i].strides[1] = 1;
+    t[i].data = data[i];
+  }
+  olc_execute_args args = OLC_EXECUTE_ARGS_INIT;
+  args.inputs = t;
+  args.input_count = 2;
+  args.outputs = &t[2];
+  args.output_count = 1;
+  RuntimeWorkload w{
+      "mock_det", "MatMul", {{"dtype", "float32"}, {"m", "2"}, {"n", "3"}, {"k", "4"}}, "", {},
+      "weights",  {}};
+  olc_constant weights{};
+  weights.input = 1;
+  weights.tensor = t[1];
+  w.constants.push_back(weights);
+  Binding b = host.Bind(w);
+  CU_ASSERT_EQUAL(b.PackedBytes(), 0u);
+  SelectOptions never;
+  never.mode = OLC_SELECT_NEVER;
+  never.wait = true;
+  Selection s = b.Select(never);
+  b.Execute(args, &s);
+  CU_ASSERT(c[0] == 5 && c[1] == 6 && c[2] == 7 && c[3] == 13 && c[4] == 14 && c[5] == 15);
+  CU_ASSERT(b.PackedBytes() > 0u); /* mock_det packs B for the policy */
+  std::fill(c, c + 6, 0.0f);
+  b.Execute(args); /* the binding's own select */
+  CU_ASSERT(c[5] == 15);
+  CalibrationProfileKey key = b.Key();
+  CU_ASSERT(key.backend == "mock_det" && key.operator_name == "MatMul");
+  CU_ASSERT(key.model_digest.rfind("workload:", 0) == 0);
+  CU_ASSERT_EQUAL(key.thread_count, 1);
+  Binding w1 = host.BindWorkload("w1");
+  CU_ASSERT(w1.Key().backend == "mock_det");
+  try {
+    (void)host.BindWorkload("w3");
+    CU_FAIL("an unknown workload bound");
+  } catch (const Error &e) {
+    CU_ASSERT_EQUAL(e.status(), OLC_E_NOT_FOUND);
+  }
+  host.ValidatePolicy("mock_det", "spin_us=100");
+  try {
+    host.ValidatePolicy("mock_det", "not a policy");
+    CU_FAIL("a bad policy validated");
+  } catch (const Error &e) {
+    CU_ASSERT_EQUAL(e.status(), OLC_E_VALIDATION);
+  }
+  try {
+    host.ValidatePolicy("no_such_plugin", "spin_us=100");
+    CU_FAIL("a policy of an unknown plugin validated");
+  } catch (const Error &e) {
+    CU_ASSERT_EQUAL(e.status(), OLC_E_NOT_FOUND);
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -288,6 +359,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "calibrate", test_calibrate);
   CU_add_test(s, "progress_throws", test_progress_throws);
   CU_add_test(s, "runtime", test_runtime);
+  CU_add_test(s, "runtime: execute, constants, key, validate", test_runtime_more);
   CU_add_test(s, "options without ini text", test_options_without_ini);
   return olc_test_run(argc, argv);
 }

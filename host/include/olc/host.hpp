@@ -471,8 +471,7 @@ public:
    * (olc_host_explain; all: every record of its backend and operator).
    * Throws Error: OLC_E_NOT_FOUND (no such workload), OLC_E_UNAVAILABLE
    * (its plugin is missing), OLC_E_INVALID, OLC_E_NOMEM. */
-  [[nodiscard]] CalibrationProfileSelection Explain(const std::string &workload,
-                                                    bool all = false) {
+  [[nodiscard]] CalibrationProfileSelection Explain(const std::string &workload, bool all = false) {
     olc_lookup_result *raw = nullptr;
     olc_error err = detail::NewError();
     olc_status st = olc_host_explain(&raw, Get(), detail::CString(workload, "workload name"),
@@ -516,6 +515,31 @@ public:
     Binding b(raw);
     detail::Check(st, err);
     return b;
+  }
+
+  /* olc_host_bind_workload: binds the config's [workload.NAME] as
+   * calibrate and explain do.  Throws Error: OLC_E_NOT_FOUND (no such
+   * workload), OLC_E_UNAVAILABLE (its plugin is not usable here),
+   * OLC_E_INVALID (a host without config), or what Bind throws. */
+  Binding BindWorkload(const std::string &workload) const {
+    olc_binding *raw = nullptr;
+    olc_error err = detail::NewError();
+    olc_status st =
+        olc_host_bind_workload(&raw, Get(), detail::CString(workload, "workload name"), &err);
+    Binding b(raw);
+    detail::Check(st, err);
+    return b;
+  }
+
+  /* olc_host_validate_policy: whether the loaded plugin backend accepts
+   * serialized policy bytes as select would a stored record's.  Throws
+   * Error: OLC_E_VALIDATION with the plugin's reason, OLC_E_NOT_FOUND (no
+   * such plugin loaded), OLC_E_UNAVAILABLE, OLC_E_PLUGIN. */
+  void ValidatePolicy(const std::string &backend, std::string_view policy) const {
+    olc_error err = detail::NewError();
+    detail::Check(olc_host_validate_policy(Get(), detail::CString(backend, "backend"),
+                                           policy.data(), policy.size(), &err),
+                  err);
   }
 
   /* olc_host_select: Bind + Select with the binding kept by the host.

@@ -35,6 +35,9 @@ struct RuntimeWorkload {
   std::string model_digest;                /* empty: none, or model_bytes hashed */
   std::string_view model_bytes;            /* borrowed for the call; hashed with SHA-256 */
   std::string name;                        /* for messages; empty: "backend/operator" */
+  /* Constant inputs (weights), their data borrowed for the binding's life:
+   * Host::Bind packs each once per selected policy (Binding::Execute). */
+  std::vector<olc_constant> constants;
 };
 
 /* How one select goes (olc_select_options). */
@@ -44,6 +47,9 @@ struct SelectOptions {
   std::function<bool()> cancel; /* polled while waiting; true stops (an exception too) */
   bool force_portable = false;
   bool in_process = false;
+  /* Wait for another thread's measurement of the key rather than take the
+   * nearest measured workload's policy at once (olc_select_options.wait). */
+  bool wait = false;
 };
 
 namespace detail {
@@ -70,6 +76,7 @@ inline olc_select_options ToSelectOptions(const SelectOptions &o) {
   }
   c.force_portable = o.force_portable ? 1 : 0;
   c.in_process = o.in_process ? 1 : 0;
+  c.wait = o.wait ? 1 : 0;
   return c;
 }
 
@@ -87,6 +94,8 @@ inline olc_workload ToCWorkload(const RuntimeWorkload &w, std::vector<olc_proper
   c.model_bytes = w.model_bytes.empty() ? nullptr : w.model_bytes.data();
   c.model_len = w.model_bytes.size();
   c.name = w.name.empty() ? nullptr : CString(w.name, "workload name");
+  c.constants = w.constants.empty() ? nullptr : w.constants.data();
+  c.constant_count = w.constants.size();
   return c;
 }
 } // namespace detail
@@ -171,6 +180,33 @@ public:
     if (!(st == OLC_E_NOT_FOUND && raw != nullptr))
       detail::Check(st, err);
     return detail::ToSelection(result.get());
+  }
+  /* olc_binding_execute: with the selection s of this binding's key, or
+   * (none) the binding's own select; a constant input is given as bound
+   * and read from its packed copy.  Throws Error like Selection::Execute.
+   * Reentrant. */
+  void Execute(const olc_execute_args &args, const Selection *s = nullptr) const {
+    olc_error err = detail::NewError();
+    detail::Check(
+        olc_binding_execute(Get(), s != nullptr ? s->NativeHandle() : nullptr, &args, &err), err);
+  }
+  /* The bytes the binding's packed constants take now (olc_binding_packed_bytes). */
+  std::uint64_t PackedBytes() const { return olc_binding_packed_bytes(Get()); }
+  /* The key the binding composed (olc_binding_key): what an override must
+   * carry to be the one select finds for the workload (a copy). */
+  CalibrationProfileKey Key() const {
+    const olc_key *k = olc_binding_key(Get());
+    CalibrationProfileKey out;
+    out.backend = detail::Str(k->backend);
+    out.operator_name = detail::Str(k->operator_name);
+    out.implementation_version = detail::Str(k->implementation);
+    out.model_digest = detail::Str(k->model_digest);
+    out.processor = detail::Str(k->processor);
+    out.thread_count = k->thread_count;
+    for (std::size_t i = 0; i < k->structure_count; i++)
+      out.structural_properties.push_back(
+          {detail::Str(k->structure[i].name), detail::Str(k->structure[i].value)});
+    return out;
   }
   olc_binding *NativeHandle() const noexcept { return b_.get(); }
 
