@@ -86,6 +86,15 @@ void cg_policy_default(cg_policy *out, const cg_cpu *cpu, uint32_t isa, uint32_t
 uint32_t cg_policy_candidates(cg_policy *out, uint32_t cap, const cg_cpu *cpu, uint32_t isa,
                               uint32_t threads, const cg_shape *shape);
 
+/*
+ * The same for a workload whose B is a constant packed once (constant=b):
+ * first the blockings that only pay once B's packing is free (see
+ * candidates.c, cand_constant_b), then cg_policy_candidates' list, up to
+ * cap in all.
+ */
+uint32_t cg_policy_candidates_constant_b(cg_policy *out, uint32_t cap, const cg_cpu *cpu,
+                                         uint32_t isa, uint32_t threads, const cg_shape *shape);
+
 #define CG_CANDIDATES_MAX 24u
 
 #endif
