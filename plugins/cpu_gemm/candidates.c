@@ -436,8 +436,10 @@ static void cand_tile(cand_list *l, const cg_cpu *cpu, uint32_t isa, uint32_t th
   }
 }
 
-/* Rows up to which a constant B gets its own blockings first. */
+/* Rows up to which a constant B gets its own blockings first, and up to
+ * which (with a large B) it gets only those. */
 #define CG_CONST_B_ROWS 64
+#define CG_CONST_B_DECODE_ROWS 16
 
 /*
  * A constant B packed once: the blocked driver reads the constant's KC
@@ -472,6 +474,7 @@ static void cand_constant_b(cand_list *l, const cg_cpu *cpu, uint32_t isa, uint3
     d.split = CG_SPLIT_JC; /* few rows: the columns are the long dimension */
   cand_add(l, d);
   p = d, p.kc = (uint32_t)round_up((d.kc + 1u) / 2u, 8), cand_add(l, p);
+  p = d, p.kc = (uint32_t)round_up((d.kc + 3u) / 4u, 8), cand_add(l, p);
   p = d, p.nc = round_down(d.nc / 4, ki->nr), cand_add(l, p);
   if (threads > 1)
     p = d, p.split = CG_SPLIT_NONE, cand_add(l, p);
@@ -482,9 +485,26 @@ uint32_t cg_policy_candidates_constant_b(cg_policy *out, uint32_t cap, const cg_
   cg_policy rest[CG_CANDIDATES_MAX];
   cand_list l = {out, cap < CG_CANDIDATES_MAX ? cap : CG_CANDIDATES_MAX, 0, shape};
   const uint32_t n = cg_policy_candidates(rest, CG_CANDIDATES_MAX, cpu, isa, threads, shape);
+  uint32_t own;
   cand_constant_b(&l, cpu, isa, threads);
-  for (uint32_t i = 0; i < n; i++)
+  own = l.count;
+  /* Decode-like products (few rows, B read from L3 or memory): the deep
+   * panels fetched ahead beat the analytical blockings and the thin
+   * kernels by more than a short race's noise, which with many
+   * candidates would pick one of those now and then. */
+  if (own > 0 && shape->m <= CG_CONST_B_DECODE_ROWS &&
+      4.0 * (double)shape->k * (double)shape->n > (double)CG_CONST_PF_MIN)
+    return l.count;
+  for (uint32_t i = 0; i < n; i++) {
+    /* The thin kernels stream a row-major copy of B; a B large enough
+     * for the blocked driver to fetch ahead (CG_CONST_PF_MIN) its deep
+     * panels read faster, and in a short race a thin candidate can win
+     * on noise alone. */
+    if (own > 0 && cg_kernel_table[rest[i].kernel].kind == CG_KIND_VM &&
+        4.0 * (double)shape->k * (double)shape->n > (double)CG_CONST_PF_MIN)
+      continue;
     cand_add(&l, rest[i]);
+  }
   return l.count;
 }
 

@@ -97,4 +97,9 @@ uint32_t cg_policy_candidates_constant_b(cg_policy *out, uint32_t cap, const cg_
 
 #define CG_CANDIDATES_MAX 24u
 
+/* The bytes past which a constant B packed once is fetched ahead by the
+ * blocked driver (gemm.c): far beyond any core's L2, so that it comes
+ * from L3 or memory on every call. */
+#define CG_CONST_PF_MIN (8u << 20)
+
 #endif
