@@ -164,6 +164,12 @@ static void measure(packed_run *r, int rounds) {
       printf("  %s %9.1f us (olc/%s %.3fx)", bench_peer_name(who - 1), med[who] / 1e3,
              bench_peer_name(who - 1), bench_median(ratio[who - 1], (size_t)rounds));
   printf("  (%d calls a round)\n", reps);
+  {
+    size_t len = 0;
+    const unsigned char *pol = olc_selection_policy(r->s.sel, &len);
+    if (pol != NULL)
+      printf("packed %-14s policy %.*s\n", r->s.label, (int)len, (const char *)pol);
+  }
 }
 
 static void run_shape(olc_host *host, const bench_peers *peers, long m, long n, long k,

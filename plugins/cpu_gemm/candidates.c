@@ -436,6 +436,78 @@ static void cand_tile(cand_list *l, const cg_cpu *cpu, uint32_t isa, uint32_t th
   }
 }
 
+/* Rows up to which a constant B gets its own blockings first, and up to
+ * which (with a large B) it gets only those. */
+#define CG_CONST_B_ROWS 64
+#define CG_CONST_B_DECODE_ROWS 16
+
+/*
+ * A constant B packed once: the blocked driver reads the constant's KC
+ * slices of micro-panels, so B's packing, which the analytical KC and the
+ * panel-by-panel packing (abj) trade against, costs nothing per call.
+ * For few rows (every row one A block) the slice then goes as deep as K
+ * (one pass over C instead of one per slice, and each micro-panel one
+ * contiguous run of B that the prefetchers follow from memory), as long
+ * as the packed A block stays within half of L2; else K in equal slices
+ * that fit.  Then half as deep, and narrower NC blocks.
+ */
+static void cand_constant_b(cand_list *l, const cg_cpu *cpu, uint32_t isa, uint32_t threads) {
+  const cg_shape *s = l->shape;
+  const uint32_t kernel = best_kernel(isa);
+  const cg_kernel_info *ki = &cg_kernel_table[kernel];
+  const uint64_t k = (uint64_t)(s->k > 0 ? s->k : 1);
+  const uint64_t rows = round_up((uint64_t)(s->m > 0 ? s->m : 1), ki->mr);
+  const uint64_t a_room = l2_bytes(cpu) / 2;
+  uint64_t slices = 1, kc;
+  cg_policy d, p;
+  if (ki->kind != CG_KIND_TILE || s->m > CG_CONST_B_ROWS)
+    return;
+  while (slices < k && rows * ((k + slices - 1) / slices) * 4u > a_room)
+    slices++;
+  kc = round_up((k + slices - 1) / slices, 8);
+  default_for_kernel(&d, kernel, cpu, threads, s);
+  d.pack = CG_PACK_A | CG_PACK_B;
+  d.bj_group = 0;
+  d.mc = (uint32_t)min_u64(rows, CG_MC_MAX);
+  d.kc = (uint32_t)min_u64(kc, CG_KC_MAX);
+  if (threads > 1)
+    d.split = CG_SPLIT_JC; /* few rows: the columns are the long dimension */
+  cand_add(l, d);
+  p = d, p.kc = (uint32_t)round_up((d.kc + 1u) / 2u, 8), cand_add(l, p);
+  p = d, p.kc = (uint32_t)round_up((d.kc + 3u) / 4u, 8), cand_add(l, p);
+  p = d, p.nc = round_down(d.nc / 4, ki->nr), cand_add(l, p);
+  if (threads > 1)
+    p = d, p.split = CG_SPLIT_NONE, cand_add(l, p);
+}
+
+uint32_t cg_policy_candidates_constant_b(cg_policy *out, uint32_t cap, const cg_cpu *cpu,
+                                         uint32_t isa, uint32_t threads, const cg_shape *shape) {
+  cg_policy rest[CG_CANDIDATES_MAX];
+  cand_list l = {out, cap < CG_CANDIDATES_MAX ? cap : CG_CANDIDATES_MAX, 0, shape};
+  const uint32_t n = cg_policy_candidates(rest, CG_CANDIDATES_MAX, cpu, isa, threads, shape);
+  uint32_t own;
+  cand_constant_b(&l, cpu, isa, threads);
+  own = l.count;
+  /* Decode-like products (few rows, B read from L3 or memory): the deep
+   * panels fetched ahead beat the analytical blockings and the thin
+   * kernels by more than a short race's noise, which with many
+   * candidates would pick one of those now and then. */
+  if (own > 0 && shape->m <= CG_CONST_B_DECODE_ROWS &&
+      4.0 * (double)shape->k * (double)shape->n > (double)CG_CONST_PF_MIN)
+    return l.count;
+  for (uint32_t i = 0; i < n; i++) {
+    /* The thin kernels stream a row-major copy of B; a B large enough
+     * for the blocked driver to fetch ahead (CG_CONST_PF_MIN) its deep
+     * panels read faster, and in a short race a thin candidate can win
+     * on noise alone. */
+    if (own > 0 && cg_kernel_table[rest[i].kernel].kind == CG_KIND_VM &&
+        4.0 * (double)shape->k * (double)shape->n > (double)CG_CONST_PF_MIN)
+      continue;
+    cand_add(&l, rest[i]);
+  }
+  return l.count;
+}
+
 uint32_t cg_policy_candidates(cg_policy *out, uint32_t cap, const cg_cpu *cpu, uint32_t isa,
                               uint32_t threads, const cg_shape *shape) {
   cand_list l = {out, cap < CG_CANDIDATES_MAX ? cap : CG_CANDIDATES_MAX, 0, shape};

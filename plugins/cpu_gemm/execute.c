@@ -568,8 +568,9 @@ static int product(cg_instance *in, const cg_policy *p, const cg_plan *pl, const
   return 0;
 }
 
-/* B packed by pack for this policy and B's shape, or NULL (read in place):
- * only for one B matrix shared by every product. */
+/* B packed by pack for this policy (or one that packs alike) and B's
+ * shape, or NULL (read in place): only for one B matrix shared by every
+ * product. */
 static const cg_packed *packed_b(const olc_plugin_exec_args *args, const cg_policy *p,
                                  const cg_plan *pl) {
   const cg_const_b *cb;
@@ -579,7 +580,7 @@ static const cg_packed *packed_b(const olc_plugin_exec_args *args, const cg_poli
   for (int i = 0; i < pl->b.brank; i++)
     if (pl->b.bdims[i] != 1)
       return NULL;
-  if (cb->k != pl->k || cb->n != pl->n || memcmp(&cb->policy, p, sizeof *p) != 0)
+  if (cb->k != pl->k || cb->n != pl->n || !cg_pack_shared(&cb->policy, p))
     return NULL;
   return cb->pk;
 }

@@ -186,7 +186,23 @@ typedef struct blk {
   float beta0;
   const cg_view *bias;
   int gen; /* general mode: operands through views, packed B, bias */
+  /* A constant B packed once: the address past its last byte (the limit
+   * of what the kernels fetch ahead); 0: none. */
+  uintptr_t pb_end;
 } blk;
+
+/*
+ * A constant B packed once and larger than CG_CONST_PF_MIN bytes: the
+ * first kernel call on each micro-panel fetches, while it runs, the
+ * stretch of the pack as long as that micro-panel lying CG_CONST_PF_AHEAD
+ * bytes ahead, as CG_CONST_PF_SEGS streams side by side.  The packs are
+ * one contiguous run, which the hardware prefetchers follow as one
+ * stream; with more streams in flight memory delivers more per core (the
+ * few-row products are bound by reading B).  bench/runtime/README.md has
+ * the measurements behind the numbers.
+ */
+#define CG_CONST_PF_AHEAD (256 << 10)
+#define CG_CONST_PF_SEGS 2
 
 /* The next group grouped pack_bj packs ahead: kc x width at src. */
 typedef struct bj_group {
@@ -399,6 +415,19 @@ static void macro_block(const blk *x, int64_t ic, int64_t mcur, int64_t jc, int6
       fn = pack_a && (pack_b || pack_bj) ? x->ki->packed : x->ki->general;
       if (x->pf != NULL)
         pf_step(x->pf);
+      if (ir == 0 && pack_a && x->pb_end != 0 && x->ki->packed_pf != NULL) {
+        cg_pf_job pj;
+        const int64_t bytes = kc * nr * (int64_t)sizeof(float);
+        pj.base = (uintptr_t)b + (uintptr_t)CG_CONST_PF_AHEAD;
+        pj.end = x->pb_end;
+        pj.segs = CG_CONST_PF_SEGS;
+        pj.len = (bytes / CG_CONST_PF_SEGS + 63) / 64 * 64;
+        pj.stride = pj.len;
+        if (pj.base < pj.end) {
+          x->ki->packed_pf(rows, cols, kc, g->alpha, a, b, beta, c, g->ldc, &pj);
+          continue;
+        }
+      }
       fn(rows, cols, kc, g->alpha, a, rs_a, cs_a, b, rs_b, beta, c, g->ldc);
     }
   }
@@ -497,6 +526,9 @@ static void gemm_range(const task *t, cg_workspace *ws, int64_t m0, int64_t m1, 
   x.nx_rows = x.nx_cols = 0;
   x.bpack = NULL;
   x.gen = t->gen;
+  x.pb_end = 0;
+  if (t->gen && g->pb != NULL && cg_packed_bytes(g->pb) > CG_CONST_PF_MIN)
+    x.pb_end = (uintptr_t)cg_packed_data(g->pb) + (uintptr_t)cg_packed_bytes(g->pb);
   x.bias = t->gen && g->bias.data != NULL ? &g->bias : NULL;
   x.beta0 = x.bias != NULL ? 1.0f : g->beta;
   if (ws != NULL)
@@ -625,6 +657,7 @@ struct cg_packed {
 };
 
 const float *cg_packed_data(const cg_packed *pk) { return pk->data; }
+uint64_t cg_packed_bytes(const cg_packed *pk) { return pk->bytes; }
 
 void cg_bias_fill(float *c, int64_t ldc, const cg_view *bias, int64_t i0, int64_t j0, int64_t rows,
                   int64_t cols, float beta) {
@@ -776,6 +809,13 @@ int cg_pack_constant(cg_packed **out, const cg_policy *p, int which, const cg_vi
     *bytes = pk->bytes;
   *out = pk;
   return 0;
+}
+
+int cg_pack_shared(const cg_policy *a, const cg_policy *b) {
+  const cg_kernel_info *ka = &cg_kernel_table[a->kernel], *kb = &cg_kernel_table[b->kernel];
+  if ((ka->kind == CG_KIND_TILE) != (kb->kind == CG_KIND_TILE))
+    return 0;
+  return ka->kind != CG_KIND_TILE || (ka->nr == kb->nr && a->kc == b->kc);
 }
 
 void cg_packed_free(cg_packed *pk) {

@@ -98,6 +98,11 @@ int cg_pack_constant(cg_packed **out, const cg_policy *p, int which, const cg_vi
                      int64_t cols, uint64_t *bytes);
 void cg_packed_free(cg_packed *pk);
 
+/* 1 when cg_pack_constant packs B for policies a and b alike (tile
+ * kernels of one NR with one KC, or two thin kernels: the row-major
+ * copy), so that one pack serves both; else 0. */
+int cg_pack_shared(const cg_policy *a, const cg_policy *b);
+
 /*
  * Runs the GEMM on all the threads of pool (the caller alone when pool is
  * NULL, threads is below the pool's size, or the policy's split is none),
@@ -233,6 +238,8 @@ void cg_bias_fill(float *c, int64_t ldc, const cg_view *bias, int64_t i0, int64_
 
 /* The floats of a packed constant. */
 const float *cg_packed_data(const cg_packed *pk);
+/* Its size in bytes. */
+uint64_t cg_packed_bytes(const cg_packed *pk);
 
 /* Aligned allocation helpers shared with the plugin's prepared buffers:
  * 64-byte aligned, and transparent huge pages asked for when large. */

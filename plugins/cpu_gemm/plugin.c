@@ -327,7 +327,10 @@ static int32_t cg_prepare(void *instance, const olc_plugin_workload *workload, v
     uint32_t count;
     int bad = 0;
     cg_bucket_shape(&bs, &s);
-    count = cg_policy_candidates(list, CG_CANDIDATES_MAX, &in->cpu, in->isa, in->threads, &bs);
+    count = w.constant_b ? cg_policy_candidates_constant_b(list, CG_CANDIDATES_MAX, &in->cpu,
+                                                           in->isa, in->threads, &bs)
+                         : cg_policy_candidates(list, CG_CANDIDATES_MAX, &in->cpu, in->isa,
+                                                in->threads, &bs);
     cg_mutex_lock(&in->pool_mu);
     for (uint32_t i = 0; i < count && !bad; i++)
       bad = cg_gemm_reserve(&s, &list[i], in->threads, in->ws) != 0;
@@ -346,19 +349,25 @@ nomem:
 
 /* The constant B packed for policy p, from the state's copies or packed
  * now (on the first run of p on this state: a warm-up run, which the host
- * does not time, when it makes them); NULL when p reads B in place. */
+ * does not time, when it makes them); NULL when p reads B in place.  A
+ * copy serves every policy whose pack is alike (cg_pack_shared): a race
+ * alternates its candidates, and copies of a large B, one per policy,
+ * would overflow CG_STATE_PACK_BYTES and be packed again inside timed
+ * runs; for the same reason the first policy's copy is never dropped. */
 static void *state_packed(cg_instance *in, const olc_plugin_workload *workload, cg_state *st,
                           const cg_policy *p) {
-  uint32_t slot = st->pack_count, lru = 0;
+  /* Slot 0 holds the first policy's copy, never dropped: the race runs
+   * the plugin's first candidate first, and to its end. */
+  uint32_t slot = st->pack_count, lru = st->pack_count > 1 ? 1 : 0;
   uint64_t bytes = 0, total = 0;
   void *packed = NULL;
   for (uint32_t i = 0; i < st->pack_count; i++) {
-    if (memcmp(&st->packs[i].policy, p, sizeof *p) == 0) {
+    if (cg_pack_shared(&st->packs[i].policy, p)) {
       st->packs[i].used = ++st->pack_clock;
       return st->packs[i].packed;
     }
     total += st->packs[i].bytes;
-    if (st->packs[i].used < st->packs[lru].used)
+    if (i > 0 && st->packs[i].used < st->packs[lru].used)
       lru = i;
   }
   if (cg_plugin_pack(in, workload, p, 1, &st->t[1], &packed, &bytes) != OLC_PLUGIN_OK)

@@ -86,6 +86,20 @@ void cg_policy_default(cg_policy *out, const cg_cpu *cpu, uint32_t isa, uint32_t
 uint32_t cg_policy_candidates(cg_policy *out, uint32_t cap, const cg_cpu *cpu, uint32_t isa,
                               uint32_t threads, const cg_shape *shape);
 
+/*
+ * The same for a workload whose B is a constant packed once (constant=b):
+ * first the blockings that only pay once B's packing is free (see
+ * candidates.c, cand_constant_b), then cg_policy_candidates' list, up to
+ * cap in all.
+ */
+uint32_t cg_policy_candidates_constant_b(cg_policy *out, uint32_t cap, const cg_cpu *cpu,
+                                         uint32_t isa, uint32_t threads, const cg_shape *shape);
+
 #define CG_CANDIDATES_MAX 24u
+
+/* The bytes past which a constant B packed once is fetched ahead by the
+ * blocked driver (gemm.c): far beyond any core's L2, so that it comes
+ * from L3 or memory on every call. */
+#define CG_CONST_PF_MIN (8u << 20)
 
 #endif

@@ -544,7 +544,10 @@ int32_t cg_plugin_candidates(void *instance, const olc_plugin_workload *workload
     return OLC_PLUGIN_E_INVALID;
   }
   cg_bucket_shape(&s, &w.shape);
-  count = cg_policy_candidates(list, CG_CANDIDATES_MAX, &in->cpu, in->isa, in->threads, &s);
+  count = w.constant_b
+              ? cg_policy_candidates_constant_b(list, CG_CANDIDATES_MAX, &in->cpu, in->isa,
+                                                in->threads, &s)
+              : cg_policy_candidates(list, CG_CANDIDATES_MAX, &in->cpu, in->isa, in->threads, &s);
   /* Every candidate is correct on every layout; those that read this
    * layout's operands while packing come first (a plain layout keeps the
    * generator's order). */

@@ -6,6 +6,8 @@
  *     tolerance), alpha/beta = 1/0, 1/1 and 2/-3, packed panels and
  *     row-major source layouts (B read in place up to its last column);
  *   - its copying variant: the packed B slice it copies, on every tile;
+ *   - its fetching variant (a constant B's stretch ahead): C on every row
+ *     count, its prefetches inside the job's bounds;
  *   - its block function (the direct path): blocks of 1-37 rows and 1-70
  *     columns, ragged tiles both ways, wide leading dimensions;
  *   - the thin kernels vm4 and mv4 and their streaming and prefetching
@@ -44,6 +46,7 @@ static struct {
   const char *base;
   size_t rows, len, stride;
   unsigned long inside, outside;
+  uintptr_t skip_lo, skip_hi; /* prefetches here not counted (C's lines) */
 } pf;
 
 void olc_emul_prefetch(const char *p); /* declared for the kernels in emul/immintrin.h */
@@ -53,6 +56,8 @@ void olc_emul_prefetch(const char *p) {
   if (pf.base == NULL)
     return;
   /* As addresses: a stray prefetch points outside the operand's object. */
+  if ((uintptr_t)p >= pf.skip_lo && (uintptr_t)p < pf.skip_hi)
+    return;
   off = (uintptr_t)p - (uintptr_t)pf.base;
   if ((uintptr_t)p >= (uintptr_t)pf.base && off < pf.rows * pf.stride && off % pf.stride < pf.len)
     pf.inside++;
@@ -64,6 +69,7 @@ static void pf_watch(const float *base, size_t rows, size_t len, size_t stride) 
   pf.base = (const char *)base;
   pf.rows = rows, pf.len = len * sizeof(float), pf.stride = stride * sizeof(float);
   pf.inside = pf.outside = 0;
+  pf.skip_lo = pf.skip_hi = 0;
 }
 
 static unsigned long rng = 12345;
@@ -352,6 +358,65 @@ static int check_mv(cg_mv_fn mv, const char *name, int m, int n, int k, int v) {
   return bad;
 }
 
+/*
+ * The packed kernel that fetches a stretch of a constant B while it runs
+ * (sgemm_avx512_12x32_packed_pf, the constant path's): every tile of rows
+ * 1-12 and a full or ragged panel, C right; its prefetches all inside
+ * [base, end) of the job and some there, with end far past the segments
+ * or cutting them short, and none at all when base is at end.
+ */
+static int check_pf_tile(int m, int n, int k, int v, int cut) {
+  const int64_t seg = (int64_t)k * NR * 4 / 2; /* the driver's: half the panel's bytes each */
+  const size_t pack_floats = Z(k) * NR * 4;    /* this panel and the stretch ahead */
+  float *pack = values(pack_floats, 1), *a = values(Z(MR) * Z(k), 1);
+  float c[(MR + 1) * LDC], c0[(MR + 1) * LDC];
+  expect e = {a, pack, c0, 1, MR, NR, k, ab[v][0], ab[v][1], 1};
+  cg_pf_job job;
+  int bad;
+  if (pack == NULL || a == NULL) {
+    free(pack), free(a);
+    return -1;
+  }
+  job.base = (uintptr_t)(pack + Z(k) * NR);
+  job.end = (uintptr_t)(pack + pack_floats);
+  if (cut == 1)
+    job.end = job.base + (uintptr_t)seg + 64u; /* the second segment's first line only */
+  else if (cut == 2)
+    job.end = job.base;
+  job.segs = 2, job.len = seg, job.stride = seg;
+  pf_watch((const float *)job.base, 1, (size_t)(job.end - job.base) / sizeof(float),
+           (size_t)(job.end - job.base) / sizeof(float));
+  if (cut == 2)
+    pf_watch(pack, 1, 0, 1); /* nothing may be fetched: every prefetch is outside */
+  for (int i = 0; i < (MR + 1) * LDC; i++)
+    c[i] = SENTINEL;
+  for (int r = 0; r < m; r++)
+    for (int j = 0; j < n; j++)
+      c[r * LDC + j] = e.beta != 0.0f ? next_value(1) : NAN;
+  memcpy(c0, c, sizeof c);
+  /* The kernel's own fetches of C's lines are not the job's. */
+  pf.skip_lo = (uintptr_t)c, pf.skip_hi = (uintptr_t)(c + (MR + 1) * LDC);
+  sgemm_avx512_12x32_packed_pf(m, n, k, e.alpha, a, pack, e.beta, c, LDC, &job);
+  bad = count_bad(c, MR + 1, LDC, m, n, &e);
+  bad += pf_check("packed_pf", m, n, k, cut != 2);
+  if (bad > 0)
+    fprintf(stderr, "\n  packed_pf m=%d n=%d k=%d v=%d cut=%d: bad\n", m, n, k, v, cut);
+  free(pack), free(a);
+  return bad;
+}
+
+static void test_packed_pf(void) {
+  static const int ks[] = {1, 17, 100};
+  int failures = 0;
+  for (int m = 1; m <= MR; m++)
+    for (int n = NR - 15; n <= NR; n += 15)
+      for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+        for (int v = 0; v < 3; v++)
+          for (int cut = 0; cut < 3; cut++)
+            failures += check_pf_tile(m, n, ks[ki], v, cut) != 0;
+  CU_ASSERT_EQUAL(failures, 0);
+}
+
 static void test_vm_lagged(void) {
   static const int ks[] = {1, 5, 16, 70};
   static const int ns[] = {1, 16, 17, 31, 32, 33, 47, 48, 100, 200};
@@ -395,6 +460,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "every tile shape", test_every_tile);
   CU_add_test(s, "block of tiles (the direct path)", test_block);
   CU_add_test(s, "in-kernel copy of B", test_copy_job);
+  CU_add_test(s, "packed kernel fetching a constant's stretch ahead", test_packed_pf);
   CU_add_test(s, "thin kernels vm4 and mv4, their streaming and prefetching variants", test_thin);
   CU_add_test(s, "vm4_stream storing C late (C 64 bytes past B mod 4 KiB)", test_vm_lagged);
   return olc_test_run(argc, argv);

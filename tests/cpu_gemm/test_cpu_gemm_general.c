@@ -419,6 +419,95 @@ static void test_pack_constant(void) {
   mat_free(&b);
 }
 
+/*
+ * A constant B larger than CG_CONST_PF_MIN: the blocked driver's kernels
+ * fetch the pack ahead while they run (with AVX-512; elsewhere the plain
+ * packed kernel).  Every candidate of a constant-B workload of that size
+ * (the deep slices), one thread and three, on row counts below, at and
+ * over one tile, each product against a double-precision reference.
+ */
+static void test_large_constant(void) {
+  enum { N = 2100, K = 1100, M_MAX = 16 };
+  static const int64_t ms[] = {4, 13, 16};
+  const uint64_t want_min = (uint64_t)CG_CONST_PF_MIN / 4u + 1u;
+  float *a = malloc(sizeof(float) * M_MAX * K), *b = malloc(sizeof(float) * K * N);
+  float *c = malloc(sizeof(float) * M_MAX * N);
+  double *ref = malloc(sizeof(double) * M_MAX * N);
+  cg_policy cands[CG_CANDIDATES_MAX];
+  int bad = 0, runs = 0;
+  CU_ASSERT_FATAL(a != NULL && b != NULL && c != NULL && ref != NULL);
+  CU_ASSERT_FATAL((uint64_t)K * N > want_min);
+  for (int64_t i = 0; i < M_MAX * K; i++)
+    a[i] = (float)value(3, i / K, i % K);
+  for (int64_t i = 0; i < (int64_t)K * N; i++)
+    b[i] = (float)value(4, i / N, i % N);
+  for (int64_t i = 0; i < M_MAX; i++)
+    for (int64_t j = 0; j < N; j++) {
+      double acc = 0.0;
+      for (int64_t p = 0; p < K; p++)
+        acc += (double)a[i * K + p] * (double)b[p * N + j];
+      ref[i * N + j] = acc;
+    }
+  /* The best ISA's candidates, and AVX2's where the CPU has more (the
+   * AVX2 tile kernel reads the pack without fetching ahead). */
+  for (size_t mi = 0; mi < 2 * sizeof ms / sizeof ms[0]; mi++) {
+    const cg_shape sh = {ms[mi % 3], N, K};
+    const uint32_t isa = mi < 3 ? cpu.isa : CG_ISA_AVX2;
+    const uint32_t count = mi >= 3 && cpu.isa <= CG_ISA_AVX2
+                               ? 0
+                               : cg_policy_candidates_constant_b(cands, CG_CANDIDATES_MAX, &cpu,
+                                                                 isa, POOL_THREADS, &sh);
+    CU_ASSERT(count > 0 || mi >= 3);
+    for (uint32_t i = 0; i < count; i++) {
+      const cg_view bv = {b, N, 1, CG_F32};
+      cg_packed *pk = NULL;
+      cg_gemm_args g;
+      CU_ASSERT_FATAL(cg_pack_constant(&pk, &cands[i], 1, &bv, K, N, NULL) == 0);
+      for (uint32_t threads = 1; threads <= POOL_THREADS; threads += POOL_THREADS - 1) {
+        memset(&g, 0, sizeof g);
+        g.m = sh.m, g.n = N, g.k = K, g.a = a, g.lda = K, g.c = c, g.ldc = N;
+        g.alpha = 1.0f, g.beta = 0.0f, g.pb = pk;
+        for (int64_t x = 0; x < sh.m * N; x++)
+          c[x] = NAN;
+        CU_ASSERT_FATAL(cg_gemm(&g, &cands[i], pool, threads, ws) == 0);
+        runs++;
+        for (int64_t x = 0; x < sh.m * N; x++)
+          bad += !(fabs((double)c[x] - ref[x]) <= 1e-3 * (1.0 + fabs(ref[x])));
+      }
+      cg_packed_free(pk);
+    }
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+  CU_ASSERT(runs >= 6);
+  CU_ASSERT(cpu.isa <= CG_ISA_AVX2 || runs >= 12);
+  free(a), free(b), free(c), free(ref);
+}
+
+/* Policies that pack a constant alike share one pack; others do not. */
+static void test_pack_shared(void) {
+  const int tile = cg_kernel_best(CG_KIND_TILE, cpu.isa), vm = cg_kernel_best(CG_KIND_VM, cpu.isa);
+  const int mv = cg_kernel_best(CG_KIND_MV, cpu.isa);
+  cg_policy x, y;
+  CU_ASSERT_FATAL(tile >= 0 && vm >= 0 && mv >= 0);
+  memset(&x, 0, sizeof x);
+  x.kernel = (uint32_t)tile, x.mc = cg_kernel_table[tile].mr, x.kc = 256;
+  x.nc = cg_kernel_table[tile].nr * 8, x.pack = CG_PACK_A | CG_PACK_B;
+  y = x, y.mc *= 2, y.nc /= 2, y.pack = CG_PACK_B, y.split = CG_SPLIT_JC;
+  CU_ASSERT_EQUAL(cg_pack_shared(&x, &y), 1);
+  y.kc = 128;
+  CU_ASSERT_EQUAL(cg_pack_shared(&x, &y), 0);
+  y = x, y.kernel = (uint32_t)vm;
+  CU_ASSERT_EQUAL(cg_pack_shared(&x, &y), 0);
+  x.kernel = (uint32_t)mv, x.kc = 16;
+  CU_ASSERT_EQUAL(cg_pack_shared(&x, &y), 1);
+  if (cpu.isa >= CG_ISA_AVX512) {
+    /* Another NR (the AVX2 tile kernel's 16 against 32): not alike. */
+    const int narrow = cg_kernel_best(CG_KIND_TILE, CG_ISA_AVX2);
+    x.kernel = (uint32_t)tile, x.kc = 256, y = x, y.kernel = (uint32_t)narrow;
+    CU_ASSERT_EQUAL(cg_pack_shared(&x, &y), 0);
+  }
+}
+
 /* Args in general mode never take the direct paths, always get a
  * workspace; k = 0 stores beta * bias (or scales C), reading no operand;
  * a pack that does not fit the policy is refused. */
@@ -471,6 +560,8 @@ int main(int argc, char **argv) {
   CU_add_test(s, "convert_all_values", test_convert_all_values);
   CU_add_test(s, "pack_constant", test_pack_constant);
   CU_add_test(s, "general_dispatch", test_general_dispatch);
+  CU_add_test(s, "large_constant", test_large_constant);
+  CU_add_test(s, "pack_shared", test_pack_shared);
   CU_add_test(s, "every_policy_every_layout", test_every_policy_every_layout);
   return olc_test_run(argc, argv);
 }

@@ -17,7 +17,16 @@
   }
 
 const cg_kernel_info cg_kernel_table[] = {
-    CG_TILE(avx512_12x32, CG_ISA_AVX512, 12, 32, sgemm_avx512_12x32_packed_copy),
+    {.name = "avx512_12x32",
+     .isa = CG_ISA_AVX512,
+     .kind = CG_KIND_TILE,
+     .mr = 12,
+     .nr = 32,
+     .packed = sgemm_avx512_12x32_packed,
+     .general = sgemm_avx512_12x32,
+     .packed_copy = sgemm_avx512_12x32_packed_copy,
+     .block = sgemm_avx512_12x32_block,
+     .packed_pf = sgemm_avx512_12x32_packed_pf},
     CG_TILE(avx2_6x16, CG_ISA_AVX2, 6, 16, sgemm_avx2_6x16_packed_copy),
     CG_TILE(ref_4x8, CG_ISA_REF, 4, 8, NULL),
     {.name = "avx512_vm4",

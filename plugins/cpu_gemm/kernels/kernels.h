@@ -57,6 +57,24 @@ typedef void (*cg_ukernel_copy_fn)(int64_t m, int64_t n, int64_t k, float alpha,
                                    const cg_copy_job *job);
 
 /*
+ * The lines a packed-A / packed-B kernel fetches into L2 while it runs: a
+ * stretch of a constant B packed once, ahead of the panel in use, as segs
+ * segments of len bytes, stride bytes apart, visited side by side (a line
+ * of each in turn), two lines a k step (what a step of a 32-column panel
+ * consumes); no line at or past end.  Several streams at once keep more
+ * of memory's lines in flight than the one sequential stream of the
+ * panels, which the hardware prefetchers alone follow.
+ */
+typedef struct cg_pf_job {
+  uintptr_t base, end;
+  int64_t segs, stride, len;
+} cg_pf_job;
+
+typedef void (*cg_ukernel_pf_fn)(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                                 const float *b, float beta, float *c, int64_t ldc,
+                                 const cg_pf_job *pf);
+
+/*
  * Tile kernel over a whole block with A and B in place (row-major, row
  * strides lda and ldb): C[0..m)[0..n) = alpha * A * B + beta * C for any m
  * and n, NR-column panels outer and MR-row tiles inner, the tile body the
@@ -106,6 +124,7 @@ typedef struct cg_kernel_info {
   cg_ukernel_fn general;
   cg_ukernel_copy_fn packed_copy; /* NULL when the kernel has none */
   cg_block_fn block;              /* tile: the direct path's whole block */
+  cg_ukernel_pf_fn packed_pf;     /* tile: packed, fetching a cg_pf_job; NULL: none */
   cg_vm_fn vm;
   cg_mv_fn mv;
   /* Thin: 0 for a kind's regular kernel; for a variant shaped for a large
@@ -216,6 +235,9 @@ void sgemm_avx2_6x16_packed_copy(int64_t m, int64_t n, int64_t k, float alpha, c
 CG_TILE_PROTO(sgemm_avx512_12x32);
 CG_TILE_PROTO(sgemm_avx512_12x32_packed);
 CG_BLOCK_PROTO(sgemm_avx512_12x32_block);
+void sgemm_avx512_12x32_packed_pf(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                                  const float *b, float beta, float *c, int64_t ldc,
+                                  const cg_pf_job *pf);
 void sgemm_avx512_12x32_packed_copy(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
                                     const float *b, float beta, float *c, int64_t ldc,
                                     const cg_copy_job *job);

@@ -135,6 +135,17 @@ c_update(const int rows, const int half, int64_t cols, __m512 acc[K_MR][2], floa
   }
 }
 
+/* The next line of a cg_pf_job (hint T2: a stretch ahead of the panel in
+ * use is too much for L1), segment s at off. */
+static inline __attribute__((always_inline)) void pf_next(const cg_pf_job *pj, int64_t *s,
+                                                          int64_t *off) {
+  const uintptr_t at = pj->base + (uintptr_t)(*s * pj->stride + *off);
+  if (*off < pj->len && at < pj->end)
+    _mm_prefetch((const char *)at, _MM_HINT_T2);
+  if (++*s == pj->segs)
+    *s = 0, *off += 64;
+}
+
 /* prefetch_c: fetch C's lines to L1 at the start (packed operands: C of a
  * large product, far away); the in-place variant serves the direct path,
  * whose C is already close, and skips it: there the prefetches would
@@ -146,7 +157,7 @@ static inline __attribute__((always_inline)) void
 avx512_body(const int rows, int64_t cols, int64_t k, float alpha, const float *a, int64_t rs_a,
             int64_t cs_a, const float *b, int64_t rs_b, float beta, float *c, int64_t ldc,
             const int mask_b, const int half, const int prefetch_c, const int copy,
-            const cg_copy_job *job) {
+            const cg_copy_job *job, const int pf_on, const cg_pf_job *pj) {
   __m512 acc[K_MR][2];
   const uint32_t bits0 = cols >= 16 ? 0xffffu : (1u << cols) - 1u;
   const uint32_t bits1 = cols >= 32 ? 0xffffu : cols > 16 ? (1u << (cols - 16)) - 1u : 0u;
@@ -190,6 +201,14 @@ avx512_body(const int rows, int64_t cols, int64_t k, float alpha, const float *a
         copy_piece(src + g * K_NR, dst + g * ld_dst);
     }
   }
+  if (pf_on) {
+    int64_t s = 0, off = 0;
+    for (; p < k_main && off < pj->len; p++) {
+      K_STEP();
+      pf_next(pj, &s, &off);
+      pf_next(pj, &s, &off);
+    }
+  }
 #pragma GCC unroll 2
   for (; p < k_main; p++)
     K_STEP();
@@ -208,7 +227,7 @@ avx512_body(const int rows, int64_t cols, int64_t k, float alpha, const float *a
 #define AVX512_CASE(R, RS_A, CS_A, RS_B, MASK_B, HALF, COPY)                                       \
   case R:                                                                                          \
     avx512_body(R, n, k, alpha, a, RS_A, CS_A, b, RS_B, beta, c, ldc, MASK_B, HALF, PREFETCH_C,    \
-                COPY, job);                                                                        \
+                COPY, job, PF_ON, pfj);                                                            \
     break;
 
 #define AVX512_SWITCH(RS_A, CS_A, RS_B, MASK_B, HALF, COPY)                                        \
@@ -226,7 +245,7 @@ avx512_body(const int rows, int64_t cols, int64_t k, float alpha, const float *a
     AVX512_CASE(2, RS_A, CS_A, RS_B, MASK_B, HALF, COPY)                                           \
   default:                                                                                         \
     avx512_body(1, n, k, alpha, a, RS_A, CS_A, b, RS_B, beta, c, ldc, MASK_B, HALF, PREFETCH_C,    \
-                COPY, job);                                                                        \
+                COPY, job, PF_ON, pfj);                                                            \
     break;                                                                                         \
   }
 
@@ -245,7 +264,8 @@ avx512_body(const int rows, int64_t cols, int64_t k, float alpha, const float *a
 
 CG_TILE_PROTO(sgemm_avx512_12x32) {
   const cg_copy_job *job = NULL;
-  enum { PREFETCH_C = 0 };
+  const cg_pf_job *pfj = NULL;
+  enum { PREFETCH_C = 0, PF_ON = 0 };
   if (n < K_NR)
     AVX512_DISPATCH(rs_a, cs_a, rs_b, 1, 0)
   else
@@ -256,13 +276,15 @@ CG_TILE_PROTO(sgemm_avx512_12x32) {
  * loops, so no tile pays a call, a prologue and its row pointers. */
 CG_BLOCK_PROTO(sgemm_avx512_12x32_block) {
   const cg_copy_job *job = NULL;
-  enum { PREFETCH_C = 0 };
+  const cg_pf_job *pfj = NULL;
+  enum { PREFETCH_C = 0, PF_ON = 0 };
   CG_BLOCK_TILES(K_MR, K_NR, AVX512_DISPATCH)
 }
 
 CG_TILE_PROTO(sgemm_avx512_12x32_packed) {
   const cg_copy_job *job = NULL;
-  enum { PREFETCH_C = 1 };
+  const cg_pf_job *pfj = NULL;
+  enum { PREFETCH_C = 1, PF_ON = 0 };
   (void)rs_a;
   (void)cs_a;
   (void)rs_b;
@@ -272,8 +294,17 @@ CG_TILE_PROTO(sgemm_avx512_12x32_packed) {
 void sgemm_avx512_12x32_packed_copy(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
                                     const float *b, float beta, float *c, int64_t ldc,
                                     const cg_copy_job *job) {
-  enum { PREFETCH_C = 1 };
+  const cg_pf_job *pfj = NULL;
+  enum { PREFETCH_C = 1, PF_ON = 0 };
   AVX512_DISPATCH(1, K_MR, K_NR, 0, 1)
+}
+
+void sgemm_avx512_12x32_packed_pf(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                                  const float *b, float beta, float *c, int64_t ldc,
+                                  const cg_pf_job *pfj) {
+  const cg_copy_job *job = NULL;
+  enum { PREFETCH_C = 1, PF_ON = 1 };
+  AVX512_DISPATCH(1, K_MR, K_NR, 0, 0)
 }
 #else
 /* Built for another architecture: the probe never selects this kernel
@@ -290,6 +321,13 @@ CG_TILE_PROTO(sgemm_avx512_12x32_packed) {
 CG_BLOCK_PROTO(sgemm_avx512_12x32_block) {
   (void)m_all, (void)n_all, (void)k, (void)alpha, (void)a_all, (void)lda, (void)b_all, (void)ldb,
       (void)beta, (void)c_all, (void)ldc;
+}
+
+void sgemm_avx512_12x32_packed_pf(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                                  const float *b, float beta, float *c, int64_t ldc,
+                                  const cg_pf_job *pf) {
+  (void)pf;
+  sgemm_avx512_12x32(m, n, k, alpha, a, 1, 12, b, 32, beta, c, ldc);
 }
 
 void sgemm_avx512_12x32_packed_copy(int64_t m, int64_t n, int64_t k, float alpha, const float *a,
