@@ -399,7 +399,9 @@ static int check_vm16(int bf, uint32_t pfl, int m, int n, int k, int v) {
     if (bad > 0)
       fprintf(stderr, "\n  vm4_h16 %s pf=%u m=%d n=%d k=%d v=%d: %d bad cells\n",
               bf ? "bf16" : "f16", (unsigned)pfl, m, n, k, v, bad);
-    bad += pf_check("vm4_h16", m, n, k, pfl && k > 8 && n >= 32);
+    /* Only groups of adjacent rows prefetch (k 9 here: two of them), in
+     * whole steps (64 columns for up to two rows of A, 32 for more). */
+    bad += pf_check("vm4_h16", m, n, k, pfl && k == 9 && n >= (m <= 2 ? 64 : 32));
   }
   free(a), free(b), free(bf32), free(c), free(c0);
   return bad;

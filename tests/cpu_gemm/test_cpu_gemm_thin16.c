@@ -3,7 +3,8 @@
  * (kernels/thin16.h) and their driver:
  *   - every kernel this CPU runs (portable, AVX2 (float16 with F16C),
  *     AVX-512), bfloat16 and float16, with and without prefetching, m 1-4,
- *     n across the vector widths and tails, k across the row groups,
+ *     n across the vector widths and tails, k across the row groups and
+ *     the interleaved blocks of 8 * S rows (S 2 to 32, rows left over),
  *     alpha / beta 1/0, 1/1, 2/-3: against a double-precision product of
  *     B converted by the scalar conversions, within the float32 bound;
  *     small integers exactly; B allocated to its exact extent (its rows
@@ -152,7 +153,7 @@ static int check_call(const kern *kn, int bf, uint32_t pf, int64_t m, int64_t n,
 
 static void test_kernels_vs_reference(void) {
   static const int64_t ns[] = {1, 7, 15, 16, 17, 31, 32, 33, 48, 63, 64, 65, 100, 200};
-  static const int64_t ks[] = {1, 2, 3, 7, 8, 9, 16, 17, 40};
+  static const int64_t ks[] = {1, 2, 3, 7, 8, 9, 16, 17, 40, 300};
   static const float ab[][2] = {{1.0f, 0.0f}, {1.0f, 1.0f}, {2.0f, -3.0f}};
   kern ks_[3];
   const int nk = kernels(ks_);

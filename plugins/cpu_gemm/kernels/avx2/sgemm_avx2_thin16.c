@@ -88,14 +88,14 @@ step16(const int BF, const int M, const int F, const int masked, __m256i mk0, __
  * consumed (every other step: a line holds 32 elements). */
 static inline __attribute__((always_inline)) void
 vm16_group(const int BF, const int M, const int F, const int PF, int64_t n, float alpha,
-           const float *a, int64_t lda, const uint16_t *b, int64_t ldb, float beta, float *c,
-           int64_t ldc, pf_cursor q) {
+           const float *a, int64_t lda, int64_t as, const uint16_t *b, int64_t ldb, float beta,
+           float *c, int64_t ldc, pf_cursor q) {
   const __m256i all = _mm256_set1_epi32(-1);
   float aa[4][8];
   int64_t j = 0;
   for (int r = 0; r < M; r++)
     for (int f = 0; f < F; f++)
-      aa[r][f] = alpha * a[r * lda + f];
+      aa[r][f] = alpha * a[r * lda + f * as];
   for (; j + 16 <= n; j += 16) {
     if (PF && (j & 16) == 0)
       for (int f = 0; f < F; f++)
@@ -120,13 +120,26 @@ static inline pf_cursor pf_after16(const uint16_t *b, int64_t ldb, int64_t n, in
   return q;
 }
 
+/* The k rows of B in blocks of 8 * S rows, each swept as S groups of 8
+ * rows S apart, then the rest in groups of at most 8: as the AVX-512
+ * kernel's vm16_rows (sgemm_avx512_thin16.c). */
+#define VM16_S 32
 static inline __attribute__((always_inline)) void vm16_rows(const int BF, const int M, const int PF,
                                                             int64_t n, int64_t k, float alpha,
                                                             const float *a, int64_t lda,
                                                             const uint16_t *b, int64_t ldb,
                                                             float beta, float *c, int64_t ldc) {
+  const int64_t S = k / 8 < VM16_S ? k / 8 : VM16_S;
+  const int64_t full = S >= 2 ? k / (8 * S) * (8 * S) : 0;
+  for (int64_t p = 0; p < full; p += 8 * S)
+    for (int64_t s = 0; s < S; s++)
+      vm16_group(BF, M, 8, 0, n, alpha, a + p + s, lda, S, b + (p + s) * ldb, S * ldb,
+                 p + s == 0 ? beta : 1.0f, c, ldc, pf_none());
+  b += full * ldb, a += full, k -= full;
+  if (full > 0)
+    beta = 1.0f;
 #define VM16_GROUP(F, p, bt)                                                                       \
-  vm16_group(BF, M, F, PF, n, alpha, a + (p), lda, b + (p)*ldb, ldb, bt, c, ldc,                   \
+  vm16_group(BF, M, F, PF, n, alpha, a + (p), lda, 1, b + (p)*ldb, ldb, bt, c, ldc,                \
              PF ? pf_after16(b, ldb, n, (p), (F), k) : pf_none())
   CG_VM1_GROUPS(8, k, beta, VM16_GROUP);
 #undef VM16_GROUP
