@@ -3,8 +3,8 @@
  * place (kernels/thin16.h): general mode's vm path when B is bfloat16 or
  * float16 with contiguous rows, handed on the call or a constant kept
  * 16-bit by cg_pack_constant.  The loops are the general vm driver's
- * (thin.c): threads split the columns, blocks of nc columns, KC slices,
- * the bias stored into each block before its first slice, but B goes to
+ * (thin.c): threads split the columns, blocks of nc columns, the bias
+ * stored into each block first (but all of k in one call), and B goes to
  * the kernel as stored instead of converted into the workspace first,
  * which would read B's bytes, write twice as many and read those again.
  */
@@ -57,11 +57,11 @@ static void vm16_range(const vm16_task *t, int64_t n0, int64_t n1) {
       float *c = g->c + i0 * g->ldc + jc;
       if (g->bias.data != NULL)
         cg_bias_fill(c, g->ldc, &g->bias, i0, jc, rows, ncur, g->beta);
-      for (int64_t pc = 0; pc < g->k; pc += p->kc) {
-        const int64_t kcur = min64(p->kc, g->k - pc);
-        t->fn(rows, ncur, kcur, g->alpha, t->a + i0 * t->lda + pc, t->lda, b + pc * rs + jc, rs,
-              t->flags, pc == 0 ? t->beta0 : 1.0f, c, g->ldc);
-      }
+      /* All k rows in one call, whatever the policy's kc: the kernel
+       * passes over C once per group of rows anyway, and it interleaves
+       * its groups over up to 256 rows, which a KC slice would cut. */
+      t->fn(rows, ncur, g->k, g->alpha, t->a + i0 * t->lda, t->lda, b + jc, rs, t->flags, t->beta0,
+            c, g->ldc);
     }
   }
 }
