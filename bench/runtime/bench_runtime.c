@@ -463,11 +463,11 @@ int main(int argc, char **argv) {
     static const long lowprec_default[3][3] = {{1, 4096, 4096}, {4, 4096, 4096}, {1, 11008, 4096}};
     static const long lowprec_quick[1][3] = {{1, 256, 256}};
     if (o.nlowprec > 0)
-      br_lowprec_bench(host, o.rounds, (const long(*)[3])o.lowprec, o.nlowprec);
-    else if (o.quick)
-      br_lowprec_bench(host, o.rounds, lowprec_quick, 1);
+      br_lowprec_bench(host, o.rounds, (const long(*)[3])o.lowprec, o.nlowprec, !o.quick);
+    else if (o.quick) /* no streaming rate: it reads 1 GiB many times */
+      br_lowprec_bench(host, o.rounds, lowprec_quick, 1, 0);
     else
-      br_lowprec_bench(host, o.rounds, lowprec_default, 3);
+      br_lowprec_bench(host, o.rounds, lowprec_default, 3, 1);
   }
   if (o.parts & (PART_SELECT | PART_EXECUTE))
     for (i = 0; i < o.nshapes; i++)

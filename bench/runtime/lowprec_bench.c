@@ -256,15 +256,16 @@ static void run_shape(olc_host *host, long m, long n, long k, int rounds, double
   free(o);
 }
 
-void br_lowprec_bench(olc_host *host, int rounds, const long (*shapes)[3], int count) {
+void br_lowprec_bench(olc_host *host, int rounds, const long (*shapes)[3], int count, int stream) {
   bench_stream_info bw;
   if (rounds > LP_MAX_ROUNDS)
     rounds = LP_MAX_ROUNDS;
-  if (bench_stream(&bw) != 0)
+  memset(&bw, 0, sizeof bw);
+  if (stream && bench_stream(&bw) != 0)
     memset(&bw, 0, sizeof bw);
   printf("lowprec: float32 A with B float32 / bfloat16 / float16, given on each call "
          "(olc_selection_execute) or a constant packed once (olc_binding_execute), one thread; "
-         "streaming read %.1f GB/s (%d streams)\n",
+         "streaming read %.1f GB/s (%d streams; 0: not measured)\n",
          bw.stream_gbs, bw.streams);
   for (int i = 0; i < count; i++)
     run_shape(host, shapes[i][0], shapes[i][1], shapes[i][2], rounds, bw.stream_gbs);
