@@ -2,7 +2,8 @@
  * bench_runtime - what the runtime path costs on top of the plugin.
  *
  *   bench_runtime [--quick] [--rounds N] [--plugin PATH] [--shape MxNxK]...
- *                 [--parts LIST] [--packed MxNxK]... [--peers LIST]
+ *                 [--parts LIST] [--packed MxNxK]... [--lowprec MxNxK]...
+ *                 [--peers LIST]
  *
  * One process, one host (threads = 1), the shapes calibrated on a miss
  * first.  Then, in rounds whose order alternates (A B, then B A):
@@ -20,7 +21,12 @@
  *   packed  4x4096x4096, 16x4096x4096, 64x1500x2816 (or --packed shapes)
  *           with B a constant packed once, olc_binding_execute, against
  *           the peers that prepare weights at creation (packed_bench.c)
- * --parts picks some of select,execute,fixed,mlp,packed (all by default).
+ *   lowprec 1x4096x4096, 4x4096x4096, 1x11008x4096 (or --lowprec shapes)
+ *           with B float32, bfloat16 and float16, given on each call and
+ *           a constant packed once: B's GB/s, its share of the streaming
+ *           read rate, the time over float32's (lowprec_bench.c)
+ * --parts picks some of select,execute,fixed,mlp,packed,lowprec (all by
+ * default).
  * Times are the calling thread's CPU time (other processes on a shared
  * machine do not count); each figure is the median over rounds, ratios are
  * medians of the rounds' paired ratios.  A malloc counter (not in
@@ -294,20 +300,29 @@ typedef struct br_options {
   unsigned parts; /* PART_* bits */
   long packed[MAX_PACKED][3];
   int npacked;
+  long lowprec[MAX_PACKED][3];
+  int nlowprec;
 } br_options;
 
-enum { PART_SELECT = 1, PART_EXECUTE = 2, PART_FIXED = 4, PART_MLP = 8, PART_PACKED = 16 };
+enum {
+  PART_SELECT = 1,
+  PART_EXECUTE = 2,
+  PART_FIXED = 4,
+  PART_MLP = 8,
+  PART_PACKED = 16,
+  PART_LOWPREC = 32
+};
 
 static int parse_parts(unsigned *parts, const char *list) {
-  static const char *const names[] = {"select", "execute", "fixed", "mlp", "packed"};
+  static const char *const names[] = {"select", "execute", "fixed", "mlp", "packed", "lowprec"};
   const char *s = list;
   *parts = 0;
   while (*s != 0) {
     size_t len = strcspn(s, ","), i;
-    for (i = 0; i < 5; i++)
+    for (i = 0; i < 6; i++)
       if (strlen(names[i]) == len && strncmp(s, names[i], len) == 0)
         break;
-    if (i == 5)
+    if (i == 6)
       return -1;
     *parts |= 1u << i;
     s += len + (s[len] == ',');
@@ -342,6 +357,10 @@ static int parse(int argc, char **argv, br_options *o) {
       long *p = o->packed[o->npacked++];
       if (parse_shape(&p[0], &p[1], &p[2], argv[++i], 65536) != 0)
         return -1;
+    } else if (strcmp(argv[i], "--lowprec") == 0 && i + 1 < argc && o->nlowprec < MAX_PACKED) {
+      long *p = o->lowprec[o->nlowprec++];
+      if (parse_shape(&p[0], &p[1], &p[2], argv[++i], 65536) != 0)
+        return -1;
     } else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc && o->nshapes < MAX_SHAPES) {
       br_shape *s = &o->shapes[o->nshapes++];
       if (parse_shape(&s->m, &s->n, &s->k, argv[++i], 4096) != 0)
@@ -372,12 +391,13 @@ int main(int argc, char **argv) {
   o.shapes = shapes;
   o.rounds = 21;
   o.calls = 20000;
-  o.parts = PART_SELECT | PART_EXECUTE | PART_FIXED | PART_MLP | PART_PACKED;
+  o.parts = PART_SELECT | PART_EXECUTE | PART_FIXED | PART_MLP | PART_PACKED | PART_LOWPREC;
   if (parse(argc, argv, &o) != 0) {
     fprintf(stderr,
             "usage: bench_runtime [--quick] [--rounds N (1-%d)] [--plugin PATH] "
-            "[--shape MxNxK]... [--peers all|LIST] [--parts select,execute,fixed,mlp,packed] "
-            "[--packed MxNxK]...\n",
+            "[--shape MxNxK]... [--peers all|LIST] "
+            "[--parts select,execute,fixed,mlp,packed,lowprec] [--packed MxNxK]... "
+            "[--lowprec MxNxK]...\n",
             MAX_ROUNDS);
     return 2;
   }
@@ -437,6 +457,18 @@ int main(int argc, char **argv) {
   if (o.parts & PART_PACKED)
     printf("packed: skipped: built without bench/gemm's peers (OpenBLAS)\n");
 #endif
+  if (o.parts & PART_LOWPREC) {
+    /* Decode at batch 1 and 4 with a 4096-wide projection and an MLP's
+     * 11008-wide one (quick: a small one). */
+    static const long lowprec_default[3][3] = {{1, 4096, 4096}, {4, 4096, 4096}, {1, 11008, 4096}};
+    static const long lowprec_quick[1][3] = {{1, 256, 256}};
+    if (o.nlowprec > 0)
+      br_lowprec_bench(host, o.rounds, (const long(*)[3])o.lowprec, o.nlowprec, !o.quick);
+    else if (o.quick) /* no streaming rate: it reads 1 GiB many times */
+      br_lowprec_bench(host, o.rounds, lowprec_quick, 1, 0);
+    else
+      br_lowprec_bench(host, o.rounds, lowprec_default, 3, 1);
+  }
   if (o.parts & (PART_SELECT | PART_EXECUTE))
     for (i = 0; i < o.nshapes; i++)
       br_release(&shapes[i]);

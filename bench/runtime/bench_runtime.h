@@ -59,4 +59,10 @@ void br_fixed_bench(olc_host *host, int rounds, int calls);
  * (packed_bench.c, built with bench/gemm's peers). */
 void br_packed_bench(olc_host *host, int rounds, const long (*shapes)[3], int count);
 
+/* Decode products with float32 A and B float32, bfloat16 or float16,
+ * given on each call and a constant packed once, against the single-core
+ * streaming rate (lowprec_bench.c, built with bench/gemm's stream.c;
+ * stream 0: not measured, the shares not printed). */
+void br_lowprec_bench(olc_host *host, int rounds, const long (*shapes)[3], int count, int stream);
+
 #endif

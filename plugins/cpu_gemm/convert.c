@@ -114,12 +114,19 @@ static int cvt_detect(void) {
 
 static atomic_int cvt_level;
 
-static void f16_run(float *dst, const uint16_t *src, int64_t count) {
+static int cvt_get_level(void) {
   int level = atomic_load_explicit(&cvt_level, memory_order_relaxed);
   if (level == 0) {
     level = cvt_detect();
     atomic_store_explicit(&cvt_level, level, memory_order_relaxed);
   }
+  return level;
+}
+
+int cg_cvt_has_f16c(void) { return cvt_get_level() >= 2; }
+
+static void f16_run(float *dst, const uint16_t *src, int64_t count) {
+  const int level = cvt_get_level();
   if (level == 3)
     f16_run_avx512(dst, src, count);
   else if (level == 2)
@@ -128,6 +135,8 @@ static void f16_run(float *dst, const uint16_t *src, int64_t count) {
     f16_run_c(dst, src, count);
 }
 #else
+int cg_cvt_has_f16c(void) { return 0; }
+
 static void f16_run(float *dst, const uint16_t *src, int64_t count) { f16_run_c(dst, src, count); }
 #endif
 

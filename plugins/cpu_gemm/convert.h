@@ -37,6 +37,10 @@ static inline cg_view cg_view_t(const cg_view *v) {
 float cg_f16_to_f32(uint16_t h);
 float cg_bf16_to_f32(uint16_t h);
 
+/* Whether the processor and OS have F16C (vcvtph2ps on YMM): the AVX2
+ * kernels read float16 only then. */
+int cg_cvt_has_f16c(void);
+
 /* dst[i] = element i * stride of src (in elements of dtype, any sign or
  * 0), for i < count.  A stride of 1 takes the vector path of the best
  * instruction set the processor has (F16C / AVX-512F for float16). */

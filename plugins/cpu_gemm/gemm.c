@@ -652,8 +652,9 @@ struct cg_packed {
   uint32_t kind; /* CG_KIND_TILE: panels (see cg_pack_constant); else row-major */
   uint32_t nr;
   int64_t kc, k, n;
-  float *data;
+  float *data; /* CG_BF16 / CG_F16 (a vm policy's): k x n 16-bit elements */
   uint64_t bytes;
+  uint32_t dtype; /* of the elements at data */
 };
 
 const float *cg_packed_data(const cg_packed *pk) { return pk->data; }
@@ -713,8 +714,14 @@ static int gemm_general(const cg_gemm_args *g0, const cg_policy *p0, cg_pool *po
     if (!packed_fits(g.pb, &g, &p))
       return -1;
     g.general &= ~CG_GENERAL_B;
-    if (g.pb->kind != CG_KIND_TILE)
+    if (g.pb->kind != CG_KIND_TILE && g.pb->dtype != CG_F32) {
+      /* Kept 16-bit: a general B, row-major, which the 16-bit vm
+       * kernels read as it is (thin16.c). */
+      const cg_view kept = {g.pb->data, g.n, 1, g.pb->dtype};
+      g.bv = kept, g.general |= CG_GENERAL_B, g.pb = NULL;
+    } else if (g.pb->kind != CG_KIND_TILE) {
       g.b = g.pb->data, g.ldb = g.n, g.pb = NULL;
+    }
   }
   if (g.general == 0 && g.pb == NULL && g.bias.data == NULL)
     return cg_gemm(&g, p0, pool, threads, ws);
@@ -762,6 +769,28 @@ static int gemm_general(const cg_gemm_args *g0, const cg_policy *p0, cg_pool *po
   return 0;
 }
 
+/* A float16 / bfloat16 view copied row-major (rows x cols) into pk, in
+ * its own type. */
+static int pack_16bit(cg_packed *pk, const cg_view *v, int64_t rows, int64_t cols) {
+  int64_t count;
+  uint16_t *d;
+  if (__builtin_mul_overflow(rows, cols, &count) ||
+      (pk->data = cg_alloc_floats((size_t)count / 2 + 1)) == NULL)
+    return -1;
+  d = (uint16_t *)(void *)pk->data;
+  for (int64_t i = 0; i < rows; i++) {
+    if (v->cs == 1) {
+      memcpy(d + i * cols, cg_view_at(v, i, 0), (size_t)cols * sizeof(uint16_t));
+      continue;
+    }
+    for (int64_t j = 0; j < cols; j++)
+      memcpy(d + i * cols + j, cg_view_at(v, i, j), sizeof(uint16_t));
+  }
+  pk->dtype = v->dtype;
+  pk->bytes = (uint64_t)count * sizeof(uint16_t);
+  return 0;
+}
+
 int cg_pack_constant(cg_packed **out, const cg_policy *p, int which, const cg_view *v, int64_t rows,
                      int64_t cols, uint64_t *bytes) {
   const cg_kernel_info *ki;
@@ -781,7 +810,15 @@ int cg_pack_constant(cg_packed **out, const cg_policy *p, int which, const cg_vi
   pk->nr = ki->nr;
   pk->kc = p->kc;
   pk->k = rows, pk->n = cols;
-  if (pk->kind == CG_KIND_TILE) {
+  pk->dtype = CG_F32;
+  if (ki->kind == CG_KIND_VM && v->dtype != CG_F32) {
+    /* A vm kernel streams B once per call: kept in its 16-bit type (half
+     * the bytes of float32), row-major, converted as the kernel loads it. */
+    if (pack_16bit(pk, v, rows, cols) != 0) {
+      free(pk);
+      return -1;
+    }
+  } else if (pk->kind == CG_KIND_TILE) {
     /* Slice pc (rows pc .. pc + kcur) at pc * panels * nr, its panels
      * kcur x nr each, zero-padded past n: the layout of the workspace's
      * packed block, for every block at once. */
@@ -804,7 +841,8 @@ int cg_pack_constant(cg_packed **out, const cg_policy *p, int which, const cg_vi
     }
     cg_convert_block(pk->data, cols, v, 0, 0, rows, cols);
   }
-  pk->bytes = (uint64_t)count * sizeof(float);
+  if (pk->dtype == CG_F32)
+    pk->bytes = (uint64_t)count * sizeof(float);
   if (bytes != NULL)
     *bytes = pk->bytes;
   *out = pk;

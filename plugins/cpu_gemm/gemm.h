@@ -85,7 +85,10 @@ typedef struct cg_gemm_args {
  * thread, converting its dtype and layout on the way.  A tile policy gets
  * B's KC slices of micro-panels (kc x nr, zero-padded past n: every block
  * the blocked driver reads, whatever its nc, split or pack); a thin one a
- * float32 row-major copy (which also serves any other policy).  *bytes:
+ * float32 row-major copy (which also serves any other policy), except
+ * that a vm policy keeps a float16 / bfloat16 B in its type (the 16-bit
+ * vm kernels read it as stored; any other policy reads it as a general
+ * B).  *bytes:
  * its size.  0, or -1: out of memory, a bad view, or which = 0 (A is not
  * packed ahead; the caller then reads it in place).
  *
@@ -230,6 +233,13 @@ int cg_thin_mv(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_
  * threads workspaces (one each), never C relocated.  0 or -1. */
 int cg_thin_general(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t threads,
                     cg_workspace *ws);
+
+/* General mode's vm path for B bfloat16 or float16 with contiguous rows
+ * (thin16.c): the 16-bit kernel of the policy's instruction set reads B
+ * in place; A is fp32 row-major at a / lda, beta0 the first KC slice's
+ * beta.  1 when it ran the product, 0 when it does not apply. */
+int cg_thin_vm16(const cg_gemm_args *g, const cg_policy *p, const float *a, int64_t lda,
+                 float beta0, cg_pool *pool, uint32_t threads);
 
 /* C[0..rows)[0..cols) = beta * bias(i0 + i, j0 + j): where a block of C
  * is first stored in general mode. */

@@ -269,6 +269,9 @@ int cg_thin_general(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, ui
       cg_convert_block(ws[0].a_buf, g->k, &g->av, 0, 0, g->m, g->k);
       t.a = ws[0].a_buf, t.lda = g->k;
     }
+    /* A 16-bit B with contiguous rows: read as stored (thin16.c). */
+    if (cg_thin_vm16(g, p, t.a, t.lda, t.beta0, pool, threads))
+      return 0;
     if (g->general & CG_GENERAL_B) {
       for (uint32_t i = 0; i < threads; i++) {
         if (cg_ws_reserve(&ws[i].b_buf, &ws[i].b_cap, (size_t)(t.w * kc)) != 0)

@@ -7,6 +7,7 @@ if(TARGET olc_cpu_gemm_core AND CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_avx512_emul.c
             ${PROJECT_SOURCE_DIR}/plugins/cpu_gemm/kernels/avx512/sgemm_avx512_12x32.c
             ${PROJECT_SOURCE_DIR}/plugins/cpu_gemm/kernels/avx512/sgemm_avx512_thin.c
+            ${PROJECT_SOURCE_DIR}/plugins/cpu_gemm/kernels/avx512/sgemm_avx512_thin16.c
     LABELS unit)
   # emul/ first, so that the kernel's <immintrin.h> is the stand-in; the
   # kernel's body is compiled because __AVX512F__ says so (no -mavx512f:

@@ -12,6 +12,9 @@ if(TARGET olc_cpu_gemm_core)
   olc_add_test(NAME test_cpu_gemm_general
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cpu_gemm_general.c
     LIBS olc_cpu_gemm_core LABELS unit)
+  olc_add_test(NAME test_cpu_gemm_thin16
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cpu_gemm_thin16.c
+    LIBS olc_cpu_gemm_core m LABELS unit)
   olc_add_test(NAME test_cpu_gemm_policy
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cpu_gemm_policy.c
     LIBS olc_cpu_gemm_core LABELS unit)

@@ -14,7 +14,9 @@
  *     variants (vm: m 1-4, n 1-200; mv: n 1-4, m 1-17: every pass and
  *     remainder) over ragged k, the prefetching variants' prefetches all
  *     inside the operand's rows, and the vm streaming variant's late-store
- *     path (B's rows 4 KiB apart, C 64 bytes past B).
+ *     path (B's rows 4 KiB apart, C 64 bytes past B);
+ *   - the few-row kernel with a bfloat16 / float16 B (m 1-4, ragged n and
+ *     k, with and without prefetching, its prefetches inside B).
  * Every C cell outside the product must keep its sentinel, and operands
  * are allocated to their exact extent (ASan catches a read past it).
  *
@@ -30,6 +32,7 @@
 #include <string.h>
 
 #include "kernels/kernels.h"
+#include "kernels/thin16.h"
 #include "test_support.h"
 
 #define MR 12
@@ -417,6 +420,72 @@ static void test_packed_pf(void) {
   CU_ASSERT_EQUAL(failures, 0);
 }
 
+/* The kernel with a 16-bit B (thin16.h): B's elements random finite
+ * bfloat16 (the upper half of a float in [-1, 1)) or float16 (normal,
+ * exponents -3 to 1), its float copy for the reference; the prefetching
+ * flag's prefetches checked to lie in B's rows and columns. */
+static int check_vm16(int bf, uint32_t pfl, int m, int n, int k, int v) {
+  const int lda = k + 2, ldb = n + 3, ldc = n + 4;
+  const size_t len = Z(k - 1) * Z(ldb) + Z(n);
+  float *a = values(Z(m) * Z(lda), 0);
+  uint16_t *b = malloc(len * sizeof(uint16_t));
+  float *bf32 = malloc(len * sizeof(float));
+  float *c = malloc(Z(m + 1) * Z(ldc) * sizeof(float));
+  float *c0 = malloc(Z(m + 1) * Z(ldc) * sizeof(float));
+  int bad = -1;
+  if (a != NULL && b != NULL && bf32 != NULL && c != NULL && c0 != NULL) {
+    const expect e = {a, bf32, c0, lda, 1, ldb, k, ab[v][0], ab[v][1], 0};
+    for (size_t i = 0; i < len; i++) {
+      rng = rng * 6364136223846793005ul + 1442695040888963407ul;
+      if (bf) {
+        const float x = next_value(0);
+        uint32_t u;
+        memcpy(&u, &x, sizeof u);
+        b[i] = (uint16_t)(u >> 16);
+        u &= 0xffff0000u;
+        memcpy(&bf32[i], &u, sizeof u);
+      } else {
+        const unsigned man = (unsigned)(rng >> 40) & 0x3ffu, ex = 12u + (unsigned)(rng >> 52) % 5u;
+        const int neg = (int)((rng >> 60) & 1u);
+        b[i] = (uint16_t)((neg ? 0x8000u : 0u) | (ex << 10) | man);
+        bf32[i] = (neg ? -1.0f : 1.0f) * ldexpf(1.0f + (float)man / 1024.0f, (int)ex - 15);
+      }
+    }
+    for (int i = 0; i < (m + 1) * ldc; i++)
+      c[i] = (i / ldc < m && i % ldc < n) ? (e.beta != 0.0f ? next_value(0) : NAN) : SENTINEL;
+    memcpy(c0, c, Z(m + 1) * Z(ldc) * sizeof(float));
+    if (pfl) {
+      pf.base = (const char *)b, pf.rows = Z(k), pf.len = Z(n) * 2u, pf.stride = Z(ldb) * 2u;
+      pf.inside = pf.outside = 0;
+    }
+    sgemm_avx512_vm4_h16(m, n, k, e.alpha, a, lda, b, ldb, (bf ? CG_VM16_BF16 : 0u) | pfl, e.beta,
+                         c, ldc);
+    bad = count_bad(c, m + 1, ldc, m, n, &e);
+    if (bad > 0)
+      fprintf(stderr, "\n  vm4_h16 %s pf=%u m=%d n=%d k=%d v=%d: %d bad cells\n",
+              bf ? "bf16" : "f16", (unsigned)pfl, m, n, k, v, bad);
+    /* Only groups of adjacent rows prefetch (k 9 here: two of them), in
+     * whole steps (64 columns for up to two rows of A, 32 for more). */
+    bad += pf_check("vm4_h16", m, n, k, pfl && k == 9 && n >= (m <= 2 ? 64 : 32));
+  }
+  free(a), free(b), free(bf32), free(c), free(c0);
+  return bad;
+}
+
+static void test_thin16(void) {
+  static const int ks[] = {1, 5, 8, 9, 16, 33};
+  static const int ns[] = {1, 7, 16, 17, 31, 32, 33, 63, 64, 65, 200};
+  int failures = 0;
+  for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+    for (int v = 0; v < 3; v++)
+      for (int m = 1; m <= 4; m++)
+        for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
+          for (int bf = 0; bf < 2; bf++)
+            for (uint32_t pfl = 0; pfl <= CG_VM16_PF; pfl += CG_VM16_PF)
+              failures += check_vm16(bf, pfl, m, ns[ni], ks[ki], v) != 0;
+  CU_ASSERT_EQUAL(failures, 0);
+}
+
 static void test_vm_lagged(void) {
   static const int ks[] = {1, 5, 16, 70};
   static const int ns[] = {1, 16, 17, 31, 32, 33, 47, 48, 100, 200};
@@ -462,6 +531,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "in-kernel copy of B", test_copy_job);
   CU_add_test(s, "packed kernel fetching a constant's stretch ahead", test_packed_pf);
   CU_add_test(s, "thin kernels vm4 and mv4, their streaming and prefetching variants", test_thin);
+  CU_add_test(s, "vm4_h16: bfloat16 and float16 B, with and without prefetching", test_thin16);
   CU_add_test(s, "vm4_stream storing C late (C 64 bytes past B mod 4 KiB)", test_vm_lagged);
   return olc_test_run(argc, argv);
 }

@@ -111,4 +111,60 @@ static inline void _mm512_mask_storeu_ps(void *p, __mmask16 k, __m512 a) {
       d[i] = a.f[i];
 }
 
+/* The 16-bit loads of the kernel with a 16-bit B (sgemm_avx512_thin16.c):
+ * sixteen 16-bit lanes, widened to sixteen 32-bit lanes. */
+typedef struct {
+  uint16_t h[16];
+} __m256i;
+typedef struct {
+  uint32_t u[16];
+} __m512i;
+
+static inline __m256i _mm256_loadu_si256(const __m256i *p) {
+  __m256i r;
+  memcpy(r.h, p, sizeof r.h);
+  return r;
+}
+
+static inline __m512i _mm512_cvtepu16_epi32(__m256i a) {
+  __m512i r;
+  for (int i = 0; i < 16; i++)
+    r.u[i] = a.h[i];
+  return r;
+}
+
+static inline __m512i _mm512_slli_epi32(__m512i a, unsigned int n) {
+  __m512i r;
+  for (int i = 0; i < 16; i++)
+    r.u[i] = n > 31u ? 0u : a.u[i] << n;
+  return r;
+}
+
+static inline __m512 _mm512_castsi512_ps(__m512i a) {
+  __m512 r;
+  memcpy(r.f, a.u, sizeof r.f);
+  return r;
+}
+
+/* vcvtph2ps: exact; a NaN comes out quiet with its payload kept;
+ * subnormals are converted (no DAZ: MXCSR does not apply to it). */
+static inline __m512 _mm512_cvtph_ps(__m256i a) {
+  __m512 r;
+  for (int i = 0; i < 16; i++) {
+    const uint32_t h = a.h[i], sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    uint32_t u;
+    if (e == 0x1fu) {
+      u = sign | 0x7f800000u | (m << 13) | (m ? 0x00400000u : 0u);
+    } else if (e != 0) {
+      u = sign | ((e + 112u) << 23) | (m << 13);
+    } else {
+      const float f = ldexpf((float)m, -24);
+      memcpy(&u, &f, sizeof u);
+      u |= sign;
+    }
+    memcpy(&r.f[i], &u, sizeof u);
+  }
+  return r;
+}
+
 #endif
