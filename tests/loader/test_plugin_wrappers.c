@@ -546,6 +546,9 @@ static void test_prune(void) {
   olc_record_list_free(list);
   OLC_ASSERT_OK(olc_host_prune(h, 0, NULL, NULL, &removed, &err), &err);
   CU_ASSERT_EQUAL(removed, 0);
+  /* A flag this library does not know: refused, nothing removed. */
+  OLC_ASSERT_STATUS(OLC_E_INVALID, olc_host_prune(h, 4u, NULL, NULL, &removed, &err), &err);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "flags"));
   olc_host_free(h);
   olc_store_free(s);
 }
