@@ -13,7 +13,7 @@
  * - The ABI's version is its own, independent of the host library's
  *   release version (OLC_VERSION_* in olc/version.h, libolc's SONAME): a
  *   host release may raise the ABI minor, and the host of release 1.0
- *   speaks ABI 1.4 and loads plugins built against ABI 1.0 to 1.4.
+ *   speaks ABI 1.5 and loads plugins built against ABI 1.0 to 1.5.
  * - abi_major changes only for incompatible changes; host and plugin must
  *   agree on it.
  * - abi_minor grows when fields are appended.  Every struct that crosses the
