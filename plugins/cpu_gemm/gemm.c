@@ -795,7 +795,7 @@ int cg_pack_constant(cg_packed **out, const cg_policy *p, int which, const cg_vi
                      int64_t cols, uint64_t *bytes) {
   const cg_kernel_info *ki;
   cg_packed *pk;
-  int64_t count;
+  int64_t count = 0;
   *out = NULL;
   if (bytes != NULL)
     *bytes = 0;
