@@ -31,9 +31,10 @@ typedef enum olc_calibration_strategy {
    * each has min_repetitions runs, three turns, and their runs add up to
    * min_seconds; the lowest median wins, the first candidate on a lead
    * under 1% or under two standard errors (MAD-based) in their paired
-   * turns (the median of the ratios of each turn's medians); a lead over
-   * 1% under that noise gets more turns first, up to 4 x the runs and
-   * time.  The default. */
+   * turns (the median of the ratios of each turn's medians), and of two
+   * challengers so close the one offered first; a lead over 1% under
+   * that noise gets more turns first, up to 4 x the runs and time.  The
+   * default. */
   OLC_STRATEGY_RACE = 0,
   /* Every candidate is timed in full (min_repetitions and min_seconds),
    * with early abandon of clear losers only. */
