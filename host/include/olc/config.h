@@ -27,7 +27,8 @@ typedef struct olc_config olc_config;
 typedef enum olc_calibration_strategy {
   /* Every candidate is screened briefly (warm-up, then timed runs for at
    * least min_seconds / 16, at least one); 3 finalists, the plugin's
-   * first candidate and the fastest, then run interleaved, in turns, until
+   * first candidate and the fastest (of screening times within 2% of the
+   * fastest left, the earliest offered), then run interleaved, in turns, until
    * each has min_repetitions runs, three turns, and their runs add up to
    * min_seconds; the lowest median wins, the first candidate on a lead
    * under 1% or under two standard errors (MAD-based) in their paired

@@ -20,7 +20,8 @@
  *    screening, decides between those; a run that a stall made slow can
  *    only cost a close contender its place in the final.
  * 2. Final.  FINALISTS candidates run in turns: the plugin's first one
- *    (its analytical guess, unless abandoned) and the best scores.  Each
+ *    (its analytical guess, unless abandoned) and the best scores (of
+ *    scores within SCREEN_TIE of the best left, the earliest).  Each
  *    turn times every finalist for its share of min_seconds / TURNS (at
  *    least one run), so that a change of machine load or clock hits them
  *    alike instead of deciding the race; every other turn runs them in
@@ -76,6 +77,7 @@
 #define FINALISTS 3u
 #define TURNS 16.0
 #define TIE_MARGIN 0.01
+#define SCREEN_TIE 0.02   /* screening scores this close count as equal */
 #define TIE_Z 2.0         /* standard errors of the difference of two medians */
 #define FINAL_MIN_RUNS 3u /* before a finalist can be dropped */
 #define FINAL_MIN_TURNS 3u
@@ -378,13 +380,30 @@ static olc_status drop_losers(race *r) {
   return OLC_OK;
 }
 
+/* The screened lane to promote next (count when none): the earliest in
+ * the plugin's order whose score is within SCREEN_TIE of the best one
+ * left.  A score is one short timing, so of candidates that close the
+ * noise would otherwise choose which reach the final, and repeated
+ * calibrations of one shape would race, and select, different ones. */
+static size_t next_finalist(const race *r) {
+  const size_t count = r->ctx->list->count;
+  size_t i, b = lowest(r, LANE_SCREENED);
+  if (b == count)
+    return count;
+  for (i = 0; i < b; i++)
+    if (r->lanes[i].state == LANE_SCREENED &&
+        r->lanes[i].score <= r->lanes[b].score * (1.0 + SCREEN_TIE))
+      return i;
+  return b;
+}
+
 /* Fills the final up to `most` lanes from the best screened scores;
  * returns how many race now. */
 static size_t promote(race *r, size_t most) {
   size_t i, k = 0;
   for (i = 0; i < r->ctx->list->count; i++)
     k += r->lanes[i].state == LANE_FINAL;
-  while (k < most && (i = lowest(r, LANE_SCREENED)) < r->ctx->list->count) {
+  while (k < most && (i = next_finalist(r)) < r->ctx->list->count) {
     r->lanes[i].state = LANE_FINAL;
     k++;
   }
