@@ -24,7 +24,9 @@
  * alone (overhead.c, also printed at the head of every run), --buckets the
  * bucket check (buckets.c), --concurrency 8 callers on one instance
  * (concurrency.c), --nearest the answer a miss gets from the nearest
- * measured shape against a calibrated one (nearest.c).
+ * measured shape against a calibrated one (nearest.c), --stability whether
+ * repeated calibrations pick policies as fast as each other and as the
+ * best candidate (stability.c).
  *
  * usage: see options.c (--table picks the shapes: the peers' table by
  * default, the earlier one with --table classic).
@@ -106,6 +108,11 @@ int main(int argc, char **argv) {
   pl = bench_load_plugin(o.plugin_path);
   if (o.quality)
     return bench_quality_report(pl, &olc_stub_host, o.threads[0], o.quality, o.json) == 0 ? 0 : 1;
+  if (o.stability)
+    return bench_stability_report(pl, &olc_stub_host, o.shapes, o.nshapes, o.stability, o.reps,
+                                  o.isa, o.contention, o.json) == 0
+               ? 0
+               : 1;
   if (o.cold)
     return bench_cold_report(pl, &olc_stub_host, o.threads[0], o.reps, o.json) == 0 ? 0 : 1;
   if (o.buckets)

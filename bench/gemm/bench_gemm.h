@@ -146,6 +146,16 @@ typedef struct shape {
   long m, n, k;
 } shape;
 
+/* --stability [N]: N calibrations of each shape through the host's loop,
+ * each with a fresh store, their distinct picks and the exhaustive pass's
+ * best timed against each other in interleaved rounds (stability.c, one
+ * thread, thread CPU time); isa: cpu_gemm's cap or NULL; contention: the
+ * calibrations' [calibration] contention (olc_contention_mode, -1: the
+ * host's default).  Returns 0, or -1 (with a message on stderr). */
+int bench_stability_report(const olc_plugin *pl, const olc_plugin_host *h, const shape *shapes,
+                           int nshapes, int runs, int rounds, const char *isa, int contention,
+                           int json);
+
 /* The shape tables (shapes.c): NULL for an unknown name. */
 const shape *bench_shape_table(const char *name, int *count);
 /* Their names, for the usage line: "peers, classic, all". */

@@ -60,9 +60,13 @@ static int build_ini(text *t, const char *plugin_dir, const char *backend, uint3
   if (cal != NULL)
     rc |= add(t,
               "warmup = %u\nmin_repetitions = %u\nmin_seconds = %.17g\n"
-              "max_seconds_per_workload = %.17g\nabandon_factor = %.17g\n",
+              "max_seconds_per_workload = %.17g\nabandon_factor = %.17g\nstrategy = %s\n"
+              "contention = %s\n",
               cal->warmup, cal->min_repetitions, cal->min_seconds, cal->max_seconds_per_workload,
-              cal->abandon_factor);
+              cal->abandon_factor, cal->strategy == OLC_STRATEGY_FULL ? "full" : "race",
+              cal->contention == OLC_CONTENTION_MARK     ? "mark"
+              : cal->contention == OLC_CONTENTION_IGNORE ? "ignore"
+                                                         : "wait");
   rc |= add(t, "\n");
   for (size_t i = 0; i < count; i++) {
     if (w[i].name[0] == '\0')

@@ -3,6 +3,8 @@
  */
 #include "options.h"
 
+#include "olc/config.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +14,8 @@ static void usage(void) {
   fprintf(stderr,
           "usage: bench_gemm [--json] [--quick] [--min] [--cputime] [--threads 1,2] [--reps N] "
           "[--shape MxNxK]... [--table %s] [--peers all|LIST] [--policy TEXT] "
-          "[--quality [ROUNDS]] [--overhead] [--buckets] [--nearest] [--concurrency] [--cold] "
+          "[--quality [ROUNDS]] [--stability [N]] [--contention wait|mark|ignore] [--overhead] "
+          "[--buckets] [--nearest] [--concurrency] [--cold] "
           "[--plugin PATH] [--isa ref|avx2|avx512]\n",
           bench_shape_table_names);
   exit(2);
@@ -44,6 +47,7 @@ void bench_parse_args(options *o, int argc, char **argv) {
   memset(o, 0, sizeof *o);
   o->plugin_path = CG_BENCH_PLUGIN;
   o->reps = 7;
+  o->contention = -1;
   for (int p = 0; p < BENCH_PEER_COUNT; p++)
     o->peers[p] = 1;
   for (int i = 1; i < argc; i++) {
@@ -66,13 +70,16 @@ void bench_parse_args(options *o, int argc, char **argv) {
         o->threads[o->nthreads++] = parse_count(s, "--threads", 256);
     } else if (strcmp(a, "--reps") == 0 && more) {
       o->reps = parse_count(argv[++i], "--reps", 100000);
+      o->reps_given = 1;
     } else if (strcmp(a, "--shape") == 0 && more && o->nshapes < MAX_SHAPES) {
       shape s;
       if (sscanf(argv[++i], "%ldx%ldx%ld", &s.m, &s.n, &s.k) != 3 || s.m < 1 || s.n < 1 || s.k < 1)
         bench_die("bad --shape %s (want MxNxK)", argv[i]);
       o->shapes[o->nshapes++] = s;
+      o->shapes_given = 1;
     } else if (strcmp(a, "--table") == 0 && more) {
       add_table(o, argv[++i]);
+      o->shapes_given = 1;
     } else if (strcmp(a, "--peers") == 0 && more) {
       if (bench_peers_select(o->peers, argv[++i], why, sizeof why) != 0)
         bench_die("%s", why);
@@ -99,10 +106,34 @@ void bench_parse_args(options *o, int argc, char **argv) {
       o->quality = 1;
       if (more && argv[i + 1][0] >= '1' && argv[i + 1][0] <= '9')
         o->quality = atoi(argv[++i]); /* rounds */
+    } else if (strcmp(a, "--contention") == 0 && more) {
+      const char *m = argv[++i];
+      o->contention = strcmp(m, "wait") == 0     ? OLC_CONTENTION_WAIT
+                      : strcmp(m, "mark") == 0   ? OLC_CONTENTION_MARK
+                      : strcmp(m, "ignore") == 0 ? OLC_CONTENTION_IGNORE
+                                                 : -1;
+      if (o->contention < 0)
+        bench_die("bad --contention %s (want wait, mark or ignore)", m);
+    } else if (strcmp(a, "--stability") == 0) {
+      o->stability = 5;
+      if (more && argv[i + 1][0] >= '1' && argv[i + 1][0] <= '9')
+        o->stability = parse_count(argv[++i], "--stability", 16); /* calibrations */
     } else {
       usage();
     }
   }
+  /* --stability --quick: one small shape, two calibrations, three rounds
+   * (the test that keeps the mode working). */
+  if (o->stability && o->quick) {
+    if (!o->shapes_given)
+      o->nshapes = 1, o->shapes[0] = (shape){96, 96, 96};
+    if (o->stability == 5)
+      o->stability = 2;
+  }
+  if (o->stability && !o->reps_given && !o->quick)
+    o->reps = 9;
+  if (o->stability && o->nthreads > 0 && (o->nthreads > 1 || o->threads[0] != 1))
+    bench_die("--stability calibrates and times one thread: use it with --threads 1");
   /* One thread's CPU time says nothing of a product split over several. */
   for (int t = 0; bench_use_cputime && t < o->nthreads; t++)
     if (o->threads[t] > 1)

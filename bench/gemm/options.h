@@ -11,9 +11,11 @@
 typedef struct options {
   const char *plugin_path, *forced;
   const char *isa; /* cpu_gemm's isa cap (its [plugin.cpu_gemm] isa), or NULL */
-  int quality, overhead, buckets, concurrency, cold, nearest, quick, json, reps, nthreads,
-      threads[8], nshapes;
-  int peers[BENCH_PEER_COUNT]; /* --peers (all by default) */
+  int quality, stability, overhead, buckets, concurrency, cold, nearest, quick, json, reps,
+      nthreads, threads[8], nshapes;
+  int reps_given, shapes_given; /* --reps; --shape or --table */
+  int contention;               /* --contention (olc_contention_mode), -1: the host's */
+  int peers[BENCH_PEER_COUNT];  /* --peers (all by default) */
   shape shapes[MAX_SHAPES];
 } options;
 

@@ -432,6 +432,73 @@ static void test_race_tie(void) {
   }
 }
 
+/* A tie between two challengers keeps the earlier one: the plugin's first
+ * candidate (1000 us) is clearly slower, and of the two within 0.25% of
+ * each other (400 and 399 us) the one the plugin offers first is
+ * selected, every time, instead of whichever median the noise made
+ * lower (repeated calibrations of one shape picked either); a clearly
+ * faster later one (200, 2 x) still wins. */
+static void test_race_tie_challengers(void) {
+  run x;
+  ini_params p = {NULL, 0,    NULL, "tie2.txt", "[plugin.mock_det]\ncandidates = 1000,400,399\n",
+                  0,    NULL, NULL, "100"};
+  const olc_workload_result *r;
+  int round;
+  for (round = 0; round < 4; round++) {
+    olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+    if (round == 3)
+      p.extra = "[plugin.mock_det]\ncandidates = 1000,400,200\n";
+    run_open(&x, &p);
+    opt.recalibrate = 1;
+    r = run_mm(&x, &opt);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL_FATAL(r->status, OLC_OK);
+    CU_ASSERT_EQUAL_FATAL(r->candidate_count, 3u);
+    CU_ASSERT(policy_is(r->selected, round < 3 ? "spin_us=400" : "spin_us=200"));
+    if (!policy_is(r->selected, round < 3 ? "spin_us=400" : "spin_us=200"))
+      fprintf(stderr,
+              "\n  round %d: selected %.*s (400: %.1f us, %u runs; third: %.1f us, %u runs)\n",
+              round, r->selected != NULL ? (int)r->selected->policy_len : 0,
+              r->selected != NULL ? (const char *)r->selected->policy : "",
+              r->candidates[1].median_us, (unsigned)r->candidates[1].samples,
+              r->candidates[2].median_us, (unsigned)r->candidates[2].samples);
+    run_close(&x);
+  }
+}
+
+/* Screening within the noise does not choose the finalists: of four
+ * challengers within 1% of each other (400, 399, 398, 397 us) the two the
+ * plugin offers first join the final (with the first candidate, 1000),
+ * not the two whose single screening runs the noise made fastest, and
+ * the tie between them keeps 400; one clearly faster (200) still makes
+ * the final and wins. */
+static void test_race_screen_ties(void) {
+  run x;
+  ini_params p = {
+      NULL, 0,    NULL, "tie3.txt", "[plugin.mock_det]\ncandidates = 1000,400,399,398,397\n",
+      0,    NULL, NULL, "100"};
+  const olc_workload_result *r;
+  int round;
+  for (round = 0; round < 4; round++) {
+    olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
+    const char *want = round < 3 ? "spin_us=400" : "spin_us=200";
+    if (round == 3)
+      p.extra = "[plugin.mock_det]\ncandidates = 1000,400,399,398,200\n";
+    run_open(&x, &p);
+    opt.recalibrate = 1;
+    r = run_mm(&x, &opt);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL_FATAL(r->status, OLC_OK);
+    CU_ASSERT_EQUAL_FATAL(r->candidate_count, 5u);
+    CU_ASSERT(policy_is(r->selected, want));
+    if (!policy_is(r->selected, want))
+      fprintf(stderr, "\n  round %d: selected %.*s\n", round,
+              r->selected != NULL ? (int)r->selected->policy_len : 0,
+              r->selected != NULL ? (const char *)r->selected->policy : "");
+    run_close(&x);
+  }
+}
+
 /* The final's leader fails after every other finalist was dropped as
  * clearly slower: spin_us=100 leads, spin_us=1000 leaves the final after
  * its third run, then 100's fourth run (the numerical check stands for
@@ -767,6 +834,8 @@ int main(int argc, char **argv) {
   CU_add_test(s, "race: screen, final, winner", test_race);
   CU_add_test(s, "race: one stalled screening run", test_race_stall);
   CU_add_test(s, "race: the first candidate keeps a tie", test_race_tie);
+  CU_add_test(s, "race: a tie between challengers keeps the earlier", test_race_tie_challengers);
+  CU_add_test(s, "race: screening ties keep the earlier", test_race_screen_ties);
   CU_add_test(s, "race: an undecided final takes more runs", test_race_undecided);
   CU_add_test(s, "race: the leader fails after the others left", test_race_leader_fails);
   CU_add_test(s, "thread count and implementation rejections", test_rejection_reasons);

@@ -27,13 +27,15 @@ typedef struct olc_config olc_config;
 typedef enum olc_calibration_strategy {
   /* Every candidate is screened briefly (warm-up, then timed runs for at
    * least min_seconds / 16, at least one); 3 finalists, the plugin's
-   * first candidate and the fastest, then run interleaved, in turns, until
+   * first candidate and the fastest (of screening times within 2% of the
+   * fastest left, the earliest offered), then run interleaved, in turns, until
    * each has min_repetitions runs, three turns, and their runs add up to
    * min_seconds; the lowest median wins, the first candidate on a lead
    * under 1% or under two standard errors (MAD-based) in their paired
-   * turns (the median of the ratios of each turn's medians); a lead over
-   * 1% under that noise gets more turns first, up to 4 x the runs and
-   * time.  The default. */
+   * turns (the median of the ratios of each turn's medians), and of two
+   * challengers so close the one offered first; a lead over 1% under
+   * that noise gets more turns first, up to 4 x the runs and time.  The
+   * default. */
   OLC_STRATEGY_RACE = 0,
   /* Every candidate is timed in full (min_repetitions and min_seconds),
    * with early abandon of clear losers only. */

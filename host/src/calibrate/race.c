@@ -20,7 +20,8 @@
  *    screening, decides between those; a run that a stall made slow can
  *    only cost a close contender its place in the final.
  * 2. Final.  FINALISTS candidates run in turns: the plugin's first one
- *    (its analytical guess, unless abandoned) and the best scores.  Each
+ *    (its analytical guess, unless abandoned) and the best scores (of
+ *    scores within SCREEN_TIE of the best left, the earliest).  Each
  *    turn times every finalist for its share of min_seconds / TURNS (at
  *    least one run), so that a change of machine load or clock hits them
  *    alike instead of deciding the race; every other turn runs them in
@@ -36,11 +37,14 @@
  *    times those runs and that time: with three turns the spread is
  *    itself a guess, and a busy machine would otherwise keep a guess
  *    that a few more turns show to be slower.
- * 3. The finalist with the lowest median over all its runs wins; that
- *    median, its MAD and run count are what is saved.  The first
- *    candidate keeps the win unless the other beats it in the turns both
- *    ran: the median of the ratios of their turns' medians must lie more
- *    than TIE_MARGIN and TIE_Z standard errors below 1.  Calibration never
+ * 3. The winner's median over all its runs, its MAD and run count are
+ *    what is saved.  The first candidate keeps the win unless another
+ *    beats it in the turns both ran: the median of the ratios of their
+ *    turns' medians must lie more than TIE_MARGIN and TIE_Z standard
+ *    errors below 1; the finalists are taken in the plugin's order, each
+ *    replacing the one kept so far only when it beats it so, so that of
+ *    two challengers within the noise of each other the earlier wins, not
+ *    whichever the noise gave the lower median.  Calibration never
  *    trades the plugin's guess for a lead that is as likely noise, on a
  *    quiet machine (the margin decides) or a busy one (the spread does),
  *    and a ratio compares runs milliseconds apart: where a core's speed
@@ -73,6 +77,7 @@
 #define FINALISTS 3u
 #define TURNS 16.0
 #define TIE_MARGIN 0.01
+#define SCREEN_TIE 0.02   /* screening scores this close count as equal */
 #define TIE_Z 2.0         /* standard errors of the difference of two medians */
 #define FINAL_MIN_RUNS 3u /* before a finalist can be dropped */
 #define FINAL_MIN_TURNS 3u
@@ -189,11 +194,10 @@ static olc_status record_turn(race *r, size_t i, size_t turn, size_t from) {
   return OLC_OK;
 }
 
-/* Whether lane w clearly beats the first candidate (lane 0) in the turns
- * both ran: the tie rule on their paired ratios.  *lead: 1 - the median
- * ratio. */
-static int beats_first(const race *r, size_t w, double *lead) {
-  const lane *a = &r->lanes[0], *b = &r->lanes[w];
+/* Whether lane w clearly beats lane f in the turns both ran: the tie rule
+ * on their paired ratios.  *lead: 1 - the median ratio. */
+static int beats(const race *r, size_t f, size_t w, double *lead) {
+  const lane *a = &r->lanes[f], *b = &r->lanes[w];
   size_t i = 0, j = 0, n = 0;
   if (lead != NULL)
     *lead = 0;
@@ -335,6 +339,22 @@ static size_t lowest(const race *r, lane_state state) {
   return b;
 }
 
+/* The finalist the tie rule keeps (count when none): in the plugin's
+ * order, each finalist replaces the one kept so far only when it clearly
+ * beats it in their paired turns.  So the first candidate keeps a tie,
+ * and when it is beaten (or gone), of challengers within the noise of
+ * each other the one the plugin offers first wins, rather than whichever
+ * the noise gave the lower median: repeated calibrations of one shape
+ * then select the same policy, not either of two near-equal ones. */
+static size_t kept(const race *r) {
+  const size_t count = r->ctx->list->count;
+  size_t i, k = count;
+  for (i = 0; i < count; i++)
+    if (r->lanes[i].state == LANE_FINAL && (k == count || beats(r, k, i, NULL)))
+      k = i;
+  return k;
+}
+
 /* After a turn: a finalist whose runs (at least FINAL_MIN_RUNS) are
  * clearly slower than the leader's leaves the final. */
 static olc_status drop_losers(race *r) {
@@ -360,13 +380,30 @@ static olc_status drop_losers(race *r) {
   return OLC_OK;
 }
 
+/* The screened lane to promote next (count when none): the earliest in
+ * the plugin's order whose score is within SCREEN_TIE of the best one
+ * left.  A score is one short timing, so of candidates that close the
+ * noise would otherwise choose which reach the final, and repeated
+ * calibrations of one shape would race, and select, different ones. */
+static size_t next_finalist(const race *r) {
+  const size_t count = r->ctx->list->count;
+  size_t i, b = lowest(r, LANE_SCREENED);
+  if (b == count)
+    return count;
+  for (i = 0; i < b; i++)
+    if (r->lanes[i].state == LANE_SCREENED &&
+        r->lanes[i].score <= r->lanes[b].score * (1.0 + SCREEN_TIE))
+      return i;
+  return b;
+}
+
 /* Fills the final up to `most` lanes from the best screened scores;
  * returns how many race now. */
 static size_t promote(race *r, size_t most) {
   size_t i, k = 0;
   for (i = 0; i < r->ctx->list->count; i++)
     k += r->lanes[i].state == LANE_FINAL;
-  while (k < most && (i = lowest(r, LANE_SCREENED)) < r->ctx->list->count) {
+  while (k < most && (i = next_finalist(r)) < r->ctx->list->count) {
     r->lanes[i].state = LANE_FINAL;
     k++;
   }
@@ -435,15 +472,15 @@ static size_t final_count(const race *r, double x, int *runs_cut) {
   return SIZE_MAX;
 }
 
-/* 1 when the final's leader leads the first candidate by more than
- * TIE_MARGIN in their paired turns but not clearly (the tie rule would
- * keep the first): more turns can tell whether the lead is real. */
+/* 1 when the final's leader leads the finalist the tie rule keeps by
+ * more than TIE_MARGIN in their paired turns but not clearly: more turns
+ * can tell whether the lead is real. */
 static int undecided(const race *r) {
-  size_t lead = lowest(r, LANE_FINAL);
+  size_t lead = lowest(r, LANE_FINAL), k = kept(r);
   double gain;
-  if (lead == 0 || lead == r->ctx->list->count || r->lanes[0].state != LANE_FINAL)
+  if (lead == k || lead == r->ctx->list->count || k == r->ctx->list->count)
     return 0;
-  return !beats_first(r, lead, &gain) && gain > TIE_MARGIN;
+  return !beats(r, k, lead, &gain) && gain > TIE_MARGIN;
 }
 
 /* Whether the final is over: SIZE_MAX when every finalist has its runs
@@ -538,16 +575,14 @@ static olc_status final(race *r, size_t most, int budgeted) {
 }
 
 /*
- * The winner among the finalists (count when none finished): the lowest
- * median, unless it does not clearly beat the first candidate in their
- * paired turns.  Computes the
+ * The winner among the finalists (count when none finished): the one the
+ * tie rule keeps (kept).  Computes the
  * statistics of every lane that has samples on the way.
  */
 static olc_status race_winner(race *r, size_t *winner) {
   const olc_strategy_ctx *ctx = r->ctx;
   const size_t count = ctx->list->count;
-  const olc_candidate_result *res = ctx->results;
-  size_t i, w = count;
+  size_t i;
   olc_status st;
   for (i = 0; i < count; i++) {
     lane *l = &r->lanes[i];
@@ -559,16 +594,11 @@ static olc_status race_winner(race *r, size_t *winner) {
     if ((st = olc_strategy__keep_runs(ctx, i, l->v, l->n)) != OLC_OK)
       return st;
   }
-  for (i = 0; i < count; i++) {
-    if (r->lanes[i].state == LANE_FINAL && (w == count || res[i].median_us < res[w].median_us))
-      w = i;
-  }
-  /* A challenger must beat the first candidate in the turns both ran, by
-   * a median ratio more than TIE_MARGIN and TIE_Z standard errors below 1:
-   * a smaller lead is as likely the machine's noise as a better policy. */
-  if (w < count && w != 0 && r->lanes[0].state == LANE_FINAL && !beats_first(r, w, NULL))
-    w = 0;
-  *winner = w;
+  /* A challenger must beat the finalist kept so far (the first candidate
+   * first) in the turns both ran, by a median ratio more than TIE_MARGIN
+   * and TIE_Z standard errors below 1: a smaller lead is as likely the
+   * machine's noise as a better policy. */
+  *winner = kept(r);
   return OLC_OK;
 }
 
