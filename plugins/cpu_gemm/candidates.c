@@ -481,13 +481,17 @@ static void cand_constant_b(cand_list *l, const cg_cpu *cpu, uint32_t isa, uint3
 }
 
 uint32_t cg_policy_candidates_constant_b(cg_policy *out, uint32_t cap, const cg_cpu *cpu,
-                                         uint32_t isa, uint32_t threads, const cg_shape *shape) {
+                                         uint32_t isa, uint32_t threads, const cg_shape *shape,
+                                         uint32_t b_bytes) {
   cg_policy rest[CG_CANDIDATES_MAX];
   cand_list l = {out, cap < CG_CANDIDATES_MAX ? cap : CG_CANDIDATES_MAX, 0, shape};
   const uint32_t n = cg_policy_candidates(rest, CG_CANDIDATES_MAX, cpu, isa, threads, shape);
   uint32_t own;
   cand_constant_b(&l, cpu, isa, threads);
-  own = l.count;
+  /* A 16-bit B: the tile pack widens it to float32 while a thin policy's
+   * keeps it 16-bit, half the bytes a decode call reads, so the thin
+   * kernels stay in the race. */
+  own = b_bytes == 4u ? l.count : 0u;
   /* Decode-like products (few rows, B read from L3 or memory): the deep
    * panels fetched ahead beat the analytical blockings and the thin
    * kernels by more than a short race's noise, which with many

@@ -327,10 +327,11 @@ static int32_t cg_prepare(void *instance, const olc_plugin_workload *workload, v
     uint32_t count;
     int bad = 0;
     cg_bucket_shape(&bs, &s);
-    count = w.constant_b ? cg_policy_candidates_constant_b(list, CG_CANDIDATES_MAX, &in->cpu,
-                                                           in->isa, in->threads, &bs)
-                         : cg_policy_candidates(list, CG_CANDIDATES_MAX, &in->cpu, in->isa,
-                                                in->threads, &bs);
+    count =
+        w.constant_b
+            ? cg_policy_candidates_constant_b(list, CG_CANDIDATES_MAX, &in->cpu, in->isa,
+                                              in->threads, &bs, w.dtype_b == CG_F32 ? 4u : 2u)
+            : cg_policy_candidates(list, CG_CANDIDATES_MAX, &in->cpu, in->isa, in->threads, &bs);
     cg_mutex_lock(&in->pool_mu);
     for (uint32_t i = 0; i < count && !bad; i++)
       bad = cg_gemm_reserve(&s, &list[i], in->threads, in->ws) != 0;

@@ -90,10 +90,12 @@ uint32_t cg_policy_candidates(cg_policy *out, uint32_t cap, const cg_cpu *cpu, u
  * The same for a workload whose B is a constant packed once (constant=b):
  * first the blockings that only pay once B's packing is free (see
  * candidates.c, cand_constant_b), then cg_policy_candidates' list, up to
- * cap in all.
+ * cap in all.  b_bytes: B's element size as stored (4, or 2 for float16
+ * and bfloat16, which a thin policy's pack keeps 16-bit).
  */
 uint32_t cg_policy_candidates_constant_b(cg_policy *out, uint32_t cap, const cg_cpu *cpu,
-                                         uint32_t isa, uint32_t threads, const cg_shape *shape);
+                                         uint32_t isa, uint32_t threads, const cg_shape *shape,
+                                         uint32_t b_bytes);
 
 #define CG_CANDIDATES_MAX 24u
 

@@ -546,7 +546,7 @@ int32_t cg_plugin_candidates(void *instance, const olc_plugin_workload *workload
   cg_bucket_shape(&s, &w.shape);
   count = w.constant_b
               ? cg_policy_candidates_constant_b(list, CG_CANDIDATES_MAX, &in->cpu, in->isa,
-                                                in->threads, &s)
+                                                in->threads, &s, w.dtype_b == CG_F32 ? 4u : 2u)
               : cg_policy_candidates(list, CG_CANDIDATES_MAX, &in->cpu, in->isa, in->threads, &s);
   /* Every candidate is correct on every layout; those that read this
    * layout's operands while packing come first (a plain layout keeps the

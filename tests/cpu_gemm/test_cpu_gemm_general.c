@@ -463,7 +463,7 @@ static void test_large_constant(void) {
     const uint32_t count = mi >= 3 && cpu.isa <= CG_ISA_AVX2
                                ? 0
                                : cg_policy_candidates_constant_b(cands, CG_CANDIDATES_MAX, &cpu,
-                                                                 isa, POOL_THREADS, &sh);
+                                                                 isa, POOL_THREADS, &sh, 4u);
     CU_ASSERT(count > 0 || mi >= 3);
     for (uint32_t i = 0; i < count; i++) {
       const cg_view bv = {b, N, 1, CG_F32};
@@ -559,6 +559,24 @@ static void test_general_dispatch(void) {
   cg_packed_free(pk);
 }
 
+/* A large constant B of few rows races the deep tile slices alone when it
+ * is float32; a 16-bit one also races the thin kernels, whose pack keeps
+ * it 16-bit (half the bytes a call reads) where the tile pack widens it. */
+static void test_constant_16bit_keeps_thin(void) {
+  cg_policy cands[CG_CANDIDATES_MAX];
+  const cg_shape sh = {1, 4096, 4096};
+  uint32_t count, i, vm[2] = {0, 0};
+  for (uint32_t b = 0; b < 2; b++) {
+    count = cg_policy_candidates_constant_b(cands, CG_CANDIDATES_MAX, &cpu, cpu.isa, 1, &sh,
+                                            b == 0 ? 4u : 2u);
+    CU_ASSERT(count > 0);
+    for (i = 0; i < count; i++)
+      vm[b] += cg_kernel_table[cands[i].kernel].kind == CG_KIND_VM;
+  }
+  CU_ASSERT_EQUAL(vm[0], 0u);
+  CU_ASSERT(vm[1] > 0u);
+}
+
 int main(int argc, char **argv) {
   CU_pSuite s;
   if (CU_initialize_registry() != CUE_SUCCESS)
@@ -569,6 +587,7 @@ int main(int argc, char **argv) {
   CU_add_test(s, "general_dispatch", test_general_dispatch);
   CU_add_test(s, "large_constant", test_large_constant);
   CU_add_test(s, "pack_shared", test_pack_shared);
+  CU_add_test(s, "constant_16bit_keeps_thin", test_constant_16bit_keeps_thin);
   CU_add_test(s, "every_policy_every_layout", test_every_policy_every_layout);
   return olc_test_run(argc, argv);
 }
