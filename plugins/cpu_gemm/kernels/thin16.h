@@ -35,6 +35,48 @@ typedef void (*cg_vm16_fn)(int64_t m, int64_t n, int64_t k, float alpha, const f
   void name(int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,             \
             const uint16_t *b, int64_t ldb, uint32_t flags, float beta, float *c, int64_t ldc)
 
+/* The entry of a vectorized 16-bit vm kernel file: m (1 to 4) and the
+ * four flag combinations made compile-time arguments of the file's
+ * vm16_rows(BF, M, PF, n, k, alpha, a, lda, b, ldb, beta, c, ldc), so that
+ * each combination is its own unrolled loop. */
+#define CG_VM16_ENTRY(name)                                                                        \
+  static inline __attribute__((always_inline)) void vm16_any(                                      \
+      const int BF, const int PF, int64_t m, int64_t n, int64_t k, float alpha, const float *a,    \
+      int64_t lda, const uint16_t *b, int64_t ldb, float beta, float *c, int64_t ldc) {            \
+    switch (m) {                                                                                   \
+    case 1:                                                                                        \
+      vm16_rows(BF, 1, PF, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                             \
+      break;                                                                                       \
+    case 2:                                                                                        \
+      vm16_rows(BF, 2, PF, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                             \
+      break;                                                                                       \
+    case 3:                                                                                        \
+      vm16_rows(BF, 3, PF, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                             \
+      break;                                                                                       \
+    default:                                                                                       \
+      vm16_rows(BF, 4, PF, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                             \
+      break;                                                                                       \
+    }                                                                                              \
+  }                                                                                                \
+  CG_VM16_PROTO(name) {                                                                            \
+    if (m <= 0 || n <= 0)                                                                          \
+      return;                                                                                      \
+    switch (flags & (CG_VM16_BF16 | CG_VM16_PF)) {                                                 \
+    case CG_VM16_BF16:                                                                             \
+      vm16_any(1, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                                \
+      break;                                                                                       \
+    case CG_VM16_BF16 | CG_VM16_PF:                                                                \
+      vm16_any(1, 1, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                                \
+      break;                                                                                       \
+    case CG_VM16_PF:                                                                               \
+      vm16_any(0, 1, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                                \
+      break;                                                                                       \
+    default:                                                                                       \
+      vm16_any(0, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                                \
+      break;                                                                                       \
+    }                                                                                              \
+  }
+
 CG_VM16_PROTO(sgemm_ref_vm4_h16);
 CG_VM16_PROTO(sgemm_avx2_vm4_h16); /* float16 needs F16C as well */
 CG_VM16_PROTO(sgemm_avx512_vm4_h16);

@@ -145,43 +145,7 @@ static inline __attribute__((always_inline)) void vm16_rows(const int BF, const 
 #undef VM16_GROUP
 }
 
-static inline __attribute__((always_inline)) void
-vm16_any(const int BF, const int PF, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
-         int64_t lda, const uint16_t *b, int64_t ldb, float beta, float *c, int64_t ldc) {
-  switch (m) {
-  case 1:
-    vm16_rows(BF, 1, PF, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    break;
-  case 2:
-    vm16_rows(BF, 2, PF, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    break;
-  case 3:
-    vm16_rows(BF, 3, PF, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    break;
-  default:
-    vm16_rows(BF, 4, PF, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    break;
-  }
-}
-
-CG_VM16_PROTO(sgemm_avx2_vm4_h16) {
-  if (m <= 0 || n <= 0)
-    return;
-  switch (flags & (CG_VM16_BF16 | CG_VM16_PF)) {
-  case CG_VM16_BF16:
-    vm16_any(1, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    break;
-  case CG_VM16_BF16 | CG_VM16_PF:
-    vm16_any(1, 1, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    break;
-  case CG_VM16_PF:
-    vm16_any(0, 1, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    break;
-  default:
-    vm16_any(0, 0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    break;
-  }
-}
+CG_VM16_ENTRY(sgemm_avx2_vm4_h16)
 #else
 /* Built for another architecture: never selected there. */
 CG_VM16_PROTO(sgemm_avx2_vm4_h16) {
