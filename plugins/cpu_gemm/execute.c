@@ -585,6 +585,21 @@ static const cg_packed *packed_b(const olc_plugin_exec_args *args, const cg_poli
   return cb->pk;
 }
 
+/* Why a policy cannot run here (none, or a kernel above this CPU's ISA),
+ * reported; OLC_PLUGIN_OK when it can. */
+static CG_NOINLINE int32_t policy_refused(cg_instance *in, const cg_policy *p) {
+  char why[200];
+  if (p == NULL) {
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "execute without a policy");
+    return OLC_PLUGIN_E_INVALID;
+  }
+  if (!cg_policy_usable(p, in->isa) && cg_policy_check(p, in->isa, why, sizeof(why)) != 0) {
+    cg_report(in->host, OLC_PLUGIN_E_INVALID, "%s", why);
+    return OLC_PLUGIN_E_INVALID;
+  }
+  return OLC_PLUGIN_OK;
+}
+
 int32_t cg_plugin_pack(void *instance, const olc_plugin_workload *workload, const void *policy,
                        uint32_t input, const olc_plugin_tensor *operand, void **packed,
                        uint64_t *bytes) {
@@ -592,18 +607,16 @@ int32_t cg_plugin_pack(void *instance, const olc_plugin_workload *workload, cons
   const cg_policy *p = policy;
   cg_const_b *cb;
   cg_view v;
-  char why[200];
   uint64_t size = 0;
+  int32_t rc;
   (void)workload;
   if (packed == NULL || bytes == NULL || p == NULL) {
     cg_report(in->host, OLC_PLUGIN_E_INVALID, "pack without a policy or an answer");
     return OLC_PLUGIN_E_INVALID;
   }
   *packed = NULL, *bytes = 0;
-  if (!cg_policy_usable(p, in->isa) && cg_policy_check(p, in->isa, why, sizeof(why)) != 0) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID, "%s", why);
-    return OLC_PLUGIN_E_INVALID;
-  }
+  if ((rc = policy_refused(in, p)) != OLC_PLUGIN_OK)
+    return rc;
   /* B alone is packed (the weights of MatMul and Gemm); one matrix. */
   if (input != 1 || (cb = calloc(1, sizeof *cb)) == NULL) {
     if (input != 1) {
@@ -721,21 +734,6 @@ static CG_NOINLINE int32_t run_plain(cg_instance *in, const cg_gemm_args *g, con
   if (run_product(in, g, p) != 0) {
     cg_report(in->host, OLC_PLUGIN_E_NOMEM, "execute: out of memory for workspaces");
     return OLC_PLUGIN_E_NOMEM;
-  }
-  return OLC_PLUGIN_OK;
-}
-
-/* Why a policy cannot run here (none, or a kernel above this CPU's ISA),
- * reported; OLC_PLUGIN_OK when it can. */
-static CG_NOINLINE int32_t policy_refused(cg_instance *in, const cg_policy *p) {
-  char why[200];
-  if (p == NULL) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID, "execute without a policy");
-    return OLC_PLUGIN_E_INVALID;
-  }
-  if (!cg_policy_usable(p, in->isa) && cg_policy_check(p, in->isa, why, sizeof(why)) != 0) {
-    cg_report(in->host, OLC_PLUGIN_E_INVALID, "%s", why);
-    return OLC_PLUGIN_E_INVALID;
   }
   return OLC_PLUGIN_OK;
 }

@@ -364,7 +364,7 @@ olc_status olc_host__execute(const olc_selection *s, const olc_plugin_workload *
                              const olc_execute_args *a, const olc_tensor *constants,
                              uint32_t constant_mask, void *const *packed, olc_error *err) {
   olc_plugin_tensor in[OLC_EXECUTE_MAX_OPERANDS], out[OLC_EXECUTE_MAX_OPERANDS];
-  uintptr_t in_lo[OLC_EXECUTE_MAX_OPERANDS], in_hi[OLC_EXECUTE_MAX_OPERANDS];
+  uintptr_t in_span[OLC_EXECUTE_MAX_OPERANDS][2];
   const olc_host_slot *slot = s->slot;
   size_t i, j;
   olc_status st;
@@ -388,18 +388,20 @@ olc_status olc_host__execute(const olc_selection *s, const olc_plugin_workload *
     const olc_tensor *t = &a->inputs[i];
     if (constant_mask & (UINT32_C(1) << i))
       t = &constants[i]; /* the caller's was checked against it */
-    st = take_tensor(&in[i], &in_lo[i], &in_hi[i], t, n, 0, slot->views, slot->plugin, err);
+    st = take_tensor(&in[i], &in_span[i][0], &in_span[i][1], t, n, 0, slot->views, slot->plugin,
+                     err);
     if (st != OLC_OK)
       return st;
   }
   for (i = 0; i < a->output_count; i++) {
     tensor_name n = {"output", (unsigned)i};
-    uintptr_t lo = 0, hi = 0; /* set by take_tensor on success */
-    st = take_tensor(&out[i], &lo, &hi, &a->outputs[i], n, 1, slot->views, slot->plugin, err);
+    uintptr_t span[2] = {0, 0}; /* set by take_tensor on success */
+    st = take_tensor(&out[i], &span[0], &span[1], &a->outputs[i], n, 1, slot->views, slot->plugin,
+                     err);
     if (st != OLC_OK)
       return st;
     for (j = 0; j < a->input_count; j++)
-      if (lo < in_hi[j] && in_lo[j] < hi)
+      if (!apart(span, in_span[j]))
         return olc_error__set(err, OLC_E_UNSUPPORTED, "execute",
                               "output %lu overlaps input %lu (their bytes share memory)",
                               (unsigned long)i, (unsigned long)j);
