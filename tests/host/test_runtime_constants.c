@@ -18,7 +18,9 @@
  * - 8 threads execute while olc_host_calibrate measures the key: the new
  *   selection packs again, the threads go on with the old copy until they
  *   move, and the old copy is released exactly once.  ThreadSanitizer runs
- *   it (tests/sanitize/tsan.sh).
+ *   it (tests/sanitize/tsan.sh);
+ * - a new selection of the same policy (the calibrated record of the first
+ *   candidate) executes with the copy packed before.
  */
 #include <CUnit/CUnit.h>
 #include <dlfcn.h>
@@ -415,6 +417,52 @@ static void test_repack_while_executing(void) {
   rt_close(&h);
 }
 
+/* A calibration that keeps the policy gives a new selection (a record
+ * instead of the first candidate), but the same policy: the copy packed
+ * for the first one serves it, nothing is packed again or released. */
+static void test_same_policy_keeps_copy(void) {
+  olc_calibrate_options co = OLC_CALIBRATE_OPTIONS_INIT;
+  uint64_t before[COUNTERS], d[COUNTERS];
+  olc_calibration *cal = NULL;
+  const olc_selection *first, *stored;
+  olc_tensor zero;
+  bound x;
+  rt_host h;
+  olc_binding *b;
+  olc_error err;
+  rt_open(&h, tmp, NULL, "same.txt",
+          "[plugin.mock_det]\ncandidates = 40\n"
+          "[workload.w]\nbackend = mock_det\noperator = MatMul\ndtype = float32\n"
+          "m = 4\nn = 4\nk = 4\n");
+  describe(&x);
+  b = rt_bind(&h, &x.rw);
+  memset(&zero, 0, sizeof zero);
+  counters(before);
+  CU_ASSERT_EQUAL(olc_binding_select(&first, b, NULL, &err), OLC_FIRST_CANDIDATE);
+  OLC_ASSERT_OK(run(b, NULL, &x, &zero, 1, &err), &err);
+  co.recalibrate = 1;
+  co.in_process = 1;
+  OLC_ASSERT_OK(olc_host_calibrate(&cal, h.s.host, &co, &err), &err);
+  CU_ASSERT_EQUAL(olc_calibration_count(cal), 1);
+  olc_calibration_free(cal);
+  counters(before); /* the calibration's check packs its own copies */
+  OLC_ASSERT_OK(olc_binding_select(&stored, b, NULL, &err), &err);
+  CU_ASSERT_PTR_NOT_EQUAL(stored, first);
+  OLC_ASSERT_OK(run(b, NULL, &x, &zero, 2, &err), &err);
+  OLC_ASSERT_OK(run(b, stored, &x, &zero, 3, &err), &err);
+  OLC_ASSERT_OK(run(b, first, &x, &zero, 4, &err), &err);
+  since(d, before);
+  CU_ASSERT_EQUAL(d[PACK_CALLS], 0);
+  CU_ASSERT_EQUAL(d[RELEASES], 0);
+  CU_ASSERT_EQUAL(d[PACKED_READS], 3);
+  CU_ASSERT_EQUAL(olc_binding_packed_bytes(b), PACKED_BYTES);
+  olc_binding_free(b);
+  since(d, before);
+  CU_ASSERT_EQUAL(d[RELEASES], 1);
+  CU_ASSERT_EQUAL(d[BAD_RELEASES], 0);
+  rt_close(&h);
+}
+
 int main(int argc, char **argv) {
   CU_pSuite s;
   if (CU_initialize_registry() != CUE_SUCCESS)
@@ -427,5 +475,6 @@ int main(int argc, char **argv) {
               test_measured_as_constant);
   CU_add_test(s, "a new selection packs again while 8 threads execute",
               test_repack_while_executing);
+  CU_add_test(s, "a new selection of the same policy keeps the copy", test_same_policy_keeps_copy);
   return olc_test_run(argc, argv);
 }

@@ -118,11 +118,19 @@ static olc_host_packed *take_current(olc_host_constants *c) {
   }
 }
 
-/* Whether set p serves a call with selection s: packed for it, or, when
- * the binding chose s itself (chosen), s is the selection p replaced (a
+/* Whether a and b are one policy: a copy packed for one serves the other
+ * (two selections of one policy: the first candidate, then its calibrated
+ * record; or two threads' answers made at once). */
+static int same_policy(const olc_selection *a, const olc_selection *b) {
+  return a == b || (a != NULL && a->policy_len == b->policy_len &&
+                    (a->policy_len == 0 || memcmp(a->policy, b->policy, a->policy_len) == 0));
+}
+
+/* Whether set p serves a call with selection s: packed for its policy, or,
+ * when the binding chose s itself (chosen), s is the policy p replaced (a
  * call that selected just before the change; the newer set serves it). */
 static int serves(const olc_host_packed *p, const olc_selection *s, int chosen) {
-  return p->sel == s || (chosen && p->replaced == s);
+  return same_policy(p->sel, s) || (chosen && same_policy(p->replaced, s));
 }
 
 /* A released set to reuse, or a new one (the lock held). */

@@ -105,6 +105,11 @@ static const char *const first_why[OLC_HOST_FIRST_KINDS] = {
     "nothing stored (select mode never)", "the wait for a measurement timed out",
     "the wait for a measurement was cancelled", "measuring failed"};
 
+/* Whether old is the first-candidate answer for why and text. */
+static int same_first(const olc_selection *old, olc_status why, const char *text) {
+  return old != NULL && old->why == why && strcmp(old->message, text) == 0;
+}
+
 olc_status olc_host__first_selection(olc_selection **out, olc_host_slot *slot, int kind,
                                      olc_status why, const char *message, olc_error *err) {
   olc_selection *s, *old;
@@ -119,7 +124,7 @@ olc_status olc_host__first_selection(olc_selection **out, olc_host_slot *slot, i
   old = slot->first[kind];
   /* The same answer keeps its selection; a retried failure may say
    * something else (selections live as long as the slot). */
-  if (old != NULL && old->why == why && strcmp(old->message, text) == 0) {
+  if (same_first(old, why, text)) {
     *out = old;
     olc_host__global_unlock();
     return OLC_OK;
@@ -134,12 +139,27 @@ olc_status olc_host__first_selection(olc_selection **out, olc_host_slot *slot, i
   s->why = why;
   memcpy(s->message, text, sizeof s->message);
   olc_host__global_lock();
+  old = slot->first[kind];
+  if (same_first(old, why, text)) {
+    /* Another thread made the same answer meanwhile: one selection. */
+    olc_host__global_unlock();
+    free_selection(s);
+    *out = old;
+    return OLC_OK;
+  }
   s->next = slot->selections;
   slot->selections = s;
   slot->first[kind] = s;
   olc_host__global_unlock();
   *out = s;
   return OLC_OK;
+}
+
+/* Whether old is the nearest answer of rec for why and message. */
+static int same_neighbour(const olc_selection *old, const olc_record *rec, olc_status why,
+                          const char *message) {
+  return old != NULL && old->why == why && olc_host__same_record(old->nearest, rec) &&
+         strcmp(old->message, message) == 0;
 }
 
 olc_status olc_host__neighbour_selection(olc_selection **out, olc_host_slot *slot,
@@ -152,8 +172,7 @@ olc_status olc_host__neighbour_selection(olc_selection **out, olc_host_slot *slo
   old = slot->nearest;
   /* The same neighbour for the same reason keeps its selection: a
    * never-mode view refreshed every recheck allocates nothing new. */
-  if (old != NULL && old->why == why && olc_host__same_record(old->nearest, rec) &&
-      strcmp(old->message, message) == 0) {
+  if (same_neighbour(old, rec, why, message)) {
     *out = old;
     olc_host__global_unlock();
     return OLC_OK;
@@ -178,6 +197,14 @@ olc_status olc_host__neighbour_selection(olc_selection **out, olc_host_slot *slo
   s->why = why;
   snprintf(s->message, sizeof s->message, "%s", message);
   olc_host__global_lock();
+  old = slot->nearest;
+  if (same_neighbour(old, rec, why, s->message)) {
+    /* Another thread made the same answer meanwhile: one selection. */
+    olc_host__global_unlock();
+    free_selection(s);
+    *out = old;
+    return OLC_OK;
+  }
   s->next = slot->selections;
   slot->selections = s;
   slot->nearest = s;
