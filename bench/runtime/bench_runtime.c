@@ -2,7 +2,7 @@
  * bench_runtime - what the runtime path costs on top of the plugin.
  *
  *   bench_runtime [--quick] [--rounds N] [--plugin PATH] [--shape MxNxK]...
- *                 [--parts LIST] [--packed MxNxK]... [--lowprec MxNxK]...
+ *                 [--parts LIST] [--packed MxNxK|table]... [--lowprec MxNxK]...
  *                 [--peers LIST]
  *
  * One process, one host (threads = 1), the shapes calibrated on a miss
@@ -18,9 +18,11 @@
  *           olc_selection_matmul_f32, olc_selection_execute and
  *           olc_binding_execute beside OpenBLAS's cblas_sgemm (fixed.c)
  *   mlp     the example's MLP against bench/gemm's peers (mlp_bench.c)
- *   packed  4x4096x4096, 16x4096x4096, 64x1500x2816 (or --packed shapes)
- *           with B a constant packed once, olc_binding_execute, against
- *           the peers that prepare weights at creation (packed_bench.c)
+ *   packed  4x4096x4096, 16x4096x4096, 64x1500x2816 (or --packed shapes,
+ *           or --packed table: bench_gemm's 14 shapes) with B a constant
+ *           packed once (olc_binding_execute) against the peers that
+ *           prepare weights at creation, and with B given on each call
+ *           (olc_selection_matmul_f32) against the others (packed_bench.c)
  *   lowprec 1x4096x4096, 4x4096x4096, 1x11008x4096 (or --lowprec shapes)
  *           with B float32, bfloat16 and float16, given on each call and
  *           a constant packed once: B's GB/s, its share of the streaming
@@ -299,7 +301,7 @@ typedef struct br_options {
   int nshapes, rounds, calls, quick;
   unsigned parts; /* PART_* bits */
   long packed[MAX_PACKED][3];
-  int npacked;
+  int npacked, packed_table;
   long lowprec[MAX_PACKED][3];
   int nlowprec;
 } br_options;
@@ -353,6 +355,10 @@ static int parse(int argc, char **argv, br_options *o) {
     } else if (strcmp(argv[i], "--parts") == 0 && i + 1 < argc) {
       if (parse_parts(&o->parts, argv[++i]) != 0)
         return -1;
+    } else if (strcmp(argv[i], "--packed") == 0 && i + 1 < argc &&
+               strcmp(argv[i + 1], "table") == 0) {
+      o->packed_table = 1;
+      i++;
     } else if (strcmp(argv[i], "--packed") == 0 && i + 1 < argc && o->npacked < MAX_PACKED) {
       long *p = o->packed[o->npacked++];
       if (parse_shape(&p[0], &p[1], &p[2], argv[++i], 65536) != 0)
@@ -378,6 +384,12 @@ int main(int argc, char **argv) {
    * 1500-token encoder layer (m x n x k, B k x n constant). */
   static const long packed_default[3][3] = {{4, 4096, 4096}, {16, 4096, 4096}, {64, 1500, 2816}};
   static const long packed_quick[1][3] = {{4, 256, 256}};
+  /* bench_gemm's table (bench/gemm/shapes.c, "peers"): cubes, decode
+   * projections, BERT-base, Whisper and mid-sized layers. */
+  static const long packed_table[14][3] = {
+      {32, 32, 32},     {64, 64, 64},     {256, 256, 256}, {1024, 1024, 1024}, {2048, 2048, 2048},
+      {1, 4096, 4096},  {1, 11008, 4096}, {4, 4096, 4096}, {16, 4096, 4096},   {128, 768, 768},
+      {128, 3072, 768}, {64, 1500, 2816}, {35, 700, 2048}, {196, 256, 2304}};
   char dir[] = "/tmp/bench_runtime.XXXXXX", store_path[64], plugin_dir[1024], why[1024];
   br_options o;
   int i;
@@ -396,7 +408,7 @@ int main(int argc, char **argv) {
     fprintf(stderr,
             "usage: bench_runtime [--quick] [--rounds N (1-%d)] [--plugin PATH] "
             "[--shape MxNxK]... [--peers all|LIST] "
-            "[--parts select,execute,fixed,mlp,packed,lowprec] [--packed MxNxK]... "
+            "[--parts select,execute,fixed,mlp,packed,lowprec] [--packed MxNxK|table]... "
             "[--lowprec MxNxK]...\n",
             MAX_ROUNDS);
     return 2;
@@ -442,16 +454,19 @@ int main(int argc, char **argv) {
   if (o.parts & PART_MLP)
     br_mlp_bench(host, dir, o.rounds, o.peers);
   if (o.parts & PART_PACKED) {
-    if (o.npacked > 0)
-      br_packed_bench(host, o.rounds, (const long(*)[3])o.packed, o.npacked);
+    if (o.packed_table)
+      br_packed_bench(host, o.rounds, packed_table, 14, o.peers);
+    else if (o.npacked > 0)
+      br_packed_bench(host, o.rounds, (const long(*)[3])o.packed, o.npacked, o.peers);
     else if (o.quick)
-      br_packed_bench(host, o.rounds, packed_quick, 1);
+      br_packed_bench(host, o.rounds, packed_quick, 1, o.peers);
     else
-      br_packed_bench(host, o.rounds, packed_default, 3);
+      br_packed_bench(host, o.rounds, packed_default, 3, o.peers);
   }
 #else
   (void)packed_default;
   (void)packed_quick;
+  (void)packed_table;
   if (o.parts & PART_MLP)
     printf("mlp: skipped: built without bench/gemm's BLAS peers (OpenBLAS)\n");
   if (o.parts & PART_PACKED)

@@ -54,10 +54,14 @@ void br_mlp_bench(olc_host *host, const char *dir, int rounds, const char *peers
  * beside cblas_sgemm (fixed.c; without bench/gemm's peers, olc alone). */
 void br_fixed_bench(olc_host *host, int rounds, int calls);
 
-/* Products with B a constant of the binding (olc_binding_execute) against
- * the peers that prepare weights at creation, shapes[i] = {m, n, k}
- * (packed_bench.c, built with bench/gemm's peers). */
-void br_packed_bench(olc_host *host, int rounds, const long (*shapes)[3], int count);
+/* Products shapes[i] = {m, n, k} through the runtime path, B a constant
+ * of the binding (olc_binding_execute) and B given on each call
+ * (olc_selection_matmul_f32), against the peers of peer_list ("all", or
+ * names as bench_gemm takes them): those that prepare weights at creation
+ * against the first form, the others against the second (packed_bench.c,
+ * built with bench/gemm's peers). */
+void br_packed_bench(olc_host *host, int rounds, const long (*shapes)[3], int count,
+                     const char *peer_list);
 
 /* Decode products with float32 A and B float32, bfloat16 or float16,
  * given on each call and a constant packed once, against the single-core
