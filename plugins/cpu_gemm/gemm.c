@@ -18,97 +18,21 @@
  * with pack = abj[G] the kernels pack B themselves, G micro-panels ahead
  * (macro_block_bjg): B streams from DRAM once, under the arithmetic.
  *
- * General mode (args.general, pb or bias set; gemm_general): the same
- * loops, entered only through that branch.  A general operand is packed
- * through its view (pack.c reads any strides and converts float16 /
- * bfloat16 on the way), so a tile policy packs it whatever its pack says;
- * a constant B packed once (cg_pack_constant) is read in place of the
- * packed block; the bias is stored into each strip of C (its rows of the
- * block, one micro-panel wide) right before the first KC slice's kernels
- * run there with beta 1, so it costs no pass of its own over C.  The
- * kernels' own copying of B is off there (they read fp32 rows).
+ * General mode (args.general, pb or bias set: general.c) runs the same
+ * loops through cg_gemm_blocked, with the operands packed through their
+ * views, a constant B's panels read in place of the packed block
+ * (constant.c) and the bias stored into each strip of C right before the
+ * first KC slice's kernels run there with beta 1 (gen set in the block).
  */
 #include "gemm.h"
 
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "convert.h"
 #include "kernels/kernels.h"
 #include "pack.h"
-#include "sys.h"
-
-#define CG_HUGE (2u << 20)
-
-float *cg_alloc_floats(size_t count) {
-  size_t bytes = count * sizeof(float);
-  size_t align = bytes >= CG_HUGE ? CG_HUGE : 64;
-  float *p;
-  if (count == 0 || count > SIZE_MAX / sizeof(float))
-    return NULL;
-  bytes = (bytes + align - 1) / align * align;
-  p = cg_sys_alloc_aligned(align, bytes);
-  /* Packed panels and large matrices are walked with big strides; huge
-   * pages keep those walks out of the TLB-miss path.  Advice only. */
-  if (p != NULL && bytes >= CG_HUGE)
-    cg_sys_advise_huge(p, bytes);
-  return p;
-}
-
-void cg_free_floats(float *p) { cg_sys_free_aligned(p); }
-
-int cg_ws_reserve(float **buf, size_t *cap, size_t need) {
-  float *nb;
-  if (*cap >= need)
-    return 0;
-  nb = cg_alloc_floats(need);
-  if (nb == NULL)
-    return -1;
-  /* Touch it now: page faults belong to setup, not to a timed run. */
-  memset(nb, 0, need * sizeof(float));
-  cg_free_floats(*buf);
-  *buf = nb;
-  *cap = need;
-  return 0;
-}
-
-void cg_workspace_free(cg_workspace *ws) {
-  if (ws == NULL)
-    return;
-  cg_free_floats(ws->a_buf);
-  cg_free_floats(ws->b_buf);
-  cg_free_floats(ws->edge_b);
-  cg_free_floats(ws->c_buf);
-  memset(ws, 0, sizeof(*ws));
-}
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-
-static size_t round_up_sz(int64_t v, uint32_t q) {
-  return (size_t)((v + (int64_t)q - 1) / (int64_t)q * (int64_t)q);
-}
-
-static int ws_prepare(cg_workspace *ws, const cg_gemm_args *g, const cg_policy *p) {
-  const cg_kernel_info *ki = &cg_kernel_table[p->kernel];
-  int64_t kc = min64(p->kc, g->k), mc = min64(p->mc, g->m), nc = min64(p->nc, g->n);
-  size_t a_need = round_up_sz(mc, ki->mr) * (size_t)kc;
-  size_t b_need = round_up_sz(nc, ki->nr) * (size_t)kc;
-  size_t bj_need = 2u * ((size_t)ki->nr << p->bj_group) * (size_t)kc;
-  if (ki->kind == CG_KIND_MV) /* B's columns, gathered: up to 4 of k floats */
-    return cg_ws_reserve(&ws->edge_b, &ws->edge_b_cap, 4u * (size_t)g->k);
-  if (ki->kind == CG_KIND_VM) /* C relocated, when it is (the layout decides) */
-    return g->m <= 4 ? cg_ws_reserve(&ws->c_buf, &ws->c_cap, CG_VM_C_FLOATS(g->n)) : 0;
-  if (ki->kind != CG_KIND_TILE)
-    return 0;
-  if ((p->pack & CG_PACK_A) && cg_ws_reserve(&ws->a_buf, &ws->a_cap, a_need) != 0)
-    return -1;
-  if ((p->pack & CG_PACK_B) && cg_ws_reserve(&ws->b_buf, &ws->b_cap, b_need) != 0)
-    return -1;
-  if ((p->pack & CG_PACK_BJ) && cg_ws_reserve(&ws->edge_b, &ws->edge_b_cap, bj_need) != 0)
-    return -1;
-  return 0;
-}
 
 /*
  * A software-prefetch stream over the next B block (rows x cols of the
@@ -146,23 +70,6 @@ static inline void pf_step(pf_stream *pf) {
   }
 }
 
-int cg_gemm_reserve(const cg_shape *shape, const cg_policy *policy, uint32_t threads,
-                    cg_workspace *ws) {
-  cg_gemm_args g;
-  memset(&g, 0, sizeof(g));
-  g.m = shape->m, g.n = shape->n, g.k = shape->k;
-  if (g.m <= 0 || g.n <= 0 || g.k <= 0)
-    return 0;
-  /* The thin drivers use one workspace, the blocked one one a thread. */
-  if (cg_kernel_table[policy->kernel].kind != CG_KIND_TILE)
-    threads = 1;
-  for (uint32_t i = 0; i < threads; i++) {
-    if (ws_prepare(&ws[i], &g, policy) != 0)
-      return -1;
-  }
-  return 0;
-}
-
 /* The state of one (jc, pc, ic) block shared by the inner loops. */
 typedef struct blk {
   const cg_kernel_info *ki;
@@ -182,7 +89,7 @@ typedef struct blk {
    * the block's panels in a constant packed once (args.pb). */
   const float *bpack;
   /* The first KC slice's beta: the caller's, or 1 over a bias already
-   * stored in C (bias: set in general mode only, see gemm_general). */
+   * stored in C (bias: set in general mode only, see general.c). */
   float beta0;
   const cg_view *bias;
   int gen; /* general mode: operands through views, packed B, bias */
@@ -612,6 +519,20 @@ static void gemm_task(void *arg, uint32_t tid, uint32_t n) {
     ws->bj_src = NULL;
 }
 
+void cg_gemm_blocked(const cg_gemm_args *g, const cg_policy *p, cg_workspace *ws,
+                     const cg_kernel_info *ki, int general, cg_pool *pool, uint32_t threads) {
+  task t;
+  t.g = g;
+  t.p = p;
+  t.ws = ws;
+  t.ki = ki;
+  t.gen = general;
+  if (threads == 1)
+    gemm_task(&t, 0, 1);
+  else
+    cg_pool_run(pool, gemm_task, &t);
+}
+
 void cg_scale_c(float *c, int64_t ldc, int64_t m, int64_t n, float beta) {
   for (int64_t i = 0; i < m; i++) {
     float *row = c + i * ldc;
@@ -645,224 +566,6 @@ static void gemm_direct(const cg_gemm_args *g, const cg_policy *p) {
   }
 }
 
-/*
- * General mode: operands through views, a bias, a constant B packed once.
- */
-struct cg_packed {
-  uint32_t kind; /* CG_KIND_TILE: panels (see cg_pack_constant); else row-major */
-  uint32_t nr;
-  int64_t kc, k, n;
-  float *data; /* CG_BF16 / CG_F16 (a vm policy's): k x n 16-bit elements */
-  uint64_t bytes;
-  uint32_t dtype; /* of the elements at data */
-};
-
-const float *cg_packed_data(const cg_packed *pk) { return pk->data; }
-uint64_t cg_packed_bytes(const cg_packed *pk) { return pk->bytes; }
-
-void cg_bias_fill(float *c, int64_t ldc, const cg_view *bias, int64_t i0, int64_t j0, int64_t rows,
-                  int64_t cols, float beta) {
-  cg_convert_block(c, ldc, bias, i0, j0, rows, cols);
-  if (beta == 1.0f)
-    return;
-  for (int64_t i = 0; i < rows; i++) {
-    float *row = c + i * ldc;
-    for (int64_t j = 0; j < cols; j++)
-      row[j] *= beta;
-  }
-}
-
-/* A view that is plain fp32 row-major (rows x cols): its a / ld. */
-static int view_plain(const cg_view *v, int64_t rows, int64_t cols, const float **out,
-                      int64_t *ld) {
-  if (v->dtype != CG_F32 || v->cs != 1 || (v->rs < cols && rows > 1))
-    return 0;
-  *out = v->data;
-  *ld = v->rs >= cols ? v->rs : cols;
-  return 1;
-}
-
-/* Whether a constant packed B fits this product and policy. */
-static int packed_fits(const cg_packed *pk, const cg_gemm_args *g, const cg_policy *p) {
-  const cg_kernel_info *ki = &cg_kernel_table[p->kernel];
-  if (pk->k != g->k || pk->n != g->n)
-    return 0;
-  if (pk->kind != CG_KIND_TILE)
-    return 1; /* row-major fp32 serves any policy */
-  return ki->kind == CG_KIND_TILE && pk->nr == ki->nr && pk->kc == (int64_t)p->kc;
-}
-
-/*
- * The product in general mode.  Operands that turn out plain fp32
- * row-major are read as such, a constant in row-major form is plain B;
- * a tile policy packs every general operand (an unpacked one is packed
- * anyway: the kernels read fp32 only) and reads a constant's panels; the
- * thin kernels have their own general drivers (thin.c).
- */
-static int gemm_general(const cg_gemm_args *g0, const cg_policy *p0, cg_pool *pool,
-                        uint32_t threads, cg_workspace *ws) {
-  cg_gemm_args g = *g0;
-  cg_policy p = *p0, pr;
-  const cg_kernel_info *ki0 = &cg_kernel_table[p0->kernel];
-  cg_kernel_info ki;
-  task t;
-  if ((g.general & CG_GENERAL_A) && view_plain(&g.av, g.m, g.k, &g.a, &g.lda))
-    g.general &= ~CG_GENERAL_A;
-  if ((g.general & CG_GENERAL_B) && view_plain(&g.bv, g.k, g.n, &g.b, &g.ldb))
-    g.general &= ~CG_GENERAL_B;
-  if (g.pb != NULL) {
-    if (!packed_fits(g.pb, &g, &p))
-      return -1;
-    g.general &= ~CG_GENERAL_B;
-    if (g.pb->kind != CG_KIND_TILE && g.pb->dtype != CG_F32) {
-      /* Kept 16-bit: a general B, row-major, which the 16-bit vm
-       * kernels read as it is (thin16.c). */
-      const cg_view kept = {g.pb->data, g.n, 1, g.pb->dtype};
-      g.bv = kept, g.general |= CG_GENERAL_B, g.pb = NULL;
-    } else if (g.pb->kind != CG_KIND_TILE) {
-      g.b = g.pb->data, g.ldb = g.n, g.pb = NULL;
-    }
-  }
-  if (g.general == 0 && g.pb == NULL && g.bias.data == NULL)
-    return cg_gemm(&g, p0, pool, threads, ws);
-  if (g.m <= 0 || g.n <= 0)
-    return 0;
-  if (g.k <= 0 || g.alpha == 0.0f) {
-    if (g.bias.data != NULL)
-      cg_bias_fill(g.c, g.ldc, &g.bias, 0, 0, g.m, g.n, g.beta);
-    else
-      cg_scale_c(g.c, g.ldc, g.m, g.n, g.beta);
-    return 0;
-  }
-  if (p.split == CG_SPLIT_NONE || pool == NULL || threads < cg_pool_size(pool))
-    threads = 1;
-  else
-    threads = cg_pool_size(pool);
-  if (ws == NULL)
-    return -1;
-  if (ki0->kind != CG_KIND_TILE)
-    return cg_thin_general(&g, &p, pool, threads, ws);
-  if (g.general & CG_GENERAL_A)
-    p.pack |= CG_PACK_A;
-  if ((g.general & CG_GENERAL_B) && !(p.pack & (CG_PACK_B | CG_PACK_BJ)))
-    p.pack |= CG_PACK_B;
-  if (g.pb != NULL)
-    p.pack = (p.pack & CG_PACK_A) | CG_PACK_B, p.bj_group = 0;
-  pr = p;
-  if (g.pb != NULL)
-    pr.pack &= ~CG_PACK_B; /* the constant's panels: nothing to pack */
-  for (uint32_t i = 0; i < threads; i++) {
-    if (ws_prepare(&ws[i], &g, &pr) != 0)
-      return -1;
-  }
-  ki = *ki0;
-  ki.packed_copy = NULL;
-  t.g = &g;
-  t.p = &p;
-  t.ws = ws;
-  t.ki = &ki;
-  t.gen = 1;
-  if (threads == 1)
-    gemm_task(&t, 0, 1);
-  else
-    cg_pool_run(pool, gemm_task, &t);
-  return 0;
-}
-
-/* A float16 / bfloat16 view copied row-major (rows x cols) into pk, in
- * its own type. */
-static int pack_16bit(cg_packed *pk, const cg_view *v, int64_t rows, int64_t cols) {
-  int64_t count;
-  uint16_t *d;
-  if (__builtin_mul_overflow(rows, cols, &count) ||
-      (pk->data = cg_alloc_floats((size_t)count / 2 + 1)) == NULL)
-    return -1;
-  d = (uint16_t *)(void *)pk->data;
-  for (int64_t i = 0; i < rows; i++) {
-    if (v->cs == 1) {
-      memcpy(d + i * cols, cg_view_at(v, i, 0), (size_t)cols * sizeof(uint16_t));
-      continue;
-    }
-    for (int64_t j = 0; j < cols; j++)
-      memcpy(d + i * cols + j, cg_view_at(v, i, j), sizeof(uint16_t));
-  }
-  pk->dtype = v->dtype;
-  pk->bytes = (uint64_t)count * sizeof(uint16_t);
-  return 0;
-}
-
-int cg_pack_constant(cg_packed **out, const cg_policy *p, int which, const cg_view *v, int64_t rows,
-                     int64_t cols, uint64_t *bytes) {
-  const cg_kernel_info *ki;
-  cg_packed *pk;
-  int64_t count = 0;
-  *out = NULL;
-  if (bytes != NULL)
-    *bytes = 0;
-  if (which != 1 || p == NULL || v == NULL || v->data == NULL || p->kernel >= cg_kernel_count ||
-      rows < 1 || cols < 1 || cg_dtype_size(v->dtype) == 0)
-    return -1;
-  ki = &cg_kernel_table[p->kernel];
-  pk = calloc(1, sizeof(*pk));
-  if (pk == NULL)
-    return -1;
-  pk->kind = ki->kind == CG_KIND_TILE ? CG_KIND_TILE : CG_KIND_VM;
-  pk->nr = ki->nr;
-  pk->kc = p->kc;
-  pk->k = rows, pk->n = cols;
-  pk->dtype = CG_F32;
-  if (ki->kind == CG_KIND_VM && v->dtype != CG_F32) {
-    /* A vm kernel streams B once per call: kept in its 16-bit type (half
-     * the bytes of float32), row-major, converted as the kernel loads it. */
-    if (pack_16bit(pk, v, rows, cols) != 0) {
-      free(pk);
-      return -1;
-    }
-  } else if (pk->kind == CG_KIND_TILE) {
-    /* Slice pc (rows pc .. pc + kcur) at pc * panels * nr, its panels
-     * kcur x nr each, zero-padded past n: the layout of the workspace's
-     * packed block, for every block at once. */
-    const int64_t panels = (cols + ki->nr - 1) / ki->nr;
-    if (__builtin_mul_overflow(panels * (int64_t)ki->nr, rows, &count) ||
-        (pk->data = cg_alloc_floats((size_t)count)) == NULL) {
-      free(pk);
-      return -1;
-    }
-    for (int64_t pc = 0; pc < rows; pc += p->kc) {
-      const int64_t kcur = min64(p->kc, rows - pc);
-      cg_pack_b_view(pk->data + pc * panels * ki->nr, v, pc, 0, kcur, cols, ki->nr);
-    }
-  } else {
-    /* The thin kernels stream B in place: a float32 row-major copy. */
-    if (__builtin_mul_overflow(rows, cols, &count) ||
-        (pk->data = cg_alloc_floats((size_t)count)) == NULL) {
-      free(pk);
-      return -1;
-    }
-    cg_convert_block(pk->data, cols, v, 0, 0, rows, cols);
-  }
-  if (pk->dtype == CG_F32)
-    pk->bytes = (uint64_t)count * sizeof(float);
-  if (bytes != NULL)
-    *bytes = pk->bytes;
-  *out = pk;
-  return 0;
-}
-
-int cg_pack_shared(const cg_policy *a, const cg_policy *b) {
-  const cg_kernel_info *ka = &cg_kernel_table[a->kernel], *kb = &cg_kernel_table[b->kernel];
-  if ((ka->kind == CG_KIND_TILE) != (kb->kind == CG_KIND_TILE))
-    return 0;
-  return ka->kind != CG_KIND_TILE || (ka->nr == kb->nr && a->kc == b->kc);
-}
-
-void cg_packed_free(cg_packed *pk) {
-  if (pk == NULL)
-    return;
-  cg_free_floats(pk->data);
-  free(pk);
-}
-
 /* Not vectorized: at most 64 multiply-adds, where a vectorized loop's
  * set-up costs more than it saves. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -886,9 +589,8 @@ void cg_gemm_tiny_run(const cg_gemm_args *g) {
 int cg_gemm(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t threads,
             cg_workspace *ws) {
   const uint32_t kind = cg_kernel_table[p->kernel].kind;
-  task t;
   if (g->general != 0 || g->pb != NULL || g->bias.data != NULL)
-    return gemm_general(g, p, pool, threads, ws);
+    return cg_gemm_general(g, p, pool, threads, ws);
   if (cg_gemm_one_block(g, p))
     return 0;
   if (g->m <= 0 || g->n <= 0)
@@ -909,7 +611,7 @@ int cg_gemm(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t t
     if (ws == NULL)
       return -1;
     for (uint32_t i = 0; i < (kind != CG_KIND_TILE ? 1u : threads); i++) {
-      if (ws_prepare(&ws[i], g, p) != 0)
+      if (cg_ws_prepare(&ws[i], g, p) != 0)
         return -1;
     }
   } else {
@@ -919,14 +621,6 @@ int cg_gemm(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t t
     return cg_thin_vm(g, p, pool, threads, ws);
   if (kind == CG_KIND_MV)
     return cg_thin_mv(g, p, pool, threads, ws);
-  t.g = g;
-  t.p = p;
-  t.ws = ws;
-  t.ki = &cg_kernel_table[p->kernel];
-  t.gen = 0;
-  if (threads == 1)
-    gemm_task(&t, 0, 1);
-  else
-    cg_pool_run(pool, gemm_task, &t);
+  cg_gemm_blocked(g, p, ws, &cg_kernel_table[p->kernel], 0, pool, threads);
   return 0;
 }

@@ -241,10 +241,31 @@ int cg_thin_general(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, ui
 int cg_thin_vm16(const cg_gemm_args *g, const cg_policy *p, const float *a, int64_t lda,
                  float beta0, cg_pool *pool, uint32_t threads);
 
+/* The blocked driver (gemm.c) over product g on threads threads of pool
+ * (1: the caller alone), each with its workspace ws[i] prepared; ki is
+ * p's kernel (in general mode a copy without packed_copy). */
+void cg_gemm_blocked(const cg_gemm_args *g, const cg_policy *p, cg_workspace *ws,
+                     const cg_kernel_info *ki, int general, cg_pool *pool, uint32_t threads);
+
+/* cg_gemm in general mode (general.c): args.general, pb or bias set. */
+int cg_gemm_general(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_t threads,
+                    cg_workspace *ws);
+
+/* Sizes ws (workspace.c) for product g under policy p: the packed blocks
+ * its pack asks for, or what a thin kernel relocates.  0, or -1: out of
+ * memory. */
+int cg_ws_prepare(cg_workspace *ws, const cg_gemm_args *g, const cg_policy *p);
+
 /* C[0..rows)[0..cols) = beta * bias(i0 + i, j0 + j): where a block of C
  * is first stored in general mode. */
 void cg_bias_fill(float *c, int64_t ldc, const cg_view *bias, int64_t i0, int64_t j0, int64_t rows,
                   int64_t cols, float beta);
+
+/* Reads the constant g->pb as product g under policy p reads it: a tile
+ * policy's panels stay in g->pb; a row-major copy becomes g's B (plain
+ * float32 at g->b, or a 16-bit general B), g->pb cleared.  0, or -1 when
+ * it does not fit g (k, n) or p (a tile kernel of another nr or kc). */
+int cg_packed_apply(cg_gemm_args *g, const cg_policy *p);
 
 /* The floats of a packed constant. */
 const float *cg_packed_data(const cg_packed *pk);

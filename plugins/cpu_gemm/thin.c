@@ -153,7 +153,7 @@ int cg_thin_mv(const cg_gemm_args *g, const cg_policy *p, cg_pool *pool, uint32_
 }
 
 /*
- * General mode (gemm_general): operands through views, a bias.  The thin
+ * General mode (general.c): operands through views, a bias.  The thin
  * kernels read fp32 row-major operands, so a general operand is converted
  * in pieces into the calling thread's workspace right before the kernel
  * that reads it: vm, B's block of the KC slice, CG_GEN_FLOATS at most
