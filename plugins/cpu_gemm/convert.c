@@ -243,3 +243,61 @@ void cg_convert_block(float *dst, int64_t ldd, const cg_view *v, int64_t i0, int
     }
   }
 }
+
+/* ---- float32 to float16 / bfloat16 (results stored), and runs back ---- */
+
+static uint16_t f32_to_f16(float f) {
+  uint32_t x, sign, ax;
+  memcpy(&x, &f, sizeof x);
+  sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) /* NaN: stays a (quiet) NaN */
+    return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));
+  if (ax >= 0x477ff000u) /* 65520 and above round to infinity */
+    return (uint16_t)(sign | 0x7c00u);
+  if (ax < 0x38800000u) { /* below 2^-14: a half subnormal (or zero) */
+    /* 0.5's ulp is 2^-24, a half subnormal's: the float addition rounds
+     * to nearest even at exactly that position. */
+    float v, half = 0.5f;
+    uint32_t r;
+    memcpy(&v, &ax, sizeof v);
+    v += half;
+    memcpy(&r, &v, sizeof r);
+    return (uint16_t)(sign | (r - 0x3f000000u));
+  }
+  /* Rebias the exponent (127 - 15) and round the 13 dropped bits to
+   * nearest even; a carry into the exponent is the right result. */
+  ax += 0xc8000fffu + ((ax >> 13) & 1u);
+  return (uint16_t)(sign | (ax >> 13));
+}
+
+static uint16_t f32_to_bf16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, sizeof x);
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    return (uint16_t)((x >> 16) | 0x40u);
+  return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+void cg_store_f32(void *dst, uint32_t dtype, const float *src, int64_t n) {
+  uint16_t *d = dst;
+  if (dtype == CG_F32)
+    memcpy(dst, src, (size_t)n * sizeof(float));
+  else if (dtype == CG_F16)
+    for (int64_t i = 0; i < n; i++)
+      d[i] = f32_to_f16(src[i]);
+  else
+    for (int64_t i = 0; i < n; i++)
+      d[i] = f32_to_bf16(src[i]);
+}
+
+void cg_load_f32(float *dst, const void *src, uint32_t dtype, int64_t n) {
+  const uint16_t *s = src;
+  if (dtype == CG_F32)
+    memcpy(dst, src, (size_t)n * sizeof(float));
+  else if (dtype == CG_F16)
+    for (int64_t i = 0; i < n; i++)
+      dst[i] = cg_f16_to_f32(s[i]);
+  else
+    for (int64_t i = 0; i < n; i++)
+      dst[i] = cg_bf16_to_f32(s[i]);
+}

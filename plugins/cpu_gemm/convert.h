@@ -37,6 +37,12 @@ static inline cg_view cg_view_t(const cg_view *v) {
 float cg_f16_to_f32(uint16_t h);
 float cg_bf16_to_f32(uint16_t h);
 
+/* n float32 values stored as dtype (CG_F32, CG_F16, CG_BF16; rounding to
+ * nearest even, NaN kept a NaN), and n values of dtype loaded as float32;
+ * dst and src do not overlap. */
+void cg_store_f32(void *dst, uint32_t dtype, const float *src, int64_t n);
+void cg_load_f32(float *dst, const void *src, uint32_t dtype, int64_t n);
+
 /* Whether the processor and OS have F16C (vcvtph2ps on YMM): the AVX2
  * kernels read float16 only then. */
 int cg_cvt_has_f16c(void);

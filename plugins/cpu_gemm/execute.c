@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "convert.h"
 #include "instance.h"
 
 #if defined(__GNUC__)
@@ -144,87 +145,6 @@ static int run_product(cg_instance *in, const cg_gemm_args *g, const cg_policy *
   rc = cg_gemm(g, p, NULL, 1, ws);
   cg_ws_cache_give(&in->cache, ws);
   return rc;
-}
-
-/* ---- 16-bit types: fp32 results stored, fp32 operands of beta loaded ---- */
-
-static uint16_t f32_to_f16(float f) {
-  uint32_t x, sign, ax;
-  memcpy(&x, &f, sizeof x);
-  sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
-  if (ax > 0x7f800000u) /* NaN: stays a (quiet) NaN */
-    return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));
-  if (ax >= 0x477ff000u) /* 65520 and above round to infinity */
-    return (uint16_t)(sign | 0x7c00u);
-  if (ax < 0x38800000u) { /* below 2^-14: a half subnormal (or zero) */
-    /* 0.5's ulp is 2^-24, a half subnormal's: the float addition rounds
-     * to nearest even at exactly that position. */
-    float v, half = 0.5f;
-    uint32_t r;
-    memcpy(&v, &ax, sizeof v);
-    v += half;
-    memcpy(&r, &v, sizeof r);
-    return (uint16_t)(sign | (r - 0x3f000000u));
-  }
-  /* Rebias the exponent (127 - 15) and round the 13 dropped bits to
-   * nearest even; a carry into the exponent is the right result. */
-  ax += 0xc8000fffu + ((ax >> 13) & 1u);
-  return (uint16_t)(sign | (ax >> 13));
-}
-
-static float f16_to_f32(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
-  float f;
-  if (e == 0x1f)
-    x = sign | 0x7f800000u | (m << 13);
-  else if (e != 0)
-    x = sign | ((e + 112u) << 23) | (m << 13);
-  else {
-    f = (float)m * 0x1p-24f;
-    memcpy(&x, &f, sizeof x);
-    x |= sign;
-  }
-  memcpy(&f, &x, sizeof f);
-  return f;
-}
-
-static uint16_t f32_to_bf16(float f) {
-  uint32_t x;
-  memcpy(&x, &f, sizeof x);
-  if ((x & 0x7fffffffu) > 0x7f800000u)
-    return (uint16_t)((x >> 16) | 0x40u);
-  return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-}
-
-static float bf16_to_f32(uint16_t h) {
-  uint32_t x = (uint32_t)h << 16;
-  float f;
-  memcpy(&f, &x, sizeof f);
-  return f;
-}
-
-void cg_store_f32(void *dst, uint32_t dtype, const float *src, int64_t n) {
-  uint16_t *d = dst;
-  if (dtype == CG_F32)
-    memcpy(dst, src, (size_t)n * sizeof(float));
-  else if (dtype == CG_F16)
-    for (int64_t i = 0; i < n; i++)
-      d[i] = f32_to_f16(src[i]);
-  else
-    for (int64_t i = 0; i < n; i++)
-      d[i] = f32_to_bf16(src[i]);
-}
-
-void cg_load_f32(float *dst, const void *src, uint32_t dtype, int64_t n) {
-  const uint16_t *s = src;
-  if (dtype == CG_F32)
-    memcpy(dst, src, (size_t)n * sizeof(float));
-  else if (dtype == CG_F16)
-    for (int64_t i = 0; i < n; i++)
-      dst[i] = f16_to_f32(s[i]);
-  else
-    for (int64_t i = 0; i < n; i++)
-      dst[i] = bf16_to_f32(s[i]);
 }
 
 /* ---- the general decoding ---- */

@@ -132,9 +132,4 @@ int32_t cg_plugin_pack(void *instance, const olc_plugin_workload *workload, cons
                        uint64_t *bytes);
 void cg_plugin_release_packed(void *instance, void *packed);
 
-/* fp32 to and from the 16-bit types, rounding to nearest even (execute.c):
- * n values, x and y may not overlap. */
-void cg_store_f32(void *dst, uint32_t dtype, const float *src, int64_t n);
-void cg_load_f32(float *dst, const void *src, uint32_t dtype, int64_t n);
-
 #endif

@@ -12,6 +12,7 @@
 #include "olc/plugin.h"
 
 #include "gemm.h"
+#include "convert.h"
 #include "instance.h"
 #include "policy.h"
 #include "probe.h"
