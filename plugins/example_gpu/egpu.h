@@ -181,6 +181,11 @@ void egpu_log(const olc_plugin_host *host, int32_t level, const char *fmt, ...) 
  */
 int32_t egpu_parse_workload(const egpu_instance *inst, const olc_plugin_workload *workload,
                             egpu_layout *layout);
+/* The key's structure of a parsed workload (egpu_workload.c): dtype, m, n,
+ * k, then each layout property not at its default; one given at its
+ * default is declared read (use_property) and left out. */
+int32_t egpu_key_structure(const egpu_instance *inst, const olc_plugin_workload *workload,
+                           const egpu_layout *l, const olc_plugin_key_sink *sink);
 /* Broadcasts batch dims (numpy: right-aligned, 1 stretches); -1 when they do not. */
 int egpu_batch_broadcast(const egpu_batch *a, const egpu_batch *b, egpu_batch *out);
 /*

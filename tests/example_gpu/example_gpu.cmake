@@ -41,8 +41,8 @@ if(TARGET example_gpu)
   # The policy codec, its rules and device limits, with made-up limits: no device needed.
   olc_add_test(NAME test_example_gpu_policy
     SOURCES ${EGPU_TEST_DIR}/test_example_gpu_policy.c ${EGPU_DIR}/egpu_policy.c
-            ${EGPU_DIR}/egpu_plugin.c ${EGPU_DIR}/egpu_source.c ${EGPU_DIR}/egpu_kernel.c
-            ${EGPU_DIR}/egpu_execute.c
+            ${EGPU_DIR}/egpu_plugin.c ${EGPU_DIR}/egpu_workload.c ${EGPU_DIR}/egpu_source.c
+            ${EGPU_DIR}/egpu_kernel.c ${EGPU_DIR}/egpu_execute.c
     LIBS olc_stub_host OpenCL::OpenCL Threads::Threads
     LABELS unit)
   target_include_directories(test_example_gpu_policy PRIVATE ${EGPU_DIR} ${EGPU_TEST_DIR})
