@@ -50,9 +50,10 @@ typedef struct mock_instance {
   char defaults[64];        /* defaults = trans_b:0[,...]: left out of the key, declared used */
   uint32_t wrong_spin;      /* wrong = N: execute with spin_us=N is off by 1e-2 at C[3,17] */
   int cold;                 /* cold = 1: run fails on the state of the run before (no rotation) */
-  uint32_t stall_spin;      /* stall = N:K: the K-th run of spin_us=N takes 20 x N us, */
-  uint32_t stall_run;       /* as a run a preemption stalled would */
+  uint32_t stall_spin;      /* stall = N:K[:P]: the K-th run of spin_us=N takes P% of */
+  uint32_t stall_run;       /* N us (2000: 20 x), as a run a preemption stalled would */
   uint32_t stall_seen;
+  uint32_t stall_percent;
   uint32_t fail_spin; /* fail = N:K: the K-th run of spin_us=N and every later one fail, */
   uint32_t fail_run;  /* as a candidate that breaks in the race's final would */
   uint32_t fail_seen;
@@ -148,7 +149,8 @@ static int32_t mock_create(const olc_plugin_host *host, const olc_plugin_kv *con
     else if (strcmp(k, "stall") == 0) {
       char *end;
       m->stall_spin = (uint32_t)strtoul(v, &end, 10);
-      m->stall_run = *end == ':' ? (uint32_t)strtoul(end + 1, NULL, 10) : 1u;
+      m->stall_run = *end == ':' ? (uint32_t)strtoul(end + 1, &end, 10) : 1u;
+      m->stall_percent = *end == ':' ? (uint32_t)strtoul(end + 1, NULL, 10) : 2000u;
     } else if (strcmp(k, "fail") == 0) {
       char *end;
       m->fail_spin = (uint32_t)strtoul(v, &end, 10);
@@ -462,7 +464,7 @@ static int32_t mock_run(void *instance, const olc_plugin_workload *w, void *stat
     mock_lazy(m, w, p);
   wait = (uint64_t)p->spin_us * 1000u;
   if (m->stall_spin != 0 && p->spin_us == m->stall_spin && ++m->stall_seen == m->stall_run)
-    wait *= 20u;
+    wait = wait * m->stall_percent / 100u;
   if (m->jitter_spin != 0 && p->spin_us == m->jitter_spin) {
     static const unsigned quarters[3] = {2u, 4u, 8u};
     wait = wait * quarters[m->jitter_seen++ % 3u] / 4u;
