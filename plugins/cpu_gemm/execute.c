@@ -257,6 +257,14 @@ static CG_NOINLINE int32_t policy_refused(cg_instance *in, const cg_policy *p) {
   return OLC_PLUGIN_OK;
 }
 
+int cg_reads_b_in_place(const cg_policy *p, const olc_plugin_tensor *b) {
+  cg_view v;
+  int64_t k, n;
+  return cg_kernel_table[p->kernel].kind == CG_KIND_TILE &&
+         (p->pack & (CG_PACK_B | CG_PACK_BJ)) == 0 && cg_b_view(b, &v, &k, &n) == 0 &&
+         v.dtype == CG_F32 && (v.cs == 1 || n == 1) && (v.rs >= n || k == 1);
+}
+
 int32_t cg_plugin_pack(void *instance, const olc_plugin_workload *workload, const void *policy,
                        uint32_t input, const olc_plugin_tensor *operand, void **packed,
                        uint64_t *bytes) {
@@ -274,6 +282,12 @@ int32_t cg_plugin_pack(void *instance, const olc_plugin_workload *workload, cons
   *packed = NULL, *bytes = 0;
   if ((rc = policy_refused(in, p)) != OLC_PLUGIN_OK)
     return rc;
+  if (input == 1 && operand != NULL && cg_reads_b_in_place(p, operand)) {
+    /* A copy would make every call take the general path to read it
+     * (twice the time of a 32^3 product), for a B read as it is anyway. */
+    cg_report(in->host, OLC_PLUGIN_E_UNSUPPORTED, "pack: this policy reads B in place");
+    return OLC_PLUGIN_E_UNSUPPORTED;
+  }
   /* B alone is packed (the weights of MatMul and Gemm); one matrix. */
   if (input != 1 || (cb = calloc(1, sizeof *cb)) == NULL) {
     if (input != 1) {

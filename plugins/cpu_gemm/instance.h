@@ -108,6 +108,11 @@ typedef struct cg_const_b {
  * dimensions, a rank-1 B a column; Gemm: B'); 0, or -1 when it is not one
  * matrix (a batch of several, rank 0, another dtype). */
 int cg_b_view(const olc_plugin_tensor *t, cg_view *v, int64_t *k, int64_t *n);
+/* 1 when policy p reads the constant b in place (execute.c): a tile
+ * policy that packs no B (pack none or a), b a float32 matrix with
+ * contiguous rows.  pack declines such a B, so that execute runs the
+ * plain product on it. */
+int cg_reads_b_in_place(const cg_policy *p, const olc_plugin_tensor *b);
 
 int32_t cg_plugin_key(void *instance, const olc_plugin_workload *workload,
                       const olc_plugin_key_sink *sink);

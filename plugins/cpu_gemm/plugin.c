@@ -363,6 +363,8 @@ static void *state_packed(cg_instance *in, const olc_plugin_workload *workload, 
   uint32_t slot = st->pack_count, lru = st->pack_count > 1 ? 1 : 0;
   uint64_t bytes = 0, total = 0;
   void *packed = NULL;
+  if (cg_reads_b_in_place(p, &st->t[1]))
+    return NULL; /* pack declines it: the runs read B as execute would */
   for (uint32_t i = 0; i < st->pack_count; i++) {
     if (cg_pack_shared(&st->packs[i].policy, p)) {
       st->packs[i].used = ++st->pack_clock;
@@ -401,6 +403,10 @@ static int32_t run_general(cg_instance *in, const olc_plugin_workload *workload,
   if (st->work.constant_b) {
     packed[1] = state_packed(in, workload, st, p);
     args.packed = packed;
+    if (packed[1] == NULL)
+      /* B read in place: timed on the path a runtime's execute takes,
+       * the plain product when the operands are plain. */
+      return cg_plugin_execute(in, workload, p, &args);
   }
   return cg_general_execute(in, st->work.op == CG_OP_GEMM, &args, p, 1);
 }
