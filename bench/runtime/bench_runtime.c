@@ -250,19 +250,23 @@ void br_describe(br_shape *s) {
   s->props[3] = (olc_property){"k", s->ks};
 }
 
-/* Binds the shape and selects (calibrating it on a miss); its operands. */
-void br_prepare(br_shape *s, olc_host *host) {
+void br_workload(br_shape *s, olc_host *host, const char *model_digest) {
   olc_workload init = OLC_WORKLOAD_INIT;
-  olc_error err;
-  size_t i;
   br_describe(s);
   s->w = init;
   s->w.backend = "cpu_gemm";
   s->w.operator_name = "MatMul";
   s->w.properties = s->props;
   s->w.property_count = 4;
-  s->w.model_digest = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
+  s->w.model_digest = model_digest;
   s->host = host;
+}
+
+/* Binds the shape and selects (calibrating it on a miss); its operands. */
+void br_prepare(br_shape *s, olc_host *host) {
+  olc_error err;
+  size_t i;
+  br_workload(s, host, "sha256:0000000000000000000000000000000000000000000000000000000000000000");
   if (olc_host_bind(&s->binding, host, &s->w, &err) != OLC_OK ||
       olc_binding_select(&s->sel, s->binding, NULL, &err) != OLC_OK)
     br_die("%s: %s", s->label, err.message);

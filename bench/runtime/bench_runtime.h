@@ -29,6 +29,9 @@ void br_die(const char *fmt, ...);
 void br_prepare(br_shape *s, olc_host *host);
 /* Fills s's label and its dtype/m/n/k properties from its m, n, k. */
 void br_describe(br_shape *s);
+/* br_describe, then s->w as a cpu_gemm float32 MatMul of that model
+ * digest on host (no constants). */
+void br_workload(br_shape *s, olc_host *host, const char *model_digest);
 void br_release(br_shape *s);
 double br_cpu_ns(void);
 

@@ -107,18 +107,6 @@ static void fill(float *p, size_t count, unsigned seed) {
     p[i] = (float)((i * 2654435761u + seed) % 2001u) / 1000.0f - 1.0f;
 }
 
-static void describe_workload(br_shape *s, olc_host *host, const char *digest) {
-  olc_workload init = OLC_WORKLOAD_INIT;
-  br_describe(s);
-  s->w = init;
-  s->w.backend = "cpu_gemm";
-  s->w.operator_name = "MatMul";
-  s->w.properties = s->props;
-  s->w.property_count = 4;
-  s->w.model_digest = digest;
-  s->host = host;
-}
-
 /* Binds s and selects (calibrating on a miss). */
 static void bind_select(br_shape *s, const char *what) {
   olc_status st;
@@ -136,8 +124,7 @@ static void bind_select(br_shape *s, const char *what) {
 static void bind_both(packed_run *r, olc_host *host) {
   br_shape *s = &r->s;
   olc_execute_args args_init = OLC_EXECUTE_ARGS_INIT;
-  describe_workload(s, host,
-                    "sha256:0000000000000000000000000000000000000000000000000000000000000001");
+  br_workload(s, host, "sha256:0000000000000000000000000000000000000000000000000000000000000001");
   s->a = malloc((size_t)(s->m * s->k) * sizeof(float));
   s->b = malloc((size_t)(s->k * s->n) * sizeof(float));
   s->c = malloc((size_t)(s->m * s->n) * sizeof(float));
@@ -154,8 +141,8 @@ static void bind_both(packed_run *r, olc_host *host) {
   s->w.constant_count = 1;
   bind_select(s, "B constant");
   r->plain.m = s->m, r->plain.n = s->n, r->plain.k = s->k;
-  describe_workload(&r->plain, host,
-                    "sha256:0000000000000000000000000000000000000000000000000000000000000001");
+  br_workload(&r->plain, host,
+              "sha256:0000000000000000000000000000000000000000000000000000000000000001");
   bind_select(&r->plain, "B per call");
   r->args = args_init;
   r->args.inputs = r->t;
