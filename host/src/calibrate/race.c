@@ -17,10 +17,8 @@
  *    and the faster of the two counts.  A single run per candidate is
  *    otherwise enough to screen: a plugin's candidates often lie
  *    within a few percent of each other, and the final, not the
- *    screening, decides between those.  A candidate scored on one run
- *    that lies just outside the tie band (below) is timed once more, the
- *    faster run counting, so that a stall that made its run a few percent
- *    slow does not cost it its place in the final.
+ *    screening, decides between those; a run that a stall made slow can
+ *    only cost a close contender its place in the final.
  * 2. Final.  FINALISTS candidates run in turns: the plugin's first one
  *    (its analytical guess, unless abandoned) and the best scores (of
  *    scores within SCREEN_TIE of the best left, the earliest).  Each
@@ -79,10 +77,9 @@
 #define FINALISTS 3u
 #define TURNS 16.0
 #define TIE_MARGIN 0.01
-#define SCREEN_TIE 0.02     /* screening scores this close count as equal */
-#define SCREEN_RECHECK 0.10 /* one-run scores this close are timed again */
-#define TIE_Z 2.0           /* standard errors of the difference of two medians */
-#define FINAL_MIN_RUNS 3u   /* before a finalist can be dropped */
+#define SCREEN_TIE 0.02   /* screening scores this close count as equal */
+#define TIE_Z 2.0         /* standard errors of the difference of two medians */
+#define FINAL_MIN_RUNS 3u /* before a finalist can be dropped */
 #define FINAL_MIN_TURNS 3u
 #define UNDECIDED_X 4.0 /* an undecided final's runs and time, in usual finals */
 #define NO_ABANDON 1e30
@@ -290,21 +287,10 @@ static olc_status confirm_slow(race *r, size_t i, const olc_timing_params *mp,
                               ctx->settings->abandon_factor, mp->best_us);
 }
 
-/* The timing of candidate i's screening, best the best score so far. */
-static void screen_params(const race *r, size_t i, double best, olc_timing_params *mp) {
-  const olc_calibration_settings *s = r->ctx->settings;
-  mp->warmup = s->warmup;
-  mp->min_repetitions = s->min_repetitions < SCREEN_RUNS ? s->min_repetitions : SCREEN_RUNS;
-  mp->min_seconds = s->min_seconds / SCREEN_SHARE;
-  mp->abandon_factor = s->abandon_factor;
-  mp->best_us = best;
-  mp->deadline_ns = i > 0 ? r->budget_end : 0;
-  mp->max_runs = r->max_runs;
-}
-
 /* Phase 1; *deadline = 1 when the budget stopped it. */
 static olc_status screen(race *r, size_t *reached, int *deadline) {
   const olc_strategy_ctx *ctx = r->ctx;
+  const olc_calibration_settings *s = ctx->settings;
   double best = -1.0;
   size_t i;
   *deadline = 0;
@@ -317,7 +303,13 @@ static olc_status screen(race *r, size_t *reached, int *deadline) {
       break;
     }
     olc_strategy__progress(r->ctx, i, best);
-    screen_params(r, i, best, &mp);
+    mp.warmup = s->warmup;
+    mp.min_repetitions = s->min_repetitions < SCREEN_RUNS ? s->min_repetitions : SCREEN_RUNS;
+    mp.min_seconds = s->min_seconds / SCREEN_SHARE;
+    mp.abandon_factor = s->abandon_factor;
+    mp.best_us = best;
+    mp.deadline_ns = i > 0 ? r->budget_end : 0;
+    mp.max_runs = r->max_runs;
     r->lanes[i].state = LANE_SCREENED;
     st = time_once(r, i, &mp, &end);
     if (st == OLC_OK && end == OLC_TIMING_DONE)
@@ -345,34 +337,6 @@ static size_t lowest(const race *r, lane_state state) {
         (b == r->ctx->list->count || r->lanes[i].score < r->lanes[b].score))
       b = i;
   return b;
-}
-
-/* After screening: a lane scored on one run that lies just outside the
- * tie band of the best score (within SCREEN_RECHECK of it) is timed once
- * more (no warm-up), the lower of its two runs counting, so that one run
- * a stall made a few percent slower does not keep it out of the tie, and
- * out of the final that the tie rule would give it. */
-static olc_status confirm_near(race *r) {
-  const size_t count = r->ctx->list->count;
-  size_t i, b = lowest(r, LANE_SCREENED);
-  for (i = 0; b < count && i < count; i++) {
-    lane *l = &r->lanes[i];
-    olc_timing_params mp;
-    olc_timing_end end;
-    olc_status st;
-    if (l->state != LANE_SCREENED || l->n >= 2u || at_cap(r, l) ||
-        !(l->score > r->lanes[b].score * (1.0 + SCREEN_TIE)) ||
-        l->score > r->lanes[b].score * (1.0 + SCREEN_RECHECK))
-      continue;
-    if (olc_util__now_ns() >= r->budget_end)
-      return OLC_OK;
-    screen_params(r, i, r->lanes[b].score, &mp);
-    mp.warmup = 0; /* it ran in the screening */
-    mp.min_repetitions = 1;
-    if ((st = time_once(r, i, &mp, &end)) != OLC_OK)
-      return st;
-  }
-  return OLC_OK;
 }
 
 /* The finalist the tie rule keeps (count when none): in the plugin's
@@ -675,8 +639,6 @@ olc_status olc_strategy__race(const olc_strategy_ctx *ctx, size_t *reached, size
   if (r.lanes == NULL)
     return OLC_E_NOMEM;
   st = screen(&r, reached, &deadline);
-  if (st == OLC_OK && !deadline)
-    st = confirm_near(&r);
   if (st == OLC_OK)
     st = deadline ? final(&r, 1, 0) : final(&r, FINALISTS, 1);
   if (st == OLC_OK)
